@@ -1,0 +1,111 @@
+package scene
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/ext/lightspunctual"
+	"github.com/qmuntal/gltf/ext/texturetransform"
+)
+
+// The glTF extensions that qmuntal/gltf does not parse itself: their
+// payloads, registered with its decoder so they arrive typed.
+const (
+	extEmissiveStrength = "KHR_materials_emissive_strength"
+	extTransmission     = "KHR_materials_transmission"
+	extIOR              = "KHR_materials_ior"
+	extVolume           = "KHR_materials_volume"
+	extInstancing       = "EXT_mesh_gpu_instancing"
+	extQuantization     = "KHR_mesh_quantization"
+)
+
+// supportedExtensions is every extension the loader implements; a file that
+// requires any other is refused, one that merely uses it gets a warning.
+var supportedExtensions = map[string]bool{
+	extEmissiveStrength:            true,
+	extTransmission:                true,
+	extIOR:                         true,
+	extVolume:                      true,
+	extInstancing:                  true,
+	extQuantization:                true, // every component type is read, normalised or not
+	texturetransform.ExtensionName: true,
+	lightspunctual.ExtensionName:   true,
+}
+
+type emissiveStrength struct {
+	EmissiveStrength float64 `json:"emissiveStrength"`
+}
+
+type transmission struct {
+	TransmissionFactor  float64           `json:"transmissionFactor"`
+	TransmissionTexture *gltf.TextureInfo `json:"transmissionTexture,omitempty"`
+}
+
+type ior struct {
+	IOR float64 `json:"ior"`
+}
+
+type volume struct {
+	ThicknessFactor     float64           `json:"thicknessFactor"`
+	ThicknessTexture    *gltf.TextureInfo `json:"thicknessTexture,omitempty"`
+	AttenuationDistance *float64          `json:"attenuationDistance,omitempty"`
+	AttenuationColor    *[3]float64       `json:"attenuationColor,omitempty"`
+}
+
+type instancing struct {
+	Attributes map[string]int `json:"attributes"`
+}
+
+// register makes qmuntal/gltf decode extension name into a *T, starting
+// from the defaults that init sets.
+func register[T any](name string, init func(*T)) {
+	gltf.RegisterExtension(name, func(data []byte) (any, error) {
+		v := new(T)
+		if init != nil {
+			init(v)
+		}
+		err := json.Unmarshal(data, v)
+		return v, err
+	})
+}
+
+func init() {
+	register(extEmissiveStrength, func(e *emissiveStrength) { e.EmissiveStrength = 1 })
+	register[transmission](extTransmission, nil)
+	register(extIOR, func(e *ior) { e.IOR = 1.5 })
+	register[volume](extVolume, nil)
+	register[instancing](extInstancing, nil)
+}
+
+// extension returns the typed payload of extension name in exts, nil when
+// absent, and an error when the payload did not decode (qmuntal/gltf then
+// keeps the raw JSON).
+func extension[T any](exts gltf.Extensions, name string) (*T, error) {
+	v, ok := exts[name]
+	if !ok {
+		return nil, nil
+	}
+	t, ok := v.(*T)
+	if !ok {
+		return nil, fmt.Errorf("%s is malformed", name)
+	}
+	return t, nil
+}
+
+// finite reports whether every value is neither NaN nor infinite.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// extrasObject returns extras as a JSON object, or nil.
+func extrasObject(extras any) map[string]any {
+	m, _ := extras.(map[string]any)
+	return m
+}

@@ -1,0 +1,368 @@
+package scene
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	_ "image/jpeg" // glTF's two core image formats
+	_ "image/png"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/ext/texturetransform"
+)
+
+// Limits that keep a hostile image from taking unbounded memory.
+const (
+	maxImageSide   = 16384
+	maxImagePixels = 1 << 26 // 256 MiB as RGBA8
+	maxTexelBytes  = 4 << 30 // all textures together
+)
+
+type textureKey struct {
+	texture int
+	space   ColorSpace
+}
+
+type decodedImage struct {
+	w, h   int
+	pixels []uint8
+}
+
+// materials converts every glTF material.
+func (l *loader) materials() error {
+	for i, m := range l.doc.Materials {
+		mat, err := l.material(m)
+		if err != nil {
+			return fmt.Errorf("material %d (%s): %w", i, m.Name, err)
+		}
+		l.sc.Materials = append(l.sc.Materials, mat)
+	}
+	return nil
+}
+
+// defaultMaterial returns the index of glTF's default material, adding it on
+// first use.
+func (l *loader) defaultMaterial() int {
+	if l.defaultMat < 0 {
+		l.defaultMat = len(l.sc.Materials)
+		l.sc.Materials = append(l.sc.Materials, DefaultMaterial())
+	}
+	return l.defaultMat
+}
+
+func (l *loader) material(m *gltf.Material) (Material, error) {
+	out := DefaultMaterial()
+	out.Name = m.Name
+	var err error
+	if pbr := m.PBRMetallicRoughness; pbr != nil {
+		if f := pbr.BaseColorFactor; f != nil {
+			if !finite(f[:]...) {
+				return out, errors.New("baseColorFactor is not finite")
+			}
+			out.BaseColor = Vec4{clamp01(f[0]), clamp01(f[1]), clamp01(f[2]), clamp01(f[3])}
+		}
+		if pbr.MetallicFactor != nil {
+			out.Metallic = clamp01(*pbr.MetallicFactor)
+		}
+		if pbr.RoughnessFactor != nil {
+			out.Roughness = clamp01(*pbr.RoughnessFactor)
+		}
+		if out.BaseColorTexture, err = l.textureInfo(pbr.BaseColorTexture, SRGB, "baseColorTexture"); err != nil {
+			return out, err
+		}
+		if out.MetallicRoughnessTex, err = l.textureInfo(pbr.MetallicRoughnessTexture, Linear, "metallicRoughnessTexture"); err != nil {
+			return out, err
+		}
+	}
+	if t := m.NormalTexture; t != nil && t.Index != nil {
+		info := &gltf.TextureInfo{Index: *t.Index, TexCoord: t.TexCoord, Extensions: t.Extensions}
+		if out.NormalTexture, err = l.textureInfo(info, Linear, "normalTexture"); err != nil {
+			return out, err
+		}
+		if t.Scale != nil && finite(*t.Scale) {
+			out.NormalScale = float32(*t.Scale)
+		}
+	}
+	if t := m.OcclusionTexture; t != nil && t.Index != nil {
+		info := &gltf.TextureInfo{Index: *t.Index, TexCoord: t.TexCoord, Extensions: t.Extensions}
+		if out.OcclusionTexture, err = l.textureInfo(info, Linear, "occlusionTexture"); err != nil {
+			return out, err
+		}
+		if t.Strength != nil {
+			out.OcclusionStrength = clamp01(*t.Strength)
+		}
+	}
+	if out.EmissiveTexture, err = l.textureInfo(m.EmissiveTexture, SRGB, "emissiveTexture"); err != nil {
+		return out, err
+	}
+	strength := 1.0
+	if e, err := extension[emissiveStrength](m.Extensions, extEmissiveStrength); err != nil {
+		return out, err
+	} else if e != nil {
+		if !finite(e.EmissiveStrength) || e.EmissiveStrength < 0 {
+			return out, fmt.Errorf("emissiveStrength %v must be finite and not negative", e.EmissiveStrength)
+		}
+		strength = e.EmissiveStrength
+	}
+	ef := m.EmissiveFactor
+	if !finite(ef[:]...) {
+		return out, errors.New("emissiveFactor is not finite")
+	}
+	for c := range 3 {
+		out.Emissive[c] = clamp01(ef[c]) * float32(strength)
+	}
+	switch m.AlphaMode {
+	case gltf.AlphaMask:
+		out.AlphaMode = AlphaMask
+	case gltf.AlphaBlend:
+		out.AlphaMode = AlphaBlend
+	}
+	if m.AlphaCutoff != nil && finite(*m.AlphaCutoff) {
+		out.AlphaCutoff = float32(max(*m.AlphaCutoff, 0))
+	}
+	out.DoubleSided = m.DoubleSided
+
+	if t, err := extension[transmission](m.Extensions, extTransmission); err != nil {
+		return out, err
+	} else if t != nil {
+		out.Transmission = clamp01(t.TransmissionFactor)
+		if out.TransmissionTexture, err = l.textureInfo(t.TransmissionTexture, Linear, "transmissionTexture"); err != nil {
+			return out, err
+		}
+	}
+	if e, err := extension[ior](m.Extensions, extIOR); err != nil {
+		return out, err
+	} else if e != nil {
+		// The extension allows 0 to mean "no refraction", otherwise at least 1.
+		if !finite(e.IOR) || (e.IOR != 0 && e.IOR < 1) {
+			return out, fmt.Errorf("ior %v must be 0 or at least 1", e.IOR)
+		}
+		out.IOR = float32(e.IOR)
+	}
+	if v, err := extension[volume](m.Extensions, extVolume); err != nil {
+		return out, err
+	} else if v != nil {
+		out.Volume = true
+		if !finite(v.ThicknessFactor) || v.ThicknessFactor < 0 {
+			return out, fmt.Errorf("thicknessFactor %v must be finite and not negative", v.ThicknessFactor)
+		}
+		out.Thickness = float32(v.ThicknessFactor)
+		if out.ThicknessTexture, err = l.textureInfo(v.ThicknessTexture, Linear, "thicknessTexture"); err != nil {
+			return out, err
+		}
+		if d := v.AttenuationDistance; d != nil {
+			if math.IsNaN(*d) || *d <= 0 {
+				return out, fmt.Errorf("attenuationDistance %v must be positive", *d)
+			}
+			out.AttenuationDistance = float32(*d)
+		}
+		if c := v.AttenuationColor; c != nil {
+			out.AttenuationColor = Vec3{clamp01(c[0]), clamp01(c[1]), clamp01(c[2])}
+		}
+	}
+	if hair, err := hairFromExtras(m.Extras); err != nil {
+		return out, err
+	} else {
+		out.Hair = hair
+	}
+	return out, nil
+}
+
+// hairFromExtras reads extras.sertrace.hair, the convention in DESIGN.md.
+func hairFromExtras(extras any) (*Hair, error) {
+	st := extrasObject(extrasObject(extras)["sertrace"])
+	raw, ok := st["hair"]
+	if !ok {
+		return nil, nil
+	}
+	b, _ := json.Marshal(raw)
+	h := new(Hair)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(h); err != nil {
+		return nil, fmt.Errorf("extras.sertrace.hair: %v", err)
+	}
+	return h, nil
+}
+
+func clamp01(v float64) float32 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return float32(min(max(v, 0), 1))
+}
+
+// textureInfo resolves a material's texture slot.
+func (l *loader) textureInfo(info *gltf.TextureInfo, space ColorSpace, slot string) (TextureRef, error) {
+	if info == nil {
+		return NoTexture, nil
+	}
+	ref := NoTexture
+	ref.TexCoord = info.TexCoord
+	if tt, err := extension[texturetransform.TextureTransform](info.Extensions, texturetransform.ExtensionName); err != nil {
+		return ref, fmt.Errorf("%s: %w", slot, err)
+	} else if tt != nil {
+		if !finite(tt.Offset[0], tt.Offset[1], tt.Rotation, tt.Scale[0], tt.Scale[1]) {
+			return ref, fmt.Errorf("%s: %s is not finite", slot, texturetransform.ExtensionName)
+		}
+		ref.Transform = uvTransform(tt.Offset, tt.Rotation, tt.Scale)
+		if tt.TexCoord != nil {
+			ref.TexCoord = *tt.TexCoord
+		}
+	}
+	if ref.TexCoord < 0 || ref.TexCoord > 1 {
+		l.warn("%s uses TEXCOORD_%d; only TEXCOORD_0 and TEXCOORD_1 are read, so it uses TEXCOORD_0", slot, ref.TexCoord)
+		ref.TexCoord = 0
+	}
+	t, err := l.texture(info.Index, space)
+	if err != nil {
+		return ref, fmt.Errorf("%s: %w", slot, err)
+	}
+	ref.Texture = t
+	return ref, nil
+}
+
+// uvTransform is KHR_texture_transform's translation · rotation · scale as a
+// 2×3 matrix, rows first.
+func uvTransform(offset [2]float64, rotation float64, scale [2]float64) [6]float32 {
+	s, c := math.Sincos(rotation)
+	return [6]float32{
+		float32(c * scale[0]), float32(s * scale[1]), float32(offset[0]),
+		float32(-s * scale[0]), float32(c * scale[1]), float32(offset[1]),
+	}
+}
+
+// texture returns the scene texture for glTF texture i in colour space
+// space, decoding its image on first use; −1 when it has no usable source.
+func (l *loader) texture(i int, space ColorSpace) (int, error) {
+	if i < 0 || i >= len(l.doc.Textures) {
+		return -1, fmt.Errorf("texture %d does not exist (%d in the file)", i, len(l.doc.Textures))
+	}
+	key := textureKey{i, space}
+	if idx, ok := l.textures[key]; ok {
+		return idx, nil
+	}
+	t := l.doc.Textures[i]
+	if t.Source == nil {
+		names := make([]string, 0, len(t.Extensions))
+		for k := range t.Extensions {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		l.warn("texture %d has no PNG or JPEG source (extensions: %s): ignored", i, strings.Join(names, ", "))
+		l.textures[key] = -1
+		return -1, nil
+	}
+	img, err := l.image(*t.Source)
+	if err != nil {
+		return -1, fmt.Errorf("texture %d: %w", i, err)
+	}
+	tex := Texture{Name: t.Name, Width: img.w, Height: img.h, Pixels: img.pixels, ColorSpace: space}
+	if t.Sampler != nil {
+		if *t.Sampler < 0 || *t.Sampler >= len(l.doc.Samplers) {
+			return -1, fmt.Errorf("texture %d: sampler %d does not exist", i, *t.Sampler)
+		}
+		s := l.doc.Samplers[*t.Sampler]
+		tex.WrapS, tex.WrapT = wrapMode(s.WrapS), wrapMode(s.WrapT)
+		tex.Nearest = s.MagFilter == gltf.MagNearest
+	}
+	l.textures[key] = len(l.sc.Textures)
+	l.sc.Textures = append(l.sc.Textures, tex)
+	return l.textures[key], nil
+}
+
+func wrapMode(w gltf.WrappingMode) Wrap {
+	switch w {
+	case gltf.WrapClampToEdge:
+		return WrapClamp
+	case gltf.WrapMirroredRepeat:
+		return WrapMirror
+	}
+	return WrapRepeat
+}
+
+// image decodes glTF image i to RGBA8, once.
+func (l *loader) image(i int) (*decodedImage, error) {
+	if i < 0 || i >= len(l.doc.Images) {
+		return nil, fmt.Errorf("image %d does not exist (%d in the file)", i, len(l.doc.Images))
+	}
+	if img, ok := l.images[i]; ok {
+		return img, nil
+	}
+	im := l.doc.Images[i]
+	var data []byte
+	var err error
+	switch {
+	case im.BufferView != nil:
+		data, _, err = l.view(*im.BufferView)
+	case im.URI != "":
+		data, err = readURI(im.URI, maxResourceBytes, l.read)
+	default:
+		err = errors.New("has neither a uri nor a bufferView")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("image %d: %w", i, err)
+	}
+	img, err := decodeImage(data, &l.texelBytes)
+	if err != nil {
+		return nil, fmt.Errorf("image %d (%s): %w", i, imageLabel(im), err)
+	}
+	l.images[i] = img
+	return img, nil
+}
+
+func imageLabel(im *gltf.Image) string {
+	switch {
+	case im.URI != "" && !strings.HasPrefix(im.URI, "data:"):
+		return im.URI
+	case im.Name != "":
+		return im.Name
+	case im.MimeType != "":
+		return im.MimeType
+	}
+	return "embedded"
+}
+
+// decodeImage decodes a PNG or JPEG to non-premultiplied RGBA8, checking its
+// size before it allocates anything; total counts the bytes of all textures.
+func decodeImage(data []byte, total *int64) (*decodedImage, error) {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("does not decode as PNG or JPEG: %v", err)
+	}
+	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > maxImageSide || cfg.Height > maxImageSide ||
+		cfg.Width*cfg.Height > maxImagePixels {
+		return nil, fmt.Errorf("%s of %d×%d pixels is outside the supported 1..%d per side, %d pixels",
+			format, cfg.Width, cfg.Height, maxImageSide, maxImagePixels)
+	}
+	if *total += int64(cfg.Width) * int64(cfg.Height) * 4; *total > maxTexelBytes {
+		return nil, fmt.Errorf("textures take more than %d GiB", maxTexelBytes>>30)
+	}
+	src, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s does not decode: %v", format, err)
+	}
+	b := src.Bounds()
+	out := &decodedImage{w: b.Dx(), h: b.Dy(), pixels: make([]uint8, 4*b.Dx()*b.Dy())}
+	if n, ok := src.(*image.NRGBA); ok {
+		for y := 0; y < out.h; y++ {
+			copy(out.pixels[4*y*out.w:4*(y+1)*out.w], n.Pix[y*n.Stride:])
+		}
+		return out, nil
+	}
+	p := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.NRGBAModel.Convert(src.At(x, y)).(color.NRGBA)
+			out.pixels[p], out.pixels[p+1], out.pixels[p+2], out.pixels[p+3] = c.R, c.G, c.B, c.A
+			p += 4
+		}
+	}
+	return out, nil
+}

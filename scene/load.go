@@ -1,0 +1,381 @@
+package scene
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/qmuntal/gltf"
+)
+
+// Limits on what a file can make the loader do, so that a hostile graph
+// cannot make it run or allocate without end.
+const (
+	maxNodeDepth  = 1024
+	maxNodeVisits = 1 << 21 // nodes reached, reuse counted
+	maxInstances  = 1 << 22
+)
+
+// Load reads a .gltf or .glb file, with the buffers and images it refers to
+// (only files in its own folder, or data: URIs).
+func Load(path string) (*Scene, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, unwrapPathError(err))
+	}
+	root, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	defer root.Close()
+	return Decode(data, path, DirResources(root.FS()))
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Decode builds a scene from a glTF or GLB file's bytes; name labels errors
+// and warnings, read supplies the files it refers to.
+func Decode(data []byte, name string, read ResourceReader) (sc *Scene, err error) {
+	defer func() {
+		// A safety net: a loader bug must still end in one clear line.
+		if r := recover(); r != nil {
+			sc, err = nil, fmt.Errorf("load %s: internal error: %v\n%s", name, r, debug.Stack())
+		}
+	}()
+	l := &loader{
+		name:       name,
+		read:       read,
+		sc:         &Scene{Source: name, Bounds: EmptyBounds()},
+		warned:     map[string]bool{},
+		geometries: map[string]geometryEntry{},
+		primitives: map[primitiveUse]geometryEntry{},
+		textures:   map[textureKey]int{},
+		images:     map[int]*decodedImage{},
+		defaultMat: -1,
+	}
+	if err := l.load(data); err != nil {
+		return nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	return l.sc, nil
+}
+
+type loader struct {
+	name       string
+	doc        *gltf.Document
+	buffers    [][]byte
+	read       ResourceReader
+	sc         *Scene
+	warned     map[string]bool
+	geometries map[string]geometryEntry // by primitive content, so shared accessors are loaded once
+	primitives map[primitiveUse]geometryEntry
+	textures   map[textureKey]int
+	images     map[int]*decodedImage
+	texelBytes int64
+	defaultMat int
+	visits     int
+}
+
+type geometryEntry struct {
+	ref     GeometryRef
+	skipped bool
+}
+
+// warn records a warning once.
+func (l *loader) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !l.warned[msg] {
+		l.warned[msg] = true
+		l.sc.Warnings = append(l.sc.Warnings, msg)
+	}
+}
+
+func (l *loader) load(data []byte) error {
+	doc, bin, err := parseDocument(data)
+	if err != nil {
+		return err
+	}
+	l.doc = doc
+	for _, e := range doc.ExtensionsRequired {
+		if !supportedExtensions[e] {
+			return fmt.Errorf("requires extension %s, which sertrace does not support", e)
+		}
+	}
+	for _, e := range doc.ExtensionsUsed {
+		if !supportedExtensions[e] && !slices.Contains(doc.ExtensionsRequired, e) {
+			l.warn("extension %s is not supported: ignored", e)
+		}
+	}
+	if l.buffers, err = loadBuffers(doc, bin, l.read); err != nil {
+		return err
+	}
+	if err := l.materials(); err != nil {
+		return err
+	}
+	if len(doc.Skins) > 0 {
+		l.warn("skins are not applied: skinned meshes render in their bind pose")
+	}
+	roots, err := l.rootNodes()
+	if err != nil {
+		return err
+	}
+	onPath := make([]bool, len(doc.Nodes))
+	for _, n := range roots {
+		if err := l.node(n, Identity, 0, onPath); err != nil {
+			return err
+		}
+	}
+	for _, inst := range l.sc.Instances {
+		l.sc.Bounds.Union(l.sc.GeometryBounds(inst.Geometry).Transform(inst.Transform))
+	}
+	if len(l.sc.Instances) == 0 {
+		l.warn("the scene has no geometry to render")
+	}
+	if len(l.sc.Cameras) == 0 {
+		l.sc.Cameras = append(l.sc.Cameras, FramingCamera(l.sc.Bounds))
+	}
+	return nil
+}
+
+// GeometryBounds is a geometry's object-space box.
+func (s *Scene) GeometryBounds(g GeometryRef) Bounds {
+	switch g.Kind {
+	case Spheres:
+		return s.SphereSets[g.Index].Bounds
+	case SweptSpheres:
+		return s.CurveSets[g.Index].Bounds
+	}
+	return s.Meshes[g.Index].Bounds
+}
+
+// rootNodes is the default scene's node list; without scenes, every node
+// that is no other node's child.
+func (l *loader) rootNodes() ([]int, error) {
+	doc := l.doc
+	if len(doc.Scenes) == 0 {
+		if doc.Scene != nil {
+			return nil, fmt.Errorf("scene %d does not exist (the file has no scenes)", *doc.Scene)
+		}
+		child := make([]bool, len(doc.Nodes))
+		for _, n := range doc.Nodes {
+			for _, c := range n.Children {
+				if c >= 0 && c < len(child) {
+					child[c] = true
+				}
+			}
+		}
+		var roots []int
+		for i, c := range child {
+			if !c {
+				roots = append(roots, i)
+			}
+		}
+		return roots, nil
+	}
+	s := 0
+	if doc.Scene != nil {
+		s = *doc.Scene
+	}
+	if s < 0 || s >= len(doc.Scenes) {
+		return nil, fmt.Errorf("scene %d does not exist (%d in the file)", s, len(doc.Scenes))
+	}
+	return doc.Scenes[s].Nodes, nil
+}
+
+// node places node n and its subtree under the parent transform.
+func (l *loader) node(n int, parent Mat4, depth int, onPath []bool) error {
+	if n < 0 || n >= len(l.doc.Nodes) {
+		return fmt.Errorf("node %d does not exist (%d in the file)", n, len(l.doc.Nodes))
+	}
+	if onPath[n] {
+		return fmt.Errorf("node %d: the node graph has a cycle (node %d is its own ancestor)", n, n)
+	}
+	if depth > maxNodeDepth {
+		return fmt.Errorf("node %d: the node hierarchy is deeper than %d", n, maxNodeDepth)
+	}
+	if l.visits++; l.visits > maxNodeVisits {
+		return fmt.Errorf("node %d: the node graph expands to more than %d nodes", n, maxNodeVisits)
+	}
+	nd := l.doc.Nodes[n]
+	local, err := nodeTransform(nd)
+	if err != nil {
+		return fmt.Errorf("node %d (%s): %w", n, nd.Name, err)
+	}
+	world := parent.Mul(local)
+	if !world.Finite() {
+		return fmt.Errorf("node %d (%s): its world transform overflows", n, nd.Name)
+	}
+	if nd.Mesh != nil {
+		if err := l.meshInstances(n, *nd.Mesh, world); err != nil {
+			return fmt.Errorf("node %d (%s): %w", n, nd.Name, err)
+		}
+	}
+	if nd.Camera != nil {
+		if err := l.camera(*nd.Camera, nd.Name, world); err != nil {
+			return fmt.Errorf("node %d (%s): %w", n, nd.Name, err)
+		}
+	}
+	if err := l.light(nd, world); err != nil {
+		return fmt.Errorf("node %d (%s): %w", n, nd.Name, err)
+	}
+	onPath[n] = true
+	for _, c := range nd.Children {
+		if err := l.node(c, world, depth+1, onPath); err != nil {
+			return err
+		}
+	}
+	onPath[n] = false
+	return nil
+}
+
+func nodeTransform(nd *gltf.Node) (Mat4, error) {
+	if nd.Matrix != gltf.DefaultMatrix {
+		if !finite(nd.Matrix[:]...) {
+			return Mat4{}, errors.New("matrix is not finite")
+		}
+		m := Mat4(nd.Matrix)
+		// glTF matrices are affine; a projective last row would be silently wrong.
+		if m[3] != 0 || m[7] != 0 || m[11] != 0 || m[15] != 1 {
+			return Mat4{}, errors.New("matrix is not affine (last row must be 0 0 0 1)")
+		}
+		return m, nil
+	}
+	t, r, s := nd.TranslationOrDefault(), nd.RotationOrDefault(), nd.ScaleOrDefault()
+	if !finite(t[:]...) || !finite(r[:]...) || !finite(s[:]...) {
+		return Mat4{}, errors.New("translation, rotation or scale is not finite")
+	}
+	return TRS(t, r, s), nil
+}
+
+// meshInstances adds one instance per primitive of mesh m, or one per
+// primitive and per EXT_mesh_gpu_instancing transform.
+func (l *loader) meshInstances(node, m int, world Mat4) error {
+	if m < 0 || m >= len(l.doc.Meshes) {
+		return fmt.Errorf("mesh %d does not exist (%d in the file)", m, len(l.doc.Meshes))
+	}
+	transforms := []Mat4{world}
+	nd := l.doc.Nodes[node]
+	if inst, err := extension[instancing](nd.Extensions, extInstancing); err != nil {
+		return err
+	} else if inst != nil {
+		local, err := l.instanceTransforms(inst)
+		if err != nil {
+			return fmt.Errorf("%s: %w", extInstancing, err)
+		}
+		transforms = transforms[:0]
+		for _, t := range local {
+			transforms = append(transforms, world.Mul(t))
+		}
+	}
+	radius := 0.0
+	if r, ok := extrasObject(nd.Extras)["radius"].(float64); ok && r > 0 && finite(r) {
+		radius = r
+	}
+	for p, prim := range l.doc.Meshes[m].Primitives {
+		g, ok, err := l.geometry(m, p, prim, radius)
+		if err != nil {
+			return fmt.Errorf("mesh %d (%s) primitive %d: %w", m, l.doc.Meshes[m].Name, p, err)
+		}
+		if !ok {
+			continue
+		}
+		mat, err := l.primitiveMaterial(prim)
+		if err != nil {
+			return fmt.Errorf("mesh %d primitive %d: %w", m, p, err)
+		}
+		if len(l.sc.Instances)+len(transforms) > maxInstances {
+			return fmt.Errorf("the scene has more than %d instances", maxInstances)
+		}
+		for _, t := range transforms {
+			l.sc.Instances = append(l.sc.Instances, Instance{Geometry: g, Transform: t, Material: mat, Node: node})
+		}
+	}
+	return nil
+}
+
+func (l *loader) primitiveMaterial(p *gltf.Primitive) (int, error) {
+	if p.Material == nil {
+		return l.defaultMaterial(), nil
+	}
+	if *p.Material < 0 || *p.Material >= len(l.doc.Materials) {
+		return 0, fmt.Errorf("material %d does not exist (%d in the file)", *p.Material, len(l.doc.Materials))
+	}
+	return *p.Material, nil
+}
+
+// instanceTransforms reads EXT_mesh_gpu_instancing's TRS accessors.
+func (l *loader) instanceTransforms(inst *instancing) ([]Mat4, error) {
+	count := -1
+	read := func(name string, comps int) ([]float32, error) {
+		i, ok := inst.Attributes[name]
+		if !ok {
+			return nil, nil
+		}
+		v, _, err := l.floats(i, comps)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if n := len(v) / comps; count >= 0 && n != count {
+			return nil, fmt.Errorf("%s has %d elements, the other attributes %d", name, n, count)
+		} else {
+			count = n
+		}
+		return v, nil
+	}
+	t, err := read("TRANSLATION", 3)
+	if err != nil {
+		return nil, err
+	}
+	r, err := read("ROTATION", 4)
+	if err != nil {
+		return nil, err
+	}
+	s, err := read("SCALE", 3)
+	if err != nil {
+		return nil, err
+	}
+	if count < 0 {
+		return nil, errors.New("no TRANSLATION, ROTATION or SCALE attribute")
+	}
+	out := make([]Mat4, count)
+	for i := range out {
+		tr, rot, sc := [3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{1, 1, 1}
+		for c := range 3 {
+			if t != nil {
+				tr[c] = float64(t[3*i+c])
+			}
+			if s != nil {
+				sc[c] = float64(s[3*i+c])
+			}
+		}
+		if r != nil {
+			for c := range 4 {
+				rot[c] = float64(r[4*i+c])
+			}
+		}
+		if !finite(tr[:]...) || !finite(rot[:]...) || !finite(sc[:]...) {
+			return nil, fmt.Errorf("instance %d's transform is not finite", i)
+		}
+		out[i] = TRS(tr, rot, sc)
+	}
+	return out, nil
+}
+
+// attributeNames lists a primitive's attributes in a stable order.
+func attributeNames(p *gltf.Primitive) string {
+	names := make([]string, 0, len(p.Attributes))
+	for k, v := range p.Attributes {
+		names = append(names, fmt.Sprintf("%s=%d", k, v))
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}

@@ -1,0 +1,131 @@
+package scene
+
+import "math"
+
+// AlphaMode is glTF's alphaMode.
+type AlphaMode uint8
+
+const (
+	AlphaOpaque AlphaMode = iota
+	AlphaMask
+	AlphaBlend
+)
+
+func (m AlphaMode) String() string { return [...]string{"OPAQUE", "MASK", "BLEND"}[m] }
+
+// Material is glTF's metallic-roughness material with the extensions
+// sertrace implements. Factors are linear; textures multiply them.
+type Material struct {
+	Name string
+
+	BaseColor            Vec4 // linear RGBA
+	BaseColorTexture     TextureRef
+	Metallic, Roughness  float32
+	MetallicRoughnessTex TextureRef // B: metallic, G: roughness
+	NormalTexture        TextureRef
+	NormalScale          float32
+	OcclusionTexture     TextureRef
+	OcclusionStrength    float32
+	Emissive             Vec3 // emissiveFactor × KHR_materials_emissive_strength
+	EmissiveTexture      TextureRef
+	AlphaMode            AlphaMode
+	AlphaCutoff          float32
+	DoubleSided          bool
+
+	// KHR_materials_transmission and KHR_materials_ior.
+	Transmission        float32
+	TransmissionTexture TextureRef // R
+	IOR                 float32
+
+	// KHR_materials_volume; without it a transmissive surface is thin-walled.
+	Volume              bool
+	Thickness           float32
+	ThicknessTexture    TextureRef // G
+	AttenuationDistance float32    // +Inf: no absorption
+	AttenuationColor    Vec3
+
+	Hair *Hair // from extras.sertrace.hair: strands get the hair BSDF
+}
+
+// Emits reports whether the material gives off light.
+func (m *Material) Emits() bool { return m.Emissive[0] > 0 || m.Emissive[1] > 0 || m.Emissive[2] > 0 }
+
+// DefaultMaterial is what glTF specifies for primitives without a material.
+func DefaultMaterial() Material {
+	return Material{
+		Name:                 "default",
+		BaseColor:            Vec4{1, 1, 1, 1},
+		Metallic:             1,
+		Roughness:            1,
+		NormalScale:          1,
+		OcclusionStrength:    1,
+		AlphaCutoff:          0.5,
+		IOR:                  1.5,
+		AttenuationDistance:  float32(math.Inf(1)),
+		AttenuationColor:     Vec3{1, 1, 1},
+		BaseColorTexture:     NoTexture,
+		MetallicRoughnessTex: NoTexture,
+		NormalTexture:        NoTexture,
+		OcclusionTexture:     NoTexture,
+		EmissiveTexture:      NoTexture,
+		TransmissionTexture:  NoTexture,
+		ThicknessTexture:     NoTexture,
+	}
+}
+
+// Hair holds the Chiang et al. 2016 hair BSDF's parameters as a material's
+// extras give them; nil fields take the model's defaults.
+type Hair struct {
+	Eumelanin   *float32 `json:"eumelanin,omitempty"`
+	Pheomelanin *float32 `json:"pheomelanin,omitempty"`
+	Color       *Vec3    `json:"color,omitempty"`
+	BetaM       *float32 `json:"beta_m,omitempty"` // longitudinal roughness
+	BetaN       *float32 `json:"beta_n,omitempty"` // azimuthal roughness
+	Alpha       *float32 `json:"alpha,omitempty"`  // cuticle tilt, degrees
+	Eta         *float32 `json:"eta,omitempty"`
+}
+
+// TextureRef is one texture slot of a material: which texture, which UV set,
+// and the KHR_texture_transform that maps UVs into it.
+type TextureRef struct {
+	Texture  int // index into Scene.Textures, −1 for none
+	TexCoord int // 0 or 1
+	// UV' = Transform · (u, v, 1): a 2×3 matrix, rows first.
+	Transform [6]float32
+}
+
+// NoTexture is an empty slot.
+var NoTexture = TextureRef{Texture: -1, Transform: [6]float32{1, 0, 0, 0, 1, 0}}
+
+// Valid reports whether the slot holds a texture.
+func (r TextureRef) Valid() bool { return r.Texture >= 0 }
+
+// ColorSpace says how a texture's 8-bit values map to linear values.
+type ColorSpace uint8
+
+const (
+	SRGB   ColorSpace = iota // colours: base colour, emission
+	Linear                   // data: metallic-roughness, normals, occlusion, ...
+)
+
+func (c ColorSpace) String() string { return [...]string{"srgb", "linear"}[c] }
+
+// Wrap is a sampler's addressing mode.
+type Wrap uint8
+
+const (
+	WrapRepeat Wrap = iota
+	WrapClamp
+	WrapMirror
+)
+
+// Texture is a decoded image with the sampler a glTF texture pairs it with.
+// A glTF texture used both as colour and as data appears twice.
+type Texture struct {
+	Name          string
+	Width, Height int
+	Pixels        []uint8 // RGBA8, rows top to bottom (glTF's UV origin is the top left)
+	ColorSpace    ColorSpace
+	WrapS, WrapT  Wrap
+	Nearest       bool // magnification filter NEAREST; otherwise bilinear
+}

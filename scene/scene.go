@@ -1,0 +1,135 @@
+// Package scene is the scene model that every backend builds its acceleration
+// structures from, the glTF loader that fills it, and the generators that
+// write sample scenes. Geometry is stored in flat arrays, ready to upload.
+package scene
+
+// Scene is everything a renderer needs, in world units (metres, Y up).
+type Scene struct {
+	Source     string // the file it was loaded from
+	Meshes     []Mesh
+	SphereSets []SphereSet
+	CurveSets  []CurveSet
+	Instances  []Instance
+	Materials  []Material // never empty: index 0 is used when glTF names none
+	Textures   []Texture
+	Lights     []Light
+	Cameras    []Camera // never empty: a framing camera is added when the file has none
+	Bounds     Bounds   // world bounds of every instance, radii included
+	Warnings   []string
+}
+
+// GeometryKind says which array of the scene a GeometryRef points into.
+type GeometryKind uint8
+
+const (
+	Triangles    GeometryKind = iota // Scene.Meshes
+	Spheres                          // Scene.SphereSets
+	SweptSpheres                     // Scene.CurveSets
+)
+
+func (k GeometryKind) String() string {
+	return [...]string{"triangles", "spheres", "swept-spheres"}[k]
+}
+
+// GeometryRef names one geometry of the scene.
+type GeometryRef struct {
+	Kind  GeometryKind
+	Index int
+}
+
+// Mesh is one glTF primitive's triangles. Attributes other than Positions are
+// nil when the file has none; nil Normals means flat shading (the geometric
+// normal is the shading normal, which is what glTF asks for).
+type Mesh struct {
+	Name      string
+	Positions []Vec3
+	Normals   []Vec3
+	Tangents  []Vec4 // xyz tangent, w handedness (±1) of the bitangent
+	UV0, UV1  []Vec2
+	Colors    []Vec4 // COLOR_0, linear RGBA
+	Indices   []uint32
+	Bounds    Bounds // object space
+}
+
+// TriangleCount is the number of triangles.
+func (m *Mesh) TriangleCount() int { return len(m.Indices) / 3 }
+
+// FaceNormal is triangle t's geometric normal, in object space, unit length.
+func (m *Mesh) FaceNormal(t int) Vec3 {
+	a, b, c := m.Positions[m.Indices[3*t]], m.Positions[m.Indices[3*t+1]], m.Positions[m.Indices[3*t+2]]
+	return b.Sub(a).Cross(c.Sub(a)).Normalize()
+}
+
+// SphereSet is a set of particles: glTF POINTS with a radius.
+type SphereSet struct {
+	Name    string
+	Centers []Vec3
+	Radii   []float32
+	Bounds  Bounds // object space, radii included
+}
+
+// Segment cap flags: a segment that continues its neighbour shares the
+// sphere at their common vertex, so the cap there is dropped, as
+// VK_NV_ray_tracing_linear_swept_spheres does in its chained end-caps mode.
+const (
+	JoinedPrev uint8 = 1 << iota // the start vertex is the previous segment's end
+	JoinedNext                   // the end vertex is the next segment's start
+)
+
+// CurveSet is a set of hair strands as linear swept spheres: segment i is the
+// round cone from Positions[Segments[i]] to Positions[Segments[i]+1], with the
+// radii at those vertices (the successive indexing mode of the NV extension).
+type CurveSet struct {
+	Name      string
+	Positions []Vec3
+	Radii     []float32
+	Segments  []uint32
+	Joins     []uint8 // per segment, JoinedPrev | JoinedNext
+	Bounds    Bounds  // object space, radii included
+}
+
+// Instance places one geometry in the world with one material.
+type Instance struct {
+	Geometry  GeometryRef
+	Transform Mat4 // object to world
+	Material  int
+	Node      int // the glTF node it came from
+}
+
+// Light is a KHR_lights_punctual light, placed in the world. Emissive
+// triangles are lights too; renderers find them through the materials.
+type Light struct {
+	Name      string
+	Kind      LightKind
+	Color     Vec3    // linear RGB
+	Intensity float32 // candela (point, spot) or lux (directional)
+	Position  Vec3
+	Direction Vec3    // where it shines (node −Z), unit length
+	Range     float32 // 0: unlimited
+	InnerCone float32 // radians, spot only
+	OuterCone float32
+}
+
+// LightKind is point, spot or directional.
+type LightKind uint8
+
+const (
+	PointLight LightKind = iota
+	SpotLight
+	DirectionalLight
+)
+
+func (k LightKind) String() string { return [...]string{"point", "spot", "directional"}[k] }
+
+// Camera is a glTF camera placed by its node: it looks down its −Z axis with
+// +Y up. Transform is camera to world, with any scale removed.
+type Camera struct {
+	Name         string
+	Orthographic bool
+	YFov         float32 // perspective: vertical field of view, radians
+	AspectRatio  float32 // 0: take it from the image
+	XMag, YMag   float32 // orthographic: half the view's width and height
+	ZNear, ZFar  float32 // ZFar 0: infinite
+	Transform    Mat4
+	Generated    bool // made by the loader because the file has no camera
+}

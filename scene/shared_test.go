@@ -1,0 +1,286 @@
+package scene
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// sharedScenes is where the real glTF files that other people wrote live.
+const sharedScenes = "../../shared/scenes"
+
+func sharedScene(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join(sharedScenes, rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s is absent (../shared/scenes is not beside the checkout): %v", p, err)
+	}
+	return p
+}
+
+// rawGLTF is an independent reading of a file's JSON, to count what the
+// loader should find without sharing its code.
+type rawGLTF struct {
+	Scene  *int `json:"scene"`
+	Scenes []struct {
+		Nodes []int `json:"nodes"`
+	} `json:"scenes"`
+	Nodes []struct {
+		Children   []int          `json:"children"`
+		Mesh       *int           `json:"mesh"`
+		Camera     *int           `json:"camera"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"nodes"`
+	Meshes []struct {
+		Primitives []struct {
+			Attributes map[string]int `json:"attributes"`
+			Indices    *int           `json:"indices"`
+			Mode       *int           `json:"mode"`
+		} `json:"primitives"`
+	} `json:"meshes"`
+	Accessors []struct {
+		Count int `json:"count"`
+	} `json:"accessors"`
+	Materials []json.RawMessage `json:"materials"`
+}
+
+func readRaw(t *testing.T, path string) rawGLTF {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data[:4]) == "glTF" {
+		n := binary.LittleEndian.Uint32(data[12:])
+		data = data[20 : 20+n]
+	}
+	var r rawGLTF
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// triangles is the number of triangles of mesh m's triangle primitives.
+func (r rawGLTF) triangles(m int) (n int) {
+	for _, p := range r.Meshes[m].Primitives {
+		mode := 4
+		if p.Mode != nil {
+			mode = *p.Mode
+		}
+		count := r.Accessors[p.Attributes["POSITION"]].Count
+		if p.Indices != nil {
+			count = r.Accessors[*p.Indices].Count
+		}
+		switch mode {
+		case 4:
+			n += count / 3
+		case 5, 6:
+			n += max(count-2, 0)
+		}
+	}
+	return n
+}
+
+// instancedTriangles walks the default scene, counting triangles as drawn.
+func (r rawGLTF) instancedTriangles() (n int) {
+	var walk func(i int)
+	walk = func(i int) {
+		nd := r.Nodes[i]
+		if nd.Mesh != nil {
+			copies := 1
+			if inst, ok := nd.Extensions["EXT_mesh_gpu_instancing"].(map[string]any); ok {
+				for _, a := range inst["attributes"].(map[string]any) {
+					copies = r.Accessors[int(a.(float64))].Count
+				}
+			}
+			n += copies * r.triangles(*nd.Mesh)
+		}
+		for _, c := range nd.Children {
+			walk(c)
+		}
+	}
+	s := 0
+	if r.Scene != nil {
+		s = *r.Scene
+	}
+	for _, root := range r.Scenes[s].Nodes {
+		walk(root)
+	}
+	return n
+}
+
+func (r rawGLTF) cameraNodes() (n int) {
+	for _, nd := range r.Nodes {
+		if nd.Camera != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSharedScenesLoad loads every real scene and checks its counts against
+// an independent reading of the file.
+func TestSharedScenesLoad(t *testing.T) {
+	files := []string{
+		"Box/Box.glb", "Box/glTF-Embedded/Box.gltf",
+		"BoxTextured/BoxTextured.glb", "BoxTextured/glTF-Embedded/BoxTextured.gltf",
+		"Cube/Cube.gltf", "Duck/Duck.glb", "CesiumMilkTruck/CesiumMilkTruck.glb",
+		"MetalRoughSpheresNoTextures/MetalRoughSpheresNoTextures.glb",
+		"TextureCoordinateTest/TextureCoordinateTest.glb", "NormalTangentMirrorTest/NormalTangentMirrorTest.glb",
+		"EmissiveStrengthTest/EmissiveStrengthTest.glb", "SimpleInstancing/SimpleInstancing.glb",
+		"Cameras/Cameras.gltf", "MeshPrimitiveModes/MeshPrimitiveModes.gltf",
+		"CornellBox/cornellBox-2.80-Eevee-gltf.gltf",
+	}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			path := sharedScene(t, f)
+			sc, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := readRaw(t, path)
+			sum := sc.Summarize()
+			if want := raw.instancedTriangles(); sum.InstancedTriangles != want {
+				t.Errorf("instanced triangles %d, the file draws %d", sum.InstancedTriangles, want)
+			}
+			if want := raw.cameraNodes(); sum.Cameras != want || sum.DefaultCamera != (want == 0) {
+				t.Errorf("cameras %d (default %v), the file places %d", sum.Cameras, sum.DefaultCamera, want)
+			}
+			if sum.Bounds.Min[0] >= sum.Bounds.Max[0] || !sum.Bounds.Min.Finite() || !sum.Bounds.Max.Finite() {
+				t.Errorf("bounds %v are empty or not finite", sum.Bounds)
+			}
+			for _, m := range sc.Meshes {
+				for i, n := range m.Normals {
+					if l := n.Length(); math.Abs(float64(l)-1) > 1e-4 && l != 0 {
+						t.Fatalf("%s: normal %d has length %v", m.Name, i, l)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSharedSceneDetails checks facts of particular files.
+func TestSharedSceneDetails(t *testing.T) {
+	load := func(t *testing.T, rel string) *Scene {
+		sc, err := Load(sharedScene(t, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	t.Run("Box is a unit cube turned Y-up", func(t *testing.T) {
+		s := load(t, "Box/Box.glb").Summarize()
+		if s.Triangles != 12 || s.Instances != 1 || s.Bounds != (Bounds{Vec3{-0.5, -0.5, -0.5}, Vec3{0.5, 0.5, 0.5}}) {
+			t.Errorf("got %+v", s)
+		}
+	})
+	t.Run("GLB and embedded BoxTextured decode the same texture", func(t *testing.T) {
+		a, b := load(t, "BoxTextured/BoxTextured.glb"), load(t, "BoxTextured/glTF-Embedded/BoxTextured.gltf")
+		if len(a.Textures) != 1 || len(b.Textures) != 1 || string(a.Textures[0].Pixels) != string(b.Textures[0].Pixels) {
+			t.Fatal("textures differ")
+		}
+		if tx := a.Textures[0]; tx.Width < 2 || tx.ColorSpace != SRGB || !a.Materials[0].BaseColorTexture.Valid() {
+			t.Errorf("texture %dx%d %v", tx.Width, tx.Height, tx.ColorSpace)
+		}
+	})
+	t.Run("Cube reads its .bin and PNGs from files", func(t *testing.T) {
+		sc := load(t, "Cube/Cube.gltf")
+		m := sc.Materials[0]
+		if !m.BaseColorTexture.Valid() || !m.MetallicRoughnessTex.Valid() || len(sc.Textures) != 2 {
+			t.Errorf("textures not resolved: %+v", m)
+		}
+		if sc.Textures[m.MetallicRoughnessTex.Texture].ColorSpace != Linear {
+			t.Error("metallicRoughness texture must be linear")
+		}
+	})
+	t.Run("SimpleInstancing draws 125 cubes", func(t *testing.T) {
+		sc := load(t, "SimpleInstancing/SimpleInstancing.glb")
+		if len(sc.Instances) != 125 || len(sc.Meshes) != 1 {
+			t.Fatalf("%d instances of %d meshes", len(sc.Instances), len(sc.Meshes))
+		}
+		seen := map[Vec3]bool{}
+		for _, in := range sc.Instances {
+			seen[in.Transform.Column(3)] = true
+		}
+		if len(seen) != 125 {
+			t.Errorf("%d distinct positions", len(seen))
+		}
+	})
+	t.Run("Cameras has a perspective and an orthographic camera", func(t *testing.T) {
+		sc := load(t, "Cameras/Cameras.gltf")
+		if len(sc.Cameras) != 2 {
+			t.Fatalf("%d cameras", len(sc.Cameras))
+		}
+		var persp, ortho int
+		for _, c := range sc.Cameras {
+			if c.Orthographic {
+				ortho++
+				if c.XMag != 1 || c.YMag != 1 {
+					t.Errorf("xmag %v ymag %v", c.XMag, c.YMag)
+				}
+			} else {
+				persp++
+				if math.Abs(float64(c.YFov)-0.7) > 1e-6 || c.AspectRatio != 1 {
+					t.Errorf("yfov %v aspect %v", c.YFov, c.AspectRatio)
+				}
+			}
+		}
+		if persp != 1 || ortho != 1 {
+			t.Errorf("%d perspective, %d orthographic", persp, ortho)
+		}
+	})
+	t.Run("MeshPrimitiveModes turns strips and fans into triangles and skips radius-less lines", func(t *testing.T) {
+		s := load(t, "MeshPrimitiveModes/MeshPrimitiveModes.gltf").Summarize()
+		// 18 indices / 3 + (6 − 2) strip + (8 − 2) fan.
+		if s.Triangles != 6+4+6 || s.Meshes != 3 || len(s.Warnings) != 4 {
+			t.Errorf("%d triangles in %d meshes, warnings %q", s.Triangles, s.Meshes, s.Warnings)
+		}
+	})
+	t.Run("EmissiveStrengthTest multiplies emissive factor by strength", func(t *testing.T) {
+		sc := load(t, "EmissiveStrengthTest/EmissiveStrengthTest.glb")
+		var peak float32
+		for _, m := range sc.Materials {
+			peak = max(peak, m.Emissive[0], m.Emissive[1], m.Emissive[2])
+		}
+		if peak <= 1 {
+			t.Errorf("brightest emission %v: emissive_strength was not applied", peak)
+		}
+	})
+	t.Run("NormalTangentMirrorTest keeps its mirrored tangents", func(t *testing.T) {
+		sc := load(t, "NormalTangentMirrorTest/NormalTangentMirrorTest.glb")
+		var neg int
+		for _, tg := range sc.Meshes[0].Tangents {
+			if tg[3] < 0 {
+				neg++
+			}
+		}
+		if neg == 0 || !sc.Materials[0].NormalTexture.Valid() {
+			t.Errorf("%d tangents with w = −1", neg)
+		}
+	})
+	t.Run("CornellBox has one emitter, two UV sets and no camera", func(t *testing.T) {
+		sc := load(t, "CornellBox/cornellBox-2.80-Eevee-gltf.gltf")
+		s := sc.Summarize()
+		if s.EmissiveMaterials != 1 || !s.DefaultCamera || s.Materials != 13 {
+			t.Errorf("%+v", s)
+		}
+		uv1 := false
+		for _, m := range sc.Meshes {
+			uv1 = uv1 || m.UV1 != nil
+		}
+		if !uv1 {
+			t.Error("TEXCOORD_1 was not read")
+		}
+	})
+	t.Run("MetalRoughSpheres shares accessors instead of copying them", func(t *testing.T) {
+		s := load(t, "MetalRoughSpheresNoTextures/MetalRoughSpheresNoTextures.glb").Summarize()
+		if s.InstancedTriangles < 1_000_000 || s.Triangles*20 > s.InstancedTriangles {
+			t.Errorf("%d triangles stored for %d drawn", s.Triangles, s.InstancedTriangles)
+		}
+	})
+}

@@ -122,77 +122,88 @@ func TestValidDocLoads(t *testing.T) {
 	}
 }
 
+type hostileCase struct {
+	name string
+	file func(t testing.TB) []byte
+	want string
+}
+
 // TestHostileInput: every malformed file fails with one line that names the
 // file and the problem, and never panics.
 func TestHostileInput(t *testing.T) {
+	for _, c := range hostileCases() {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode(c.file(t), "bad.gltf", NoResources)
+			checkOneLineError(t, err, "bad.gltf", c.want)
+		})
+	}
+}
+
+func hostileCases() []hostileCase {
 	nan := float32(math.NaN())
-	cases := []struct {
-		name string
-		file func(t *testing.T) []byte
-		want string
-	}{
-		{"empty file", func(t *testing.T) []byte { return nil }, "file is empty"},
-		{"not glTF", func(t *testing.T) []byte { return []byte("PK\x03\x04 zip") }, "neither glTF JSON nor a GLB"},
-		{"invalid JSON", func(t *testing.T) []byte { return []byte(`{"asset": {"version": "2.0"`) }, "invalid glTF JSON"},
-		{"glTF 1.0", func(t *testing.T) []byte { return []byte(`{"asset": {"version": "1.0"}}`) }, "version \"1.0\""},
-		{"index out of range", func(t *testing.T) []byte {
+	return []hostileCase{
+		{"empty file", func(t testing.TB) []byte { return nil }, "file is empty"},
+		{"not glTF", func(t testing.TB) []byte { return []byte("PK\x03\x04 zip") }, "neither glTF JSON nor a GLB"},
+		{"invalid JSON", func(t testing.TB) []byte { return []byte(`{"asset": {"version": "2.0"`) }, "invalid glTF JSON"},
+		{"glTF 1.0", func(t testing.TB) []byte { return []byte(`{"asset": {"version": "1.0"}}`) }, "version \"1.0\""},
+		{"index out of range", func(t testing.TB) []byte {
 			doc := validDoc()
 			buf := triangleBuffer([9]float32{0, 0, 0, 1, 0, 0, 0, 1, 0})
 			binary.LittleEndian.PutUint16(buf[38:], 7)
 			at(doc, "buffers", 0)["uri"] = dataURI(buf)
 			return encode(t, doc)
 		}, "index 7 at position 1 is out of range (3 vertices)"},
-		{"accessor overruns its view", func(t *testing.T) []byte {
+		{"accessor overruns its view", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "accessors", 0)["count"] = 4
 			return encode(t, doc)
 		}, "overrun bufferView 0"},
-		{"declared count far larger than the data", func(t *testing.T) []byte {
+		{"declared count far larger than the data", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "accessors", 0)["count"] = 2_000_000_000
 			return encode(t, doc)
 		}, "2000000000 elements"},
-		{"view overruns its buffer", func(t *testing.T) []byte {
+		{"view overruns its buffer", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "bufferViews", 1)["byteLength"] = 600
 			return encode(t, doc)
 		}, "overrun buffer 0"},
-		{"negative view offset", func(t *testing.T) []byte {
+		{"negative view offset", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "bufferViews", 1)["byteOffset"] = -8
 			return encode(t, doc)
 		}, "overrun buffer 0"},
-		{"stride not a multiple of 4", func(t *testing.T) []byte {
+		{"stride not a multiple of 4", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "bufferViews", 0)["byteStride"] = 6
 			return encode(t, doc)
 		}, "byteStride 6"},
-		{"stride smaller than the element", func(t *testing.T) []byte {
+		{"stride smaller than the element", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "bufferViews", 0)["byteStride"] = 8
 			return encode(t, doc)
 		}, "smaller than the 12-byte element"},
-		{"NaN position", func(t *testing.T) []byte {
+		{"NaN position", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "buffers", 0)["uri"] = dataURI(triangleBuffer([9]float32{0, 0, 0, nan, 0, 0, 0, 1, 0}))
 			return encode(t, doc)
 		}, "vertex 1 is [NaN 0 0], not finite"},
-		{"infinite position", func(t *testing.T) []byte {
+		{"infinite position", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "buffers", 0)["uri"] = dataURI(triangleBuffer([9]float32{0, 0, 0, 1, 0, 0, 0, float32(math.Inf(1)), 0}))
 			return encode(t, doc)
 		}, "not finite"},
-		{"node that is its own child", func(t *testing.T) []byte {
+		{"node that is its own child", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "nodes", 0)["children"] = []any{0}
 			return encode(t, doc)
 		}, "cycle"},
-		{"cycle through two nodes", func(t *testing.T) []byte {
+		{"cycle through two nodes", func(t testing.TB) []byte {
 			doc := validDoc()
 			doc["nodes"] = []any{map[string]any{"mesh": 0, "children": []any{1}}, map[string]any{"children": []any{0}}}
 			return encode(t, doc)
 		}, "cycle"},
-		{"node graph that expands exponentially", func(t *testing.T) []byte {
+		{"node graph that expands exponentially", func(t testing.TB) []byte {
 			doc := validDoc()
 			var nodes []any
 			for i := 0; i < 40; i++ {
@@ -202,80 +213,80 @@ func TestHostileInput(t *testing.T) {
 			doc["nodes"] = nodes
 			return encode(t, doc)
 		}, "more than"},
-		{"missing node", func(t *testing.T) []byte {
+		{"missing node", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "scenes", 0)["nodes"] = []any{5}
 			return encode(t, doc)
 		}, "node 5 does not exist"},
-		{"missing mesh", func(t *testing.T) []byte {
+		{"missing mesh", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "nodes", 0)["mesh"] = 3
 			return encode(t, doc)
 		}, "mesh 3 does not exist"},
-		{"missing material", func(t *testing.T) []byte {
+		{"missing material", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "meshes", 0, "primitives", 0)["material"] = 2
 			return encode(t, doc)
 		}, "material 2 does not exist"},
-		{"buffer URI outside the folder", func(t *testing.T) []byte {
+		{"buffer URI outside the folder", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "buffers", 0)["uri"] = "../secret.bin"
 			return encode(t, doc)
 		}, `"../secret.bin" points outside the scene's folder`},
-		{"absolute buffer URI", func(t *testing.T) []byte {
+		{"absolute buffer URI", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "buffers", 0)["uri"] = "/etc/passwd"
 			return encode(t, doc)
 		}, "points outside the scene's folder"},
-		{"percent-encoded escape", func(t *testing.T) []byte {
+		{"percent-encoded escape", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "buffers", 0)["uri"] = "%2e%2e/secret.bin"
 			return encode(t, doc)
 		}, "points outside the scene's folder"},
-		{"remote URI", func(t *testing.T) []byte {
+		{"remote URI", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "buffers", 0)["uri"] = "https://example.com/x.bin"
 			return encode(t, doc)
 		}, "only files beside the scene"},
-		{"buffer shorter than byteLength", func(t *testing.T) []byte {
+		{"buffer shorter than byteLength", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "buffers", 0)["byteLength"] = 4000
 			return encode(t, doc)
 		}, "byteLength is 4000 but only 44 bytes"},
-		{"image that does not decode", func(t *testing.T) []byte {
+		{"image that does not decode", func(t testing.TB) []byte {
 			return encode(t, texturedDoc(dataURI([]byte("\x89PNG\r\n\x1a\nnot really"))))
 		}, "does not decode"},
-		{"image that claims to be enormous", func(t *testing.T) []byte {
+		{"image that claims to be enormous", func(t testing.TB) []byte {
 			p := pngBytes(t, 1, 1)
 			binary.BigEndian.PutUint32(p[16:], 100000) // IHDR width
 			binary.BigEndian.PutUint32(p[20:], 100000)
 			binary.BigEndian.PutUint32(p[29:], crc32.ChecksumIEEE(p[12:29]))
 			return encode(t, texturedDoc(dataURI(p)))
 		}, "outside the supported"},
-		{"unknown required extension", func(t *testing.T) []byte {
+		{"unknown required extension", func(t testing.TB) []byte {
 			doc := validDoc()
 			doc["extensionsRequired"] = []any{"KHR_draco_mesh_compression"}
 			doc["extensionsUsed"] = []any{"KHR_draco_mesh_compression"}
 			return encode(t, doc)
 		}, "requires extension KHR_draco_mesh_compression"},
-		{"malformed known extension", func(t *testing.T) []byte {
+		{"malformed known extension", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "meshes", 0, "primitives", 0)["material"] = 0
 			doc["materials"] = []any{map[string]any{"extensions": map[string]any{"KHR_materials_ior": "glass"}}}
 			return encode(t, doc)
 		}, "KHR_materials_ior is malformed"},
-		{"camera with zero field of view", func(t *testing.T) []byte {
+		{"camera with zero field of view", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "nodes", 0)["camera"] = 0
 			doc["cameras"] = []any{map[string]any{"type": "perspective", "perspective": map[string]any{"yfov": 0, "znear": 0.1}}}
 			return encode(t, doc)
 		}, "yfov 0"},
-		{"projective node matrix", func(t *testing.T) []byte {
+		{"projective node matrix", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "nodes", 0)["matrix"] = []any{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1}
 			return encode(t, doc)
 		}, "not affine"},
-		{"sparse accessor with a huge count and no data", func(t *testing.T) []byte {
+		{"sparse accessor with a huge count and no data", func(t testing.TB) []byte {
 			doc := validDoc()
 			doc["accessors"] = append(doc["accessors"].([]any), map[string]any{
 				"componentType": 5126, "count": 1 << 30, "type": "VEC3",
@@ -286,7 +297,7 @@ func TestHostileInput(t *testing.T) {
 			delete(at(doc, "meshes", 0, "primitives", 0), "indices")
 			return encode(t, doc)
 		}, "without a bufferView is more than"},
-		{"sparse index out of range", func(t *testing.T) []byte {
+		{"sparse index out of range", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "accessors", 0)["sparse"] = map[string]any{"count": 3,
 				"indices": map[string]any{"bufferView": 1, "componentType": 5123}, "values": map[string]any{"bufferView": 0}}
@@ -295,7 +306,7 @@ func TestHostileInput(t *testing.T) {
 			at(doc, "buffers", 0)["uri"] = dataURI(buf)
 			return encode(t, doc)
 		}, "sparse: index 9 is out of range"},
-		{"negative radius", func(t *testing.T) []byte {
+		{"negative radius", func(t testing.TB) []byte {
 			doc := validDoc()
 			prim := at(doc, "meshes", 0, "primitives", 0)
 			prim["mode"] = 0
@@ -306,25 +317,19 @@ func TestHostileInput(t *testing.T) {
 			doc["accessors"] = append(doc["accessors"].([]any), map[string]any{"bufferView": 0, "byteOffset": 24, "componentType": 5126, "count": 3, "type": "SCALAR"})
 			return encode(t, doc)
 		}, "_RADIUS: radius 0 is -1"},
-		{"truncated GLB", func(t *testing.T) []byte {
+		{"truncated GLB", func(t testing.TB) []byte {
 			return glb(encode(t, validDoc()), nil)[:30]
 		}, "GLB file is truncated"},
-		{"GLB chunk longer than the file", func(t *testing.T) []byte {
+		{"GLB chunk longer than the file", func(t testing.TB) []byte {
 			b := glb(encode(t, validDoc()), nil)
 			binary.LittleEndian.PutUint32(b[12:], 1<<30)
 			return b
 		}, "GLB chunk 0 is truncated"},
-		{"GLB buffer without its BIN chunk", func(t *testing.T) []byte {
+		{"GLB buffer without its BIN chunk", func(t testing.TB) []byte {
 			doc := validDoc()
 			delete(at(doc, "buffers", 0), "uri")
 			return glb(encode(t, doc), nil)
 		}, "has no uri and is not the GLB's BIN chunk"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Decode(c.file(t), "bad.gltf", NoResources)
-			checkOneLineError(t, err, "bad.gltf", c.want)
-		})
 	}
 }
 

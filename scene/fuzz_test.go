@@ -1,0 +1,48 @@
+package scene
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzDecode feeds the loader arbitrary bytes: it must return a scene or one
+// line of error, never panic, hang or run out of memory. The seeds (run by
+// every `go test`) are a valid scene, a generated GLB and every hostile case.
+//
+//	go test ./scene -run '^$' -fuzz FuzzDecode -fuzztime 5m
+func FuzzDecode(f *testing.F) {
+	f.Add(encode(f, validDoc()))
+	f.Add(glb(encode(f, validDoc()), nil))
+	f.Add(encode(f, texturedDoc(dataURI(pngBytes(f, 2, 2)))))
+	for _, c := range hostileCases() {
+		f.Add(c.file(f))
+	}
+	if b, err := os.ReadFile(filepath.Join("..", "scenes", "cornell.glb")); err == nil {
+		f.Add(b)
+	}
+	if b, err := os.ReadFile(filepath.Join(sharedScenes, "MeshPrimitiveModes", "MeshPrimitiveModes.gltf")); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := Decode(data, "fuzz.glb", NoResources)
+		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "internal error") || strings.Contains(msg, "\n") {
+				t.Fatalf("not one clean line: %s", msg)
+			}
+			return
+		}
+		// What loads must be safe to use: indices in range, bounds finite.
+		for _, m := range sc.Meshes {
+			for _, i := range m.Indices {
+				if int(i) >= len(m.Positions) {
+					t.Fatalf("index %d of %d vertices", i, len(m.Positions))
+				}
+			}
+		}
+		if len(sc.Cameras) == 0 {
+			t.Fatal("no camera")
+		}
+	})
+}

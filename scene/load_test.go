@@ -1,0 +1,210 @@
+package scene
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/qmuntal/gltf"
+)
+
+func TestTriangleStripAndFanKeepWinding(t *testing.T) {
+	strip, _ := triangleList(gltf.PrimitiveTriangleStrip, []uint32{0, 1, 2, 3, 4})
+	if want := []uint32{0, 1, 2, 1, 3, 2, 2, 3, 4}; !slices.Equal(strip, want) {
+		t.Errorf("strip %v, want %v", strip, want)
+	}
+	fan, _ := triangleList(gltf.PrimitiveTriangleFan, []uint32{0, 1, 2, 3})
+	if want := []uint32{1, 2, 0, 2, 3, 0}; !slices.Equal(fan, want) {
+		t.Errorf("fan %v, want %v", fan, want)
+	}
+	list, dropped := triangleList(gltf.PrimitiveTriangles, []uint32{0, 1, 2, 3})
+	if len(list) != 3 || dropped != 1 {
+		t.Errorf("list %v dropped %d", list, dropped)
+	}
+}
+
+func TestCurvesChainWhereSegmentsShareVertices(t *testing.T) {
+	pos := []Vec3{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}, {3, 0, 0}}
+	radii := []float32{0.4, 0.3, 0.2, 0.1}
+	l := &loader{sc: &Scene{}, warned: map[string]bool{}}
+	cases := []struct {
+		mode     gltf.PrimitiveMode
+		idx      []uint32
+		segments []uint32
+		joins    []uint8
+		ends     [][2]int // the vertices each segment should run between
+	}{
+		{gltf.PrimitiveLineStrip, []uint32{0, 1, 2, 3}, []uint32{0, 1, 2}, []uint8{JoinedNext, JoinedPrev | JoinedNext, JoinedPrev}, [][2]int{{0, 1}, {1, 2}, {2, 3}}},
+		{gltf.PrimitiveLines, []uint32{0, 1, 1, 2, 3, 2}, []uint32{0, 1, 3}, []uint8{JoinedNext, JoinedPrev, 0}, [][2]int{{0, 1}, {1, 2}, {3, 2}}},
+		{gltf.PrimitiveLineLoop, []uint32{0, 1, 2}, []uint32{0, 1, 2}, []uint8{JoinedPrev | JoinedNext, JoinedPrev | JoinedNext, JoinedPrev | JoinedNext}, [][2]int{{0, 1}, {1, 2}, {2, 0}}},
+	}
+	for _, c := range cases {
+		ref := l.addCurves(0, 0, "c", c.mode, pos, radii, c.idx)
+		cs := l.sc.CurveSets[ref.Index]
+		if !slices.Equal(cs.Segments, c.segments) || !slices.Equal(cs.Joins, c.joins) {
+			t.Errorf("%v: segments %v joins %v, want %v %v", c.mode, cs.Segments, cs.Joins, c.segments, c.joins)
+		}
+		// Every segment's end points and radii are the ones the indices named.
+		for k, s := range cs.Segments {
+			e := c.ends[k]
+			if cs.Positions[s] != pos[e[0]] || cs.Positions[s+1] != pos[e[1]] || cs.Radii[s] != radii[e[0]] || cs.Radii[s+1] != radii[e[1]] {
+				t.Errorf("%v: segment %d runs %v..%v, want vertices %v", c.mode, k, cs.Positions[s], cs.Positions[s+1], e)
+			}
+		}
+		if want := (Bounds{Vec3{-0.4, -0.4, -0.4}, Vec3{2.2, 0.4, 0.4}}); c.mode == gltf.PrimitiveLineLoop && cs.Bounds != want {
+			t.Errorf("bounds %v, want %v", cs.Bounds, want)
+		}
+	}
+}
+
+func TestGeneratedTangentsFollowU(t *testing.T) {
+	// A quad in the XY plane facing +Z, u along +X, v along −Y (glTF's
+	// texture origin is the top left), and its mirror image in u.
+	for _, mirror := range []bool{false, true} {
+		m := Mesh{
+			Positions: []Vec3{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}},
+			Normals:   []Vec3{{0, 0, 1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}},
+			UV0:       []Vec2{{0, 1}, {1, 1}, {1, 0}, {0, 0}},
+			Indices:   []uint32{0, 1, 2, 0, 2, 3},
+		}
+		wantT, wantW := Vec3{1, 0, 0}, float32(-1) // bitangent (+v) is −Y = −(N × T)
+		if mirror {
+			for i := range m.UV0 {
+				m.UV0[i][0] = 1 - m.UV0[i][0]
+			}
+			wantT, wantW = Vec3{-1, 0, 0}, 1
+		}
+		for i, tg := range GenerateTangents(&m) {
+			if (Vec3{tg[0], tg[1], tg[2]}).Sub(wantT).Length() > 1e-6 || tg[3] != wantW {
+				t.Errorf("mirror %v: tangent %d is %v, want %v w %v", mirror, i, tg, wantT, wantW)
+			}
+		}
+	}
+}
+
+func TestTRSMatchesItsMatrix(t *testing.T) {
+	// 90° about Y takes +X to −Z; scale 2 first, then move by (1, 2, 3).
+	s, c := math.Sincos(math.Pi / 4)
+	m := TRS([3]float64{1, 2, 3}, [4]float64{0, s, 0, c}, [3]float64{2, 2, 2})
+	if p := m.Point(Vec3{1, 0, 0}); p.Sub(Vec3{1, 2, 1}).Length() > 1e-6 {
+		t.Errorf("got %v", p)
+	}
+	if d := m.Mul(Identity); d != m {
+		t.Error("m · I ≠ m")
+	}
+}
+
+func TestTextureTransformMatrix(t *testing.T) {
+	// KHR_texture_transform's example: offset, then rotation, then scale.
+	m := uvTransform([2]float64{0.5, 0.25}, math.Pi/2, [2]float64{2, 3})
+	u, v := float32(1), float32(0)
+	got := Vec2{m[0]*u + m[1]*v + m[2], m[3]*u + m[4]*v + m[5]}
+	// scale → (2, 0); rotate by +90° in the extension's convention → (0, −2); offset.
+	if want := (Vec2{0.5, -1.75}); math.Abs(float64(got[0]-want[0])) > 1e-6 || math.Abs(float64(got[1]-want[1])) > 1e-6 {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestFramingCameraSeesTheScene: every corner of the bounds projects inside
+// the default camera's view.
+func TestFramingCameraSeesTheScene(t *testing.T) {
+	b := Bounds{Vec3{-3, 0, -1}, Vec3{5, 2, 0.5}}
+	c := FramingCamera(b)
+	x, y, z, eye := c.Transform.Column(0), c.Transform.Column(1), c.Transform.Column(2), c.Transform.Column(3)
+	tanHalf := float32(math.Tan(float64(c.YFov) / 2))
+	for i := 0; i < 8; i++ {
+		p := Vec3{b.Min[0], b.Min[1], b.Min[2]}
+		if i&1 != 0 {
+			p[0] = b.Max[0]
+		}
+		if i&2 != 0 {
+			p[1] = b.Max[1]
+		}
+		if i&4 != 0 {
+			p[2] = b.Max[2]
+		}
+		d := p.Sub(eye)
+		depth := -d.Dot(z)
+		if depth <= 0 || math.Abs(float64(d.Dot(y)/depth)) > float64(tanHalf) || math.Abs(float64(d.Dot(x)/depth)) > float64(tanHalf) {
+			t.Errorf("corner %v is outside the view", p)
+		}
+	}
+}
+
+// TestNormalizedAndSparseAccessors reads UVs stored as normalised bytes and
+// a position changed by a sparse accessor.
+func TestNormalizedAndSparseAccessors(t *testing.T) {
+	doc := validDoc()
+	var buf bytes.Buffer
+	buf.Write(triangleBuffer([9]float32{0, 0, 0, 1, 0, 0, 0, 1, 0}))
+	buf.Write([]byte{0, 0, 255, 0, 0, 255, 0, 0})               // 44: three VEC2 UBYTE normalised (+2 padding)
+	binary.Write(&buf, binary.LittleEndian, []uint16{2, 0})     // 52: sparse index 2
+	binary.Write(&buf, binary.LittleEndian, []float32{0, 5, 0}) // 56: its new value
+	at(doc, "buffers", 0)["uri"] = dataURI(buf.Bytes())
+	at(doc, "buffers", 0)["byteLength"] = buf.Len()
+	doc["bufferViews"] = append(doc["bufferViews"].([]any),
+		map[string]any{"buffer": 0, "byteOffset": 44, "byteLength": 6},
+		map[string]any{"buffer": 0, "byteOffset": 52, "byteLength": 2},
+		map[string]any{"buffer": 0, "byteOffset": 56, "byteLength": 12})
+	doc["accessors"] = append(doc["accessors"].([]any),
+		map[string]any{"bufferView": 2, "componentType": 5121, "normalized": true, "count": 3, "type": "VEC2"})
+	at(doc, "accessors", 0)["sparse"] = map[string]any{"count": 1,
+		"indices": map[string]any{"bufferView": 3, "componentType": 5123}, "values": map[string]any{"bufferView": 4}}
+	at(doc, "meshes", 0, "primitives", 0, "attributes")["TEXCOORD_0"] = 2
+	sc, err := Decode(encode(t, doc), "sparse.gltf", NoResources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sc.Meshes[0]
+	if m.Positions[2] != (Vec3{0, 5, 0}) || m.Positions[1] != (Vec3{1, 0, 0}) {
+		t.Errorf("positions %v", m.Positions)
+	}
+	if !slices.Equal(m.UV0, []Vec2{{0, 0}, {1, 0}, {0, 1}}) {
+		t.Errorf("uvs %v", m.UV0)
+	}
+	if m.Normals != nil {
+		t.Error("a mesh without NORMAL must be flat-shaded (nil normals)")
+	}
+}
+
+// TestGeneratedSceneDetails checks what the generators promise: the sun's
+// direction, hair parameters, HDR emission.
+func TestGeneratedSceneDetails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hair.glb")
+	if err := WriteGLB(HairBall(), path); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Lights) != 1 || sc.Lights[0].Kind != DirectionalLight ||
+		sc.Lights[0].Direction.Sub(Vec3{-0.4, -1, -0.5}.Normalize()).Length() > 1e-5 {
+		t.Errorf("sun %+v", sc.Lights)
+	}
+	var hair *Hair
+	for _, m := range sc.Materials {
+		if m.Hair != nil {
+			hair = m.Hair
+		}
+	}
+	if hair == nil || hair.Eumelanin == nil || *hair.Eumelanin != 1.3 || hair.Color != nil {
+		t.Errorf("hair parameters %+v", hair)
+	}
+	c := Cornell()
+	path = filepath.Join(t.TempDir(), "cornell.glb")
+	if err := WriteGLB(c, path); err != nil {
+		t.Fatal(err)
+	}
+	if sc, err = Load(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range sc.Materials {
+		if m.Name == "light" && m.Emissive != (Vec3{17, 12, 4}) {
+			t.Errorf("light emits %v, want (17, 12, 4)", m.Emissive)
+		}
+	}
+}

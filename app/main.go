@@ -68,13 +68,15 @@ func newRootCommand(v *viper.Viper) *cobra.Command {
 	root := &cobra.Command{
 		Use:   programName,
 		Short: "A path tracer for glTF scenes with hair and particles, on Vulkan (with SER) or the CPU",
-		Long: `sertrace renders glTF 2.0 scenes, hair (linear swept spheres) and particles
-(spheres) included. Every option can also come from --config FILE.yaml (keys
-named like the flags) or from a SERTRACE_<FLAG> environment variable.`,
+		Long: `sertrace is a path tracer for glTF 2.0 scenes, hair (linear swept spheres)
+and particles (spheres) included. Every option can also come from
+--config FILE.yaml (keys named like the flags) or from a SERTRACE_<FLAG>
+environment variable.`,
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().String("config", "", "read options from this YAML file (keys named like the flags)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {

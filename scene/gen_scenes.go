@@ -176,7 +176,7 @@ func HairyCornell() *gltf.Document {
 	b.strands("brown strands", s[:1200], r[:1200], brown, center)
 	b.strands("blonde strands", s[1200:], r[1200:], blonde, center)
 	mats := particleMaterials(b, 16)
-	c, rad, m := cloud(b, 6000, Vec3{-0.9, 1.35, 0}, Vec3{0.9, 1.9, 1.2}, 0.02, mats)
+	c, rad, m := cloud(b, 6000, Vec3{-0.9, 1.3, -0.6}, Vec3{-0.05, 1.85, 0.6}, 0.012, mats)
 	b.points("particles", c, rad, mats, m)
 	return b.doc
 }

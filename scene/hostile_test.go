@@ -203,6 +203,25 @@ func hostileCases() []hostileCase {
 			doc["nodes"] = []any{map[string]any{"mesh": 0, "children": []any{1}}, map[string]any{"children": []any{0}}}
 			return encode(t, doc)
 		}, "cycle"},
+		{"cycle that no scene reaches", func(t testing.TB) []byte {
+			doc := validDoc()
+			doc["nodes"] = append(doc["nodes"].([]any), map[string]any{"children": []any{2}}, map[string]any{"children": []any{1}})
+			return encode(t, doc)
+		}, "cycle"},
+		{"child that does not exist", func(t testing.TB) []byte {
+			doc := validDoc()
+			at(doc, "nodes", 0)["children"] = []any{-3}
+			return encode(t, doc)
+		}, "child -3 does not exist"},
+		{"hierarchy deeper than the limit", func(t testing.TB) []byte {
+			doc := validDoc()
+			var nodes []any
+			for i := 0; i < 3000; i++ {
+				nodes = append(nodes, map[string]any{"children": []any{i + 1}})
+			}
+			doc["nodes"] = append(nodes, map[string]any{"mesh": 0})
+			return encode(t, doc)
+		}, "deeper than 1024"},
 		{"node graph that expands exponentially", func(t testing.TB) []byte {
 			doc := validDoc()
 			var nodes []any

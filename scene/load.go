@@ -124,13 +124,15 @@ func (l *loader) load(data []byte) error {
 	if len(doc.Skins) > 0 {
 		l.warn("skins are not applied: skinned meshes render in their bind pose")
 	}
+	if err := checkNodeGraph(doc.Nodes); err != nil {
+		return err
+	}
 	roots, err := l.rootNodes()
 	if err != nil {
 		return err
 	}
-	onPath := make([]bool, len(doc.Nodes))
 	for _, n := range roots {
-		if err := l.node(n, Identity, 0, onPath); err != nil {
+		if err := l.node(n, Identity, 0); err != nil {
 			return err
 		}
 	}
@@ -191,13 +193,51 @@ func (l *loader) rootNodes() ([]int, error) {
 	return doc.Scenes[s].Nodes, nil
 }
 
+// checkNodeGraph refuses children that do not exist and cycles, whether or
+// not a scene reaches them (an iterative depth-first search, so a deep graph
+// cannot overflow the stack).
+func checkNodeGraph(nodes []*gltf.Node) error {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(nodes))
+	type frame struct{ node, next int }
+	for start := range nodes {
+		if state[start] != unseen {
+			continue
+		}
+		stack := []frame{{start, 0}}
+		state[start] = onPath
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			children := nodes[top.node].Children
+			if top.next == len(children) {
+				state[top.node] = done
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			c := children[top.next]
+			top.next++
+			switch {
+			case c < 0 || c >= len(nodes):
+				return fmt.Errorf("node %d: child %d does not exist (%d nodes in the file)", top.node, c, len(nodes))
+			case state[c] == onPath:
+				return fmt.Errorf("node %d: the node graph has a cycle (node %d is its own ancestor)", c, c)
+			case state[c] == unseen:
+				state[c] = onPath
+				stack = append(stack, frame{c, 0})
+			}
+		}
+	}
+	return nil
+}
+
 // node places node n and its subtree under the parent transform.
-func (l *loader) node(n int, parent Mat4, depth int, onPath []bool) error {
+func (l *loader) node(n int, parent Mat4, depth int) error {
 	if n < 0 || n >= len(l.doc.Nodes) {
 		return fmt.Errorf("node %d does not exist (%d in the file)", n, len(l.doc.Nodes))
-	}
-	if onPath[n] {
-		return fmt.Errorf("node %d: the node graph has a cycle (node %d is its own ancestor)", n, n)
 	}
 	if depth > maxNodeDepth {
 		return fmt.Errorf("node %d: the node hierarchy is deeper than %d", n, maxNodeDepth)
@@ -227,13 +267,11 @@ func (l *loader) node(n int, parent Mat4, depth int, onPath []bool) error {
 	if err := l.light(nd, world); err != nil {
 		return fmt.Errorf("node %d (%s): %w", n, nd.Name, err)
 	}
-	onPath[n] = true
 	for _, c := range nd.Children {
-		if err := l.node(c, world, depth+1, onPath); err != nil {
+		if err := l.node(c, world, depth+1); err != nil {
 			return err
 		}
 	}
-	onPath[n] = false
 	return nil
 }
 

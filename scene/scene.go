@@ -68,12 +68,13 @@ type SphereSet struct {
 	Bounds  Bounds // object space, radii included
 }
 
-// Segment cap flags: a segment that continues its neighbour shares the
-// sphere at their common vertex, so the cap there is dropped, as
-// VK_NV_ray_tracing_linear_swept_spheres does in its chained end-caps mode.
+// Segment join flags. In VK_NV_ray_tracing_linear_swept_spheres' chained
+// end-caps mode the first segment of a chain has both end caps and every
+// following one only its trailing cap: the sphere at a joint is drawn once,
+// by the segment that ends there. A segment with JoinedPrev has no start cap.
 const (
-	JoinedPrev uint8 = 1 << iota // the start vertex is the previous segment's end
-	JoinedNext                   // the end vertex is the next segment's start
+	JoinedPrev uint8 = 1 << iota // the start vertex is the previous segment's end: no start cap
+	JoinedNext                   // the end vertex is the next segment's start (its end cap stays)
 )
 
 // CurveSet is a set of hair strands as linear swept spheres: segment i is the

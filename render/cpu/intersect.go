@@ -1,0 +1,204 @@
+// Package cpu is the CPU backend: an emulator of the GPU ray-tracing pipeline
+// (acceleration structures, hit objects, reordering, a shader binding table
+// of Go shaders) and the reference path tracer that runs on it.
+package cpu
+
+import (
+	"math"
+
+	"sertrace/scene"
+)
+
+// Ray is a ray with its valid interval [TMin, TMax].
+type Ray struct {
+	Origin, Dir scene.Vec3
+	TMin, TMax  float32
+}
+
+// shearedRay holds the per-ray constants of the watertight ray–triangle test
+// (Woop, Benthin and Wald, JCGT 2013): the axis the ray mostly follows is kz,
+// and a shear makes the ray run along it.
+type shearedRay struct {
+	kx, ky, kz int
+	sx, sy, sz float32
+}
+
+func newShearedRay(d scene.Vec3) shearedRay {
+	kz := 0
+	if math.Abs(float64(d[1])) > math.Abs(float64(d[kz])) {
+		kz = 1
+	}
+	if math.Abs(float64(d[2])) > math.Abs(float64(d[kz])) {
+		kz = 2
+	}
+	kx, ky := (kz+1)%3, (kz+2)%3
+	if d[kz] < 0 { // keep the winding
+		kx, ky = ky, kx
+	}
+	return shearedRay{kx: kx, ky: ky, kz: kz, sx: d[kx] / d[kz], sy: d[ky] / d[kz], sz: 1 / d[kz]}
+}
+
+// intersectTriangle returns the hit distance and the barycentrics (u, v) of
+// v1 and v2, as Vulkan reports them, or ok false. It is watertight: a ray
+// through a shared edge or vertex hits at least one of the triangles.
+func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin, tmax float32) (t, u, v float32, ok bool) {
+	a, b, c := v0.Sub(o), v1.Sub(o), v2.Sub(o)
+	ax, ay := a[s.kx]-s.sx*a[s.kz], a[s.ky]-s.sy*a[s.kz]
+	bx, by := b[s.kx]-s.sx*b[s.kz], b[s.ky]-s.sy*b[s.kz]
+	cx, cy := c[s.kx]-s.sx*c[s.kz], c[s.ky]-s.sy*c[s.kz]
+	e0 := cx*by - cy*bx // weight of v0
+	e1 := ax*cy - ay*cx // of v1
+	e2 := bx*ay - by*ax // of v2
+	if e0 == 0 || e1 == 0 || e2 == 0 {
+		// On an edge in float32: decide in float64 so neighbours agree.
+		e0 = float32(float64(cx)*float64(by) - float64(cy)*float64(bx))
+		e1 = float32(float64(ax)*float64(cy) - float64(ay)*float64(cx))
+		e2 = float32(float64(bx)*float64(ay) - float64(by)*float64(ax))
+	}
+	if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
+		return 0, 0, 0, false
+	}
+	det := e0 + e1 + e2
+	if det == 0 {
+		return 0, 0, 0, false
+	}
+	az, bz, cz := s.sz*a[s.kz], s.sz*b[s.kz], s.sz*c[s.kz]
+	tScaled := e0*az + e1*bz + e2*cz
+	if det > 0 {
+		if tScaled <= tmin*det || tScaled >= tmax*det {
+			return 0, 0, 0, false
+		}
+	} else if tScaled >= tmin*det || tScaled <= tmax*det {
+		return 0, 0, 0, false
+	}
+	inv := 1 / det
+	return tScaled * inv, e1 * inv, e2 * inv, true
+}
+
+// d3 is a float64 vector, for the quadratics whose float32 forms lose the
+// small primitives that hair and particles are.
+type d3 [3]float64
+
+func to64(v scene.Vec3) d3         { return d3{float64(v[0]), float64(v[1]), float64(v[2])} }
+func (a d3) add(b d3) d3           { return d3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
+func (a d3) sub(b d3) d3           { return d3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func (a d3) scale(s float64) d3    { return d3{a[0] * s, a[1] * s, a[2] * s} }
+func (a d3) dot(b d3) float64      { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func (a d3) at(d d3, t float64) d3 { return d3{a[0] + t*d[0], a[1] + t*d[1], a[2] + t*d[2]} }
+
+// intersectSphere returns the nearest hit in (tmin, tmax) with a sphere.
+// It solves the quadratic in float64 about the point of the ray nearest to
+// the centre, which keeps small, distant spheres exact (Haines et al.,
+// "Precision Improvements for Ray/Sphere Intersection", Ray Tracing Gems).
+func intersectSphere(o, d, c scene.Vec3, r, tmin, tmax float32) (float32, bool) {
+	if !(r > 0) {
+		return 0, false // a zero-radius particle is not there to hit
+	}
+	dv := to64(d)
+	dd := dv.dot(dv)
+	oc := to64(o).sub(to64(c))
+	tc := -oc.dot(dv) / dd // nearest approach
+	p := oc.at(dv, tc)
+	disc := float64(r)*float64(r) - p.dot(p)
+	if disc < 0 {
+		return 0, false
+	}
+	h := math.Sqrt(disc / dd)
+	if t := tc - h; t > float64(tmin) && t < float64(tmax) {
+		return float32(t), true
+	}
+	if t := tc + h; t > float64(tmin) && t < float64(tmax) {
+		return float32(t), true
+	}
+	return 0, false
+}
+
+// sweptSphereHit is a hit on a linear swept sphere: where, and u, the
+// parameter along the segment of the sphere the hit lies on (0 at the start
+// cap, 1 at the end cap), as VK_NV_ray_tracing_linear_swept_spheres reports it.
+type sweptSphereHit struct {
+	T, U float32
+}
+
+// intersectSweptSphere intersects the round cone from sphere (a, ra) to
+// sphere (b, rb): the two spheres and the cone tangent to both. With
+// startCap false the start sphere's cap is left out (a chained segment, whose
+// predecessor draws the sphere at the joint). It solves in float64 with the
+// ray's origin moved next to the segment, for precision with thin hair.
+func intersectSweptSphere(o, d, a, b scene.Vec3, ra, rb float32, startCap bool, tmin, tmax float32) (sweptSphereHit, bool) {
+	dv, a64 := to64(d), to64(a)
+	dd := dv.dot(dv)
+	ba := to64(b).sub(a64)
+	mid := a64.add(ba.scale(0.5))
+	t0 := -to64(o).sub(mid).dot(dv) / dd // nearest approach to the midpoint
+	oa := to64(o).sub(a64).at(dv, t0)    // the moved origin, relative to a
+	ob := oa.sub(ba)
+	l := math.Sqrt(ba.dot(ba))
+	r0, r1 := float64(ra), float64(rb)
+	lo := float64(tmin) - t0
+	best, bestU, found := float64(tmax)-t0, 0.0, false
+	try := func(t, u float64) {
+		if t > lo && t < best {
+			best, bestU, found = t, u, true
+		}
+	}
+	// sphere tries both hits with the sphere of radius r about the origin
+	// offset oc, where keep accepts the hit's axial coordinate (dot with ba).
+	sphere := func(oc d3, r, u float64, keep func(sl float64) bool) {
+		bq := oc.dot(dv)
+		disc := bq*bq - dd*(oc.dot(oc)-r*r)
+		if disc < 0 {
+			return
+		}
+		h := math.Sqrt(disc)
+		for _, t := range [2]float64{(-bq - h) / dd, (-bq + h) / dd} {
+			if keep(oa.at(dv, t).dot(ba)) {
+				try(t, u)
+			}
+		}
+	}
+	always := func(float64) bool { return true }
+	switch {
+	case l <= math.Abs(r0-r1) && r0 >= r1: // the start sphere holds the end one
+		if startCap {
+			sphere(oa, r0, 0, always)
+		}
+	case l <= math.Abs(r0-r1): // the end sphere holds the start one
+		sphere(ob, r1, 1, always)
+	default:
+		k := (r0 - r1) / l // sine of the cone's half-angle
+		c2 := 1 - k*k
+		// The tangent circles lie at axial coordinates r0·k and l + r1·k; the
+		// keep functions get them times l.
+		sa, sb := r0*k*l, (l+r1*k)*l
+		if startCap {
+			sphere(oa, r0, 0, func(sl float64) bool { return sl <= sa })
+		}
+		sphere(ob, r1, 1, func(sl float64) bool { return sl >= sb })
+		// The cone: (1 − k²)|w|² − s² + 2·r0·k·s − r0² = 0 for w = p − a and
+		// s = w·ĉ, between the tangent circles: a quadratic in t.
+		c := ba.scale(1 / l)
+		s0, sd := oa.dot(c), dv.dot(c)
+		qa := c2*dd - sd*sd
+		qb := c2*oa.dot(dv) - s0*sd + r0*k*sd
+		qc := c2*oa.dot(oa) - s0*s0 + 2*r0*k*s0 - r0*r0
+		if disc := qb*qb - qa*qc; disc >= 0 && qa != 0 {
+			h := math.Sqrt(disc)
+			for _, t := range [2]float64{(-qb - h) / qa, (-qb + h) / qa} {
+				if s := s0 + t*sd; s*l >= sa && s*l <= sb {
+					try(t, (s-r0*k)/(l*c2))
+				}
+			}
+		}
+	}
+	if !found {
+		return sweptSphereHit{}, false
+	}
+	return sweptSphereHit{T: float32(best + t0), U: float32(min(max(bestU, 0), 1))}, true
+}
+
+// sweptSphereNormal is the outward normal at p of the round cone, given the
+// hit's u: the direction from the centre of the sphere at u to p.
+func sweptSphereNormal(p, a, b scene.Vec3, u float32) scene.Vec3 {
+	return p.Sub(a.Add(b.Sub(a).Scale(u))).Normalize()
+}

@@ -1,0 +1,215 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"sertrace/scene"
+)
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestTriangleHitAndBarycentrics(t *testing.T) {
+	v0, v1, v2 := scene.Vec3{0, 0, 0}, scene.Vec3{1, 0, 0}, scene.Vec3{0, 1, 0}
+	for _, dir := range []scene.Vec3{{0, 0, -1}, {0, 0, 1}} {
+		o := scene.Vec3{0.25, 0.5, 2}
+		if dir[2] > 0 {
+			o[2] = -2
+		}
+		s := newShearedRay(dir)
+		tt, u, v, ok := intersectTriangle(o, &s, v0, v1, v2, 0, 10)
+		if !ok || tt != 2 || u != 0.25 || v != 0.5 {
+			t.Errorf("dir %v: t %v u %v v %v ok %v", dir, tt, u, v, ok)
+		}
+		if _, _, _, ok := intersectTriangle(o, &s, v0, v1, v2, 0, 1.5); ok {
+			t.Error("hit beyond tmax")
+		}
+	}
+	s := newShearedRay(scene.Vec3{0, 0, -1})
+	if _, _, _, ok := intersectTriangle(scene.Vec3{0.8, 0.8, 1}, &s, v0, v1, v2, 0, 10); ok {
+		t.Error("hit outside the triangle")
+	}
+}
+
+// TestTrianglesAreWatertight: rays aimed exactly at the shared edge of two
+// triangles, and at their shared vertices, always hit one of them.
+func TestTrianglesAreWatertight(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		// Two triangles on either side of a shared edge p0–p2 (a quad).
+		var p [4]scene.Vec3
+		p[0] = scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*0.2 - 0.1}
+		p[2] = scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, p[0][2]}
+		p[2][2] += (rng.Float32() - 0.5) * 0.2 * p[2].Sub(p[0]).Length()
+		e := p[2].Sub(p[0])
+		side := scene.Vec3{-e[1], e[0], 0}
+		mid := p[0].Add(e.Scale(0.5))
+		// Bent a little out of plane, never so far that the ray sees the two
+		// triangles on one side of the edge.
+		bend := e.Length() * 0.2
+		p[1] = mid.Sub(side).Add(scene.Vec3{0, 0, (rng.Float32() - 0.5) * bend})
+		p[3] = mid.Add(side).Add(scene.Vec3{0, 0, (rng.Float32() - 0.5) * bend})
+		f := 0.01 + 0.98*rng.Float32()
+		target := p[0].Add(p[2].Sub(p[0]).Scale(f))
+		o := scene.Vec3{rng.Float32()*4 - 2, rng.Float32()*4 - 2, 5}
+		d := target.Sub(o)
+		s := newShearedRay(d)
+		_, _, _, a := intersectTriangle(o, &s, p[0], p[1], p[2], 0, 2)
+		_, _, _, b := intersectTriangle(o, &s, p[0], p[2], p[3], 0, 2)
+		if !a && !b {
+			t.Fatalf("ray %d through the shared edge missed both triangles", i)
+		}
+	}
+}
+
+// TestTriangleFanIsWatertightAtItsVertex: rays through the shared vertex of a
+// closed fan hit at least one triangle.
+func TestTriangleFanIsWatertightAtItsVertex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 20000; i++ {
+		c := scene.Vec3{rng.Float32(), rng.Float32(), rng.Float32()}
+		var rim [7]scene.Vec3
+		for k := range rim {
+			a := 2 * math.Pi * (float64(k) + 0.4*rng.Float64()) / float64(len(rim))
+			rim[k] = c.Add(scene.Vec3{float32(math.Cos(a)), float32(math.Sin(a)), rng.Float32()*0.4 - 0.2})
+		}
+		o := c.Add(scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, 3})
+		s := newShearedRay(c.Sub(o))
+		hit := false
+		for k := range rim {
+			_, _, _, ok := intersectTriangle(o, &s, c, rim[k], rim[(k+1)%len(rim)], 0, 2)
+			hit = hit || ok
+		}
+		if !hit {
+			t.Fatalf("ray %d through the fan's centre missed every triangle", i)
+		}
+	}
+}
+
+func TestSphereClosedForm(t *testing.T) {
+	c := scene.Vec3{1, 2, 3}
+	if tt, ok := intersectSphere(scene.Vec3{1, 2, -7}, scene.Vec3{0, 0, 1}, c, 2, 0, 100); !ok || tt != 8 {
+		t.Errorf("outside: %v %v", tt, ok)
+	}
+	if tt, ok := intersectSphere(c, scene.Vec3{0, 0, 2}, c, 2, 0, 100); !ok || tt != 1 {
+		t.Errorf("inside, unnormalised direction: %v %v", tt, ok)
+	}
+	if _, ok := intersectSphere(scene.Vec3{1, 4.01, -7}, scene.Vec3{0, 0, 1}, c, 2, 0, 100); ok {
+		t.Error("grazing miss hit")
+	}
+	// A 0.1 mm particle 1 km away: float32 quadratics lose it entirely.
+	tt, ok := intersectSphere(scene.Vec3{0, 0, 0}, scene.Vec3{0, 0, 1}, scene.Vec3{0, 0.00005, 1000}, 0.0001, 0, 2000)
+	want := 1000 - math.Sqrt(0.0001*0.0001-0.00005*0.00005)
+	if !ok || !near(float64(tt), want, 1e-4) {
+		t.Errorf("small distant sphere: %v %v, want %v", tt, ok, want)
+	}
+	if _, ok := intersectSphere(scene.Vec3{}, scene.Vec3{0, 0, 1}, scene.Vec3{0, 0, 5}, 0, 0, 10); ok {
+		t.Error("a zero-radius sphere was hit")
+	}
+}
+
+// roundConeDistance is the signed distance to the union of the spheres swept
+// from (a, ra) to (b, rb), and the u of the nearest sphere: an independent
+// reference for the analytic intersection. |p − c(u)| − r(u) is convex in u,
+// so a golden-section search finds its minimum.
+func roundConeDistance(p, a, b scene.Vec3, ra, rb float32) (dist, u float64) {
+	f := func(u float64) float64 {
+		c := to64(a).add(to64(b).sub(to64(a)).scale(u))
+		q := to64(p).sub(c)
+		return math.Sqrt(q.dot(q)) - (float64(ra) + (float64(rb)-float64(ra))*u)
+	}
+	lo, hi := 0.0, 1.0
+	g := (math.Sqrt(5) - 1) / 2
+	for i := 0; i < 80; i++ {
+		m1, m2 := hi-g*(hi-lo), lo+g*(hi-lo)
+		if f(m1) < f(m2) {
+			hi = m2
+		} else {
+			lo = m1
+		}
+	}
+	u = (lo + hi) / 2
+	return f(u), u
+}
+
+// TestSweptSphereAgainstDistanceField: random rays at random round cones hit
+// where sphere tracing the distance field reaches the surface, with the same u.
+func TestSweptSphereAgainstDistanceField(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	hits := 0
+	for i := 0; i < 2000; i++ {
+		a := scene.Vec3{rng.Float32(), rng.Float32(), rng.Float32()}
+		b := a.Add(scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*2 - 1})
+		ra, rb := 0.05+0.3*rng.Float32(), 0.05+0.3*rng.Float32()
+		target := a.Add(b.Sub(a).Scale(rng.Float32())).Add(scene.Vec3{rng.Float32()*0.6 - 0.3, rng.Float32()*0.6 - 0.3, rng.Float32()*0.6 - 0.3})
+		o := target.Add(scene.Vec3{rng.Float32()*6 - 3, rng.Float32()*6 - 3, rng.Float32()*6 - 3})
+		d := target.Sub(o).Normalize()
+		if dist, _ := roundConeDistance(o, a, b, ra, rb); dist <= 0 {
+			continue // the origin is inside
+		}
+		// Sphere tracing: the distance to a union of spheres is exact outside it.
+		ref, refU := -1.0, 0.0
+		for tt := 0.0; tt < 20; {
+			dist, u := roundConeDistance(o.Add(d.Scale(float32(tt))), a, b, ra, rb)
+			if dist < 1e-7 {
+				ref, refU = tt, u
+				break
+			}
+			tt += dist
+		}
+		h, ok := intersectSweptSphere(o, d, a, b, ra, rb, true, 0, 100)
+		if (ref >= 0) != ok {
+			t.Fatalf("case %d: analytic hit %v, distance field %v (t %v)", i, ok, ref >= 0, ref)
+		}
+		if !ok {
+			continue
+		}
+		hits++
+		if !near(float64(h.T), ref, 1e-5) || !near(float64(h.U), refU, 1e-3) {
+			t.Errorf("case %d: t %v u %v, distance field t %v u %v", i, h.T, h.U, ref, refU)
+		}
+		// The normal from u points out of the surface, perpendicular to it.
+		p := o.Add(d.Scale(h.T))
+		n := sweptSphereNormal(p, a, b, h.U)
+		out, _ := roundConeDistance(p.Add(n.Scale(1e-3)), a, b, ra, rb)
+		if !near(out, 1e-3, 1e-4) {
+			t.Errorf("case %d: stepping along the normal gains %v, want 1e-3", i, out)
+		}
+	}
+	if hits < 500 {
+		t.Errorf("only %d of 2000 rays hit: the test checks too little", hits)
+	}
+}
+
+func TestSweptSphereCapsAndThinHair(t *testing.T) {
+	a, b := scene.Vec3{0, 0, 0}, scene.Vec3{1, 0, 0}
+	// Along the axis into the start cap: t = 2 − ra, u = 0.
+	h, ok := intersectSweptSphere(scene.Vec3{-2, 0, 0}, scene.Vec3{1, 0, 0}, a, b, 0.2, 0.1, true, 0, 10)
+	if !ok || !near(float64(h.T), 1.8, 1e-6) || h.U != 0 {
+		t.Errorf("start cap: %+v %v", h, ok)
+	}
+	// Without the start cap the ray passes inside and leaves through the end cap.
+	h, ok = intersectSweptSphere(scene.Vec3{-2, 0, 0}, scene.Vec3{1, 0, 0}, a, b, 0.2, 0.1, false, 0, 10)
+	if !ok || !near(float64(h.T), 3.1, 1e-6) || h.U != 1 {
+		t.Errorf("chained segment: %+v %v", h, ok)
+	}
+	// A cylinder (equal radii) from the side: t = 2 − r at u = 0.25.
+	h, ok = intersectSweptSphere(scene.Vec3{0.25, -2, 0}, scene.Vec3{0, 1, 0}, a, b, 0.1, 0.1, true, 0, 10)
+	if !ok || !near(float64(h.T), 1.9, 1e-6) || !near(float64(h.U), 0.25, 1e-6) {
+		t.Errorf("cylinder: %+v %v", h, ok)
+	}
+	// A 50 µm hair 2 m away still hits within a fraction of its radius.
+	r := float32(0.00005)
+	o := scene.Vec3{0.3, -2, 0.00002}
+	h, ok = intersectSweptSphere(o, scene.Vec3{0, 1, 0}, a, b, r, r, true, 0, 10)
+	want := 2 - math.Sqrt(float64(r)*float64(r)-0.00002*0.00002)
+	if !ok || !near(float64(h.T), want, 2e-6) {
+		t.Errorf("thin hair: %+v %v, want t %v", h, ok, want)
+	}
+	// One sphere inside the other: just the larger sphere.
+	h, ok = intersectSweptSphere(scene.Vec3{0, 0, -3}, scene.Vec3{0, 0, 1}, a, scene.Vec3{0.1, 0, 0}, 0.5, 0.1, true, 0, 10)
+	if !ok || !near(float64(h.T), 2.5, 1e-6) || h.U != 0 {
+		t.Errorf("nested spheres: %+v %v", h, ok)
+	}
+}

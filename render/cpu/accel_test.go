@@ -1,0 +1,196 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"sertrace/scene"
+)
+
+// randomScene holds random triangles, spheres and hair, instanced several
+// times under rotations, non-uniform scales and translations.
+func randomScene(rng *rand.Rand) *scene.Scene {
+	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()}}
+	r3 := func(s float32) scene.Vec3 {
+		return scene.Vec3{(rng.Float32()*2 - 1) * s, (rng.Float32()*2 - 1) * s, (rng.Float32()*2 - 1) * s}
+	}
+	m := scene.Mesh{Bounds: scene.EmptyBounds()}
+	for i := 0; i < 600; i++ {
+		c := r3(1)
+		for k := 0; k < 3; k++ {
+			m.Positions = append(m.Positions, c.Add(r3(0.15)))
+			m.Indices = append(m.Indices, uint32(len(m.Positions)-1))
+		}
+	}
+	for _, p := range m.Positions {
+		m.Bounds.Extend(p)
+	}
+	s := scene.SphereSet{Bounds: scene.EmptyBounds()}
+	for i := 0; i < 400; i++ {
+		c, r := r3(1), 0.01+0.05*rng.Float32()
+		s.Centers, s.Radii = append(s.Centers, c), append(s.Radii, r)
+		s.Bounds.Extend(c.Sub(scene.Vec3{r, r, r}))
+		s.Bounds.Extend(c.Add(scene.Vec3{r, r, r}))
+	}
+	cs := scene.CurveSet{Bounds: scene.EmptyBounds()}
+	for strand := 0; strand < 40; strand++ {
+		p := r3(1)
+		for k := 0; k <= 10; k++ {
+			cs.Positions = append(cs.Positions, p)
+			cs.Radii = append(cs.Radii, 0.02*(1-float32(k)/12))
+			if k < 10 {
+				j := uint8(0)
+				if k > 0 {
+					j |= scene.JoinedPrev
+				}
+				if k < 9 {
+					j |= scene.JoinedNext
+				}
+				cs.Segments = append(cs.Segments, uint32(len(cs.Positions)-1))
+				cs.Joins = append(cs.Joins, j)
+			}
+			p = p.Add(r3(0.08))
+		}
+	}
+	for i, p := range cs.Positions {
+		r := cs.Radii[i]
+		cs.Bounds.Extend(p.Sub(scene.Vec3{r, r, r}))
+		cs.Bounds.Extend(p.Add(scene.Vec3{r, r, r}))
+	}
+	sc.Meshes, sc.SphereSets, sc.CurveSets = []scene.Mesh{m}, []scene.SphereSet{s}, []scene.CurveSet{cs}
+	for i := 0; i < 6; i++ {
+		for kind := scene.Triangles; kind <= scene.SweptSpheres; kind++ {
+			q := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			t := r3(3)
+			xf := scene.TRS([3]float64{float64(t[0]), float64(t[1]), float64(t[2])}, q,
+				[3]float64{0.5 + rng.Float64(), 0.5 + rng.Float64(), 0.5 + rng.Float64()})
+			sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: kind}, Transform: xf})
+		}
+	}
+	return sc
+}
+
+// bruteForce tests every primitive of every instance.
+func bruteForce(sc *scene.Scene, ray *Ray) Hit {
+	best := Hit{T: ray.TMax, Instance: -1}
+	for i, in := range sc.Instances {
+		inv := affineInverse(in.Transform)
+		o, d := inv.point(ray.Origin), inv.vector(ray.Dir)
+		switch in.Geometry.Kind {
+		case scene.Triangles:
+			m := &sc.Meshes[0]
+			sr := newShearedRay(d)
+			for p := 0; p < m.TriangleCount(); p++ {
+				if t, _, _, ok := intersectTriangle(o, &sr, m.Positions[3*p], m.Positions[3*p+1], m.Positions[3*p+2], ray.TMin, best.T); ok {
+					best = Hit{T: t, Instance: int32(i), Prim: int32(p)}
+				}
+			}
+		case scene.Spheres:
+			s := &sc.SphereSets[0]
+			for p := range s.Centers {
+				if t, ok := intersectSphere(o, d, s.Centers[p], s.Radii[p], ray.TMin, best.T); ok {
+					best = Hit{T: t, Instance: int32(i), Prim: int32(p)}
+				}
+			}
+		case scene.SweptSpheres:
+			c := &sc.CurveSets[0]
+			for p, v := range c.Segments {
+				if h, ok := intersectSweptSphere(o, d, c.Positions[v], c.Positions[v+1], c.Radii[v], c.Radii[v+1], c.Joins[p]&scene.JoinedPrev == 0, ray.TMin, best.T); ok {
+					best = Hit{T: h.T, Instance: int32(i), Prim: int32(p)}
+				}
+			}
+		}
+	}
+	return best
+}
+
+// TestAccelMatchesBruteForce: the two-level BVH finds exactly the hits that
+// testing every primitive finds, for closest-hit and shadow rays.
+func TestAccelMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	sc := randomScene(rng)
+	acc := BuildAccel(sc, nil)
+	hits := 0
+	for i := 0; i < 3000; i++ {
+		o := scene.Vec3{rng.Float32()*12 - 6, rng.Float32()*12 - 6, rng.Float32()*12 - 6}
+		target := scene.Vec3{rng.Float32()*6 - 3, rng.Float32()*6 - 3, rng.Float32()*6 - 3}
+		ray := Ray{Origin: o, Dir: target.Sub(o).Normalize(), TMin: 0, TMax: float32(math.Inf(1))}
+		if i%3 == 0 {
+			ray.TMax = rng.Float32() * 10
+		}
+		want := bruteForce(sc, &ray)
+		got, ok := acc.Intersect(&ray)
+		if ok != (want.Instance >= 0) || (ok && (got.Instance != want.Instance || got.Prim != want.Prim || got.T != want.T)) {
+			t.Fatalf("ray %d: got %+v (%v), brute force %+v", i, got, ok, want)
+		}
+		if acc.Occluded(&ray) != ok {
+			t.Fatalf("ray %d: occluded %v but closest hit %v", i, !ok, ok)
+		}
+		if ok {
+			hits++
+		}
+	}
+	if hits < 500 {
+		t.Errorf("only %d hits: the test checks too little", hits)
+	}
+}
+
+// TestBVHStructure: every primitive is in exactly one leaf, inside every box
+// on its path, and leaves are small.
+func TestBVHStructure(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	boxes := make([]scene.Bounds, 50000)
+	for i := range boxes {
+		c := scene.Vec3{rng.Float32(), rng.Float32() * 10, float32(rng.NormFloat64())}
+		if i%100 == 0 {
+			c = scene.Vec3{0.5, 0.5, 0.5} // many coincident centres
+		}
+		boxes[i] = scene.Bounds{Min: c, Max: c.Add(scene.Vec3{0.01, 0.02, 0.01})}
+	}
+	boxes[7] = scene.EmptyBounds() // left out
+	bvh := BuildBVH(len(boxes), func(i int) scene.Bounds { return boxes[i] })
+	seen := make([]int, len(boxes))
+	var walk func(n int32, box scene.Bounds, depth int)
+	walk = func(n int32, box scene.Bounds, depth int) {
+		if depth > maxSAHDepth+34 {
+			t.Fatalf("tree deeper than the traversal stack allows")
+		}
+		node := &bvh.Nodes[n]
+		for i := 0; i < 4; i++ {
+			if node.Child[i] < 0 && node.Count[i] == 0 {
+				continue
+			}
+			cb := scene.Bounds{Min: scene.Vec3{node.Min[0][i], node.Min[1][i], node.Min[2][i]}, Max: scene.Vec3{node.Max[0][i], node.Max[1][i], node.Max[2][i]}}
+			if node.Count[i] == 0 {
+				walk(node.Child[i], cb, depth+1)
+				continue
+			}
+			if node.Count[i] > maxLeaf {
+				t.Fatalf("leaf of %d", node.Count[i])
+			}
+			for _, p := range bvh.Prims[node.Child[i] : node.Child[i]+int32(node.Count[i])] {
+				seen[p]++
+				b := boxes[p]
+				if b.Min.Min(cb.Min) != cb.Min || b.Max.Max(cb.Max) != cb.Max {
+					t.Fatalf("primitive %d sticks out of its leaf's box", p)
+				}
+			}
+		}
+	}
+	walk(0, scene.Bounds{}, 0)
+	for i, n := range seen {
+		if want := 1; i == 7 {
+			want = 0
+			if n != want {
+				t.Fatalf("the empty box is in the tree")
+			}
+		} else if n != want {
+			t.Fatalf("primitive %d is in %d leaves", i, n)
+		}
+	}
+	if !slices.Contains(bvh.Prims, 0) {
+		t.Error("primitive 0 is missing")
+	}
+}

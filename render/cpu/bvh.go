@@ -1,0 +1,287 @@
+package cpu
+
+import (
+	"cmp"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"sertrace/scene"
+)
+
+// BVH is a 4-wide bounding volume hierarchy, flattened: each node holds its
+// four children's boxes together (per axis, per child) so that one node visit
+// tests four boxes with the same few lines. It is built over anything with
+// boxes: triangles, spheres, swept-sphere segments, instances.
+type BVH struct {
+	Nodes []Node4
+	// Prims lists primitive indices in leaf order; a leaf is a run of it.
+	Prims []uint32
+}
+
+// Node4 is one node: for child i, its box is (Min[a][i], Max[a][i]) on axis a;
+// Count[i] > 0 makes it a leaf of Prims[Child[i] : Child[i]+Count[i]];
+// Count[i] == 0 makes Child[i] an inner node, or nothing when Child[i] < 0.
+type Node4 struct {
+	Min, Max [3][4]float32
+	Child    [4]int32
+	Count    [4]uint16
+}
+
+// Build limits: leaves of at most maxLeaf primitives, 16 bins per axis for
+// the surface area heuristic, and parallel subtrees above parallelMin.
+const (
+	maxLeaf      = 8
+	sahBins      = 16
+	parallelMin  = 1 << 14
+	traversalSAH = 1.0 // cost of a node visit, relative to a primitive test
+)
+
+// buildPrim is a primitive's box and centre, as the builder sorts them.
+type buildPrim struct {
+	lo, hi scene.Vec3
+	c      scene.Vec3
+	index  uint32
+}
+
+// BuildBVH builds a BVH over n primitives whose boxes bound(i) gives;
+// primitives with empty or non-finite boxes are left out (nothing can hit
+// them). The build splits by the binned surface area heuristic and runs
+// large subtrees in parallel.
+func BuildBVH(n int, bound func(i int) scene.Bounds) *BVH {
+	prims := make([]buildPrim, 0, n)
+	for i := 0; i < n; i++ {
+		b := bound(i)
+		if b.Empty() || !b.Min.Finite() || !b.Max.Finite() {
+			continue
+		}
+		prims = append(prims, buildPrim{lo: b.Min, hi: b.Max, c: b.Center(), index: uint32(i)})
+	}
+	bvh := &BVH{Prims: make([]uint32, len(prims))}
+	if len(prims) == 0 {
+		bvh.Nodes = []Node4{emptyNode()}
+		return bvh
+	}
+	// A 4-wide tree over n primitives has fewer than n inner nodes; the root
+	// is node 0 even when it is one leaf.
+	b := &builder{nodes: make([]Node4, len(prims)+1), prims: prims}
+	b.next.Store(1)
+	b.sem = make(chan struct{}, runtime.GOMAXPROCS(0))
+	b.node(0, 0, len(prims), 0)
+	b.wg.Wait()
+	bvh.Nodes = b.nodes[:b.next.Load()]
+	for i, p := range prims {
+		bvh.Prims[i] = p.index
+	}
+	return bvh
+}
+
+func emptyNode() Node4 {
+	n := Node4{Child: [4]int32{-1, -1, -1, -1}}
+	for a := 0; a < 3; a++ {
+		for i := 0; i < 4; i++ {
+			n.Min[a][i], n.Max[a][i] = float32(math.Inf(1)), float32(math.Inf(-1))
+		}
+	}
+	return n
+}
+
+type builder struct {
+	nodes []Node4
+	prims []buildPrim
+	next  atomic.Int32
+	wg    sync.WaitGroup
+	sem   chan struct{}
+}
+
+// span is a run of prims [lo, hi) with its box.
+type span struct {
+	lo, hi int
+	box    scene.Bounds
+}
+
+func (b *builder) bounds(lo, hi int) scene.Bounds {
+	box := scene.EmptyBounds()
+	for _, p := range b.prims[lo:hi] {
+		box.Min, box.Max = box.Min.Min(p.lo), box.Max.Max(p.hi)
+	}
+	return box
+}
+
+// node fills node index with up to four children made from prims [lo, hi):
+// it splits the child with the largest surface area until there are four
+// or none can be split with profit.
+func (b *builder) node(index int32, lo, hi, depth int) {
+	kids := []span{{lo, hi, b.bounds(lo, hi)}}
+	if hi-lo <= maxLeaf && !b.worthSplitting(lo, hi) {
+		// Keep the root an inner node over one leaf so traversal has one shape.
+		b.fill(index, kids, depth)
+		return
+	}
+	for len(kids) < 4 {
+		best, area := -1, float32(-1)
+		for i, k := range kids {
+			if k.hi-k.lo > 1 && (k.hi-k.lo > maxLeaf || b.worthSplitting(k.lo, k.hi)) {
+				if a := surfaceArea(k.box); a > area {
+					best, area = i, a
+				}
+			}
+		}
+		if best < 0 {
+			break
+		}
+		k := kids[best]
+		mid := b.split(k.lo, k.hi, depth)
+		kids[best] = span{k.lo, mid, b.bounds(k.lo, mid)}
+		kids = append(kids, span{mid, k.hi, b.bounds(mid, k.hi)})
+	}
+	b.fill(index, kids, depth)
+}
+
+// fill writes the children into node index, recursing (in parallel for big
+// subtrees) into those that are too large to be leaves.
+func (b *builder) fill(index int32, kids []span, depth int) {
+	n := emptyNode()
+	for i, k := range kids {
+		for a := 0; a < 3; a++ {
+			n.Min[a][i], n.Max[a][i] = k.box.Min[a], k.box.Max[a]
+		}
+		if k.hi-k.lo <= maxLeaf {
+			n.Child[i], n.Count[i] = int32(k.lo), uint16(k.hi-k.lo)
+			continue
+		}
+		child := b.next.Add(1) - 1
+		n.Child[i] = child
+		if k.hi-k.lo >= parallelMin {
+			select {
+			case b.sem <- struct{}{}:
+				b.wg.Add(1)
+				go func(k span) {
+					defer func() { <-b.sem; b.wg.Done() }()
+					b.node(child, k.lo, k.hi, depth+1)
+				}(k)
+				continue
+			default:
+			}
+		}
+		b.node(child, k.lo, k.hi, depth+1)
+	}
+	b.nodes[index] = n
+}
+
+func surfaceArea(b scene.Bounds) float32 {
+	d := b.Max.Sub(b.Min)
+	return 2 * (d[0]*d[1] + d[1]*d[2] + d[2]*d[0])
+}
+
+// worthSplitting reports whether a small run is cheaper as two leaves than
+// as one by the surface area heuristic.
+func (b *builder) worthSplitting(lo, hi int) bool {
+	if hi-lo < 2 {
+		return false
+	}
+	_, _, cost := b.bestSplit(lo, hi)
+	return cost < float32(hi-lo)*surfaceArea(b.bounds(lo, hi))
+}
+
+// bestSplit finds the binned-SAH split of [lo, hi): the axis, the bin
+// boundary, and its cost (unnormalised: areas times counts, plus a node visit).
+func (b *builder) bestSplit(lo, hi int) (axis int, boundary float32, cost float32) {
+	cb := scene.EmptyBounds()
+	for _, p := range b.prims[lo:hi] {
+		cb.Extend(p.c)
+	}
+	cost = float32(math.Inf(1))
+	axis = -1
+	for a := 0; a < 3; a++ {
+		extent := cb.Max[a] - cb.Min[a]
+		if !(extent > 0) {
+			continue
+		}
+		var bins [sahBins]struct {
+			box   scene.Bounds
+			count int
+		}
+		for i := range bins {
+			bins[i].box = scene.EmptyBounds()
+		}
+		scale := sahBins / extent
+		for _, p := range b.prims[lo:hi] {
+			k := min(int((p.c[a]-cb.Min[a])*scale), sahBins-1)
+			bins[k].count++
+			bins[k].box.Min, bins[k].box.Max = bins[k].box.Min.Min(p.lo), bins[k].box.Max.Max(p.hi)
+		}
+		// Sweep from the right, then from the left.
+		var rightArea [sahBins]float32
+		var rightCount [sahBins]int
+		acc, cnt := scene.EmptyBounds(), 0
+		for i := sahBins - 1; i > 0; i-- {
+			acc.Union(bins[i].box)
+			cnt += bins[i].count
+			rightArea[i], rightCount[i] = surfaceArea(acc), cnt
+		}
+		acc, cnt = scene.EmptyBounds(), 0
+		for i := 0; i < sahBins-1; i++ {
+			acc.Union(bins[i].box)
+			cnt += bins[i].count
+			if cnt == 0 || rightCount[i+1] == 0 {
+				continue
+			}
+			c := surfaceArea(acc)*float32(cnt) + rightArea[i+1]*float32(rightCount[i+1])
+			if c < cost {
+				axis, boundary, cost = a, cb.Min[a]+float32(i+1)/scale, c
+			}
+		}
+	}
+	if axis >= 0 {
+		cost += traversalSAH * surfaceArea(b.bounds(lo, hi))
+	}
+	return axis, boundary, cost
+}
+
+// maxSAHDepth is the depth below which splits are balanced (by count)
+// rather than by SAH, so that adversarial input cannot make the tree as deep
+// as it has primitives; traversal's stack is sized for it.
+const maxSAHDepth = 48
+
+// split partitions [lo, hi) and returns the index of the second half: by the
+// best SAH split, or, deep in the tree or when every centre coincides, at
+// the median along the widest axis of the centres.
+func (b *builder) split(lo, hi, depth int) int {
+	axis, boundary, _ := b.bestSplit(lo, hi)
+	if depth > maxSAHDepth {
+		axis = -1
+	}
+	if axis >= 0 {
+		i, j := lo, hi-1
+		for i <= j {
+			if b.prims[i].c[axis] < boundary {
+				i++
+			} else {
+				b.prims[i], b.prims[j] = b.prims[j], b.prims[i]
+				j--
+			}
+		}
+		if i > lo && i < hi {
+			return i
+		}
+	}
+	cb := scene.EmptyBounds()
+	for _, p := range b.prims[lo:hi] {
+		cb.Extend(p.c)
+	}
+	d := cb.Max.Sub(cb.Min)
+	axis = 0
+	if d[1] > d[axis] {
+		axis = 1
+	}
+	if d[2] > d[axis] {
+		axis = 2
+	}
+	mid := (lo + hi) / 2
+	run := b.prims[lo:hi]
+	slices.SortFunc(run, func(p, q buildPrim) int { return cmp.Compare(p.c[axis], q.c[axis]) })
+	return mid
+}

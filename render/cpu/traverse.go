@@ -1,0 +1,113 @@
+package cpu
+
+import "sertrace/scene"
+
+// stackSize bounds the traversal stack: three entries per level of a tree
+// whose depth maxSAHDepth and balanced splits below it bound.
+const stackSize = 3*(maxSAHDepth+34) + 4
+
+// stackEntry is a node or a leaf to visit, with the distance where the ray
+// enters its box, so entries that an earlier hit made too far are skipped.
+type stackEntry struct {
+	ref   int32 // inner: node index; leaf: first primitive
+	count uint16
+	tnear float32
+}
+
+// boxRay is a ray prepared for slab tests: the origin and the reciprocal of
+// a direction whose zero components are nudged so no NaN can arise.
+type boxRay struct {
+	o, inv scene.Vec3
+}
+
+func newBoxRay(o, d scene.Vec3) boxRay {
+	r := boxRay{o: o}
+	for a := 0; a < 3; a++ {
+		c := d[a]
+		if c == 0 {
+			c = 1e-30
+		}
+		r.inv[a] = 1 / c
+	}
+	return r
+}
+
+// Traverse visits, nearest first, every leaf whose box the ray enters in
+// [tmin, *tmax]; leaf tests the primitives Prims[first:first+count], may
+// shorten *tmax, and returns true to stop (an any-hit found an occluder).
+func (bvh *BVH) Traverse(r *boxRay, tmin float32, tmax *float32, leaf func(first, count int) bool) {
+	var stack [stackSize]stackEntry
+	sp := 0
+	stack[0] = stackEntry{ref: 0, tnear: tmin}
+	sp = 1
+	for sp > 0 {
+		sp--
+		e := stack[sp]
+		if e.tnear > *tmax {
+			continue
+		}
+		if e.count > 0 {
+			if leaf(int(e.ref), int(e.count)) {
+				return
+			}
+			continue
+		}
+		n := &bvh.Nodes[e.ref]
+		// Test the four boxes; collect the hits, then push them far to near.
+		var hit [4]stackEntry
+		nh := 0
+		for i := 0; i < 4; i++ {
+			if n.Child[i] < 0 && n.Count[i] == 0 {
+				continue
+			}
+			t0x, t1x := (n.Min[0][i]-r.o[0])*r.inv[0], (n.Max[0][i]-r.o[0])*r.inv[0]
+			t0y, t1y := (n.Min[1][i]-r.o[1])*r.inv[1], (n.Max[1][i]-r.o[1])*r.inv[1]
+			t0z, t1z := (n.Min[2][i]-r.o[2])*r.inv[2], (n.Max[2][i]-r.o[2])*r.inv[2]
+			if t0x > t1x {
+				t0x, t1x = t1x, t0x
+			}
+			if t0y > t1y {
+				t0y, t1y = t1y, t0y
+			}
+			if t0z > t1z {
+				t0z, t1z = t1z, t0z
+			}
+			near, far := tmin, *tmax
+			if t0x > near {
+				near = t0x
+			}
+			if t0y > near {
+				near = t0y
+			}
+			if t0z > near {
+				near = t0z
+			}
+			if t1x < far {
+				far = t1x
+			}
+			if t1y < far {
+				far = t1y
+			}
+			if t1z < far {
+				far = t1z
+			}
+			// Widen the far end by a few ulps so rounding never loses a
+			// primitive lying on a box's face (Ize, "Robust BVH Ray Traversal").
+			if near > far*1.0000004 {
+				continue
+			}
+			// Insertion keeps hit sorted by decreasing distance.
+			k := nh
+			for k > 0 && hit[k-1].tnear < near {
+				hit[k] = hit[k-1]
+				k--
+			}
+			hit[k] = stackEntry{ref: n.Child[i], count: n.Count[i], tnear: near}
+			nh++
+		}
+		for k := 0; k < nh; k++ {
+			stack[sp] = hit[k]
+			sp++
+		}
+	}
+}

@@ -2,9 +2,10 @@ package cpu
 
 import "sertrace/scene"
 
-// stackSize bounds the traversal stack: three entries per level of a tree
-// whose depth maxSAHDepth and balanced splits below it bound.
-const stackSize = 3*(maxSAHDepth+34) + 4
+// stackSize is the traversal stack that lives on the goroutine's stack:
+// three entries per level covers trees 20 levels deep (a million leaves of
+// a balanced 4-wide tree); deeper ones spill to the heap.
+const stackSize = 64
 
 // stackEntry is a node or a leaf to visit, with the distance where the ray
 // enters its box, so entries that an earlier hit made too far are skipped.
@@ -36,13 +37,11 @@ func newBoxRay(o, d scene.Vec3) boxRay {
 // [tmin, *tmax]; leaf tests the primitives Prims[first:first+count], may
 // shorten *tmax, and returns true to stop (an any-hit found an occluder).
 func (bvh *BVH) Traverse(r *boxRay, tmin float32, tmax *float32, leaf func(first, count int) bool) {
-	var stack [stackSize]stackEntry
-	sp := 0
-	stack[0] = stackEntry{ref: 0, tnear: tmin}
-	sp = 1
-	for sp > 0 {
-		sp--
-		e := stack[sp]
+	var backing [stackSize]stackEntry
+	stack := append(backing[:0], stackEntry{ref: 0, tnear: tmin})
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		if e.tnear > *tmax {
 			continue
 		}
@@ -105,9 +104,6 @@ func (bvh *BVH) Traverse(r *boxRay, tmin float32, tmax *float32, leaf func(first
 			hit[k] = stackEntry{ref: n.Child[i], count: n.Count[i], tnear: near}
 			nh++
 		}
-		for k := 0; k < nh; k++ {
-			stack[sp] = hit[k]
-			sp++
-		}
+		stack = append(stack, hit[:nh]...)
 	}
 }

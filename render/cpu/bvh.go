@@ -96,10 +96,13 @@ type builder struct {
 	sem   chan struct{}
 }
 
-// span is a run of prims [lo, hi) with its box.
+// span is a run of prims [lo, hi) with its box and its best SAH split.
 type span struct {
-	lo, hi int
-	box    scene.Bounds
+	lo, hi   int
+	box      scene.Bounds
+	axis     int // −1: no spatial split (all centres coincide)
+	boundary float32
+	split    bool // splitting pays for itself (or the run is too big for a leaf)
 }
 
 func (b *builder) bounds(lo, hi int) scene.Bounds {
@@ -110,33 +113,40 @@ func (b *builder) bounds(lo, hi int) scene.Bounds {
 	return box
 }
 
+// plan makes the span of [lo, hi), with its split chosen once.
+func (b *builder) plan(lo, hi int) span {
+	s := span{lo: lo, hi: hi, box: b.bounds(lo, hi), axis: -1}
+	if hi-lo < 2 {
+		return s
+	}
+	var cost float32
+	s.axis, s.boundary, cost = b.bestSplit(lo, hi)
+	s.split = hi-lo > maxLeaf || cost+traversalSAH*surfaceArea(s.box) < float32(hi-lo)*surfaceArea(s.box)
+	return s
+}
+
 // node fills node index with up to four children made from prims [lo, hi):
 // it splits the child with the largest surface area until there are four
 // or none can be split with profit.
 func (b *builder) node(index int32, lo, hi, depth int) {
-	kids := []span{{lo, hi, b.bounds(lo, hi)}}
-	if hi-lo <= maxLeaf && !b.worthSplitting(lo, hi) {
-		// Keep the root an inner node over one leaf so traversal has one shape.
-		b.fill(index, kids, depth)
-		return
-	}
+	kids := []span{b.plan(lo, hi)}
 	for len(kids) < 4 {
 		best, area := -1, float32(-1)
 		for i, k := range kids {
-			if k.hi-k.lo > 1 && (k.hi-k.lo > maxLeaf || b.worthSplitting(k.lo, k.hi)) {
-				if a := surfaceArea(k.box); a > area {
-					best, area = i, a
-				}
+			if a := surfaceArea(k.box); k.split && a > area {
+				best, area = i, a
 			}
 		}
 		if best < 0 {
 			break
 		}
 		k := kids[best]
-		mid := b.split(k.lo, k.hi, depth)
-		kids[best] = span{k.lo, mid, b.bounds(k.lo, mid)}
-		kids = append(kids, span{mid, k.hi, b.bounds(mid, k.hi)})
+		mid := b.partition(k, depth)
+		kids[best] = b.plan(k.lo, mid)
+		kids = append(kids, b.plan(mid, k.hi))
 	}
+	// A root that stays one leaf is still an inner node over it, so
+	// traversal meets one shape.
 	b.fill(index, kids, depth)
 }
 
@@ -176,67 +186,61 @@ func surfaceArea(b scene.Bounds) float32 {
 	return 2 * (d[0]*d[1] + d[1]*d[2] + d[2]*d[0])
 }
 
-// worthSplitting reports whether a small run is cheaper as two leaves than
-// as one by the surface area heuristic.
-func (b *builder) worthSplitting(lo, hi int) bool {
-	if hi-lo < 2 {
-		return false
-	}
-	_, _, cost := b.bestSplit(lo, hi)
-	return cost < float32(hi-lo)*surfaceArea(b.bounds(lo, hi))
-}
-
 // bestSplit finds the binned-SAH split of [lo, hi): the axis, the bin
-// boundary, and its cost (unnormalised: areas times counts, plus a node visit).
+// boundary, and its cost (areas times counts, unnormalised), binning all
+// three axes in one pass over the primitives.
 func (b *builder) bestSplit(lo, hi int) (axis int, boundary float32, cost float32) {
 	cb := scene.EmptyBounds()
 	for _, p := range b.prims[lo:hi] {
 		cb.Extend(p.c)
 	}
-	cost = float32(math.Inf(1))
-	axis = -1
+	type bin struct {
+		box   scene.Bounds
+		count int
+	}
+	var bins [3][sahBins]bin
+	var scale [3]float32
 	for a := 0; a < 3; a++ {
-		extent := cb.Max[a] - cb.Min[a]
-		if !(extent > 0) {
+		for i := range bins[a] {
+			bins[a][i].box = scene.EmptyBounds()
+		}
+		if extent := cb.Max[a] - cb.Min[a]; extent > 0 {
+			scale[a] = sahBins / extent
+		}
+	}
+	for _, p := range b.prims[lo:hi] {
+		for a := 0; a < 3; a++ {
+			k := min(int((p.c[a]-cb.Min[a])*scale[a]), sahBins-1)
+			bn := &bins[a][k]
+			bn.count++
+			bn.box.Min, bn.box.Max = bn.box.Min.Min(p.lo), bn.box.Max.Max(p.hi)
+		}
+	}
+	cost, axis = float32(math.Inf(1)), -1
+	for a := 0; a < 3; a++ {
+		if scale[a] == 0 {
 			continue
-		}
-		var bins [sahBins]struct {
-			box   scene.Bounds
-			count int
-		}
-		for i := range bins {
-			bins[i].box = scene.EmptyBounds()
-		}
-		scale := sahBins / extent
-		for _, p := range b.prims[lo:hi] {
-			k := min(int((p.c[a]-cb.Min[a])*scale), sahBins-1)
-			bins[k].count++
-			bins[k].box.Min, bins[k].box.Max = bins[k].box.Min.Min(p.lo), bins[k].box.Max.Max(p.hi)
 		}
 		// Sweep from the right, then from the left.
 		var rightArea [sahBins]float32
 		var rightCount [sahBins]int
 		acc, cnt := scene.EmptyBounds(), 0
 		for i := sahBins - 1; i > 0; i-- {
-			acc.Union(bins[i].box)
-			cnt += bins[i].count
+			acc.Union(bins[a][i].box)
+			cnt += bins[a][i].count
 			rightArea[i], rightCount[i] = surfaceArea(acc), cnt
 		}
 		acc, cnt = scene.EmptyBounds(), 0
 		for i := 0; i < sahBins-1; i++ {
-			acc.Union(bins[i].box)
-			cnt += bins[i].count
+			acc.Union(bins[a][i].box)
+			cnt += bins[a][i].count
 			if cnt == 0 || rightCount[i+1] == 0 {
 				continue
 			}
-			c := surfaceArea(acc)*float32(cnt) + rightArea[i+1]*float32(rightCount[i+1])
-			if c < cost {
-				axis, boundary, cost = a, cb.Min[a]+float32(i+1)/scale, c
+			if c := surfaceArea(acc)*float32(cnt) + rightArea[i+1]*float32(rightCount[i+1]); c < cost {
+				axis, boundary, cost = a, cb.Min[a]+float32(i+1)/scale[a], c
 			}
 		}
-	}
-	if axis >= 0 {
-		cost += traversalSAH * surfaceArea(b.bounds(lo, hi))
 	}
 	return axis, boundary, cost
 }
@@ -246,11 +250,11 @@ func (b *builder) bestSplit(lo, hi int) (axis int, boundary float32, cost float3
 // as it has primitives; traversal's stack is sized for it.
 const maxSAHDepth = 48
 
-// split partitions [lo, hi) and returns the index of the second half: by the
-// best SAH split, or, deep in the tree or when every centre coincides, at
+// partition splits span k's prims and returns the index of the second half:
+// by its SAH split, or, deep in the tree or when every centre coincides, at
 // the median along the widest axis of the centres.
-func (b *builder) split(lo, hi, depth int) int {
-	axis, boundary, _ := b.bestSplit(lo, hi)
+func (b *builder) partition(k span, depth int) int {
+	lo, hi, axis, boundary := k.lo, k.hi, k.axis, k.boundary
 	if depth > maxSAHDepth {
 		axis = -1
 	}

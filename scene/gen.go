@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/ext/lightspunctual"
@@ -49,17 +48,20 @@ func WriteGLB(doc *gltf.Document, path string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	_, err = tmp.Write(buf.Bytes())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
 	}
-	os.Chmod(tmp.Name(), 0o644)
-	return os.Rename(tmp.Name(), path)
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // builder assembles a glTF document with the modeler.
@@ -311,6 +313,3 @@ func (b *builder) ground(half float32) {
 	m := b.material("ground", [3]float64{0.5, 0.5, 0.5}, 0, 0.8)
 	b.quad("ground", [3]float32{-half, 0, half}, [3]float32{2 * half, 0, 0}, [3]float32{0, 0, -2 * half}, m)
 }
-
-// names joins strings for messages.
-func names(s []string) string { return strings.Join(s, ", ") }

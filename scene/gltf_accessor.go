@@ -4,14 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/qmuntal/gltf"
 )
-
-// maxSynthesized bounds accessors whose elements are not backed by bytes in a
-// buffer (no bufferView: zeros plus sparse values), so a declared count cannot
-// make the loader allocate memory the file does not pay for.
-const maxSynthesized = 1 << 24
 
 // view returns the bytes of bufferView i and its stride (0 when unset).
 func (l *loader) view(i int) ([]byte, int, error) {
@@ -33,29 +29,32 @@ func (l *loader) view(i int) ([]byte, int, error) {
 	return buf[v.ByteOffset : v.ByteOffset+v.ByteLength], v.ByteStride, nil
 }
 
-// elements returns, for count elements of size elem at offset in bufferView
-// i, the bytes and the stride, after checking that all of them fit.
-func (l *loader) elements(i, offset, count, elem int) ([]byte, int, error) {
+// elements returns, for count elements of size elem from byte offset of
+// bufferView i, the bytes from the first element on and the stride, after
+// checking that all of them fit. Sparse data is tightly packed whatever the
+// view says (packed true).
+func (l *loader) elements(i, offset, count, elem int, packed bool) ([]byte, int, error) {
 	data, stride, err := l.view(i)
 	if err != nil {
 		return nil, 0, err
 	}
-	if stride == 0 {
+	if stride == 0 || packed {
 		stride = elem
 	}
 	if stride < elem {
 		return nil, 0, fmt.Errorf("bufferView %d: byteStride %d is smaller than the %d-byte element", i, stride, elem)
 	}
-	// Compare in int64 only after count is known to be small enough not to overflow.
-	if offset < 0 || count < 0 || count > len(data) ||
-		int64(offset)+int64(stride)*int64(count-1)+int64(elem) > int64(len(data)) {
+	// count is checked against the data before it is multiplied, so nothing overflows.
+	if offset < 0 || offset > len(data) || count < 0 || count > len(data) ||
+		(count > 0 && stride*(count-1)+elem > len(data)-offset) {
 		return nil, 0, fmt.Errorf("%d elements of %d bytes (stride %d) from byte %d overrun bufferView %d of %d bytes",
 			count, elem, stride, offset, i, len(data))
 	}
 	return data[offset:], stride, nil
 }
 
-// component decodes one component at b, normalising integers when asked.
+// component decodes one component at b, normalising integers when asked
+// (glTF: signed values map to max(c / (2^(n−1) − 1), −1)).
 func component(b []byte, ct gltf.ComponentType, normalized bool) float32 {
 	switch ct {
 	case gltf.ComponentFloat:
@@ -92,7 +91,8 @@ func component(b []byte, ct gltf.ComponentType, normalized bool) float32 {
 	}
 }
 
-func indexValue(b []byte, ct gltf.ComponentType) uint32 {
+// unsigned decodes one unsigned integer component exactly.
+func unsigned(b []byte, ct gltf.ComponentType) uint32 {
 	switch ct {
 	case gltf.ComponentUbyte:
 		return uint32(b[0])
@@ -103,119 +103,116 @@ func indexValue(b []byte, ct gltf.ComponentType) uint32 {
 	}
 }
 
-func (l *loader) accessor(i int) (*gltf.Accessor, error) {
+func isUnsigned(ct gltf.ComponentType) bool {
+	return ct == gltf.ComponentUbyte || ct == gltf.ComponentUshort || ct == gltf.ComponentUint
+}
+
+// read decodes accessor i, after checking that its type has one of the
+// component counts the caller accepts: set(e, c, b) receives the bytes of
+// component c of element e, from the bufferView (or nothing: zeros) and then
+// from the sparse values. Every element it will allocate for is charged to
+// the loader's budget first.
+func (l *loader) read(i int, want []int, alloc func(count, comps int), set func(e, c int, b []byte)) (*gltf.Accessor, error) {
 	if i < 0 || i >= len(l.doc.Accessors) {
 		return nil, fmt.Errorf("accessor %d does not exist (%d in the file)", i, len(l.doc.Accessors))
 	}
-	return l.doc.Accessors[i], nil
-}
-
-// floats reads accessor i as float32 values, comps per element, and checks
-// that the accessor's type has the number of components the caller expects
-// (one of want).
-func (l *loader) floats(i int, want ...int) ([]float32, int, error) {
-	a, err := l.accessor(i)
-	if err != nil {
-		return nil, 0, err
-	}
+	a := l.doc.Accessors[i]
 	comps := a.Type.Components()
-	ok := false
-	for _, w := range want {
-		ok = ok || comps == w
-	}
-	if !ok || a.Type >= gltf.AccessorMat2 {
-		return nil, 0, fmt.Errorf("accessor %d: type %v is not what the attribute needs", i, a.Type)
+	if a.Type >= gltf.AccessorMat2 || !slices.Contains(want, comps) {
+		return nil, fmt.Errorf("accessor %d: type %v is not what the attribute needs", i, a.Type)
 	}
 	csize := a.ComponentType.ByteSize()
-	var out []float32
+	var data []byte
+	stride := 0
 	if a.BufferView != nil {
-		data, stride, err := l.elements(*a.BufferView, a.ByteOffset, a.Count, csize*comps)
-		if err != nil {
-			return nil, 0, fmt.Errorf("accessor %d: %w", i, err)
+		var err error
+		if data, stride, err = l.elements(*a.BufferView, a.ByteOffset, a.Count, csize*comps, false); err != nil {
+			return nil, fmt.Errorf("accessor %d: %w", i, err)
 		}
-		out = make([]float32, a.Count*comps)
+	}
+	if err := l.charge(int64(a.Count)*int64(comps)*4, fmt.Sprintf("accessor %d", i)); err != nil {
+		return nil, err
+	}
+	alloc(a.Count, comps)
+	if data != nil {
 		for e := 0; e < a.Count; e++ {
 			for c := 0; c < comps; c++ {
-				out[e*comps+c] = component(data[e*stride+c*csize:], a.ComponentType, a.Normalized)
+				set(e, c, data[e*stride+c*csize:])
 			}
 		}
-	} else {
-		if a.Count > maxSynthesized {
-			return nil, 0, fmt.Errorf("accessor %d: count %d without a bufferView is more than %d", i, a.Count, maxSynthesized)
-		}
-		out = make([]float32, a.Count*comps)
 	}
-	if a.Sparse != nil {
-		if err := l.applySparse(i, a, out, comps); err != nil {
-			return nil, 0, fmt.Errorf("accessor %d: sparse: %w", i, err)
+	if s := a.Sparse; s != nil {
+		if err := l.sparse(a, comps, set); err != nil {
+			return nil, fmt.Errorf("accessor %d: sparse: %w", i, err)
 		}
 	}
-	return out, comps, nil
+	return a, nil
 }
 
-func (l *loader) applySparse(i int, a *gltf.Accessor, out []float32, comps int) error {
+func (l *loader) sparse(a *gltf.Accessor, comps int, set func(e, c int, b []byte)) error {
 	s := a.Sparse
 	if s.Count < 1 || s.Count > a.Count {
 		return fmt.Errorf("count %d must be in 1..%d", s.Count, a.Count)
 	}
 	ict := s.Indices.ComponentType
-	if ict != gltf.ComponentUbyte && ict != gltf.ComponentUshort && ict != gltf.ComponentUint {
+	if !isUnsigned(ict) {
 		return fmt.Errorf("indices have component type %v", ict)
 	}
-	isize := ict.ByteSize()
-	idx, _, err := l.elements(s.Indices.BufferView, s.Indices.ByteOffset, s.Count, isize)
+	isize, csize := ict.ByteSize(), a.ComponentType.ByteSize()
+	idx, _, err := l.elements(s.Indices.BufferView, s.Indices.ByteOffset, s.Count, isize, true)
 	if err != nil {
 		return fmt.Errorf("indices: %w", err)
 	}
-	csize := a.ComponentType.ByteSize()
-	vals, _, err := l.elements(s.Values.BufferView, s.Values.ByteOffset, s.Count, csize*comps)
+	vals, _, err := l.elements(s.Values.BufferView, s.Values.ByteOffset, s.Count, csize*comps, true)
 	if err != nil {
 		return fmt.Errorf("values: %w", err)
 	}
 	for k := 0; k < s.Count; k++ {
-		// Sparse data is tightly packed whatever the view's stride says.
-		e := indexValue(idx[k*isize:], ict)
+		e := unsigned(idx[k*isize:], ict)
 		if int64(e) >= int64(a.Count) {
 			return fmt.Errorf("index %d is out of range (count %d)", e, a.Count)
 		}
 		for c := 0; c < comps; c++ {
-			out[int(e)*comps+c] = component(vals[(k*comps+c)*csize:], a.ComponentType, a.Normalized)
+			set(int(e), c, vals[(k*comps+c)*csize:])
 		}
 	}
 	return nil
 }
 
-// indices reads an index accessor and checks every index against vertices.
-func (l *loader) indices(i, vertices int) ([]uint32, error) {
-	a, err := l.accessor(i)
+// floats reads accessor i as float32 values, comps per element, comps one
+// of want.
+func (l *loader) floats(i int, want ...int) ([]float32, int, error) {
+	var out []float32
+	var ct gltf.ComponentType
+	var normalized bool
+	var comps int
+	a, err := l.read(i, want,
+		func(count, c int) {
+			a := l.doc.Accessors[i]
+			ct, normalized, comps = a.ComponentType, a.Normalized, c
+			out = make([]float32, count*c)
+		},
+		func(e, c int, b []byte) { out[e*comps+c] = component(b, ct, normalized) })
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	ct := a.ComponentType
-	if a.Type != gltf.AccessorScalar || (ct != gltf.ComponentUbyte && ct != gltf.ComponentUshort && ct != gltf.ComponentUint) {
-		return nil, fmt.Errorf("index accessor %d is %v %v, not unsigned integer scalars", i, ct, a.Type)
+	return out, a.Type.Components(), nil
+}
+
+// indices reads an index accessor exactly (sparse included) and checks
+// every index against the vertex count.
+func (l *loader) indices(i, vertices int) ([]uint32, error) {
+	if i >= 0 && i < len(l.doc.Accessors) {
+		if ct := l.doc.Accessors[i].ComponentType; !isUnsigned(ct) {
+			return nil, fmt.Errorf("index accessor %d has component type %v, not an unsigned integer", i, ct)
+		}
 	}
 	var out []uint32
-	if a.BufferView == nil || a.Sparse != nil {
-		// Rare for indices; go through the general reader.
-		f, _, err := l.floats(i, 1)
-		if err != nil {
-			return nil, err
-		}
-		out = make([]uint32, len(f))
-		for k, v := range f {
-			out[k] = uint32(v)
-		}
-	} else {
-		size := ct.ByteSize()
-		data, stride, err := l.elements(*a.BufferView, a.ByteOffset, a.Count, size)
-		if err != nil {
-			return nil, fmt.Errorf("index accessor %d: %w", i, err)
-		}
-		out = make([]uint32, a.Count)
-		for k := range out {
-			out[k] = indexValue(data[k*stride:], ct)
-		}
+	var ct gltf.ComponentType
+	if _, err := l.read(i, []int{1},
+		func(count, _ int) { ct, out = l.doc.Accessors[i].ComponentType, make([]uint32, count) },
+		func(e, _ int, b []byte) { out[e] = unsigned(b, ct) }); err != nil {
+		return nil, fmt.Errorf("indices: %w", err)
 	}
 	for k, v := range out {
 		if int64(v) >= int64(vertices) {

@@ -23,7 +23,8 @@ const (
 	glbChunkBIN  = 0x004E4942
 )
 
-// maxResourceBytes bounds one buffer or image file that a scene refers to.
+// maxResourceBytes bounds one image file that a scene refers to (buffers
+// are bounded by their byteLength).
 const maxResourceBytes = 2 << 30
 
 // parseDocument reads a .gltf (JSON) or .glb file's bytes into a document and
@@ -95,18 +96,19 @@ type ResourceReader func(name string, limit int64) ([]byte, error)
 // nor a symbolic link can reach outside the scene's folder.
 func DirResources(root fs.FS) ResourceReader {
 	return func(name string, limit int64) ([]byte, error) {
-		f, err := root.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		st, err := f.Stat()
+		// Stat before opening: opening a named pipe would block.
+		st, err := fs.Stat(root, name)
 		if err != nil {
 			return nil, err
 		}
 		if !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s is not a regular file", name)
 		}
+		f, err := root.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
 		return io.ReadAll(io.LimitReader(f, limit))
 	}
 }

@@ -148,10 +148,11 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 	if v, err := extension[volume](m.Extensions, extVolume); err != nil {
 		return out, err
 	} else if v != nil {
-		out.Volume = true
 		if !finite(v.ThicknessFactor) || v.ThicknessFactor < 0 {
 			return out, fmt.Errorf("thicknessFactor %v must be finite and not negative", v.ThicknessFactor)
 		}
+		// Zero thickness means thin-walled, as if there were no volume.
+		out.Volume = v.ThicknessFactor > 0
 		out.Thickness = float32(v.ThicknessFactor)
 		if out.ThicknessTexture, err = l.textureInfo(v.ThicknessTexture, Linear, "thicknessTexture"); err != nil {
 			return out, err
@@ -302,7 +303,7 @@ func (l *loader) image(i int) (*decodedImage, error) {
 	case im.BufferView != nil:
 		data, _, err = l.view(*im.BufferView)
 	case im.URI != "":
-		data, err = readURI(im.URI, maxResourceBytes, l.read)
+		data, err = readURI(im.URI, maxResourceBytes, l.fetch)
 	default:
 		err = errors.New("has neither a uri nor a bufferView")
 	}

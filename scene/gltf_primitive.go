@@ -10,31 +10,12 @@ import (
 // and particles in glTF").
 const radiusAttribute = "_RADIUS"
 
-// geometry returns the scene geometry of a primitive, converting it on first
-// use. ok is false for a primitive that is skipped (with a warning).
-// radius is the node's extras.radius, the fallback for points and lines.
+// geometry returns the scene geometry of a primitive, converting it unless
+// one with the same accessors was converted already (files often share
+// accessors between primitives). ok is false for a primitive that is skipped
+// (with a warning). radius is the node's extras.radius, the fallback for
+// points and lines.
 func (l *loader) geometry(m, p int, prim *gltf.Primitive, radius float64) (GeometryRef, bool, error) {
-	use := primitiveUse{m, p, radius}
-	if e, ok := l.primitives[use]; ok {
-		return e.ref, !e.skipped, nil
-	}
-	ref, ok, err := l.geometryByContent(m, p, prim, radius)
-	if err == nil {
-		l.primitives[use] = geometryEntry{ref: ref, skipped: !ok}
-	}
-	return ref, ok, err
-}
-
-// primitiveUse is a primitive as a node uses it (the node's radius is the
-// fallback for points and lines).
-type primitiveUse struct {
-	mesh, primitive int
-	radius          float64
-}
-
-// geometryByContent converts a primitive unless one with the same accessors
-// was converted already: files often share accessors between primitives.
-func (l *loader) geometryByContent(m, p int, prim *gltf.Primitive, radius float64) (GeometryRef, bool, error) {
 	needTangents := false
 	if prim.Material != nil && *prim.Material >= 0 && *prim.Material < len(l.sc.Materials) {
 		n := l.sc.Materials[*prim.Material].NormalTexture
@@ -70,14 +51,13 @@ func (l *loader) convertPrimitive(m, p int, prim *gltf.Primitive, needTangents b
 	if len(l.doc.Meshes[m].Primitives) > 1 {
 		name = fmt.Sprintf("%s#%d", name, p)
 	}
-	posIdx, ok := prim.Attributes[gltf.POSITION]
-	if !ok {
+	if _, ok := prim.Attributes[gltf.POSITION]; !ok {
 		l.warn("mesh %d primitive %d has no POSITION: skipped", m, p)
 		return GeometryRef{}, false, nil
 	}
-	pos, err := l.positions(posIdx)
+	pos, err := l.positions(prim.Attributes)
 	if err != nil {
-		return GeometryRef{}, false, fmt.Errorf("POSITION: %w", err)
+		return GeometryRef{}, false, err
 	}
 	var idx []uint32
 	if prim.Indices != nil {
@@ -126,19 +106,13 @@ func (l *loader) convertPrimitive(m, p int, prim *gltf.Primitive, needTangents b
 	return GeometryRef{Kind: Triangles, Index: len(l.sc.Meshes) - 1}, true, nil
 }
 
-// positions reads POSITION and refuses NaN or infinite coordinates.
-func (l *loader) positions(i int) ([]Vec3, error) {
-	f, _, err := l.floats(i, 3)
+// positions reads POSITION, whose coordinates must be finite.
+func (l *loader) positions(attrs map[string]int) ([]Vec3, error) {
+	f, _, err := l.attribute(attrs, gltf.POSITION, -1, 3)
 	if err != nil {
 		return nil, err
 	}
-	out := vec3s(f)
-	for k, v := range out {
-		if !v.Finite() {
-			return nil, fmt.Errorf("vertex %d is %v, not finite", k, v)
-		}
-	}
-	return out, nil
+	return vec3s(f), nil
 }
 
 func vec3s(f []float32) []Vec3 {
@@ -152,28 +126,21 @@ func vec3s(f []float32) []Vec3 {
 // radii returns one radius per vertex: _RADIUS, or the node's fallback, or
 // nil when there is neither.
 func (l *loader) radii(prim *gltf.Primitive, n int, fallback float64) ([]float32, error) {
-	i, ok := prim.Attributes[radiusAttribute]
-	if !ok {
-		if fallback <= 0 {
-			return nil, nil
+	r, _, err := l.attribute(prim.Attributes, radiusAttribute, n, 1)
+	if err != nil || r != nil {
+		for k, v := range r {
+			if v < 0 {
+				return nil, fmt.Errorf("%s: radius %d is %v, negative", radiusAttribute, k, v)
+			}
 		}
-		r := make([]float32, n)
-		for k := range r {
-			r[k] = float32(fallback)
-		}
-		return r, nil
+		return r, err
 	}
-	r, _, err := l.floats(i, 1)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", radiusAttribute, err)
+	if fallback <= 0 {
+		return nil, nil
 	}
-	if len(r) != n {
-		return nil, fmt.Errorf("%s has %d values for %d vertices", radiusAttribute, len(r), n)
-	}
-	for k, v := range r {
-		if !(v >= 0) || !finite(float64(v)) {
-			return nil, fmt.Errorf("%s: radius %d is %v, not a finite non-negative number", radiusAttribute, k, v)
-		}
+	r = make([]float32, n)
+	for k := range r {
+		r[k] = float32(fallback)
 	}
 	return r, nil
 }
@@ -263,26 +230,7 @@ func triangleList(mode gltf.PrimitiveMode, idx []uint32) (tris []uint32, dropped
 // vertexAttributes reads the optional per-vertex attributes of a triangle mesh.
 func (l *loader) vertexAttributes(prim *gltf.Primitive, mesh *Mesh) error {
 	n := len(mesh.Positions)
-	read := func(name string, comps ...int) ([]float32, int, error) {
-		i, ok := prim.Attributes[name]
-		if !ok {
-			return nil, 0, nil
-		}
-		f, c, err := l.floats(i, comps...)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(f)/c != n {
-			return nil, 0, fmt.Errorf("%s has %d elements, POSITION %d", name, len(f)/c, n)
-		}
-		for k, v := range f {
-			if !finite(float64(v)) {
-				return nil, 0, fmt.Errorf("%s: element %d is not finite", name, k/c)
-			}
-		}
-		return f, c, nil
-	}
-	f, _, err := read(gltf.NORMAL, 3)
+	f, _, err := l.attribute(prim.Attributes, gltf.NORMAL, n, 3)
 	if err != nil {
 		return err
 	}
@@ -292,7 +240,7 @@ func (l *loader) vertexAttributes(prim *gltf.Primitive, mesh *Mesh) error {
 			mesh.Normals[k] = mesh.Normals[k].Normalize()
 		}
 	}
-	if f, _, err = read(gltf.TANGENT, 4); err != nil {
+	if f, _, err = l.attribute(prim.Attributes, gltf.TANGENT, n, 4); err != nil {
 		return err
 	}
 	if f != nil {
@@ -307,7 +255,7 @@ func (l *loader) vertexAttributes(prim *gltf.Primitive, mesh *Mesh) error {
 		}
 	}
 	for set, dst := range []*[]Vec2{&mesh.UV0, &mesh.UV1} {
-		if f, _, err = read(fmt.Sprintf("TEXCOORD_%d", set), 2); err != nil {
+		if f, _, err = l.attribute(prim.Attributes, fmt.Sprintf("TEXCOORD_%d", set), n, 2); err != nil {
 			return err
 		}
 		if f != nil {
@@ -317,7 +265,7 @@ func (l *loader) vertexAttributes(prim *gltf.Primitive, mesh *Mesh) error {
 			}
 		}
 	}
-	f, c, err := read("COLOR_0", 3, 4)
+	f, c, err := l.attribute(prim.Attributes, "COLOR_0", n, 3, 4)
 	if err != nil {
 		return err
 	}

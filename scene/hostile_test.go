@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -187,7 +188,7 @@ func hostileCases() []hostileCase {
 			doc := validDoc()
 			at(doc, "buffers", 0)["uri"] = dataURI(triangleBuffer([9]float32{0, 0, 0, nan, 0, 0, 0, 1, 0}))
 			return encode(t, doc)
-		}, "vertex 1 is [NaN 0 0], not finite"},
+		}, "POSITION: element 1 is not finite"},
 		{"infinite position", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "buffers", 0)["uri"] = dataURI(triangleBuffer([9]float32{0, 0, 0, 1, 0, 0, 0, float32(math.Inf(1)), 0}))
@@ -231,7 +232,18 @@ func hostileCases() []hostileCase {
 			nodes = append(nodes, map[string]any{"mesh": 0})
 			doc["nodes"] = nodes
 			return encode(t, doc)
-		}, "more than"},
+		}, "node 0 lists child 1 twice"},
+		{"node with two parents", func(t testing.TB) []byte {
+			doc := validDoc()
+			doc["nodes"] = []any{map[string]any{"children": []any{2}}, map[string]any{"children": []any{2}}, map[string]any{"mesh": 0}}
+			at(doc, "scenes", 0)["nodes"] = []any{0, 1}
+			return encode(t, doc)
+		}, "node 2 has two parents"},
+		{"root listed twice", func(t testing.TB) []byte {
+			doc := validDoc()
+			at(doc, "scenes", 0)["nodes"] = []any{0, 0}
+			return encode(t, doc)
+		}, "node 0 is reached twice"},
 		{"missing node", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "scenes", 0)["nodes"] = []any{5}
@@ -315,7 +327,7 @@ func hostileCases() []hostileCase {
 			at(doc, "meshes", 0, "primitives", 0, "attributes")["POSITION"] = 2
 			delete(at(doc, "meshes", 0, "primitives", 0), "indices")
 			return encode(t, doc)
-		}, "without a bufferView is more than"},
+		}, "decoding it would take more memory than the file's"},
 		{"sparse index out of range", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "accessors", 0)["sparse"] = map[string]any{"count": 3,
@@ -336,6 +348,51 @@ func hostileCases() []hostileCase {
 			doc["accessors"] = append(doc["accessors"].([]any), map[string]any{"bufferView": 0, "byteOffset": 24, "componentType": 5126, "count": 3, "type": "SCALAR"})
 			return encode(t, doc)
 		}, "_RADIUS: radius 0 is -1"},
+		{"instancing with a huge accessor on many nodes", func(t testing.TB) []byte {
+			doc := validDoc()
+			doc["accessors"] = append(doc["accessors"].([]any), map[string]any{"componentType": 5126, "count": 4 << 20, "type": "VEC3"})
+			var nodes, roots []any
+			for i := 0; i < 8; i++ {
+				nodes = append(nodes, map[string]any{"mesh": 0, "extensions": map[string]any{
+					"EXT_mesh_gpu_instancing": map[string]any{"attributes": map[string]any{"TRANSLATION": 2}}}})
+				roots = append(roots, i)
+			}
+			doc["nodes"], at(doc, "scenes", 0)["nodes"] = nodes, roots
+			return encode(t, doc)
+		}, "decoding it would take more memory"},
+		{"many primitives with huge synthesized accessors", func(t testing.TB) []byte {
+			doc := validDoc()
+			var prims []any
+			for i := 0; i < 100; i++ {
+				doc["accessors"] = append(doc["accessors"].([]any), map[string]any{"componentType": 5126, "count": 16 << 20, "type": "VEC3"})
+				prims = append(prims, map[string]any{"attributes": map[string]any{"POSITION": 2 + i}})
+			}
+			at(doc, "meshes", 0)["primitives"] = prims
+			return encode(t, doc)
+		}, "decoding it would take more memory"},
+		{"byte offset that overflows", func(t testing.TB) []byte {
+			doc := validDoc()
+			at(doc, "accessors", 0)["byteOffset"] = int64(9223372036854775800)
+			return encode(t, doc)
+		}, "overrun bufferView 0"},
+		{"sparse index that only a float would wrap", func(t testing.TB) []byte {
+			doc := validDoc()
+			buf := triangleBuffer([9]float32{0, 0, 0, 1, 0, 0, 0, 1, 0})
+			buf = binary.LittleEndian.AppendUint32(buf[:44], 0)     // 44: sparse index 0
+			buf = binary.LittleEndian.AppendUint32(buf, 0xFFFFFFFF) // 48: its value
+			at(doc, "buffers", 0)["uri"], at(doc, "buffers", 0)["byteLength"] = dataURI(buf), len(buf)
+			doc["bufferViews"] = append(doc["bufferViews"].([]any),
+				map[string]any{"buffer": 0, "byteOffset": 44, "byteLength": 4},
+				map[string]any{"buffer": 0, "byteOffset": 48, "byteLength": 4})
+			doc["accessors"] = append(doc["accessors"].([]any), map[string]any{"bufferView": 1, "componentType": 5125, "count": 1, "type": "SCALAR"})
+			at(doc, "accessors", 1)["componentType"] = 5125
+			at(doc, "accessors", 1)["count"] = 1
+			at(doc, "accessors", 1)["sparse"] = map[string]any{"count": 1,
+				"indices": map[string]any{"bufferView": 2, "componentType": 5125}, "values": map[string]any{"bufferView": 3}}
+			at(doc, "meshes", 0, "primitives", 0)["mode"] = 0
+			at(doc, "meshes", 0, "primitives", 0, "attributes")["_RADIUS"] = 0
+			return encode(t, doc)
+		}, "index 4294967295 at position 0 is out of range"},
 		{"truncated GLB", func(t testing.TB) []byte {
 			return glb(encode(t, validDoc()), nil)[:30]
 		}, "GLB file is truncated"},
@@ -412,6 +469,12 @@ func TestResourcesStayInTheFolder(t *testing.T) {
 	p = write("missingimage.gltf", "tri.bin", "nothere.png")
 	_, err = Load(p)
 	checkOneLineError(t, err, p, `image 0: uri "nothere.png": file not found`)
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.bin"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p = write("pipe.gltf", "pipe.bin", "")
+	_, err = Load(p)
+	checkOneLineError(t, err, p, "pipe.bin is not a regular file")
 	_, err = Load(filepath.Join(dir, "absent.glb"))
 	checkOneLineError(t, err, filepath.Join(dir, "absent.glb"), "no such file")
 }

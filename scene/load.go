@@ -3,22 +3,36 @@ package scene
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/qmuntal/gltf"
 )
 
-// Limits on what a file can make the loader do, so that a hostile graph
-// cannot make it run or allocate without end.
+// Limits on what a file can make the loader do, so that a small hostile file
+// cannot make it run or allocate without end: the decoded scene may take
+// decodeFactor times the bytes of the file's buffers, plus decodeAllowance.
+// (Real files need about 4×: an index byte becomes a uint32, a normalised
+// byte a float32; triangle strips and instances add a little.)
 const (
-	maxNodeDepth  = 1024
-	maxNodeVisits = 1 << 21 // nodes reached, reuse counted
-	maxInstances  = 1 << 22
+	maxNodeDepth    = 1024
+	decodeFactor    = 16
+	decodeAllowance = 64 << 20
 )
+
+// charge takes n bytes from the loader's budget, or says what exceeded it.
+func (l *loader) charge(n int64, what string) error {
+	if n > l.budget {
+		return fmt.Errorf("%s: decoding it would take more memory than the file's %d bytes of buffers allow (%d× plus %d MiB)",
+			what, l.bufferBytes, decodeFactor, decodeAllowance>>20)
+	}
+	l.budget -= n
+	return nil
+}
 
 // Load reads a .gltf or .glb file, with the buffers and images it refers to
 // (only files in its own folder, or data: URIs).
@@ -49,16 +63,15 @@ func Decode(data []byte, name string, read ResourceReader) (sc *Scene, err error
 	defer func() {
 		// A safety net: a loader bug must still end in one clear line.
 		if r := recover(); r != nil {
-			sc, err = nil, fmt.Errorf("load %s: internal error: %v\n%s", name, r, debug.Stack())
+			sc, err = nil, fmt.Errorf("load %s: internal error: %v", name, r)
 		}
 	}()
 	l := &loader{
 		name:       name,
-		read:       read,
+		fetch:      read,
 		sc:         &Scene{Source: name, Bounds: EmptyBounds()},
 		warned:     map[string]bool{},
 		geometries: map[string]geometryEntry{},
-		primitives: map[primitiveUse]geometryEntry{},
 		textures:   map[textureKey]int{},
 		images:     map[int]*decodedImage{},
 		defaultMat: -1,
@@ -70,19 +83,20 @@ func Decode(data []byte, name string, read ResourceReader) (sc *Scene, err error
 }
 
 type loader struct {
-	name       string
-	doc        *gltf.Document
-	buffers    [][]byte
-	read       ResourceReader
-	sc         *Scene
-	warned     map[string]bool
-	geometries map[string]geometryEntry // by primitive content, so shared accessors are loaded once
-	primitives map[primitiveUse]geometryEntry
-	textures   map[textureKey]int
-	images     map[int]*decodedImage
-	texelBytes int64
-	defaultMat int
-	visits     int
+	name        string
+	doc         *gltf.Document
+	buffers     [][]byte
+	fetch       ResourceReader
+	budget      int64 // bytes the loader may still decode into
+	bufferBytes int64
+	sc          *Scene
+	warned      map[string]bool
+	geometries  map[string]geometryEntry // by primitive content, so shared accessors are loaded once
+	textures    map[textureKey]int
+	images      map[int]*decodedImage
+	texelBytes  int64
+	defaultMat  int
+	visited     []bool // nodes placed: each node is placed once
 }
 
 type geometryEntry struct {
@@ -115,9 +129,14 @@ func (l *loader) load(data []byte) error {
 			l.warn("extension %s is not supported: ignored", e)
 		}
 	}
-	if l.buffers, err = loadBuffers(doc, bin, l.read); err != nil {
+	if l.buffers, err = loadBuffers(doc, bin, l.fetch); err != nil {
 		return err
 	}
+	// What a file can make the loader allocate is proportional to its data.
+	for _, b := range l.buffers {
+		l.bufferBytes += int64(len(b))
+	}
+	l.budget = decodeAllowance + decodeFactor*l.bufferBytes
 	if err := l.materials(); err != nil {
 		return err
 	}
@@ -131,6 +150,7 @@ func (l *loader) load(data []byte) error {
 	if err != nil {
 		return err
 	}
+	l.visited = make([]bool, len(doc.Nodes))
 	for _, n := range roots {
 		if err := l.node(n, Identity, 0); err != nil {
 			return err
@@ -193,10 +213,28 @@ func (l *loader) rootNodes() ([]int, error) {
 	return doc.Scenes[s].Nodes, nil
 }
 
-// checkNodeGraph refuses children that do not exist and cycles, whether or
-// not a scene reaches them (an iterative depth-first search, so a deep graph
-// cannot overflow the stack).
+// checkNodeGraph refuses children that do not exist, nodes with two parents
+// and cycles, whether or not a scene reaches them (an iterative depth-first
+// search, so a deep graph cannot overflow the stack).
 func checkNodeGraph(nodes []*gltf.Node) error {
+	parent := make([]int, len(nodes))
+	for i := range parent {
+		parent[i] = -1
+	}
+	for p, n := range nodes {
+		for _, c := range n.Children {
+			if c < 0 || c >= len(nodes) {
+				return fmt.Errorf("node %d: child %d does not exist (%d nodes in the file)", p, c, len(nodes))
+			}
+			if parent[c] == p {
+				return fmt.Errorf("node %d lists child %d twice", p, c)
+			}
+			if parent[c] >= 0 && c != p {
+				return fmt.Errorf("node %d has two parents, nodes %d and %d (nodes must form disjoint trees)", c, parent[c], p)
+			}
+			parent[c] = p
+		}
+	}
 	const (
 		unseen = iota
 		onPath
@@ -221,8 +259,6 @@ func checkNodeGraph(nodes []*gltf.Node) error {
 			c := children[top.next]
 			top.next++
 			switch {
-			case c < 0 || c >= len(nodes):
-				return fmt.Errorf("node %d: child %d does not exist (%d nodes in the file)", top.node, c, len(nodes))
 			case state[c] == onPath:
 				return fmt.Errorf("node %d: the node graph has a cycle (node %d is its own ancestor)", c, c)
 			case state[c] == unseen:
@@ -242,9 +278,12 @@ func (l *loader) node(n int, parent Mat4, depth int) error {
 	if depth > maxNodeDepth {
 		return fmt.Errorf("node %d: the node hierarchy is deeper than %d", n, maxNodeDepth)
 	}
-	if l.visits++; l.visits > maxNodeVisits {
-		return fmt.Errorf("node %d: the node graph expands to more than %d nodes", n, maxNodeVisits)
+	if l.visited[n] {
+		// glTF's nodes form disjoint trees; reaching one twice would let a
+		// small file expand exponentially.
+		return fmt.Errorf("node %d is reached twice from the scene's roots (nodes must form disjoint trees)", n)
 	}
+	l.visited[n] = true
 	nd := l.doc.Nodes[n]
 	local, err := nodeTransform(nd)
 	if err != nil {
@@ -330,8 +369,8 @@ func (l *loader) meshInstances(node, m int, world Mat4) error {
 		if err != nil {
 			return fmt.Errorf("mesh %d primitive %d: %w", m, p, err)
 		}
-		if len(l.sc.Instances)+len(transforms) > maxInstances {
-			return fmt.Errorf("the scene has more than %d instances", maxInstances)
+		if err := l.charge(int64(len(transforms))*int64(unsafe.Sizeof(Instance{})), "instances"); err != nil {
+			return err
 		}
 		for _, t := range transforms {
 			l.sc.Instances = append(l.sc.Instances, Instance{Geometry: g, Transform: t, Material: mat, Node: node})
@@ -353,59 +392,62 @@ func (l *loader) primitiveMaterial(p *gltf.Primitive) (int, error) {
 // instanceTransforms reads EXT_mesh_gpu_instancing's TRS accessors.
 func (l *loader) instanceTransforms(inst *instancing) ([]Mat4, error) {
 	count := -1
-	read := func(name string, comps int) ([]float32, error) {
-		i, ok := inst.Attributes[name]
-		if !ok {
-			return nil, nil
-		}
-		v, _, err := l.floats(i, comps)
+	var trs [3][]float32
+	for k, name := range []string{"TRANSLATION", "ROTATION", "SCALE"} {
+		v, c, err := l.attribute(inst.Attributes, name, count, 3+k%2)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, err
 		}
-		if n := len(v) / comps; count >= 0 && n != count {
-			return nil, fmt.Errorf("%s has %d elements, the other attributes %d", name, n, count)
-		} else {
-			count = n
+		if v != nil {
+			trs[k], count = v, len(v)/c
 		}
-		return v, nil
-	}
-	t, err := read("TRANSLATION", 3)
-	if err != nil {
-		return nil, err
-	}
-	r, err := read("ROTATION", 4)
-	if err != nil {
-		return nil, err
-	}
-	s, err := read("SCALE", 3)
-	if err != nil {
-		return nil, err
 	}
 	if count < 0 {
 		return nil, errors.New("no TRANSLATION, ROTATION or SCALE attribute")
 	}
+	if err := l.charge(int64(count)*int64(unsafe.Sizeof(Mat4{})), "instance transforms"); err != nil {
+		return nil, err
+	}
 	out := make([]Mat4, count)
 	for i := range out {
-		tr, rot, sc := [3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{1, 1, 1}
-		for c := range 3 {
-			if t != nil {
-				tr[c] = float64(t[3*i+c])
+		t, r, s := [3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{1, 1, 1}
+		for c := range 4 {
+			if c < 3 && trs[0] != nil {
+				t[c] = float64(trs[0][3*i+c])
 			}
-			if s != nil {
-				sc[c] = float64(s[3*i+c])
+			if trs[1] != nil {
+				r[c] = float64(trs[1][4*i+c])
 			}
-		}
-		if r != nil {
-			for c := range 4 {
-				rot[c] = float64(r[4*i+c])
+			if c < 3 && trs[2] != nil {
+				s[c] = float64(trs[2][3*i+c])
 			}
 		}
-		if !finite(tr[:]...) || !finite(rot[:]...) || !finite(sc[:]...) {
-			return nil, fmt.Errorf("instance %d's transform is not finite", i)
-		}
-		out[i] = TRS(tr, rot, sc)
+		out[i] = TRS(t, r, s)
 	}
 	return out, nil
+}
+
+// attribute reads the accessor that attrs names for name, if any: comps
+// components (one of those given) for each of n elements (any number when n
+// is negative), every value finite.
+func (l *loader) attribute(attrs map[string]int, name string, n int, comps ...int) ([]float32, int, error) {
+	i, ok := attrs[name]
+	if !ok {
+		return nil, 0, nil
+	}
+	f, c, err := l.floats(i, comps...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	if n >= 0 && len(f)/c != n {
+		return nil, 0, fmt.Errorf("%s has %d elements where %d are needed", name, len(f)/c, n)
+	}
+	for k, v := range f {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return nil, 0, fmt.Errorf("%s: element %d is not finite", name, k/c)
+		}
+	}
+	return f, c, nil
 }
 
 // attributeNames lists a primitive's attributes in a stable order.

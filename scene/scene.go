@@ -10,7 +10,7 @@ type Scene struct {
 	SphereSets []SphereSet
 	CurveSets  []CurveSet
 	Instances  []Instance
-	Materials  []Material // never empty: index 0 is used when glTF names none
+	Materials  []Material // the file's, then glTF's default material if a primitive names none
 	Textures   []Texture
 	Lights     []Light
 	Cameras    []Camera // never empty: a framing camera is added when the file has none

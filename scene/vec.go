@@ -98,19 +98,6 @@ func (m Mat4) Finite() bool {
 	return true
 }
 
-// MaxScale bounds how much the transform can stretch a length: the largest
-// column norm times √3 would be loose, so use the Frobenius norm of the 3×3 part,
-// which is never smaller than the largest singular value.
-func (m Mat4) MaxScale() float64 {
-	var s float64
-	for c := 0; c < 3; c++ {
-		for r := 0; r < 3; r++ {
-			s += m[c*4+r] * m[c*4+r]
-		}
-	}
-	return math.Sqrt(s)
-}
-
 // TRS builds translation · rotation · scale, the order glTF defines; the
 // rotation is a unit quaternion (x, y, z, w).
 func TRS(t [3]float64, q [4]float64, s [3]float64) Mat4 {

@@ -100,11 +100,16 @@ func TestTRSMatchesItsMatrix(t *testing.T) {
 func TestTextureTransformMatrix(t *testing.T) {
 	// KHR_texture_transform's example: offset, then rotation, then scale.
 	m := uvTransform([2]float64{0.5, 0.25}, math.Pi/2, [2]float64{2, 3})
-	u, v := float32(1), float32(0)
-	got := Vec2{m[0]*u + m[1]*v + m[2], m[3]*u + m[4]*v + m[5]}
-	// scale → (2, 0); rotate by +90° in the extension's convention → (0, −2); offset.
-	if want := (Vec2{0.5, -1.75}); math.Abs(float64(got[0]-want[0])) > 1e-6 || math.Abs(float64(got[1]-want[1])) > 1e-6 {
-		t.Errorf("got %v, want %v", got, want)
+	for _, c := range []struct{ uv, want Vec2 }{
+		// scale → (2, 0); the extension's rotation takes (x, y) to (x cos + y sin, −x sin + y cos) → (0, −2); offset.
+		{Vec2{1, 0}, Vec2{0.5, -1.75}},
+		// scale → (0, 3); rotate → (3, 0); offset.
+		{Vec2{0, 1}, Vec2{3.5, 0.25}},
+	} {
+		got := Vec2{m[0]*c.uv[0] + m[1]*c.uv[1] + m[2], m[3]*c.uv[0] + m[4]*c.uv[1] + m[5]}
+		if !close32(got[0], c.want[0]) || !close32(got[1], c.want[1]) {
+			t.Errorf("uv %v: got %v, want %v", c.uv, got, c.want)
+		}
 	}
 }
 
@@ -202,9 +207,16 @@ func TestGeneratedSceneDetails(t *testing.T) {
 	if sc, err = Load(path); err != nil {
 		t.Fatal(err)
 	}
+	lights := 0
 	for _, m := range sc.Materials {
-		if m.Name == "light" && m.Emissive != (Vec3{17, 12, 4}) {
-			t.Errorf("light emits %v, want (17, 12, 4)", m.Emissive)
+		if m.Name == "light" {
+			lights++
+			if !closeVec(m.Emissive, Vec3{17, 12, 4}) {
+				t.Errorf("light emits %v, want (17, 12, 4)", m.Emissive)
+			}
 		}
+	}
+	if lights != 1 {
+		t.Errorf("%d materials named light, want 1", lights)
 	}
 }

@@ -1,0 +1,173 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"sertrace/scene"
+)
+
+type bsdfCase struct {
+	name string
+	b    BSDF
+}
+
+func bsdfCases() []bsdfCase {
+	white := scene.Vec3{1, 1, 1}
+	return []bsdfCase{
+		{"diffuse white (specular 0)", NewBSDF(white, 0, 1, 1.5, 0, white)},
+		{"rough dielectric", NewBSDF(scene.Vec3{0.8, 0.4, 0.2}, 0, 0.7, 1.5, 1, white)},
+		{"glossy dielectric", NewBSDF(scene.Vec3{0.2, 0.5, 0.9}, 0, 0.2, 1.5, 1, white)},
+		{"smooth white metal", NewBSDF(white, 1, 0, 1.5, 1, white)},
+		{"rough gold", NewBSDF(scene.Vec3{1, 0.78, 0.34}, 1, 0.5, 1.5, 1, white)},
+		{"half metal", NewBSDF(scene.Vec3{0.9, 0.9, 0.9}, 0.5, 0.35, 1.5, 1, white)},
+		{"coloured specular, high ior", NewBSDF(scene.Vec3{0.5, 0.5, 0.5}, 0, 0.4, 2.4, 0.8, scene.Vec3{1, 0.5, 0.2})},
+	}
+}
+
+func directionAt(cosTheta float64) scene.Vec3 {
+	s := math.Sqrt(1 - cosTheta*cosTheta)
+	return scene.Vec3{float32(s * 0.6), float32(s * 0.8), float32(cosTheta)}
+}
+
+// albedo estimates the directional albedo by importance sampling and, as an
+// independent check of the pdf, by uniform hemisphere sampling of Eval.
+func albedo(b *BSDF, wo scene.Vec3, n int, rng *rand.Rand) (importance, uniform, stderr scene.Vec3) {
+	var sum, sum2, usum scene.Vec3
+	for i := 0; i < n; i++ {
+		if _, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32()); ok {
+			sum = sum.Add(w)
+			for c := 0; c < 3; c++ {
+				sum2[c] += w[c] * w[c]
+			}
+		}
+		z := rng.Float32()
+		phi := 2 * math.Pi * rng.Float64()
+		r := sqrt32(1 - z*z)
+		wi := scene.Vec3{r * float32(math.Cos(phi)), r * float32(math.Sin(phi)), z}
+		f, _ := b.Eval(wo, wi)
+		usum = usum.Add(f.Scale(2 * math.Pi))
+	}
+	inv := 1 / float32(n)
+	importance, uniform = sum.Scale(inv), usum.Scale(inv)
+	for c := 0; c < 3; c++ {
+		stderr[c] = sqrt32((sum2[c]*inv - importance[c]*importance[c]) * inv)
+	}
+	return
+}
+
+// TestBSDFEnergy: sampled albedo never exceeds 1; it is 1 where the model is
+// lossless (a white Lambertian, a smooth white metal); importance and
+// uniform estimates agree, so Sample's pdf matches Eval.
+func TestBSDFEnergy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, c := range bsdfCases() {
+		for _, cosO := range []float64{1, 0.7, 0.3, 0.05} {
+			wo := directionAt(cosO)
+			imp, uni, se := albedo(&c.b, wo, 200000, rng)
+			for ch := 0; ch < 3; ch++ {
+				if imp[ch] > 1+4*se[ch]+1e-4 {
+					t.Errorf("%s, cos %v: albedo %v exceeds 1", c.name, cosO, imp)
+				}
+				// Uniform sampling cannot find a sharp lobe: compare only rough ones.
+				if c.b.Alpha >= 0.05 && math.Abs(float64(imp[ch]-uni[ch])) > float64(4*se[ch]+0.02) {
+					t.Errorf("%s, cos %v: importance %v, uniform %v", c.name, cosO, imp, uni)
+				}
+			}
+			if c.name == "diffuse white (specular 0)" && math.Abs(float64(imp[0])-1) > 1e-4 {
+				t.Errorf("a white Lambertian must keep all energy: %v", imp)
+			}
+			if c.name == "smooth white metal" && cosO > 0.1 && math.Abs(float64(imp[0])-1) > 0.01 {
+				t.Errorf("a smooth white mirror must keep all energy: %v at cos %v", imp, cosO)
+			}
+		}
+	}
+}
+
+// chiSquareQuantile approximates the chi-square quantile (Wilson–Hilferty)
+// for dof degrees of freedom at the z-score of the significance level.
+func chiSquareQuantile(dof, z float64) float64 {
+	k := 2 / (9 * dof)
+	v := 1 - k + z*math.Sqrt(k)
+	return dof * v * v * v
+}
+
+// TestBSDFSamplingChiSquare: the directions Sample draws follow the pdf that
+// Eval reports, binned over (cos θ, φ) and compared by Pearson's chi-square.
+func TestBSDFSamplingChiSquare(t *testing.T) {
+	const thetaBins, phiBins, n = 12, 24, 400000
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, c := range bsdfCases() {
+		if c.b.Alpha < 0.01 {
+			continue // a near-delta lobe cannot be binned
+		}
+		for _, cosO := range []float64{0.9, 0.4} {
+			wo := directionAt(cosO)
+			var observed [thetaBins * phiBins]float64
+			for i := 0; i < n; i++ {
+				wi, _, _, ok := c.b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32())
+				if !ok {
+					continue
+				}
+				ti := min(int(float64(wi[2])*thetaBins), thetaBins-1)
+				phi := math.Atan2(float64(wi[1]), float64(wi[0]))
+				if phi < 0 {
+					phi += 2 * math.Pi
+				}
+				pi := min(int(phi/(2*math.Pi)*phiBins), phiBins-1)
+				observed[ti*phiBins+pi]++
+			}
+			// Expected counts: integrate the pdf over each bin (cos θ is uniform in solid angle).
+			const sub = 8
+			var chi2, dof, pooledObs, pooledExp float64
+			for ti := 0; ti < thetaBins; ti++ {
+				for pi := 0; pi < phiBins; pi++ {
+					var integral float64
+					for a := 0; a < sub; a++ {
+						for b := 0; b < sub; b++ {
+							z := (float64(ti) + (float64(a)+0.5)/sub) / thetaBins
+							phi := (float64(pi) + (float64(b)+0.5)/sub) / phiBins * 2 * math.Pi
+							r := math.Sqrt(1 - z*z)
+							_, pdf := c.b.Eval(wo, scene.Vec3{float32(r * math.Cos(phi)), float32(r * math.Sin(phi)), float32(z)})
+							integral += float64(pdf)
+						}
+					}
+					exp := integral / (sub * sub) * (1.0 / thetaBins) * (2 * math.Pi / phiBins) * n
+					obs := observed[ti*phiBins+pi]
+					if exp < 5 {
+						pooledObs, pooledExp = pooledObs+obs, pooledExp+exp
+						continue
+					}
+					chi2 += (obs - exp) * (obs - exp) / exp
+					dof++
+				}
+			}
+			if pooledExp > 0 {
+				chi2 += (pooledObs - pooledExp) * (pooledObs - pooledExp) / pooledExp
+				dof++
+			}
+			if limit := chiSquareQuantile(dof-1, 3.09); chi2 > limit { // 0.1% significance
+				t.Errorf("%s, cos %v: chi-square %.1f over %v bins exceeds %.1f", c.name, cosO, chi2, dof, limit)
+			}
+		}
+	}
+}
+
+func TestFrameIsOrthonormal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for i := 0; i < 1000; i++ {
+		n := scene.Vec3{float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())}.Normalize()
+		if i == 0 {
+			n = scene.Vec3{0, 0, -1}
+		}
+		f := NewFrame(n)
+		if d := math.Abs(float64(f.T.Dot(f.B))) + math.Abs(float64(f.T.Dot(f.N))) + math.Abs(float64(f.B.Dot(f.N))); d > 1e-5 {
+			panic(fmt.Sprint("not orthogonal ", n))
+		}
+		if v := (scene.Vec3{0.3, -0.2, 0.9}); f.ToLocal(f.ToWorld(v)).Sub(v).Length() > 1e-5 {
+			t.Fatalf("round trip fails for %v", n)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package render
+
+// Random numbers are a stateless hash of (pixel, sample, bounce·dimension,
+// seed): an image does not depend on thread count or scheduling, and the GPU
+// computes the same numbers. The hash is pcg4d (Jarzynski and Olano, "Hash
+// Functions for GPU Rendering", JCGT 2020).
+
+// Dimensions of the random stream used at each bounce.
+const (
+	DimPixelX = iota // camera: jitter in the pixel
+	DimPixelY
+	DimLobe // BSDF: which lobe
+	DimBSDFU
+	DimBSDFV
+	DimLight // next-event estimation: which light
+	DimLightU
+	DimLightV
+	DimRoulette
+	DimsPerBounce
+)
+
+func pcg4d(x, y, z, w uint32) (uint32, uint32, uint32, uint32) {
+	x, y, z, w = x*1664525+1013904223, y*1664525+1013904223, z*1664525+1013904223, w*1664525+1013904223
+	x += y * w
+	y += z * x
+	z += x * y
+	w += y * z
+	x, y, z, w = x^x>>16, y^y>>16, z^z>>16, w^w>>16
+	x += y * w
+	y += z * x
+	z += x * y
+	w += y * z
+	return x, y, z, w
+}
+
+// Random returns a number in [0, 1) for a pixel, sample, bounce and
+// dimension of the stream that seed selects.
+func Random(pixel, sample, bounce, dim, seed uint32) float32 {
+	x, _, _, _ := pcg4d(pixel, sample, bounce*DimsPerBounce+dim, seed)
+	return float32(x>>8) * (1.0 / (1 << 24))
+}

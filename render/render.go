@@ -1,0 +1,62 @@
+// Package render holds what every backend shares: the options of a render,
+// the camera model, the random-number streams, the film with its AOVs, the
+// stats, the Backend interface, and the image writers.
+package render
+
+import (
+	"context"
+	"fmt"
+
+	"sertrace/scene"
+)
+
+// Options are the settings of one render (DESIGN.md, "The command line").
+type Options struct {
+	Width, Height int
+	SPP           int    // samples per pixel
+	MaxDepth      int    // path vertices after the camera; 1 is direct light only
+	Seed          uint32 // selects the random streams
+	Camera        int    // index into Scene.Cameras
+	EnvColor      [3]float32
+	Threads       int     // 0: all cores
+	Exposure      float32 // stops, for display outputs
+}
+
+// Limits that keep a render's memory bounded.
+const (
+	MaxPixels = 1 << 28 // 16384² pixels
+	MaxSPP    = 1 << 24
+	MaxDepth  = 1024
+)
+
+// Validate refuses settings that cannot be rendered.
+func (o *Options) Validate(sc *scene.Scene) error {
+	switch {
+	case o.Width < 1 || o.Height < 1 || o.Width*o.Height > MaxPixels || o.Width > 1<<16 || o.Height > 1<<16:
+		return fmt.Errorf("resolution %dx%d is outside 1x1..%d pixels", o.Width, o.Height, MaxPixels)
+	case o.SPP < 1 || o.SPP > MaxSPP:
+		return fmt.Errorf("samples per pixel %d is outside 1..%d", o.SPP, MaxSPP)
+	case o.MaxDepth < 1 || o.MaxDepth > MaxDepth:
+		return fmt.Errorf("max depth %d is outside 1..%d", o.MaxDepth, MaxDepth)
+	case o.Camera < 0 || o.Camera >= len(sc.Cameras):
+		return fmt.Errorf("camera %d does not exist (the scene has %d)", o.Camera, len(sc.Cameras))
+	}
+	for _, c := range o.EnvColor {
+		if !(c >= 0) || c > 1e30 {
+			return fmt.Errorf("environment colour %v must be finite and not negative", o.EnvColor)
+		}
+	}
+	return nil
+}
+
+// Progress receives the fraction of the render done, from any goroutine.
+type Progress func(done float64)
+
+// Backend renders a scene into a film.
+type Backend interface {
+	Name() string
+	// Render accumulates opts.SPP samples per pixel into film. When ctx is
+	// cancelled it stops between passes and returns what it has, with the
+	// film's Partial set and ctx's error.
+	Render(ctx context.Context, sc *scene.Scene, opts Options, film *Film, progress Progress) (*Stats, error)
+}

@@ -1,0 +1,43 @@
+package render
+
+// Stats is what a render measured, written as JSON by --stats.
+type Stats struct {
+	Backend         string       `json:"backend"`
+	Path            string       `json:"path"`
+	Width           int          `json:"width"`
+	Height          int          `json:"height"`
+	SamplesPerPixel int          `json:"samples_per_pixel"`
+	Partial         bool         `json:"partial"`
+	Threads         int          `json:"threads"`
+	BuildSeconds    float64      `json:"build_seconds"`
+	RenderSeconds   float64      `json:"render_seconds"`
+	SamplesPerSec   float64      `json:"samples_per_second"`
+	RaysPerSec      float64      `json:"rays_per_second"`
+	Rays            RayCounts    `json:"rays"`
+	Bounces         []BounceStat `json:"bounces"`
+	Warnings        []string     `json:"warnings,omitempty"`
+}
+
+// RayCounts counts rays by kind.
+type RayCounts struct {
+	Camera    int64 `json:"camera"`
+	Extension int64 `json:"extension"` // bounce rays after the first hit
+	Shadow    int64 `json:"shadow"`
+}
+
+// Total is every ray traced.
+func (r RayCounts) Total() int64 { return r.Camera + r.Extension + r.Shadow }
+
+// BounceStat is the SIMT picture of one bounce of the wavefront: the paths
+// shaded, grouped into warps of 32 in execution order, before and after
+// reordering. Efficiency is the mean fraction of a warp's lanes that run
+// each shader the warp executes (1: every warp runs one shader).
+type BounceStat struct {
+	Bounce              int     `json:"bounce"`
+	Paths               int64   `json:"paths"`
+	Warps               int64   `json:"warps"`
+	ShadersPerWarp      float64 `json:"shaders_per_warp_before"`
+	ShadersPerWarpAfter float64 `json:"shaders_per_warp_after"`
+	Efficiency          float64 `json:"simt_efficiency_before"`
+	EfficiencyAfter     float64 `json:"simt_efficiency_after"`
+}

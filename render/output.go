@@ -174,4 +174,3 @@ var srgbTable = func() (t [256]float32) {
 	}
 	return t
 }()
-

@@ -195,7 +195,9 @@ func NewFrame(n scene.Vec3) Frame {
 }
 
 // ToLocal expresses a world direction in the frame.
-func (f *Frame) ToLocal(v scene.Vec3) scene.Vec3 { return scene.Vec3{v.Dot(f.T), v.Dot(f.B), v.Dot(f.N)} }
+func (f *Frame) ToLocal(v scene.Vec3) scene.Vec3 {
+	return scene.Vec3{v.Dot(f.T), v.Dot(f.B), v.Dot(f.N)}
+}
 
 // ToWorld expresses a local direction in the world.
 func (f *Frame) ToWorld(v scene.Vec3) scene.Vec3 {

@@ -34,6 +34,11 @@ func Write(path string, film *Film, exposure float32) error {
 	default:
 		return fmt.Errorf("write %s: unknown image format %q (use .exr, .pfm or .png)", path, ext)
 	}
+	return writeFile(path, write)
+}
+
+// writeFile writes through a temporary file in the same folder and renames it.
+func writeFile(path string, write func(io.WriteSeeker) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -55,14 +60,32 @@ func Write(path string, film *Film, exposure float32) error {
 	return nil
 }
 
+// WriteAOV saves one AOV as a PFM (depth as a grey image), for outputs
+// other than EXR, which holds them all.
+func WriteAOV(path string, film *Film, a AOV) error {
+	pix, n := film.Resolve(a)
+	if n == 1 {
+		rgb := make([]float32, 3*len(pix))
+		for i, v := range pix {
+			rgb[3*i], rgb[3*i+1], rgb[3*i+2] = v, v, v
+		}
+		pix = rgb
+	}
+	return writeFile(path, func(w io.WriteSeeker) error { return writePFMPixels(w, pix, film.Width, film.Height) })
+}
+
 // writePFM writes the beauty as a little-endian colour PFM (rows bottom up).
 func writePFM(w io.Writer, film *Film) error {
 	pix, _ := film.Resolve(AOVBeauty)
+	return writePFMPixels(w, pix, film.Width, film.Height)
+}
+
+func writePFMPixels(w io.Writer, pix []float32, width, height int) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "PF\n%d %d\n-1.0\n", film.Width, film.Height)
-	row := make([]byte, 12*film.Width)
-	for y := film.Height - 1; y >= 0; y-- {
-		for i, v := range pix[3*y*film.Width : 3*(y+1)*film.Width] {
+	fmt.Fprintf(bw, "PF\n%d %d\n-1.0\n", width, height)
+	row := make([]byte, 12*width)
+	for y := height - 1; y >= 0; y-- {
+		for i, v := range pix[3*y*width : 3*(y+1)*width] {
 			binary.LittleEndian.PutUint32(row[4*i:], math.Float32bits(v))
 		}
 		bw.Write(row)

@@ -38,6 +38,9 @@ type BounceStat struct {
 	Warps               int64   `json:"warps"`
 	ShadersPerWarp      float64 `json:"shaders_per_warp_before"`
 	ShadersPerWarpAfter float64 `json:"shaders_per_warp_after"`
-	Efficiency          float64 `json:"simt_efficiency_before"`
-	EfficiencyAfter     float64 `json:"simt_efficiency_after"`
+	// Materials per warp: the divergence that the material hint sorts away.
+	MaterialsPerWarp      float64 `json:"materials_per_warp_before"`
+	MaterialsPerWarpAfter float64 `json:"materials_per_warp_after"`
+	Efficiency            float64 `json:"simt_efficiency_before"`
+	EfficiencyAfter       float64 `json:"simt_efficiency_after"`
 }

@@ -19,6 +19,7 @@ const (
 	extVolume           = "KHR_materials_volume"
 	extInstancing       = "EXT_mesh_gpu_instancing"
 	extQuantization     = "KHR_mesh_quantization"
+	extSpecular         = "KHR_materials_specular"
 )
 
 // supportedExtensions is every extension the loader implements; a file that
@@ -29,6 +30,7 @@ var supportedExtensions = map[string]bool{
 	extIOR:                         true,
 	extVolume:                      true,
 	extInstancing:                  true,
+	extSpecular:                    true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
 	lightspunctual.ExtensionName:   true,
@@ -54,6 +56,13 @@ type volume struct {
 	AttenuationColor    *[3]float64       `json:"attenuationColor,omitempty"`
 }
 
+type specular struct {
+	SpecularFactor       float64           `json:"specularFactor"`
+	SpecularTexture      *gltf.TextureInfo `json:"specularTexture,omitempty"`
+	SpecularColorFactor  [3]float64        `json:"specularColorFactor"`
+	SpecularColorTexture *gltf.TextureInfo `json:"specularColorTexture,omitempty"`
+}
+
 type instancing struct {
 	Attributes map[string]int `json:"attributes"`
 }
@@ -77,6 +86,7 @@ func init() {
 	register(extIOR, func(e *ior) { e.IOR = 1.5 })
 	register[volume](extVolume, nil)
 	register[instancing](extInstancing, nil)
+	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })
 }
 
 // extension returns the typed payload of extension name in exts, nil when

@@ -167,6 +167,22 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 			out.AttenuationColor = Vec3{clamp01(c[0]), clamp01(c[1]), clamp01(c[2])}
 		}
 	}
+	if sp, err := extension[specular](m.Extensions, extSpecular); err != nil {
+		return out, err
+	} else if sp != nil {
+		c := sp.SpecularColorFactor
+		if !finite(sp.SpecularFactor, c[0], c[1], c[2]) || sp.SpecularFactor < 0 || c[0] < 0 || c[1] < 0 || c[2] < 0 {
+			return out, fmt.Errorf("%s factors must be finite and not negative", extSpecular)
+		}
+		out.Specular = clamp01(sp.SpecularFactor)
+		out.SpecularColor = Vec3{float32(c[0]), float32(c[1]), float32(c[2])} // may exceed 1: it scales F0
+		if out.SpecularTexture, err = l.textureInfo(sp.SpecularTexture, Linear, "specularTexture"); err != nil {
+			return out, err
+		}
+		if out.SpecularColorTexture, err = l.textureInfo(sp.SpecularColorTexture, SRGB, "specularColorTexture"); err != nil {
+			return out, err
+		}
+	}
 	if hair, err := hairFromExtras(m.Extras); err != nil {
 		return out, err
 	} else {

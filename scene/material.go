@@ -44,6 +44,13 @@ type Material struct {
 	AttenuationDistance float32    // +Inf: no absorption
 	AttenuationColor    Vec3
 
+	// KHR_materials_specular: the dielectric's specular strength (A) and
+	// F0 colour (RGB).
+	Specular             float32
+	SpecularTexture      TextureRef
+	SpecularColor        Vec3
+	SpecularColorTexture TextureRef
+
 	Hair *Hair // from extras.sertrace.hair: strands get the hair BSDF
 }
 
@@ -70,6 +77,10 @@ func DefaultMaterial() Material {
 		EmissiveTexture:      NoTexture,
 		TransmissionTexture:  NoTexture,
 		ThicknessTexture:     NoTexture,
+		Specular:             1,
+		SpecularTexture:      NoTexture,
+		SpecularColor:        Vec3{1, 1, 1},
+		SpecularColorTexture: NoTexture,
 	}
 }
 

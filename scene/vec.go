@@ -13,6 +13,7 @@ type (
 func (a Vec3) Add(b Vec3) Vec3      { return Vec3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
 func (a Vec3) Sub(b Vec3) Vec3      { return Vec3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
 func (a Vec3) Mul(b Vec3) Vec3      { return Vec3{a[0] * b[0], a[1] * b[1], a[2] * b[2]} }
+func (a Vec3) Mul3(b Vec3) Vec3     { return Vec3{a[0] * b[0], a[1] * b[1], a[2] * b[2]} }
 func (a Vec3) Scale(s float32) Vec3 { return Vec3{a[0] * s, a[1] * s, a[2] * s} }
 func (a Vec3) Dot(b Vec3) float32   { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
 func (a Vec3) Length() float32      { return float32(math.Sqrt(float64(a.Dot(a)))) }

@@ -37,6 +37,7 @@ type Accel struct {
 	blas     map[scene.GeometryRef]*BVH
 	tlas     *BVH
 	toObject []affine // per instance, world to object
+	toWorld  []affine // per instance, object to world
 	opaque   []bool   // per instance: no any-hit needed
 	anyHit   AnyHit
 }
@@ -64,6 +65,14 @@ func affineInverse(m scene.Mat4) affine {
 		float32(r[0]), float32(r[1]), float32(r[2]), float32(-(r[0]*tx + r[1]*ty + r[2]*tz)),
 		float32(r[3]), float32(r[4]), float32(r[5]), float32(-(r[3]*tx + r[4]*ty + r[5]*tz)),
 		float32(r[6]), float32(r[7]), float32(r[8]), float32(-(r[6]*tx + r[7]*ty + r[8]*tz)),
+	}
+}
+
+func affineOf(m scene.Mat4) affine {
+	return affine{
+		float32(m[0]), float32(m[4]), float32(m[8]), float32(m[12]),
+		float32(m[1]), float32(m[5]), float32(m[9]), float32(m[13]),
+		float32(m[2]), float32(m[6]), float32(m[10]), float32(m[14]),
 	}
 }
 
@@ -105,9 +114,11 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 	}
 	wg.Wait()
 	acc.toObject = make([]affine, len(sc.Instances))
+	acc.toWorld = make([]affine, len(sc.Instances))
 	acc.opaque = make([]bool, len(sc.Instances))
 	for i, in := range sc.Instances {
 		acc.toObject[i] = affineInverse(in.Transform)
+		acc.toWorld[i] = affineOf(in.Transform)
 		acc.opaque[i] = anyHit == nil || in.Geometry.Kind != scene.Triangles ||
 			sc.Materials[in.Material].AlphaMode != scene.AlphaMask
 	}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"sertrace/render"
+	"sertrace/render/cpu"
+	"sertrace/scene"
+)
+
+func newRenderCommand(v *viper.Viper) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "render SCENE",
+		Short: "Render a glTF scene to an EXR, PFM or PNG image",
+		Long: `Render a glTF scene. The output format follows the extension of -o: .exr and
+.pfm hold linear radiance (EXR with the albedo, normal and depth AOVs as
+layers), .png a tone-mapped sRGB image. Ctrl-C stops the render and writes
+what has been accumulated, marked as partial.`,
+		Args: exactArgs("SCENE"),
+		RunE: func(cmd *cobra.Command, args []string) error { return runRender(cmd, v, args[0]) },
+	}
+	f := cmd.Flags()
+	f.StringP("output", "o", "", "image to write: .exr, .pfm or .png (default: the scene's name with .png)")
+	f.String("backend", "auto", "auto or cpu (auto picks the best device and falls back to cpu)")
+	f.Int("spp", 64, "samples per pixel")
+	f.String("res", "", "resolution WxH (default: 800 wide, the camera's aspect ratio or 4:3)")
+	f.Int("max-depth", 8, "maximum path length in bounces (1: direct light only)")
+	f.Uint32("seed", 0, "selects the random streams")
+	f.String("camera", "0", "camera by name or index")
+	f.String("env-color", "0,0,0", "constant environment radiance R,G,B (or one value)")
+	f.String("aov", "", "extra outputs beside a PNG or PFM beauty: albedo,normal,depth (EXR holds them all)")
+	f.Float32("exposure", 0, "exposure in stops for PNG output")
+	f.Int("threads", 0, "CPU threads (0: all)")
+	f.String("stats", "", "write the render's statistics to this JSON file")
+	return cmd
+}
+
+func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
+	stderr := cmd.ErrOrStderr()
+	out := v.GetString("output")
+	if out == "" {
+		out = strings.TrimSuffix(filepath.Base(scenePath), filepath.Ext(scenePath)) + ".png"
+	}
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".exr", ".pfm", ".png":
+	default:
+		return usagef("output %q: the extension must be .exr, .pfm or .png", out)
+	}
+	switch b := v.GetString("backend"); b {
+	case "auto", "cpu":
+	case "vulkan":
+		return fmt.Errorf("backend vulkan: this build of sertrace has no Vulkan backend yet; use --backend cpu")
+	default:
+		return usagef("unknown backend %q (auto, cpu or vulkan)", b)
+	}
+	env, err := parseColor(v.GetString("env-color"))
+	if err != nil {
+		return usagef("--env-color: %v", err)
+	}
+	aovs, err := parseAOVs(v.GetString("aov"))
+	if err != nil {
+		return usagef("--aov: %v", err)
+	}
+	sc, err := scene.Load(scenePath)
+	if err != nil {
+		return err
+	}
+	camera, err := pickCamera(sc, v.GetString("camera"))
+	if err != nil {
+		return fmt.Errorf("%s: %w", scenePath, err)
+	}
+	w, h, err := resolution(v.GetString("res"), sc.Cameras[camera])
+	if err != nil {
+		return usagef("--res: %v", err)
+	}
+	opts := render.Options{
+		Width: w, Height: h, SPP: v.GetInt("spp"), MaxDepth: v.GetInt("max-depth"), Seed: v.GetUint32("seed"),
+		Camera: camera, EnvColor: env, Threads: v.GetInt("threads"), Exposure: float32(v.GetFloat64("exposure")),
+	}
+	if err := opts.Validate(sc); err != nil {
+		return usagef("%v", err)
+	}
+	if v.GetString("backend") == "auto" {
+		fmt.Fprintln(stderr, "backend auto: no GPU backend in this build, rendering on the cpu")
+	}
+	for _, warn := range sc.Warnings {
+		fmt.Fprintf(stderr, "warning: %s: %s\n", scenePath, warn)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	film := render.NewFilm(w, h)
+	bar := newProgressBar(stderr)
+	stats, renderErr := cpu.Backend{}.Render(ctx, sc, opts, film, bar.update)
+	bar.finish()
+	if stats == nil {
+		return renderErr
+	}
+	for _, warn := range stats.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", warn)
+	}
+	if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
+		return renderErr
+	}
+	if film.Samples == 0 {
+		return fmt.Errorf("interrupted before the first pass finished: nothing written")
+	}
+	written := []string{out}
+	if err := render.Write(out, film, opts.Exposure); err != nil {
+		return err
+	}
+	for _, a := range aovs {
+		p := strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ".pfm"
+		if err := render.WriteAOV(p, film, a); err != nil {
+			return err
+		}
+		written = append(written, p)
+	}
+	if path := v.GetString("stats"); path != "" {
+		b, _ := json.MarshalIndent(stats, "", "  ")
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	fmt.Fprintf(stderr, "rendered %s: %dx%d, %d spp, depth %d, in %.2f s on %s (%d threads, BVH %.2f s): %.3g samples/s, %.3g rays/s -> %s\n",
+		scenePath, w, h, film.Samples, opts.MaxDepth, stats.RenderSeconds, stats.Backend, stats.Threads, stats.BuildSeconds,
+		stats.SamplesPerSec, stats.RaysPerSec, strings.Join(written, ", "))
+	if film.Partial {
+		return fmt.Errorf("interrupted: wrote a partial image (%d of %d samples per pixel) to %s", film.Samples, opts.SPP, out)
+	}
+	return nil
+}
+
+func parseColor(s string) ([3]float32, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 1 && len(parts) != 3 {
+		return [3]float32{}, fmt.Errorf("%q is not R,G,B or one value", s)
+	}
+	var c [3]float32
+	for i := range c {
+		f, err := strconv.ParseFloat(strings.TrimSpace(parts[min(i, len(parts)-1)]), 32)
+		if err != nil || f < 0 || f > 1e30 {
+			return c, fmt.Errorf("%q: components must be finite and not negative", s)
+		}
+		c[i] = float32(f)
+	}
+	return c, nil
+}
+
+func parseAOVs(s string) ([]render.AOV, error) {
+	var out []render.AOV
+	for _, name := range strings.Split(s, ",") {
+		switch a := render.AOV(strings.TrimSpace(name)); a {
+		case "":
+		case render.AOVAlbedo, render.AOVNormal, render.AOVDepth:
+			out = append(out, a)
+		default:
+			return nil, fmt.Errorf("unknown AOV %q (albedo, normal, depth)", name)
+		}
+	}
+	return out, nil
+}
+
+func pickCamera(sc *scene.Scene, sel string) (int, error) {
+	if i, err := strconv.Atoi(sel); err == nil {
+		if i < 0 || i >= len(sc.Cameras) {
+			return 0, fmt.Errorf("camera %d does not exist (the scene has %d)", i, len(sc.Cameras))
+		}
+		return i, nil
+	}
+	var names []string
+	for i, c := range sc.Cameras {
+		if c.Name == sel {
+			return i, nil
+		}
+		names = append(names, strconv.Quote(c.Name))
+	}
+	return 0, fmt.Errorf("no camera named %q (cameras: %s)", sel, strings.Join(names, ", "))
+}
+
+func resolution(s string, cam scene.Camera) (int, int, error) {
+	if s == "" {
+		aspect := float32(4.0 / 3)
+		if cam.AspectRatio > 0 {
+			aspect = cam.AspectRatio
+		}
+		return 800, max(1, int(800/aspect+0.5)), nil
+	}
+	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
+	w, err1 := strconv.Atoi(ws)
+	h, err2 := strconv.Atoi(hs)
+	if !ok || err1 != nil || err2 != nil || w < 1 || h < 1 {
+		return 0, 0, fmt.Errorf("%q is not WxH", s)
+	}
+	return w, h, nil
+}
+
+// progressBar draws a bar on a terminal, or prints a plain line every ten
+// seconds when stderr is a file or a pipe.
+type progressBar struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	start    time.Time
+	last     time.Time
+	done     float64
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	p := &progressBar{w: w, start: time.Now(), last: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.terminal = true
+		}
+	}
+	return p
+}
+
+func (p *progressBar) update(done float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = max(p.done, done)
+	now := time.Now()
+	if p.terminal && now.Sub(p.last) >= 100*time.Millisecond {
+		const width = 40
+		n := int(p.done * width)
+		fmt.Fprintf(p.w, "\r[%s%s] %5.1f%% %6.1f s", strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*p.done, now.Sub(p.start).Seconds())
+		p.last = now
+	} else if !p.terminal && now.Sub(p.last) >= 10*time.Second {
+		fmt.Fprintf(p.w, "progress: %.1f%% after %.0f s\n", 100*p.done, now.Sub(p.start).Seconds())
+		p.last = now
+	}
+}
+
+func (p *progressBar) finish() {
+	if p.terminal {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,234 @@
+package cpu
+
+import (
+	"math"
+
+	"sertrace/render"
+	"sertrace/scene"
+)
+
+// pathState is everything one path carries between bounces (the wavefront's
+// per-path state, listed once).
+type pathState struct {
+	ray        Ray
+	throughput scene.Vec3
+	radiance   scene.Vec3
+	pixel      int32  // y·width + x
+	sample     uint32 // sample index within the pixel
+	bounce     uint32 // vertices so far: 0 while the camera ray flies
+	prevPdf    float32
+	alive      bool
+	albedo     scene.Vec3 // first-hit AOVs
+	normal     scene.Vec3
+	depth      float32
+}
+
+// renderer is what every worker shares, read-only, for one render.
+type renderer struct {
+	sc          *scene.Scene
+	acc         *Accel
+	lights      *lightSampler
+	opts        render.Options
+	cam         render.CameraRays
+	forward     scene.Vec3
+	sbt         [sbtSize]shader
+	hitGroups   []uint8 // per instance
+	reorderBits int
+}
+
+// worker renders tiles with buffers it reuses: nothing is allocated per path.
+type worker struct {
+	r       *renderer
+	paths   []pathState
+	hits    []HitObject
+	keys    []uint64
+	order   []int32
+	live    []bool
+	slots   []int32
+	matSeen []int32
+	bounces []simt
+	rays    render.RayCounts
+}
+
+func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
+	r := &renderer{sc: sc, acc: acc, opts: opts, reorderBits: 16}
+	r.cam = render.NewCameraRays(sc.Cameras[opts.Camera], opts.Width, opts.Height)
+	r.forward = r.cam.Forward()
+	r.lights = newLightSampler(acc, scene.Vec3(opts.EnvColor))
+	r.sbt = [sbtSize]shader{sbtMiss: miss, sbtTriangles: closestHit, sbtTrianglesMasked: closestHit,
+		sbtSpheres: closestHit, sbtSweptSpheres: closestHit}
+	r.hitGroups = make([]uint8, len(sc.Instances))
+	for i := range sc.Instances {
+		r.hitGroups[i] = hitGroup(sc, &sc.Instances[i])
+	}
+	return r
+}
+
+func (r *renderer) random(p *pathState, dim uint32) float32 {
+	return render.Random(uint32(p.pixel), p.sample, p.bounce, dim, r.opts.Seed)
+}
+
+// powerHeuristic is Veach's MIS weight (β = 2) for a sample of pdf a
+// against a strategy of pdf b.
+func powerHeuristic(a, b float32) float32 {
+	a2, b2 := a*a, b*b
+	if a2+b2 == 0 {
+		return 0
+	}
+	return a2 / (a2 + b2)
+}
+
+func miss(w *worker, p *pathState, _ *HitObject) {
+	env := scene.Vec3(w.r.opts.EnvColor)
+	weight := float32(1)
+	if p.bounce > 0 && p.prevPdf > 0 {
+		weight = powerHeuristic(p.prevPdf, w.r.lights.pdfEnvironment())
+	}
+	p.radiance = p.radiance.Add(p.throughput.Mul3(env).Scale(weight))
+	p.alive = false
+}
+
+// closestHit shades a surface: emission (MIS-weighted against light
+// sampling), next-event estimation, then a BSDF sample for the next ray,
+// with Russian roulette after three bounces.
+func closestHit(w *worker, p *pathState, h *HitObject) {
+	r := w.r
+	s := r.acc.shade(&h.Hit, &h.Ray)
+	wo := h.Ray.Dir.Scale(-1)
+	if p.bounce == 0 {
+		p.albedo, p.normal, p.depth = s.albedo, s.frame.N, h.Hit.T*h.Ray.Dir.Dot(r.forward)
+	}
+	if s.emit != (scene.Vec3{}) {
+		weight := float32(1)
+		if p.bounce > 0 && p.prevPdf > 0 {
+			weight = powerHeuristic(p.prevPdf, r.lights.pdfTriangle(&h.Hit, s.ng.Dot(wo)))
+		}
+		p.radiance = p.radiance.Add(p.throughput.Mul3(s.emit).Scale(weight))
+	}
+	if int(p.bounce) >= r.opts.MaxDepth {
+		p.alive = false
+		return
+	}
+	woLocal := s.frame.ToLocal(wo)
+	origin := offsetRay(s.p, s.ng)
+	// Next-event estimation.
+	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && ls.wi.Dot(s.ng) > 0 {
+		f, pdfB := s.bsdf.Eval(woLocal, s.frame.ToLocal(ls.wi))
+		if f != (scene.Vec3{}) {
+			shadow := Ray{Origin: origin, Dir: ls.wi, TMax: ls.dist * (1 - 1e-4)}
+			w.rays.Shadow++
+			if !r.acc.Occluded(&shadow) {
+				contrib := p.throughput.Mul3(f).Mul3(ls.radiance)
+				if !ls.delta {
+					contrib = contrib.Scale(powerHeuristic(ls.pdf, pdfB) / ls.pdf)
+				}
+				p.radiance = p.radiance.Add(contrib)
+			}
+		}
+	}
+	// The next direction.
+	wiLocal, weight, pdf, ok := s.bsdf.Sample(woLocal, r.random(p, render.DimLobe), r.random(p, render.DimBSDFU), r.random(p, render.DimBSDFV))
+	wi := s.frame.ToWorld(wiLocal)
+	if !ok || wi.Dot(s.ng) <= 0 {
+		p.alive = false
+		return
+	}
+	p.throughput = p.throughput.Mul3(weight)
+	p.prevPdf = pdf
+	p.ray = Ray{Origin: origin, Dir: wi, TMax: float32(math.Inf(1))}
+	if p.bounce >= 3 {
+		q := max(0.05, 1-max(p.throughput[0], p.throughput[1], p.throughput[2]))
+		if r.random(p, render.DimRoulette) < q {
+			p.alive = false
+			return
+		}
+		p.throughput = p.throughput.Scale(1 / (1 - q))
+	}
+	p.bounce++
+}
+
+// tile is a rectangle of the image.
+type tile struct{ x0, y0, x1, y1 int }
+
+// passBuffers receive one pass's samples before they join the film.
+type passBuffers struct {
+	beauty, albedo, normal, depth []float32
+}
+
+// renderTile traces spp samples (from sample index first) of every pixel
+// in t as one wavefront: trace all live paths, reorder, shade, compact, and
+// again until none is left; then adds each path to its pixel in path order.
+func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
+	r := w.r
+	n := (t.x1 - t.x0) * (t.y1 - t.y0) * spp
+	w.paths = grow(w.paths, n)
+	w.hits = grow(w.hits, n)
+	w.keys = grow(w.keys, n)
+	w.live = grow(w.live, n)
+	k := 0
+	for y := t.y0; y < t.y1; y++ {
+		for x := t.x0; x < t.x1; x++ {
+			for s := 0; s < spp; s++ {
+				p := &w.paths[k]
+				*p = pathState{pixel: int32(y*r.opts.Width + x), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true}
+				jx, jy := r.random(p, render.DimPixelX), r.random(p, render.DimPixelY)
+				o, d := r.cam.Ray(float32(x)+jx, float32(y)+jy)
+				p.ray = Ray{Origin: o, Dir: d, TMax: float32(math.Inf(1))}
+				k++
+			}
+		}
+	}
+	w.rays.Camera += int64(n)
+	order := w.order[:0]
+	for i := 0; i < n; i++ {
+		order = append(order, int32(i))
+	}
+	for bounce := 0; len(order) > 0; bounce++ {
+		for _, i := range order {
+			w.TraceRay(&w.paths[i], &w.hits[i])
+		}
+		if bounce > 0 {
+			w.rays.Extension += int64(len(order))
+		}
+		for i := range w.live[:n] {
+			w.live[i] = w.paths[i].alive
+		}
+		w.Reorder(order, r.reorderBits)
+		for len(w.bounces) <= bounce {
+			w.bounces = append(w.bounces, simt{})
+		}
+		w.count(&w.bounces[bounce], w.live[:n], order)
+		for _, i := range order {
+			w.ExecuteShader(&w.paths[i], &w.hits[i])
+		}
+		// Compact: the survivors, back in launch order.
+		order = order[:0]
+		for i := 0; i < n; i++ {
+			if w.paths[i].alive {
+				order = append(order, int32(i))
+			}
+		}
+	}
+	w.order = order
+	for i := 0; i < n; i++ {
+		p := &w.paths[i]
+		px := int(p.pixel)
+		for c := 0; c < 3; c++ {
+			v := p.radiance[c]
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				v = 0 // never let one bad sample poison a pixel
+			}
+			out.beauty[3*px+c] += v
+			out.albedo[3*px+c] += p.albedo[c]
+			out.normal[3*px+c] += p.normal[c]
+		}
+		out.depth[px] += p.depth
+	}
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,222 @@
+package cpu
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"sertrace/render"
+	"sertrace/scene"
+)
+
+// furnaceScene is one unit sphere in front of a camera, under a uniform
+// environment of radiance 1.
+func furnaceScene(mat scene.Material) *scene.Scene {
+	sc := &scene.Scene{
+		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{0, 0, 0}}, Radii: []float32{1},
+			Bounds: scene.Bounds{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}}}},
+		Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity}},
+		Materials: []scene.Material{mat},
+		Bounds:    scene.Bounds{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}},
+	}
+	sc.Cameras = []scene.Camera{{Name: "front", YFov: 0.5, Transform: scene.LookAt(scene.Vec3{0, 0, 5}, scene.Vec3{}, scene.Vec3{0, 1, 0})}}
+	return sc
+}
+
+func renderFilm(t testing.TB, sc *scene.Scene, opts render.Options) *render.Film {
+	t.Helper()
+	film := render.NewFilm(opts.Width, opts.Height)
+	if _, err := (Backend{}).Render(context.Background(), sc, opts, film, nil); err != nil {
+		t.Fatal(err)
+	}
+	return film
+}
+
+func lambert(base float32) scene.Material {
+	m := scene.DefaultMaterial()
+	m.BaseColor = scene.Vec4{base, base, base, 1}
+	m.Metallic, m.Specular = 0, 0
+	return m
+}
+
+// onSphere reports whether pixel (x, y)'s whole footprint sees the sphere,
+// and the cosine between the normal there and the view.
+func onSphere(sc *scene.Scene, opts render.Options, x, y int) (float32, bool) {
+	cam := render.NewCameraRays(sc.Cameras[0], opts.Width, opts.Height)
+	var mu float32
+	for _, c := range [][2]float32{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0.5, 0.5}} {
+		o, d := cam.Ray(float32(x)+c[0], float32(y)+c[1])
+		t, ok := intersectSphere(o, d, scene.Vec3{}, 0.98, 0, 100)
+		if !ok {
+			return 0, false
+		}
+		if c == [2]float32{0.5, 0.5} {
+			t, _ = intersectSphere(o, d, scene.Vec3{}, 1, 0, 100)
+			mu = o.Add(d.Scale(t)).Normalize().Dot(d.Scale(-1))
+		}
+	}
+	return mu, true
+}
+
+// TestWhiteFurnace: under a uniform environment of 1, a white Lambertian
+// sphere is invisible (1.0 everywhere), one of albedo 0.5 renders 0.5, and
+// a rough dielectric-coated white sphere returns exactly the model's
+// directional albedo (its single-scattering loss, nothing more).
+func TestWhiteFurnace(t *testing.T) {
+	opts := render.Options{Width: 48, Height: 48, SPP: 256, MaxDepth: 16, EnvColor: [3]float32{1, 1, 1}}
+	coated := lambert(0.5)
+	coated.Specular, coated.Roughness = 1, 0.6
+	metal := scene.DefaultMaterial()
+	metal.Roughness = 0.6
+	cases := []struct {
+		name string
+		mat  scene.Material
+		bsdf BSDF // whose directional albedo is the answer, when want is nil
+		want func(mu float32) float32
+	}{
+		{"white Lambertian", lambert(1), BSDF{}, func(float32) float32 { return 1 }},
+		{"grey Lambertian", lambert(0.5), BSDF{}, func(float32) float32 { return 0.5 }},
+		{"rough dielectric on grey", coated, NewBSDF(scene.Vec3{0.5, 0.5, 0.5}, 0, 0.6, 1.5, 1, scene.Vec3{1, 1, 1}), nil},
+		{"rough white metal", metal, NewBSDF(scene.Vec3{1, 1, 1}, 1, 0.6, 1.5, 1, scene.Vec3{1, 1, 1}), nil},
+	}
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc := furnaceScene(c.mat)
+			film := renderFilm(t, sc, opts)
+			pix, _ := film.Resolve(render.AOVBeauty)
+			var sum, want float64
+			n := 0
+			for y := 0; y < opts.Height; y++ {
+				for x := 0; x < opts.Width; x++ {
+					mu, ok := onSphere(sc, opts, x, y)
+					if !ok {
+						continue // the background and the silhouette
+					}
+					v := pix[3*(y*opts.Width+x)]
+					var w float32
+					if c.want != nil {
+						w = c.want(mu)
+					} else {
+						imp, _, _ := albedo(&c.bsdf, scene.Vec3{sqrt32(1 - mu*mu), 0, mu}, 5000, rng)
+						w = imp[0]
+					}
+					sum += float64(v)
+					want += float64(w)
+					n++
+					if math.Abs(float64(v-w)) > 0.08 {
+						t.Errorf("pixel (%d, %d), cos %.2f: %v, want %v", x, y, mu, v, w)
+					}
+				}
+			}
+			if n < 500 {
+				t.Fatalf("only %d pixels on the sphere", n)
+			}
+			if mean, wmean := sum/float64(n), want/float64(n); math.Abs(mean-wmean) > 0.004 {
+				t.Errorf("sphere mean %.4f, want %.4f", mean, wmean)
+			}
+			if c.name == "rough white metal" && want/float64(n) > 0.97 {
+				t.Errorf("the metal's albedo %.3f shows no single-scattering loss: the test checks nothing", want/float64(n))
+			}
+		})
+	}
+}
+
+// TestSameImageWithAnyThreadCount: random numbers hash (pixel, sample,
+// bounce, dimension), and pixels sum their samples in a fixed order, so one
+// thread and two give the same bits; reordering changes the order of work,
+// never the result.
+func TestSameImageWithAnyThreadCount(t *testing.T) {
+	sc, err := scene.Load(filepath.Join("..", "..", "scenes", "hairy-cornell.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := render.Options{Width: 40, Height: 30, SPP: 3, MaxDepth: 6, Seed: 7}
+	opts.Threads = 1
+	a := renderFilm(t, sc, opts)
+	opts.Threads = 2
+	b := renderFilm(t, sc, opts)
+	for i := range a.Beauty {
+		if a.Beauty[i] != b.Beauty[i] {
+			t.Fatalf("pixel value %d differs: %v with one thread, %v with two", i, a.Beauty[i], b.Beauty[i])
+		}
+	}
+	var sum float64
+	for _, v := range a.Beauty {
+		sum += float64(v)
+	}
+	if sum == 0 {
+		t.Fatal("the image is black")
+	}
+	opts.Seed = 8
+	if c := renderFilm(t, sc, opts); c.Beauty[len(c.Beauty)/2] == a.Beauty[len(a.Beauty)/2] && c.Beauty[3] == a.Beauty[3] {
+		t.Error("another seed gives the same image")
+	}
+}
+
+// TestSharedScenesRender: every real scene renders a finite, non-black
+// image (they have no lights of their own, so an environment lights them).
+func TestSharedScenesRender(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(sharedScenesDir, "*", "*.gl*"))
+	if len(files) == 0 {
+		t.Skipf("%s is absent: the shared scenes are not beside the checkout", sharedScenesDir)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			sc, err := scene.Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := render.Options{Width: 32, Height: 24, SPP: 2, MaxDepth: 4, EnvColor: [3]float32{0.5, 0.5, 0.5}}
+			pix, _ := renderFilm(t, sc, opts).Resolve(render.AOVBeauty)
+			checkImage(t, pix)
+		})
+	}
+}
+
+const sharedScenesDir = "../../../shared/scenes"
+
+func checkImage(t *testing.T, pix []float32) {
+	t.Helper()
+	var sum float64
+	for i, v := range pix {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) || v < 0 {
+			t.Fatalf("value %d is %v", i, v)
+		}
+		sum += float64(v)
+	}
+	if sum/float64(len(pix)) < 1e-3 {
+		t.Fatalf("the image is black (mean %v)", sum/float64(len(pix)))
+	}
+}
+
+// TestGeneratedScenesRender: the sample scenes with hair and particles
+// render finite, lit images in which the hair and the particles are seen.
+func TestGeneratedScenesRender(t *testing.T) {
+	for _, name := range []string{"hair", "particles", "hairy-cornell", "cornell"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join("..", "..", "scenes", name+".glb")
+			if _, err := os.Stat(path); err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scene.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := render.Options{Width: 48, Height: 36, SPP: 2, MaxDepth: 4}
+			film := render.NewFilm(opts.Width, opts.Height)
+			stats, err := (Backend{}).Render(context.Background(), sc, opts, film, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pix, _ := film.Resolve(render.AOVBeauty)
+			checkImage(t, pix)
+			if stats.Rays.Shadow == 0 || len(stats.Bounces) < 2 {
+				t.Errorf("stats %+v", stats)
+			}
+		})
+	}
+}

@@ -1,0 +1,227 @@
+package cpu
+
+import (
+	"math"
+
+	"sertrace/render"
+	"sertrace/scene"
+)
+
+// sampleTexture returns the linear RGBA of a material's texture slot at the
+// hit's UV sets: the slot's KHR_texture_transform, the sampler's wrap modes,
+// and bilinear filtering of sRGB-decoded texels (nearest when the sampler's
+// magnification filter says so).
+func sampleTexture(sc *scene.Scene, ref scene.TextureRef, uvs *[2]scene.Vec2) scene.Vec4 {
+	if ref.Texture < 0 {
+		return scene.Vec4{1, 1, 1, 1}
+	}
+	tx := &sc.Textures[ref.Texture]
+	uv := uvs[ref.TexCoord&1]
+	m := &ref.Transform
+	u := m[0]*uv[0] + m[1]*uv[1] + m[2]
+	v := m[3]*uv[0] + m[4]*uv[1] + m[5]
+	x, y := u*float32(tx.Width)-0.5, v*float32(tx.Height)-0.5
+	if tx.Nearest {
+		return texel(tx, int(math.Floor(float64(x+0.5))), int(math.Floor(float64(y+0.5))))
+	}
+	x0, y0 := float32(math.Floor(float64(x))), float32(math.Floor(float64(y)))
+	fx, fy := x-x0, y-y0
+	ix, iy := int(x0), int(y0)
+	a, b := texel(tx, ix, iy), texel(tx, ix+1, iy)
+	c, d := texel(tx, ix, iy+1), texel(tx, ix+1, iy+1)
+	var out scene.Vec4
+	for k := 0; k < 4; k++ {
+		out[k] = (a[k]*(1-fx)+b[k]*fx)*(1-fy) + (c[k]*(1-fx)+d[k]*fx)*fy
+	}
+	return out
+}
+
+// texel fetches one texel, wrapped, in linear values.
+func texel(tx *scene.Texture, x, y int) scene.Vec4 {
+	x, y = wrap(x, tx.Width, tx.WrapS), wrap(y, tx.Height, tx.WrapT)
+	p := tx.Pixels[4*(y*tx.Width+x):]
+	if tx.ColorSpace == scene.SRGB {
+		return scene.Vec4{render.DecodeSRGB(p[0]), render.DecodeSRGB(p[1]), render.DecodeSRGB(p[2]), float32(p[3]) / 255}
+	}
+	return scene.Vec4{float32(p[0]) / 255, float32(p[1]) / 255, float32(p[2]) / 255, float32(p[3]) / 255}
+}
+
+func wrap(i, n int, mode scene.Wrap) int {
+	switch mode {
+	case scene.WrapClamp:
+		return min(max(i, 0), n-1)
+	case scene.WrapMirror:
+		period := 2 * n
+		i %= period
+		if i < 0 {
+			i += period
+		}
+		if i >= n {
+			i = period - 1 - i
+		}
+		return i
+	}
+	i %= n
+	if i < 0 {
+		i += n
+	}
+	return i
+}
+
+// surface is a shading point: where, which way it faces, and its material
+// evaluated there.
+type surface struct {
+	p      scene.Vec3 // world position
+	ng     scene.Vec3 // geometric normal, turned to the side the ray came from
+	frame  Frame      // about the shading normal, on the same side
+	front  bool       // the ray hit the front face (emitters emit from it)
+	mat    *scene.Material
+	bsdf   BSDF
+	emit   scene.Vec3 // emitted radiance towards the ray's origin
+	albedo scene.Vec3 // the first-hit albedo AOV
+}
+
+// triangleAttributes interpolates a triangle's UVs and vertex colour.
+func triangleAttributes(m *scene.Mesh, prim int, u, v float32) (uvs [2]scene.Vec2, color scene.Vec4) {
+	i0, i1, i2 := m.Indices[3*prim], m.Indices[3*prim+1], m.Indices[3*prim+2]
+	w := 1 - u - v
+	for set, src := range [2][]scene.Vec2{m.UV0, m.UV1} {
+		if src != nil {
+			for k := 0; k < 2; k++ {
+				uvs[set][k] = w*src[i0][k] + u*src[i1][k] + v*src[i2][k]
+			}
+		}
+	}
+	color = scene.Vec4{1, 1, 1, 1}
+	if m.Colors != nil {
+		for k := 0; k < 4; k++ {
+			color[k] = w*m.Colors[i0][k] + u*m.Colors[i1][k] + v*m.Colors[i2][k]
+		}
+	}
+	return uvs, color
+}
+
+// alphaAt is the material's alpha at a triangle hit, for alpha masks.
+func alphaAt(sc *scene.Scene, mat *scene.Material, m *scene.Mesh, prim int, u, v float32) float32 {
+	uvs, color := triangleAttributes(m, prim, u, v)
+	return mat.BaseColor[3] * sampleTexture(sc, mat.BaseColorTexture, &uvs)[3] * color[3]
+}
+
+// normalToWorld transforms an object-space normal by the inverse transpose,
+// which the world-to-object affine holds (its transpose, read by columns).
+func normalToWorld(inv *affine, n scene.Vec3) scene.Vec3 {
+	return scene.Vec3{
+		inv[0]*n[0] + inv[4]*n[1] + inv[8]*n[2],
+		inv[1]*n[0] + inv[5]*n[1] + inv[9]*n[2],
+		inv[2]*n[0] + inv[6]*n[1] + inv[10]*n[2],
+	}.Normalize()
+}
+
+// shade evaluates the surface at a hit for a ray with direction d.
+func (acc *Accel) shade(h *Hit, ray *Ray) surface {
+	sc := acc.scene
+	in := &sc.Instances[h.Instance]
+	inv := &acc.toObject[h.Instance]
+	toWorld := &acc.toWorld[h.Instance]
+	s := surface{p: ray.Origin.Add(ray.Dir.Scale(h.T)), mat: &sc.Materials[in.Material]}
+	var ns scene.Vec3
+	var uvs [2]scene.Vec2
+	color := scene.Vec4{1, 1, 1, 1}
+	var tangent scene.Vec4
+	switch in.Geometry.Kind {
+	case scene.Triangles:
+		m := &sc.Meshes[in.Geometry.Index]
+		prim := int(h.Prim)
+		i0, i1, i2 := m.Indices[3*prim], m.Indices[3*prim+1], m.Indices[3*prim+2]
+		// The world-space winding decides the front face, as glTF asks for
+		// mirrored instances.
+		p0, p1, p2 := toWorld.point(m.Positions[i0]), toWorld.point(m.Positions[i1]), toWorld.point(m.Positions[i2])
+		s.ng = p1.Sub(p0).Cross(p2.Sub(p0)).Normalize()
+		uvs, color = triangleAttributes(m, prim, h.U, h.V)
+		w := 1 - h.U - h.V
+		if m.Normals != nil {
+			n := m.Normals[i0].Scale(w).Add(m.Normals[i1].Scale(h.U)).Add(m.Normals[i2].Scale(h.V))
+			ns = normalToWorld(inv, n)
+		}
+		if m.Tangents != nil && s.mat.NormalTexture.Valid() {
+			t := m.Tangents[i0]
+			tw := scene.Vec3{t[0], t[1], t[2]}.Scale(w).Add(scene.Vec3{m.Tangents[i1][0], m.Tangents[i1][1], m.Tangents[i1][2]}.Scale(h.U)).
+				Add(scene.Vec3{m.Tangents[i2][0], m.Tangents[i2][1], m.Tangents[i2][2]}.Scale(h.V))
+			tw = toWorld.vector(tw).Normalize()
+			tangent = scene.Vec4{tw[0], tw[1], tw[2], t[3]}
+		}
+	case scene.Spheres:
+		set := &sc.SphereSets[in.Geometry.Index]
+		po := inv.point(s.p)
+		s.ng = normalToWorld(inv, po.Sub(set.Centers[h.Prim]))
+	case scene.SweptSpheres:
+		c := &sc.CurveSets[in.Geometry.Index]
+		v := c.Segments[h.Prim]
+		po := inv.point(s.p)
+		s.ng = normalToWorld(inv, sweptSphereNormal(po, c.Positions[v], c.Positions[v+1], h.U))
+	}
+	if ns == (scene.Vec3{}) {
+		ns = s.ng
+	}
+	wo := ray.Dir.Scale(-1)
+	s.front = s.ng.Dot(wo) > 0
+	if !s.front {
+		s.ng, ns = s.ng.Scale(-1), ns.Scale(-1)
+	}
+	mat := s.mat
+	if tangent != (scene.Vec4{}) {
+		tn := sampleTexture(sc, mat.NormalTexture, &uvs)
+		x, y, z := (2*tn[0]-1)*mat.NormalScale, (2*tn[1]-1)*mat.NormalScale, 2*tn[2]-1
+		t := scene.Vec3{tangent[0], tangent[1], tangent[2]}
+		t = t.Sub(ns.Scale(ns.Dot(t))).Normalize()
+		// The bitangent keeps its handedness relative to the unturned normal.
+		b := ns.Cross(t).Scale(tangent[3])
+		if !s.front {
+			b = b.Scale(-1)
+		}
+		if n := t.Scale(x).Add(b.Scale(y)).Add(ns.Scale(z)).Normalize(); n != (scene.Vec3{}) {
+			ns = n
+		}
+	}
+	if ns.Dot(wo) <= 0 {
+		ns = s.ng // a shading normal facing away from the viewer is not usable
+	}
+	s.frame = NewFrame(ns)
+
+	bc := sampleTexture(sc, mat.BaseColorTexture, &uvs)
+	base := scene.Vec3{mat.BaseColor[0] * bc[0] * color[0], mat.BaseColor[1] * bc[1] * color[1], mat.BaseColor[2] * bc[2] * color[2]}
+	mr := sampleTexture(sc, mat.MetallicRoughnessTex, &uvs)
+	spec := mat.Specular * sampleTexture(sc, mat.SpecularTexture, &uvs)[3]
+	sct := sampleTexture(sc, mat.SpecularColorTexture, &uvs)
+	specColor := scene.Vec3{mat.SpecularColor[0] * sct[0], mat.SpecularColor[1] * sct[1], mat.SpecularColor[2] * sct[2]}
+	s.bsdf = NewBSDF(base, mat.Metallic*mr[2], mat.Roughness*mr[1], mat.IOR, spec, specColor)
+	s.albedo = base
+	if mat.Emits() && (s.front || mat.DoubleSided) {
+		et := sampleTexture(sc, mat.EmissiveTexture, &uvs)
+		s.emit = scene.Vec3{mat.Emissive[0] * et[0], mat.Emissive[1] * et[1], mat.Emissive[2] * et[2]}
+	}
+	return s
+}
+
+// offsetRay moves a ray's origin off the surface along n by a few ulps of
+// its coordinates (Wächter and Binder, "A Fast and Robust Method for Avoiding
+// Self-Intersection", Ray Tracing Gems), so the next ray does not hit the
+// surface it leaves at any distance from the origin.
+func offsetRay(p, n scene.Vec3) scene.Vec3 {
+	const origin, floatScale, intScale = 1.0 / 32, 1.0 / 65536, 256
+	var out scene.Vec3
+	for k := 0; k < 3; k++ {
+		off := int32(intScale * n[k])
+		bits := int32(math.Float32bits(p[k]))
+		if p[k] < 0 {
+			bits -= off
+		} else {
+			bits += off
+		}
+		out[k] = math.Float32frombits(uint32(bits))
+		if float32(math.Abs(float64(p[k]))) < origin {
+			out[k] = p[k] + floatScale*n[k]
+		}
+	}
+	return out
+}

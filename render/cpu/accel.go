@@ -35,6 +35,7 @@ type AnyHit func(instance, prim int, u, v float32) bool
 type Accel struct {
 	scene    *scene.Scene
 	blas     map[scene.GeometryRef]*BVH
+	blasOf   []*BVH // per instance, its geometry's BVH (no map lookup per ray)
 	tlas     *BVH
 	toObject []affine // per instance, world to object
 	toWorld  []affine // per instance, object to world
@@ -113,6 +114,10 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 		}(g)
 	}
 	wg.Wait()
+	acc.blasOf = make([]*BVH, len(sc.Instances))
+	for i, in := range sc.Instances {
+		acc.blasOf[i] = acc.blas[in.Geometry]
+	}
 	acc.toObject = make([]affine, len(sc.Instances))
 	acc.toWorld = make([]affine, len(sc.Instances))
 	acc.opaque = make([]bool, len(sc.Instances))
@@ -197,7 +202,7 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 	in := &acc.scene.Instances[i]
 	o, d := acc.toObject[i].point(ray.Origin), acc.toObject[i].vector(ray.Dir)
 	br := newBoxRay(o, d)
-	bvh := acc.blas[in.Geometry]
+	bvh := acc.blasOf[i]
 	found := false
 	accept := func(h Hit) bool {
 		if !acc.opaque[i] && !acc.anyHit(i, int(h.Prim), h.U, h.V) {

@@ -220,3 +220,21 @@ func TestGeneratedScenesRender(t *testing.T) {
 		})
 	}
 }
+
+// TestTileAllocatesNothing: once a worker's buffers have grown, tracing and
+// shading a tile allocate nothing, whatever the path count.
+func TestTileAllocatesNothing(t *testing.T) {
+	sc, err := scene.Load(filepath.Join("..", "..", "scenes", "hairy-cornell.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := render.Options{Width: 32, Height: 32, SPP: 1, MaxDepth: 8, EnvColor: [3]float32{0.2, 0.2, 0.2}}
+	acc := BuildAccel(sc, func(inst, prim int, u, v float32) bool { return true })
+	w := &worker{r: newRenderer(sc, acc, opts)}
+	pass := &passBuffers{beauty: make([]float32, 3*32*32), albedo: make([]float32, 3*32*32), normal: make([]float32, 3*32*32), depth: make([]float32, 32*32)}
+	tl := tile{0, 0, 16, 16}
+	w.renderTile(tl, 0, 4, pass) // grow the buffers
+	if n := testing.AllocsPerRun(5, func() { w.renderTile(tl, 4, 4, pass) }); n > 0 {
+		t.Errorf("a tile of 1024 paths allocates %v times", n)
+	}
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mrjoshuak/go-openexr/exr"
+)
+
+// TestMain lets a test run the real command in a child process (for signals).
+func TestMain(m *testing.M) {
+	if os.Getenv("SERTRACE_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func TestRenderWritesEveryFormat(t *testing.T) {
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.json")
+	exrPath := filepath.Join(dir, "c.exr")
+	code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", exrPath, "--spp", "2", "--res", "32x24", "--stats", stats, "--backend", "cpu")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "rendered ../scenes/cornell.glb: 32x24, 2 spp") || !strings.Contains(errs, "rays/s") {
+		t.Errorf("no summary line: %s", errs)
+	}
+	f, err := exr.OpenFile(exrPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	ch := f.Header(0).Channels()
+	for i := 0; i < ch.Len(); i++ {
+		names = append(names, ch.At(i).Name)
+	}
+	f.Close()
+	for _, want := range []string{"R", "G", "B", "albedo.R", "normal.Z", "depth.Z"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("EXR channels %v lack %s", names, want)
+		}
+	}
+	var s map[string]any
+	b, _ := os.ReadFile(stats)
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"render_seconds", "samples_per_second", "rays_per_second", "rays", "bounces"} {
+		if _, ok := s[k]; !ok {
+			t.Errorf("stats lack %q", k)
+		}
+	}
+	for _, out := range []string{"c.png", "c.pfm"} {
+		p := filepath.Join(dir, out)
+		if code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", p, "--spp", "1", "--res", "16x12", "--aov", "albedo,depth"); code != 0 {
+			t.Fatalf("%s: exit %d: %s", out, code, errs)
+		}
+		for _, aov := range []string{"albedo", "depth"} {
+			if _, err := os.Stat(strings.TrimSuffix(p, filepath.Ext(p)) + "." + aov + ".pfm"); err != nil {
+				t.Errorf("%s: AOV %s not written: %v", out, aov, err)
+			}
+		}
+	}
+}
+
+func TestRenderRefusesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.png")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--res", "0x10"}, 2, `"0x10" is not WxH`},
+		{[]string{"--res", "100000x100000"}, 2, "resolution 100000x100000 is outside"},
+		{[]string{"--spp", "0"}, 2, "samples per pixel 0"},
+		{[]string{"--max-depth", "-1"}, 2, "max depth -1"},
+		{[]string{"--backend", "opengl"}, 2, `unknown backend "opengl"`},
+		{[]string{"--backend", "vulkan"}, 1, "no Vulkan backend"},
+		{[]string{"--camera", "nosuch"}, 1, `no camera named "nosuch"`},
+		{[]string{"--env-color", "1,x,2"}, 2, "--env-color"},
+		{[]string{"-o", filepath.Join(dir, "x.jpg")}, 2, "must be .exr, .pfm or .png"},
+		{[]string{"--aov", "shadows"}, 2, `unknown AOV "shadows"`},
+	}
+	for _, c := range cases {
+		args := append([]string{"render", "../scenes/cornell.glb", "-o", out, "--spp", "1", "--res", "8x8"}, c.args...)
+		code, _, errs := runCLI(t, args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused render wrote an image")
+	}
+}
+
+// TestRenderInterrupted: SIGINT stops the render, which writes the passes it
+// completed, marks the PNG partial and exits 1 with one line saying so.
+func TestRenderInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	out := filepath.Join(t.TempDir(), "partial.png")
+	cmd := exec.Command(os.Args[0], "render", "../scenes/hairy-cornell.glb", "-o", out, "--spp", "100000", "--res", "64x48")
+	cmd.Env = append(os.Environ(), "SERTRACE_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the render did not stop within a minute of SIGINT")
+	}
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(stderr.String(), "interrupted: wrote a partial image") {
+		t.Fatalf("exit %d, stderr %s", cmd.ProcessState.ExitCode(), stderr.String())
+	}
+	png, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(png, []byte("partial render")) {
+		t.Fatalf("the partial image is missing or unmarked: %v", err)
+	}
+}

@@ -238,3 +238,21 @@ func TestTileAllocatesNothing(t *testing.T) {
 		t.Errorf("a tile of 1024 paths allocates %v times", n)
 	}
 }
+
+func loadSample(t *testing.T, name string) *scene.Scene {
+	t.Helper()
+	sc, err := scene.Load(filepath.Join("..", "..", "scenes", name+".glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func renderStats(t *testing.T, sc *scene.Scene, opts render.Options) *render.Stats {
+	t.Helper()
+	stats, err := (Backend{}).Render(context.Background(), sc, opts, render.NewFilm(opts.Width, opts.Height), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stats
+}

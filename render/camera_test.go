@@ -1,0 +1,62 @@
+package render
+
+import (
+	"math"
+	"testing"
+
+	"sertrace/scene"
+)
+
+func TestPerspectiveCameraRays(t *testing.T) {
+	cam := scene.Camera{YFov: math.Pi / 2, Transform: scene.LookAt(scene.Vec3{1, 2, 3}, scene.Vec3{1, 2, 0}, scene.Vec3{0, 1, 0})}
+	c := NewCameraRays(cam, 200, 100)
+	o, d := c.Ray(100, 50)
+	if o != (scene.Vec3{1, 2, 3}) || d.Sub(scene.Vec3{0, 0, -1}).Length() > 1e-6 {
+		t.Errorf("centre ray %v %v", o, d)
+	}
+	// The top edge is 45° up (yfov 90°); the right edge 2·tan 45° = 2 across at distance 1.
+	if _, d := c.Ray(100, 0); d.Sub(scene.Vec3{0, 1, -1}.Normalize()).Length() > 1e-6 {
+		t.Errorf("top ray %v", d)
+	}
+	if _, d := c.Ray(200, 50); d.Sub(scene.Vec3{2, 0, -1}.Normalize()).Length() > 1e-6 {
+		t.Errorf("right ray %v", d)
+	}
+}
+
+func TestOrthographicCameraRays(t *testing.T) {
+	cam := scene.Camera{Orthographic: true, XMag: 3, YMag: 2, Transform: scene.LookAt(scene.Vec3{0, 0, 5}, scene.Vec3{}, scene.Vec3{0, 1, 0})}
+	c := NewCameraRays(cam, 100, 100)
+	o1, d1 := c.Ray(0, 0)
+	o2, d2 := c.Ray(100, 100)
+	if d1 != d2 || d1.Sub(scene.Vec3{0, 0, -1}).Length() > 1e-6 {
+		t.Errorf("directions %v %v", d1, d2)
+	}
+	// A square image: the view is ymag high and as wide (the image's aspect wins).
+	if o1.Sub(scene.Vec3{-2, 2, 5}).Length() > 1e-6 || o2.Sub(scene.Vec3{2, -2, 5}).Length() > 1e-6 {
+		t.Errorf("corners %v %v", o1, o2)
+	}
+}
+
+func TestRandomIsUniformAndDecorrelated(t *testing.T) {
+	const n = 1 << 16
+	var bins [16]int
+	var sumXY, sumX float64
+	for i := uint32(0); i < n; i++ {
+		x := Random(i, 3, 1, DimBSDFU, 0)
+		y := Random(i, 3, 1, DimBSDFV, 0)
+		if x < 0 || x >= 1 {
+			t.Fatalf("%v out of [0, 1)", x)
+		}
+		bins[int(x*16)]++
+		sumXY += float64(x) * float64(y)
+		sumX += float64(x)
+	}
+	for i, b := range bins {
+		if math.Abs(float64(b)-n/16) > 5*math.Sqrt(n/16) {
+			t.Errorf("bin %d has %d of %d", i, b, n)
+		}
+	}
+	if cov := sumXY/n - (sumX/n)*0.5; math.Abs(cov) > 0.005 {
+		t.Errorf("dimensions correlate: covariance %v", cov)
+	}
+}

@@ -1,0 +1,50 @@
+package cpu
+
+import (
+	"slices"
+	"testing"
+
+	"sertrace/render"
+	"sertrace/scene"
+)
+
+// TestReorderGroupsByShaderThenHint: the permutation keeps every path once,
+// groups by shader first and the hint's low bits second, and is stable.
+func TestReorderGroupsByShaderThenHint(t *testing.T) {
+	sc := &scene.Scene{Materials: make([]scene.Material, 8)}
+	for m := 0; m < 8; m++ {
+		sc.Instances = append(sc.Instances, scene.Instance{Material: m})
+	}
+	w := &worker{r: &renderer{sc: sc}}
+	sbts := []uint8{sbtTriangles, sbtMiss, sbtSpheres, sbtTriangles, sbtTriangles, sbtSpheres, sbtTriangles, sbtMiss}
+	insts := []int32{5, -1, 2, 1, 5, 6, 3, -1}
+	w.hits = make([]HitObject, len(sbts))
+	w.keys = make([]uint64, len(sbts))
+	for i := range sbts {
+		w.hits[i] = HitObject{SBT: sbts[i], Hit: Hit{Instance: insts[i]}, Live: true}
+	}
+	order := []int32{0, 1, 2, 3, 4, 5, 6, 7}
+	w.Reorder(order, 2) // hint bits: material & 3
+	// Miss (1, 7); triangles by material & 3: 5→1, 1→1, 5→1, 3→3 so 0, 3, 4, then 6; spheres: 2→2, 6→2: 2, 5.
+	if want := []int32{1, 7, 0, 3, 4, 6, 2, 5}; !slices.Equal(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+	var s simt
+	live := []bool{true, true, true, true, true, true, true, true}
+	w.count(&s, live, order)
+	if s.warps != 1 || s.passes != 3 || s.paths != 8 {
+		t.Errorf("launch order: %+v", s)
+	}
+}
+
+// TestReorderGroupsMaterialsInARealWave: on the hairy Cornell box, sorting
+// by material hint leaves fewer materials per warp than launch order.
+func TestReorderGroupsMaterialsInARealWave(t *testing.T) {
+	sc := loadSample(t, "hairy-cornell")
+	opts := render.Options{Width: 64, Height: 64, SPP: 2, MaxDepth: 4}
+	stats := renderStats(t, sc, opts)
+	b := stats.Bounces[1]
+	if !(b.MaterialsPerWarpAfter < b.MaterialsPerWarp) || b.EfficiencyAfter < b.Efficiency || b.Paths == 0 {
+		t.Errorf("bounce 1: %+v", b)
+	}
+}

@@ -33,14 +33,16 @@ type AnyHit func(instance, prim int, u, v float32) bool
 // Accel is the scene's acceleration structure: a BVH per geometry (the
 // bottom level) and one over the instances (the top level).
 type Accel struct {
-	scene    *scene.Scene
-	blas     map[scene.GeometryRef]*BVH
-	blasOf   []*BVH // per instance, its geometry's BVH (no map lookup per ray)
-	tlas     *BVH
-	toObject []affine // per instance, world to object
-	toWorld  []affine // per instance, object to world
-	opaque   []bool   // per instance: no any-hit needed
-	anyHit   AnyHit
+	scene       *scene.Scene
+	blas        map[scene.GeometryRef]*BVH
+	blasOf      []*BVH               // per instance, its geometry's BVH (no map lookup per ray)
+	triangles   map[int][]scene.Vec3 // per mesh, its triangles' vertices in its BVH's leaf order
+	trianglesOf [][]scene.Vec3       // per instance, the same
+	tlas        *BVH
+	toObject    []affine // per instance, world to object
+	toWorld     []affine // per instance, object to world
+	opaque      []bool   // per instance: no any-hit needed
+	anyHit      AnyHit
 }
 
 // affine is a 3×4 transform, rows first, float32 as the GPU keeps it.
@@ -114,9 +116,26 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 		}(g)
 	}
 	wg.Wait()
+	acc.triangles = map[int][]scene.Vec3{}
+	for g, b := range acc.blas {
+		if g.Kind == scene.Triangles {
+			m := &sc.Meshes[g.Index]
+			verts := make([]scene.Vec3, 3*len(b.Prims))
+			for k, p := range b.Prims {
+				for j := uint32(0); j < 3; j++ {
+					verts[3*k+int(j)] = m.Positions[m.Indices[3*p+j]]
+				}
+			}
+			acc.triangles[g.Index] = verts
+		}
+	}
 	acc.blasOf = make([]*BVH, len(sc.Instances))
+	acc.trianglesOf = make([][]scene.Vec3, len(sc.Instances))
 	for i, in := range sc.Instances {
 		acc.blasOf[i] = acc.blas[in.Geometry]
+		if in.Geometry.Kind == scene.Triangles {
+			acc.trianglesOf[i] = acc.triangles[in.Geometry.Index]
+		}
 	}
 	acc.toObject = make([]affine, len(sc.Instances))
 	acc.toWorld = make([]affine, len(sc.Instances))
@@ -193,7 +212,16 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool) (Hit, bool) {
 		}
 		return false
 	})
-	return best, best.Instance >= 0
+	if best.Instance < 0 {
+		return best, false
+	}
+	if best.Kind == HitFrontFace {
+		in := &acc.scene.Instances[best.Instance]
+		if facesAway(&acc.scene.Meshes[in.Geometry.Index], int(best.Prim), acc.toObject[best.Instance].vector(ray.Dir)) {
+			best.Kind = HitBackFace
+		}
+	}
+	return best, true
 }
 
 // traceInstance traverses one instance's geometry in its object space (the
@@ -214,21 +242,16 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 	}
 	switch in.Geometry.Kind {
 	case scene.Triangles:
-		m := &acc.scene.Meshes[in.Geometry.Index]
+		verts := acc.trianglesOf[i]
 		sr := newShearedRay(d)
 		bvh.Traverse(&br, ray.TMin, tmax, func(first, count int) bool {
-			for _, p := range bvh.Prims[first : first+count] {
-				idx := m.Indices[3*p : 3*p+3]
-				t, u, v, ok := intersectTriangle(o, &sr, m.Positions[idx[0]], m.Positions[idx[1]], m.Positions[idx[2]], ray.TMin, *tmax)
-				if !ok {
-					continue
-				}
-				kind := HitFrontFace
-				if facesAway(m, int(p), d) {
-					kind = HitBackFace
-				}
-				if accept(Hit{T: t, Prim: int32(p), U: u, V: v, Kind: kind}) {
-					return true
+			for k := first; k < first+count; k++ {
+				v := verts[3*k : 3*k+3]
+				if t, u, w, ok := intersectTriangle(o, &sr, v[0], v[1], v[2], ray.TMin, *tmax); ok {
+					// The face is decided once, for the closest hit (in trace).
+					if accept(Hit{T: t, Prim: int32(bvh.Prims[k]), U: u, V: w, Kind: HitFrontFace}) {
+						return true
+					}
 				}
 			}
 			return false

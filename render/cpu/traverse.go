@@ -62,34 +62,8 @@ func (bvh *BVH) Traverse(r *boxRay, tmin float32, tmax *float32, leaf func(first
 			t0x, t1x := (n.Min[0][i]-r.o[0])*r.inv[0], (n.Max[0][i]-r.o[0])*r.inv[0]
 			t0y, t1y := (n.Min[1][i]-r.o[1])*r.inv[1], (n.Max[1][i]-r.o[1])*r.inv[1]
 			t0z, t1z := (n.Min[2][i]-r.o[2])*r.inv[2], (n.Max[2][i]-r.o[2])*r.inv[2]
-			if t0x > t1x {
-				t0x, t1x = t1x, t0x
-			}
-			if t0y > t1y {
-				t0y, t1y = t1y, t0y
-			}
-			if t0z > t1z {
-				t0z, t1z = t1z, t0z
-			}
-			near, far := tmin, *tmax
-			if t0x > near {
-				near = t0x
-			}
-			if t0y > near {
-				near = t0y
-			}
-			if t0z > near {
-				near = t0z
-			}
-			if t1x < far {
-				far = t1x
-			}
-			if t1y < far {
-				far = t1y
-			}
-			if t1z < far {
-				far = t1z
-			}
+			near := max(min(t0x, t1x), min(t0y, t1y), min(t0z, t1z), tmin)
+			far := min(max(t0x, t1x), max(t0y, t1y), max(t0z, t1z), *tmax)
 			// Widen the far end by a few ulps so rounding never loses a
 			// primitive lying on a box's face (Ize, "Robust BVH Ray Traversal").
 			if near > far*1.0000004 {

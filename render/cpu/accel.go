@@ -148,6 +148,11 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 	}
 	acc.tlas = BuildBVH(len(sc.Instances), func(i int) scene.Bounds {
 		in := sc.Instances[i]
+		if acc.toObject[i] == (affine{}) {
+			// Scaled to nothing (glTF files hide objects so): it cannot be
+			// hit, and rays into its object space would be degenerate.
+			return scene.EmptyBounds()
+		}
 		return sc.GeometryBounds(in.Geometry).Transform(in.Transform)
 	})
 	return acc

@@ -194,3 +194,20 @@ func TestBVHStructure(t *testing.T) {
 		t.Error("primitive 0 is missing")
 	}
 }
+
+// TestCollapsedInstancesAreNeverHit: an instance scaled to zero (how glTF
+// files hide objects) is left out, not traced with a degenerate ray.
+func TestCollapsedInstancesAreNeverHit(t *testing.T) {
+	sc := randomScene(rand.New(rand.NewPCG(1, 1)))
+	for i := range sc.Instances {
+		// Flattened along z: no volume, no inverse, but a box a ray can enter.
+		sc.Instances[i].Transform = scene.TRS([3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{1, 1, 0})
+	}
+	acc := BuildAccel(sc, nil)
+	for _, o := range []scene.Vec3{{0.1, 0.2, -5}, {-0.3, 0.4, -5}, {0.5, -0.5, -5}} {
+		ray := Ray{Origin: o, Dir: scene.Vec3{0, 0, 1}, TMax: float32(math.Inf(1))}
+		if h, ok := acc.Intersect(&ray); ok {
+			t.Fatalf("hit a collapsed instance: %+v", h)
+		}
+	}
+}

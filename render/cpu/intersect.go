@@ -72,7 +72,10 @@ func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin,
 		return 0, 0, 0, false
 	}
 	inv := 1 / det
-	return tScaled * inv, e1 * inv, e2 * inv, true
+	if t := tScaled * inv; t > tmin && t < tmax { // also false for NaN (a degenerate ray)
+		return t, e1 * inv, e2 * inv, true
+	}
+	return 0, 0, 0, false
 }
 
 // d3 is a float64 vector, for the quadratics whose float32 forms lose the

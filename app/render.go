@@ -132,8 +132,11 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		written = append(written, p)
 	}
 	if path := v.GetString("stats"); path != "" {
-		b, _ := json.MarshalIndent(stats, "", "  ")
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		b, err := json.MarshalIndent(stats, "", "  ")
+		if err == nil {
+			err = os.WriteFile(path, append(b, '\n'), 0o644)
+		}
+		if err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}

@@ -2,16 +2,18 @@ package render
 
 import "sertrace/scene"
 
-// Film accumulates radiance and the first-hit AOVs, in float32, per pixel.
-// Every pixel receives the same number of samples per pass, so one count
-// serves the whole image.
+// Film accumulates radiance and the first-hit AOVs per pixel. Backends sum
+// the samples of one pass in float32 and add each pass here in float64, so
+// that millions of samples do not drift (float32 sums of 2^24 samples of a
+// constant were 3% off). Every pixel receives the same number of samples per
+// pass, so one count serves the whole image.
 type Film struct {
 	Width, Height int
 	Samples       int       // per pixel, accumulated so far
-	Beauty        []float32 // RGB sums, rows from the top
-	Albedo        []float32 // RGB sums of the first hit's albedo
-	Normal        []float32 // sums of the first hit's world shading normal
-	Depth         []float32 // sums of the first hit's distance along the camera axis (0 for misses)
+	Beauty        []float64 // RGB sums, rows from the top
+	Albedo        []float64 // RGB sums of the first hit's albedo
+	Normal        []float64 // sums of the first hit's world shading normal
+	Depth         []float64 // sums of the first hit's distance along the camera axis (0 for misses)
 	Partial       bool      // stopped before all samples were taken
 }
 
@@ -20,8 +22,8 @@ func NewFilm(width, height int) *Film {
 	n := width * height * 3
 	return &Film{
 		Width: width, Height: height,
-		Beauty: make([]float32, n), Albedo: make([]float32, n), Normal: make([]float32, n),
-		Depth: make([]float32, width*height),
+		Beauty: make([]float64, n), Albedo: make([]float64, n), Normal: make([]float64, n),
+		Depth: make([]float64, width*height),
 	}
 }
 
@@ -54,9 +56,9 @@ func (f *Film) Resolve(a AOV) (pix []float32, channels int) {
 	if f.Samples == 0 {
 		return out, channels
 	}
-	inv := 1 / float32(f.Samples)
+	inv := 1 / float64(f.Samples)
 	for i, v := range src {
-		out[i] = v * inv
+		out[i] = float32(v * inv)
 	}
 	if a == AOVNormal {
 		for i := 0; i < len(out); i += 3 {

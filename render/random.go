@@ -12,7 +12,8 @@ const (
 	DimLobe // BSDF: which lobe
 	DimBSDFU
 	DimBSDFV
-	DimLight // next-event estimation: which light
+	DimLight     // next-event estimation: which alias-table column
+	DimLightCoin // and whether to keep it or take its alias (24 bits each, so that tables of a million lights stay exact)
 	DimLightU
 	DimLightV
 	DimRoulette

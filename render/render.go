@@ -24,7 +24,7 @@ type Options struct {
 
 // Limits that keep a render's memory bounded.
 const (
-	MaxPixels = 1 << 28 // 16384² pixels
+	MaxPixels = 1 << 25 // 8192×4096 pixels: about 4 GiB of film and pass buffers
 	MaxSPP    = 1 << 24
 	MaxDepth  = 1024
 )

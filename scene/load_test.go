@@ -70,12 +70,13 @@ func TestGeneratedTangentsFollowU(t *testing.T) {
 			UV0:       []Vec2{{0, 1}, {1, 1}, {1, 0}, {0, 0}},
 			Indices:   []uint32{0, 1, 2, 0, 2, 3},
 		}
-		wantT, wantW := Vec3{1, 0, 0}, float32(-1) // bitangent (+v) is −Y = −(N × T)
+		// glTF's bitangent N × T · w points to decreasing v: +Y here.
+		wantT, wantW := Vec3{1, 0, 0}, float32(1)
 		if mirror {
 			for i := range m.UV0 {
 				m.UV0[i][0] = 1 - m.UV0[i][0]
 			}
-			wantT, wantW = Vec3{-1, 0, 0}, 1
+			wantT, wantW = Vec3{-1, 0, 0}, -1
 		}
 		for i, tg := range GenerateTangents(&m) {
 			if (Vec3{tg[0], tg[1], tg[2]}).Sub(wantT).Length() > 1e-6 || tg[3] != wantW {
@@ -218,5 +219,32 @@ func TestGeneratedSceneDetails(t *testing.T) {
 	}
 	if lights != 1 {
 		t.Errorf("%d materials named light, want 1", lights)
+	}
+}
+
+// TestGeneratedTangentsMatchAuthoredOnes: on a real normal-mapped mesh that
+// ships its tangents (mirrored UVs included), the generated ones point the
+// same way with the same handedness.
+func TestGeneratedTangentsMatchAuthoredOnes(t *testing.T) {
+	sc, err := Load(sharedScene(t, "NormalTangentMirrorTest/NormalTangentMirrorTest.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sc.Meshes[0]
+	authored := m.Tangents
+	m.Tangents = nil
+	generated := GenerateTangents(&m)
+	same, along := 0, 0
+	for i, a := range authored {
+		g := generated[i]
+		if a[3] == g[3] {
+			same++
+		}
+		if (Vec3{a[0], a[1], a[2]}).Dot(Vec3{g[0], g[1], g[2]}) > 0.9 {
+			along++
+		}
+	}
+	if n := len(authored); same < n*95/100 || along < n*90/100 {
+		t.Errorf("of %d tangents, %d have the authored handedness and %d its direction", n, same, along)
 	}
 }

@@ -49,8 +49,10 @@ func GenerateTangents(m *Mesh) []Vec4 {
 		if t == (Vec3{}) {
 			t = anyPerpendicular(nv)
 		}
+		// glTF's bitangent, cross(N, T)·w, points towards decreasing v (the
+		// texture's up, since v runs down the image).
 		w := float32(1)
-		if nv.Cross(t).Dot(bit[i]) < 0 {
+		if nv.Cross(t).Dot(bit[i]) > 0 {
 			w = -1
 		}
 		out[i] = Vec4{t[0], t[1], t[2], w}

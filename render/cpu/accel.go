@@ -1,7 +1,9 @@
 package cpu
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"sertrace/scene"
 )
@@ -100,22 +102,30 @@ func (m *affine) vector(v scene.Vec3) scene.Vec3 {
 // on instances whose material is alpha-masked.
 func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 	acc := &Accel{scene: sc, blas: map[scene.GeometryRef]*BVH{}, anyHit: anyHit}
+	var geoms []scene.GeometryRef
 	for _, in := range sc.Instances {
-		acc.blas[in.Geometry] = nil
+		if _, ok := acc.blas[in.Geometry]; !ok {
+			acc.blas[in.Geometry] = nil
+			geoms = append(geoms, in.Geometry)
+		}
 	}
-	var mu sync.Mutex
+	// A pool of workers builds the geometries' BVHs into their own slots.
+	built := make([]*BVH, len(geoms))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for g := range acc.blas {
+	for range min(runtime.GOMAXPROCS(0), len(geoms)) {
 		wg.Add(1)
-		go func(g scene.GeometryRef) {
+		go func() {
 			defer wg.Done()
-			b := buildGeometryBVH(sc, g)
-			mu.Lock()
-			acc.blas[g] = b
-			mu.Unlock()
-		}(g)
+			for i := int(next.Add(1) - 1); i < len(geoms); i = int(next.Add(1) - 1) {
+				built[i] = buildGeometryBVH(sc, geoms[i])
+			}
+		}()
 	}
 	wg.Wait()
+	for i, g := range geoms {
+		acc.blas[g] = built[i]
+	}
 	acc.triangles = map[int][]scene.Vec3{}
 	for g, b := range acc.blas {
 		if g.Kind == scene.Triangles {

@@ -20,10 +20,12 @@ func (Backend) Name() string { return "cpu" }
 
 const tileSize = 16
 
-// Render traces opts.SPP samples per pixel into film, in passes whose sample
-// count grows while a pass takes under a second, so that a cancellation
-// (Ctrl-C) is answered quickly; the pass it interrupts is dropped, and the
-// film keeps every completed pass, marked partial.
+// Render traces opts.SPP samples per pixel into film, in passes of 1, 2, 4,
+// ... samples up to a cap of about four million paths a pass (a schedule
+// fixed by the image size, so the sums and the image never depend on timing
+// or threads). A cancellation (Ctrl-C) is answered between tiles; the pass
+// it interrupts is dropped, and the film keeps every completed pass, marked
+// partial. A panic in a worker ends the render with an error.
 func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options, film *render.Film, progress render.Progress) (*render.Stats, error) {
 	if err := opts.Validate(sc); err != nil {
 		return nil, err
@@ -32,6 +34,7 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
+	threads = min(threads, (opts.Width+tileSize-1)/tileSize*((opts.Height+tileSize-1)/tileSize))
 	stats := &render.Stats{Backend: "cpu", Path: "emulated-ser", Width: opts.Width, Height: opts.Height, Threads: threads}
 	stats.Warnings = materialWarnings(sc)
 	start := time.Now()
@@ -56,18 +59,29 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 	n := opts.Width * opts.Height
 	pass := &passBuffers{beauty: make([]float32, 3*n), albedo: make([]float32, 3*n), normal: make([]float32, 3*n), depth: make([]float32, n)}
 	renderStart := time.Now()
+	maxPass := 1
+	for maxPass < 64 && maxPass*2*n <= 1<<22 {
+		maxPass *= 2
+	}
 	spp := 1
 	var err error
 	for film.Samples < opts.SPP {
-		spp = min(spp, opts.SPP-film.Samples)
-		passStart := time.Now()
+		spp = min(spp, opts.SPP-film.Samples, maxPass)
 		var next, done atomic.Int64
 		var wg sync.WaitGroup
+		var panicked atomic.Value
+		passCtx, cancel := context.WithCancel(ctx)
 		for _, w := range workers {
 			wg.Add(1)
 			go func(w *worker) {
 				defer wg.Done()
-				for ctx.Err() == nil {
+				defer func() {
+					if r := recover(); r != nil {
+						panicked.Store(fmt.Sprint(r))
+						cancel()
+					}
+				}()
+				for passCtx.Err() == nil {
 					i := int(next.Add(1) - 1)
 					if i >= len(tiles) {
 						return
@@ -80,15 +94,17 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 			}(w)
 		}
 		wg.Wait()
+		cancel()
+		if p := panicked.Load(); p != nil {
+			return nil, fmt.Errorf("render failed: internal error: %v", p)
+		}
 		if err = ctx.Err(); err != nil {
 			film.Partial = true
 			break
 		}
 		addPass(film, pass)
 		film.Samples += spp
-		if time.Since(passStart) < time.Second {
-			spp *= 2
-		}
+		spp *= 2
 	}
 	stats.RenderSeconds = time.Since(renderStart).Seconds()
 	stats.SamplesPerPixel = film.Samples
@@ -101,13 +117,16 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 	return stats, err
 }
 
-// addPass moves a completed pass into the film and clears it.
+// addPass moves a completed pass into the film (in float64) and clears it.
 func addPass(film *render.Film, pass *passBuffers) {
-	for _, pair := range [][2][]float32{{film.Beauty, pass.beauty}, {film.Albedo, pass.albedo}, {film.Normal, pass.normal}, {film.Depth, pass.depth}} {
-		for i, v := range pair[1] {
-			pair[0][i] += v
+	for _, pair := range []struct {
+		film []float64
+		pass []float32
+	}{{film.Beauty, pass.beauty}, {film.Albedo, pass.albedo}, {film.Normal, pass.normal}, {film.Depth, pass.depth}} {
+		for i, v := range pair.pass {
+			pair.film[i] += float64(v)
 		}
-		clear(pair[1])
+		clear(pair.pass)
 	}
 }
 
@@ -158,7 +177,7 @@ func materialWarnings(sc *scene.Scene) []string {
 	for _, in := range sc.Instances {
 		used[in.Material] = true
 	}
-	transmissive, blended := 0, 0
+	transmissive, blended, hair := 0, 0, 0
 	for i := range sc.Materials {
 		if !used[i] {
 			continue
@@ -169,9 +188,15 @@ func materialWarnings(sc *scene.Scene) []string {
 		if sc.Materials[i].AlphaMode == scene.AlphaBlend {
 			blended++
 		}
+		if sc.Materials[i].Hair != nil {
+			hair++
+		}
 	}
 	if transmissive > 0 {
 		out = append(out, fmt.Sprintf("%d materials use KHR_materials_transmission, which is not rendered yet: they render opaque", transmissive))
+	}
+	if hair > 0 {
+		out = append(out, fmt.Sprintf("%d hair materials render with their glTF factors: the hair BSDF is not implemented yet", hair))
 	}
 	if blended > 0 {
 		out = append(out, fmt.Sprintf("%d materials use alphaMode BLEND, which renders opaque", blended))

@@ -56,9 +56,11 @@ func clamp01(v float32) float32 {
 
 func luminance(c scene.Vec3) float32 { return 0.2126*c[0] + 0.7152*c[1] + 0.0722*c[2] }
 
-// ggxD is the GGX normal distribution at a half vector with cosine cosH.
-func ggxD(cosH, a2 float32) float32 {
-	d := cosH*cosH*(a2-1) + 1
+// ggxD is the GGX normal distribution at the unit half vector h (local).
+// The denominator is written with sin² θ = hx² + hy², not 1 − cos² θ, which
+// cancels near the peak of a smooth surface's lobe.
+func ggxD(h scene.Vec3, a2 float32) float32 {
+	d := h[0]*h[0] + h[1]*h[1] + h[2]*h[2]*a2
 	return a2 / (math.Pi * d * d)
 }
 
@@ -114,7 +116,7 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	}
 	h := wo.Add(wi).Normalize()
 	a2 := b.Alpha * b.Alpha
-	d := ggxD(h[2], a2)
+	d := ggxD(h, a2)
 	spec := d * smithV(wo[2], wi[2], a2)
 	s5 := schlick5(wo.Dot(h))
 	e := b.specularAlbedo(wo[2])

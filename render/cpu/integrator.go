@@ -112,7 +112,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	woLocal := s.frame.ToLocal(wo)
 	origin := offsetRay(s.p, s.ng)
 	// Next-event estimation.
-	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && ls.wi.Dot(s.ng) > 0 {
+	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightCoin), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && ls.wi.Dot(s.ng) > 0 {
 		f, pdfB := s.bsdf.Eval(woLocal, s.frame.ToLocal(ls.wi))
 		if f != (scene.Vec3{}) {
 			shadow := Ray{Origin: origin, Dir: ls.wi, TMax: ls.dist * (1 - 1e-4)}

@@ -43,7 +43,9 @@ func newLightSampler(acc *Accel, env scene.Vec3) *lightSampler {
 	for i, in := range sc.Instances {
 		ls.firstTri[i] = -1
 		mat := &sc.Materials[in.Material]
-		if in.Geometry.Kind != scene.Triangles || !mat.Emits() {
+		// Alpha-masked emitters are left to BSDF sampling (MIS weight 1):
+		// light sampling would pick points in their holes.
+		if in.Geometry.Kind != scene.Triangles || !mat.Emits() || mat.AlphaMode == scene.AlphaMask {
 			continue
 		}
 		m := &sc.Meshes[in.Geometry.Index]
@@ -120,11 +122,11 @@ func (ls *lightSampler) buildAlias(power []float64) {
 	}
 }
 
-// pick chooses an entry with a number u in [0, 1).
-func (ls *lightSampler) pick(u float32) int32 {
-	n := float32(len(ls.entries))
-	k := min(int32(u*n), int32(len(ls.entries)-1))
-	if u*n-float32(k) < ls.prob[k] {
+// pick chooses an entry: u picks the column, coin keeps it or takes its
+// alias. (One number for both would leave the coin 2^24/n values.)
+func (ls *lightSampler) pick(u, coin float32) int32 {
+	k := min(int32(u*float32(len(ls.entries))), int32(len(ls.entries)-1))
+	if coin < ls.prob[k] {
 		return k
 	}
 	return ls.alias[k]
@@ -139,15 +141,18 @@ type lightSample struct {
 	delta    bool
 }
 
-// sample draws a light point as seen from p, with numbers u (which light)
-// and u1, u2 (where on it).
-func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, u1, u2 float32) (lightSample, bool) {
+// sample draws a light point as seen from p, with numbers u and coin
+// (which light) and u1, u2 (where on it).
+func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32) (lightSample, bool) {
 	if len(ls.entries) == 0 {
 		return lightSample{}, false
 	}
-	k := ls.pick(u)
+	k := ls.pick(u, coin)
 	e := &ls.entries[k]
 	sel := ls.pdf[k]
+	if sel <= 0 {
+		return lightSample{}, false
+	}
 	switch e.kind {
 	case lightTriangle:
 		q, n, le, ok := acc.sampleTriangle(int(e.instance), int(e.index), u1, u2)
@@ -235,9 +240,11 @@ func (acc *Accel) sampleTriangle(inst, t int, u1, u2 float32) (p, n, le scene.Ve
 	m := &sc.Meshes[sc.Instances[inst].Geometry.Index]
 	mat := &sc.Materials[sc.Instances[inst].Material]
 	w := &acc.toWorld[inst]
-	p0, p1, p2 := w.point(m.Positions[m.Indices[3*t]]), w.point(m.Positions[m.Indices[3*t+1]]), w.point(m.Positions[m.Indices[3*t+2]])
-	n = p1.Sub(p0).Cross(p2.Sub(p0)).Normalize()
-	if n == (scene.Vec3{}) {
+	o0, o1, o2 := m.Positions[m.Indices[3*t]], m.Positions[m.Indices[3*t+1]], m.Positions[m.Indices[3*t+2]]
+	p0, p1, p2 := w.point(o0), w.point(o1), w.point(o2)
+	// The front face as shade decides it: object winding, normal matrix.
+	n = normalToWorld(&acc.toObject[inst], o1.Sub(o0).Cross(o2.Sub(o0)))
+	if n == (scene.Vec3{}) || p1.Sub(p0).Cross(p2.Sub(p0)) == (scene.Vec3{}) {
 		return p, n, le, false
 	}
 	// Uniform on the triangle: barycentrics of p1 and p2 (p0 has the rest).

@@ -107,7 +107,7 @@ func TestWhiteFurnace(t *testing.T) {
 					sum += float64(v)
 					want += float64(w)
 					n++
-					if math.Abs(float64(v-w)) > 0.08 {
+					if math.Abs(float64(v-w)) > 0.15 { // about 5 standard errors at 256 samples; the mean is the precise check
 						t.Errorf("pixel (%d, %d), cos %.2f: %v, want %v", x, y, mu, v, w)
 					}
 				}

@@ -133,10 +133,11 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 		m := &sc.Meshes[in.Geometry.Index]
 		prim := int(h.Prim)
 		i0, i1, i2 := m.Indices[3*prim], m.Indices[3*prim+1], m.Indices[3*prim+2]
-		// The world-space winding decides the front face, as glTF asks for
-		// mirrored instances.
-		p0, p1, p2 := toWorld.point(m.Positions[i0]), toWorld.point(m.Positions[i1]), toWorld.point(m.Positions[i2])
-		s.ng = p1.Sub(p0).Cross(p2.Sub(p0)).Normalize()
+		// The object-space winding decides the front face; the normal matrix
+		// keeps that side for mirrored instances, whose world winding glTF
+		// defines as clockwise.
+		p0, p1, p2 := m.Positions[i0], m.Positions[i1], m.Positions[i2]
+		s.ng = normalToWorld(inv, p1.Sub(p0).Cross(p2.Sub(p0)))
 		uvs, color = triangleAttributes(m, prim, h.U, h.V)
 		w := 1 - h.U - h.V
 		if m.Normals != nil {
@@ -163,25 +164,23 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 	if ns == (scene.Vec3{}) {
 		ns = s.ng
 	}
-	wo := ray.Dir.Scale(-1)
-	s.front = s.ng.Dot(wo) > 0
-	if !s.front {
-		s.ng, ns = s.ng.Scale(-1), ns.Scale(-1)
-	}
 	mat := s.mat
 	if tangent != (scene.Vec4{}) {
+		// Perturb the normal in the surface's own frame (before it is turned
+		// towards the ray), then turn everything together.
 		tn := sampleTexture(sc, mat.NormalTexture, &uvs)
 		x, y, z := (2*tn[0]-1)*mat.NormalScale, (2*tn[1]-1)*mat.NormalScale, 2*tn[2]-1
 		t := scene.Vec3{tangent[0], tangent[1], tangent[2]}
 		t = t.Sub(ns.Scale(ns.Dot(t))).Normalize()
-		// The bitangent keeps its handedness relative to the unturned normal.
 		b := ns.Cross(t).Scale(tangent[3])
-		if !s.front {
-			b = b.Scale(-1)
-		}
 		if n := t.Scale(x).Add(b.Scale(y)).Add(ns.Scale(z)).Normalize(); n != (scene.Vec3{}) {
 			ns = n
 		}
+	}
+	wo := ray.Dir.Scale(-1)
+	s.front = s.ng.Dot(wo) > 0
+	if !s.front {
+		s.ng, ns = s.ng.Scale(-1), ns.Scale(-1)
 	}
 	if ns.Dot(wo) <= 0 {
 		ns = s.ng // a shading normal facing away from the viewer is not usable

@@ -22,6 +22,7 @@ func bsdfCases() []bsdfCase {
 		{"glossy dielectric", NewBSDF(scene.Vec3{0.2, 0.5, 0.9}, 0, 0.2, 1.5, 1, white)},
 		{"smooth white metal", NewBSDF(white, 1, 0, 1.5, 1, white)},
 		{"rough gold", NewBSDF(scene.Vec3{1, 0.78, 0.34}, 1, 0.5, 1.5, 1, white)},
+		{"white dielectric", NewBSDF(white, 0, 0.45, 1.5, 1, white)},
 		{"half metal", NewBSDF(scene.Vec3{0.9, 0.9, 0.9}, 0.5, 0.35, 1.5, 1, white)},
 		{"coloured specular, high ior", NewBSDF(scene.Vec3{0.5, 0.5, 0.5}, 0, 0.4, 2.4, 0.8, scene.Vec3{1, 0.5, 0.2})},
 	}
@@ -78,6 +79,11 @@ func TestBSDFEnergy(t *testing.T) {
 			}
 			if c.name == "diffuse white (specular 0)" && math.Abs(float64(imp[0])-1) > 1e-4 {
 				t.Errorf("a white Lambertian must keep all energy: %v", imp)
+			}
+			// Albedo scaling makes a white dielectric lossless: the diffuse gets
+			// exactly what the specular layer does not reflect.
+			if c.name == "white dielectric" && math.Abs(float64(imp[0])-1) > 4*float64(se[0])+0.005 {
+				t.Errorf("a white dielectric must keep all energy: %v at cos %v", imp, cosO)
 			}
 			if c.name == "smooth white metal" && cosO > 0.1 && math.Abs(float64(imp[0])-1) > 0.01 {
 				t.Errorf("a smooth white mirror must keep all energy: %v at cos %v", imp, cosO)

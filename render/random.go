@@ -12,6 +12,7 @@ const (
 	DimLobe // BSDF: which lobe
 	DimBSDFU
 	DimBSDFV
+	DimBSDFW     // the hair BSDF's azimuth
 	DimLight     // next-event estimation: which alias-table column
 	DimLightCoin // and whether to keep it or take its alias (24 bits each, so that tables of a million lights stay exact)
 	DimLightU

@@ -174,10 +174,14 @@ func collect(stats *render.Stats, workers []*worker) {
 func materialWarnings(sc *scene.Scene) []string {
 	var out []string
 	used := map[int]bool{}
+	hairOnSurfaces := map[int]bool{}
 	for _, in := range sc.Instances {
 		used[in.Material] = true
+		if sc.Materials[in.Material].Hair != nil && in.Geometry.Kind != scene.SweptSpheres {
+			hairOnSurfaces[in.Material] = true
+		}
 	}
-	transmissive, blended, hair := 0, 0, 0
+	transmissive, blended, hair := 0, 0, len(hairOnSurfaces)
 	for i := range sc.Materials {
 		if !used[i] {
 			continue
@@ -188,15 +192,12 @@ func materialWarnings(sc *scene.Scene) []string {
 		if sc.Materials[i].AlphaMode == scene.AlphaBlend {
 			blended++
 		}
-		if sc.Materials[i].Hair != nil {
-			hair++
-		}
 	}
 	if transmissive > 0 {
 		out = append(out, fmt.Sprintf("%d materials use KHR_materials_transmission, which is not rendered yet: they render opaque", transmissive))
 	}
 	if hair > 0 {
-		out = append(out, fmt.Sprintf("%d hair materials render with their glTF factors: the hair BSDF is not implemented yet", hair))
+		out = append(out, fmt.Sprintf("%d hair materials are on triangles or spheres, which render with their glTF factors (the hair BSDF needs strands)", hair))
 	}
 	if blended > 0 {
 		out = append(out, fmt.Sprintf("%d materials use alphaMode BLEND, which renders opaque", blended))

@@ -110,12 +110,18 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		return
 	}
 	woLocal := s.frame.ToLocal(wo)
-	origin := offsetRay(s.p, s.ng)
-	// Next-event estimation.
-	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightCoin), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && ls.wi.Dot(s.ng) > 0 {
-		f, pdfB := s.bsdf.Eval(woLocal, s.frame.ToLocal(ls.wi))
+	// Next-event estimation. Surfaces reflect only (light from below the
+	// geometric surface cannot reach them); hair also transmits.
+	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightCoin), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && (s.isHair || ls.wi.Dot(s.ng) > 0) {
+		var f scene.Vec3
+		var pdfB float32
+		if s.isHair {
+			f, pdfB = s.hair.Eval(woLocal, s.frame.ToLocal(ls.wi))
+		} else {
+			f, pdfB = s.bsdf.Eval(woLocal, s.frame.ToLocal(ls.wi))
+		}
 		if f != (scene.Vec3{}) {
-			shadow := Ray{Origin: origin, Dir: ls.wi, TMax: ls.dist * (1 - 1e-4)}
+			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * (1 - 1e-4)}
 			w.rays.Shadow++
 			if !r.acc.Occluded(&shadow) {
 				contrib := p.throughput.Mul3(f).Mul3(ls.radiance)
@@ -127,12 +133,21 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		}
 	}
 	// The next direction.
-	wiLocal, weight, pdf, ok := s.bsdf.Sample(woLocal, r.random(p, render.DimLobe), r.random(p, render.DimBSDFU), r.random(p, render.DimBSDFV))
+	var wiLocal, weight scene.Vec3
+	var pdf float32
+	var ok bool
+	if s.isHair {
+		wiLocal, weight, pdf, ok = s.hair.Sample(woLocal, r.random(p, render.DimLobe), r.random(p, render.DimBSDFU),
+			r.random(p, render.DimBSDFV), r.random(p, render.DimBSDFW))
+	} else {
+		wiLocal, weight, pdf, ok = s.bsdf.Sample(woLocal, r.random(p, render.DimLobe), r.random(p, render.DimBSDFU), r.random(p, render.DimBSDFV))
+	}
 	wi := s.frame.ToWorld(wiLocal)
-	if !ok || wi.Dot(s.ng) <= 0 {
+	if !ok || (!s.isHair && wi.Dot(s.ng) <= 0) {
 		p.alive = false
 		return
 	}
+	origin := s.originToward(wi)
 	p.throughput = p.throughput.Mul3(weight)
 	p.prevPdf = pdf
 	p.ray = Ray{Origin: origin, Dir: wi, TMax: float32(math.Inf(1))}

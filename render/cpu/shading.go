@@ -77,6 +77,9 @@ type surface struct {
 	front  bool       // the ray hit the front face (emitters emit from it)
 	mat    *scene.Material
 	bsdf   BSDF
+	hair   HairBSDF // used instead of bsdf on hair strands with a hair material
+	isHair bool
+	across scene.Vec3 // hair: from the hit through the fibre to its far side
 	emit   scene.Vec3 // emitted radiance towards the ray's origin
 	albedo scene.Vec3 // the first-hit albedo AOV
 }
@@ -159,7 +162,15 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 		c := &sc.CurveSets[in.Geometry.Index]
 		v := c.Segments[h.Prim]
 		po := inv.point(s.p)
-		s.ng = normalToWorld(inv, sweptSphereNormal(po, c.Positions[v], c.Positions[v+1], h.U))
+		no := sweptSphereNormal(po, c.Positions[v], c.Positions[v+1], h.U)
+		s.ng = normalToWorld(inv, no)
+		if s.mat.Hair != nil {
+			r := c.Radii[v] + (c.Radii[v+1]-c.Radii[v])*h.U
+			s.across = toWorld.vector(no.Scale(-2 * r))
+			s.hairFrame(toWorld.vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
+			s.albedo = scene.Vec3{s.mat.BaseColor[0], s.mat.BaseColor[1], s.mat.BaseColor[2]}
+			return s
+		}
 	}
 	if ns == (scene.Vec3{}) {
 		ns = s.ng
@@ -223,4 +234,43 @@ func offsetRay(p, n scene.Vec3) scene.Vec3 {
 		}
 	}
 	return out
+}
+
+// hairFrame sets up the hair BSDF: x along the fibre, z towards the viewer
+// across it, and h, where the ray crossed the fibre's width.
+func (s *surface) hairFrame(tangent, wo scene.Vec3) {
+	t := tangent.Normalize()
+	z := wo.Sub(t.Scale(t.Dot(wo))).Normalize()
+	if z == (scene.Vec3{}) {
+		z = anyPerpendicular(t) // looking straight along the fibre
+	}
+	y := z.Cross(t)
+	n := s.ng.Sub(t.Scale(t.Dot(s.ng))).Normalize()
+	s.frame = Frame{T: t, B: y, N: z}
+	s.isHair = true
+	s.front = true
+	s.hair = NewHairBSDF(s.mat.Hair, -n.Dot(y))
+	if s.ng.Dot(wo) < 0 {
+		s.ng = s.ng.Scale(-1)
+	}
+}
+
+func anyPerpendicular(n scene.Vec3) scene.Vec3 {
+	if n[0]*n[0] < 0.5 {
+		return scene.Vec3{1, 0, 0}.Sub(n.Scale(n[0])).Normalize()
+	}
+	return scene.Vec3{0, 1, 0}.Sub(n.Scale(n[1])).Normalize()
+}
+
+// originToward is where a ray leaving the surface in direction w starts: off
+// the surface on w's side. Light that a hair strand transmits leaves from its
+// far side, so it does not hit the same strand again.
+func (s *surface) originToward(w scene.Vec3) scene.Vec3 {
+	if w.Dot(s.ng) >= 0 {
+		return offsetRay(s.p, s.ng)
+	}
+	if s.isHair {
+		return offsetRay(s.p.Add(s.across), s.ng.Scale(-1))
+	}
+	return offsetRay(s.p, s.ng.Scale(-1))
 }

@@ -1,0 +1,297 @@
+package cpu
+
+import (
+	"math"
+
+	"sertrace/scene"
+)
+
+// HairBSDF is the hair scattering model of Chiang, Bitterli, Tappan and
+// Burley ("A Practical and Controllable Hair and Fur Model for Production
+// Path Tracing", 2016), as pbrt-v4 and Cycles' Principled Hair implement it:
+// for each path p through the fibre — R (reflection), TT (two
+// transmissions), TRT, and the residual of all longer ones — a longitudinal
+// lobe M_p (with the cuticle tilt), an attenuation A_p (Fresnel and
+// absorption) and an azimuthal logistic lobe N_p.
+//
+// Local frame: x along the fibre, z towards the viewer across it, y = z × x;
+// θ is the angle from the normal plane, φ = atan2(y, z), and h ∈ [−1, 1] is
+// where the ray crossed the fibre's width.
+type HairBSDF struct {
+	h, gammaO float32
+	eta       float32
+	sigmaA    scene.Vec3
+	v         [4]float32 // longitudinal variances of R, TT, TRT, residual
+	s         float32    // azimuthal logistic scale
+	sin2kA    [3]float32 // sin and cos of α, 2α, 4α (the cuticle tilt)
+	cos2kA    [3]float32
+}
+
+// Defaults that look like brown hair.
+const (
+	hairDefaultEumelanin = 1.3
+	hairDefaultBeta      = 0.3
+	hairDefaultAlpha     = 2 // degrees
+	hairDefaultEta       = 1.55
+)
+
+// NewHairBSDF makes the BSDF of a hair material at offset h across the
+// fibre. Absorption comes from the melanin concentrations, or from the
+// colour when neither is given.
+func NewHairBSDF(p *scene.Hair, h float32) HairBSDF {
+	get := func(v *float32, def float32) float32 {
+		if v != nil {
+			return *v
+		}
+		return def
+	}
+	betaM := clampF(get(p.BetaM, hairDefaultBeta), 0.01, 1)
+	betaN := clampF(get(p.BetaN, hairDefaultBeta), 0.01, 1)
+	alpha := get(p.Alpha, hairDefaultAlpha) * math.Pi / 180
+	b := HairBSDF{h: clampF(h, -1, 1), eta: max(get(p.Eta, hairDefaultEta), 1.0001)}
+	b.gammaO = float32(math.Asin(float64(b.h)))
+	switch {
+	case p.Eumelanin != nil || p.Pheomelanin != nil:
+		b.sigmaA = melaninAbsorption(get(p.Eumelanin, 0), get(p.Pheomelanin, 0))
+	case p.Color != nil:
+		b.sigmaA = colorAbsorption(*p.Color, betaN)
+	default:
+		b.sigmaA = melaninAbsorption(hairDefaultEumelanin, 0)
+	}
+	// Longitudinal variance from β_m (the paper's fit), azimuthal logistic scale from β_n.
+	v0 := 0.726*betaM + 0.812*betaM*betaM + 3.7*pow32(betaM, 20)
+	b.v[0] = v0 * v0
+	b.v[1] = 0.25 * b.v[0]
+	b.v[2] = 4 * b.v[0]
+	b.v[3] = b.v[2]
+	b.s = float32(math.Sqrt(math.Pi/8)) * (0.265*betaN + 1.194*betaN*betaN + 5.372*pow32(betaN, 22))
+	// sin/cos of α, 2α, 4α by the double-angle formulas.
+	b.sin2kA[0], b.cos2kA[0] = float32(math.Sin(float64(alpha))), float32(math.Cos(float64(alpha)))
+	for i := 1; i < 3; i++ {
+		b.sin2kA[i] = 2 * b.cos2kA[i-1] * b.sin2kA[i-1]
+		b.cos2kA[i] = b.cos2kA[i-1]*b.cos2kA[i-1] - b.sin2kA[i-1]*b.sin2kA[i-1]
+	}
+	return b
+}
+
+// melaninAbsorption is σ_a from eumelanin and pheomelanin concentrations.
+func melaninAbsorption(eu, pheo float32) scene.Vec3 {
+	return scene.Vec3{0.419*eu + 0.187*pheo, 0.697*eu + 0.4*pheo, 1.37*eu + 1.05*pheo}
+}
+
+// colorAbsorption inverts the fit of fibre colour to σ_a for a given β_n.
+func colorAbsorption(c scene.Vec3, betaN float32) scene.Vec3 {
+	d := 5.969 - 0.215*betaN + 2.532*betaN*betaN - 10.73*pow32(betaN, 3) + 5.574*pow32(betaN, 4) + 0.245*pow32(betaN, 5)
+	var s scene.Vec3
+	for i := range 3 {
+		l := float32(math.Log(float64(clampF(c[i], 1e-4, 1)))) / d
+		s[i] = l * l
+	}
+	return s
+}
+
+func clampF(v, lo, hi float32) float32 { return min(max(v, lo), hi) }
+
+func pow32(v float32, n int) float32 { return float32(math.Pow(float64(v), float64(n))) }
+
+func sinCosTheta(w scene.Vec3) (sin, cos float32) {
+	sin = clampF(w[0], -1, 1)
+	return sin, sqrt32(1 - sin*sin)
+}
+
+func phiOf(w scene.Vec3) float32 { return float32(math.Atan2(float64(w[1]), float64(w[2]))) }
+
+// longitudinal is M_p for variance v (pbrt's form, with a log-space branch
+// for small variances where the Bessel function overflows).
+func longitudinal(cosI, cosO, sinI, sinO, v float32) float32 {
+	a := float64(cosI * cosO / v)
+	b := float64(sinI * sinO / v)
+	if v <= 0.1 {
+		return float32(math.Exp(logI0(a) - b - 1/float64(v) + 0.6931 + math.Log(1/(2*float64(v)))))
+	}
+	return float32(math.Exp(-b) * besselI0(a) / (math.Sinh(1/float64(v)) * 2 * float64(v)))
+}
+
+// besselI0 is the modified Bessel function of the first kind, order 0.
+func besselI0(x float64) float64 {
+	var sum, x2i, ifact, i4 float64 = 0, 1, 1, 1
+	for i := 0; i < 10; i++ {
+		if i > 1 {
+			ifact *= float64(i)
+		}
+		sum += x2i / (i4 * ifact * ifact)
+		x2i *= x * x
+		i4 *= 4
+	}
+	return sum
+}
+
+func logI0(x float64) float64 {
+	if x > 12 {
+		return x + 0.5*(-math.Log(2*math.Pi)+math.Log(1/x)+1/(8*x))
+	}
+	return math.Log(besselI0(x))
+}
+
+// fresnelDielectric is the unpolarised Fresnel reflectance for light
+// arriving at cosine cosI on a dielectric of relative index eta.
+func fresnelDielectric(cosI, eta float32) float32 {
+	cosI = clampF(cosI, -1, 1)
+	if cosI < 0 {
+		eta, cosI = 1/eta, -cosI
+	}
+	sin2T := (1 - cosI*cosI) / (eta * eta)
+	if sin2T >= 1 {
+		return 1
+	}
+	cosT := sqrt32(1 - sin2T)
+	rPar := (eta*cosI - cosT) / (eta*cosI + cosT)
+	rPerp := (cosI - eta*cosT) / (cosI + eta*cosT)
+	return (rPar*rPar + rPerp*rPerp) / 2
+}
+
+// attenuations are A_0..A_3: what each path keeps, for a view at sin θ_o.
+func (b *HairBSDF) attenuations(sinO, cosO float32) (a [4]scene.Vec3, gammaT float32) {
+	sinT := sinO / b.eta
+	cosT := sqrt32(1 - sinT*sinT)
+	etap := sqrt32(b.eta*b.eta-sinO*sinO) / max(cosO, 1e-6)
+	sinGT := b.h / etap
+	cosGT := sqrt32(1 - sinGT*sinGT)
+	gammaT = float32(math.Asin(float64(clampF(sinGT, -1, 1))))
+	var t scene.Vec3
+	for i := range 3 {
+		t[i] = float32(math.Exp(float64(-b.sigmaA[i] * (2 * cosGT / max(cosT, 1e-6)))))
+	}
+	f := fresnelDielectric(cosO*sqrt32(1-b.h*b.h), b.eta)
+	for i := range 3 {
+		a[0][i] = f
+		a[1][i] = (1 - f) * (1 - f) * t[i]
+		a[2][i] = a[1][i] * t[i] * f
+		a[3][i] = a[2][i] * t[i] * f / max(1-t[i]*f, 1e-6)
+	}
+	return a, gammaT
+}
+
+// bigPhi is the azimuth of path p's exit relative to the incident azimuth.
+func bigPhi(p int, gammaO, gammaT float32) float32 {
+	return 2*float32(p)*gammaT - 2*gammaO + float32(p)*math.Pi
+}
+
+func logistic(x, s float32) float32 {
+	x = float32(math.Abs(float64(x)))
+	e := float32(math.Exp(float64(-x / s)))
+	return e / (s * (1 + e) * (1 + e))
+}
+
+func logisticCDF(x, s float32) float32 { return 1 / (1 + float32(math.Exp(float64(-x/s)))) }
+
+// trimmedLogistic is the logistic normalised on [−π, π].
+func trimmedLogistic(x, s float32) float32 {
+	return logistic(x, s) / (logisticCDF(math.Pi, s) - logisticCDF(-math.Pi, s))
+}
+
+func sampleTrimmedLogistic(u, s float32) float32 {
+	k := logisticCDF(math.Pi, s) - logisticCDF(-math.Pi, s)
+	x := -s * float32(math.Log(float64(1/(u*k+logisticCDF(-math.Pi, s))-1)))
+	return clampF(x, -math.Pi, math.Pi)
+}
+
+// wrapAngle brings an angle to [−π, π].
+func wrapAngle(a float32) float32 {
+	for a > math.Pi {
+		a -= 2 * math.Pi
+	}
+	for a < -math.Pi {
+		a += 2 * math.Pi
+	}
+	return a
+}
+
+// rotatedTheta applies the cuticle tilt to θ_o for path p.
+func (b *HairBSDF) rotatedTheta(p int, sinO, cosO float32) (sin, cos float32) {
+	switch p {
+	case 0:
+		sin, cos = sinO*b.cos2kA[1]-cosO*b.sin2kA[1], cosO*b.cos2kA[1]+sinO*b.sin2kA[1]
+	case 1:
+		sin, cos = sinO*b.cos2kA[0]+cosO*b.sin2kA[0], cosO*b.cos2kA[0]-sinO*b.sin2kA[0]
+	case 2:
+		sin, cos = sinO*b.cos2kA[2]+cosO*b.sin2kA[2], cosO*b.cos2kA[2]-sinO*b.sin2kA[2]
+	default:
+		sin, cos = sinO, cosO
+	}
+	return sin, float32(math.Abs(float64(cos)))
+}
+
+// Eval returns f(wo, wi)·|cos θ_i| and the pdf with which Sample picks wi.
+func (b *HairBSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
+	sinO, cosO := sinCosTheta(wo)
+	sinI, cosI := sinCosTheta(wi)
+	phi := phiOf(wi) - phiOf(wo)
+	a, gammaT := b.attenuations(sinO, cosO)
+	weights := lobeWeights(&a)
+	var f scene.Vec3
+	var pdf float32
+	for p := 0; p < 4; p++ {
+		s, c := b.rotatedTheta(p, sinO, cosO)
+		m := longitudinal(cosI, c, sinI, s, b.v[p])
+		n := float32(1 / (2 * math.Pi))
+		if p < 3 {
+			n = trimmedLogistic(wrapAngle(phi-bigPhi(p, b.gammaO, gammaT)), b.s)
+		}
+		f = f.Add(a[p].Scale(m * n))
+		pdf += m * n * weights[p]
+	}
+	// The model's f has a 1/|cos θ_i| that the rendering equation's cosine cancels.
+	return f, pdf
+}
+
+// lobeWeights is how often Sample picks each path: its share of the
+// luminance of the attenuations.
+func lobeWeights(a *[4]scene.Vec3) (w [4]float32) {
+	var sum float32
+	for p := range a {
+		w[p] = luminance(a[p])
+		sum += w[p]
+	}
+	if sum <= 0 {
+		return [4]float32{1, 0, 0, 0}
+	}
+	for p := range w {
+		w[p] /= sum
+	}
+	return w
+}
+
+// Sample picks wi for wo: a path p by u, a longitudinal angle by u1 and u2,
+// an azimuth by u3; it returns f·|cos|/pdf and the pdf.
+func (b *HairBSDF) Sample(wo scene.Vec3, u, u1, u2, u3 float32) (wi, weight scene.Vec3, pdf float32, ok bool) {
+	sinO, cosO := sinCosTheta(wo)
+	a, gammaT := b.attenuations(sinO, cosO)
+	weights := lobeWeights(&a)
+	p := 0
+	for p < 3 && u >= weights[p] {
+		u -= weights[p]
+		p++
+	}
+	s, c := b.rotatedTheta(p, sinO, cosO)
+	v := b.v[p]
+	u1 = max(u1, 1e-5)
+	cosTheta := 1 + v*float32(math.Log(float64(u1)+float64(1-u1)*math.Exp(-2/float64(v))))
+	sinTheta := sqrt32(1 - cosTheta*cosTheta)
+	cosPhi := float32(math.Cos(2 * math.Pi * float64(u2)))
+	sinI := -cosTheta*s + sinTheta*cosPhi*c
+	cosI := sqrt32(1 - sinI*sinI)
+	var dphi float32
+	if p < 3 {
+		dphi = bigPhi(p, b.gammaO, gammaT) + sampleTrimmedLogistic(u3, b.s)
+	} else {
+		dphi = 2 * math.Pi * u3
+	}
+	phiI := phiOf(wo) + dphi
+	wi = scene.Vec3{sinI, cosI * float32(math.Sin(float64(phiI))), cosI * float32(math.Cos(float64(phiI)))}
+	f, pdf := b.Eval(wo, wi)
+	if pdf <= 0 {
+		return wi, scene.Vec3{}, 0, false
+	}
+	return wi, f.Scale(1 / pdf), pdf, true
+}

@@ -1,0 +1,144 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"sertrace/scene"
+)
+
+func f32(v float32) *float32 { return &v }
+
+// hairIntegral integrates f·|cos θ_i| over the sphere on a stratified grid:
+// the directional albedo, independent of Sample.
+func hairIntegral(b *HairBSDF, wo scene.Vec3) scene.Vec3 {
+	const nz, nphi = 400, 800
+	var sum scene.Vec3
+	for i := 0; i < nz; i++ {
+		z := 1 - 2*(float64(i)+0.5)/nz
+		r := math.Sqrt(1 - z*z)
+		for j := 0; j < nphi; j++ {
+			phi := 2 * math.Pi * (float64(j) + 0.5) / nphi
+			f, _ := b.Eval(wo, scene.Vec3{float32(z), float32(r * math.Sin(phi)), float32(r * math.Cos(phi))})
+			sum = sum.Add(f)
+		}
+	}
+	return sum.Scale(float32(4 * math.Pi / (nz * nphi)))
+}
+
+// TestHairWhiteFurnace: without absorption the fibre loses nothing, so the
+// integral of f·cos over the sphere is 1 for every view and offset (Chiang
+// et al.'s furnace test).
+func TestHairWhiteFurnace(t *testing.T) {
+	for _, beta := range []float32{0.2, 0.3, 0.6} {
+		p := scene.Hair{Eumelanin: f32(0), Pheomelanin: f32(0), BetaM: f32(beta), BetaN: f32(beta)}
+		for _, h := range []float32{-0.8, 0.5} {
+			b := NewHairBSDF(&p, h)
+			for _, sinO := range []float32{-0.6, 0.8} {
+				wo := scene.Vec3{sinO, 0, sqrt32(1 - sinO*sinO)}
+				if a := hairIntegral(&b, wo); math.Abs(float64(a[1])-1) > 0.01 {
+					t.Errorf("β %v, h %v, sin θo %v: albedo %.4f, want 1", beta, h, sinO, a[1])
+				}
+			}
+		}
+	}
+}
+
+// TestHairSamplingMatchesEval: with absorption (so lobe weights and
+// attenuations differ), the importance-sampled albedo equals the integral.
+func TestHairSamplingMatchesEval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	for _, h := range []float32{-0.6, 0.4} {
+		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.4), Pheomelanin: f32(0.3)}, h)
+		wo := scene.Vec3{0.25, 0, sqrt32(1 - 0.0625)}
+		want := hairIntegral(&b, wo)
+		const n = 200000
+		var sum scene.Vec3
+		for i := 0; i < n; i++ {
+			if _, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32()); ok {
+				sum = sum.Add(w)
+			}
+		}
+		got := sum.Scale(1.0 / n)
+		for c := 0; c < 3; c++ {
+			if math.Abs(float64(got[c]-want[c])) > 0.01+0.02*float64(want[c]) {
+				t.Errorf("h %v: sampled albedo %v, integral %v", h, got, want)
+			}
+		}
+	}
+}
+
+// TestHairAbsorbs: melanin darkens and colours the fibre as red-brown
+// (blue absorbed most), and more melanin absorbs more.
+func TestHairAbsorbs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	albedo := func(eu float32) scene.Vec3 {
+		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(eu)}, 0.2)
+		wo := scene.Vec3{0.2, 0, sqrt32(1 - 0.04)}
+		var sum scene.Vec3
+		for i := 0; i < 50000; i++ {
+			if _, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32()); ok {
+				sum = sum.Add(w)
+			}
+		}
+		return sum.Scale(1.0 / 50000)
+	}
+	light, dark := albedo(0.3), albedo(1.3)
+	if !(light[0] > light[2] && dark[0] > dark[2] && luminance(dark) < luminance(light) && luminance(dark) > 0.02) {
+		t.Errorf("albedo with eumelanin 0.3: %v, 1.3: %v", light, dark)
+	}
+}
+
+// TestHairSamplingChiSquare: the directions Sample draws follow Eval's pdf,
+// binned over (sin θ, φ) on the whole sphere.
+func TestHairSamplingChiSquare(t *testing.T) {
+	const thetaBins, phiBins, n = 16, 32, 400000
+	rng := rand.New(rand.NewPCG(55, 56))
+	for _, h := range []float32{-0.5, 0.3} {
+		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.35), BetaN: f32(0.4)}, h)
+		wo := scene.Vec3{0.3, 0, sqrt32(1 - 0.09)}
+		var observed [thetaBins * phiBins]float64
+		for i := 0; i < n; i++ {
+			wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
+			if !ok {
+				continue
+			}
+			ti := min(int((float64(wi[0])+1)/2*thetaBins), thetaBins-1)
+			phi := float64(phiOf(wi)) + math.Pi
+			pi := min(int(phi/(2*math.Pi)*phiBins), phiBins-1)
+			observed[ti*phiBins+pi]++
+		}
+		const sub = 6
+		var chi2, dof, pooledObs, pooledExp float64
+		for ti := 0; ti < thetaBins; ti++ {
+			for pi := 0; pi < phiBins; pi++ {
+				var integral float64
+				for a := 0; a < sub; a++ {
+					for c := 0; c < sub; c++ {
+						z := -1 + 2*(float64(ti)+(float64(a)+0.5)/sub)/thetaBins
+						phi := (float64(pi)+(float64(c)+0.5)/sub)/phiBins*2*math.Pi - math.Pi
+						r := math.Sqrt(1 - z*z)
+						_, pdf := b.Eval(wo, scene.Vec3{float32(z), float32(r * math.Sin(phi)), float32(r * math.Cos(phi))})
+						integral += float64(pdf)
+					}
+				}
+				exp := integral / (sub * sub) * (2.0 / thetaBins) * (2 * math.Pi / phiBins) * n
+				obs := observed[ti*phiBins+pi]
+				if exp < 5 {
+					pooledObs, pooledExp = pooledObs+obs, pooledExp+exp
+					continue
+				}
+				chi2 += (obs - exp) * (obs - exp) / exp
+				dof++
+			}
+		}
+		if pooledExp > 0 {
+			chi2 += (pooledObs - pooledExp) * (pooledObs - pooledExp) / pooledExp
+			dof++
+		}
+		if limit := chiSquareQuantile(dof-1, 3.09); chi2 > limit {
+			t.Errorf("h %v: chi-square %.1f over %v bins exceeds %.1f", h, chi2, dof, limit)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -43,6 +44,9 @@ what has been accumulated, marked as partial.`,
 	f.Uint32("seed", 0, "selects the random streams")
 	f.String("camera", "0", "camera by name or index")
 	f.String("env-color", "0,0,0", "constant environment radiance R,G,B (or one value)")
+	f.String("env", "", "equirectangular Radiance .hdr environment (replaces --env-color)")
+	f.Float32("env-rotation", 0, "turn the --env map about +Y, in degrees")
+	f.Float32("env-intensity", 1, "scale the --env map's radiance")
 	f.String("aov", "", "extra outputs beside a PNG or PFM beauty: albedo,normal,depth (EXR holds them all)")
 	f.Float32("exposure", 0, "exposure in stops for PNG output")
 	f.Int("threads", 0, "CPU threads (0: all)")
@@ -76,6 +80,17 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if err != nil {
 		return usagef("--aov: %v", err)
 	}
+	var envMap *render.EnvMap
+	if path := v.GetString("env"); path != "" {
+		if envMap, err = render.LoadHDR(path); err != nil {
+			return err
+		}
+		envMap.Rotation = float32(v.GetFloat64("env-rotation") * math.Pi / 180)
+		envMap.Intensity = float32(v.GetFloat64("env-intensity"))
+		if !(envMap.Intensity >= 0) || math.IsInf(float64(envMap.Intensity), 0) {
+			return usagef("--env-intensity must be finite and not negative")
+		}
+	}
 	sc, err := scene.Load(scenePath)
 	if err != nil {
 		return err
@@ -90,7 +105,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	}
 	opts := render.Options{
 		Width: w, Height: h, SPP: v.GetInt("spp"), MaxDepth: v.GetInt("max-depth"), Seed: v.GetUint32("seed"),
-		Camera: camera, EnvColor: env, Threads: v.GetInt("threads"), Exposure: float32(v.GetFloat64("exposure")),
+		Camera: camera, EnvColor: env, EnvMap: envMap, Threads: v.GetInt("threads"), Exposure: float32(v.GetFloat64("exposure")),
 	}
 	if err := opts.Validate(sc); err != nil {
 		return usagef("%v", err)

@@ -90,6 +90,8 @@ func TestRenderRefusesBadInput(t *testing.T) {
 		{[]string{"--env-color", "1,x,2"}, 2, "--env-color"},
 		{[]string{"-o", filepath.Join(dir, "x.jpg")}, 2, "must be .exr, .pfm or .png"},
 		{[]string{"--aov", "shadows"}, 2, `unknown AOV "shadows"`},
+		{[]string{"--env", "../scenes/cornell.glb"}, 1, "environment ../scenes/cornell.glb: not a Radiance HDR file"},
+		{[]string{"--env", "nosuch.hdr"}, 1, "environment nosuch.hdr: no such file"},
 	}
 	for _, c := range cases {
 		args := append([]string{"render", "../scenes/cornell.glb", "-o", out, "--spp", "1", "--res", "8x8"}, c.args...)

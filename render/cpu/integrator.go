@@ -54,7 +54,7 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 	r := &renderer{sc: sc, acc: acc, opts: opts, reorderBits: 16}
 	r.cam = render.NewCameraRays(sc.Cameras[opts.Camera], opts.Width, opts.Height)
 	r.forward = r.cam.Forward()
-	r.lights = newLightSampler(acc, scene.Vec3(opts.EnvColor))
+	r.lights = newLightSampler(acc, environment{color: scene.Vec3(opts.EnvColor), hdr: opts.EnvMap})
 	r.sbt = [sbtSize]shader{sbtMiss: miss, sbtTriangles: closestHit, sbtTrianglesMasked: closestHit,
 		sbtSpheres: closestHit, sbtSweptSpheres: closestHit}
 	r.hitGroups = make([]uint8, len(sc.Instances))
@@ -79,10 +79,10 @@ func powerHeuristic(a, b float32) float32 {
 }
 
 func miss(w *worker, p *pathState, _ *HitObject) {
-	env := scene.Vec3(w.r.opts.EnvColor)
+	env := w.r.lights.env.radiance(p.ray.Dir)
 	weight := float32(1)
 	if p.bounce > 0 && p.prevPdf > 0 {
-		weight = powerHeuristic(p.prevPdf, w.r.lights.pdfEnvironment())
+		weight = powerHeuristic(p.prevPdf, w.r.lights.pdfEnvironment(p.ray.Dir))
 	}
 	p.radiance = p.radiance.Add(p.throughput.Mul3(env).Scale(weight))
 	p.alive = false

@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 
+	"sertrace/render"
 	"sertrace/scene"
 )
 
@@ -33,10 +34,54 @@ type lightSampler struct {
 	pdf      []float32 // selection probability of each entry
 	firstTri []int32   // per instance, the entry of its triangle 0, or −1
 	envIndex int32     // −1: no environment light
-	env      scene.Vec3
+	env      environment
 }
 
-func newLightSampler(acc *Accel, env scene.Vec3) *lightSampler {
+// environment is what the miss shader sees: a constant colour or an HDR map.
+// With uniform set, the map is sampled uniformly over the sphere (the
+// baseline importance sampling is measured against).
+type environment struct {
+	color   scene.Vec3
+	hdr     *render.EnvMap
+	uniform bool
+}
+
+func (e *environment) radiance(d scene.Vec3) scene.Vec3 {
+	if e.hdr != nil {
+		return e.hdr.Radiance(d)
+	}
+	return e.color
+}
+
+// pdf is the solid-angle density of sampling direction d.
+func (e *environment) pdf(d scene.Vec3) float32 {
+	if e.hdr != nil && !e.uniform {
+		return e.hdr.Pdf(d)
+	}
+	return 1 / (4 * math.Pi)
+}
+
+func (e *environment) sample(u1, u2 float32) (d, radiance scene.Vec3, pdf float32) {
+	if e.hdr != nil && !e.uniform {
+		return e.hdr.Sample(u1, u2)
+	}
+	z := 1 - 2*u1
+	r := sqrt32(1 - z*z)
+	s, c := math.Sincos(2 * math.Pi * float64(u2))
+	d = scene.Vec3{r * float32(c), r * float32(s), z}
+	return d, e.radiance(d), 1 / (4 * math.Pi)
+}
+
+// power is the average luminance arriving from the environment.
+func (e *environment) power() float32 {
+	if e.hdr != nil {
+		// (1/4π)∫L dω = (1/4π)∫L·2π² sin θ du dv = (π/2)·∫L sin θ du dv.
+		return e.hdr.Power() * math.Pi / 2
+	}
+	return luminance(e.color)
+}
+
+func newLightSampler(acc *Accel, env environment) *lightSampler {
 	sc := acc.scene
 	ls := &lightSampler{firstTri: make([]int32, len(sc.Instances)), envIndex: -1, env: env}
 	var power []float64
@@ -76,10 +121,10 @@ func newLightSampler(acc *Accel, env scene.Vec3) *lightSampler {
 		ls.entries = append(ls.entries, lightEntry{kind: lightPunctual, index: int32(k)})
 		power = append(power, p)
 	}
-	if luminance(env) > 0 {
+	if p := env.power(); p > 0 {
 		ls.envIndex = int32(len(ls.entries))
 		ls.entries = append(ls.entries, lightEntry{kind: lightEnvironment})
-		power = append(power, 4*math.Pi*math.Pi*radius*radius*float64(luminance(env)))
+		power = append(power, 4*math.Pi*math.Pi*radius*radius*float64(p))
 	}
 	ls.buildAlias(power)
 	return ls
@@ -175,11 +220,11 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 		}
 		return lightSample{wi: wi, dist: dist, radiance: le, pdf: sel / e.area * dist * dist / cosL}, true
 	case lightEnvironment:
-		z := 1 - 2*u1
-		r := sqrt32(1 - z*z)
-		s, c := math.Sincos(2 * math.Pi * float64(u2))
-		return lightSample{wi: scene.Vec3{r * float32(c), r * float32(s), z}, dist: float32(math.Inf(1)),
-			radiance: ls.env, pdf: sel / (4 * math.Pi)}, true
+		d, le, pdf := ls.env.sample(u1, u2)
+		if pdf <= 0 {
+			return lightSample{}, false
+		}
+		return lightSample{wi: d, dist: float32(math.Inf(1)), radiance: le, pdf: sel * pdf}, true
 	}
 	l := &acc.scene.Lights[e.index]
 	le := l.Color.Scale(l.Intensity / sel)
@@ -217,12 +262,13 @@ func (ls *lightSampler) pdfTriangle(h *Hit, cosL float32) float32 {
 	return ls.pdf[k] / ls.entries[k].area * h.T * h.T / cosL
 }
 
-// pdfEnvironment is the solid-angle pdf of sampling the environment.
-func (ls *lightSampler) pdfEnvironment() float32 {
+// pdfEnvironment is the solid-angle pdf of sampling the environment in
+// direction d.
+func (ls *lightSampler) pdfEnvironment(d scene.Vec3) float32 {
 	if ls.envIndex < 0 || len(ls.entries) == 0 {
 		return 0
 	}
-	return ls.pdf[ls.envIndex] / (4 * math.Pi)
+	return ls.pdf[ls.envIndex] * ls.env.pdf(d)
 }
 
 // triangleArea is a triangle's area in the world.

@@ -1,0 +1,147 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// encodeRGBE writes an image as a Radiance file, flat or run-length encoded.
+func encodeRGBE(w, h int, pix []float32, rle bool) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %d +X %d\n", h, w)
+	for y := 0; y < h; y++ {
+		row := make([][4]byte, w)
+		for x := 0; x < w; x++ {
+			p := pix[3*(y*w+x):]
+			m := max(p[0], p[1], p[2])
+			if m < 1e-32 {
+				continue
+			}
+			frac, exp := math.Frexp(float64(m))
+			scale := frac * 256 / float64(m)
+			row[x] = [4]byte{byte(float64(p[0]) * scale), byte(float64(p[1]) * scale), byte(float64(p[2]) * scale), byte(exp + 128)}
+		}
+		if !rle {
+			for _, q := range row {
+				b.Write(q[:])
+			}
+			continue
+		}
+		b.Write([]byte{2, 2, byte(w >> 8), byte(w)})
+		for c := 0; c < 4; c++ {
+			// Alternate a run and a literal to exercise both.
+			for x := 0; x < w; {
+				n := min(w-x, 3)
+				if (x/3)%2 == 0 && n == 3 && row[x][c] == row[x+1][c] && row[x][c] == row[x+2][c] {
+					b.Write([]byte{128 + 3, row[x][c]})
+				} else {
+					b.WriteByte(byte(n))
+					for k := 0; k < n; k++ {
+						b.WriteByte(row[x+k][c])
+					}
+				}
+				x += n
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+func TestDecodeHDR(t *testing.T) {
+	w, h := 12, 5
+	pix := make([]float32, 3*w*h)
+	for i := range pix {
+		pix[i] = float32(i%7) * 0.37
+		if i/3%5 == 0 {
+			pix[i] = 2.5 // runs
+		}
+	}
+	for _, rle := range []bool{false, true} {
+		env, err := DecodeHDR(encodeRGBE(w, h, pix, rle))
+		if err != nil {
+			t.Fatalf("rle %v: %v", rle, err)
+		}
+		for i, v := range pix {
+			// RGBE keeps 8 bits of mantissa under the pixel's largest component.
+			q := pix[i/3*3:]
+			if math.Abs(float64(env.Pixels[i]-v)) > float64(max(q[0], q[1], q[2]))/128+1e-6 {
+				t.Fatalf("rle %v: value %d is %v, want %v", rle, i, env.Pixels[i], v)
+			}
+		}
+	}
+	good := encodeRGBE(w, h, pix, true)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"not HDR", []byte("P6\n"), "not a Radiance HDR"},
+		{"truncated", good[:len(good)-10], "scanline"},
+		{"huge", []byte("#?RADIANCE\n\n-Y 100000 +X 100000\n"), "not supported"},
+		{"odd orientation", []byte("#?RADIANCE\n\n+Y 4 +X 4\n"), "standard -Y H +X W"},
+		{"run overrun", append([]byte(fmt.Sprintf("#?RADIANCE\n\n-Y 1 +X %d\n", w)), 2, 2, 0, byte(w), 128+100, 7), "overruns"},
+	} {
+		if _, err := DecodeHDR(c.data); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestEnvMapSamplingIsConsistent: the density integrates to 1 over the
+// sphere, Sample reports Pdf's value, and the importance-sampled estimate of
+// the environment's integral agrees with quadrature.
+func TestEnvMapSamplingIsConsistent(t *testing.T) {
+	env := sharedEnv(t)
+	env.Rotation = 0.7
+	// Quadrature on a grid twice as fine as the texels, in image space.
+	const gu, gv = 2048, 1024
+	var norm, integral float64
+	for j := 0; j < gv; j++ {
+		v := (float32(j) + 0.5) / gv
+		jac := 2 * math.Pi * math.Pi * math.Sin(math.Pi*float64(v)) / (gu * gv)
+		for i := 0; i < gu; i++ {
+			d := env.Direction((float32(i)+0.5)/gu, v)
+			norm += float64(env.Pdf(d)) * jac
+			l := env.Radiance(d)
+			integral += float64(luminance3(l[0], l[1], l[2])) * jac
+		}
+	}
+	if math.Abs(norm-1) > 0.003 {
+		t.Errorf("the density integrates to %.4f", norm)
+	}
+	rng := rand.New(rand.NewPCG(61, 62))
+	const n = 200000
+	var imp float64
+	for i := 0; i < n; i++ {
+		d, l, pdf := env.Sample(rng.Float32(), rng.Float32())
+		if math.Abs(float64(pdf-env.Pdf(d))) > 1e-3*float64(pdf) {
+			t.Fatalf("Sample's pdf %v, Pdf %v", pdf, env.Pdf(d))
+		}
+		imp += float64(luminance3(l[0], l[1], l[2]) / pdf)
+	}
+	if imp /= n; math.Abs(imp-integral) > 0.01*integral {
+		t.Errorf("importance estimate %.4f, quadrature %.4f", imp, integral)
+	}
+}
+
+func sharedEnv(t *testing.T) *EnvMap {
+	t.Helper()
+	p := filepath.Join("..", "..", "shared", "scenes", "EnvironmentHDR", "studio_small_03_1k.hdr")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s is absent (../shared is not beside the checkout)", p)
+	}
+	env, err := LoadHDR(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Width != 1024 || env.Height != 512 {
+		t.Fatalf("%d×%d", env.Width, env.Height)
+	}
+	return env
+}

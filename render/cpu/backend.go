@@ -181,20 +181,14 @@ func materialWarnings(sc *scene.Scene) []string {
 			hairOnSurfaces[in.Material] = true
 		}
 	}
-	transmissive, blended, hair := 0, 0, len(hairOnSurfaces)
+	blended, hair := 0, len(hairOnSurfaces)
 	for i := range sc.Materials {
 		if !used[i] {
 			continue
 		}
-		if sc.Materials[i].Transmission > 0 {
-			transmissive++
-		}
 		if sc.Materials[i].AlphaMode == scene.AlphaBlend {
 			blended++
 		}
-	}
-	if transmissive > 0 {
-		out = append(out, fmt.Sprintf("%d materials use KHR_materials_transmission, which is not rendered yet: they render opaque", transmissive))
 	}
 	if hair > 0 {
 		out = append(out, fmt.Sprintf("%d hair materials are on triangles or spheres, which render with their glTF factors (the hair BSDF needs strands)", hair))

@@ -26,7 +26,19 @@ type BSDF struct {
 	Alpha    float32    // roughness², at least minAlpha
 	F0       scene.Vec3 // dielectric reflectance at normal incidence
 	F90      float32    // dielectric reflectance at grazing incidence
+
+	// KHR_materials_transmission: that share of the dielectric is a glass
+	// interface (Walter et al.'s rough dielectric, exact Fresnel per
+	// microfacet) tinted by the base colour. Eta is the index of the far
+	// side over the viewer's; Thin makes it a sheet that lets light through
+	// without bending it (glTF's thin-walled case, without KHR_materials_volume).
+	Transmission float32
+	Eta          float32
+	Thin         bool
 }
+
+// glassWeight is the share of f that the glass interface is.
+func (b *BSDF) glassWeight() float32 { return (1 - b.Metallic) * b.Transmission }
 
 // minAlpha keeps a roughness-0 surface a very sharp lobe rather than a delta,
 // so one code path (and MIS) serves every roughness.
@@ -96,59 +108,166 @@ func (b *BSDF) specularAlbedo(cosO float32) scene.Vec3 {
 	return e
 }
 
-// specularProbability is how often Sample picks the specular lobe: its
-// share of the two lobes' albedo seen from wo (the metal's estimated).
-func (b *BSDF) specularProbability(cosO float32, e scene.Vec3) float32 {
+// lobeProbabilities are how often Sample uses each strategy: visible-normal
+// reflection, cosine (diffuse), and the glass interface, in proportion to an
+// estimate of what each lobe reflects seen from wo (the metal's estimated).
+func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass float32) {
 	lb := luminance(b.Base)
 	le := luminance(e)
-	spec := (1-b.Metallic)*le + b.Metallic*(lb+(1-lb)*schlick5(cosO))
-	diff := (1 - b.Metallic) * (1 - le) * lb
-	if spec+diff <= 0 {
-		return 1
+	opaque := (1 - b.Metallic) * (1 - b.Transmission)
+	spec = opaque*le + b.Metallic*(lb+(1-lb)*schlick5(cosO))
+	diff = opaque * (1 - le) * lb
+	glass = b.glassWeight()
+	sum := spec + diff + glass
+	if sum <= 0 {
+		return 1, 0, 0
 	}
-	return spec / (spec + diff)
+	return spec / sum, diff / sum, glass / sum
 }
 
-// Eval returns f(wo, wi)·cos(wi) and the pdf with which Sample picks wi.
+// Eval returns f(wo, wi)·|cos(wi)| and the pdf with which Sample picks wi.
+// wo is on the +Z side; wi below it only transmits.
 func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
-	if wo[2] <= 0 || wi[2] <= 0 {
+	if wo[2] <= 0 || wi[2] == 0 {
 		return scene.Vec3{}, 0
 	}
-	h := wo.Add(wi).Normalize()
 	a2 := b.Alpha * b.Alpha
-	d := ggxD(h, a2)
-	spec := d * smithV(wo[2], wi[2], a2)
-	s5 := schlick5(wo.Dot(h))
 	e := b.specularAlbedo(wo[2])
+	ps, pd, pg := b.lobeProbabilities(wo[2], e)
 	var f scene.Vec3
-	for c := 0; c < 3; c++ {
-		fd := b.F0[c] + (b.F90-b.F0[c])*s5
-		fm := b.Base[c] + (1-b.Base[c])*s5
-		f[c] = ((1-b.Metallic)*((1-e[c])*b.Base[c]/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi[2]
+	var pdf float32
+	if wi[2] > 0 {
+		h := wo.Add(wi).Normalize()
+		d := ggxD(h, a2)
+		spec := d * smithV(wo[2], wi[2], a2)
+		s5 := schlick5(wo.Dot(h))
+		opaque := (1 - b.Metallic) * (1 - b.Transmission)
+		for c := 0; c < 3; c++ {
+			fd := b.F0[c] + (b.F90-b.F0[c])*s5
+			fm := b.Base[c] + (1-b.Base[c])*s5
+			f[c] = (opaque*((1-e[c])*b.Base[c]/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi[2]
+		}
+		pdf = ps*smithG1(wo[2], a2)*d/(4*wo[2]) + pd*wi[2]/math.Pi
 	}
-	ps := b.specularProbability(wo[2], e)
-	pdfSpec := smithG1(wo[2], a2) * d / (4 * wo[2])
-	return f, ps*pdfSpec + (1-ps)*wi[2]/math.Pi
+	if pg > 0 {
+		gf, gpdf := b.glassEval(wo, wi)
+		f = f.Add(gf.Scale(b.glassWeight()))
+		pdf += pg * gpdf
+	}
+	return f, pdf
 }
 
-// Sample picks wi for wo with the numbers u (lobe) and u1, u2 (direction),
-// returning f·cos/pdf and the pdf; ok is false when wi falls below the
-// surface (the path ends).
+// Sample picks wi for wo with the numbers u (strategy) and u1, u2
+// (direction), returning f·|cos|/pdf and the pdf; ok is false when nothing
+// was sampled (the path ends).
 func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, pdf float32, ok bool) {
 	if wo[2] <= 0 {
 		return
 	}
-	if u < b.specularProbability(wo[2], b.specularAlbedo(wo[2])) {
+	ps, pd, _ := b.lobeProbabilities(wo[2], b.specularAlbedo(wo[2]))
+	switch {
+	case u < ps:
 		h := sampleVisibleNormal(wo, b.Alpha, u1, u2)
 		wi = h.Scale(2 * wo.Dot(h)).Sub(wo)
-	} else {
+	case u < ps+pd:
 		wi = sampleCosine(u1, u2)
+	default:
+		// The glass picks reflection or transmission by the microfacet's
+		// Fresnel: reuse what is left of u for that choice.
+		var good bool
+		if wi, good = b.glassSample(wo, (u-ps-pd)/max(1-ps-pd, 1e-7), u1, u2); !good {
+			return wi, scene.Vec3{}, 0, false
+		}
 	}
 	f, pdf := b.Eval(wo, wi)
 	if pdf <= 0 {
 		return wi, scene.Vec3{}, 0, false
 	}
 	return wi, f.Scale(1 / pdf), pdf, true
+}
+
+// smithLambda is Λ of the Smith GGX masking function for direction w.
+func smithLambda(w scene.Vec3, a2 float32) float32 {
+	c2 := w[2] * w[2]
+	if c2 <= 0 {
+		return 1e30
+	}
+	tan2 := (1 - c2) / c2
+	return (-1 + sqrt32(1+a2*tan2)) / 2
+}
+
+// smithG2 is the height-correlated masking-shadowing of wo and wi.
+func smithG2(wo, wi scene.Vec3, a2 float32) float32 {
+	return 1 / (1 + smithLambda(wo, a2) + smithLambda(wi, a2))
+}
+
+// glassEval is the glass interface's f·|cos wi| and the pdf of glassSample.
+func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
+	a2 := b.Alpha * b.Alpha
+	if wi[2] > 0 { // reflection off the interface
+		h := wo.Add(wi).Normalize()
+		fr := fresnelDielectric(wo.Dot(h), b.glassEta())
+		d := ggxD(h, a2)
+		v := fr * d * smithG2(wo, wi, a2) / (4 * wo[2])
+		pdf := fr * smithG1(wo[2], a2) * d / (4 * wo[2])
+		return scene.Vec3{v, v, v}, pdf
+	}
+	if b.Thin {
+		// A sheet: the transmitted direction is the reflected one mirrored
+		// through the surface, tinted by the base colour.
+		wr := scene.Vec3{wi[0], wi[1], -wi[2]}
+		h := wo.Add(wr).Normalize()
+		t := 1 - fresnelDielectric(wo.Dot(h), b.glassEta())
+		d := ggxD(h, a2)
+		v := t * d * smithG2(wo, wr, a2) / (4 * wo[2])
+		return b.Base.Scale(v), t * smithG1(wo[2], a2) * d / (4 * wo[2])
+	}
+	eta := b.glassEta()
+	wm := wi.Scale(eta).Add(wo).Normalize()
+	if wm[2] < 0 {
+		wm = wm.Scale(-1)
+	}
+	// Microfacets facing away from either direction transmit nothing.
+	if wm.Dot(wi) >= 0 || wm.Dot(wo) <= 0 {
+		return scene.Vec3{}, 0
+	}
+	t := 1 - fresnelDielectric(wo.Dot(wm), eta)
+	d := ggxD(wm, a2)
+	denom := wi.Dot(wm) + wo.Dot(wm)/eta
+	denom *= denom
+	// Walter et al.'s BTDF times |cos wi|, with the radiance scaled by 1/η²
+	// as it crosses into the denser side (and back).
+	v := t * d * smithG2(wo, wi, a2) * float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo[2]*denom)))) / (eta * eta)
+	pdf := t * smithG1(wo[2], a2) * d * wo.Dot(wm) / wo[2] * float32(math.Abs(float64(wi.Dot(wm)))) / denom
+	return b.Base.Scale(v), pdf
+}
+
+// glassEta is the relative index the glass interface bends by.
+func (b *BSDF) glassEta() float32 { return max(b.Eta, 1e-3) }
+
+// glassSample samples a visible microfacet normal, then reflects (with the
+// Fresnel reflectance's probability, chosen by u) or refracts about it.
+func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32) (scene.Vec3, bool) {
+	h := sampleVisibleNormal(wo, b.Alpha, u1, u2)
+	cosO := wo.Dot(h)
+	eta := b.glassEta()
+	r := h.Scale(2 * cosO).Sub(wo)
+	// A rough microfacet can send either direction to the wrong side of the
+	// surface; such samples are lost (Eval gives those directions to the
+	// other branch, so keeping them would break the pdf).
+	if u < fresnelDielectric(cosO, eta) {
+		return r, r[2] > 0
+	}
+	if b.Thin {
+		return scene.Vec3{r[0], r[1], -r[2]}, r[2] > 0
+	}
+	sin2T := (1 - cosO*cosO) / (eta * eta)
+	if sin2T >= 1 {
+		return scene.Vec3{}, false // total internal reflection; its Fresnel is 1, so u never gets here
+	}
+	cosT := sqrt32(1 - sin2T)
+	t := wo.Scale(-1 / eta).Add(h.Scale(cosO/eta - cosT))
+	return t, t[2] < 0
 }
 
 // sampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -90,55 +91,63 @@ func TestHairAbsorbs(t *testing.T) {
 	}
 }
 
-// TestHairSamplingChiSquare: the directions Sample draws follow Eval's pdf,
-// binned over (sin θ, φ) on the whole sphere.
+// TestHairSamplingChiSquare: the directions Sample draws follow Eval's pdf
+// over the whole sphere.
 func TestHairSamplingChiSquare(t *testing.T) {
-	const thetaBins, phiBins, n = 16, 32, 400000
 	rng := rand.New(rand.NewPCG(55, 56))
 	for _, h := range []float32{-0.5, 0.3} {
 		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.35), BetaN: f32(0.4)}, h)
 		wo := scene.Vec3{0.3, 0, sqrt32(1 - 0.09)}
-		var observed [thetaBins * phiBins]float64
-		for i := 0; i < n; i++ {
+		sphereChiSquare(t, fmt.Sprintf("hair h %v", h), func() (scene.Vec3, bool) {
 			wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
-			if !ok {
+			return wi, ok
+		}, func(wi scene.Vec3) float32 { _, pdf := b.Eval(wo, wi); return pdf })
+	}
+}
+
+// sphereChiSquare bins 400,000 sampled directions over (z, atan2(y, x)) on
+// the whole sphere and compares them with the pdf integrated over each bin.
+func sphereChiSquare(t *testing.T, name string, sample func() (scene.Vec3, bool), pdf func(scene.Vec3) float32) {
+	t.Helper()
+	const zBins, phiBins, n, sub = 16, 32, 400000, 6
+	var observed [zBins * phiBins]float64
+	for i := 0; i < n; i++ {
+		wi, ok := sample()
+		if !ok {
+			continue
+		}
+		zi := min(int((float64(wi[2])+1)/2*zBins), zBins-1)
+		phi := math.Atan2(float64(wi[1]), float64(wi[0])) + math.Pi
+		pi := min(int(phi/(2*math.Pi)*phiBins), phiBins-1)
+		observed[zi*phiBins+pi]++
+	}
+	var chi2, dof, pooledObs, pooledExp float64
+	for zi := 0; zi < zBins; zi++ {
+		for pi := 0; pi < phiBins; pi++ {
+			var integral float64
+			for a := 0; a < sub; a++ {
+				for c := 0; c < sub; c++ {
+					z := -1 + 2*(float64(zi)+(float64(a)+0.5)/sub)/zBins
+					phi := (float64(pi)+(float64(c)+0.5)/sub)/phiBins*2*math.Pi - math.Pi
+					r := math.Sqrt(1 - z*z)
+					integral += float64(pdf(scene.Vec3{float32(r * math.Cos(phi)), float32(r * math.Sin(phi)), float32(z)}))
+				}
+			}
+			exp := integral / (sub * sub) * (2.0 / zBins) * (2 * math.Pi / phiBins) * n
+			obs := observed[zi*phiBins+pi]
+			if exp < 5 {
+				pooledObs, pooledExp = pooledObs+obs, pooledExp+exp
 				continue
 			}
-			ti := min(int((float64(wi[0])+1)/2*thetaBins), thetaBins-1)
-			phi := float64(phiOf(wi)) + math.Pi
-			pi := min(int(phi/(2*math.Pi)*phiBins), phiBins-1)
-			observed[ti*phiBins+pi]++
-		}
-		const sub = 6
-		var chi2, dof, pooledObs, pooledExp float64
-		for ti := 0; ti < thetaBins; ti++ {
-			for pi := 0; pi < phiBins; pi++ {
-				var integral float64
-				for a := 0; a < sub; a++ {
-					for c := 0; c < sub; c++ {
-						z := -1 + 2*(float64(ti)+(float64(a)+0.5)/sub)/thetaBins
-						phi := (float64(pi)+(float64(c)+0.5)/sub)/phiBins*2*math.Pi - math.Pi
-						r := math.Sqrt(1 - z*z)
-						_, pdf := b.Eval(wo, scene.Vec3{float32(z), float32(r * math.Sin(phi)), float32(r * math.Cos(phi))})
-						integral += float64(pdf)
-					}
-				}
-				exp := integral / (sub * sub) * (2.0 / thetaBins) * (2 * math.Pi / phiBins) * n
-				obs := observed[ti*phiBins+pi]
-				if exp < 5 {
-					pooledObs, pooledExp = pooledObs+obs, pooledExp+exp
-					continue
-				}
-				chi2 += (obs - exp) * (obs - exp) / exp
-				dof++
-			}
-		}
-		if pooledExp > 0 {
-			chi2 += (pooledObs - pooledExp) * (pooledObs - pooledExp) / pooledExp
+			chi2 += (obs - exp) * (obs - exp) / exp
 			dof++
 		}
-		if limit := chiSquareQuantile(dof-1, 3.09); chi2 > limit {
-			t.Errorf("h %v: chi-square %.1f over %v bins exceeds %.1f", h, chi2, dof, limit)
-		}
+	}
+	if pooledExp > 0 {
+		chi2 += (pooledObs - pooledExp) * (pooledObs - pooledExp) / pooledExp
+		dof++
+	}
+	if limit := chiSquareQuantile(dof-1, 3.09); chi2 > limit {
+		t.Errorf("%s: chi-square %.1f over %v bins exceeds %.1f", name, chi2, dof, limit)
 	}
 }

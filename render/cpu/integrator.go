@@ -18,6 +18,7 @@ type pathState struct {
 	bounce     uint32 // vertices so far: 0 while the camera ray flies
 	prevPdf    float32
 	alive      bool
+	medium     int32      // the material whose volume the path is inside, or −1
 	albedo     scene.Vec3 // first-hit AOVs
 	normal     scene.Vec3
 	depth      float32
@@ -78,7 +79,25 @@ func powerHeuristic(a, b float32) float32 {
 	return a2 / (a2 + b2)
 }
 
+// absorb applies Beer–Lambert absorption over a distance t inside the
+// path's medium (KHR_materials_volume's attenuation colour and distance).
+func (r *renderer) absorb(p *pathState, t float32) {
+	if p.medium < 0 {
+		return
+	}
+	m := &r.sc.Materials[p.medium]
+	if math.IsInf(float64(m.AttenuationDistance), 1) {
+		return
+	}
+	for c := 0; c < 3; c++ {
+		if sigma := -math.Log(float64(max(m.AttenuationColor[c], 1e-6))) / float64(m.AttenuationDistance); sigma > 0 {
+			p.throughput[c] *= float32(math.Exp(-sigma * float64(t)))
+		}
+	}
+}
+
 func miss(w *worker, p *pathState, _ *HitObject) {
+	w.r.absorb(p, float32(math.Inf(1)))
 	env := w.r.lights.env.radiance(p.ray.Dir)
 	weight := float32(1)
 	if p.bounce > 0 && p.prevPdf > 0 {
@@ -93,6 +112,7 @@ func miss(w *worker, p *pathState, _ *HitObject) {
 // with Russian roulette after three bounces.
 func closestHit(w *worker, p *pathState, h *HitObject) {
 	r := w.r
+	r.absorb(p, h.Hit.T)
 	s := r.acc.shade(&h.Hit, &h.Ray)
 	wo := h.Ray.Dir.Scale(-1)
 	if p.bounce == 0 {
@@ -112,7 +132,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	woLocal := s.frame.ToLocal(wo)
 	// Next-event estimation. Surfaces reflect only (light from below the
 	// geometric surface cannot reach them); hair also transmits.
-	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightCoin), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && (s.isHair || ls.wi.Dot(s.ng) > 0) {
+	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightCoin), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
 		var f scene.Vec3
 		var pdfB float32
 		if s.isHair {
@@ -143,9 +163,17 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		wiLocal, weight, pdf, ok = s.bsdf.Sample(woLocal, r.random(p, render.DimLobe), r.random(p, render.DimBSDFU), r.random(p, render.DimBSDFV))
 	}
 	wi := s.frame.ToWorld(wiLocal)
-	if !ok || (!s.isHair && wi.Dot(s.ng) <= 0) {
+	if !ok || (!s.transmits() && wi.Dot(s.ng) <= 0) {
 		p.alive = false
 		return
+	}
+	// Passing through a volume's boundary enters or leaves its medium.
+	if !s.isHair && wiLocal[2] < 0 && s.mat.Volume {
+		if s.front {
+			p.medium = int32(r.sc.Instances[h.Hit.Instance].Material)
+		} else {
+			p.medium = -1
+		}
 	}
 	origin := s.originToward(wi)
 	p.throughput = p.throughput.Mul3(weight)
@@ -185,7 +213,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		for x := t.x0; x < t.x1; x++ {
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
-				*p = pathState{pixel: int32(y*r.opts.Width + x), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true}
+				*p = pathState{pixel: int32(y*r.opts.Width + x), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true, medium: -1}
 				jx, jy := r.random(p, render.DimPixelX), r.random(p, render.DimPixelY)
 				o, d := r.cam.Ray(float32(x)+jx, float32(y)+jy)
 				p.ray = Ray{Origin: o, Dir: d, TMax: float32(math.Inf(1))}

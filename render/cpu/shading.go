@@ -205,6 +205,18 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 	sct := sampleTexture(sc, mat.SpecularColorTexture, &uvs)
 	specColor := scene.Vec3{mat.SpecularColor[0] * sct[0], mat.SpecularColor[1] * sct[1], mat.SpecularColor[2] * sct[2]}
 	s.bsdf = NewBSDF(base, mat.Metallic*mr[2], mat.Roughness*mr[1], mat.IOR, spec, specColor)
+	if mat.Transmission > 0 {
+		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, mat.TransmissionTexture, &uvs)[0]
+		ior := mat.IOR
+		if ior < 1 {
+			ior = 1.5 // KHR_materials_ior's 0 ("no refraction") is not physical; glass it is
+		}
+		s.bsdf.Eta = ior
+		if !s.front {
+			s.bsdf.Eta = 1 / ior // leaving the volume
+		}
+		s.bsdf.Thin = !mat.Volume
+	}
 	s.albedo = base
 	if mat.Emits() && (s.front || mat.DoubleSided) {
 		et := sampleTexture(sc, mat.EmissiveTexture, &uvs)
@@ -274,3 +286,7 @@ func (s *surface) originToward(w scene.Vec3) scene.Vec3 {
 	}
 	return offsetRay(s.p, s.ng.Scale(-1))
 }
+
+// transmits reports whether light can pass through the surface (so light
+// from behind it counts, and paths may continue behind it).
+func (s *surface) transmits() bool { return s.isHair || s.bsdf.Transmission > 0 }

@@ -1,0 +1,167 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"sertrace/render"
+	"sertrace/scene"
+)
+
+func glass(roughness, eta float32, thin bool) BSDF {
+	white := scene.Vec3{1, 1, 1}
+	b := NewBSDF(white, 0, roughness, 1.5, 1, white)
+	b.Transmission, b.Eta, b.Thin = 1, eta, thin
+	return b
+}
+
+// TestGlassEnergy: with no absorption, what a dielectric interface reflects
+// and transmits (transmitted radiance scaled back by η² to flux) adds up to
+// one for a smooth interface, and to no more than one for a rough one.
+func TestGlassEnergy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	for _, c := range []struct {
+		roughness, eta float32
+		thin           bool
+	}{{0, 1.5, false}, {0, 1 / 1.5, false}, {0.3, 1.5, false}, {0.6, 1 / 1.5, false}, {0, 1.5, true}, {0.4, 1.5, true}} {
+		b := glass(c.roughness, c.eta, c.thin)
+		for _, cosO := range []float64{1, 0.6, 0.2} {
+			wo := directionAt(cosO)
+			const n = 100000
+			var sum float64
+			for i := 0; i < n; i++ {
+				wi, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32())
+				if !ok {
+					continue
+				}
+				flux := float64(w[1])
+				if wi[2] < 0 && !c.thin {
+					flux *= float64(c.eta * c.eta)
+				}
+				sum += flux
+			}
+			e := sum / n
+			if e > 1.01 || (c.roughness == 0 && math.Abs(e-1) > 0.01) {
+				t.Errorf("roughness %v, eta %v, thin %v, cos %v: reflected and transmitted %.4f", c.roughness, c.eta, c.thin, cosO, e)
+			}
+		}
+	}
+}
+
+// TestSmoothGlassFollowsFresnel: a smooth interface reflects exactly the
+// Fresnel fraction, from outside and from inside (total internal reflection
+// beyond the critical angle), and refracts by Snell's law.
+func TestSmoothGlassFollowsFresnel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(73, 74))
+	for _, eta := range []float32{1.5, 1 / 1.5} {
+		b := glass(0, eta, false)
+		for _, cosO := range []float64{0.95, 0.7, 0.3} {
+			wo := directionAt(cosO)
+			want := float64(fresnelDielectric(float32(cosO), eta))
+			const n = 50000
+			reflected, bent := 0, 0
+			for i := 0; i < n; i++ {
+				wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32())
+				if !ok {
+					continue
+				}
+				if wi[2] > 0 {
+					reflected++
+					continue
+				}
+				sinO := math.Sqrt(1 - cosO*cosO)
+				sinI := math.Sqrt(float64(1 - wi[2]*wi[2]))
+				if math.Abs(sinO-float64(eta)*sinI) > 0.01 {
+					bent++ // GGX's long tail, even at α = 10⁻³
+				}
+			}
+			if bent > n/100 {
+				t.Errorf("eta %v, cos %v: %d of %d refractions break Snell's law", eta, cosO, bent, n)
+			}
+			got := float64(reflected) / n
+			if math.Abs(got-want) > 4*math.Sqrt(want*(1-want)/n)+0.003 {
+				t.Errorf("eta %v, cos %v: reflects %.4f, Fresnel says %.4f", eta, cosO, got, want)
+			}
+		}
+	}
+}
+
+// TestGlassSlabTransmittance: looking straight through a slab of glass at an
+// emitter, the radiance is the closed form of a slab with multiple internal
+// reflections: (1−R)²·τ / (1 − R²·τ²), τ the absorption across it.
+func TestGlassSlabTransmittance(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		color     float32 // attenuation colour at distance 1
+		thickness float32
+	}{{"clear", 1, 0.5}, {"absorbing", 0.5, 0.5}} {
+		t.Run(c.name, func(t *testing.T) {
+			mat := lambert(1)
+			mat.Specular, mat.Roughness, mat.Transmission, mat.Volume = 1, 0, 1, true
+			mat.AttenuationColor, mat.AttenuationDistance = scene.Vec3{c.color, c.color, c.color}, 1
+			if c.color == 1 {
+				mat.AttenuationDistance = float32(math.Inf(1))
+			}
+			light := scene.DefaultMaterial()
+			light.Emissive, light.BaseColor = scene.Vec3{1, 1, 1}, scene.Vec4{0, 0, 0, 1}
+			half := c.thickness / 2
+			quad := func(z float32, up bool) scene.Mesh {
+				m := scene.Mesh{Positions: []scene.Vec3{{-50, -50, z}, {50, -50, z}, {50, 50, z}, {-50, 50, z}},
+					Bounds: scene.Bounds{Min: scene.Vec3{-50, -50, z}, Max: scene.Vec3{50, 50, z}}}
+				if up {
+					m.Indices = []uint32{0, 1, 2, 0, 2, 3} // facing +z
+				} else {
+					m.Indices = []uint32{0, 2, 1, 0, 3, 2}
+				}
+				return m
+			}
+			// A closed slab would need sides; 50 m wide, it is closed enough for
+			// rays near the axis. Its faces face outwards: +z and −z.
+			sc := &scene.Scene{
+				Meshes:    []scene.Mesh{quad(half, true), quad(-half, false), quad(-3, true)},
+				Materials: []scene.Material{mat, light},
+				Instances: []scene.Instance{
+					{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 0}, Transform: scene.Identity},
+					{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 1}, Transform: scene.Identity},
+					{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 2}, Transform: scene.Identity, Material: 1},
+				},
+				Bounds: scene.Bounds{Min: scene.Vec3{-50, -50, -3}, Max: scene.Vec3{50, 50, half}},
+				Cameras: []scene.Camera{{Orthographic: true, XMag: 0.1, YMag: 0.1,
+					Transform: scene.LookAt(scene.Vec3{0, 0, 5}, scene.Vec3{}, scene.Vec3{0, 1, 0})}},
+			}
+			opts := render.Options{Width: 8, Height: 8, SPP: 1024, MaxDepth: 64}
+			pix, _ := renderFilm(t, sc, opts).Resolve(render.AOVBeauty)
+			var got float64
+			for i := 0; i < len(pix); i += 3 {
+				got += float64(pix[i])
+			}
+			got /= float64(len(pix) / 3)
+			r := math.Pow((1.5-1)/(1.5+1), 2)
+			tau := math.Pow(float64(c.color), float64(c.thickness))
+			want := (1 - r) * (1 - r) * tau / (1 - r*r*tau*tau)
+			if math.Abs(got-want) > 0.005 {
+				t.Errorf("radiance through the slab %.4f, closed form %.4f", got, want)
+			}
+		})
+	}
+}
+
+// TestRoughGlassSamplingChiSquare: reflection and refraction directions
+// follow Eval's pdf, entering and leaving, refractive and thin.
+func TestRoughGlassSamplingChiSquare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(75, 76))
+	for _, c := range []struct {
+		eta  float32
+		thin bool
+	}{{1.5, false}, {1 / 1.5, false}, {1.5, true}} {
+		b := glass(0.5, c.eta, c.thin)
+		b.Base = scene.Vec3{0.9, 0.8, 0.7}
+		wo := directionAt(0.6)
+		sphereChiSquare(t, fmt.Sprintf("glass eta %v thin %v", c.eta, c.thin), func() (scene.Vec3, bool) {
+			wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32())
+			return wi, ok
+		}, func(wi scene.Vec3) float32 { _, pdf := b.Eval(wo, wi); return pdf })
+	}
+}

@@ -49,6 +49,9 @@ what has been accumulated, marked as partial.`,
 	f.Float32("env-intensity", 1, "scale the --env map's radiance")
 	f.String("aov", "", "extra outputs beside a PNG or PFM beauty: albedo,normal,depth (EXR holds them all)")
 	f.Float32("exposure", 0, "exposure in stops for PNG output")
+	f.String("filter", "box", "pixel filter: box, gaussian or blackman-harris")
+	f.Float32("aperture-radius", -1, "thin-lens radius in metres, overriding the camera's extras (0: pinhole)")
+	f.Float32("focus-distance", -1, "distance in focus in metres, overriding the camera's extras")
 	f.Int("threads", 0, "CPU threads (0: all)")
 	f.String("stats", "", "write the render's statistics to this JSON file")
 	return cmd
@@ -99,13 +102,26 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", scenePath, err)
 	}
+	if r := v.GetFloat64("aperture-radius"); r >= 0 {
+		sc.Cameras[camera].ApertureRadius = float32(r)
+	}
+	if d := v.GetFloat64("focus-distance"); d >= 0 {
+		sc.Cameras[camera].FocusDistance = float32(d)
+	}
+	if c := sc.Cameras[camera]; c.ApertureRadius > 0 && !(c.FocusDistance > 0) {
+		return usagef("camera %q has an aperture but no focus distance: give --focus-distance", c.Name)
+	}
+	filter, err := render.NewPixelFilter(v.GetString("filter"))
+	if err != nil {
+		return usagef("--filter: %v", err)
+	}
 	w, h, err := resolution(v.GetString("res"), sc.Cameras[camera])
 	if err != nil {
 		return usagef("--res: %v", err)
 	}
 	opts := render.Options{
 		Width: w, Height: h, SPP: v.GetInt("spp"), MaxDepth: v.GetInt("max-depth"), Seed: v.GetUint32("seed"),
-		Camera: camera, EnvColor: env, EnvMap: envMap, Threads: v.GetInt("threads"), Exposure: float32(v.GetFloat64("exposure")),
+		Camera: camera, EnvColor: env, EnvMap: envMap, Filter: filter, Threads: v.GetInt("threads"), Exposure: float32(v.GetFloat64("exposure")),
 	}
 	if err := opts.Validate(sc); err != nil {
 		return usagef("%v", err)

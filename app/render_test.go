@@ -90,6 +90,8 @@ func TestRenderRefusesBadInput(t *testing.T) {
 		{[]string{"--env-color", "1,x,2"}, 2, "--env-color"},
 		{[]string{"-o", filepath.Join(dir, "x.jpg")}, 2, "must be .exr, .pfm or .png"},
 		{[]string{"--aov", "shadows"}, 2, `unknown AOV "shadows"`},
+		{[]string{"--filter", "lanczos"}, 2, `unknown pixel filter "lanczos"`},
+		{[]string{"--aperture-radius", "0.1"}, 2, "has an aperture but no focus distance"},
 		{[]string{"--env", "../scenes/cornell.glb"}, 1, "environment ../scenes/cornell.glb: not a Radiance HDR file"},
 		{[]string{"--env", "nosuch.hdr"}, 1, "environment nosuch.hdr: no such file"},
 	}

@@ -14,6 +14,8 @@ type CameraRays struct {
 	ortho        bool
 	sx, sy       float32 // half the view at distance 1 (perspective) or in world units (orthographic)
 	w, h         float32
+	aperture     float32 // lens radius; 0: a pinhole
+	focus        float32 // distance of the plane in focus, along the view
 }
 
 // NewCameraRays prepares cam for an image of the given size.
@@ -29,6 +31,7 @@ func NewCameraRays(cam scene.Camera, width, height int) CameraRays {
 		c.sy = float32(math.Tan(float64(cam.YFov) / 2))
 	}
 	c.sx = c.sy * aspect
+	c.aperture, c.focus = cam.ApertureRadius, cam.FocusDistance
 	return c
 }
 

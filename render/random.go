@@ -7,8 +7,10 @@ package render
 
 // Dimensions of the random stream used at each bounce.
 const (
-	DimPixelX = iota // camera: jitter in the pixel
+	DimPixelX = iota // camera: where in the pixel (through the pixel filter)
 	DimPixelY
+	DimLensU // camera: where on the lens
+	DimLensV
 	DimLobe // BSDF: which lobe
 	DimBSDFU
 	DimBSDFV

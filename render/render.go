@@ -18,9 +18,10 @@ type Options struct {
 	Seed          uint32 // selects the random streams
 	Camera        int    // index into Scene.Cameras
 	EnvColor      [3]float32
-	EnvMap        *EnvMap // an HDR environment; replaces EnvColor when set
-	Threads       int     // 0: all cores
-	Exposure      float32 // stops, for display outputs
+	EnvMap        *EnvMap      // an HDR environment; replaces EnvColor when set
+	Threads       int          // 0: all cores
+	Exposure      float32      // stops, for display outputs
+	Filter        *PixelFilter // nil: box
 }
 
 // Limits that keep a render's memory bounded.

@@ -25,6 +25,16 @@ func (l *loader) camera(i int, node string, world Mat4) error {
 	if out.Name == "" {
 		out.Name = node
 	}
+	lens := extrasObject(extrasObject(c.Extras)["sertrace"])
+	for key, dst := range map[string]*float32{"aperture_radius": &out.ApertureRadius, "focus_distance": &out.FocusDistance} {
+		if v, ok := lens[key]; ok {
+			f, isNum := v.(float64)
+			if !isNum || !finite(f) || f < 0 {
+				return fmt.Errorf("camera %d: extras.sertrace.%s must be a finite number, not negative", i, key)
+			}
+			*dst = float32(f)
+		}
+	}
 	if out.Name == "" {
 		out.Name = fmt.Sprintf("camera %d", i)
 	}

@@ -80,7 +80,8 @@ func featureDoc(t *testing.T) []byte {
 	doc["textures"] = []any{map[string]any{"source": 0, "sampler": 0}, map[string]any{"source": 0}}
 	doc["samplers"] = []any{map[string]any{"magFilter": 9728, "wrapS": 33071, "wrapT": 33648}}
 	doc["images"] = []any{map[string]any{"uri": dataURI(png)}}
-	doc["cameras"] = []any{map[string]any{"type": "perspective", "perspective": map[string]any{"yfov": 0.5, "znear": 0.1}}}
+	doc["cameras"] = []any{map[string]any{"type": "perspective", "perspective": map[string]any{"yfov": 0.5, "znear": 0.1},
+		"extras": map[string]any{"sertrace": map[string]any{"aperture_radius": 0.02, "focus_distance": 3}}}}
 	doc["extensionsUsed"] = []any{"KHR_materials_emissive_strength", "KHR_materials_transmission", "KHR_materials_ior",
 		"KHR_materials_volume", "KHR_texture_transform", "KHR_lights_punctual", "EXT_mesh_gpu_instancing"}
 	doc["extensions"] = map[string]any{"KHR_lights_punctual": map[string]any{"lights": []any{
@@ -139,7 +140,7 @@ func TestLoaderFeatures(t *testing.T) {
 		if !closeVec(z.Scale(-1), Vec3{-1, 0, 0}) || !closeVec(y, Vec3{0, 1, 0}) || !closeVec(x.Cross(y), z) || !closeVec(at, Vec3{0, 5, 0}) {
 			t.Errorf("camera basis x %v y %v z %v at %v", x, y, z, at)
 		}
-		if c.YFov != 0.5 || c.Name != "camera 0" {
+		if c.YFov != 0.5 || c.Name != "camera 0" || c.ApertureRadius != 0.02 || c.FocusDistance != 3 {
 			t.Errorf("camera %+v", c)
 		}
 	})

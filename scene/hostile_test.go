@@ -312,6 +312,13 @@ func hostileCases() []hostileCase {
 			doc["cameras"] = []any{map[string]any{"type": "perspective", "perspective": map[string]any{"yfov": 0, "znear": 0.1}}}
 			return encode(t, doc)
 		}, "yfov 0"},
+		{"negative lens radius", func(t testing.TB) []byte {
+			doc := validDoc()
+			at(doc, "nodes", 0)["camera"] = 0
+			doc["cameras"] = []any{map[string]any{"type": "perspective", "perspective": map[string]any{"yfov": 0.5, "znear": 0.1},
+				"extras": map[string]any{"sertrace": map[string]any{"aperture_radius": -1}}}}
+			return encode(t, doc)
+		}, "extras.sertrace.aperture_radius must be a finite number"},
 		{"projective node matrix", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "nodes", 0)["matrix"] = []any{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1}

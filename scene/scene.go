@@ -133,4 +133,9 @@ type Camera struct {
 	ZNear, ZFar  float32 // ZFar 0: infinite
 	Transform    Mat4
 	Generated    bool // made by the loader because the file has no camera
+	// Thin-lens depth of field, from the camera's extras
+	// {"sertrace": {"aperture_radius": m, "focus_distance": m}}; a zero
+	// radius is a pinhole.
+	ApertureRadius float32
+	FocusDistance  float32
 }

@@ -31,6 +31,7 @@ type renderer struct {
 	lights      *lightSampler
 	opts        render.Options
 	cam         render.CameraRays
+	filter      *render.PixelFilter
 	forward     scene.Vec3
 	sbt         [sbtSize]shader
 	hitGroups   []uint8 // per instance
@@ -54,6 +55,10 @@ type worker struct {
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 	r := &renderer{sc: sc, acc: acc, opts: opts, reorderBits: 16}
 	r.cam = render.NewCameraRays(sc.Cameras[opts.Camera], opts.Width, opts.Height)
+	r.filter = opts.Filter
+	if r.filter == nil {
+		r.filter, _ = render.NewPixelFilter("box")
+	}
 	r.forward = r.cam.Forward()
 	r.lights = newLightSampler(acc, environment{color: scene.Vec3(opts.EnvColor), hdr: opts.EnvMap})
 	r.sbt = [sbtSize]shader{sbtMiss: miss, sbtTriangles: closestHit, sbtTrianglesMasked: closestHit,
@@ -214,8 +219,10 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
 				*p = pathState{pixel: int32(y*r.opts.Width + x), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true, medium: -1}
-				jx, jy := r.random(p, render.DimPixelX), r.random(p, render.DimPixelY)
-				o, d := r.cam.Ray(float32(x)+jx, float32(y)+jy)
+				jx := r.filter.Sample(r.random(p, render.DimPixelX))
+				jy := r.filter.Sample(r.random(p, render.DimPixelY))
+				o, d := r.cam.Ray(float32(x)+0.5+jx, float32(y)+0.5+jy)
+				o, d = r.cam.LensRay(o, d, r.random(p, render.DimLensU), r.random(p, render.DimLensV))
 				p.ray = Ray{Origin: o, Dir: d, TMax: float32(math.Inf(1))}
 				k++
 			}

@@ -1,0 +1,98 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"sertrace/scene"
+)
+
+// PixelFilter is a separable pixel reconstruction filter, used by filter
+// importance sampling: a sample's offset from the pixel centre is drawn from
+// the filter itself, so every sample weighs the same (Ernst et al. 2006).
+type PixelFilter struct {
+	Name   string
+	Radius float32   // in pixels
+	cdf    []float32 // over [−Radius, Radius], for non-box filters
+}
+
+// FilterNames lists the filters a render can use.
+var FilterNames = []string{"box", "gaussian", "blackman-harris"}
+
+// NewPixelFilter makes the named filter: box (one pixel wide), gaussian
+// (σ = 0.5 pixel, radius 1.5) or blackman-harris (radius 1.5).
+func NewPixelFilter(name string) (*PixelFilter, error) {
+	var f func(x float64) float64
+	radius := 1.5
+	switch name {
+	case "box", "":
+		return &PixelFilter{Name: "box", Radius: 0.5}, nil
+	case "gaussian":
+		const sigma = 0.5
+		f = func(x float64) float64 {
+			return math.Max(0, math.Exp(-x*x/(2*sigma*sigma))-math.Exp(-radius*radius/(2*sigma*sigma)))
+		}
+	case "blackman-harris":
+		f = func(x float64) float64 {
+			t := 2 * math.Pi * (x/(2*radius) + 0.5)
+			return 0.35875 - 0.48829*math.Cos(t) + 0.14128*math.Cos(2*t) - 0.01168*math.Cos(3*t)
+		}
+	default:
+		return nil, fmt.Errorf("unknown pixel filter %q (box, gaussian, blackman-harris)", name)
+	}
+	const n = 1024
+	p := &PixelFilter{Name: name, Radius: float32(radius), cdf: make([]float32, n+1)}
+	var acc float64
+	for i := 0; i < n; i++ {
+		x := -radius + 2*radius*(float64(i)+0.5)/n
+		acc += f(x)
+		p.cdf[i+1] = float32(acc)
+	}
+	for i := range p.cdf {
+		p.cdf[i] /= float32(acc)
+	}
+	return p, nil
+}
+
+// Sample maps u ∈ [0, 1) to an offset from the pixel centre, in pixels,
+// distributed as the filter along one axis.
+func (p *PixelFilter) Sample(u float32) float32 {
+	if p.cdf == nil {
+		return u - 0.5
+	}
+	n := len(p.cdf) - 1
+	i := sort.Search(n, func(i int) bool { return p.cdf[i+1] > u })
+	i = min(i, n-1)
+	t := (u - p.cdf[i]) / max(p.cdf[i+1]-p.cdf[i], 1e-12)
+	return -p.Radius + 2*p.Radius*(float32(i)+min(max(t, 0), 1))/float32(n)
+}
+
+// concentricDisk maps the unit square to the unit disk, keeping areas
+// (Shirley and Chiu).
+func concentricDisk(u1, u2 float32) (float32, float32) {
+	a, b := 2*u1-1, 2*u2-1
+	if a == 0 && b == 0 {
+		return 0, 0
+	}
+	var r, phi float64
+	if a*a > b*b {
+		r, phi = float64(a), math.Pi/4*float64(b/a)
+	} else {
+		r, phi = float64(b), math.Pi/2-math.Pi/4*float64(a/b)
+	}
+	return float32(r * math.Cos(phi)), float32(r * math.Sin(phi))
+}
+
+// LensRay turns the pinhole ray through an image point into the thin lens's:
+// it starts at a point of the lens (from u1, u2) and passes through the
+// point where the pinhole ray meets the plane in focus.
+func (c *CameraRays) LensRay(origin, dir scene.Vec3, u1, u2 float32) (scene.Vec3, scene.Vec3) {
+	if c.aperture <= 0 || c.focus <= 0 {
+		return origin, dir
+	}
+	lx, ly := concentricDisk(u1, u2)
+	focusPoint := origin.Add(dir.Scale(c.focus / dir.Dot(c.Forward())))
+	o := origin.Add(c.x.Scale(lx * c.aperture)).Add(c.y.Scale(ly * c.aperture))
+	return o, focusPoint.Sub(o).Normalize()
+}

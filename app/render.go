@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,6 +49,7 @@ what has been accumulated, marked as partial.`,
 	f.String("aov", "", "extra outputs beside a PNG or PFM beauty: albedo,normal,depth (EXR holds them all)")
 	f.Float32("exposure", 0, "exposure in stops for PNG output")
 	f.String("filter", "box", "pixel filter: box, gaussian or blackman-harris")
+	f.String("tonemap", "linear", "tone curve for PNG output: linear, filmic, aces or agx")
 	f.Float32("aperture-radius", -1, "thin-lens radius in metres, overriding the camera's extras (0: pinhole)")
 	f.Float32("focus-distance", -1, "distance in focus in metres, overriding the camera's extras")
 	f.Int("threads", 0, "CPU threads (0: all)")
@@ -75,7 +75,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	default:
 		return usagef("unknown backend %q (auto, cpu or vulkan)", b)
 	}
-	env, err := parseColor(v.GetString("env-color"))
+	env, err := render.ParseColor(v.GetString("env-color"))
 	if err != nil {
 		return usagef("--env-color: %v", err)
 	}
@@ -98,7 +98,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if err != nil {
 		return err
 	}
-	camera, err := pickCamera(sc, v.GetString("camera"))
+	camera, err := sc.FindCamera(v.GetString("camera"))
 	if err != nil {
 		return fmt.Errorf("%s: %w", scenePath, err)
 	}
@@ -111,11 +111,14 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if c := sc.Cameras[camera]; c.ApertureRadius > 0 && !(c.FocusDistance > 0) {
 		return usagef("camera %q has an aperture but no focus distance: give --focus-distance", c.Name)
 	}
+	if err := render.CheckToneMap(v.GetString("tonemap")); err != nil {
+		return usagef("--tonemap: %v", err)
+	}
 	filter, err := render.NewPixelFilter(v.GetString("filter"))
 	if err != nil {
 		return usagef("--filter: %v", err)
 	}
-	w, h, err := resolution(v.GetString("res"), sc.Cameras[camera])
+	w, h, err := render.ParseResolution(v.GetString("res"), sc.Cameras[camera])
 	if err != nil {
 		return usagef("--res: %v", err)
 	}
@@ -152,12 +155,12 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return fmt.Errorf("interrupted before the first pass finished: nothing written")
 	}
 	written := []string{out}
-	if err := render.Write(out, film, opts.Exposure); err != nil {
+	if err := render.Write(out, film, render.Display{Exposure: opts.Exposure, ToneMap: v.GetString("tonemap")}); err != nil {
 		return err
 	}
 	for _, a := range aovs {
 		p := strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ".pfm"
-		if err := render.WriteAOV(p, film, a); err != nil {
+		if err := render.WriteAOV(p, film, a, render.Display{}); err != nil {
 			return err
 		}
 		written = append(written, p)
@@ -180,22 +183,6 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	return nil
 }
 
-func parseColor(s string) ([3]float32, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 1 && len(parts) != 3 {
-		return [3]float32{}, fmt.Errorf("%q is not R,G,B or one value", s)
-	}
-	var c [3]float32
-	for i := range c {
-		f, err := strconv.ParseFloat(strings.TrimSpace(parts[min(i, len(parts)-1)]), 32)
-		if err != nil || f < 0 || f > 1e30 {
-			return c, fmt.Errorf("%q: components must be finite and not negative", s)
-		}
-		c[i] = float32(f)
-	}
-	return c, nil
-}
-
 func parseAOVs(s string) ([]render.AOV, error) {
 	var out []render.AOV
 	for _, name := range strings.Split(s, ",") {
@@ -210,43 +197,10 @@ func parseAOVs(s string) ([]render.AOV, error) {
 	return out, nil
 }
 
-func pickCamera(sc *scene.Scene, sel string) (int, error) {
-	if i, err := strconv.Atoi(sel); err == nil {
-		if i < 0 || i >= len(sc.Cameras) {
-			return 0, fmt.Errorf("camera %d does not exist (the scene has %d)", i, len(sc.Cameras))
-		}
-		return i, nil
-	}
-	var names []string
-	for i, c := range sc.Cameras {
-		if c.Name == sel {
-			return i, nil
-		}
-		names = append(names, strconv.Quote(c.Name))
-	}
-	return 0, fmt.Errorf("no camera named %q (cameras: %s)", sel, strings.Join(names, ", "))
-}
-
-func resolution(s string, cam scene.Camera) (int, int, error) {
-	if s == "" {
-		aspect := float32(4.0 / 3)
-		if cam.AspectRatio > 0 {
-			aspect = cam.AspectRatio
-		}
-		return 800, max(1, int(800/aspect+0.5)), nil
-	}
-	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
-	w, err1 := strconv.Atoi(ws)
-	h, err2 := strconv.Atoi(hs)
-	if !ok || err1 != nil || err2 != nil || w < 1 || h < 1 {
-		return 0, 0, fmt.Errorf("%q is not WxH", s)
-	}
-	return w, h, nil
-}
-
 // progressBar draws a bar on a terminal, or prints a plain line every ten
 // seconds when stderr is a file or a pipe.
 type progressBar struct {
+	label    string // printed before the bar
 	mu       sync.Mutex
 	w        io.Writer
 	terminal bool
@@ -273,10 +227,10 @@ func (p *progressBar) update(done float64) {
 	if p.terminal && now.Sub(p.last) >= 100*time.Millisecond {
 		const width = 40
 		n := int(p.done * width)
-		fmt.Fprintf(p.w, "\r[%s%s] %5.1f%% %6.1f s", strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*p.done, now.Sub(p.start).Seconds())
+		fmt.Fprintf(p.w, "\r%s[%s%s] %5.1f%% %6.1f s", p.prefix(), strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*p.done, now.Sub(p.start).Seconds())
 		p.last = now
 	} else if !p.terminal && now.Sub(p.last) >= 10*time.Second {
-		fmt.Fprintf(p.w, "progress: %.1f%% after %.0f s\n", 100*p.done, now.Sub(p.start).Seconds())
+		fmt.Fprintf(p.w, "%sprogress: %.1f%% after %.0f s\n", p.prefix(), 100*p.done, now.Sub(p.start).Seconds())
 		p.last = now
 	}
 }
@@ -285,4 +239,11 @@ func (p *progressBar) finish() {
 	if p.terminal {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+func (p *progressBar) prefix() string {
+	if p.label == "" {
+		return ""
+	}
+	return p.label + " "
 }

@@ -139,3 +139,19 @@ func TestRenderInterrupted(t *testing.T) {
 		t.Fatalf("the partial image is missing or unmarked: %v", err)
 	}
 }
+
+func TestBatchCommand(t *testing.T) {
+	dir := t.TempDir()
+	scenes, _ := filepath.Abs("../scenes")
+	cfg := filepath.Join(dir, "b.yaml")
+	os.WriteFile(cfg, []byte("output_dir: out\ndefaults: {res: 16x12, spp: 1}\njobs:\n  - {name: ok, scene: "+scenes+"/cornell.glb}\n  - {name: bad, scene: nosuch.glb}\n"), 0o644)
+	code, _, errs := runCLI(t, "batch", cfg)
+	if code != 1 || !strings.Contains(errs, "1 of 2 jobs failed") || !strings.Contains(errs, "ok: done") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("jobs:\n  - {name: a, scene: x.glb, sppp: 3}\n"), 0o644)
+	if code, _, errs := runCLI(t, "batch", bad); code != 1 || !strings.Contains(errs, `unknown key "sppp"; did you mean "spp"?`) {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}

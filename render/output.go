@@ -17,24 +17,45 @@ import (
 	"github.com/mrjoshuak/go-openexr/exr"
 )
 
-// Write saves the film in the format its extension names: .exr (linear
-// float32, beauty as R, G, B and the AOVs as layers albedo.*, normal.*,
-// depth.Z), .pfm (linear beauty) or .png (beauty, exposed and encoded to
-// sRGB). The file is written under a temporary name and renamed, so a
-// failure never leaves a truncated image where a good one was.
-func Write(path string, film *Film, exposure float32) error {
+// Write saves the film's beauty in the format its extension names: .exr
+// (linear float32, beauty as R, G, B and the AOVs as layers albedo.*,
+// normal.*, depth.Z), .pfm (linear) or .png (exposed, tone-mapped and
+// encoded for display). The file is written under a temporary name and
+// renamed, so a failure never leaves a truncated image where a good one was.
+func Write(path string, film *Film, display Display) error {
+	return WriteAOV(path, film, AOVBeauty, display)
+}
+
+// WriteAOV saves one output of the film: the beauty (with every AOV as a
+// layer when it is an EXR) or one AOV alone. A PNG shows albedo as colour,
+// normals as 0.5 + 0.5·n and depth as grey scaled to its largest value.
+func WriteAOV(path string, film *Film, a AOV, display Display) error {
 	var write func(io.WriteSeeker) error
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".exr":
-		write = func(w io.WriteSeeker) error { return writeEXR(w, film) }
+		write = func(w io.WriteSeeker) error { return writeEXR(w, film, a) }
 	case ".pfm":
-		write = func(w io.WriteSeeker) error { return writePFM(w, film) }
+		pix := rgbOf(film, a)
+		write = func(w io.WriteSeeker) error { return writePFMPixels(w, pix, film.Width, film.Height) }
 	case ".png":
-		write = func(w io.WriteSeeker) error { return writePNG(w, film, exposure) }
+		write = func(w io.WriteSeeker) error { return writePNG(w, film, a, display) }
 	default:
 		return fmt.Errorf("write %s: unknown image format %q (use .exr, .pfm or .png)", path, ext)
 	}
 	return writeFile(path, write)
+}
+
+// rgbOf is an AOV as three channels (depth repeated).
+func rgbOf(film *Film, a AOV) []float32 {
+	pix, n := film.Resolve(a)
+	if n == 1 {
+		rgb := make([]float32, 3*len(pix))
+		for i, v := range pix {
+			rgb[3*i], rgb[3*i+1], rgb[3*i+2] = v, v, v
+		}
+		return rgb
+	}
+	return pix
 }
 
 // writeFile writes through a temporary file in the same folder and renames it.
@@ -60,26 +81,6 @@ func writeFile(path string, write func(io.WriteSeeker) error) error {
 	return nil
 }
 
-// WriteAOV saves one AOV as a PFM (depth as a grey image), for outputs
-// other than EXR, which holds them all.
-func WriteAOV(path string, film *Film, a AOV) error {
-	pix, n := film.Resolve(a)
-	if n == 1 {
-		rgb := make([]float32, 3*len(pix))
-		for i, v := range pix {
-			rgb[3*i], rgb[3*i+1], rgb[3*i+2] = v, v, v
-		}
-		pix = rgb
-	}
-	return writeFile(path, func(w io.WriteSeeker) error { return writePFMPixels(w, pix, film.Width, film.Height) })
-}
-
-// writePFM writes the beauty as a little-endian colour PFM (rows bottom up).
-func writePFM(w io.Writer, film *Film) error {
-	pix, _ := film.Resolve(AOVBeauty)
-	return writePFMPixels(w, pix, film.Width, film.Height)
-}
-
 func writePFMPixels(w io.Writer, pix []float32, width, height int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "PF\n%d %d\n-1.0\n", width, height)
@@ -93,7 +94,7 @@ func writePFMPixels(w io.Writer, pix []float32, width, height int) error {
 	return bw.Flush()
 }
 
-func writeEXR(w io.WriteSeeker, film *Film) error {
+func writeEXR(w io.WriteSeeker, film *Film, only AOV) error {
 	h := exr.NewScanlineHeader(film.Width, film.Height)
 	h.SetCompression(exr.CompressionZIP)
 	channels := exr.NewChannelList()
@@ -112,10 +113,17 @@ func writeEXR(w io.WriteSeeker, film *Film) error {
 			add(name, plane)
 		}
 	}
-	planes(AOVBeauty, "R", "G", "B")
-	planes(AOVAlbedo, "albedo.R", "albedo.G", "albedo.B")
-	planes(AOVNormal, "normal.X", "normal.Y", "normal.Z")
-	planes(AOVDepth, "depth.Z")
+	switch only {
+	case AOVBeauty:
+		planes(AOVBeauty, "R", "G", "B")
+		planes(AOVAlbedo, "albedo.R", "albedo.G", "albedo.B")
+		planes(AOVNormal, "normal.X", "normal.Y", "normal.Z")
+		planes(AOVDepth, "depth.Z")
+	case AOVDepth:
+		planes(AOVDepth, "Z")
+	default:
+		planes(only, "R", "G", "B")
+	}
 	h.SetChannels(channels)
 	h.Set(&exr.Attribute{Name: "sertrace:samples", Type: exr.AttrTypeString, Value: fmt.Sprint(film.Samples)})
 	if film.Partial {
@@ -132,17 +140,37 @@ func writeEXR(w io.WriteSeeker, film *Film) error {
 	return sw.Close()
 }
 
-// writePNG exposes the beauty by 2^exposure, clamps it and encodes it to
-// sRGB; a partial render says so in a tEXt chunk.
-func writePNG(w io.Writer, film *Film, exposure float32) error {
-	pix, _ := film.Resolve(AOVBeauty)
+// writePNG shows an output for display: the beauty exposed and
+// tone-mapped; albedo encoded as sRGB colour; normals as 0.5 + 0.5·n; depth
+// as grey up to its largest value. A partial render says so in a tEXt chunk.
+func writePNG(w io.Writer, film *Film, a AOV, display Display) error {
+	pix := rgbOf(film, a)
 	img := image.NewNRGBA(image.Rect(0, 0, film.Width, film.Height))
-	scale := float32(math.Exp2(float64(exposure)))
+	scale := float32(math.Exp2(float64(display.Exposure)))
+	if a == AOVDepth {
+		var far float32
+		for _, v := range pix {
+			far = max(far, v)
+		}
+		scale = 1 / max(far, 1e-30)
+	}
 	for i := 0; i < film.Width*film.Height; i++ {
-		img.Pix[4*i+0] = EncodeSRGB(pix[3*i] * scale)
-		img.Pix[4*i+1] = EncodeSRGB(pix[3*i+1] * scale)
-		img.Pix[4*i+2] = EncodeSRGB(pix[3*i+2] * scale)
-		img.Pix[4*i+3] = 255
+		r, g, b := pix[3*i], pix[3*i+1], pix[3*i+2]
+		p := img.Pix[4*i : 4*i+4]
+		switch a {
+		case AOVBeauty:
+			p[0], p[1], p[2] = display.encode(r*scale, g*scale, b*scale)
+		case AOVAlbedo:
+			p[0], p[1], p[2] = EncodeSRGB(r), EncodeSRGB(g), EncodeSRGB(b)
+		default: // normal, depth: data, shown linearly
+			if a == AOVNormal {
+				r, g, b = 0.5+0.5*r, 0.5+0.5*g, 0.5+0.5*b
+			} else {
+				r, g, b = r*scale, g*scale, b*scale
+			}
+			p[0], p[1], p[2] = uint8(min(max(r, 0), 1)*255+0.5), uint8(min(max(g, 0), 1)*255+0.5), uint8(min(max(b, 0), 1)*255+0.5)
+		}
+		p[3] = 255
 	}
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, img); err != nil {

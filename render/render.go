@@ -6,6 +6,8 @@ package render
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"sertrace/scene"
 )
@@ -61,4 +63,40 @@ type Backend interface {
 	// cancelled it stops between passes and returns what it has, with the
 	// film's Partial set and ctx's error.
 	Render(ctx context.Context, sc *scene.Scene, opts Options, film *Film, progress Progress) (*Stats, error)
+}
+
+// ParseColor reads "R,G,B" or one value for all three.
+func ParseColor(s string) ([3]float32, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 1 && len(parts) != 3 {
+		return [3]float32{}, fmt.Errorf("%q is not R,G,B or one value", s)
+	}
+	var c [3]float32
+	for i := range c {
+		f, err := strconv.ParseFloat(strings.TrimSpace(parts[min(i, len(parts)-1)]), 32)
+		if err != nil || f < 0 || f > 1e30 {
+			return c, fmt.Errorf("%q: components must be finite and not negative", s)
+		}
+		c[i] = float32(f)
+	}
+	return c, nil
+}
+
+// ParseResolution reads "WxH"; empty means 800 wide with the camera's
+// aspect ratio (4:3 when it has none).
+func ParseResolution(s string, cam scene.Camera) (int, int, error) {
+	if s == "" {
+		aspect := float32(4.0 / 3)
+		if cam.AspectRatio > 0 {
+			aspect = cam.AspectRatio
+		}
+		return 800, max(1, int(800/aspect+0.5)), nil
+	}
+	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
+	w, err1 := strconv.Atoi(ws)
+	h, err2 := strconv.Atoi(hs)
+	if !ok || err1 != nil || err2 != nil || w < 1 || h < 1 {
+		return 0, 0, fmt.Errorf("%q is not WxH", s)
+	}
+	return w, h, nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/ext/lightspunctual"
@@ -181,4 +183,22 @@ func (l *loader) light(nd *gltf.Node, world Mat4) error {
 	}
 	l.sc.Lights = append(l.sc.Lights, out)
 	return nil
+}
+
+// FindCamera picks a camera by index ("0", "1", ...) or by name.
+func (s *Scene) FindCamera(sel string) (int, error) {
+	if i, err := strconv.Atoi(sel); err == nil {
+		if i < 0 || i >= len(s.Cameras) {
+			return 0, fmt.Errorf("camera %d does not exist (the scene has %d)", i, len(s.Cameras))
+		}
+		return i, nil
+	}
+	var names []string
+	for i, c := range s.Cameras {
+		if c.Name == sel {
+			return i, nil
+		}
+		names = append(names, strconv.Quote(c.Name))
+	}
+	return 0, fmt.Errorf("no camera named %q (cameras: %s)", sel, strings.Join(names, ", "))
 }

@@ -1,0 +1,234 @@
+// Package batch renders lists of jobs from a YAML config, unattended: one
+// job after another, each failure reported and the others still run;
+// finished work is recognised by a manifest of hashes and skipped; an
+// interrupted job leaves a checkpoint that the next run continues from.
+package batch
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+)
+
+// Job is one render of a config, its settings named like the render flags.
+type Job struct {
+	Name    string   `mapstructure:"name" json:"name,omitempty"`
+	Scene   string   `mapstructure:"scene" json:"scene,omitempty"`
+	Outputs []string `mapstructure:"outputs" json:"outputs,omitempty"`
+
+	Camera         string  `mapstructure:"camera" json:"camera,omitempty"`
+	Res            string  `mapstructure:"res" json:"res,omitempty"`
+	SPP            int     `mapstructure:"spp" json:"spp,omitempty"`
+	MaxDepth       int     `mapstructure:"max_depth" json:"max_depth,omitempty"`
+	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
+	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
+	Env            string  `mapstructure:"env" json:"env,omitempty"`
+	EnvColor       string  `mapstructure:"env_color" json:"env_color,omitempty"`
+	EnvRotation    float32 `mapstructure:"env_rotation" json:"env_rotation,omitempty"`
+	EnvIntensity   float32 `mapstructure:"env_intensity" json:"env_intensity,omitempty"`
+	Exposure       float32 `mapstructure:"exposure" json:"exposure,omitempty"`
+	ToneMap        string  `mapstructure:"tonemap" json:"tonemap,omitempty"`
+	Filter         string  `mapstructure:"filter" json:"filter,omitempty"`
+	ApertureRadius float32 `mapstructure:"aperture_radius" json:"aperture_radius,omitempty"`
+	FocusDistance  float32 `mapstructure:"focus_distance" json:"focus_distance,omitempty"`
+	Threads        int     `mapstructure:"threads" json:"threads,omitempty"`
+}
+
+// Config is a batch: where outputs go, settings every job starts from, and
+// the jobs.
+type Config struct {
+	OutputDir string `mapstructure:"output_dir" json:"output_dir,omitempty"`
+	Jobs      []Job
+	dir       string // the config's folder: relative paths start there
+}
+
+// jobKeys are the settings a job (or the defaults) may hold.
+var jobKeys = []string{"name", "scene", "outputs", "camera", "res", "spp", "max_depth", "seed", "backend", "env",
+	"env_color", "env_rotation", "env_intensity", "exposure", "tonemap", "filter", "aperture_radius",
+	"focus_distance", "threads"}
+
+var topKeys = []string{"output_dir", "defaults", "jobs"}
+
+// defaultJob holds what a job gets when neither it nor the defaults say.
+var defaultJob = map[string]any{
+	"outputs": []string{"beauty.exr", "beauty.png"}, "camera": "0", "spp": 64, "max_depth": 8,
+	"backend": "auto", "env_color": "0,0,0", "env_intensity": 1, "tonemap": "linear", "filter": "box",
+}
+
+// Load reads a batch config with viper, after checking every key against
+// what it may hold: an unknown key is an error naming it, its line and the
+// nearest valid key.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, unwrap(err))
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("config %s: %v", path, err)
+	}
+	if err := checkKeys(&root); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("config %s: %v", path, err)
+	}
+	cfg := &Config{OutputDir: v.GetString("output_dir"), dir: filepath.Dir(path)}
+	if cfg.OutputDir == "" {
+		cfg.OutputDir = "out"
+	}
+	defaults := v.GetStringMap("defaults")
+	rawJobs, _ := v.Get("jobs").([]any)
+	if len(rawJobs) == 0 {
+		return nil, fmt.Errorf("config %s: no jobs", path)
+	}
+	seen := map[string]bool{}
+	for i, raw := range rawJobs {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("config %s: jobs[%d] is not a mapping", path, i)
+		}
+		jv := viper.New()
+		for k, val := range defaultJob {
+			jv.SetDefault(k, val)
+		}
+		for k, val := range defaults {
+			jv.SetDefault(k, val)
+		}
+		for k, val := range m {
+			jv.Set(k, val)
+		}
+		var job Job
+		if err := jv.Unmarshal(&job); err != nil {
+			return nil, fmt.Errorf("config %s: jobs[%d]: %v", path, i, err)
+		}
+		switch {
+		case job.Name == "":
+			return nil, fmt.Errorf("config %s: jobs[%d] has no name", path, i)
+		case strings.ContainsAny(job.Name, `/\`) || job.Name == "." || job.Name == "..":
+			return nil, fmt.Errorf("config %s: job name %q must be a plain folder name", path, job.Name)
+		case seen[job.Name]:
+			return nil, fmt.Errorf("config %s: two jobs are named %q", path, job.Name)
+		case job.Scene == "":
+			return nil, fmt.Errorf("config %s: job %q has no scene", path, job.Name)
+		}
+		seen[job.Name] = true
+		cfg.Jobs = append(cfg.Jobs, job)
+	}
+	return cfg, nil
+}
+
+// checkKeys walks the YAML tree for keys that are not part of a config.
+func checkKeys(root *yaml.Node) error {
+	if len(root.Content) == 0 {
+		return fmt.Errorf("the file is empty")
+	}
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: the config must be a mapping of output_dir, defaults and jobs", top.Line)
+	}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, val := top.Content[i], top.Content[i+1]
+		if err := known(k, topKeys, ""); err != nil {
+			return err
+		}
+		switch k.Value {
+		case "defaults":
+			if err := checkMapping(val, "defaults"); err != nil {
+				return err
+			}
+		case "jobs":
+			if val.Kind != yaml.SequenceNode {
+				return fmt.Errorf("line %d: jobs must be a list", val.Line)
+			}
+			for j, job := range val.Content {
+				if err := checkMapping(job, fmt.Sprintf("jobs[%d]", j)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func checkMapping(n *yaml.Node, where string) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: %s must be a mapping", n.Line, where)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if err := known(n.Content[i], jobKeys, where); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func known(k *yaml.Node, keys []string, where string) error {
+	if slices.Contains(keys, k.Value) {
+		return nil
+	}
+	place := fmt.Sprintf("line %d", k.Line)
+	if where != "" {
+		place += " (" + where + ")"
+	}
+	return fmt.Errorf("%s: unknown key %q; did you mean %q?", place, k.Value, nearest(k.Value, keys))
+}
+
+// nearest is the key closest to s: by edit distance, with a key that s
+// starts with (or that starts with s) counted as nearer by its length.
+func nearest(s string, keys []string) string {
+	best, bestD := "", 1<<30
+	for _, k := range keys {
+		d := editDistance(s, k)
+		if strings.HasPrefix(s, k) || strings.HasPrefix(k, s) {
+			d -= min(len(s), len(k))
+		}
+		if d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func unwrap(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// resolve makes a path in the config relative to the config's folder.
+func (c *Config) resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}

@@ -1,0 +1,401 @@
+package batch
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sertrace/render"
+	"sertrace/render/cpu"
+	"sertrace/scene"
+)
+
+// Job statuses in summary.json.
+const (
+	Done    = "done"
+	Skipped = "skipped" // its outputs were up to date
+	Failed  = "failed"
+)
+
+// JobResult is one job's line in summary.json.
+type JobResult struct {
+	Name    string   `json:"name"`
+	Status  string   `json:"status"`
+	Error   string   `json:"error,omitempty"`
+	Seconds float64  `json:"seconds"`
+	Outputs []string `json:"outputs"`
+	Samples int      `json:"samples_per_pixel,omitempty"`
+	Job     Job      `json:"settings"`
+}
+
+// Summary is summary.json.
+type Summary struct {
+	Jobs []JobResult `json:"jobs"`
+}
+
+// Failed counts the jobs that failed.
+func (s *Summary) Failed() int {
+	n := 0
+	for _, j := range s.Jobs {
+		if j.Status == Failed {
+			n++
+		}
+	}
+	return n
+}
+
+// Runner runs a config's jobs.
+type Runner struct {
+	Config *Config
+	Log    io.Writer                   // one line per job
+	Job    func(name string, i, n int) // a job starts (for progress)
+	Tick   func(done float64)          // the current job's progress
+}
+
+// manifest records what a job's outputs were made from.
+type manifest struct {
+	Key     string            `json:"key"` // hash of the settings and the scene's content
+	Outputs map[string]string `json:"outputs"`
+	Samples int               `json:"samples_per_pixel"`
+}
+
+// checkpoint is an interrupted job's accumulation.
+type checkpoint struct {
+	Key  string
+	Film *render.Film
+}
+
+var errInterrupted = errors.New("interrupted")
+
+// Run renders every job, one after another. A cancelled ctx (SIGINT,
+// SIGTERM) stops the job in progress, which writes a checkpoint; the jobs
+// after it are not started. summary.json and summary.html are written
+// whatever happens.
+func (r *Runner) Run(ctx context.Context) (*Summary, error) {
+	cfg := r.Config
+	outDir := cfg.resolve(cfg.OutputDir)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder %s: %w", outDir, unwrap(err))
+	}
+	sum := &Summary{}
+	interrupted := false
+	for i, job := range cfg.Jobs {
+		res := JobResult{Name: job.Name, Job: job, Outputs: []string{}}
+		if interrupted {
+			res.Status, res.Error = Failed, "not started: the batch was interrupted"
+			sum.Jobs = append(sum.Jobs, res)
+			continue
+		}
+		if r.Job != nil {
+			r.Job(job.Name, i, len(cfg.Jobs))
+		}
+		start := time.Now()
+		skipped, outputs, samples, err := r.runJob(ctx, job, filepath.Join(outDir, job.Name))
+		res.Seconds, res.Outputs, res.Samples = time.Since(start).Seconds(), outputs, samples
+		switch {
+		case errors.Is(err, errInterrupted):
+			res.Status, res.Error = Failed, fmt.Sprintf("interrupted after %d samples per pixel: a checkpoint was written, the next run continues from it", samples)
+			interrupted = true
+		case err != nil:
+			res.Status, res.Error = Failed, err.Error()
+		case skipped:
+			res.Status = Skipped
+		default:
+			res.Status = Done
+		}
+		if r.Log != nil {
+			line := fmt.Sprintf("%s: %s in %.1f s", job.Name, res.Status, res.Seconds)
+			if res.Error != "" {
+				line += ": " + res.Error
+			}
+			fmt.Fprintln(r.Log, line)
+		}
+		sum.Jobs = append(sum.Jobs, res)
+	}
+	if err := writeSummary(outDir, sum); err != nil {
+		return sum, err
+	}
+	if interrupted {
+		return sum, errInterrupted
+	}
+	return sum, nil
+}
+
+// output is one file a job writes: which AOV, in which format.
+type output struct {
+	name string
+	aov  render.AOV
+}
+
+func parseOutputs(names []string) ([]output, error) {
+	if len(names) == 0 {
+		return nil, errors.New("no outputs")
+	}
+	var out []output
+	for _, n := range names {
+		base, ext := strings.TrimSuffix(n, filepath.Ext(n)), strings.ToLower(filepath.Ext(n))
+		a := render.AOV(base)
+		switch {
+		case ext != ".exr" && ext != ".pfm" && ext != ".png":
+			return nil, fmt.Errorf("output %q: the format must be .exr, .pfm or .png", n)
+		case a != render.AOVBeauty && a != render.AOVAlbedo && a != render.AOVNormal && a != render.AOVDepth:
+			return nil, fmt.Errorf("output %q: unknown output %q (beauty, albedo, normal, depth)", n, base)
+		}
+		out = append(out, output{n, a})
+	}
+	return out, nil
+}
+
+// runJob renders one job into dir unless its outputs are up to date.
+func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool, written []string, samples int, err error) {
+	outputs, err := parseOutputs(job.Outputs)
+	if err != nil {
+		return false, nil, 0, err
+	}
+	scenePath := r.Config.resolve(job.Scene)
+	key, err := r.jobKey(job, scenePath)
+	if err != nil {
+		return false, nil, 0, err
+	}
+	if m, ok := readManifest(dir); ok && m.Key == key && outputsMatch(dir, m, outputs) {
+		for _, o := range outputs {
+			written = append(written, o.name)
+		}
+		return true, written, m.Samples, nil
+	}
+	sc, err := scene.Load(scenePath)
+	if err != nil {
+		return false, nil, 0, err
+	}
+	opts, display, err := r.options(job, sc)
+	if err != nil {
+		return false, nil, 0, fmt.Errorf("%s: %w", job.Name, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, nil, 0, fmt.Errorf("output folder %s: %w", dir, unwrap(err))
+	}
+	film := render.NewFilm(opts.Width, opts.Height)
+	cpPath := filepath.Join(dir, "checkpoint.gob")
+	if cp, ok := readCheckpoint(cpPath); ok && cp.Key == key && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
+		film = cp.Film
+		film.Partial = false
+	}
+	var tick render.Progress
+	if r.Tick != nil {
+		tick = r.Tick
+	}
+	_, rerr := cpu.Backend{}.Render(ctx, sc, opts, film, tick)
+	if rerr != nil && !errors.Is(rerr, context.Canceled) {
+		return false, nil, film.Samples, rerr
+	}
+	if film.Partial {
+		if err := writeCheckpoint(cpPath, checkpoint{Key: key, Film: film}); err != nil {
+			return false, nil, film.Samples, fmt.Errorf("interrupted, and the checkpoint could not be written: %w", err)
+		}
+		return false, nil, film.Samples, errInterrupted
+	}
+	m := manifest{Key: key, Outputs: map[string]string{}, Samples: film.Samples}
+	for _, o := range outputs {
+		p := filepath.Join(dir, o.name)
+		if err := render.WriteAOV(p, film, o.aov, display); err != nil {
+			return false, written, film.Samples, err
+		}
+		h, err := fileHash(p)
+		if err != nil {
+			return false, written, film.Samples, err
+		}
+		m.Outputs[o.name] = h
+		written = append(written, o.name)
+	}
+	if err := writeThumbnail(filepath.Join(dir, "thumb.png"), film, display); err != nil {
+		return false, written, film.Samples, err
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if err := writeAtomic(filepath.Join(dir, "manifest.json"), b); err != nil {
+		return false, written, film.Samples, err
+	}
+	os.Remove(cpPath)
+	return false, written, film.Samples, nil
+}
+
+// options turns a job's settings into render options.
+func (r *Runner) options(job Job, sc *scene.Scene) (render.Options, render.Display, error) {
+	var opts render.Options
+	display := render.Display{Exposure: job.Exposure, ToneMap: job.ToneMap}
+	if err := render.CheckToneMap(job.ToneMap); err != nil {
+		return opts, display, err
+	}
+	switch job.Backend {
+	case "auto", "cpu", "":
+	case "vulkan":
+		return opts, display, errors.New("backend vulkan: this build of sertrace has no Vulkan backend yet")
+	default:
+		return opts, display, fmt.Errorf("unknown backend %q (auto, cpu or vulkan)", job.Backend)
+	}
+	camera, err := sc.FindCamera(job.Camera)
+	if err != nil {
+		return opts, display, err
+	}
+	cam := &sc.Cameras[camera]
+	if job.ApertureRadius > 0 {
+		cam.ApertureRadius, cam.FocusDistance = job.ApertureRadius, job.FocusDistance
+		if !(job.FocusDistance > 0) {
+			return opts, display, errors.New("aperture_radius needs focus_distance")
+		}
+	}
+	w, h, err := render.ParseResolution(job.Res, *cam)
+	if err != nil {
+		return opts, display, fmt.Errorf("res: %w", err)
+	}
+	env, err := render.ParseColor(job.EnvColor)
+	if err != nil {
+		return opts, display, fmt.Errorf("env_color: %w", err)
+	}
+	filter, err := render.NewPixelFilter(job.Filter)
+	if err != nil {
+		return opts, display, err
+	}
+	opts = render.Options{Width: w, Height: h, SPP: job.SPP, MaxDepth: job.MaxDepth, Seed: job.Seed, Camera: camera,
+		EnvColor: env, Threads: job.Threads, Exposure: job.Exposure, Filter: filter}
+	if job.Env != "" {
+		if opts.EnvMap, err = render.LoadHDR(r.Config.resolve(job.Env)); err != nil {
+			return opts, display, err
+		}
+		opts.EnvMap.Rotation = job.EnvRotation * math.Pi / 180
+		opts.EnvMap.Intensity = job.EnvIntensity
+	}
+	return opts, display, opts.Validate(sc)
+}
+
+// jobKey hashes what a job's result depends on: its settings and the bytes
+// of its scene, the files beside it, and its environment.
+func (r *Runner) jobKey(job Job, scenePath string) (string, error) {
+	h := sha256.New()
+	settings, _ := json.Marshal(job)
+	h.Write(settings)
+	files := []string{scenePath}
+	if entries, err := os.ReadDir(filepath.Dir(scenePath)); err == nil && !strings.EqualFold(filepath.Ext(scenePath), ".glb") {
+		for _, e := range entries {
+			if e.Type().IsRegular() && e.Name() != filepath.Base(scenePath) {
+				files = append(files, filepath.Join(filepath.Dir(scenePath), e.Name()))
+			}
+		}
+	}
+	if job.Env != "" {
+		files = append(files, r.Config.resolve(job.Env))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			if f == scenePath {
+				return "", fmt.Errorf("load %s: %w", f, unwrap(err))
+			}
+			continue
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func readManifest(dir string) (manifest, bool) {
+	var m manifest
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	return m, err == nil && json.Unmarshal(b, &m) == nil
+}
+
+func outputsMatch(dir string, m manifest, outputs []output) bool {
+	for _, o := range outputs {
+		h, err := fileHash(filepath.Join(dir, o.name))
+		if err != nil || h != m.Outputs[o.name] {
+			return false
+		}
+	}
+	return true
+}
+
+func fileHash(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:]), nil
+}
+
+func readCheckpoint(path string) (checkpoint, bool) {
+	var cp checkpoint
+	b, err := os.ReadFile(path)
+	if err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(&cp) != nil || cp.Film == nil {
+		return cp, false
+	}
+	f := cp.Film
+	n := f.Width * f.Height
+	ok := f.Width > 0 && f.Height > 0 && len(f.Beauty) == 3*n && len(f.Albedo) == 3*n && len(f.Normal) == 3*n && len(f.Depth) == n
+	return cp, ok
+}
+
+func writeCheckpoint(path string, cp checkpoint) error {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(cp); err != nil {
+		return err
+	}
+	return writeAtomic(path, b.Bytes())
+}
+
+// writeAtomic writes through a temporary file and a rename.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, unwrap(err))
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, unwrap(err))
+	}
+	return nil
+}
+
+// writeThumbnail writes a copy of the beauty at most 240 pixels wide.
+func writeThumbnail(path string, film *render.Film, display render.Display) error {
+	step := max(1, (film.Width+239)/240)
+	w, h := film.Width/step, film.Height/step
+	small := render.NewFilm(max(w, 1), max(h, 1))
+	small.Samples = 1
+	pix, _ := film.Resolve(render.AOVBeauty)
+	for y := 0; y < small.Height; y++ {
+		for x := 0; x < small.Width; x++ {
+			for c := 0; c < 3; c++ {
+				var sum float64
+				for dy := 0; dy < step; dy++ {
+					for dx := 0; dx < step; dx++ {
+						sum += float64(pix[3*((y*step+dy)*film.Width+x*step+dx)+c])
+					}
+				}
+				small.Beauty[3*(y*small.Width+x)+c] = sum / float64(step*step)
+			}
+		}
+	}
+	return render.Write(path, small, display)
+}

@@ -1,12 +1,16 @@
 module sertrace
 
-go 1.26
+go 1.26.0
 
 require (
+	github.com/mazznoer/colorgrad v0.11.1
+	github.com/mrjoshuak/go-openexr v1.4.20
 	github.com/qmuntal/gltf v0.29.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
 	github.com/spf13/viper v1.21.0
+	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/image v0.47.0
 )
 
 require (
@@ -14,15 +18,14 @@ require (
 	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/klauspost/compress v1.18.2 // indirect
+	github.com/mazznoer/csscolorparser v0.1.8 // indirect
 	github.com/mrjoshuak/go-jpeg2000 v1.5.6 // indirect
-	github.com/mrjoshuak/go-openexr v1.4.20 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
 	github.com/sagikazarmark/locafero v0.11.0 // indirect
 	github.com/sourcegraph/conc v0.3.1-0.20240121214520-5f936abd7ae8 // indirect
 	github.com/spf13/afero v1.15.0 // indirect
 	github.com/spf13/cast v1.10.0 // indirect
 	github.com/subosito/gotenv v1.6.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.4 // indirect
-	golang.org/x/sys v0.29.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 )

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,7 +47,7 @@ what has been accumulated, marked as partial.`,
 	f.String("env", "", "equirectangular Radiance .hdr environment (replaces --env-color)")
 	f.Float32("env-rotation", 0, "turn the --env map about +Y, in degrees")
 	f.Float32("env-intensity", 1, "scale the --env map's radiance")
-	f.String("aov", "", "extra outputs beside a PNG or PFM beauty: albedo,normal,depth (EXR holds them all)")
+	f.String("aov", "", "extra outputs beside the beauty: albedo, normal, depth (PFM), variance, cost, path_length, simt (heatmap PNG)")
 	f.Float32("exposure", 0, "exposure in stops for PNG output")
 	f.String("filter", "box", "pixel filter: box, gaussian or blackman-harris")
 	f.String("tonemap", "linear", "tone curve for PNG output: linear, filmic, aces or agx")
@@ -159,7 +160,11 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return err
 	}
 	for _, a := range aovs {
-		p := strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ".pfm"
+		ext := ".pfm"
+		if slices.Contains(render.Heatmaps, a) {
+			ext = ".png" // a heatmap with its legend
+		}
+		p := strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext
 		if err := render.WriteAOV(p, film, a, render.Display{}); err != nil {
 			return err
 		}
@@ -186,12 +191,13 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 func parseAOVs(s string) ([]render.AOV, error) {
 	var out []render.AOV
 	for _, name := range strings.Split(s, ",") {
-		switch a := render.AOV(strings.TrimSpace(name)); a {
-		case "":
-		case render.AOVAlbedo, render.AOVNormal, render.AOVDepth:
+		a := render.AOV(strings.TrimSpace(name))
+		switch {
+		case a == "":
+		case a != render.AOVBeauty && slices.Contains(render.AOVs, a):
 			out = append(out, a)
 		default:
-			return nil, fmt.Errorf("unknown AOV %q (albedo, normal, depth)", name)
+			return nil, fmt.Errorf("unknown AOV %q (albedo, normal, depth, variance, cost, path_length, simt)", name)
 		}
 	}
 	return out, nil

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,8 +150,8 @@ func parseOutputs(names []string) ([]output, error) {
 		switch {
 		case ext != ".exr" && ext != ".pfm" && ext != ".png":
 			return nil, fmt.Errorf("output %q: the format must be .exr, .pfm or .png", n)
-		case a != render.AOVBeauty && a != render.AOVAlbedo && a != render.AOVNormal && a != render.AOVDepth:
-			return nil, fmt.Errorf("output %q: unknown output %q (beauty, albedo, normal, depth)", n, base)
+		case !slices.Contains(render.AOVs, a):
+			return nil, fmt.Errorf("output %q: unknown output %q (beauty, albedo, normal, depth, variance, cost, path_length, simt)", n, base)
 		}
 		out = append(out, output{n, a})
 	}
@@ -342,7 +343,8 @@ func readCheckpoint(path string) (checkpoint, bool) {
 	}
 	f := cp.Film
 	n := f.Width * f.Height
-	ok := f.Width > 0 && f.Height > 0 && len(f.Beauty) == 3*n && len(f.Albedo) == 3*n && len(f.Normal) == 3*n && len(f.Depth) == n
+	ok := f.Width > 0 && f.Height > 0 && len(f.Beauty) == 3*n && len(f.Albedo) == 3*n && len(f.Normal) == 3*n && len(f.Depth) == n &&
+		len(f.LumSq) == n && len(f.Cost) == n && len(f.PathLength) == n && len(f.SIMT) == n
 	return cp, ok
 }
 

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mrjoshuak/go-openexr/exr"
@@ -39,6 +40,9 @@ func WriteAOV(path string, film *Film, a AOV, display Display) error {
 		write = func(w io.WriteSeeker) error { return writePFMPixels(w, pix, film.Width, film.Height) }
 	case ".png":
 		write = func(w io.WriteSeeker) error { return writePNG(w, film, a, display) }
+		if slices.Contains(Heatmaps, a) {
+			write = func(w io.WriteSeeker) error { return writeHeatmap(w, film, a) }
+		}
 	default:
 		return fmt.Errorf("write %s: unknown image format %q (use .exr, .pfm or .png)", path, ext)
 	}
@@ -121,6 +125,8 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV) error {
 		planes(AOVDepth, "depth.Z")
 	case AOVDepth:
 		planes(AOVDepth, "Z")
+	case AOVVariance, AOVCost, AOVPathLength, AOVSIMT:
+		planes(only, "Y")
 	default:
 		planes(only, "R", "G", "B")
 	}

@@ -57,7 +57,7 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 		workers[i] = &worker{r: r}
 	}
 	n := opts.Width * opts.Height
-	pass := &passBuffers{beauty: make([]float32, 3*n), albedo: make([]float32, 3*n), normal: make([]float32, 3*n), depth: make([]float32, n)}
+	pass := newPassBuffers(n)
 	renderStart := time.Now()
 	maxPass := 1
 	for maxPass < 64 && maxPass*2*n <= 1<<22 {
@@ -122,7 +122,8 @@ func addPass(film *render.Film, pass *passBuffers) {
 	for _, pair := range []struct {
 		film []float64
 		pass []float32
-	}{{film.Beauty, pass.beauty}, {film.Albedo, pass.albedo}, {film.Normal, pass.normal}, {film.Depth, pass.depth}} {
+	}{{film.Beauty, pass.beauty}, {film.Albedo, pass.albedo}, {film.Normal, pass.normal}, {film.Depth, pass.depth},
+		{film.LumSq, pass.lumSq}, {film.Cost, pass.cost}, {film.PathLength, pass.pathLength}, {film.SIMT, pass.simt}} {
 		for i, v := range pair.pass {
 			pair.film[i] += float64(v)
 		}

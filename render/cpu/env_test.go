@@ -19,7 +19,7 @@ func renderWith(t *testing.T, opts render.Options, uniform bool) []float32 {
 	r.lights.env.uniform = uniform
 	w := &worker{r: r}
 	n := opts.Width * opts.Height
-	pass := &passBuffers{beauty: make([]float32, 3*n), albedo: make([]float32, 3*n), normal: make([]float32, 3*n), depth: make([]float32, n)}
+	pass := newPassBuffers(n)
 	w.renderTile(tile{0, 0, opts.Width, opts.Height}, 0, opts.SPP, pass)
 	for i := range pass.beauty {
 		pass.beauty[i] /= float32(opts.SPP)

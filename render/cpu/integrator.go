@@ -19,6 +19,8 @@ type pathState struct {
 	prevPdf    float32
 	alive      bool
 	medium     int32      // the material whose volume the path is inside, or −1
+	rays       int32      // traced for this sample
+	simt       float32    // sum over its bounces of its warp's SIMT efficiency (launch order)
 	albedo     scene.Vec3 // first-hit AOVs
 	normal     scene.Vec3
 	depth      float32
@@ -148,6 +150,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		if f != (scene.Vec3{}) {
 			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * (1 - 1e-4)}
 			w.rays.Shadow++
+			p.rays++
 			if !r.acc.Occluded(&shadow) {
 				contrib := p.throughput.Mul3(f).Mul3(ls.radiance)
 				if !ls.delta {
@@ -201,6 +204,12 @@ type tile struct{ x0, y0, x1, y1 int }
 // passBuffers receive one pass's samples before they join the film.
 type passBuffers struct {
 	beauty, albedo, normal, depth []float32
+	lumSq, cost, pathLength, simt []float32
+}
+
+func newPassBuffers(n int) *passBuffers {
+	return &passBuffers{beauty: make([]float32, 3*n), albedo: make([]float32, 3*n), normal: make([]float32, 3*n),
+		depth: make([]float32, n), lumSq: make([]float32, n), cost: make([]float32, n), pathLength: make([]float32, n), simt: make([]float32, n)}
 }
 
 // renderTile traces spp samples (from sample index first) of every pixel
@@ -236,6 +245,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	for bounce := 0; len(order) > 0; bounce++ {
 		for _, i := range order {
 			w.TraceRay(&w.paths[i], &w.hits[i])
+			w.paths[i].rays++
 		}
 		if bounce > 0 {
 			w.rays.Extension += int64(len(order))
@@ -273,6 +283,14 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 			out.normal[3*px+c] += p.normal[c]
 		}
 		out.depth[px] += p.depth
+		l := luminance(p.radiance)
+		if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
+			l = 0
+		}
+		out.lumSq[px] += l * l
+		out.cost[px] += float32(p.rays)
+		out.pathLength[px] += float32(p.bounce)
+		out.simt[px] += p.simt / float32(p.bounce+1) // the waves it was in
 	}
 }
 

@@ -137,11 +137,25 @@ func (w *worker) count(s *simt, live []bool, order []int32) {
 	}
 	w.slots = slots
 	for lo := 0; lo < len(slots); lo += warpSize {
-		p, m, any := countWarp(slots[lo:min(lo+warpSize, len(slots))], func(i int32) bool { return live[i] })
+		warp := slots[lo:min(lo+warpSize, len(slots))]
+		p, m, any := countWarp(warp, func(i int32) bool { return live[i] })
 		if any {
 			s.warps++
 			s.passes += p
 			s.materialsWarp += m
+			// Each live path records its warp's efficiency, for the heatmap.
+			active := 0
+			for _, i := range warp {
+				if live[i] {
+					active++
+				}
+			}
+			e := float32(active) / float32(warpSize*p)
+			for _, i := range warp {
+				if live[i] {
+					w.paths[i].simt += e
+				}
+			}
 		}
 	}
 	for lo := 0; lo < len(order); lo += warpSize {

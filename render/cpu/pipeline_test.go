@@ -19,6 +19,7 @@ func TestReorderGroupsByShaderThenHint(t *testing.T) {
 	sbts := []uint8{sbtTriangles, sbtMiss, sbtSpheres, sbtTriangles, sbtTriangles, sbtSpheres, sbtTriangles, sbtMiss}
 	insts := []int32{5, -1, 2, 1, 5, 6, 3, -1}
 	w.hits = make([]HitObject, len(sbts))
+	w.paths = make([]pathState, len(sbts))
 	w.keys = make([]uint64, len(sbts))
 	for i := range sbts {
 		w.hits[i] = HitObject{SBT: sbts[i], Hit: Hit{Instance: insts[i]}, Live: true}

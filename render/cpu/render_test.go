@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"context"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -231,7 +232,7 @@ func TestTileAllocatesNothing(t *testing.T) {
 	opts := render.Options{Width: 32, Height: 32, SPP: 1, MaxDepth: 8, EnvColor: [3]float32{0.2, 0.2, 0.2}}
 	acc := BuildAccel(sc, func(inst, prim int, u, v float32) bool { return true })
 	w := &worker{r: newRenderer(sc, acc, opts)}
-	pass := &passBuffers{beauty: make([]float32, 3*32*32), albedo: make([]float32, 3*32*32), normal: make([]float32, 3*32*32), depth: make([]float32, 32*32)}
+	pass := newPassBuffers(32 * 32)
 	tl := tile{0, 0, 16, 16}
 	w.renderTile(tl, 0, 4, pass) // grow the buffers
 	if n := testing.AllocsPerRun(5, func() { w.renderTile(tl, 4, 4, pass) }); n > 0 {
@@ -255,4 +256,40 @@ func renderStats(t *testing.T, sc *scene.Scene, opts render.Options) *render.Sta
 		t.Fatal(err)
 	}
 	return stats
+}
+
+// TestStatisticAOVs: a pixel that sees only the constant environment has no
+// variance, one ray, no bounce; pixels on the sphere vary and cost more;
+// SIMT efficiency stays within (0, 1]; each is written as a heatmap PNG with
+// its legend under the image.
+func TestStatisticAOVs(t *testing.T) {
+	sc := furnaceScene(lambert(0.5))
+	opts := render.Options{Width: 24, Height: 24, SPP: 8, MaxDepth: 4, EnvColor: [3]float32{1, 1, 1}}
+	film := renderFilm(t, sc, opts)
+	variance, _ := film.Resolve(render.AOVVariance)
+	cost, _ := film.Resolve(render.AOVCost)
+	length, _ := film.Resolve(render.AOVPathLength)
+	simt, _ := film.Resolve(render.AOVSIMT)
+	corner, centre := 0, 12*24+12
+	if variance[corner] != 0 || cost[corner] != 1 || length[corner] != 0 {
+		t.Errorf("background pixel: variance %v, cost %v, length %v", variance[corner], cost[corner], length[corner])
+	}
+	if !(variance[centre] > 0) || !(cost[centre] > 2) || length[centre] != 1 { // camera, a shadow ray half the time, the bounce that escapes
+		t.Errorf("sphere pixel: variance %v, cost %v, length %v", variance[centre], cost[centre], length[centre])
+	}
+	for i, v := range simt {
+		if !(v > 0 && v <= 1) {
+			t.Fatalf("SIMT efficiency %v at pixel %d", v, i)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "cost.png")
+	if err := render.WriteAOV(p, film, render.AOVCost, render.Display{}); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(p)
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil || cfg.Width != 24 || cfg.Height != 24+30 {
+		t.Errorf("heatmap %dx%d, %v", cfg.Width, cfg.Height, err)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"sertrace/denoise"
 	"sertrace/render"
 	"sertrace/render/cpu"
 	"sertrace/scene"
@@ -55,6 +56,7 @@ what has been accumulated, marked as partial.`,
 	f.Float32("focus-distance", -1, "distance in focus in metres, overriding the camera's extras")
 	f.Int("threads", 0, "CPU threads (0: all)")
 	f.String("stats", "", "write the render's statistics to this JSON file")
+	f.Bool("denoise", false, "denoise the beauty (the noisy one is written beside it as NAME.noisy.EXT)")
 	return cmd
 }
 
@@ -156,7 +158,19 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return fmt.Errorf("interrupted before the first pass finished: nothing written")
 	}
 	written := []string{out}
-	if err := render.Write(out, film, render.Display{Exposure: opts.Exposure, ToneMap: v.GetString("tonemap")}); err != nil {
+	display := render.Display{Exposure: opts.Exposure, ToneMap: v.GetString("tonemap")}
+	final := film
+	if v.GetBool("denoise") {
+		if final, err = denoise.Film(film, denoise.Defaults); err != nil {
+			return err
+		}
+		noisy := strings.TrimSuffix(out, filepath.Ext(out)) + ".noisy" + filepath.Ext(out)
+		if err := render.Write(noisy, film, display); err != nil {
+			return err
+		}
+		written = append(written, noisy)
+	}
+	if err := render.Write(out, final, display); err != nil {
 		return err
 	}
 	for _, a := range aovs {

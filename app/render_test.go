@@ -155,3 +155,26 @@ func TestBatchCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 }
+
+// TestDenoiseCommand: a rendered EXR carries its guides, and denoise reads
+// them; render --denoise keeps the noisy beauty beside the denoised one.
+func TestDenoiseCommand(t *testing.T) {
+	dir := t.TempDir()
+	noisy := filepath.Join(dir, "c.exr")
+	if code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", noisy, "--spp", "2", "--res", "24x18", "--denoise"); code != 0 {
+		t.Fatalf("render --denoise: %d %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.noisy.exr")); err != nil {
+		t.Fatalf("the noisy beauty is missing: %v", err)
+	}
+	out := filepath.Join(dir, "d.png")
+	if code, _, errs := runCLI(t, "denoise", filepath.Join(dir, "c.noisy.exr"), "-o", out); code != 0 {
+		t.Fatalf("denoise: %d %s", code, errs)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "denoise", "../scenes/cornell.glb", "-o", out); code != 1 || !strings.Contains(errs, "read ../scenes/cornell.glb") {
+		t.Errorf("a non-EXR input: %d %s", code, errs)
+	}
+}

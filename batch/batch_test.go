@@ -37,6 +37,7 @@ jobs:
     scene: SCENES/hair.glb
     camera: camera
     env_color: 0.2
+    denoise: true
 `
 
 // TestBatchRunsResumesAndReports: the good jobs render and the broken one is
@@ -67,7 +68,7 @@ func TestBatchRunsResumesAndReports(t *testing.T) {
 		t.Errorf("the failure does not name the scene: %q", sum.Jobs[1].Error)
 	}
 	for _, f := range []string{"box/beauty.exr", "box/beauty.png", "box/albedo.pfm", "box/normal.png", "box/depth.exr",
-		"box/manifest.json", "box/thumb.png", "hair/beauty.png", "summary.json", "summary.html"} {
+		"box/manifest.json", "box/thumb.png", "hair/beauty.png", "hair/beauty.noisy.png", "summary.json", "summary.html"} {
 		if _, err := os.Stat(filepath.Join(dir, "out", f)); err != nil {
 			t.Errorf("%s is missing: %v", f, err)
 		}

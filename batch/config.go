@@ -38,6 +38,7 @@ type Job struct {
 	ApertureRadius float32 `mapstructure:"aperture_radius" json:"aperture_radius,omitempty"`
 	FocusDistance  float32 `mapstructure:"focus_distance" json:"focus_distance,omitempty"`
 	Threads        int     `mapstructure:"threads" json:"threads,omitempty"`
+	Denoise        bool    `mapstructure:"denoise" json:"denoise,omitempty"`
 }
 
 // Config is a batch: where outputs go, settings every job starts from, and
@@ -51,7 +52,7 @@ type Config struct {
 // jobKeys are the settings a job (or the defaults) may hold.
 var jobKeys = []string{"name", "scene", "outputs", "camera", "res", "spp", "max_depth", "seed", "backend", "env",
 	"env_color", "env_rotation", "env_intensity", "exposure", "tonemap", "filter", "aperture_radius",
-	"focus_distance", "threads"}
+	"focus_distance", "threads", "denoise"}
 
 var topKeys = []string{"output_dir", "defaults", "jobs"}
 

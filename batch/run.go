@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"sertrace/denoise"
 	"sertrace/render"
 	"sertrace/render/cpu"
 	"sertrace/scene"
@@ -207,9 +208,28 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		return false, nil, film.Samples, errInterrupted
 	}
 	m := manifest{Key: key, Outputs: map[string]string{}, Samples: film.Samples}
+	final := film
+	if job.Denoise {
+		if final, err = denoise.Film(film, denoise.Defaults); err != nil {
+			return false, nil, film.Samples, err
+		}
+		// The noisy beauty is kept beside the denoised one.
+		var noisy []output
+		for _, o := range outputs {
+			if o.aov == render.AOVBeauty {
+				noisy = append(noisy, output{"beauty.noisy" + filepath.Ext(o.name), render.AOVBeauty})
+			}
+		}
+		for _, o := range noisy {
+			if err := render.WriteAOV(filepath.Join(dir, o.name), film, o.aov, display); err != nil {
+				return false, written, film.Samples, err
+			}
+			written = append(written, o.name)
+		}
+	}
 	for _, o := range outputs {
 		p := filepath.Join(dir, o.name)
-		if err := render.WriteAOV(p, film, o.aov, display); err != nil {
+		if err := render.WriteAOV(p, final, o.aov, display); err != nil {
 			return false, written, film.Samples, err
 		}
 		h, err := fileHash(p)
@@ -219,7 +239,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		m.Outputs[o.name] = h
 		written = append(written, o.name)
 	}
-	if err := writeThumbnail(filepath.Join(dir, "thumb.png"), film, display); err != nil {
+	if err := writeThumbnail(filepath.Join(dir, "thumb.png"), final, display); err != nil {
 		return false, written, film.Samples, err
 	}
 	b, _ := json.MarshalIndent(m, "", "  ")

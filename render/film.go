@@ -106,3 +106,13 @@ func (f *Film) variance() []float32 {
 	}
 	return out
 }
+
+// MeanVariance is each pixel's variance of the luminance estimate (the
+// sample variance over the sample count), what a denoiser weighs noise by.
+func (f *Film) MeanVariance() []float32 {
+	v := f.variance()
+	for i := range v {
+		v[i] /= float32(max(f.Samples, 1))
+	}
+	return v
+}

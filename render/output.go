@@ -20,7 +20,7 @@ import (
 
 // Write saves the film's beauty in the format its extension names: .exr
 // (linear float32, beauty as R, G, B and the AOVs as layers albedo.*,
-// normal.*, depth.Z), .pfm (linear) or .png (exposed, tone-mapped and
+// normal.*, depth.Z, variance.Y, the variance of each pixel's mean), .pfm (linear) or .png (exposed, tone-mapped and
 // encoded for display). The file is written under a temporary name and
 // renamed, so a failure never leaves a truncated image where a good one was.
 func Write(path string, film *Film, display Display) error {
@@ -123,6 +123,7 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV) error {
 		planes(AOVAlbedo, "albedo.R", "albedo.G", "albedo.B")
 		planes(AOVNormal, "normal.X", "normal.Y", "normal.Z")
 		planes(AOVDepth, "depth.Z")
+		add("variance.Y", film.MeanVariance()) // of the mean, what a denoiser reads
 	case AOVDepth:
 		planes(AOVDepth, "Z")
 	case AOVVariance, AOVCost, AOVPathLength, AOVSIMT:

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"sertrace/denoise"
+	"sertrace/render"
+)
+
+func newDenoiseCommand(v *viper.Viper) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "denoise IN.exr -o OUT",
+		Short: "Denoise a rendered EXR with its albedo, normal and depth guides",
+		Long: `Denoise a rendered EXR. The guides come from the file's own layers (albedo.*,
+normal.*, depth.Z, variance.Y, as sertrace writes them) or from --albedo,
+--normal and --depth files (their R, G, B or Z channels). The output's format
+follows -o's extension.`,
+		Args: exactArgs("IN.exr"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := v.GetString("output")
+			if out == "" {
+				return usagef("denoise needs -o OUT.exr|.pfm|.png")
+			}
+			img, err := readDenoiseInput(args[0], v.GetString("albedo"), v.GetString("normal"), v.GetString("depth"))
+			if err != nil {
+				return err
+			}
+			pix, err := denoise.Denoise(img, denoise.Defaults)
+			if err != nil {
+				return err
+			}
+			film := render.NewFilm(img.Width, img.Height)
+			film.Samples = 1
+			for i, p := range pix {
+				film.Beauty[i] = float64(p)
+				film.Albedo[i] = float64(img.Albedo[i])
+				film.Normal[i] = float64(img.Normal[i])
+			}
+			for i, d := range img.Depth {
+				film.Depth[i] = float64(d)
+			}
+			if err := render.Write(out, film, render.Display{}); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "denoised %s -> %s\n", args[0], out)
+			return nil
+		},
+	}
+	cmd.Flags().StringP("output", "o", "", "the denoised image: .exr, .pfm or .png")
+	cmd.Flags().String("albedo", "", "EXR whose R, G, B are the albedo (default: the input's albedo layer)")
+	cmd.Flags().String("normal", "", "EXR whose R, G, B are the normals (default: the input's normal layer)")
+	cmd.Flags().String("depth", "", "EXR whose Z (or R) is the depth (default: the input's depth layer)")
+	return cmd
+}
+
+// readDenoiseInput gathers the beauty and the guides; guides that are
+// nowhere to be found become neutral (albedo 1, one normal, one depth).
+func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (*denoise.Image, error) {
+	w, h, ch, err := render.ReadEXR(in, "R", "G", "B", "albedo.R", "albedo.G", "albedo.B",
+		"normal.X", "normal.Y", "normal.Z", "depth.Z", "variance.Y")
+	if err != nil {
+		return nil, err
+	}
+	if ch["R"] == nil || ch["G"] == nil || ch["B"] == nil {
+		return nil, fmt.Errorf("read %s: no R, G, B channels", in)
+	}
+	n := w * h
+	img := &denoise.Image{Width: w, Height: h, Beauty: interleave(n, ch["R"], ch["G"], ch["B"]),
+		Albedo: interleave(n, ch["albedo.R"], ch["albedo.G"], ch["albedo.B"]),
+		Normal: interleave(n, ch["normal.X"], ch["normal.Y"], ch["normal.Z"]), Depth: ch["depth.Z"], Variance: ch["variance.Y"]}
+	guide := func(path string, names ...string) ([]float32, error) {
+		gw, gh, g, err := render.ReadEXR(path, names...)
+		if err != nil {
+			return nil, err
+		}
+		if gw != w || gh != h {
+			return nil, fmt.Errorf("%s is %d×%d, %s is %d×%d", path, gw, gh, in, w, h)
+		}
+		if len(names) == 1 {
+			return g[names[0]], nil
+		}
+		return interleave(n, g[names[0]], g[names[1]], g[names[2]]), nil
+	}
+	if albedoPath != "" {
+		if img.Albedo, err = guide(albedoPath, "R", "G", "B"); err != nil {
+			return nil, err
+		}
+	}
+	if normalPath != "" {
+		if img.Normal, err = guide(normalPath, "R", "G", "B"); err != nil {
+			return nil, err
+		}
+	}
+	if depthPath != "" {
+		if img.Depth, err = guide(depthPath, "Z"); err != nil {
+			return nil, err
+		}
+		if img.Depth == nil {
+			img.Depth, _ = guide(depthPath, "R")
+		}
+	}
+	if img.Albedo == nil {
+		img.Albedo = fill(3*n, 1)
+	}
+	if img.Normal == nil {
+		img.Normal = make([]float32, 3*n)
+		for i := 2; i < 3*n; i += 3 {
+			img.Normal[i] = 1
+		}
+	}
+	if img.Depth == nil {
+		img.Depth = fill(n, 1)
+	}
+	return img, nil // a missing variance is estimated from the beauty
+}
+
+func interleave(n int, r, g, b []float32) []float32 {
+	if r == nil || g == nil || b == nil {
+		return nil
+	}
+	out := make([]float32, 3*n)
+	for i := 0; i < n; i++ {
+		out[3*i], out[3*i+1], out[3*i+2] = r[i], g[i], b[i]
+	}
+	return out
+}
+
+func fill(n int, v float32) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+// Package denoise removes Monte Carlo noise from a single offline frame with
+// an edge-avoiding à-trous wavelet filter (Dammertz et al. 2010) guided by
+// the first-hit albedo, normal and depth, and by each pixel's variance
+// (as SVGF does): the beauty is divided by its albedo, so texture is kept
+// and only illumination is filtered, then filtered over five scales with
+// weights that fall off across edges in depth, normal and albedo and across
+// luminance differences larger than the noise explains.
+package denoise
+
+import (
+	"errors"
+	"math"
+)
+
+// Image is what the filter reads: per pixel, RGB beauty, albedo and normal,
+// depth, and the variance of the beauty's luminance estimate (the sample
+// variance over the sample count); rows from the top.
+type Image struct {
+	Width, Height int
+	Beauty        []float32
+	Albedo        []float32
+	Normal        []float32
+	Depth         []float32
+	Variance      []float32 // of the mean: nil means estimate it from the beauty
+}
+
+// Settings tune the edge-stopping functions.
+type Settings struct {
+	Iterations int     // scales: 1, 2, 4, … pixels apart
+	Fireflies  float32 // clamp a pixel's illumination to this many standard deviations above its 5×5 neighbours' (0: off)
+	SigmaLum   float32 // in standard deviations of the luminance noise
+	SigmaNorm  float32 // exponent on the normals' cosine
+	SigmaDepth float32 // in units of the local depth gradient
+	SigmaAlb   float32 // albedo difference
+}
+
+// Defaults are the settings that measured best on the Cornell box (see
+// benchmarks/denoise.md): two scales only, since wider ones blurred real
+// illumination gradients more than they removed noise.
+var Defaults = Settings{Iterations: 2, Fireflies: 2, SigmaLum: 6, SigmaNorm: 16, SigmaDepth: 1, SigmaAlb: 0.1}
+
+// Denoise returns the filtered beauty.
+func Denoise(in *Image, s Settings) ([]float32, error) {
+	w, h := in.Width, in.Height
+	n := w * h
+	if w < 1 || h < 1 || len(in.Beauty) != 3*n || len(in.Albedo) != 3*n || len(in.Normal) != 3*n || len(in.Depth) != n ||
+		(in.Variance != nil && len(in.Variance) != n) {
+		return nil, errors.New("denoise: the beauty and its guides must all be the image's size")
+	}
+	const eps = 1e-3
+	// Demodulate: filter the illumination, not the texture.
+	light := make([]float32, 3*n)
+	for i := range light {
+		light[i] = in.Beauty[i] / (in.Albedo[i] + eps)
+	}
+	variance := make([]float32, n)
+	if in.Variance != nil {
+		for i := range variance {
+			a := luminance(in.Albedo[3*i:]) + eps
+			variance[i] = in.Variance[i] / (a * a)
+		}
+	} else {
+		estimateVariance(light, variance, w, h)
+	}
+	if s.Fireflies > 0 {
+		clampFireflies(light, w, h, s.Fireflies)
+	}
+	gradZ := depthGradient(in.Depth, w, h)
+	kernel := [5]float32{1.0 / 16, 1.0 / 4, 3.0 / 8, 1.0 / 4, 1.0 / 16}
+	next := make([]float32, 3*n)
+	nextVar := make([]float32, n)
+	for it := 0; it < s.Iterations; it++ {
+		step := 1 << it
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				p := y*w + x
+				lp := luminance(light[3*p:])
+				sd := float32(math.Sqrt(float64(max(gaussVariance(variance, w, h, x, y), 0))))
+				var sum [3]float32
+				var wsum, vsum float32
+				for ky := -2; ky <= 2; ky++ {
+					qy := y + ky*step
+					if qy < 0 || qy >= h {
+						continue
+					}
+					for kx := -2; kx <= 2; kx++ {
+						qx := x + kx*step
+						if qx < 0 || qx >= w {
+							continue
+						}
+						q := qy*w + qx
+						wt := kernel[kx+2] * kernel[ky+2]
+						if q != p {
+							dl := float32(math.Abs(float64(luminance(light[3*q:]) - lp)))
+							cos := dot3(in.Normal[3*p:], in.Normal[3*q:])
+							dz := float32(math.Abs(float64(in.Depth[q] - in.Depth[p])))
+							dist := float32(math.Sqrt(float64(kx*kx+ky*ky))) * float32(step)
+							da := sqDiff3(in.Albedo[3*p:], in.Albedo[3*q:])
+							e := -dl/(s.SigmaLum*sd+1e-6) - dz/(s.SigmaDepth*gradZ[p]*dist+1e-3) - da/(s.SigmaAlb*s.SigmaAlb)
+							wt *= float32(math.Exp(float64(e))) * pow(max(cos, 0), s.SigmaNorm)
+						}
+						sum[0] += wt * light[3*q]
+						sum[1] += wt * light[3*q+1]
+						sum[2] += wt * light[3*q+2]
+						wsum += wt
+						vsum += wt * wt * variance[q]
+					}
+				}
+				for c := 0; c < 3; c++ {
+					next[3*p+c] = sum[c] / wsum
+				}
+				nextVar[p] = vsum / (wsum * wsum)
+			}
+		}
+		light, next = next, light
+		variance, nextVar = nextVar, variance
+	}
+	out := make([]float32, 3*n)
+	for i := range out {
+		out[i] = light[i] * (in.Albedo[i] + eps)
+	}
+	return out, nil
+}
+
+func luminance(c []float32) float32 { return 0.2126*c[0] + 0.7152*c[1] + 0.0722*c[2] }
+
+func dot3(a, b []float32) float32 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+
+func sqDiff3(a, b []float32) float32 {
+	d0, d1, d2 := a[0]-b[0], a[1]-b[1], a[2]-b[2]
+	return d0*d0 + d1*d1 + d2*d2
+}
+
+func pow(v, e float32) float32 { return float32(math.Pow(float64(v), float64(e))) }
+
+// gaussVariance smooths the variance over a 3×3 neighbourhood, which keeps
+// the luminance edge-stopping stable where the variance itself is noisy.
+func gaussVariance(v []float32, w, h, x, y int) float32 {
+	k := [3]float32{0.25, 0.5, 0.25}
+	var sum, wsum float32
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			qx, qy := x+dx, y+dy
+			if qx < 0 || qy < 0 || qx >= w || qy >= h {
+				continue
+			}
+			wt := k[dx+1] * k[dy+1]
+			sum += wt * v[qy*w+qx]
+			wsum += wt
+		}
+	}
+	return sum / wsum
+}
+
+// estimateVariance stands in for a missing variance: the spread of
+// luminance in each 3×3 neighbourhood.
+func estimateVariance(light, v []float32, w, h int) {
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			var s, s2, n float32
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					qx, qy := x+dx, y+dy
+					if qx < 0 || qy < 0 || qx >= w || qy >= h {
+						continue
+					}
+					l := luminance(light[3*(qy*w+qx):])
+					s, s2, n = s+l, s2+l*l, n+1
+				}
+			}
+			v[y*w+x] = max(s2/n-(s/n)*(s/n), 0)
+		}
+	}
+}
+
+// depthGradient is the largest depth difference to a neighbour, per pixel:
+// the scale against which depth edges are judged.
+func depthGradient(z []float32, w, h int) []float32 {
+	g := make([]float32, w*h)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			p := y*w + x
+			if x+1 < w {
+				g[p] = max(g[p], float32(math.Abs(float64(z[p+1]-z[p]))))
+			}
+			if y+1 < h {
+				g[p] = max(g[p], float32(math.Abs(float64(z[p+w]-z[p]))))
+			}
+		}
+	}
+	return g
+}
+
+// clampFireflies scales down a pixel whose luminance stands more than k
+// standard deviations above the rest of its 5×5 neighbourhood: a rare
+// path's spike that filtering would spread into a blotch.
+func clampFireflies(light []float32, w, h int, k float32) {
+	lum := make([]float32, w*h)
+	for i := range lum {
+		lum[i] = luminance(light[3*i:])
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			var s, s2, n float32
+			for dy := -2; dy <= 2; dy++ {
+				for dx := -2; dx <= 2; dx++ {
+					qx, qy := x+dx, y+dy
+					if (dx == 0 && dy == 0) || qx < 0 || qy < 0 || qx >= w || qy >= h {
+						continue
+					}
+					l := lum[qy*w+qx]
+					s, s2, n = s+l, s2+l*l, n+1
+				}
+			}
+			mean := s / n
+			limit := mean + k*float32(math.Sqrt(float64(max(s2/n-mean*mean, 0))))
+			if l := lum[y*w+x]; l > limit && l > 0 {
+				f := limit / l
+				p := light[3*(y*w+x):]
+				p[0], p[1], p[2] = p[0]*f, p[1]*f, p[2]*f
+			}
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package denoise
+
+import "sertrace/render"
+
+// FromFilm gathers a film's beauty, guides and variance for the filter.
+func FromFilm(f *render.Film) *Image {
+	beauty, _ := f.Resolve(render.AOVBeauty)
+	albedo, _ := f.Resolve(render.AOVAlbedo)
+	normal, _ := f.Resolve(render.AOVNormal)
+	depth, _ := f.Resolve(render.AOVDepth)
+	return &Image{Width: f.Width, Height: f.Height, Beauty: beauty, Albedo: albedo, Normal: normal, Depth: depth,
+		Variance: f.MeanVariance()}
+}
+
+// Film denoises a film's beauty and returns a copy of the film holding it
+// (the AOVs unchanged), ready for the image writers.
+func Film(f *render.Film, s Settings) (*render.Film, error) {
+	out, err := Denoise(FromFilm(f), s)
+	if err != nil {
+		return nil, err
+	}
+	c := *f
+	c.Beauty = make([]float64, len(out))
+	for i, v := range out {
+		c.Beauty[i] = float64(v) * float64(f.Samples)
+	}
+	return &c, nil
+}

@@ -1,10 +1,11 @@
-// Package denoise removes Monte Carlo noise from a single offline frame with
-// an edge-avoiding à-trous wavelet filter (Dammertz et al. 2010) guided by
-// the first-hit albedo, normal and depth, and by each pixel's variance
-// (as SVGF does): the beauty is divided by its albedo, so texture is kept
-// and only illumination is filtered, then filtered over five scales with
-// weights that fall off across edges in depth, normal and albedo and across
-// luminance differences larger than the noise explains.
+// Package denoise removes Monte Carlo noise from a single offline frame,
+// guided by the first-hit albedo, normal and depth and by each pixel's
+// variance. The beauty is divided by its albedo, so texture is kept and only
+// illumination is filtered, by weighted first-order regression over a
+// window (the default) or by an edge-avoiding à-trous wavelet filter
+// (Dammertz et al. 2010, with SVGF's variance guidance); weights fall off
+// across depth, normal and albedo edges and across luminance differences
+// larger than the noise explains.
 package denoise
 
 import (
@@ -26,6 +27,7 @@ type Image struct {
 
 // Settings tune the edge-stopping functions.
 type Settings struct {
+	Regression int     // > 0: weighted first-order regression over a window of this radius instead of à-trous
 	Iterations int     // scales: 1, 2, 4, … pixels apart
 	Fireflies  float32 // clamp a pixel's illumination to this many standard deviations above its 5×5 neighbours' (0: off)
 	SigmaLum   float32 // in standard deviations of the luminance noise
@@ -35,9 +37,13 @@ type Settings struct {
 }
 
 // Defaults are the settings that measured best on the Cornell box (see
-// benchmarks/denoise.md): two scales only, since wider ones blurred real
-// illumination gradients more than they removed noise.
-var Defaults = Settings{Iterations: 2, Fireflies: 2, SigmaLum: 6, SigmaNorm: 16, SigmaDepth: 1, SigmaAlb: 0.1}
+// benchmarks/denoise.md): regression over 9×9 windows, which keeps the
+// illumination gradients that averaging filters blur.
+var Defaults = Settings{Regression: 4, Fireflies: 2, SigmaLum: 40, SigmaNorm: 1, SigmaDepth: 1, SigmaAlb: 0.1}
+
+// ATrous are the à-trous filter's best settings: two scales only, since
+// wider ones blurred real gradients more than they removed noise.
+var ATrous = Settings{Iterations: 2, Fireflies: 2, SigmaLum: 6, SigmaNorm: 16, SigmaDepth: 1, SigmaAlb: 0.1}
 
 // Denoise returns the filtered beauty.
 func Denoise(in *Image, s Settings) ([]float32, error) {
@@ -64,6 +70,10 @@ func Denoise(in *Image, s Settings) ([]float32, error) {
 	}
 	if s.Fireflies > 0 {
 		clampFireflies(light, w, h, s.Fireflies)
+	}
+	if s.Regression > 0 {
+		light = regression(light, variance, in, s.Regression, s)
+		s.Iterations = 0
 	}
 	gradZ := depthGradient(in.Depth, w, h)
 	kernel := [5]float32{1.0 / 16, 1.0 / 4, 3.0 / 8, 1.0 / 4, 1.0 / 16}

@@ -42,6 +42,11 @@ func TestDenoiserApproachesTheReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	d16, _ := d.Resolve(render.AOVBeauty)
+	a, _ := denoise.Film(noisy, denoise.ATrous)
+	a16, _ := a.Resolve(render.AOVBeauty)
+	if pa := denoise.PSNR(a16, ref); pa < denoise.PSNR(n64, ref) {
+		t.Errorf("the à-trous filter's 16-spp image (%.2f dB) is further from the reference than 64 spp", pa)
+	}
 	p16, p64, pd := denoise.PSNR(n16, ref), denoise.PSNR(n64, ref), denoise.PSNR(d16, ref)
 	s16, s64, sd := denoise.SSIM(n16, ref, 48, 48), denoise.SSIM(n64, ref, 48, 48), denoise.SSIM(d16, ref, 48, 48)
 	t.Logf("PSNR noisy 16: %.2f dB, noisy 64: %.2f, denoised 16: %.2f; SSIM %.3f, %.3f, %.3f", p16, p64, pd, s16, s64, sd)

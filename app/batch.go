@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -59,8 +60,11 @@ any job failed.`,
 				out = cfg.OutputDir
 			}
 			fmt.Fprintf(stderr, "batch %s: %d jobs, %d failed; summary in %s\n", args[0], len(sum.Jobs), sum.Failed(), filepath.Join(out, "summary.html"))
+			if errors.Is(err, batch.ErrInterrupted) {
+				return fmt.Errorf("batch %s: interrupted: a checkpoint was written; run it again to continue", args[0])
+			}
 			if err != nil {
-				return fmt.Errorf("batch %s: %v: a checkpoint was written; run it again to continue", args[0], err)
+				return fmt.Errorf("batch %s: %w", args[0], err)
 			}
 			if n := sum.Failed(); n > 0 {
 				return fmt.Errorf("batch %s: %d of %d jobs failed (see summary.json)", args[0], n, len(sum.Jobs))

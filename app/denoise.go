@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -24,9 +25,12 @@ follows -o's extension.`,
 			if out == "" {
 				return usagef("denoise needs -o OUT.exr|.pfm|.png")
 			}
-			img, err := readDenoiseInput(args[0], v.GetString("albedo"), v.GetString("normal"), v.GetString("depth"))
+			img, missing, err := readDenoiseInput(args[0], v.GetString("albedo"), v.GetString("normal"), v.GetString("depth"))
 			if err != nil {
 				return err
+			}
+			for _, m := range missing {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s has no %s guide (give --%s): it is taken as neutral, and edges there blur\n", args[0], m, m)
 			}
 			pix, err := denoise.Denoise(img, denoise.Defaults)
 			if err != nil {
@@ -57,18 +61,19 @@ follows -o's extension.`,
 }
 
 // readDenoiseInput gathers the beauty and the guides; guides that are
-// nowhere to be found become neutral (albedo 1, one normal, one depth).
-func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (*denoise.Image, error) {
+// nowhere to be found become neutral (albedo 1, one normal, one depth) and
+// are named in missing.
+func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denoise.Image, missing []string, err error) {
 	w, h, ch, err := render.ReadEXR(in, "R", "G", "B", "albedo.R", "albedo.G", "albedo.B",
 		"normal.X", "normal.Y", "normal.Z", "depth.Z", "variance.Y")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if ch["R"] == nil || ch["G"] == nil || ch["B"] == nil {
-		return nil, fmt.Errorf("read %s: no R, G, B channels", in)
+		return nil, nil, fmt.Errorf("read %s: no R, G, B channels", in)
 	}
 	n := w * h
-	img := &denoise.Image{Width: w, Height: h, Beauty: interleave(n, ch["R"], ch["G"], ch["B"]),
+	img = &denoise.Image{Width: w, Height: h, Beauty: interleave(n, ch["R"], ch["G"], ch["B"]),
 		Albedo: interleave(n, ch["albedo.R"], ch["albedo.G"], ch["albedo.B"]),
 		Normal: interleave(n, ch["normal.X"], ch["normal.Y"], ch["normal.Z"]), Depth: ch["depth.Z"], Variance: ch["variance.Y"]}
 	guide := func(path string, names ...string) ([]float32, error) {
@@ -86,17 +91,17 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (*denoise.Im
 	}
 	if albedoPath != "" {
 		if img.Albedo, err = guide(albedoPath, "R", "G", "B"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if normalPath != "" {
 		if img.Normal, err = guide(normalPath, "R", "G", "B"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if depthPath != "" {
 		if img.Depth, err = guide(depthPath, "Z"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if img.Depth == nil {
 			img.Depth, _ = guide(depthPath, "R")
@@ -104,8 +109,10 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (*denoise.Im
 	}
 	if img.Albedo == nil {
 		img.Albedo = fill(3*n, 1)
+		missing = append(missing, "albedo")
 	}
 	if img.Normal == nil {
+		missing = append(missing, "normal")
 		img.Normal = make([]float32, 3*n)
 		for i := 2; i < 3*n; i += 3 {
 			img.Normal[i] = 1
@@ -113,8 +120,14 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (*denoise.Im
 	}
 	if img.Depth == nil {
 		img.Depth = fill(n, 1)
+		missing = append(missing, "depth")
 	}
-	return img, nil // a missing variance is estimated from the beauty
+	for i, v := range img.Beauty {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			img.Beauty[i] = 0 // one bad value must not spread through the filter
+		}
+	}
+	return img, missing, nil // a missing variance is estimated from the beauty
 }
 
 func interleave(n int, r, g, b []float32) []float32 {

@@ -93,8 +93,8 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		}
 		envMap.Rotation = float32(v.GetFloat64("env-rotation") * math.Pi / 180)
 		envMap.Intensity = float32(v.GetFloat64("env-intensity"))
-		if !(envMap.Intensity >= 0) || math.IsInf(float64(envMap.Intensity), 0) {
-			return usagef("--env-intensity must be finite and not negative")
+		if err := envMap.CheckSettings(); err != nil {
+			return usagef("%v", err)
 		}
 	}
 	sc, err := scene.Load(scenePath)

@@ -60,6 +60,7 @@ var topKeys = []string{"output_dir", "defaults", "jobs"}
 var defaultJob = map[string]any{
 	"outputs": []string{"beauty.exr", "beauty.png"}, "camera": "0", "spp": 64, "max_depth": 8,
 	"backend": "auto", "env_color": "0,0,0", "env_intensity": 1, "tonemap": "linear", "filter": "box",
+	"aperture_radius": -1, "focus_distance": -1, // −1: the camera's own
 }
 
 // Load reads a batch config with viper, after checking every key against
@@ -116,12 +117,14 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config %s: jobs[%d] has no name", path, i)
 		case strings.ContainsAny(job.Name, `/\`) || job.Name == "." || job.Name == "..":
 			return nil, fmt.Errorf("config %s: job name %q must be a plain folder name", path, job.Name)
-		case seen[job.Name]:
-			return nil, fmt.Errorf("config %s: two jobs are named %q", path, job.Name)
+		case seen[strings.ToLower(job.Name)]:
+			return nil, fmt.Errorf("config %s: two jobs are named %q (names must differ in more than case)", path, job.Name)
+		case slices.Contains([]string{"summary.json", "summary.html", "batch.lock"}, strings.ToLower(job.Name)):
+			return nil, fmt.Errorf("config %s: job name %q is taken by the batch's own files", path, job.Name)
 		case job.Scene == "":
 			return nil, fmt.Errorf("config %s: job %q has no scene", path, job.Name)
 		}
-		seen[job.Name] = true
+		seen[strings.ToLower(job.Name)] = true
 		cfg.Jobs = append(cfg.Jobs, job)
 	}
 	return cfg, nil

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"sertrace/denoise"
@@ -78,7 +79,8 @@ type checkpoint struct {
 	Film *render.Film
 }
 
-var errInterrupted = errors.New("interrupted")
+// ErrInterrupted is Run's error when a cancellation stopped a job.
+var ErrInterrupted = errors.New("interrupted")
 
 // Run renders every job, one after another. A cancelled ctx (SIGINT,
 // SIGTERM) stops the job in progress, which writes a checkpoint; the jobs
@@ -90,6 +92,14 @@ func (r *Runner) Run(ctx context.Context) (*Summary, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("output folder %s: %w", outDir, unwrap(err))
 	}
+	lock := filepath.Join(outDir, "batch.lock")
+	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("output folder %s is in use by another batch (remove %s if none is running)", outDir, lock)
+	}
+	fmt.Fprintf(f, "%d\n", os.Getpid())
+	f.Close()
+	defer os.Remove(lock)
 	sum := &Summary{}
 	interrupted := false
 	for i, job := range cfg.Jobs {
@@ -106,7 +116,7 @@ func (r *Runner) Run(ctx context.Context) (*Summary, error) {
 		skipped, outputs, samples, err := r.runJob(ctx, job, filepath.Join(outDir, job.Name))
 		res.Seconds, res.Outputs, res.Samples = time.Since(start).Seconds(), outputs, samples
 		switch {
-		case errors.Is(err, errInterrupted):
+		case errors.Is(err, ErrInterrupted):
 			res.Status, res.Error = Failed, fmt.Sprintf("interrupted after %d samples per pixel: a checkpoint was written, the next run continues from it", samples)
 			interrupted = true
 		case err != nil:
@@ -129,7 +139,7 @@ func (r *Runner) Run(ctx context.Context) (*Summary, error) {
 		return sum, err
 	}
 	if interrupted {
-		return sum, errInterrupted
+		return sum, ErrInterrupted
 	}
 	return sum, nil
 }
@@ -205,7 +215,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		if err := writeCheckpoint(cpPath, checkpoint{Key: key, Film: film}); err != nil {
 			return false, nil, film.Samples, fmt.Errorf("interrupted, and the checkpoint could not be written: %w", err)
 		}
-		return false, nil, film.Samples, errInterrupted
+		return false, nil, film.Samples, ErrInterrupted
 	}
 	m := manifest{Key: key, Outputs: map[string]string{}, Samples: film.Samples}
 	final := film
@@ -269,11 +279,14 @@ func (r *Runner) options(job Job, sc *scene.Scene) (render.Options, render.Displ
 		return opts, display, err
 	}
 	cam := &sc.Cameras[camera]
-	if job.ApertureRadius > 0 {
-		cam.ApertureRadius, cam.FocusDistance = job.ApertureRadius, job.FocusDistance
-		if !(job.FocusDistance > 0) {
-			return opts, display, errors.New("aperture_radius needs focus_distance")
-		}
+	if job.ApertureRadius >= 0 {
+		cam.ApertureRadius = job.ApertureRadius
+	}
+	if job.FocusDistance >= 0 {
+		cam.FocusDistance = job.FocusDistance
+	}
+	if cam.ApertureRadius > 0 && !(cam.FocusDistance > 0) {
+		return opts, display, errors.New("aperture_radius needs focus_distance")
 	}
 	w, h, err := render.ParseResolution(job.Res, *cam)
 	if err != nil {
@@ -295,23 +308,30 @@ func (r *Runner) options(job Job, sc *scene.Scene) (render.Options, render.Displ
 		}
 		opts.EnvMap.Rotation = job.EnvRotation * math.Pi / 180
 		opts.EnvMap.Intensity = job.EnvIntensity
+		if err := opts.EnvMap.CheckSettings(); err != nil {
+			return opts, display, err
+		}
 	}
 	return opts, display, opts.Validate(sc)
 }
 
-// jobKey hashes what a job's result depends on: its settings and the bytes
-// of its scene, the files beside it, and its environment.
+// jobKey hashes what a job's result depends on: the renderer's build, the
+// job's settings (not the thread count, which changes nothing), and the
+// bytes of its scene, the buffers and images it refers to, and its
+// environment.
 func (r *Runner) jobKey(job Job, scenePath string) (string, error) {
 	h := sha256.New()
+	h.Write([]byte(buildID()))
+	job.Threads = 0
 	settings, _ := json.Marshal(job)
 	h.Write(settings)
 	files := []string{scenePath}
-	if entries, err := os.ReadDir(filepath.Dir(scenePath)); err == nil && !strings.EqualFold(filepath.Ext(scenePath), ".glb") {
-		for _, e := range entries {
-			if e.Type().IsRegular() && e.Name() != filepath.Base(scenePath) {
-				files = append(files, filepath.Join(filepath.Dir(scenePath), e.Name()))
-			}
-		}
+	resources, err := scene.Resources(scenePath)
+	if err != nil {
+		return "", fmt.Errorf("load %s: %w", scenePath, unwrap(err))
+	}
+	for _, res := range resources {
+		files = append(files, filepath.Join(filepath.Dir(scenePath), res))
 	}
 	if job.Env != "" {
 		files = append(files, r.Config.resolve(job.Env))
@@ -319,16 +339,29 @@ func (r *Runner) jobKey(job Job, scenePath string) (string, error) {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			if f == scenePath {
-				return "", fmt.Errorf("load %s: %w", f, unwrap(err))
-			}
+			fmt.Fprintf(h, "%s missing\n", f) // the load will say what is wrong
 			continue
 		}
-		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
+		fmt.Fprintf(h, "%s %d\n", f, len(data))
 		h.Write(data)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// buildID identifies the running executable by its bytes, so that a newer
+// sertrace re-renders rather than trusting an older one's images and
+// checkpoints.
+var buildID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	s, err := fileHash(exe)
+	if err != nil {
+		return "unknown"
+	}
+	return s
+})
 
 func readManifest(dir string) (manifest, bool) {
 	var m manifest

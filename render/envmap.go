@@ -195,9 +195,15 @@ func (e *EnvMap) Direction(u, v float32) scene.Vec3 {
 
 // uv is the inverse of Direction.
 func (e *EnvMap) uv(d scene.Vec3) (u, v float32) {
+	if !d.Finite() {
+		return 0, 0.5 // never index with NaN
+	}
 	phi := math.Atan2(float64(d[0]), float64(-d[2])) - float64(e.Rotation)
 	u = float32(phi/(2*math.Pi)) + 0.5
 	u -= float32(math.Floor(float64(u)))
+	if !(u >= 0 && u < 1) {
+		u = 0 // a NaN rotation
+	}
 	v = float32(math.Acos(float64(min(max(d[1], -1), 1))) / math.Pi)
 	return u, v
 }
@@ -213,22 +219,25 @@ func (e *EnvMap) Radiance(d scene.Vec3) scene.Vec3 {
 	return scene.Vec3{p[0], p[1], p[2]}.Scale(e.Intensity)
 }
 
-// Pdf is the solid-angle density with which Sample picks direction d.
+// Pdf is the solid-angle density with which Sample picks direction d,
+// computed from the same tables Sample walks (so a row that rounding left
+// out of the marginal has density 0, as it has no samples).
 func (e *EnvMap) Pdf(d scene.Vec3) float32 {
 	if e.total <= 0 {
 		return 0
 	}
 	u, v := e.uv(d)
 	x, y := e.texel(u, v)
-	sinT := float32(math.Sin(math.Pi * (float64(y) + 0.5) / float64(e.Height)))
 	row := e.conditional[y*(e.Width+1):]
-	// Density over [0,1]²: the pixel's share of the total, times the pixel count.
-	pdfUV := (row[x+1] - row[x]) / e.total * float32(e.Width*e.Height) / float32(e.Height)
-	if sinT <= 0 || pdfUV <= 0 {
+	rowTotal := row[e.Width]
+	if rowTotal <= 0 {
 		return 0
 	}
+	pRow := (e.marginal[y+1] - e.marginal[y]) / e.total
+	pCol := (row[x+1] - row[x]) / rowTotal
+	pdfUV := pRow * float32(e.Height) * pCol * float32(e.Width)
 	st := float32(math.Sin(math.Pi * float64(v)))
-	if st <= 0 {
+	if st <= 0 || pdfUV <= 0 {
 		return 0
 	}
 	return pdfUV / (2 * math.Pi * math.Pi * st)
@@ -260,4 +269,16 @@ func clamp01f(v float32) float32 { return min(max(v, 0), 0.99999) }
 // Power estimates the luminance the environment sends into the scene.
 func (e *EnvMap) Power() float32 {
 	return e.total * e.Intensity
+}
+
+// CheckSettings refuses a rotation or intensity that is not a finite number
+// (and a negative intensity).
+func (e *EnvMap) CheckSettings() error {
+	if math.IsNaN(float64(e.Rotation)) || math.IsInf(float64(e.Rotation), 0) {
+		return fmt.Errorf("environment rotation %v is not a finite angle", e.Rotation)
+	}
+	if !(e.Intensity >= 0) || math.IsInf(float64(e.Intensity), 0) {
+		return fmt.Errorf("environment intensity %v must be finite and not negative", e.Intensity)
+	}
+	return nil
 }

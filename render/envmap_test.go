@@ -145,3 +145,33 @@ func sharedEnv(t *testing.T) *EnvMap {
 	}
 	return env
 }
+
+// TestEnvMapOrientation pins the documented mapping: the top row is +Y, the
+// middle column −Z, u grows towards +X, and Rotation turns the map about +Y.
+func TestEnvMapOrientation(t *testing.T) {
+	e := &EnvMap{Width: 4, Height: 2, Pixels: make([]float32, 24), Intensity: 1}
+	near := func(a, b [3]float32) bool {
+		return math.Abs(float64(a[0]-b[0]))+math.Abs(float64(a[1]-b[1]))+math.Abs(float64(a[2]-b[2])) < 1e-5
+	}
+	for _, c := range []struct {
+		u, v, rot float32
+		want      [3]float32
+	}{
+		{0.5, 0.5, 0, [3]float32{0, 0, -1}},
+		{0.75, 0.5, 0, [3]float32{1, 0, 0}},
+		{0.25, 0.5, 0, [3]float32{-1, 0, 0}},
+		{0.3, 0, 0, [3]float32{0, 1, 0}},
+		{0.5, 0.5, math.Pi / 2, [3]float32{1, 0, 0}},
+	} {
+		e.Rotation = c.rot
+		d := e.Direction(c.u, c.v)
+		if !near([3]float32(d), c.want) {
+			t.Errorf("u %v v %v rotation %v: %v, want %v", c.u, c.v, c.rot, d, c.want)
+		}
+		if c.v > 0 {
+			if u, v := e.uv(d); math.Abs(float64(u-c.u)) > 1e-5 || math.Abs(float64(v-c.v)) > 1e-5 {
+				t.Errorf("uv(Direction(%v, %v)) = %v, %v", c.u, c.v, u, v)
+			}
+		}
+	}
+}

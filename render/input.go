@@ -38,7 +38,7 @@ func ReadEXR(path string, names ...string) (width, height int, channels map[stri
 			continue
 		}
 		channels[n] = make([]float32, width*height)
-		fb.Insert(n, exr.NewSliceFromFloat32(channels[n], width, height))
+		fb.Insert(n, exr.NewSliceFromFloat32(channels[n], width, height).WithOrigin(int(dw.Min.X), int(dw.Min.Y)))
 	}
 	r.SetFrameBuffer(fb)
 	if err := r.ReadPixels(int(dw.Min.Y), int(dw.Max.Y)); err != nil {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -175,6 +176,37 @@ func loadBuffers(doc *gltf.Document, bin []byte, read ResourceReader) ([][]byte,
 			return nil, fmt.Errorf("buffer %d: byteLength is %d but only %d bytes are there", i, b.ByteLength, len(data))
 		}
 		out[i] = data[:b.ByteLength:b.ByteLength]
+	}
+	return out, nil
+}
+
+// Resources lists the files a glTF scene refers to (buffers and images
+// stored beside it, not data: URIs), as paths relative to its folder: what
+// a scene's content is, for hashing.
+func Resources(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	doc, _, err := parseDocument(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var uris []string
+	for _, b := range doc.Buffers {
+		uris = append(uris, b.URI)
+	}
+	for _, im := range doc.Images {
+		uris = append(uris, im.URI)
+	}
+	var out []string
+	for _, u := range uris {
+		if u == "" || strings.HasPrefix(u, "data:") {
+			continue
+		}
+		if name, err := url.PathUnescape(strings.ReplaceAll(u, "\\", "/")); err == nil && filepath.IsLocal(filepath.FromSlash(name)) {
+			out = append(out, filepath.FromSlash(filepath.Clean(name)))
+		}
 	}
 	return out, nil
 }

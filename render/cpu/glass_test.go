@@ -165,3 +165,30 @@ func TestRoughGlassSamplingChiSquare(t *testing.T) {
 		}, func(wi scene.Vec3) float32 { _, pdf := b.Eval(wo, wi); return pdf })
 	}
 }
+
+// TestThinGlassFromBehind: a thin sheet has air on both sides, so seen from
+// behind it bends by the same index (a volume would invert it).
+func TestThinGlassFromBehind(t *testing.T) {
+	for _, volume := range []bool{false, true} {
+		mat := lambert(1)
+		mat.Transmission, mat.IOR, mat.DoubleSided, mat.Volume = 1, 1.5, true, volume
+		m := scene.Mesh{Positions: []scene.Vec3{{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}}, Indices: []uint32{0, 1, 2},
+			Bounds: scene.Bounds{Min: scene.Vec3{-1, -1, 0}, Max: scene.Vec3{1, 1, 0}}}
+		sc := &scene.Scene{Meshes: []scene.Mesh{m}, Materials: []scene.Material{mat},
+			Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity}}}
+		acc := BuildAccel(sc, nil)
+		ray := Ray{Origin: scene.Vec3{0, 0, -2}, Dir: scene.Vec3{0, 0, 1}, TMax: 10}
+		h, ok := acc.Intersect(&ray)
+		if !ok {
+			t.Fatal("missed")
+		}
+		s := acc.shade(&h, &ray)
+		want := float32(1.5)
+		if volume {
+			want = 1 / 1.5
+		}
+		if s.front || math.Abs(float64(s.bsdf.Eta-want)) > 1e-6 || s.bsdf.Thin == volume {
+			t.Errorf("volume %v, from behind: eta %v thin %v, want eta %v", volume, s.bsdf.Eta, s.bsdf.Thin, want)
+		}
+	}
+}

@@ -151,3 +151,29 @@ func sphereChiSquare(t *testing.T, name string, sample func() (scene.Vec3, bool)
 		t.Errorf("%s: chi-square %.1f over %v bins exceeds %.1f", name, chi2, dof, limit)
 	}
 }
+
+// TestHairReflectionIsAMirror: with the other paths absorbed and a narrow
+// lobe, light reflected at offset h comes from the mirror direction about
+// the fibre's normal there, azimuth −2·asin(h) in the BSDF's frame (the
+// frame's y is z × x, the normal at h is (0, −h, √(1−h²))).
+func TestHairReflectionIsAMirror(t *testing.T) {
+	rng := rand.New(rand.NewPCG(57, 58))
+	for _, h := range []float32{-0.6, 0.2, 0.7} {
+		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(8), BetaM: f32(0.1), BetaN: f32(0.1), Alpha: f32(0)}, h)
+		wo := scene.Vec3{0, 0, 1}
+		var sy, sz float64
+		for i := 0; i < 20000; i++ {
+			wi, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
+			if ok {
+				weight := float64(luminance(w))
+				sy += weight * float64(wi[1])
+				sz += weight * float64(wi[2])
+			}
+		}
+		got := math.Atan2(sy, sz)
+		want := -2 * math.Asin(float64(h))
+		if math.Abs(got-want) > 0.05 {
+			t.Errorf("h %v: light arrives at azimuth %.3f, the mirror direction is %.3f", h, got, want)
+		}
+	}
+}

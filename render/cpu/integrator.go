@@ -89,18 +89,26 @@ func powerHeuristic(a, b float32) float32 {
 // absorb applies Beer–Lambert absorption over a distance t inside the
 // path's medium (KHR_materials_volume's attenuation colour and distance).
 func (r *renderer) absorb(p *pathState, t float32) {
+	p.throughput = p.throughput.Mul3(r.transmittance(p, t))
+}
+
+// transmittance is what the path's medium lets through over distance t
+// (one path is in one medium at a time: nested volumes are not tracked).
+func (r *renderer) transmittance(p *pathState, t float32) scene.Vec3 {
+	tr := scene.Vec3{1, 1, 1}
 	if p.medium < 0 {
-		return
+		return tr
 	}
 	m := &r.sc.Materials[p.medium]
 	if math.IsInf(float64(m.AttenuationDistance), 1) {
-		return
+		return tr
 	}
 	for c := 0; c < 3; c++ {
 		if sigma := -math.Log(float64(max(m.AttenuationColor[c], 1e-6))) / float64(m.AttenuationDistance); sigma > 0 {
-			p.throughput[c] *= float32(math.Exp(-sigma * float64(t)))
+			tr[c] = float32(math.Exp(-sigma * float64(t)))
 		}
 	}
+	return tr
 }
 
 func miss(w *worker, p *pathState, _ *HitObject) {
@@ -124,6 +132,9 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	wo := h.Ray.Dir.Scale(-1)
 	if p.bounce == 0 {
 		p.albedo, p.normal, p.depth = s.albedo, s.frame.N, h.Hit.T*h.Ray.Dir.Dot(r.forward)
+		if s.aovNormal != (scene.Vec3{}) {
+			p.normal = s.aovNormal
+		}
 	}
 	if s.emit != (scene.Vec3{}) {
 		weight := float32(1)
@@ -152,7 +163,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			w.rays.Shadow++
 			p.rays++
 			if !r.acc.Occluded(&shadow) {
-				contrib := p.throughput.Mul3(f).Mul3(ls.radiance)
+				contrib := p.throughput.Mul3(f).Mul3(ls.radiance).Mul3(r.transmittance(p, ls.dist))
 				if !ls.delta {
 					contrib = contrib.Scale(powerHeuristic(ls.pdf, pdfB) / ls.pdf)
 				}
@@ -171,12 +182,15 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		wiLocal, weight, pdf, ok = s.bsdf.Sample(woLocal, r.random(p, render.DimLobe), r.random(p, render.DimBSDFU), r.random(p, render.DimBSDFV))
 	}
 	wi := s.frame.ToWorld(wiLocal)
-	if !ok || (!s.transmits() && wi.Dot(s.ng) <= 0) {
+	// The geometric surface decides which side the path goes on; a sample
+	// that the shading frame puts on the other side is dropped.
+	crosses := wi.Dot(s.ng) < 0
+	if !ok || (!s.transmits() && crosses) || (!s.isHair && crosses != (wiLocal[2] < 0)) {
 		p.alive = false
 		return
 	}
 	// Passing through a volume's boundary enters or leaves its medium.
-	if !s.isHair && wiLocal[2] < 0 && s.mat.Volume {
+	if !s.isHair && crosses && s.mat.Volume {
 		if s.front {
 			p.medium = int32(r.sc.Instances[h.Hit.Instance].Material)
 		} else {

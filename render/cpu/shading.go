@@ -71,17 +71,18 @@ func wrap(i, n int, mode scene.Wrap) int {
 // surface is a shading point: where, which way it faces, and its material
 // evaluated there.
 type surface struct {
-	p      scene.Vec3 // world position
-	ng     scene.Vec3 // geometric normal, turned to the side the ray came from
-	frame  Frame      // about the shading normal, on the same side
-	front  bool       // the ray hit the front face (emitters emit from it)
-	mat    *scene.Material
-	bsdf   BSDF
-	hair   HairBSDF // used instead of bsdf on hair strands with a hair material
-	isHair bool
-	across scene.Vec3 // hair: from the hit through the fibre to its far side
-	emit   scene.Vec3 // emitted radiance towards the ray's origin
-	albedo scene.Vec3 // the first-hit albedo AOV
+	p         scene.Vec3 // world position
+	ng        scene.Vec3 // geometric normal, turned to the side the ray came from
+	frame     Frame      // about the shading normal, on the same side
+	front     bool       // the ray hit the front face (emitters emit from it)
+	mat       *scene.Material
+	bsdf      BSDF
+	hair      HairBSDF // used instead of bsdf on hair strands with a hair material
+	isHair    bool
+	across    scene.Vec3 // hair: from the hit through the fibre to its far side
+	aovNormal scene.Vec3 // the normal AOV when it is not the shading frame's
+	emit      scene.Vec3 // emitted radiance towards the ray's origin
+	albedo    scene.Vec3 // the first-hit albedo AOV
 }
 
 // triangleAttributes interpolates a triangle's UVs and vertex colour.
@@ -169,6 +170,7 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 			s.across = toWorld.vector(no.Scale(-2 * r))
 			s.hairFrame(toWorld.vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
 			s.albedo = scene.Vec3{s.mat.BaseColor[0], s.mat.BaseColor[1], s.mat.BaseColor[2]}
+			s.aovNormal = s.ng // the strand's surface, not the view-facing BSDF frame
 			return s
 		}
 	}
@@ -212,10 +214,10 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 			ior = 1.5 // KHR_materials_ior's 0 ("no refraction") is not physical; glass it is
 		}
 		s.bsdf.Eta = ior
-		if !s.front {
-			s.bsdf.Eta = 1 / ior // leaving the volume
-		}
 		s.bsdf.Thin = !mat.Volume
+		if !s.front && !s.bsdf.Thin {
+			s.bsdf.Eta = 1 / ior // leaving the volume (a thin sheet has air on both sides)
+		}
 	}
 	s.albedo = base
 	if mat.Emits() && (s.front || mat.DoubleSided) {

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"sertrace/atomicfile"
 	"sertrace/denoise"
 	"sertrace/render"
 	"sertrace/render/cpu"
@@ -253,7 +254,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		return false, written, film.Samples, err
 	}
 	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := writeAtomic(filepath.Join(dir, "manifest.json"), b); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "manifest.json"), b); err != nil {
 		return false, written, film.Samples, err
 	}
 	os.Remove(cpPath)
@@ -406,30 +407,7 @@ func writeCheckpoint(path string, cp checkpoint) error {
 	if err := gob.NewEncoder(&b).Encode(cp); err != nil {
 		return err
 	}
-	return writeAtomic(path, b.Bytes())
-}
-
-// writeAtomic writes through a temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, unwrap(err))
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, unwrap(err))
-	}
-	return nil
+	return atomicfile.WriteBytes(path, b.Bytes())
 }
 
 // writeThumbnail writes a copy of the beauty at most 240 pixels wide.

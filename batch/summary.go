@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"path/filepath"
 	"strings"
+
+	"sertrace/atomicfile"
 )
 
 // writeSummary writes summary.json and the contact sheet summary.html.
@@ -14,14 +16,14 @@ func writeSummary(dir string, sum *Summary) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, "summary.json"), append(b, '\n')); err != nil {
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "summary.json"), append(b, '\n')); err != nil {
 		return err
 	}
 	var html strings.Builder
 	if err := contactSheet.Execute(&html, sum); err != nil {
 		return fmt.Errorf("summary.html: %w", err)
 	}
-	return writeAtomic(filepath.Join(dir, "summary.html"), []byte(html.String()))
+	return atomicfile.WriteBytes(filepath.Join(dir, "summary.html"), []byte(html.String()))
 }
 
 var contactSheet = template.Must(template.New("sheet").Funcs(template.FuncMap{

@@ -10,12 +10,13 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mrjoshuak/go-openexr/exr"
+
+	"sertrace/atomicfile"
 )
 
 // Write saves the film's beauty in the format its extension names: .exr
@@ -46,7 +47,7 @@ func WriteAOV(path string, film *Film, a AOV, display Display) error {
 	default:
 		return fmt.Errorf("write %s: unknown image format %q (use .exr, .pfm or .png)", path, ext)
 	}
-	return writeFile(path, write)
+	return atomicfile.Write(path, write)
 }
 
 // rgbOf is an AOV as three channels (depth repeated).
@@ -60,29 +61,6 @@ func rgbOf(film *Film, a AOV) []float32 {
 		return rgb
 	}
 	return pix
-}
-
-// writeFile writes through a temporary file in the same folder and renames it.
-func writeFile(path string, write func(io.WriteSeeker) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	err = write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func writePFMPixels(w io.Writer, pix []float32, width, height int) error {

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/ext/lightspunctual"
 	"github.com/qmuntal/gltf/modeler"
+
+	"sertrace/atomicfile"
 )
 
 // Generators lists the scenes `sertrace gen` writes, with what each is for.
@@ -35,8 +35,8 @@ func GeneratorNames() []string {
 	return names
 }
 
-// WriteGLB encodes doc as a GLB file, writing it to a temporary name first so
-// that a failure never leaves a truncated file in place.
+// WriteGLB encodes doc as a GLB file, atomically: a failure never leaves a
+// truncated file in place.
 func WriteGLB(doc *gltf.Document, path string) error {
 	var buf bytes.Buffer
 	enc := gltf.NewEncoder(&buf)
@@ -44,24 +44,7 @@ func WriteGLB(doc *gltf.Document, path string) error {
 	if err := enc.Encode(doc); err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(buf.Bytes())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return atomicfile.WriteBytes(path, buf.Bytes())
 }
 
 // builder assembles a glTF document with the modeler.

@@ -101,9 +101,8 @@ func chiSquareQuantile(dof, z float64) float64 {
 }
 
 // TestBSDFSamplingChiSquare: the directions Sample draws follow the pdf that
-// Eval reports, binned over (cos θ, φ) and compared by Pearson's chi-square.
+// Eval reports (binned over the sphere, compared by Pearson's chi-square).
 func TestBSDFSamplingChiSquare(t *testing.T) {
-	const thetaBins, phiBins, n = 12, 24, 400000
 	rng := rand.New(rand.NewPCG(23, 24))
 	for _, c := range bsdfCases() {
 		if c.b.Alpha < 0.01 {
@@ -111,52 +110,10 @@ func TestBSDFSamplingChiSquare(t *testing.T) {
 		}
 		for _, cosO := range []float64{0.9, 0.4} {
 			wo := directionAt(cosO)
-			var observed [thetaBins * phiBins]float64
-			for i := 0; i < n; i++ {
+			sphereChiSquare(t, fmt.Sprintf("%s, cos %v", c.name, cosO), func() (scene.Vec3, bool) {
 				wi, _, _, ok := c.b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32())
-				if !ok {
-					continue
-				}
-				ti := min(int(float64(wi[2])*thetaBins), thetaBins-1)
-				phi := math.Atan2(float64(wi[1]), float64(wi[0]))
-				if phi < 0 {
-					phi += 2 * math.Pi
-				}
-				pi := min(int(phi/(2*math.Pi)*phiBins), phiBins-1)
-				observed[ti*phiBins+pi]++
-			}
-			// Expected counts: integrate the pdf over each bin (cos θ is uniform in solid angle).
-			const sub = 8
-			var chi2, dof, pooledObs, pooledExp float64
-			for ti := 0; ti < thetaBins; ti++ {
-				for pi := 0; pi < phiBins; pi++ {
-					var integral float64
-					for a := 0; a < sub; a++ {
-						for b := 0; b < sub; b++ {
-							z := (float64(ti) + (float64(a)+0.5)/sub) / thetaBins
-							phi := (float64(pi) + (float64(b)+0.5)/sub) / phiBins * 2 * math.Pi
-							r := math.Sqrt(1 - z*z)
-							_, pdf := c.b.Eval(wo, scene.Vec3{float32(r * math.Cos(phi)), float32(r * math.Sin(phi)), float32(z)})
-							integral += float64(pdf)
-						}
-					}
-					exp := integral / (sub * sub) * (1.0 / thetaBins) * (2 * math.Pi / phiBins) * n
-					obs := observed[ti*phiBins+pi]
-					if exp < 5 {
-						pooledObs, pooledExp = pooledObs+obs, pooledExp+exp
-						continue
-					}
-					chi2 += (obs - exp) * (obs - exp) / exp
-					dof++
-				}
-			}
-			if pooledExp > 0 {
-				chi2 += (pooledObs - pooledExp) * (pooledObs - pooledExp) / pooledExp
-				dof++
-			}
-			if limit := chiSquareQuantile(dof-1, 3.09); chi2 > limit { // 0.1% significance
-				t.Errorf("%s, cos %v: chi-square %.1f over %v bins exceeds %.1f", c.name, cosO, chi2, dof, limit)
-			}
+				return wi, ok
+			}, func(wi scene.Vec3) float32 { _, pdf := c.b.Eval(wo, wi); return pdf })
 		}
 	}
 }

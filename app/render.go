@@ -56,6 +56,8 @@ what has been accumulated, marked as partial.`,
 	f.Float32("focus-distance", -1, "distance in focus in metres, overriding the camera's extras")
 	f.Int("threads", 0, "CPU threads (0: all)")
 	f.String("stats", "", "write the render's statistics to this JSON file")
+	f.Float64("time-budget", 0, "stop after this many seconds (at a pass boundary), before --spp if need be")
+	f.Bool("exr-half", false, "store EXR channels as half floats")
 	f.Bool("denoise", false, "denoise the beauty (the noisy one is written beside it as NAME.noisy.EXT)")
 	return cmd
 }
@@ -127,7 +129,8 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	}
 	opts := render.Options{
 		Width: w, Height: h, SPP: v.GetInt("spp"), MaxDepth: v.GetInt("max-depth"), Seed: v.GetUint32("seed"),
-		Camera: camera, EnvColor: env, EnvMap: envMap, Filter: filter, Threads: v.GetInt("threads"), Exposure: float32(v.GetFloat64("exposure")),
+		TimeBudget: time.Duration(v.GetFloat64("time-budget") * float64(time.Second)),
+		Camera:     camera, EnvColor: env, EnvMap: envMap, Filter: filter, Threads: v.GetInt("threads"), Exposure: float32(v.GetFloat64("exposure")),
 	}
 	if err := opts.Validate(sc); err != nil {
 		return usagef("%v", err)
@@ -158,7 +161,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return fmt.Errorf("interrupted before the first pass finished: nothing written")
 	}
 	written := []string{out}
-	display := render.Display{Exposure: opts.Exposure, ToneMap: v.GetString("tonemap")}
+	display := render.Display{Exposure: opts.Exposure, ToneMap: v.GetString("tonemap"), HalfFloat: v.GetBool("exr-half")}
 	final := film
 	if v.GetBool("denoise") {
 		if final, err = denoise.Film(film, denoise.Defaults); err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mrjoshuak/go-openexr/exr"
 )
 
 func writeConfig(t *testing.T, dir, text string) string {
@@ -254,5 +256,31 @@ func TestBatchNoticesTexturesAndLocks(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "out", "batch.lock"), []byte("1\n"), 0o644)
 	if _, err := (&Runner{Config: cfg}).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "in use by another batch") {
 		t.Errorf("a locked output folder: %v", err)
+	}
+}
+
+// TestBatchTimeBudgetAndHalfEXR: a time budget ends a job long before its
+// sample count, and exr_precision half stores half floats.
+func TestBatchTimeBudgetAndHalfEXR(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load(writeConfig(t, dir, "output_dir: out\njobs:\n  - {name: quick, scene: SCENES/cornell.glb, res: 16x12, spp: 1000000, time_budget: 0.5, exr_precision: half, outputs: [beauty.exr]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	sum, err := (&Runner{Config: cfg}).Run(context.Background())
+	if err != nil || sum.Jobs[0].Status != Done {
+		t.Fatalf("%v %+v", err, sum)
+	}
+	if took := time.Since(start); took > 20*time.Second || sum.Jobs[0].Samples >= 1000000 || sum.Jobs[0].Samples < 1 {
+		t.Errorf("took %v for %d samples", took, sum.Jobs[0].Samples)
+	}
+	f, err := exr.OpenFile(filepath.Join(dir, "out", "quick", "beauty.exr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if ch := f.Header(0).Channels().At(0); ch.Type != exr.PixelTypeHalf {
+		t.Errorf("channel %s stored as %v, want half", ch.Name, ch.Type)
 	}
 }

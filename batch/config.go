@@ -39,6 +39,8 @@ type Job struct {
 	FocusDistance  float32 `mapstructure:"focus_distance" json:"focus_distance,omitempty"`
 	Threads        int     `mapstructure:"threads" json:"threads,omitempty"`
 	Denoise        bool    `mapstructure:"denoise" json:"denoise,omitempty"`
+	TimeBudget     float64 `mapstructure:"time_budget" json:"time_budget,omitempty"`     // seconds; spp then caps it
+	EXRPrecision   string  `mapstructure:"exr_precision" json:"exr_precision,omitempty"` // float or half
 }
 
 // Config is a batch: where outputs go, settings every job starts from, and
@@ -52,7 +54,7 @@ type Config struct {
 // jobKeys are the settings a job (or the defaults) may hold.
 var jobKeys = []string{"name", "scene", "outputs", "camera", "res", "spp", "max_depth", "seed", "backend", "env",
 	"env_color", "env_rotation", "env_intensity", "exposure", "tonemap", "filter", "aperture_radius",
-	"focus_distance", "threads", "denoise"}
+	"focus_distance", "threads", "denoise", "time_budget", "exr_precision"}
 
 var topKeys = []string{"output_dir", "defaults", "jobs"}
 
@@ -61,6 +63,7 @@ var defaultJob = map[string]any{
 	"outputs": []string{"beauty.exr", "beauty.png"}, "camera": "0", "spp": 64, "max_depth": 8,
 	"backend": "auto", "env_color": "0,0,0", "env_intensity": 1, "tonemap": "linear", "filter": "box",
 	"aperture_radius": -1, "focus_distance": -1, // −1: the camera's own
+	"exr_precision": "float",
 }
 
 // Load reads a batch config with viper, after checking every key against

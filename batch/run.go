@@ -264,7 +264,13 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 // options turns a job's settings into render options.
 func (r *Runner) options(job Job, sc *scene.Scene) (render.Options, render.Display, error) {
 	var opts render.Options
-	display := render.Display{Exposure: job.Exposure, ToneMap: job.ToneMap}
+	display := render.Display{Exposure: job.Exposure, ToneMap: job.ToneMap, HalfFloat: job.EXRPrecision == "half"}
+	if job.EXRPrecision != "float" && job.EXRPrecision != "half" && job.EXRPrecision != "" {
+		return opts, display, fmt.Errorf("exr_precision %q: float or half", job.EXRPrecision)
+	}
+	if job.TimeBudget < 0 || math.IsNaN(job.TimeBudget) || math.IsInf(job.TimeBudget, 0) {
+		return opts, display, fmt.Errorf("time_budget %v must be finite seconds, not negative", job.TimeBudget)
+	}
 	if err := render.CheckToneMap(job.ToneMap); err != nil {
 		return opts, display, err
 	}
@@ -302,7 +308,8 @@ func (r *Runner) options(job Job, sc *scene.Scene) (render.Options, render.Displ
 		return opts, display, err
 	}
 	opts = render.Options{Width: w, Height: h, SPP: job.SPP, MaxDepth: job.MaxDepth, Seed: job.Seed, Camera: camera,
-		EnvColor: env, Threads: job.Threads, Exposure: job.Exposure, Filter: filter}
+		EnvColor: env, Threads: job.Threads, Exposure: job.Exposure, Filter: filter,
+		TimeBudget: time.Duration(job.TimeBudget * float64(time.Second))}
 	if job.Env != "" {
 		if opts.EnvMap, err = render.LoadHDR(r.Config.resolve(job.Env)); err != nil {
 			return opts, display, err

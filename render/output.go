@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mrjoshuak/go-openexr/exr"
+	"github.com/mrjoshuak/go-openexr/half"
 
 	"sertrace/atomicfile"
 )
@@ -35,7 +36,7 @@ func WriteAOV(path string, film *Film, a AOV, display Display) error {
 	var write func(io.WriteSeeker) error
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".exr":
-		write = func(w io.WriteSeeker) error { return writeEXR(w, film, a) }
+		write = func(w io.WriteSeeker) error { return writeEXR(w, film, a, display.HalfFloat) }
 	case ".pfm":
 		pix := rgbOf(film, a)
 		write = func(w io.WriteSeeker) error { return writePFMPixels(w, pix, film.Width, film.Height) }
@@ -76,12 +77,21 @@ func writePFMPixels(w io.Writer, pix []float32, width, height int) error {
 	return bw.Flush()
 }
 
-func writeEXR(w io.WriteSeeker, film *Film, only AOV) error {
+func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool) error {
 	h := exr.NewScanlineHeader(film.Width, film.Height)
 	h.SetCompression(exr.CompressionZIP)
 	channels := exr.NewChannelList()
 	fb := exr.NewFrameBuffer()
 	add := func(name string, plane []float32) {
+		if halfFloat {
+			hp := make([]half.Half, len(plane))
+			for i, v := range plane {
+				hp[i] = half.FromFloat32(v)
+			}
+			channels.Add(exr.Channel{Name: name, Type: exr.PixelTypeHalf, XSampling: 1, YSampling: 1})
+			fb.Insert(name, exr.NewSliceFromHalf(hp, film.Width, film.Height))
+			return
+		}
 		channels.Add(exr.Channel{Name: name, Type: exr.PixelTypeFloat, XSampling: 1, YSampling: 1})
 		fb.Insert(name, exr.NewSliceFromFloat32(plane, film.Width, film.Height))
 	}

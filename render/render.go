@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"sertrace/scene"
 )
@@ -24,6 +25,9 @@ type Options struct {
 	Threads       int          // 0: all cores
 	Exposure      float32      // stops, for display outputs
 	Filter        *PixelFilter // nil: box
+	// TimeBudget, when positive, ends the render at the first pass boundary
+	// after it (after at least one pass), before SPP if need be.
+	TimeBudget time.Duration
 }
 
 // Limits that keep a render's memory bounded.

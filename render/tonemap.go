@@ -5,11 +5,13 @@ import (
 	"math"
 )
 
-// Display says how a PNG shows linear radiance: exposure in stops, then a
-// tone curve.
+// Display says how outputs are encoded: how a PNG shows linear radiance
+// (exposure in stops, then a tone curve), and whether EXR channels are
+// stored as half floats instead of 32-bit floats.
 type Display struct {
-	Exposure float32
-	ToneMap  string // linear (clamp), filmic, aces or agx
+	Exposure  float32
+	ToneMap   string // linear (clamp), filmic, aces or agx
+	HalfFloat bool
 }
 
 // ToneMaps lists the tone curves.

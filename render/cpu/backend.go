@@ -105,6 +105,9 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 		addPass(film, pass)
 		film.Samples += spp
 		spp *= 2
+		if opts.TimeBudget > 0 && time.Since(renderStart) >= opts.TimeBudget {
+			break // the budget is spent: what is there is the image
+		}
 	}
 	stats.RenderSeconds = time.Since(renderStart).Seconds()
 	stats.SamplesPerPixel = film.Samples

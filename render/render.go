@@ -25,10 +25,25 @@ type Options struct {
 	Threads       int          // 0: all cores
 	Exposure      float32      // stops, for display outputs
 	Filter        *PixelFilter // nil: box
+	// Reorder is how the emulated pipeline reorders each wave before shading:
+	// ReorderMaterial (the default) sorts by shader, then by ReorderBits bits
+	// of the material hint; ReorderShader by shader only; ReorderNone keeps
+	// launch order. The image is the same; the work's order is not.
+	Reorder     ReorderMode
+	ReorderBits int // 0: 16
 	// TimeBudget, when positive, ends the render at the first pass boundary
 	// after it (after at least one pass), before SPP if need be.
 	TimeBudget time.Duration
 }
+
+// ReorderMode is a reordering scheme (see Options.Reorder).
+type ReorderMode string
+
+const (
+	ReorderMaterial ReorderMode = ""
+	ReorderShader   ReorderMode = "shader"
+	ReorderNone     ReorderMode = "none"
+)
 
 // Limits that keep a render's memory bounded.
 const (

@@ -37,7 +37,7 @@ type renderer struct {
 	forward     scene.Vec3
 	sbt         [sbtSize]shader
 	hitGroups   []uint8 // per instance
-	reorderBits int
+	reorderBits int     // −1: no reordering
 }
 
 // worker renders tiles with buffers it reuses: nothing is allocated per path.
@@ -56,6 +56,16 @@ type worker struct {
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 	r := &renderer{sc: sc, acc: acc, opts: opts, reorderBits: 16}
+	switch opts.Reorder {
+	case render.ReorderNone:
+		r.reorderBits = -1
+	case render.ReorderShader:
+		r.reorderBits = 0
+	default:
+		if opts.ReorderBits > 0 {
+			r.reorderBits = min(opts.ReorderBits, 32)
+		}
+	}
 	r.cam = render.NewCameraRays(sc.Cameras[opts.Camera], opts.Width, opts.Height)
 	r.filter = opts.Filter
 	if r.filter == nil {
@@ -267,7 +277,9 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		for i := range w.live[:n] {
 			w.live[i] = w.paths[i].alive
 		}
-		w.Reorder(order, r.reorderBits)
+		if r.reorderBits >= 0 {
+			w.Reorder(order, r.reorderBits)
+		}
 		for len(w.bounces) <= bounce {
 			w.bounces = append(w.bounces, simt{})
 		}

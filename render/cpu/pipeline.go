@@ -78,7 +78,7 @@ func (w *worker) hint(h *HitObject) uint32 {
 // bits) groups threads: by shader first, then by the hint's low bits, most
 // significant bit first; it is stable, so ties keep their order.
 func (w *worker) Reorder(order []int32, bits int) {
-	mask := uint32(1)<<bits - 1
+	mask := uint32(1)<<bits - 1 // bits 0: by shader only
 	if bits >= 32 {
 		mask = ^uint32(0)
 	}

@@ -293,3 +293,23 @@ func TestStatisticAOVs(t *testing.T) {
 		t.Errorf("heatmap %dx%d, %v", cfg.Width, cfg.Height, err)
 	}
 }
+
+// TestReorderingNeverChangesTheImage: no reordering, by shader, and by
+// material hint give the same bits; only the work's order (and the SIMT
+// figures) change.
+func TestReorderingNeverChangesTheImage(t *testing.T) {
+	sc := loadSample(t, "hairy-cornell")
+	var ref []float64
+	for _, mode := range []render.ReorderMode{render.ReorderNone, render.ReorderShader, render.ReorderMaterial} {
+		film := renderFilm(t, sc, render.Options{Width: 32, Height: 24, SPP: 2, MaxDepth: 5, Reorder: mode})
+		if ref == nil {
+			ref = film.Beauty
+			continue
+		}
+		for i := range ref {
+			if film.Beauty[i] != ref[i] {
+				t.Fatalf("reorder %q changes value %d: %v vs %v", mode, i, film.Beauty[i], ref[i])
+			}
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSmokeSuite runs configs/bench-smoke.yaml and checks the structure and
+// sanity of what it writes: every cell present, times positive, speedups
+// finite, the baseline's speedup 1; never a speed.
+func TestSmokeSuite(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("..", "configs", "bench-smoke.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), cfg, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := Write(dir, res); err != nil {
+		t.Fatal(err)
+	}
+	var onDisk struct {
+		Device map[string]any `json:"device"`
+		Cells  []Cell         `json:"cells"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err := json.Unmarshal(b, &onDisk); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(cfg.Scenes) * len(cfg.Reorder); len(onDisk.Cells) != want {
+		t.Fatalf("%d cells, want %d", len(onDisk.Cells), want)
+	}
+	if onDisk.Device["name"] == "" || onDisk.Device["reorder_mode"] == nil {
+		t.Errorf("device %v", onDisk.Device)
+	}
+	for _, c := range onDisk.Cells {
+		if !(c.MinMS > 0 && c.MinMS <= c.MedianMS && c.MedianMS <= c.MaxMS) || c.Runs != cfg.Repeats ||
+			!(c.SamplesPerS > 0) || !(c.RaysPerS > 0) || math.IsNaN(c.Speedup) || math.IsInf(c.Speedup, 0) || !(c.Predicted >= 1) {
+			t.Errorf("cell %+v", c)
+		}
+		if c.Reorder == "none" && (c.Speedup != 1 || c.Predicted != 1) {
+			t.Errorf("the baseline's speedup: %+v", c)
+		}
+	}
+	for _, f := range []string{"results.csv", "report.md", "speedup.png", "cost-cornell.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestConfigRefusesUnknownSchemes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.yaml")
+	os.WriteFile(p, []byte("scenes: [x.glb]\nreorder: [sorted]\n"), 0o644)
+	if _, err := LoadConfig(p); err == nil {
+		t.Error("an unknown scheme was accepted")
+	}
+	os.WriteFile(p, []byte("scenes: [x.glb]\nrepeat: 3\n"), 0o644)
+	if _, err := LoadConfig(p); err == nil {
+		t.Error("an unknown key was accepted")
+	}
+}

@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"sertrace/atomicfile"
+	"sertrace/render"
+)
+
+// Write saves the results in dir: results.json, results.csv, report.md, a
+// speedup chart (speedup.png) and a per-pixel cost heatmap of each scene.
+func Write(dir string, res *Results) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output folder %s: %w", dir, err)
+	}
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "results.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	var csvBuf strings.Builder
+	cw := csv.NewWriter(&csvBuf)
+	cw.Write([]string{"scene", "backend", "path", "reorder", "runs", "median_ms", "min_ms", "max_ms", "samples_per_s", "rays_per_s",
+		"speedup", "predicted_speedup", "simt_efficiency_before", "simt_efficiency_after"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	for _, c := range res.Cells {
+		cw.Write([]string{c.Scene, c.Backend, c.Path, c.Reorder, strconv.Itoa(c.Runs), f(c.MedianMS), f(c.MinMS), f(c.MaxMS),
+			f(c.SamplesPerS), f(c.RaysPerS), f(c.Speedup), f(c.Predicted), f(c.SIMTBefore), f(c.SIMTAfter)})
+	}
+	cw.Flush()
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "results.csv"), []byte(csvBuf.String())); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(dir, "report.md"), []byte(report(res))); err != nil {
+		return err
+	}
+	if err := chart(filepath.Join(dir, "speedup.png"), res); err != nil {
+		return err
+	}
+	for name, film := range res.Films {
+		p := filepath.Join(dir, "cost-"+strings.TrimSuffix(name, filepath.Ext(name))+".png")
+		if err := render.WriteAOV(p, film, render.AOVCost, render.Display{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func report(res *Results) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Reorder benchmark\n\n")
+	fmt.Fprintf(&b, "- device: %s (%s), reorder mode: %s, %d threads, %s\n", res.Device.Name, res.Device.Driver, res.Device.ReorderMode, res.Device.Threads, res.Device.GoVersion)
+	fmt.Fprintf(&b, "- sertrace %s, %s\n", res.Version, res.Date)
+	fmt.Fprintf(&b, "- %s, %d spp, max depth %d; %d warm-up and %d timed runs per cell, schemes interleaved\n", res.Config.Res, res.Config.SPP, res.Config.MaxDepth, res.Config.Warmup, res.Config.Repeats)
+	fmt.Fprintf(&b, "- %s\n\n", res.Device.Note)
+	b.WriteString("| scene | reorder | median ms | min–max ms | Msamples/s | Mrays/s | speedup | predicted (SIMT) | SIMT before → after |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, c := range res.Cells {
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f–%.1f | %.3f | %.3f | %.3f | %.2f | %.2f → %.2f |\n", c.Scene, c.Reorder,
+			c.MedianMS, c.MinMS, c.MaxMS, c.SamplesPerS/1e6, c.RaysPerS/1e6, c.Speedup, c.Predicted, c.SIMTBefore, c.SIMTAfter)
+	}
+	b.WriteString("\nspeedup: median time without reordering over the cell's median, from runs interleaved in one session.\n")
+	return b.String()
+}
+
+// chart draws the speedup of each scheme per scene as a point with its
+// min–max range (from the fastest and slowest runs), schemes side by side.
+func chart(path string, res *Results) error {
+	p := plot.New()
+	p.Title.Text = "Speedup over no reordering (" + res.Device.Name + ")"
+	p.Y.Label.Text = "speedup"
+	var scenes, schemes []string
+	for _, c := range res.Cells {
+		if !contains(scenes, c.Scene) {
+			scenes = append(scenes, c.Scene)
+		}
+		if !contains(schemes, c.Reorder) {
+			schemes = append(schemes, c.Reorder)
+		}
+	}
+	palette := []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255}}
+	for si, scheme := range schemes {
+		var pts plotter.XYs
+		var errs plotter.YErrors
+		for xi, sc := range scenes {
+			for _, c := range res.Cells {
+				if c.Scene != sc || c.Reorder != scheme {
+					continue
+				}
+				base := c.MedianMS * c.Speedup // the baseline's median
+				x := float64(xi) + (float64(si)-float64(len(schemes)-1)/2)*0.6/float64(len(schemes))
+				pts = append(pts, plotter.XY{X: x, Y: c.Speedup})
+				errs = append(errs, struct{ Low, High float64 }{c.Speedup - base/c.MaxMS, base/c.MinMS - c.Speedup})
+			}
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle.Color, sc.GlyphStyle.Radius = palette[si%len(palette)], vg.Points(4)
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{pts, errs})
+		if err != nil {
+			return err
+		}
+		eb.LineStyle.Color = palette[si%len(palette)]
+		p.Add(sc, eb)
+		p.Legend.Add(scheme, sc)
+	}
+	p.Add(plotter.NewGrid())
+	p.NominalX(scenes...)
+	p.X.Min, p.X.Max = -0.5, float64(len(scenes))-0.5
+	p.Legend.Top = true
+	return p.Save(vg.Points(160+110*float64(len(scenes))), 4*vg.Inch, path)
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,105 @@
+//go:build embree
+
+// Package embree is the CPU traversal anchor: it traces the same rays
+// through Intel Embree 3 and through sertrace's CPU BVH, one thread each, and
+// reports both speeds and their ratio. It needs Debian's libembree-dev and
+// the embree build tag:
+//
+//	go test -tags embree ./benchmarks/embree -run Anchor -v
+package embree
+
+/*
+#cgo LDFLAGS: -lembree3
+#include <embree3/rtcore.h>
+#include <string.h>
+#include <math.h>
+
+static RTCDevice device;
+static RTCScene scene;
+
+static int build(const float* v, int nv, const unsigned* idx, int nt) {
+	device = rtcNewDevice("threads=1");
+	if (!device) return -1;
+	scene = rtcNewScene(device);
+	RTCGeometry g = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_TRIANGLE);
+	float* vb = (float*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float), nv);
+	unsigned* ib = (unsigned*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), nt);
+	memcpy(vb, v, 3 * sizeof(float) * nv);
+	memcpy(ib, idx, 3 * sizeof(unsigned) * nt);
+	rtcCommitGeometry(g);
+	rtcAttachGeometry(scene, g);
+	rtcReleaseGeometry(g);
+	rtcCommitScene(scene);
+	return 0;
+}
+
+// trace runs n rays (origin, direction, tmax: 7 floats each); closest hits
+// when occlusion is 0, any hit otherwise; returns how many hit.
+static int trace(const float* rays, int n, int occlusion) {
+	struct RTCIntersectContext ctx;
+	rtcInitIntersectContext(&ctx);
+	int hits = 0;
+	for (int i = 0; i < n; i++) {
+		const float* r = rays + 7 * i;
+		if (occlusion) {
+			struct RTCRay ray;
+			ray.org_x = r[0]; ray.org_y = r[1]; ray.org_z = r[2];
+			ray.dir_x = r[3]; ray.dir_y = r[4]; ray.dir_z = r[5];
+			ray.tnear = 0; ray.tfar = r[6]; ray.mask = -1; ray.flags = 0; ray.time = 0;
+			rtcOccluded1(scene, &ctx, &ray);
+			hits += ray.tfar < 0;
+		} else {
+			struct RTCRayHit rh;
+			rh.ray.org_x = r[0]; rh.ray.org_y = r[1]; rh.ray.org_z = r[2];
+			rh.ray.dir_x = r[3]; rh.ray.dir_y = r[4]; rh.ray.dir_z = r[5];
+			rh.ray.tnear = 0; rh.ray.tfar = r[6]; rh.ray.mask = -1; rh.ray.flags = 0; rh.ray.time = 0;
+			rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+			rtcIntersect1(scene, &ctx, &rh);
+			hits += rh.hit.geomID != RTC_INVALID_GEOMETRY_ID;
+		}
+	}
+	return hits;
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"math"
+	"unsafe"
+
+	"sertrace/render/cpu"
+	"sertrace/scene"
+)
+
+// Build gives Embree the scene's one mesh.
+func Build(sc *scene.Scene) error {
+	m := &sc.Meshes[0]
+	if C.build((*C.float)(unsafe.Pointer(&m.Positions[0])), C.int(len(m.Positions)),
+		(*C.uint)(unsafe.Pointer(&m.Indices[0])), C.int(m.TriangleCount())) != 0 {
+		return errors.New("embree: no device")
+	}
+	return nil
+}
+
+// Pack lays rays out for Embree.
+func Pack(rays []cpu.Ray) []float32 {
+	out := make([]float32, 0, 7*len(rays))
+	for _, r := range rays {
+		tmax := r.TMax
+		if math.IsInf(float64(tmax), 1) {
+			tmax = math.MaxFloat32
+		}
+		out = append(out, r.Origin[0], r.Origin[1], r.Origin[2], r.Dir[0], r.Dir[1], r.Dir[2], tmax)
+	}
+	return out
+}
+
+// Trace runs packed rays through Embree and returns how many hit.
+func Trace(packed []float32, occlusion bool) int {
+	occ := 0
+	if occlusion {
+		occ = 1
+	}
+	return int(C.trace((*C.float)(unsafe.Pointer(&packed[0])), C.int(len(packed)/7), C.int(occ)))
+}

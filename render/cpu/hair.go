@@ -225,24 +225,30 @@ func (b *HairBSDF) rotatedTheta(p int, sinO, cosO float32) (sin, cos float32) {
 // Eval returns f(wo, wi)·|cos θ_i| and the pdf with which Sample picks wi.
 func (b *HairBSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	sinO, cosO := sinCosTheta(wo)
-	sinI, cosI := sinCosTheta(wi)
-	phi := phiOf(wi) - phiOf(wo)
 	a, gammaT := b.attenuations(sinO, cosO)
 	weights := lobeWeights(&a)
 	var f scene.Vec3
 	var pdf float32
 	for p := 0; p < 4; p++ {
-		s, c := b.rotatedTheta(p, sinO, cosO)
-		m := longitudinal(cosI, c, sinI, s, b.v[p])
-		n := float32(1 / (2 * math.Pi))
-		if p < 3 {
-			n = trimmedLogistic(wrapAngle(phi-bigPhi(p, b.gammaO, gammaT)), b.s)
-		}
-		f = f.Add(a[p].Scale(m * n))
-		pdf += m * n * weights[p]
+		mn := b.lobe(p, wo, wi, gammaT)
+		f = f.Add(a[p].Scale(mn))
+		pdf += mn * weights[p]
 	}
 	// The model's f has a 1/|cos θ_i| that the rendering equation's cosine cancels.
 	return f, pdf
+}
+
+// lobe is M_p·N_p for path p: the lobe's shape, and also the solid-angle
+// density with which sampleLobe draws wi.
+func (b *HairBSDF) lobe(p int, wo, wi scene.Vec3, gammaT float32) float32 {
+	sinO, cosO := sinCosTheta(wo)
+	sinI, cosI := sinCosTheta(wi)
+	s, c := b.rotatedTheta(p, sinO, cosO)
+	m := longitudinal(cosI, c, sinI, s, b.v[p])
+	if p == 3 {
+		return m / (2 * math.Pi)
+	}
+	return m * trimmedLogistic(wrapAngle(phiOf(wi)-phiOf(wo)-bigPhi(p, b.gammaO, gammaT)), b.s)
 }
 
 // lobeWeights is how often Sample picks each path: its share of the
@@ -273,6 +279,18 @@ func (b *HairBSDF) Sample(wo scene.Vec3, u, u1, u2, u3 float32) (wi, weight scen
 		u -= weights[p]
 		p++
 	}
+	wi = b.sampleLobe(p, wo, gammaT, u1, u2, u3)
+	f, pdf := b.Eval(wo, wi)
+	if pdf <= 0 {
+		return wi, scene.Vec3{}, 0, false
+	}
+	return wi, f.Scale(1 / pdf), pdf, true
+}
+
+// sampleLobe draws wi from path p's lobe alone: θ from M_p by u1, u2 and
+// the azimuth from N_p by u3.
+func (b *HairBSDF) sampleLobe(p int, wo scene.Vec3, gammaT, u1, u2, u3 float32) scene.Vec3 {
+	sinO, cosO := sinCosTheta(wo)
 	s, c := b.rotatedTheta(p, sinO, cosO)
 	v := b.v[p]
 	u1 = max(u1, 1e-5)
@@ -281,17 +299,10 @@ func (b *HairBSDF) Sample(wo scene.Vec3, u, u1, u2, u3 float32) (wi, weight scen
 	cosPhi := float32(math.Cos(2 * math.Pi * float64(u2)))
 	sinI := -cosTheta*s + sinTheta*cosPhi*c
 	cosI := sqrt32(1 - sinI*sinI)
-	var dphi float32
+	dphi := 2 * math.Pi * u3
 	if p < 3 {
 		dphi = bigPhi(p, b.gammaO, gammaT) + sampleTrimmedLogistic(u3, b.s)
-	} else {
-		dphi = 2 * math.Pi * u3
 	}
 	phiI := phiOf(wo) + dphi
-	wi = scene.Vec3{sinI, cosI * float32(math.Sin(float64(phiI))), cosI * float32(math.Cos(float64(phiI)))}
-	f, pdf := b.Eval(wo, wi)
-	if pdf <= 0 {
-		return wi, scene.Vec3{}, 0, false
-	}
-	return wi, f.Scale(1 / pdf), pdf, true
+	return scene.Vec3{sinI, cosI * float32(math.Sin(float64(phiI))), cosI * float32(math.Cos(float64(phiI)))}
 }

@@ -105,6 +105,20 @@ func TestHairSamplingChiSquare(t *testing.T) {
 	}
 }
 
+// TestHairLobesChiSquare: each path's lobe alone (R, TT, TRT, residual)
+// is sampled as its M_p·N_p says, cuticle tilt included.
+func TestHairLobesChiSquare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(59, 60))
+	b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.3), BetaN: f32(0.35), Alpha: f32(3)}, 0.3)
+	wo := scene.Vec3{0.4, 0, sqrt32(1 - 0.16)}
+	_, gammaT := b.attenuations(sinCosTheta(wo))
+	for p := 0; p < 4; p++ {
+		sphereChiSquare(t, fmt.Sprintf("lobe %d", p), func() (scene.Vec3, bool) {
+			return b.sampleLobe(p, wo, gammaT, rng.Float32(), rng.Float32(), rng.Float32()), true
+		}, func(wi scene.Vec3) float32 { return b.lobe(p, wo, wi, gammaT) })
+	}
+}
+
 // sphereChiSquare bins 400,000 sampled directions over (z, atan2(y, x)) on
 // the whole sphere and compares them with the pdf integrated over each bin.
 func sphereChiSquare(t *testing.T, name string, sample func() (scene.Vec3, bool), pdf func(scene.Vec3) float32) {

@@ -116,6 +116,9 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if c := sc.Cameras[camera]; c.ApertureRadius > 0 && !(c.FocusDistance > 0) {
 		return usagef("camera %q has an aperture but no focus distance: give --focus-distance", c.Name)
 	}
+	if b := v.GetFloat64("time-budget"); b < 0 || math.IsNaN(b) || math.IsInf(b, 0) {
+		return usagef("--time-budget %v must be finite seconds, not negative", b)
+	}
 	if err := render.CheckToneMap(v.GetString("tonemap")); err != nil {
 		return usagef("--tonemap: %v", err)
 	}

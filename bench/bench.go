@@ -105,12 +105,15 @@ type Cell struct {
 	MaxMS       float64 `json:"max_ms"`
 	SamplesPerS float64 `json:"samples_per_s"`
 	RaysPerS    float64 `json:"rays_per_s"`
-	Speedup     float64 `json:"speedup"`           // median of no reordering over this cell's median
-	Predicted   float64 `json:"predicted_speedup"` // warp shader passes in launch order over those after reordering
+	Speedup     float64 `json:"speedup"`     // median over rounds of (no reordering's time ÷ this cell's time), runs paired by round
+	SpeedupMin  float64 `json:"speedup_min"` // the same ratio's smallest and largest over the rounds
+	SpeedupMax  float64 `json:"speedup_max"`
+	Predicted   float64 `json:"predicted_speedup"` // warp shader passes of no reordering over this scheme's, both on packed waves
 	SIMTBefore  float64 `json:"simt_efficiency_before"`
 	SIMTAfter   float64 `json:"simt_efficiency_after"`
 	times       []float64
 	rays        int64
+	passes      float64 // warp shader passes after this scheme's reordering (packed waves)
 }
 
 // Device describes what ran the benchmark.
@@ -139,7 +142,8 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 		Device: Device{Name: cpuModel(), Driver: "sertrace CPU emulator", ReorderMode: "emulated", Threads: threads(cfg),
 			GoVersion: runtime.Version(),
 			Note: "CPU backend: reordering changes the order in which the emulator shades; times are the render's wall clock, BVH builds excluded. " +
-				"predicted_speedup is what the emulator's SIMT counts predict for a GPU that reorders this way."}}
+				"predicted_speedup is what the emulator's SIMT counts predict for a GPU that reorders this way: warp shader passes " +
+				"of the live paths packed in launch order over those packed after reordering (compaction itself is not counted)."}}
 	for _, path := range cfg.Scenes {
 		p := path
 		if !filepath.IsAbs(p) {
@@ -157,33 +161,38 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 		for i, scheme := range cfg.Reorder {
 			cells[i] = Cell{Scene: filepath.Base(path), Backend: "cpu", Path: "emulated-ser", Reorder: scheme}
 		}
-		// Interleave: every round runs every scheme once, so drifts in the
-		// machine's state touch them all alike.
+		// Interleave: every round runs every scheme once, starting with a
+		// different one each round, after a garbage collection, so that drifts
+		// in the machine's state touch them all alike.
+		n := len(cfg.Reorder)
 		for round := 0; round < cfg.Warmup+cfg.Repeats; round++ {
-			for i, scheme := range cfg.Reorder {
-				mode, bits, _ := parseScheme(scheme)
+			for k := 0; k < n; k++ {
+				i := (round + k) % n
+				mode, bits, _ := parseScheme(cfg.Reorder[i])
 				opts := render.Options{Width: w, Height: h, SPP: cfg.SPP, MaxDepth: cfg.MaxDepth, Threads: cfg.Threads,
 					EnvColor: [3]float32{0.2, 0.2, 0.2}, Reorder: mode, ReorderBits: bits}
 				film := render.NewFilm(w, h)
+				runtime.GC()
 				stats, err := cpu.Backend{}.Render(ctx, sc, opts, film, nil)
 				if err != nil {
-					return nil, fmt.Errorf("%s, reorder %s: %w", path, scheme, err)
+					return nil, fmt.Errorf("%s, reorder %s: %w", path, cfg.Reorder[i], err)
 				}
-				// The render's own time: building the BVHs is the same for every scheme.
-				seconds := max(stats.RenderSeconds, 1e-9)
+				res.Device.Threads = stats.Threads
 				if round < cfg.Warmup {
 					continue
 				}
+				// The render's own time: building the BVHs is the same for every scheme.
 				c := &cells[i]
-				c.times = append(c.times, seconds*1000)
+				c.times = append(c.times, max(stats.RenderSeconds, 1e-9)*1000)
 				c.rays = stats.Rays.Total() // the same every run: the image does not depend on the scheme
-				c.SIMTBefore, c.SIMTAfter, c.Predicted = simt(stats, mode)
+				c.SIMTBefore, c.SIMTAfter, c.passes = simt(stats)
 				res.Films[cells[i].Scene] = film
 			}
 			if log != nil {
 				log(fmt.Sprintf("%s: round %d of %d", filepath.Base(path), round+1, cfg.Warmup+cfg.Repeats))
 			}
 		}
+		base := &cells[slices.IndexFunc(cells, func(c Cell) bool { return c.Reorder == "none" })]
 		for i := range cells {
 			c := &cells[i]
 			sorted := slices.Clone(c.times)
@@ -193,9 +202,16 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 			c.SamplesPerS = float64(w*h*cfg.SPP) / (c.MedianMS / 1000)
 			c.RaysPerS = float64(c.rays) / (c.MedianMS / 1000)
 		}
-		base := cells[slices.IndexFunc(cells, func(c Cell) bool { return c.Reorder == "none" })].MedianMS
 		for i := range cells {
-			cells[i].Speedup = base / cells[i].MedianMS
+			c := &cells[i]
+			// Paired by round: each ratio compares runs that shared the machine's state.
+			ratios := make([]float64, len(c.times))
+			for r := range ratios {
+				ratios[r] = base.times[r] / c.times[r]
+			}
+			slices.Sort(ratios)
+			c.Speedup, c.SpeedupMin, c.SpeedupMax = medianOf(ratios), ratios[0], ratios[len(ratios)-1]
+			c.Predicted = base.passes / max(c.passes, 1e-9)
 		}
 		res.Cells = append(res.Cells, cells...)
 	}
@@ -210,25 +226,20 @@ func medianOf(sorted []float64) float64 {
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
-// simt sums the render's per-bounce figures: SIMT efficiency in launch order
-// and after reordering, and the predicted speedup (warp shader passes
-// before over after; 1 without reordering).
-func simt(stats *render.Stats, mode render.ReorderMode) (before, after, predicted float64) {
-	var paths, passesBefore, passesAfter float64
+// simt sums the render's per-bounce figures: SIMT efficiency in launch
+// order (ended paths idle in their lanes) and after the scheme's
+// reordering (packed), and the warp shader passes after it.
+func simt(stats *render.Stats) (before, after, passes float64) {
+	var paths, passesBefore float64
 	for _, b := range stats.Bounces {
 		paths += float64(b.Paths)
 		passesBefore += b.ShadersPerWarp * float64(b.Warps)
-		passesAfter += float64(b.Paths) / (32 * max(b.EfficiencyAfter, 1e-9))
+		passes += float64(b.Paths) / (32 * max(b.EfficiencyAfter, 1e-9))
 	}
-	if paths == 0 || passesBefore == 0 {
-		return 0, 0, 1
+	if paths == 0 || passesBefore == 0 || passes == 0 {
+		return 0, 0, 0
 	}
-	before = paths / (32 * passesBefore)
-	after = paths / (32 * passesAfter)
-	if mode == render.ReorderNone {
-		return before, before, 1
-	}
-	return before, after, passesBefore / passesAfter
+	return paths / (32 * passesBefore), paths / (32 * passes), passes
 }
 
 func threads(cfg *Config) int {

@@ -47,6 +47,22 @@ func TestSmokeSuite(t *testing.T) {
 		if c.Reorder == "none" && (c.Speedup != 1 || c.Predicted != 1) {
 			t.Errorf("the baseline's speedup: %+v", c)
 		}
+		if !(c.SpeedupMin <= c.Speedup && c.Speedup <= c.SpeedupMax) {
+			t.Errorf("speedup %v outside its range %v..%v", c.Speedup, c.SpeedupMin, c.SpeedupMax)
+		}
+		// Sorting by shader must pack the particles' many materials into
+		// fewer shader passes than launch order does: the prediction sees it.
+		if c.Scene == "particles.glb" && c.Reorder == "shader" && !(c.Predicted > 1.05) {
+			t.Errorf("no predicted gain from sorting the particle cloud by shader: %+v", c)
+		}
+	}
+	rays := map[string]float64{}
+	for _, c := range onDisk.Cells {
+		r := c.RaysPerS * c.MedianMS
+		if prev, ok := rays[c.Scene]; ok && math.Abs(prev-r) > 1e-6*r {
+			t.Errorf("%s: schemes traced different rays (%v vs %v): the image must not depend on them", c.Scene, prev, r)
+		}
+		rays[c.Scene] = r
 	}
 	for _, f := range []string{"results.csv", "report.md", "speedup.png", "cost-cornell.png"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {

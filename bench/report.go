@@ -34,11 +34,11 @@ func Write(dir string, res *Results) error {
 	var csvBuf strings.Builder
 	cw := csv.NewWriter(&csvBuf)
 	cw.Write([]string{"scene", "backend", "path", "reorder", "runs", "median_ms", "min_ms", "max_ms", "samples_per_s", "rays_per_s",
-		"speedup", "predicted_speedup", "simt_efficiency_before", "simt_efficiency_after"})
+		"speedup", "speedup_min", "speedup_max", "predicted_speedup", "simt_efficiency_before", "simt_efficiency_after"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	for _, c := range res.Cells {
 		cw.Write([]string{c.Scene, c.Backend, c.Path, c.Reorder, strconv.Itoa(c.Runs), f(c.MedianMS), f(c.MinMS), f(c.MaxMS),
-			f(c.SamplesPerS), f(c.RaysPerS), f(c.Speedup), f(c.Predicted), f(c.SIMTBefore), f(c.SIMTAfter)})
+			f(c.SamplesPerS), f(c.RaysPerS), f(c.Speedup), f(c.SpeedupMin), f(c.SpeedupMax), f(c.Predicted), f(c.SIMTBefore), f(c.SIMTAfter)})
 	}
 	cw.Flush()
 	if err := atomicfile.WriteBytes(filepath.Join(dir, "results.csv"), []byte(csvBuf.String())); err != nil {
@@ -66,13 +66,13 @@ func report(res *Results) string {
 	fmt.Fprintf(&b, "- sertrace %s, %s\n", res.Version, res.Date)
 	fmt.Fprintf(&b, "- %s, %d spp, max depth %d; %d warm-up and %d timed runs per cell, schemes interleaved\n", res.Config.Res, res.Config.SPP, res.Config.MaxDepth, res.Config.Warmup, res.Config.Repeats)
 	fmt.Fprintf(&b, "- %s\n\n", res.Device.Note)
-	b.WriteString("| scene | reorder | median ms | min–max ms | Msamples/s | Mrays/s | speedup | predicted (SIMT) | SIMT before → after |\n")
+	b.WriteString("| scene | reorder | median ms | min–max ms | Msamples/s | Mrays/s | speedup (min–max) | predicted (SIMT) | SIMT launch order → after |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, c := range res.Cells {
-		fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f–%.1f | %.3f | %.3f | %.3f | %.2f | %.2f → %.2f |\n", c.Scene, c.Reorder,
-			c.MedianMS, c.MinMS, c.MaxMS, c.SamplesPerS/1e6, c.RaysPerS/1e6, c.Speedup, c.Predicted, c.SIMTBefore, c.SIMTAfter)
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f–%.1f | %.3f | %.3f | %.3f (%.3f–%.3f) | %.2f | %.2f → %.2f |\n", c.Scene, c.Reorder,
+			c.MedianMS, c.MinMS, c.MaxMS, c.SamplesPerS/1e6, c.RaysPerS/1e6, c.Speedup, c.SpeedupMin, c.SpeedupMax, c.Predicted, c.SIMTBefore, c.SIMTAfter)
 	}
-	b.WriteString("\nspeedup: median time without reordering over the cell's median, from runs interleaved in one session.\n")
+	b.WriteString("\nspeedup: the median, over rounds, of the no-reordering run's time over this scheme's in the same round (runs interleaved, the starting scheme rotating).\n")
 	return b.String()
 }
 
@@ -100,10 +100,9 @@ func chart(path string, res *Results) error {
 				if c.Scene != sc || c.Reorder != scheme {
 					continue
 				}
-				base := c.MedianMS * c.Speedup // the baseline's median
 				x := float64(xi) + (float64(si)-float64(len(schemes)-1)/2)*0.6/float64(len(schemes))
 				pts = append(pts, plotter.XY{X: x, Y: c.Speedup})
-				errs = append(errs, struct{ Low, High float64 }{c.Speedup - base/c.MaxMS, base/c.MinMS - c.Speedup})
+				errs = append(errs, struct{ Low, High float64 }{c.Speedup - c.SpeedupMin, c.SpeedupMax - c.Speedup})
 			}
 		}
 		sc, err := plotter.NewScatter(pts)

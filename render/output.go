@@ -83,10 +83,12 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool) error {
 	channels := exr.NewChannelList()
 	fb := exr.NewFrameBuffer()
 	add := func(name string, plane []float32) {
-		if halfFloat {
+		// Depth and variance keep float32 even in half-float files: half
+		// has no room for small variances (its denormals start at 6e-5).
+		if halfFloat && name != "depth.Z" && name != "variance.Y" && name != "Z" && name != "Y" {
 			hp := make([]half.Half, len(plane))
 			for i, v := range plane {
-				hp[i] = half.FromFloat32(v)
+				hp[i] = half.FromFloat32(min(max(v, -65504), 65504)) // half's largest finite value
 			}
 			channels.Add(exr.Channel{Name: name, Type: exr.PixelTypeHalf, XSampling: 1, YSampling: 1})
 			fb.Insert(name, exr.NewSliceFromHalf(hp, film.Width, film.Height))

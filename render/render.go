@@ -31,8 +31,9 @@ type Options struct {
 	// launch order. The image is the same; the work's order is not.
 	Reorder     ReorderMode
 	ReorderBits int // 0: 16
-	// TimeBudget, when positive, ends the render at the first pass boundary
-	// after it (after at least one pass), before SPP if need be.
+	// TimeBudget, when positive, sizes passes to end the render near it (after
+	// at least one pass), before SPP if need be. Building the BVHs is not
+	// counted.
 	TimeBudget time.Duration
 }
 

@@ -21,6 +21,7 @@ static int build(const float* v, int nv, const unsigned* idx, int nt) {
 	device = rtcNewDevice("threads=1");
 	if (!device) return -1;
 	scene = rtcNewScene(device);
+	rtcSetSceneFlags(scene, RTC_SCENE_FLAG_ROBUST); // watertight, like sertrace's triangle test
 	RTCGeometry g = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_TRIANGLE);
 	float* vb = (float*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float), nv);
 	unsigned* ib = (unsigned*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), nt);

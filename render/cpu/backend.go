@@ -67,6 +67,13 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 	var err error
 	for film.Samples < opts.SPP {
 		spp = min(spp, opts.SPP-film.Samples, maxPass)
+		if opts.TimeBudget > 0 && film.Samples > 0 {
+			// Fit the next pass into what is left of the budget, by the time
+			// per sample so far.
+			left := opts.TimeBudget - time.Since(renderStart)
+			perSample := time.Since(renderStart) / time.Duration(film.Samples)
+			spp = max(1, min(spp, int(left/max(perSample, 1))))
+		}
 		var next, done atomic.Int64
 		var wg sync.WaitGroup
 		var panicked atomic.Value

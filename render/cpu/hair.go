@@ -225,12 +225,14 @@ func (b *HairBSDF) rotatedTheta(p int, sinO, cosO float32) (sin, cos float32) {
 // Eval returns f(wo, wi)·|cos θ_i| and the pdf with which Sample picks wi.
 func (b *HairBSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	sinO, cosO := sinCosTheta(wo)
+	sinI, cosI := sinCosTheta(wi)
+	phi := phiOf(wi) - phiOf(wo)
 	a, gammaT := b.attenuations(sinO, cosO)
 	weights := lobeWeights(&a)
 	var f scene.Vec3
 	var pdf float32
 	for p := 0; p < 4; p++ {
-		mn := b.lobe(p, wo, wi, gammaT)
+		mn := b.lobe(p, sinO, cosO, sinI, cosI, phi, gammaT)
 		f = f.Add(a[p].Scale(mn))
 		pdf += mn * weights[p]
 	}
@@ -238,17 +240,16 @@ func (b *HairBSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	return f, pdf
 }
 
-// lobe is M_p·N_p for path p: the lobe's shape, and also the solid-angle
-// density with which sampleLobe draws wi.
-func (b *HairBSDF) lobe(p int, wo, wi scene.Vec3, gammaT float32) float32 {
-	sinO, cosO := sinCosTheta(wo)
-	sinI, cosI := sinCosTheta(wi)
+// lobe is M_p·N_p for path p at the angles of wo and wi (phi: the azimuth
+// from wo to wi): the lobe's shape, and the solid-angle density with which
+// sampleLobe draws wi.
+func (b *HairBSDF) lobe(p int, sinO, cosO, sinI, cosI, phi, gammaT float32) float32 {
 	s, c := b.rotatedTheta(p, sinO, cosO)
 	m := longitudinal(cosI, c, sinI, s, b.v[p])
 	if p == 3 {
-		return m / (2 * math.Pi)
+		return m * float32(1/(2*math.Pi))
 	}
-	return m * trimmedLogistic(wrapAngle(phiOf(wi)-phiOf(wo)-bigPhi(p, b.gammaO, gammaT)), b.s)
+	return m * trimmedLogistic(wrapAngle(phi-bigPhi(p, b.gammaO, gammaT)), b.s)
 }
 
 // lobeWeights is how often Sample picks each path: its share of the

@@ -115,7 +115,11 @@ func TestHairLobesChiSquare(t *testing.T) {
 	for p := 0; p < 4; p++ {
 		sphereChiSquare(t, fmt.Sprintf("lobe %d", p), func() (scene.Vec3, bool) {
 			return b.sampleLobe(p, wo, gammaT, rng.Float32(), rng.Float32(), rng.Float32()), true
-		}, func(wi scene.Vec3) float32 { return b.lobe(p, wo, wi, gammaT) })
+		}, func(wi scene.Vec3) float32 {
+			sinO, cosO := sinCosTheta(wo)
+			sinI, cosI := sinCosTheta(wi)
+			return b.lobe(p, sinO, cosO, sinI, cosI, phiOf(wi)-phiOf(wo), gammaT)
+		})
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -73,71 +72,35 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	default:
 		return usagef("output %q: the extension must be .exr, .pfm or .png", out)
 	}
-	switch b := v.GetString("backend"); b {
-	case "auto", "cpu":
-	case "vulkan":
-		return fmt.Errorf("backend vulkan: this build of sertrace has no Vulkan backend yet; use --backend cpu")
-	default:
-		return usagef("unknown backend %q (auto, cpu or vulkan)", b)
+	settings := render.Settings{
+		Camera: v.GetString("camera"), Res: v.GetString("res"), SPP: v.GetInt("spp"), MaxDepth: v.GetInt("max-depth"),
+		Seed: v.GetUint32("seed"), Backend: v.GetString("backend"), Env: v.GetString("env"), EnvColor: v.GetString("env-color"),
+		EnvRotation: float32(v.GetFloat64("env-rotation")), EnvIntensity: float32(v.GetFloat64("env-intensity")),
+		Exposure: float32(v.GetFloat64("exposure")), ToneMap: v.GetString("tonemap"), Filter: v.GetString("filter"),
+		ApertureRadius: float32(v.GetFloat64("aperture-radius")), FocusDistance: float32(v.GetFloat64("focus-distance")),
+		Threads: v.GetInt("threads"), TimeBudget: v.GetFloat64("time-budget"), EXRPrecision: "float",
 	}
-	env, err := render.ParseColor(v.GetString("env-color"))
-	if err != nil {
-		return usagef("--env-color: %v", err)
+	if v.GetBool("exr-half") {
+		settings.EXRPrecision = "half"
+	}
+	// Values that are wrong whatever the scene are bad usage, said before loading it.
+	if err := settings.Check(); err != nil {
+		return settingError(err)
 	}
 	aovs, err := parseAOVs(v.GetString("aov"))
 	if err != nil {
 		return usagef("--aov: %v", err)
 	}
-	var envMap *render.EnvMap
-	if path := v.GetString("env"); path != "" {
-		if envMap, err = render.LoadHDR(path); err != nil {
-			return err
-		}
-		envMap.Rotation = float32(v.GetFloat64("env-rotation") * math.Pi / 180)
-		envMap.Intensity = float32(v.GetFloat64("env-intensity"))
-		if err := envMap.CheckSettings(); err != nil {
-			return usagef("%v", err)
-		}
-	}
 	sc, err := scene.Load(scenePath)
 	if err != nil {
 		return err
 	}
-	camera, err := sc.FindCamera(v.GetString("camera"))
+	opts, display, err := settings.Options(sc, func(p string) string { return p })
 	if err != nil {
-		return fmt.Errorf("%s: %w", scenePath, err)
+		return settingError(err)
 	}
-	if r := v.GetFloat64("aperture-radius"); r >= 0 {
-		sc.Cameras[camera].ApertureRadius = float32(r)
-	}
-	if d := v.GetFloat64("focus-distance"); d >= 0 {
-		sc.Cameras[camera].FocusDistance = float32(d)
-	}
-	if c := sc.Cameras[camera]; c.ApertureRadius > 0 && !(c.FocusDistance > 0) {
-		return usagef("camera %q has an aperture but no focus distance: give --focus-distance", c.Name)
-	}
-	if b := v.GetFloat64("time-budget"); b < 0 || math.IsNaN(b) || math.IsInf(b, 0) {
-		return usagef("--time-budget %v must be finite seconds, not negative", b)
-	}
-	if err := render.CheckToneMap(v.GetString("tonemap")); err != nil {
-		return usagef("--tonemap: %v", err)
-	}
-	filter, err := render.NewPixelFilter(v.GetString("filter"))
-	if err != nil {
-		return usagef("--filter: %v", err)
-	}
-	w, h, err := render.ParseResolution(v.GetString("res"), sc.Cameras[camera])
-	if err != nil {
-		return usagef("--res: %v", err)
-	}
-	opts := render.Options{
-		Width: w, Height: h, SPP: v.GetInt("spp"), MaxDepth: v.GetInt("max-depth"), Seed: v.GetUint32("seed"),
-		TimeBudget: time.Duration(v.GetFloat64("time-budget") * float64(time.Second)),
-		Camera:     camera, EnvColor: env, EnvMap: envMap, Filter: filter, Threads: v.GetInt("threads"), Exposure: float32(v.GetFloat64("exposure")),
-	}
-	if err := opts.Validate(sc); err != nil {
-		return usagef("%v", err)
-	}
+	w, h := opts.Width, opts.Height
+
 	if v.GetString("backend") == "auto" {
 		fmt.Fprintln(stderr, "backend auto: no GPU backend in this build, rendering on the cpu")
 	}
@@ -164,7 +127,6 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return fmt.Errorf("interrupted before the first pass finished: nothing written")
 	}
 	written := []string{out}
-	display := render.Display{Exposure: opts.Exposure, ToneMap: v.GetString("tonemap"), HalfFloat: v.GetBool("exr-half")}
 	final := film
 	if v.GetBool("denoise") {
 		if final, err = denoise.Film(film, denoise.Defaults); err != nil {
@@ -206,6 +168,19 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return fmt.Errorf("interrupted: wrote a partial image (%d of %d samples per pixel) to %s", film.Samples, opts.SPP, out)
 	}
 	return nil
+}
+
+// settingError shows a bad setting as the flag it came from (exit status 2);
+// other errors stay failures (exit status 1).
+func settingError(err error) error {
+	var se *render.SettingError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if se.Key == "settings" {
+		return usagef("%v", se.Err)
+	}
+	return usagef("--%s: %v", strings.ReplaceAll(se.Key, "_", "-"), se.Err)
 }
 
 func parseAOVs(s string) ([]render.AOV, error) {

@@ -14,33 +14,18 @@ import (
 
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
+
+	"sertrace/render"
 )
 
-// Job is one render of a config, its settings named like the render flags.
+// Job is one render of a config: its name, scene and outputs, and the
+// render settings under the render flags' names.
 type Job struct {
-	Name    string   `mapstructure:"name" json:"name,omitempty"`
-	Scene   string   `mapstructure:"scene" json:"scene,omitempty"`
-	Outputs []string `mapstructure:"outputs" json:"outputs,omitempty"`
-
-	Camera         string  `mapstructure:"camera" json:"camera,omitempty"`
-	Res            string  `mapstructure:"res" json:"res,omitempty"`
-	SPP            int     `mapstructure:"spp" json:"spp,omitempty"`
-	MaxDepth       int     `mapstructure:"max_depth" json:"max_depth,omitempty"`
-	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
-	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
-	Env            string  `mapstructure:"env" json:"env,omitempty"`
-	EnvColor       string  `mapstructure:"env_color" json:"env_color,omitempty"`
-	EnvRotation    float32 `mapstructure:"env_rotation" json:"env_rotation,omitempty"`
-	EnvIntensity   float32 `mapstructure:"env_intensity" json:"env_intensity,omitempty"`
-	Exposure       float32 `mapstructure:"exposure" json:"exposure,omitempty"`
-	ToneMap        string  `mapstructure:"tonemap" json:"tonemap,omitempty"`
-	Filter         string  `mapstructure:"filter" json:"filter,omitempty"`
-	ApertureRadius float32 `mapstructure:"aperture_radius" json:"aperture_radius,omitempty"`
-	FocusDistance  float32 `mapstructure:"focus_distance" json:"focus_distance,omitempty"`
-	Threads        int     `mapstructure:"threads" json:"threads,omitempty"`
-	Denoise        bool    `mapstructure:"denoise" json:"denoise,omitempty"`
-	TimeBudget     float64 `mapstructure:"time_budget" json:"time_budget,omitempty"`     // seconds; spp then caps it
-	EXRPrecision   string  `mapstructure:"exr_precision" json:"exr_precision,omitempty"` // float or half
+	Name            string   `mapstructure:"name" json:"name,omitempty"`
+	Scene           string   `mapstructure:"scene" json:"scene,omitempty"`
+	Outputs         []string `mapstructure:"outputs" json:"outputs,omitempty"`
+	Denoise         bool     `mapstructure:"denoise" json:"denoise,omitempty"`
+	render.Settings `mapstructure:",squash"`
 }
 
 // Config is a batch: where outputs go, settings every job starts from, and

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,7 +190,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	if err != nil {
 		return false, nil, 0, err
 	}
-	opts, display, err := r.options(job, sc)
+	opts, display, err := job.Settings.Options(sc, r.Config.resolve)
 	if err != nil {
 		return false, nil, 0, fmt.Errorf("%s: %w", job.Name, err)
 	}
@@ -259,68 +258,6 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	}
 	os.Remove(cpPath)
 	return false, written, film.Samples, nil
-}
-
-// options turns a job's settings into render options.
-func (r *Runner) options(job Job, sc *scene.Scene) (render.Options, render.Display, error) {
-	var opts render.Options
-	display := render.Display{Exposure: job.Exposure, ToneMap: job.ToneMap, HalfFloat: job.EXRPrecision == "half"}
-	if job.EXRPrecision != "float" && job.EXRPrecision != "half" && job.EXRPrecision != "" {
-		return opts, display, fmt.Errorf("exr_precision %q: float or half", job.EXRPrecision)
-	}
-	if job.TimeBudget < 0 || math.IsNaN(job.TimeBudget) || math.IsInf(job.TimeBudget, 0) {
-		return opts, display, fmt.Errorf("time_budget %v must be finite seconds, not negative", job.TimeBudget)
-	}
-	if err := render.CheckToneMap(job.ToneMap); err != nil {
-		return opts, display, err
-	}
-	switch job.Backend {
-	case "auto", "cpu", "":
-	case "vulkan":
-		return opts, display, errors.New("backend vulkan: this build of sertrace has no Vulkan backend yet")
-	default:
-		return opts, display, fmt.Errorf("unknown backend %q (auto, cpu or vulkan)", job.Backend)
-	}
-	camera, err := sc.FindCamera(job.Camera)
-	if err != nil {
-		return opts, display, err
-	}
-	cam := &sc.Cameras[camera]
-	if job.ApertureRadius >= 0 {
-		cam.ApertureRadius = job.ApertureRadius
-	}
-	if job.FocusDistance >= 0 {
-		cam.FocusDistance = job.FocusDistance
-	}
-	if cam.ApertureRadius > 0 && !(cam.FocusDistance > 0) {
-		return opts, display, errors.New("aperture_radius needs focus_distance")
-	}
-	w, h, err := render.ParseResolution(job.Res, *cam)
-	if err != nil {
-		return opts, display, fmt.Errorf("res: %w", err)
-	}
-	env, err := render.ParseColor(job.EnvColor)
-	if err != nil {
-		return opts, display, fmt.Errorf("env_color: %w", err)
-	}
-	filter, err := render.NewPixelFilter(job.Filter)
-	if err != nil {
-		return opts, display, err
-	}
-	opts = render.Options{Width: w, Height: h, SPP: job.SPP, MaxDepth: job.MaxDepth, Seed: job.Seed, Camera: camera,
-		EnvColor: env, Threads: job.Threads, Exposure: job.Exposure, Filter: filter,
-		TimeBudget: time.Duration(job.TimeBudget * float64(time.Second))}
-	if job.Env != "" {
-		if opts.EnvMap, err = render.LoadHDR(r.Config.resolve(job.Env)); err != nil {
-			return opts, display, err
-		}
-		opts.EnvMap.Rotation = job.EnvRotation * math.Pi / 180
-		opts.EnvMap.Intensity = job.EnvIntensity
-		if err := opts.EnvMap.CheckSettings(); err != nil {
-			return opts, display, err
-		}
-	}
-	return opts, display, opts.Validate(sc)
 }
 
 // jobKey hashes what a job's result depends on: the renderer's build, the

@@ -122,16 +122,7 @@ func TestFramingCameraSeesTheScene(t *testing.T) {
 	x, y, z, eye := c.Transform.Column(0), c.Transform.Column(1), c.Transform.Column(2), c.Transform.Column(3)
 	tanHalf := float32(math.Tan(float64(c.YFov) / 2))
 	for i := 0; i < 8; i++ {
-		p := Vec3{b.Min[0], b.Min[1], b.Min[2]}
-		if i&1 != 0 {
-			p[0] = b.Max[0]
-		}
-		if i&2 != 0 {
-			p[1] = b.Max[1]
-		}
-		if i&4 != 0 {
-			p[2] = b.Max[2]
-		}
+		p := b.Corner(i)
 		d := p.Sub(eye)
 		depth := -d.Dot(z)
 		if depth <= 0 || math.Abs(float64(d.Dot(y)/depth)) > float64(tanHalf) || math.Abs(float64(d.Dot(x)/depth)) > float64(tanHalf) {

@@ -142,6 +142,17 @@ func (b *Bounds) Union(c Bounds) {
 // Center is the middle of the box.
 func (b Bounds) Center() Vec3 { return b.Min.Add(b.Max).Scale(0.5) }
 
+// Corner is corner i (0..7) of the box: bit k of i picks Max on axis k.
+func (b Bounds) Corner(i int) Vec3 {
+	p := b.Min
+	for k := 0; k < 3; k++ {
+		if i&(1<<k) != 0 {
+			p[k] = b.Max[k]
+		}
+	}
+	return p
+}
+
 // Transform returns the box around the eight transformed corners.
 func (b Bounds) Transform(m Mat4) Bounds {
 	out := EmptyBounds()
@@ -149,17 +160,7 @@ func (b Bounds) Transform(m Mat4) Bounds {
 		return out
 	}
 	for i := 0; i < 8; i++ {
-		p := b.Min
-		if i&1 != 0 {
-			p[0] = b.Max[0]
-		}
-		if i&2 != 0 {
-			p[1] = b.Max[1]
-		}
-		if i&4 != 0 {
-			p[2] = b.Max[2]
-		}
-		out.Extend(m.Point(p))
+		out.Extend(m.Point(b.Corner(i)))
 	}
 	return out
 }

@@ -107,14 +107,14 @@ const warpSize = 32
 // run) and of the reordered live paths.
 func (w *worker) count(s *simt, live []bool, order []int32) {
 	var shaders [sbtSize]bool
-	countWarp := func(slots []int32, isLive func(int32) bool) (passes, materials int64, any bool) {
+	countWarp := func(slots []int32, isLive func(int32) bool) (passes, materials int64, active int) {
 		clear(shaders[:])
 		mats := w.matSeen[:0]
 		for _, i := range slots {
 			if !isLive(i) {
 				continue
 			}
-			any = true
+			active++
 			h := &w.hits[i]
 			if !shaders[h.SBT] {
 				shaders[h.SBT] = true
@@ -129,7 +129,7 @@ func (w *worker) count(s *simt, live []bool, order []int32) {
 			}
 		}
 		w.matSeen = mats
-		return passes, int64(len(mats)), any
+		return passes, int64(len(mats)), active
 	}
 	slots := w.slots[:0]
 	for i := range live {
@@ -138,18 +138,12 @@ func (w *worker) count(s *simt, live []bool, order []int32) {
 	w.slots = slots
 	for lo := 0; lo < len(slots); lo += warpSize {
 		warp := slots[lo:min(lo+warpSize, len(slots))]
-		p, m, any := countWarp(warp, func(i int32) bool { return live[i] })
-		if any {
+		p, m, active := countWarp(warp, func(i int32) bool { return live[i] })
+		if active > 0 {
 			s.warps++
 			s.passes += p
 			s.materialsWarp += m
 			// Each live path records its warp's efficiency, for the heatmap.
-			active := 0
-			for _, i := range warp {
-				if live[i] {
-					active++
-				}
-			}
 			e := float32(active) / float32(warpSize*p)
 			for _, i := range warp {
 				if live[i] {

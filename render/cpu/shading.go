@@ -256,7 +256,7 @@ func (s *surface) hairFrame(tangent, wo scene.Vec3) {
 	t := tangent.Normalize()
 	z := wo.Sub(t.Scale(t.Dot(wo))).Normalize()
 	if z == (scene.Vec3{}) {
-		z = anyPerpendicular(t) // looking straight along the fibre
+		z = NewFrame(t).T // looking straight along the fibre: any direction across it
 	}
 	y := z.Cross(t)
 	n := s.ng.Sub(t.Scale(t.Dot(s.ng))).Normalize()
@@ -267,13 +267,6 @@ func (s *surface) hairFrame(tangent, wo scene.Vec3) {
 	if s.ng.Dot(wo) < 0 {
 		s.ng = s.ng.Scale(-1)
 	}
-}
-
-func anyPerpendicular(n scene.Vec3) scene.Vec3 {
-	if n[0]*n[0] < 0.5 {
-		return scene.Vec3{1, 0, 0}.Sub(n.Scale(n[0])).Normalize()
-	}
-	return scene.Vec3{0, 1, 0}.Sub(n.Scale(n[1])).Normalize()
 }
 
 // originToward is where a ray leaving the surface in direction w starts: off

@@ -1,0 +1,124 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"sertrace/scene"
+)
+
+// Settings are a render's settings as a user gives them: the render
+// command's flags and a batch job's keys (named alike, with underscores).
+// Options turns them into what a backend takes, in one place for both.
+type Settings struct {
+	Camera         string  `mapstructure:"camera" json:"camera,omitempty"`
+	Res            string  `mapstructure:"res" json:"res,omitempty"`
+	SPP            int     `mapstructure:"spp" json:"spp,omitempty"`
+	MaxDepth       int     `mapstructure:"max_depth" json:"max_depth,omitempty"`
+	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
+	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
+	Env            string  `mapstructure:"env" json:"env,omitempty"`
+	EnvColor       string  `mapstructure:"env_color" json:"env_color,omitempty"`
+	EnvRotation    float32 `mapstructure:"env_rotation" json:"env_rotation,omitempty"` // degrees
+	EnvIntensity   float32 `mapstructure:"env_intensity" json:"env_intensity,omitempty"`
+	Exposure       float32 `mapstructure:"exposure" json:"exposure,omitempty"`
+	ToneMap        string  `mapstructure:"tonemap" json:"tonemap,omitempty"`
+	Filter         string  `mapstructure:"filter" json:"filter,omitempty"`
+	ApertureRadius float32 `mapstructure:"aperture_radius" json:"aperture_radius,omitempty"` // −1: the camera's own
+	FocusDistance  float32 `mapstructure:"focus_distance" json:"focus_distance,omitempty"`   // −1: the camera's own
+	Threads        int     `mapstructure:"threads" json:"threads,omitempty"`
+	TimeBudget     float64 `mapstructure:"time_budget" json:"time_budget,omitempty"`     // seconds; spp then caps it
+	EXRPrecision   string  `mapstructure:"exr_precision" json:"exr_precision,omitempty"` // float or half
+}
+
+// SettingError is a setting whose value cannot be used; Key is its name
+// with underscores, for the caller to show as a flag or a config key.
+type SettingError struct {
+	Key string
+	Err error
+}
+
+func (e *SettingError) Error() string { return e.Key + ": " + e.Err.Error() }
+func (e *SettingError) Unwrap() error { return e.Err }
+
+func bad(key string, format string, args ...any) error {
+	return &SettingError{Key: key, Err: fmt.Errorf(format, args...)}
+}
+
+// Check refuses values that are wrong whatever the scene: what can be said
+// before loading it.
+func (s *Settings) Check() error {
+	switch s.Backend {
+	case "auto", "cpu", "":
+	case "vulkan":
+		return errors.New("backend vulkan: this build of sertrace has no Vulkan backend yet; use --backend cpu")
+	default:
+		return bad("backend", "unknown backend %q (auto, cpu or vulkan)", s.Backend)
+	}
+	if _, err := ParseColor(s.EnvColor); err != nil {
+		return &SettingError{"env_color", err}
+	}
+	if err := CheckToneMap(s.ToneMap); err != nil {
+		return &SettingError{"tonemap", err}
+	}
+	if _, err := NewPixelFilter(s.Filter); err != nil {
+		return &SettingError{"filter", err}
+	}
+	if s.EXRPrecision != "float" && s.EXRPrecision != "half" && s.EXRPrecision != "" {
+		return bad("exr_precision", "%q: float or half", s.EXRPrecision)
+	}
+	if s.TimeBudget < 0 || math.IsNaN(s.TimeBudget) || math.IsInf(s.TimeBudget, 0) {
+		return bad("time_budget", "%v must be finite seconds, not negative", s.TimeBudget)
+	}
+	env := EnvMap{Rotation: s.EnvRotation, Intensity: s.EnvIntensity}
+	if err := env.CheckSettings(); err != nil {
+		return &SettingError{"env", err}
+	}
+	return nil
+}
+
+// Options resolves the settings against a scene: the camera by name or
+// index (its lens overridden where the settings say), the resolution, the
+// environment map (read through resolve, which maps the setting's path to a
+// file). The camera in sc is changed in place.
+func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Options, Display, error) {
+	display := Display{Exposure: s.Exposure, ToneMap: s.ToneMap, HalfFloat: s.EXRPrecision == "half"}
+	if err := s.Check(); err != nil {
+		return Options{}, display, err
+	}
+	camera, err := sc.FindCamera(s.Camera)
+	if err != nil {
+		return Options{}, display, fmt.Errorf("%s: %w", sc.Source, err)
+	}
+	cam := &sc.Cameras[camera]
+	if s.ApertureRadius >= 0 {
+		cam.ApertureRadius = s.ApertureRadius
+	}
+	if s.FocusDistance >= 0 {
+		cam.FocusDistance = s.FocusDistance
+	}
+	if cam.ApertureRadius > 0 && !(cam.FocusDistance > 0) {
+		return Options{}, display, bad("focus_distance", "camera %q has an aperture but no focus distance", cam.Name)
+	}
+	w, h, err := ParseResolution(s.Res, *cam)
+	if err != nil {
+		return Options{}, display, &SettingError{"res", err}
+	}
+	env, _ := ParseColor(s.EnvColor)
+	filter, _ := NewPixelFilter(s.Filter)
+	opts := Options{Width: w, Height: h, SPP: s.SPP, MaxDepth: s.MaxDepth, Seed: s.Seed, Camera: camera,
+		EnvColor: env, Threads: s.Threads, Filter: filter, TimeBudget: time.Duration(s.TimeBudget * float64(time.Second))}
+	if s.Env != "" {
+		if opts.EnvMap, err = LoadHDR(resolve(s.Env)); err != nil {
+			return opts, display, err
+		}
+		opts.EnvMap.Rotation = s.EnvRotation * math.Pi / 180
+		opts.EnvMap.Intensity = s.EnvIntensity
+	}
+	if err := opts.Validate(sc); err != nil {
+		return opts, display, &SettingError{"settings", err}
+	}
+	return opts, display, nil
+}

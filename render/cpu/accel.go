@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"sertrace/render"
 	"sertrace/scene"
 )
 
@@ -41,60 +42,10 @@ type Accel struct {
 	triangles   map[int][]scene.Vec3 // per mesh, its triangles' vertices in its BVH's leaf order
 	trianglesOf [][]scene.Vec3       // per instance, the same
 	tlas        *BVH
-	toObject    []affine // per instance, world to object
-	toWorld     []affine // per instance, object to world
-	opaque      []bool   // per instance: no any-hit needed
+	toObject    []render.Affine // per instance, world to object
+	toWorld     []render.Affine // per instance, object to world
+	opaque      []bool          // per instance: no any-hit needed
 	anyHit      AnyHit
-}
-
-// affine is a 3×4 transform, rows first, float32 as the GPU keeps it.
-type affine [12]float32
-
-func affineInverse(m scene.Mat4) affine {
-	// Invert the 3×3 part by cofactors; the translation follows.
-	a, b, c := m[0], m[4], m[8]
-	d, e, f := m[1], m[5], m[9]
-	g, h, i := m[2], m[6], m[10]
-	det := a*(e*i-f*h) - b*(d*i-f*g) + c*(d*h-e*g)
-	if det == 0 {
-		return affine{} // a collapsed instance: every ray misses it
-	}
-	inv := 1 / det
-	r := [9]float64{
-		(e*i - f*h) * inv, (c*h - b*i) * inv, (b*f - c*e) * inv,
-		(f*g - d*i) * inv, (a*i - c*g) * inv, (c*d - a*f) * inv,
-		(d*h - e*g) * inv, (b*g - a*h) * inv, (a*e - b*d) * inv,
-	}
-	tx, ty, tz := m[12], m[13], m[14]
-	return affine{
-		float32(r[0]), float32(r[1]), float32(r[2]), float32(-(r[0]*tx + r[1]*ty + r[2]*tz)),
-		float32(r[3]), float32(r[4]), float32(r[5]), float32(-(r[3]*tx + r[4]*ty + r[5]*tz)),
-		float32(r[6]), float32(r[7]), float32(r[8]), float32(-(r[6]*tx + r[7]*ty + r[8]*tz)),
-	}
-}
-
-func affineOf(m scene.Mat4) affine {
-	return affine{
-		float32(m[0]), float32(m[4]), float32(m[8]), float32(m[12]),
-		float32(m[1]), float32(m[5]), float32(m[9]), float32(m[13]),
-		float32(m[2]), float32(m[6]), float32(m[10]), float32(m[14]),
-	}
-}
-
-func (m *affine) point(p scene.Vec3) scene.Vec3 {
-	return scene.Vec3{
-		m[0]*p[0] + m[1]*p[1] + m[2]*p[2] + m[3],
-		m[4]*p[0] + m[5]*p[1] + m[6]*p[2] + m[7],
-		m[8]*p[0] + m[9]*p[1] + m[10]*p[2] + m[11],
-	}
-}
-
-func (m *affine) vector(v scene.Vec3) scene.Vec3 {
-	return scene.Vec3{
-		m[0]*v[0] + m[1]*v[1] + m[2]*v[2],
-		m[4]*v[0] + m[5]*v[1] + m[6]*v[2],
-		m[8]*v[0] + m[9]*v[1] + m[10]*v[2],
-	}
 }
 
 // BuildAccel builds the bottom-level BVHs of every instanced geometry, in
@@ -147,18 +98,18 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 			acc.trianglesOf[i] = acc.triangles[in.Geometry.Index]
 		}
 	}
-	acc.toObject = make([]affine, len(sc.Instances))
-	acc.toWorld = make([]affine, len(sc.Instances))
+	acc.toObject = make([]render.Affine, len(sc.Instances))
+	acc.toWorld = make([]render.Affine, len(sc.Instances))
 	acc.opaque = make([]bool, len(sc.Instances))
 	for i, in := range sc.Instances {
-		acc.toObject[i] = affineInverse(in.Transform)
-		acc.toWorld[i] = affineOf(in.Transform)
+		acc.toObject[i] = render.AffineInverse(in.Transform)
+		acc.toWorld[i] = render.AffineOf(in.Transform)
 		acc.opaque[i] = anyHit == nil || in.Geometry.Kind != scene.Triangles ||
 			sc.Materials[in.Material].AlphaMode != scene.AlphaMask
 	}
 	acc.tlas = BuildBVH(len(sc.Instances), func(i int) scene.Bounds {
 		in := sc.Instances[i]
-		if acc.toObject[i] == (affine{}) {
+		if acc.toObject[i] == (render.Affine{}) {
 			// Scaled to nothing (glTF files hide objects so): it cannot be
 			// hit, and rays into its object space would be degenerate.
 			return scene.EmptyBounds()
@@ -232,7 +183,7 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool) (Hit, bool) {
 	}
 	if best.Kind == HitFrontFace {
 		in := &acc.scene.Instances[best.Instance]
-		if facesAway(&acc.scene.Meshes[in.Geometry.Index], int(best.Prim), acc.toObject[best.Instance].vector(ray.Dir)) {
+		if facesAway(&acc.scene.Meshes[in.Geometry.Index], int(best.Prim), acc.toObject[best.Instance].Vector(ray.Dir)) {
 			best.Kind = HitBackFace
 		}
 	}
@@ -243,7 +194,7 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool) (Hit, bool) {
 // direction is not renormalised, so distances stay world distances).
 func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFirst bool) bool {
 	in := &acc.scene.Instances[i]
-	o, d := acc.toObject[i].point(ray.Origin), acc.toObject[i].vector(ray.Dir)
+	o, d := acc.toObject[i].Point(ray.Origin), acc.toObject[i].Vector(ray.Dir)
 	br := newBoxRay(o, d)
 	bvh := acc.blasOf[i]
 	found := false

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"sertrace/render"
 	"sertrace/scene"
 )
 
@@ -76,8 +77,8 @@ func randomScene(rng *rand.Rand) *scene.Scene {
 func bruteForce(sc *scene.Scene, ray *Ray) Hit {
 	best := Hit{T: ray.TMax, Instance: -1}
 	for i, in := range sc.Instances {
-		inv := affineInverse(in.Transform)
-		o, d := inv.point(ray.Origin), inv.vector(ray.Dir)
+		inv := render.AffineInverse(in.Transform)
+		o, d := inv.Point(ray.Origin), inv.Vector(ray.Dir)
 		switch in.Geometry.Kind {
 		case scene.Triangles:
 			m := &sc.Meshes[0]

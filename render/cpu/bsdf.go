@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 
+	"sertrace/render"
 	"sertrace/scene"
 )
 
@@ -42,7 +43,7 @@ func (b *BSDF) glassWeight() float32 { return (1 - b.Metallic) * b.Transmission 
 
 // minAlpha keeps a roughness-0 surface a very sharp lobe rather than a delta,
 // so one code path (and MIS) serves every roughness.
-const minAlpha = 1e-3
+const minAlpha = render.MinAlpha
 
 // NewBSDF makes the BSDF of a material with the given factors (textures
 // already applied). specular and specularColor are KHR_materials_specular's.
@@ -76,26 +77,7 @@ func ggxD(h scene.Vec3, a2 float32) float32 {
 	return a2 / (math.Pi * d * d)
 }
 
-// smithV is the height-correlated Smith visibility term, which includes
-// the 1 / (4·cos·cos) of the microfacet BRDF.
-func smithV(cosO, cosI, a2 float32) float32 {
-	go_ := cosI * sqrt32(cosO*cosO*(1-a2)+a2)
-	gi := cosO * sqrt32(cosI*cosI*(1-a2)+a2)
-	return 0.5 / (go_ + gi)
-}
-
-// smithG1 is the masking of one direction, for the visible-normal pdf.
-func smithG1(cos, a2 float32) float32 {
-	return 2 * cos / (cos + sqrt32(a2+(1-a2)*cos*cos))
-}
-
 func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(max(v, 0)))) }
-
-func schlick5(cos float32) float32 {
-	m := clamp01(1 - cos)
-	m2 := m * m
-	return m2 * m2 * m
-}
 
 // specularAlbedo is E for each channel: the dielectric specular layer's
 // directional albedo seen from cosO, from the tabulated integrals.
@@ -115,7 +97,7 @@ func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass 
 	lb := luminance(b.Base)
 	le := luminance(e)
 	opaque := (1 - b.Metallic) * (1 - b.Transmission)
-	spec = opaque*le + b.Metallic*(lb+(1-lb)*schlick5(cosO))
+	spec = opaque*le + b.Metallic*(lb+(1-lb)*render.Schlick5(cosO))
 	diff = opaque * (1 - le) * lb
 	glass = b.glassWeight()
 	sum := spec + diff + glass
@@ -139,15 +121,15 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	if wi[2] > 0 {
 		h := wo.Add(wi).Normalize()
 		d := ggxD(h, a2)
-		spec := d * smithV(wo[2], wi[2], a2)
-		s5 := schlick5(wo.Dot(h))
+		spec := d * render.SmithV(wo[2], wi[2], a2)
+		s5 := render.Schlick5(wo.Dot(h))
 		opaque := (1 - b.Metallic) * (1 - b.Transmission)
 		for c := 0; c < 3; c++ {
 			fd := b.F0[c] + (b.F90-b.F0[c])*s5
 			fm := b.Base[c] + (1-b.Base[c])*s5
 			f[c] = (opaque*((1-e[c])*b.Base[c]/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi[2]
 		}
-		pdf = ps*smithG1(wo[2], a2)*d/(4*wo[2]) + pd*wi[2]/math.Pi
+		pdf = ps*render.SmithG1(wo[2], a2)*d/(4*wo[2]) + pd*wi[2]/math.Pi
 	}
 	if pg > 0 {
 		gf, gpdf := b.glassEval(wo, wi)
@@ -167,7 +149,7 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	ps, pd, _ := b.lobeProbabilities(wo[2], b.specularAlbedo(wo[2]))
 	switch {
 	case u < ps:
-		h := sampleVisibleNormal(wo, b.Alpha, u1, u2)
+		h := render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
 		wi = h.Scale(2 * wo.Dot(h)).Sub(wo)
 	case u < ps+pd:
 		wi = sampleCosine(u1, u2)
@@ -209,7 +191,7 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		fr := fresnelDielectric(wo.Dot(h), b.glassEta())
 		d := ggxD(h, a2)
 		v := fr * d * smithG2(wo, wi, a2) / (4 * wo[2])
-		pdf := fr * smithG1(wo[2], a2) * d / (4 * wo[2])
+		pdf := fr * render.SmithG1(wo[2], a2) * d / (4 * wo[2])
 		return scene.Vec3{v, v, v}, pdf
 	}
 	if b.Thin {
@@ -220,7 +202,7 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		t := 1 - fresnelDielectric(wo.Dot(h), b.glassEta())
 		d := ggxD(h, a2)
 		v := t * d * smithG2(wo, wr, a2) / (4 * wo[2])
-		return b.Base.Scale(v), t * smithG1(wo[2], a2) * d / (4 * wo[2])
+		return b.Base.Scale(v), t * render.SmithG1(wo[2], a2) * d / (4 * wo[2])
 	}
 	eta := b.glassEta()
 	wm := wi.Scale(eta).Add(wo).Normalize()
@@ -238,7 +220,7 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	// Walter et al.'s BTDF times |cos wi|, with the radiance scaled by 1/η²
 	// as it crosses into the denser side (and back).
 	v := t * d * smithG2(wo, wi, a2) * float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo[2]*denom)))) / (eta * eta)
-	pdf := t * smithG1(wo[2], a2) * d * wo.Dot(wm) / wo[2] * float32(math.Abs(float64(wi.Dot(wm)))) / denom
+	pdf := t * render.SmithG1(wo[2], a2) * d * wo.Dot(wm) / wo[2] * float32(math.Abs(float64(wi.Dot(wm)))) / denom
 	return b.Base.Scale(v), pdf
 }
 
@@ -248,7 +230,7 @@ func (b *BSDF) glassEta() float32 { return max(b.Eta, 1e-3) }
 // glassSample samples a visible microfacet normal, then reflects (with the
 // Fresnel reflectance's probability, chosen by u) or refracts about it.
 func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32) (scene.Vec3, bool) {
-	h := sampleVisibleNormal(wo, b.Alpha, u1, u2)
+	h := render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
 	cosO := wo.Dot(h)
 	eta := b.glassEta()
 	r := h.Scale(2 * cosO).Sub(wo)
@@ -268,25 +250,6 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32) (scene.Vec3, bool) 
 	cosT := sqrt32(1 - sin2T)
 	t := wo.Scale(-1 / eta).Add(h.Scale(cosO/eta - cosT))
 	return t, t[2] < 0
-}
-
-// sampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
-// the GGX Distribution of Visible Normals", JCGT 2018).
-func sampleVisibleNormal(wo scene.Vec3, alpha, u1, u2 float32) scene.Vec3 {
-	vh := scene.Vec3{alpha * wo[0], alpha * wo[1], wo[2]}.Normalize()
-	t1 := scene.Vec3{1, 0, 0}
-	if l2 := vh[0]*vh[0] + vh[1]*vh[1]; l2 > 0 {
-		inv := 1 / sqrt32(l2)
-		t1 = scene.Vec3{-vh[1] * inv, vh[0] * inv, 0}
-	}
-	t2 := vh.Cross(t1)
-	r := sqrt32(u1)
-	s, c := math.Sincos(2 * math.Pi * float64(u2))
-	p1, p2 := r*float32(c), r*float32(s)
-	sh := 0.5 * (1 + vh[2])
-	p2 = (1-sh)*sqrt32(1-p1*p1) + sh*p2
-	nh := t1.Scale(p1).Add(t2.Scale(p2)).Add(vh.Scale(sqrt32(1 - p1*p1 - p2*p2)))
-	return scene.Vec3{alpha * nh[0], alpha * nh[1], max(nh[2], 1e-7)}.Normalize()
 }
 
 // sampleCosine samples the hemisphere about +Z in proportion to cos θ.
@@ -325,52 +288,14 @@ func (f *Frame) ToWorld(v scene.Vec3) scene.Vec3 {
 	return f.T.Scale(v[0]).Add(f.B.Scale(v[1])).Add(f.N.Scale(v[2]))
 }
 
-// The specular layer's albedo is E = F0·A(μ, α) + (F90 − F0)·S(μ, α), since
-// Schlick's Fresnel is linear in F0 and F90: A = ∫ D·V·cos, S = ∫ (1 − v·h)⁵·D·V·cos
-// over the hemisphere. Both are tabulated once, over μ = cos θ_o and
-// √α = roughness, by stratified visible-normal sampling.
-const (
-	albedoTableSize    = 32
-	albedoTableSamples = 32 // per axis: 1024 a cell
-)
-
-var albedoTable = func() (t [albedoTableSize][albedoTableSize][2]float32) {
-	for i := range albedoTableSize {
-		mu := max(float32(i)/(albedoTableSize-1), 1e-3)
-		wo := scene.Vec3{sqrt32(1 - mu*mu), 0, mu}
-		for j := range albedoTableSize {
-			r := float32(j) / (albedoTableSize - 1)
-			alpha := max(r*r, minAlpha)
-			a2 := alpha * alpha
-			var sa, ss float64
-			for u := range albedoTableSamples {
-				for v := range albedoTableSamples {
-					h := sampleVisibleNormal(wo, alpha, (float32(u)+0.5)/albedoTableSamples, (float32(v)+0.5)/albedoTableSamples)
-					wi := h.Scale(2 * wo.Dot(h)).Sub(wo)
-					if wi[2] <= 0 {
-						continue
-					}
-					// D·V·cos over the visible-normal pdf G1·D/(4μ).
-					w := 4 * mu * smithV(mu, wi[2], a2) * wi[2] / smithG1(mu, a2)
-					sa += float64(w)
-					ss += float64(w * schlick5(wo.Dot(h)))
-				}
-			}
-			n := float64(albedoTableSamples * albedoTableSamples)
-			t[i][j] = [2]float32{float32(sa / n), float32(ss / n)}
-		}
-	}
-	return t
-}()
-
 // specularIntegrals looks up A and S bilinearly.
 func specularIntegrals(mu, alpha float32) (a, s float32) {
-	x := clamp01(mu) * (albedoTableSize - 1)
-	y := clamp01(sqrt32(alpha)) * (albedoTableSize - 1)
-	i, j := min(int(x), albedoTableSize-2), min(int(y), albedoTableSize-2)
+	x := clamp01(mu) * (render.AlbedoTableSize - 1)
+	y := clamp01(sqrt32(alpha)) * (render.AlbedoTableSize - 1)
+	i, j := min(int(x), render.AlbedoTableSize-2), min(int(y), render.AlbedoTableSize-2)
 	fx, fy := x-float32(i), y-float32(j)
 	lerp := func(k int) float32 {
-		t := &albedoTable
+		t := &render.SpecularAlbedoTable
 		return (t[i][j][k]*(1-fx)+t[i+1][j][k]*fx)*(1-fy) + (t[i][j+1][k]*(1-fx)+t[i+1][j+1][k]*fx)*fy
 	}
 	return lerp(0), lerp(1)

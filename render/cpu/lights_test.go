@@ -124,21 +124,21 @@ func TestAliasTablePicksByPower(t *testing.T) {
 			power[i] = rng.ExpFloat64()
 		}
 	}
-	ls := &lightSampler{entries: make([]lightEntry, len(power))}
-	ls.buildAlias(power)
+	ls := &render.LightTable{Entries: make([]render.LightEntry, len(power))}
+	ls.BuildAlias(power)
 	counts := make([]float64, len(power))
 	const grid = 4000
 	for a := 0; a < len(power); a++ {
 		for b := 0; b < grid; b++ {
 			u := (float32(a) + 0.5) / float32(len(power))
-			counts[ls.pick(u, (float32(b)+0.5)/grid)]++
+			counts[ls.Pick(u, (float32(b)+0.5)/grid)]++
 		}
 	}
 	for i, c := range counts {
 		f := c / float64(len(power)*grid)
 		// Each column's coin is quantised to 1/grid; a light collects a few columns.
-		if math.Abs(f-float64(ls.pdf[i])) > 8.0/grid/float64(len(power)) {
-			t.Fatalf("light %d picked %.6f of the time, pdf %.6f", i, f, ls.pdf[i])
+		if math.Abs(f-float64(ls.Pdf[i])) > 8.0/grid/float64(len(power)) {
+			t.Fatalf("light %d picked %.6f of the time, pdf %.6f", i, f, ls.Pdf[i])
 		}
 		if power[i] == 0 && c > 0 {
 			t.Fatalf("light %d has no power but was picked", i)

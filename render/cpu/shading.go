@@ -113,7 +113,7 @@ func alphaAt(sc *scene.Scene, mat *scene.Material, m *scene.Mesh, prim int, u, v
 
 // normalToWorld transforms an object-space normal by the inverse transpose,
 // which the world-to-object affine holds (its transpose, read by columns).
-func normalToWorld(inv *affine, n scene.Vec3) scene.Vec3 {
+func normalToWorld(inv *render.Affine, n scene.Vec3) scene.Vec3 {
 	return scene.Vec3{
 		inv[0]*n[0] + inv[4]*n[1] + inv[8]*n[2],
 		inv[1]*n[0] + inv[5]*n[1] + inv[9]*n[2],
@@ -152,23 +152,23 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 			t := m.Tangents[i0]
 			tw := scene.Vec3{t[0], t[1], t[2]}.Scale(w).Add(scene.Vec3{m.Tangents[i1][0], m.Tangents[i1][1], m.Tangents[i1][2]}.Scale(h.U)).
 				Add(scene.Vec3{m.Tangents[i2][0], m.Tangents[i2][1], m.Tangents[i2][2]}.Scale(h.V))
-			tw = toWorld.vector(tw).Normalize()
+			tw = toWorld.Vector(tw).Normalize()
 			tangent = scene.Vec4{tw[0], tw[1], tw[2], t[3]}
 		}
 	case scene.Spheres:
 		set := &sc.SphereSets[in.Geometry.Index]
-		po := inv.point(s.p)
+		po := inv.Point(s.p)
 		s.ng = normalToWorld(inv, po.Sub(set.Centers[h.Prim]))
 	case scene.SweptSpheres:
 		c := &sc.CurveSets[in.Geometry.Index]
 		v := c.Segments[h.Prim]
-		po := inv.point(s.p)
+		po := inv.Point(s.p)
 		no := sweptSphereNormal(po, c.Positions[v], c.Positions[v+1], h.U)
 		s.ng = normalToWorld(inv, no)
 		if s.mat.Hair != nil {
 			r := c.Radii[v] + (c.Radii[v+1]-c.Radii[v])*h.U
-			s.across = toWorld.vector(no.Scale(-2 * r))
-			s.hairFrame(toWorld.vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
+			s.across = toWorld.Vector(no.Scale(-2 * r))
+			s.hairFrame(toWorld.Vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
 			s.albedo = scene.Vec3{s.mat.BaseColor[0], s.mat.BaseColor[1], s.mat.BaseColor[2]}
 			s.aovNormal = s.ng // the strand's surface, not the view-facing BSDF frame
 			return s

@@ -1,0 +1,101 @@
+package render
+
+import (
+	"math"
+
+	"sertrace/scene"
+)
+
+// The microfacet pieces that every backend's BSDF shares with the
+// tabulated specular albedo the glTF BRDF's albedo scaling reads (the GPU
+// receives the same table).
+
+func sqrtClamped(v float32) float32 { return float32(math.Sqrt(float64(max(v, 0)))) }
+
+func clampUnit(v float32) float32 {
+	if !(v > 0) {
+		return 0
+	}
+	return min(v, 1)
+}
+
+// SmithV is the height-correlated Smith visibility term, which includes
+// the 1 / (4·cos·cos) of the microfacet BRDF.
+func SmithV(cosO, cosI, a2 float32) float32 {
+	go_ := cosI * sqrtClamped(cosO*cosO*(1-a2)+a2)
+	gi := cosO * sqrtClamped(cosI*cosI*(1-a2)+a2)
+	return 0.5 / (go_ + gi)
+}
+
+// SmithG1 is the masking of one direction, for the visible-normal pdf.
+func SmithG1(cos, a2 float32) float32 {
+	return 2 * cos / (cos + sqrtClamped(a2+(1-a2)*cos*cos))
+}
+
+// Schlick5 is (1 − cos)⁵, clamped.
+func Schlick5(cos float32) float32 {
+	m := clampUnit(1 - cos)
+	m2 := m * m
+	return m2 * m2 * m
+}
+
+// SampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
+// the GGX Distribution of Visible Normals", JCGT 2018).
+func SampleVisibleNormal(wo scene.Vec3, alpha, u1, u2 float32) scene.Vec3 {
+	vh := scene.Vec3{alpha * wo[0], alpha * wo[1], wo[2]}.Normalize()
+	t1 := scene.Vec3{1, 0, 0}
+	if l2 := vh[0]*vh[0] + vh[1]*vh[1]; l2 > 0 {
+		inv := 1 / sqrtClamped(l2)
+		t1 = scene.Vec3{-vh[1] * inv, vh[0] * inv, 0}
+	}
+	t2 := vh.Cross(t1)
+	r := sqrtClamped(u1)
+	s, c := math.Sincos(2 * math.Pi * float64(u2))
+	p1, p2 := r*float32(c), r*float32(s)
+	sh := 0.5 * (1 + vh[2])
+	p2 = (1-sh)*sqrtClamped(1-p1*p1) + sh*p2
+	nh := t1.Scale(p1).Add(t2.Scale(p2)).Add(vh.Scale(sqrtClamped(1 - p1*p1 - p2*p2)))
+	return scene.Vec3{alpha * nh[0], alpha * nh[1], max(nh[2], 1e-7)}.Normalize()
+}
+
+// The specular layer's albedo is E = F0·A(μ, α) + (F90 − F0)·S(μ, α), since
+// Schlick's Fresnel is linear in F0 and F90: A = ∫ D·V·cos, S = ∫ (1 − v·h)⁵·D·V·cos
+// over the hemisphere. Both are tabulated once, over μ = cos θ_o and
+// √α = roughness, by stratified visible-normal sampling.
+const (
+	AlbedoTableSize = 32
+	albedoSamples   = 32 // per axis: 1024 a cell
+)
+
+var SpecularAlbedoTable = func() (t [AlbedoTableSize][AlbedoTableSize][2]float32) {
+	for i := range AlbedoTableSize {
+		mu := max(float32(i)/(AlbedoTableSize-1), 1e-3)
+		wo := scene.Vec3{sqrtClamped(1 - mu*mu), 0, mu}
+		for j := range AlbedoTableSize {
+			r := float32(j) / (AlbedoTableSize - 1)
+			alpha := max(r*r, MinAlpha)
+			a2 := alpha * alpha
+			var sa, ss float64
+			for u := range albedoSamples {
+				for v := range albedoSamples {
+					h := SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/albedoSamples, (float32(v)+0.5)/albedoSamples)
+					wi := h.Scale(2 * wo.Dot(h)).Sub(wo)
+					if wi[2] <= 0 {
+						continue
+					}
+					// D·V·cos over the visible-normal pdf G1·D/(4μ).
+					w := 4 * mu * SmithV(mu, wi[2], a2) * wi[2] / SmithG1(mu, a2)
+					sa += float64(w)
+					ss += float64(w * Schlick5(wo.Dot(h)))
+				}
+			}
+			n := float64(albedoSamples * albedoSamples)
+			t[i][j] = [2]float32{float32(sa / n), float32(ss / n)}
+		}
+	}
+	return t
+}()
+
+// MinAlpha keeps a roughness-0 surface a very sharp lobe rather than a
+// delta, so one code path (and MIS) serves every roughness.
+const MinAlpha = 1e-3

@@ -1,0 +1,176 @@
+package vulkan
+
+import (
+	"fmt"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"sertrace/shaders"
+)
+
+// Paths a Vulkan device can render with, best first.
+const (
+	PathSER      = "ser"      // ray-tracing pipeline with hit objects and reorderThreadNV
+	PathRT       = "rt"       // ray-tracing pipeline with traceRayEXT
+	PathRayQuery = "rayquery" // compute shaders with ray queries
+)
+
+// PathNames lists the paths in the order auto tries them.
+var PathNames = []string{PathSER, PathRT, PathRayQuery}
+
+// PathStatus says whether a device can run a path, and why not.
+type PathStatus struct {
+	Available bool   `json:"available"`
+	Reason    string `json:"reason"`
+}
+
+// Device is what `sertrace devices` reports of a physical device.
+type Device struct {
+	Index       int                   `json:"index"`
+	Name        string                `json:"name"`
+	Type        string                `json:"type"`
+	Driver      string                `json:"driver"`
+	APIVersion  string                `json:"api_version"`
+	ReorderMode *string               `json:"reorder_mode"` // "reorder", "none", or null without VK_NV_ray_tracing_invocation_reorder
+	Spheres     bool                  `json:"spheres"`      // native VK_GEOMETRY_TYPE_SPHERES_NV
+	LSS         bool                  `json:"lss"`          // native linear swept spheres
+	ShaderClock bool                  `json:"shader_clock"` // VK_KHR_shader_clock, for GPU cost heatmaps
+	Paths       map[string]PathStatus `json:"paths"`
+
+	handle vk.PhysicalDevice
+	exts   map[string]bool
+}
+
+// Best is the first path the device can run, or "".
+func (d *Device) Best() string {
+	for _, p := range PathNames {
+		if d.Paths[p].Available {
+			return p
+		}
+	}
+	return ""
+}
+
+// pathModules are the SPIR-V modules each path's pipeline is made of.
+func pathModules(path string) ([][]byte, error) {
+	var names []string
+	switch path {
+	case PathSER:
+		names = append([]string{"raygen_ser.rgen"}, hitModules...)
+	case PathRT:
+		names = append([]string{"raygen.rgen"}, hitModules...)
+	default:
+		return nil, fmt.Errorf("no shaders for path %q", path)
+	}
+	var mods [][]byte
+	for _, n := range names {
+		b, err := shaders.SPIRV(n)
+		if err != nil {
+			return nil, err
+		}
+		mods = append(mods, b)
+	}
+	return mods, nil
+}
+
+// hitModules are the miss, hit and intersection shaders both pipeline
+// paths share.
+var hitModules = []string{"miss.rmiss", "shadow.rmiss", "surface.rchit", "hair.rchit", "alpha.rahit", "sphere.rint", "swept.rint"}
+
+// Devices lists every physical device and what it can run.
+func Devices() ([]Device, error) {
+	in, err := newInstance(false)
+	if err != nil {
+		return nil, err
+	}
+	defer in.destroy()
+	var out []Device
+	for i, pd := range in.physicalDevices() {
+		out = append(out, describe(in, i, pd))
+	}
+	return out, nil
+}
+
+func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
+	var props vk.PhysicalDeviceProperties
+	vk.GetPhysicalDeviceProperties(pd, &props)
+	props.Deref()
+	d := Device{Index: index, Name: cString(props.DeviceName[:]), handle: pd, exts: deviceExtensions(pd),
+		APIVersion: fmt.Sprintf("%d.%d.%d", props.ApiVersion>>22, props.ApiVersion>>12&0x3ff, props.ApiVersion&0xfff),
+		Type:       deviceType(props.DeviceType), Paths: map[string]PathStatus{}}
+	var a arena
+	defer a.free()
+
+	// Properties: the driver, and SER's reordering mode.
+	p2 := newIn[physicalDeviceProperties2](&a)
+	p2.sType = stPhysicalDeviceProperties2
+	drv := newIn[physicalDeviceDriverProperties](&a)
+	drv.sType = stPhysicalDeviceDriverProperties
+	p2.pNext = unsafe.Pointer(drv)
+	var ser *physicalDeviceRayTracingInvocationReorderProperties
+	if d.exts["VK_NV_ray_tracing_invocation_reorder"] {
+		ser = newIn[physicalDeviceRayTracingInvocationReorderProperties](&a)
+		ser.sType = stPhysicalDeviceRayTracingInvocationReorderProperties
+		drv.pNext = unsafe.Pointer(ser)
+	}
+	call(in.proc("vkGetPhysicalDeviceProperties2"), uintptr(unsafe.Pointer(pd)), ptr(p2))
+	d.Driver = cString(drv.driverName[:])
+	if info := cString(drv.driverInfo[:]); info != "" {
+		d.Driver += " " + info
+	}
+	if ser != nil {
+		mode := "none"
+		if ser.reorderHint == 1 {
+			mode = "reorder"
+		}
+		d.ReorderMode = &mode
+	}
+
+	supported := newFeatureChain(&a, d.exts)
+	call(in.proc("vkGetPhysicalDeviceFeatures2"), uintptr(unsafe.Pointer(pd)), ptr(supported.f2))
+	if supported.lss != nil {
+		d.Spheres, d.LSS = supported.lss.spheres != 0, supported.lss.linearSweptSpheres != 0
+	}
+	d.ShaderClock = supported.clock != nil && supported.clock.shaderSubgroupClock != 0
+
+	if props.ApiVersion < vk.MakeVersion(1, 2, 0) {
+		for _, p := range PathNames {
+			d.Paths[p] = PathStatus{Reason: "Vulkan " + d.APIVersion + " is older than 1.2"}
+		}
+		return d
+	}
+	for _, p := range []string{PathSER, PathRT} {
+		mods, err := pathModules(p)
+		if err != nil {
+			d.Paths[p] = PathStatus{Reason: err.Error()}
+			continue
+		}
+		reqs, err := pathRequirements(mods)
+		if err != nil {
+			d.Paths[p] = PathStatus{Reason: err.Error()}
+			continue
+		}
+		if why := missing(reqs, d.exts, supported); why != "" {
+			d.Paths[p] = PathStatus{Reason: why}
+			continue
+		}
+		d.Paths[p] = PathStatus{Available: true}
+	}
+	d.Paths[PathRayQuery] = PathStatus{Reason: "the ray-query path is not built yet (issue 5)"}
+	return d
+}
+
+func deviceType(t vk.PhysicalDeviceType) string {
+	switch t {
+	case vk.PhysicalDeviceTypeIntegratedGpu:
+		return "integrated-gpu"
+	case vk.PhysicalDeviceTypeDiscreteGpu:
+		return "discrete-gpu"
+	case vk.PhysicalDeviceTypeVirtualGpu:
+		return "virtual-gpu"
+	case vk.PhysicalDeviceTypeCpu:
+		return "cpu"
+	}
+	return "other"
+}

@@ -1,0 +1,161 @@
+// Package vulkan is the Vulkan backend (DESIGN.md, "Vulkan"): the loader,
+// devices and the capability gate, memory, acceleration structures, the
+// ray-tracing pipeline and its shader binding table, and readback into the
+// film.
+package vulkan
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+)
+
+// instance is a Vulkan instance with the entry points sertrace's own
+// binding uses.
+type instance struct {
+	handle     vk.Instance
+	gipa       unsafe.Pointer
+	messenger  uint64
+	validation bool
+}
+
+var (
+	loaderOnce sync.Once
+	loaderGIPA unsafe.Pointer
+	loaderErr  error
+)
+
+// load opens the Vulkan loader once per process and hands its
+// vkGetInstanceProcAddr to vulkan-go.
+func load() (unsafe.Pointer, error) {
+	loaderOnce.Do(func() {
+		loaderGIPA, loaderErr = openLoader()
+		if loaderErr != nil {
+			return
+		}
+		vk.SetGetInstanceProcAddr(loaderGIPA)
+		if err := vk.Init(); err != nil {
+			loaderErr = fmt.Errorf("Vulkan loader: %v", err)
+		}
+	})
+	return loaderGIPA, loaderErr
+}
+
+// ValidationRequested reports whether SERTRACE_VULKAN_VALIDATION asks for the
+// Khronos validation layer (the tests set it).
+func ValidationRequested() bool {
+	v := os.Getenv("SERTRACE_VULKAN_VALIDATION")
+	return v != "" && v != "0"
+}
+
+// newInstance creates a Vulkan 1.2 instance, with the validation layer and a
+// messenger that records its messages when validation is set.
+func newInstance(validation bool) (*instance, error) {
+	gipa, err := load()
+	if err != nil {
+		return nil, err
+	}
+	var layers, exts []string
+	if validation {
+		if !hasInstanceLayer("VK_LAYER_KHRONOS_validation") {
+			return nil, errors.New("the Khronos validation layer is not installed (Debian: vulkan-validationlayers)")
+		}
+		layers = append(layers, "VK_LAYER_KHRONOS_validation\x00")
+		exts = append(exts, "VK_EXT_debug_utils\x00")
+	}
+	info := vk.InstanceCreateInfo{
+		SType: vk.StructureTypeInstanceCreateInfo,
+		PApplicationInfo: &vk.ApplicationInfo{
+			SType: vk.StructureTypeApplicationInfo, PApplicationName: "sertrace\x00", PEngineName: "sertrace\x00",
+			ApiVersion: vk.MakeVersion(1, 2, 0),
+		},
+		EnabledLayerCount: uint32(len(layers)), PpEnabledLayerNames: layers,
+		EnabledExtensionCount: uint32(len(exts)), PpEnabledExtensionNames: exts,
+	}
+	var h vk.Instance
+	if err := result("vkCreateInstance", uint64(uint32(vk.CreateInstance(&info, nil, &h)))); err != nil {
+		return nil, err
+	}
+	if err := vk.InitInstance(h); err != nil {
+		return nil, err
+	}
+	in := &instance{handle: h, gipa: gipa, validation: validation}
+	if validation {
+		var a arena
+		defer a.free()
+		ci := newIn[debugUtilsMessengerCreateInfo](&a)
+		ci.sType = stDebugUtilsMessengerCreateInfo
+		ci.messageSeverity = 0x100 | 0x1000 // warning, error
+		ci.messageType = 0x1 | 0x2 | 0x4    // general, validation, performance
+		ci.callback = messengerCallback()
+		m := newIn[uint64](&a)
+		fn := in.proc("vkCreateDebugUtilsMessengerEXT")
+		if fn == nil {
+			in.destroy()
+			return nil, errors.New("VK_EXT_debug_utils is missing")
+		}
+		if err := result("vkCreateDebugUtilsMessengerEXT", call(fn, uintptr(unsafe.Pointer(h)), ptr(ci), 0, ptr(m))); err != nil {
+			in.destroy()
+			return nil, err
+		}
+		in.messenger = *m
+	}
+	return in, nil
+}
+
+func hasInstanceLayer(name string) bool {
+	var n uint32
+	vk.EnumerateInstanceLayerProperties(&n, nil)
+	props := make([]vk.LayerProperties, n)
+	vk.EnumerateInstanceLayerProperties(&n, props)
+	for _, p := range props {
+		p.Deref()
+		if cString(p.LayerName[:]) == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (in *instance) proc(name string) unsafe.Pointer {
+	return proc(in.gipa, unsafe.Pointer(in.handle), name)
+}
+
+func (in *instance) destroy() {
+	if in.messenger != 0 {
+		call(in.proc("vkDestroyDebugUtilsMessengerEXT"), uintptr(unsafe.Pointer(in.handle)), uintptr(in.messenger), 0)
+	}
+	vk.DestroyInstance(in.handle, nil)
+}
+
+func (in *instance) physicalDevices() []vk.PhysicalDevice {
+	var n uint32
+	vk.EnumeratePhysicalDevices(in.handle, &n, nil)
+	devs := make([]vk.PhysicalDevice, n)
+	if n > 0 {
+		vk.EnumeratePhysicalDevices(in.handle, &n, devs)
+	}
+	return devs[:n]
+}
+
+func cString(b []byte) string {
+	if i := strings.IndexByte(string(b), 0); i >= 0 {
+		return string(b[:i])
+	}
+	return string(b)
+}
+
+// ValidationErrors returns an error listing what the validation layer
+// reported in this process, or nil when it reported nothing.
+func ValidationErrors() error {
+	n, msgs := validationMessages()
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d validation messages, the first: %s", n, strings.Join(msgs, "\n"))
+}

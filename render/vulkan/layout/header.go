@@ -1,0 +1,114 @@
+package layout
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// Header is the GLSL declaration of every structure in Structs, the
+// buffer-reference types their addresses point to, and the constants above,
+// for shaders/generated/layout.glsl.
+func Header() string {
+	var b strings.Builder
+	b.WriteString("// Generated from render/vulkan/layout by `go generate ./render/vulkan/layout`. Do not edit.\n")
+	b.WriteString("// Needs GL_EXT_buffer_reference, GL_EXT_scalar_block_layout and\n// GL_EXT_shader_explicit_arithmetic_types_int64.\n")
+	b.WriteString("#ifndef LAYOUT_GLSL\n#define LAYOUT_GLSL\n\n")
+	for _, c := range constants {
+		fmt.Fprintf(&b, "const %s %s = %s;\n", c.typ, c.name, c.value)
+	}
+	b.WriteString("\n")
+	refs := map[string]bool{}
+	for _, s := range Structs {
+		t := reflect.TypeOf(s)
+		fmt.Fprintf(&b, "struct %s {\n", t.Name())
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			typ, arr := glslType(f.Type)
+			if ref := f.Tag.Get("ref"); ref != "" {
+				refs[ref] = true
+				typ, arr = refType(ref), ""
+			}
+			fmt.Fprintf(&b, "    %s %s%s;\n", typ, lowerFirst(f.Name), arr)
+		}
+		b.WriteString("};\n\n")
+		if t.Name() == "Camera" {
+			// Params refers to buffers of the structures above; declare them.
+			writeRefs(&b, refs)
+		}
+	}
+	b.WriteString("#endif\n")
+	return b.String()
+}
+
+func writeRefs(b *strings.Builder, _ map[string]bool) {
+	for _, elem := range refElems {
+		fmt.Fprintf(b, "layout(buffer_reference, scalar, buffer_reference_align = 4) buffer %s { %s v[]; };\n", refType(elem), elem)
+	}
+	b.WriteString("\n")
+}
+
+// refElems are the element types of the buffer references Params holds.
+var refElems = []string{"Instance", "Material", "Mesh", "SphereSet", "CurveSet", "Texture", "LightEntry", "Light",
+	"float", "uint", "vec2", "vec3", "vec4"}
+
+func refType(elem string) string {
+	if elem == "accel" {
+		return "uint64_t"
+	}
+	return strings.ToUpper(elem[:1]) + elem[1:] + "Buf"
+}
+
+func glslType(t reflect.Type) (typ, arr string) {
+	switch t.Kind() {
+	case reflect.Float32:
+		return "float", ""
+	case reflect.Uint32:
+		return "uint", ""
+	case reflect.Int32:
+		return "int", ""
+	case reflect.Uint64:
+		return "uint64_t", ""
+	case reflect.Struct:
+		return t.Name(), ""
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Float32 && t.Len() >= 2 && t.Len() <= 4 {
+			return fmt.Sprintf("vec%d", t.Len()), ""
+		}
+		inner, innerArr := glslType(t.Elem())
+		return inner, fmt.Sprintf("[%d]%s", t.Len(), innerArr)
+	}
+	panic("layout: no GLSL type for " + t.String())
+}
+
+func lowerFirst(s string) string {
+	n := 0
+	for n < len(s) && s[n] >= 'A' && s[n] <= 'Z' {
+		n++
+	}
+	// A run of capitals followed by a lower-case letter starts a word with
+	// its last capital (SRGBTable → srgbTable); otherwise it is all one word
+	// (UV0 → uv0, IOR → ior).
+	if n > 1 && n < len(s) && s[n] >= 'a' && s[n] <= 'z' {
+		n--
+	}
+	return strings.ToLower(s[:n]) + s[n:]
+}
+
+type constant struct{ typ, name, value string }
+
+func c(name string, v int) constant { return constant{"uint", name, fmt.Sprintf("%du", v)} }
+
+var constants = []constant{
+	c("KIND_TRIANGLES", KindTriangles), c("KIND_SPHERES", KindSpheres), c("KIND_SWEPT_SPHERES", KindSweptSpheres),
+	c("HIT_TRIANGLES", HitTriangles), c("HIT_TRIANGLES_MASKED", HitTrianglesMasked), c("HIT_SPHERES", HitSpheres),
+	c("HIT_SWEPT_SPHERES", HitSweptSpheres), c("HIT_HAIR", HitHair), c("RAY_TYPES", RayTypes),
+	c("MAT_DOUBLE_SIDED", MatDoubleSided), c("MAT_VOLUME", MatVolume), c("MAT_ALPHA_MASK", MatAlphaMask),
+	c("MAT_HAIR", MatHair), c("MAT_EMITS", MatEmits),
+	c("HAIR_EUMELANIN", HairEumelanin), c("HAIR_PHEOMELANIN", HairPheomelanin), c("HAIR_COLOR", HairColor),
+	c("HAIR_BETA_M", HairBetaM), c("HAIR_BETA_N", HairBetaN), c("HAIR_ALPHA", HairAlpha), c("HAIR_ETA", HairEta),
+	c("LIGHT_TRIANGLE", LightTriangle), c("LIGHT_PUNCTUAL", LightPunctual), c("LIGHT_ENVIRONMENT", LightEnvironment),
+	c("HINT_MATERIAL", HintMaterial), c("HINT_COHERENCE", HintCoherence),
+	c("FILM_BEAUTY", FilmBeauty), c("FILM_ALBEDO", FilmAlbedo), c("FILM_NORMAL", FilmNormal), c("FILM_DEPTH", FilmDepth),
+	c("FILM_LUM_SQ", FilmLumSq), c("FILM_COST", FilmCost), c("FILM_PATH_LENGTH", FilmPathLength), c("FILM_LAYERS", FilmLayers),
+}

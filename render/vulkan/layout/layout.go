@@ -1,0 +1,264 @@
+// Package layout holds the GPU's view of a render: the structures that the
+// Vulkan backend writes into buffers and the shaders read, in the scalar
+// block layout (every member aligned to 4 bytes, vectors packed), which is
+// Go's own layout for these types. The shaders' header
+// shaders/generated/layout.glsl is generated from these declarations
+// (`go generate ./render/vulkan/layout`); a test fails when it is stale.
+package layout
+
+//go:generate go run ./gen ../../../shaders/generated/layout.glsl
+
+// Geometry kinds (scene.GeometryKind's values).
+const (
+	KindTriangles    = 0
+	KindSpheres      = 1
+	KindSweptSpheres = 2
+)
+
+// Hit groups: the instance's shader-binding-table offset divided by the
+// number of ray types (2: radiance, shadow).
+const (
+	HitTriangles       = 0
+	HitTrianglesMasked = 1
+	HitSpheres         = 2
+	HitSweptSpheres    = 3
+	HitHair            = 4
+	HitGroupCount      = 5
+	RayTypes           = 2
+)
+
+// Material flags.
+const (
+	MatDoubleSided = 1
+	MatVolume      = 2
+	MatAlphaMask   = 4
+	MatHair        = 8
+	MatEmits       = 16
+)
+
+// HairParams flags: which fields a material gave.
+const (
+	HairEumelanin   = 1
+	HairPheomelanin = 2
+	HairColor       = 4
+	HairBetaM       = 8
+	HairBetaN       = 16
+	HairAlpha       = 32
+	HairEta         = 64
+)
+
+// Light kinds of the light sampler's entries.
+const (
+	LightTriangle    = 0
+	LightPunctual    = 1
+	LightEnvironment = 2
+)
+
+// Hint flags: what the reorder hint is built from.
+const (
+	HintMaterial  = 1 // the hit's material, in the low bits
+	HintCoherence = 2 // Falcor-style coherence bits above it
+)
+
+// Film layers, each Width·Height floats (three for colours) in the
+// accumulation buffer, in this order.
+const (
+	FilmBeauty     = 0  // 3 per pixel
+	FilmAlbedo     = 3  // 3
+	FilmNormal     = 6  // 3
+	FilmDepth      = 9  // 1
+	FilmLumSq      = 10 // 1
+	FilmCost       = 11 // 1
+	FilmPathLength = 12 // 1
+	FilmLayers     = 13
+)
+
+// TextureRef is a material's texture slot.
+type TextureRef struct {
+	Texture   int32 // −1: none
+	TexCoord  uint32
+	Transform [6]float32 // KHR_texture_transform, rows of a 2×3 matrix
+}
+
+// HairParams are a hair material's parameters as given.
+type HairParams struct {
+	Eumelanin   float32
+	Pheomelanin float32
+	Color       [3]float32
+	BetaM       float32
+	BetaN       float32
+	Alpha       float32
+	Eta         float32
+	Set         uint32 // Hair* flags
+}
+
+// Material is a glTF material with its extensions.
+type Material struct {
+	BaseColor           [4]float32
+	Emissive            [3]float32
+	Metallic            float32
+	Roughness           float32
+	IOR                 float32
+	Specular            float32
+	SpecularColor       [3]float32
+	Transmission        float32
+	AttenuationColor    [3]float32
+	AttenuationDistance float32
+	NormalScale         float32
+	AlphaCutoff         float32
+	Flags               uint32 // Mat* flags
+	BaseColorTex        TextureRef
+	MetallicRoughness   TextureRef
+	NormalTex           TextureRef
+	EmissiveTex         TextureRef
+	TransmissionTex     TextureRef
+	SpecularTex         TextureRef
+	SpecularColorTex    TextureRef
+	Hair                HairParams
+}
+
+// Texture is an RGBA8 image in the texel buffer.
+type Texture struct {
+	Offset  uint32 // first texel (one uint, RGBA8) in the texel buffer
+	Width   uint32
+	Height  uint32
+	SRGB    uint32
+	Nearest uint32
+	WrapS   uint32 // scene.Wrap
+	WrapT   uint32
+}
+
+// Instance is a scene instance: its transforms, geometry and material.
+type Instance struct {
+	ToWorld  [3][4]float32 // rows of the object-to-world affine
+	ToObject [3][4]float32 // rows of its inverse
+	Kind     uint32
+	Geometry uint32 // index into the meshes, sphere sets or curve sets
+	Material uint32
+	FirstTri int32 // its triangle 0's light-sampler entry, or −1
+}
+
+// Mesh is a triangle mesh's place in the shared vertex buffers.
+type Mesh struct {
+	FirstIndex    uint32 // in the index buffer; indices count from FirstVertex
+	FirstVertex   uint32 // in the position buffer
+	Normals       int32  // first normal, or −1
+	UV0           int32  // first UV of set 0 in the UV buffer, or −1
+	UV1           int32
+	Colors        int32
+	Tangents      int32
+	TriangleCount uint32
+}
+
+// SphereSet is a particle set: centres in the point buffer, radii in the
+// radius buffer.
+type SphereSet struct {
+	FirstPoint  uint32
+	FirstRadius uint32
+	Count       uint32
+}
+
+// CurveSet is a set of swept-sphere strands: control points and radii, and
+// per segment its first control point and join flags.
+type CurveSet struct {
+	FirstPoint   uint32
+	FirstRadius  uint32
+	FirstSegment uint32 // in the segment buffer: (vertex, joins) pairs
+	Count        uint32
+}
+
+// LightEntry is one entry of the light sampler's alias table.
+type LightEntry struct {
+	Kind     uint32
+	Instance int32
+	Index    int32
+	Area     float32
+}
+
+// Light is a KHR_lights_punctual light.
+type Light struct {
+	Kind      uint32 // scene.LightKind
+	Color     [3]float32
+	Intensity float32
+	Position  [3]float32
+	Direction [3]float32
+	Range     float32
+	InnerCone float32
+	OuterCone float32
+}
+
+// Camera is render.CameraRays' state.
+type Camera struct {
+	Eye      [3]float32
+	X        [3]float32
+	Y        [3]float32
+	Z        [3]float32
+	Ortho    uint32
+	Sx       float32
+	Sy       float32
+	W        float32
+	H        float32
+	Aperture float32
+	Focus    float32
+}
+
+// Params is everything a launch reads: the buffers' device addresses and
+// the render's settings. A push constant holds its address.
+type Params struct {
+	TLAS           uint64 `ref:"accel"`
+	Instances      uint64 `ref:"Instance"`
+	Materials      uint64 `ref:"Material"`
+	Meshes         uint64 `ref:"Mesh"`
+	SphereSets     uint64 `ref:"SphereSet"`
+	CurveSets      uint64 `ref:"CurveSet"`
+	Textures       uint64 `ref:"Texture"`
+	Positions      uint64 `ref:"vec3"`
+	Normals        uint64 `ref:"vec3"`
+	TexCoords      uint64 `ref:"vec2"`
+	Colors         uint64 `ref:"vec4"`
+	Tangents       uint64 `ref:"vec4"`
+	Indices        uint64 `ref:"uint"`
+	Points         uint64 `ref:"vec3"`
+	Radii          uint64 `ref:"float"`
+	Segments       uint64 `ref:"uint"`
+	Texels         uint64 `ref:"uint"`
+	Lights         uint64 `ref:"LightEntry"`
+	LightProb      uint64 `ref:"float"`
+	LightAlias     uint64 `ref:"uint"`
+	LightPdf       uint64 `ref:"float"`
+	Punctual       uint64 `ref:"Light"`
+	EnvPixels      uint64 `ref:"vec3"`
+	EnvMarginal    uint64 `ref:"float"`
+	EnvConditional uint64 `ref:"float"`
+	FilterCDF      uint64 `ref:"float"`
+	AlbedoTable    uint64 `ref:"vec2"`
+	SRGBTable      uint64 `ref:"float"` // render.DecodeSRGB of every 8-bit code
+	Film           uint64 `ref:"float"`
+
+	Camera       Camera
+	Forward      [3]float32
+	Width        uint32
+	Height       uint32
+	FirstSample  uint32
+	Samples      uint32 // per pixel in this launch
+	MaxDepth     uint32
+	Seed         uint32
+	ReorderBits  uint32
+	HintFlags    uint32
+	LightCount   uint32
+	EnvLight     int32 // the environment's light entry, or −1
+	EnvColor     [3]float32
+	EnvMap       uint32 // 1: an HDR map
+	EnvWidth     uint32
+	EnvHeight    uint32
+	EnvRotation  float32
+	EnvIntensity float32
+	EnvTotal     float32
+	FilterN      uint32 // 0: box
+	FilterRadius float32
+	Pad          uint32 // to a whole number of 8-byte words
+}
+
+// Structs lists the structures the header declares, dependencies first.
+var Structs = []any{TextureRef{}, HairParams{}, Material{}, Texture{}, Instance{}, Mesh{}, SphereSet{},
+	CurveSet{}, LightEntry{}, Light{}, Camera{}, Params{}}

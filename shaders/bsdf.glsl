@@ -1,0 +1,399 @@
+// bsdf.glsl: the glTF metallic-roughness BSDF, a port of render/cpu/bsdf.go
+// (and of fresnelDielectric and clampF from render/cpu/hair.go). Same
+// formulas and, as far as GLSL lets us say, the same order of float
+// operations, so first-hit values match the CPU backend to float rounding.
+//
+// Included after common.glsl (PI, luminance). The includer must define
+//
+//	vec2 albedoTableAt(int i, int j)
+//
+// before this file: Go's albedoTable[i][j], i the mu index, j the sqrt(alpha)
+// index, ALBEDO_TABLE_SIZE each.
+//
+// Directions are in the local frame, the normal along +Z.
+
+#ifndef BSDF_GLSL
+#define BSDF_GLSL
+
+// minAlpha keeps a roughness-0 surface a very sharp lobe rather than a delta.
+const float MIN_ALPHA = 1e-3;
+const int ALBEDO_TABLE_SIZE = 32;
+
+// BSDF mirrors Go's BSDF; newBSDF leaves transmission, eta and thin at Go's
+// zero values, the shading code sets them for transmissive materials.
+struct BSDF {
+    vec3 base;          // linear base colour
+    float metallic;
+    float alpha;        // roughness², at least MIN_ALPHA
+    vec3 f0;            // dielectric reflectance at normal incidence
+    float f90;          // dielectric reflectance at grazing incidence
+    float transmission; // KHR_materials_transmission share of the dielectric
+    float eta;          // index of the far side over the viewer's
+    bool thin;          // a sheet: transmits without bending
+};
+
+// Frame is an orthonormal basis about a normal (Duff et al. 2017).
+struct Frame {
+    vec3 t;
+    vec3 b;
+    vec3 n;
+};
+
+// --- small helpers ---------------------------------------------------------
+
+float clamp01(float v) {
+    if (!(v > 0.0)) {
+        return 0.0;
+    }
+    return min(v, 1.0);
+}
+
+// clampF is hair.go's min(max(v, lo), hi).
+float clampF(float v, float lo, float hi) {
+    return min(max(v, lo), hi);
+}
+
+float sqrt32(float v) {
+    return sqrt(max(v, 0.0));
+}
+
+// normalizeOrZero is scene.Vec3.Normalize: a·(1/|a|), the zero vector for a
+// zero input (GLSL's normalize is undefined there).
+vec3 normalizeOrZero(vec3 a) {
+    float l = sqrt(dot(a, a));
+    if (l == 0.0) {
+        return vec3(0.0);
+    }
+    return a * (1.0 / l);
+}
+
+// --- frame -----------------------------------------------------------------
+
+Frame newFrame(vec3 n) {
+    float sign_ = 1.0;
+    if (n.z < 0.0) {
+        sign_ = -1.0;
+    }
+    float a = -1.0 / (sign_ + n.z);
+    float b = n.x * n.y * a;
+    Frame f;
+    f.t = vec3(1.0 + sign_ * n.x * n.x * a, sign_ * b, -sign_ * n.x);
+    f.b = vec3(b, sign_ + n.y * n.y * a, -n.y);
+    f.n = n;
+    return f;
+}
+
+vec3 toLocal(Frame f, vec3 v) {
+    return vec3(dot(v, f.t), dot(v, f.b), dot(v, f.n));
+}
+
+vec3 toWorld(Frame f, vec3 v) {
+    return f.t * v.x + f.b * v.y + f.n * v.z;
+}
+
+// --- microfacet terms ------------------------------------------------------
+
+// ggxD is the GGX normal distribution at the unit half vector h (local),
+// with sin² θ written as hx² + hy².
+float ggxD(vec3 h, float a2) {
+    float d = h.x * h.x + h.y * h.y + h.z * h.z * a2;
+    return a2 / (PI * d * d);
+}
+
+// smithV is the height-correlated Smith visibility term, including the
+// 1 / (4·cos·cos) of the microfacet BRDF.
+float smithV(float cosO, float cosI, float a2) {
+    float gO = cosI * sqrt32(cosO * cosO * (1.0 - a2) + a2);
+    float gI = cosO * sqrt32(cosI * cosI * (1.0 - a2) + a2);
+    return 0.5 / (gO + gI);
+}
+
+// smithG1 is the masking of one direction, for the visible-normal pdf.
+float smithG1(float c, float a2) {
+    return 2.0 * c / (c + sqrt32(a2 + (1.0 - a2) * c * c));
+}
+
+float schlick5(float c) {
+    float m = clamp01(1.0 - c);
+    float m2 = m * m;
+    return m2 * m2 * m;
+}
+
+// smithLambda is Λ of the Smith GGX masking function for direction w.
+float smithLambda(vec3 w, float a2) {
+    float c2 = w.z * w.z;
+    if (c2 <= 0.0) {
+        return 1e30;
+    }
+    float tan2 = (1.0 - c2) / c2;
+    return (-1.0 + sqrt32(1.0 + a2 * tan2)) / 2.0;
+}
+
+// smithG2 is the height-correlated masking-shadowing of wo and wi.
+float smithG2(vec3 wo, vec3 wi, float a2) {
+    return 1.0 / (1.0 + smithLambda(wo, a2) + smithLambda(wi, a2));
+}
+
+// fresnelDielectric is the exact unpolarised Fresnel reflectance for a cosine
+// cosI on the side with index 1 and eta the other side's (hair.go).
+float fresnelDielectric(float cosI, float eta) {
+    cosI = clampF(cosI, -1.0, 1.0);
+    if (cosI < 0.0) {
+        eta = 1.0 / eta;
+        cosI = -cosI;
+    }
+    float sin2T = (1.0 - cosI * cosI) / (eta * eta);
+    if (sin2T >= 1.0) {
+        return 1.0;
+    }
+    float cosT = sqrt32(1.0 - sin2T);
+    float rPar = (eta * cosI - cosT) / (eta * cosI + cosT);
+    float rPerp = (cosI - eta * cosT) / (cosI + eta * cosT);
+    return (rPar * rPar + rPerp * rPerp) / 2.0;
+}
+
+// --- sampling --------------------------------------------------------------
+
+// sampleVisibleNormal samples a GGX normal as seen from wo (Heitz 2018).
+vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
+    vec3 vh = normalizeOrZero(vec3(alpha * wo.x, alpha * wo.y, wo.z));
+    vec3 t1 = vec3(1.0, 0.0, 0.0);
+    float l2 = vh.x * vh.x + vh.y * vh.y;
+    if (l2 > 0.0) {
+        float inv = 1.0 / sqrt32(l2);
+        t1 = vec3(-vh.y * inv, vh.x * inv, 0.0);
+    }
+    vec3 t2 = cross(vh, t1);
+    float r = sqrt32(u1);
+    float phi = 2.0 * PI * u2;
+    float s = sin(phi);
+    float c = cos(phi);
+    float p1 = r * c;
+    float p2 = r * s;
+    float sh = 0.5 * (1.0 + vh.z);
+    p2 = (1.0 - sh) * sqrt32(1.0 - p1 * p1) + sh * p2;
+    vec3 nh = t1 * p1 + t2 * p2 + vh * sqrt32(1.0 - p1 * p1 - p2 * p2);
+    return normalizeOrZero(vec3(alpha * nh.x, alpha * nh.y, max(nh.z, 1e-7)));
+}
+
+// sampleCosine samples the hemisphere about +Z in proportion to cos θ.
+vec3 sampleCosine(float u1, float u2) {
+    float r = sqrt32(u1);
+    float phi = 2.0 * PI * u2;
+    float s = sin(phi);
+    float c = cos(phi);
+    return vec3(r * c, r * s, sqrt32(1.0 - u1));
+}
+
+// --- specular albedo -------------------------------------------------------
+
+// specularIntegrals looks up A and S (Go's albedoTable) bilinearly over
+// mu = cos θ_o and sqrt(alpha).
+void specularIntegrals(float mu, float alpha, out float a, out float s) {
+    float x = clamp01(mu) * float(ALBEDO_TABLE_SIZE - 1);
+    float y = clamp01(sqrt32(alpha)) * float(ALBEDO_TABLE_SIZE - 1);
+    int i = min(int(x), ALBEDO_TABLE_SIZE - 2);
+    int j = min(int(y), ALBEDO_TABLE_SIZE - 2);
+    float fx = x - float(i);
+    float fy = y - float(j);
+    vec2 l = (albedoTableAt(i, j) * (1.0 - fx) + albedoTableAt(i + 1, j) * fx) * (1.0 - fy) +
+             (albedoTableAt(i, j + 1) * (1.0 - fx) + albedoTableAt(i + 1, j + 1) * fx) * fy;
+    a = l.x;
+    s = l.y;
+}
+
+// --- BSDF ------------------------------------------------------------------
+
+BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specular, vec3 specularColor) {
+    float f0 = 0.04;
+    if (ior >= 1.0) {
+        float r = (ior - 1.0) / (ior + 1.0);
+        f0 = r * r;
+    }
+    BSDF b;
+    b.base = base;
+    b.metallic = clamp01(metallic);
+    b.alpha = max(roughness * roughness, MIN_ALPHA);
+    b.f90 = clamp01(specular);
+    b.f0 = min(f0 * specularColor, vec3(1.0)) * b.f90;
+    b.transmission = 0.0;
+    b.eta = 0.0;
+    b.thin = false;
+    return b;
+}
+
+// glassWeight is the share of f that the glass interface is.
+float glassWeight(BSDF b) {
+    return (1.0 - b.metallic) * b.transmission;
+}
+
+// glassEta is the relative index the glass interface bends by.
+float glassEta(BSDF b) {
+    return max(b.eta, 1e-3);
+}
+
+// specularAlbedo is E for each channel: the dielectric specular layer's
+// directional albedo seen from cosO.
+vec3 specularAlbedo(BSDF b, float cosO) {
+    float a, s;
+    specularIntegrals(cosO, b.alpha, a, s);
+    return min(b.f0 * a + (b.f90 - b.f0) * s, vec3(1.0));
+}
+
+// lobeProbabilities are how often bsdfSample uses visible-normal reflection,
+// cosine (diffuse) and the glass interface.
+void lobeProbabilities(BSDF b, float cosO, vec3 e, out float spec, out float diff, out float glass) {
+    float lb = luminance(b.base);
+    float le = luminance(e);
+    float opaque = (1.0 - b.metallic) * (1.0 - b.transmission);
+    spec = opaque * le + b.metallic * (lb + (1.0 - lb) * schlick5(cosO));
+    diff = opaque * (1.0 - le) * lb;
+    glass = glassWeight(b);
+    float sum = spec + diff + glass;
+    if (sum <= 0.0) {
+        spec = 1.0;
+        diff = 0.0;
+        glass = 0.0;
+        return;
+    }
+    spec = spec / sum;
+    diff = diff / sum;
+    glass = glass / sum;
+}
+
+// glassEval is the glass interface's f·|cos wi| and the pdf of glassSample.
+vec3 glassEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
+    float a2 = b.alpha * b.alpha;
+    if (wi.z > 0.0) { // reflection off the interface
+        vec3 h = normalizeOrZero(wo + wi);
+        float fr = fresnelDielectric(dot(wo, h), glassEta(b));
+        float d = ggxD(h, a2);
+        float v = fr * d * smithG2(wo, wi, a2) / (4.0 * wo.z);
+        pdf = fr * smithG1(wo.z, a2) * d / (4.0 * wo.z);
+        return vec3(v);
+    }
+    if (b.thin) {
+        // A sheet: the transmitted direction is the reflected one mirrored
+        // through the surface, tinted by the base colour.
+        vec3 wr = vec3(wi.x, wi.y, -wi.z);
+        vec3 h = normalizeOrZero(wo + wr);
+        float t = 1.0 - fresnelDielectric(dot(wo, h), glassEta(b));
+        float d = ggxD(h, a2);
+        float v = t * d * smithG2(wo, wr, a2) / (4.0 * wo.z);
+        pdf = t * smithG1(wo.z, a2) * d / (4.0 * wo.z);
+        return b.base * v;
+    }
+    float eta = glassEta(b);
+    vec3 wm = normalizeOrZero(wi * eta + wo);
+    if (wm.z < 0.0) {
+        wm = wm * -1.0;
+    }
+    // Microfacets facing away from either direction transmit nothing.
+    if (dot(wm, wi) >= 0.0 || dot(wm, wo) <= 0.0) {
+        pdf = 0.0;
+        return vec3(0.0);
+    }
+    float t = 1.0 - fresnelDielectric(dot(wo, wm), eta);
+    float d = ggxD(wm, a2);
+    float denom = dot(wi, wm) + dot(wo, wm) / eta;
+    denom *= denom;
+    // Walter et al.'s BTDF times |cos wi|, radiance scaled by 1/η².
+    float v = t * d * smithG2(wo, wi, a2) * abs(dot(wi, wm) * dot(wo, wm) / (wo.z * denom)) / (eta * eta);
+    pdf = t * smithG1(wo.z, a2) * d * dot(wo, wm) / wo.z * abs(dot(wi, wm)) / denom;
+    return b.base * v;
+}
+
+// glassSample samples a visible microfacet normal, then reflects (with the
+// Fresnel reflectance's probability, chosen by u) or refracts about it.
+// Returns false for a lost sample (wi is still set as Go sets it).
+bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi) {
+    vec3 h = sampleVisibleNormal(wo, b.alpha, u1, u2);
+    float cosO = dot(wo, h);
+    float eta = glassEta(b);
+    vec3 r = h * (2.0 * cosO) - wo;
+    if (u < fresnelDielectric(cosO, eta)) {
+        wi = r;
+        return r.z > 0.0;
+    }
+    if (b.thin) {
+        wi = vec3(r.x, r.y, -r.z);
+        return r.z > 0.0;
+    }
+    float sin2T = (1.0 - cosO * cosO) / (eta * eta);
+    if (sin2T >= 1.0) {
+        wi = vec3(0.0);
+        return false; // total internal reflection; its Fresnel is 1, so u never gets here
+    }
+    float cosT = sqrt32(1.0 - sin2T);
+    vec3 t = wo * (-1.0 / eta) + h * (cosO / eta - cosT);
+    wi = t;
+    return t.z < 0.0;
+}
+
+// bsdfEval returns f(wo, wi)·|cos(wi)| and, in pdf, the pdf with which
+// bsdfSample picks wi. wo is on the +Z side; wi below it only transmits.
+vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
+    pdf = 0.0;
+    if (wo.z <= 0.0 || wi.z == 0.0) {
+        return vec3(0.0);
+    }
+    float a2 = b.alpha * b.alpha;
+    vec3 e = specularAlbedo(b, wo.z);
+    float ps, pd, pg;
+    lobeProbabilities(b, wo.z, e, ps, pd, pg);
+    vec3 f = vec3(0.0);
+    if (wi.z > 0.0) {
+        vec3 h = normalizeOrZero(wo + wi);
+        float d = ggxD(h, a2);
+        float spec = d * smithV(wo.z, wi.z, a2);
+        float s5 = schlick5(dot(wo, h));
+        float opaque = (1.0 - b.metallic) * (1.0 - b.transmission);
+        vec3 fd = b.f0 + (b.f90 - b.f0) * s5;
+        vec3 fm = b.base + (1.0 - b.base) * s5;
+        f = (opaque * ((1.0 - e) * b.base / PI + fd * spec) + b.metallic * fm * spec) * wi.z;
+        pdf = ps * smithG1(wo.z, a2) * d / (4.0 * wo.z) + pd * wi.z / PI;
+    }
+    if (pg > 0.0) {
+        float gpdf;
+        vec3 gf = glassEval(b, wo, wi, gpdf);
+        f = f + gf * glassWeight(b);
+        pdf += pg * gpdf;
+    }
+    return f;
+}
+
+// bsdfSample picks wi for wo with the numbers u (strategy) and u1, u2
+// (direction); weight is f·|cos|/pdf. Returns false when nothing was sampled
+// (the path ends); weight and pdf are then zero.
+bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out vec3 weight, out float pdf) {
+    wi = vec3(0.0);
+    weight = vec3(0.0);
+    pdf = 0.0;
+    if (wo.z <= 0.0) {
+        return false;
+    }
+    float ps, pd, pg;
+    lobeProbabilities(b, wo.z, specularAlbedo(b, wo.z), ps, pd, pg);
+    if (u < ps) {
+        vec3 h = sampleVisibleNormal(wo, b.alpha, u1, u2);
+        wi = h * (2.0 * dot(wo, h)) - wo;
+    } else if (u < ps + pd) {
+        wi = sampleCosine(u1, u2);
+    } else {
+        // The glass picks reflection or transmission by the microfacet's
+        // Fresnel: reuse what is left of u for that choice.
+        if (!glassSample(b, wo, (u - ps - pd) / max(1.0 - ps - pd, 1e-7), u1, u2, wi)) {
+            return false;
+        }
+    }
+    float p;
+    vec3 f = bsdfEval(b, wo, wi, p);
+    if (p <= 0.0) {
+        return false;
+    }
+    weight = f * (1.0 / p);
+    pdf = p;
+    return true;
+}
+
+#endif // BSDF_GLSL

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Compiles the shaders to SPIR-V for Vulkan 1.2 with Debian's glslangValidator
+# and checks each module with spirv-val. The SPIR-V is committed (spv/) and
+# embedded in the binary; a test fails when it is stale. Run after editing
+# a shader or the layout header (go generate ./render/vulkan/layout).
+set -euo pipefail
+cd "$(dirname "$0")"
+mkdir -p spv
+build() { # source output [defines...]
+	local src=$1 out=$2
+	shift 2
+	glslangValidator --quiet --target-env vulkan1.2 -V "$@" -o "spv/$out.spv" "$src"
+	spirv-val --target-env vulkan1.2 --scalar-block-layout "spv/$out.spv"
+}
+build raygen.rgen raygen.rgen
+build raygen.rgen raygen_ser.rgen -DSER
+build miss.rmiss miss.rmiss
+build shadow.rmiss shadow.rmiss
+build surface.rchit surface.rchit
+build surface.rchit hair.rchit -DHAIR
+build alpha.rahit alpha.rahit
+build sphere.rint sphere.rint
+build swept.rint swept.rint

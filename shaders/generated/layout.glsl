@@ -1,0 +1,226 @@
+// Generated from render/vulkan/layout by `go generate ./render/vulkan/layout`. Do not edit.
+// Needs GL_EXT_buffer_reference, GL_EXT_scalar_block_layout and
+// GL_EXT_shader_explicit_arithmetic_types_int64.
+#ifndef LAYOUT_GLSL
+#define LAYOUT_GLSL
+
+const uint KIND_TRIANGLES = 0u;
+const uint KIND_SPHERES = 1u;
+const uint KIND_SWEPT_SPHERES = 2u;
+const uint HIT_TRIANGLES = 0u;
+const uint HIT_TRIANGLES_MASKED = 1u;
+const uint HIT_SPHERES = 2u;
+const uint HIT_SWEPT_SPHERES = 3u;
+const uint HIT_HAIR = 4u;
+const uint RAY_TYPES = 2u;
+const uint MAT_DOUBLE_SIDED = 1u;
+const uint MAT_VOLUME = 2u;
+const uint MAT_ALPHA_MASK = 4u;
+const uint MAT_HAIR = 8u;
+const uint MAT_EMITS = 16u;
+const uint HAIR_EUMELANIN = 1u;
+const uint HAIR_PHEOMELANIN = 2u;
+const uint HAIR_COLOR = 4u;
+const uint HAIR_BETA_M = 8u;
+const uint HAIR_BETA_N = 16u;
+const uint HAIR_ALPHA = 32u;
+const uint HAIR_ETA = 64u;
+const uint LIGHT_TRIANGLE = 0u;
+const uint LIGHT_PUNCTUAL = 1u;
+const uint LIGHT_ENVIRONMENT = 2u;
+const uint HINT_MATERIAL = 1u;
+const uint HINT_COHERENCE = 2u;
+const uint FILM_BEAUTY = 0u;
+const uint FILM_ALBEDO = 3u;
+const uint FILM_NORMAL = 6u;
+const uint FILM_DEPTH = 9u;
+const uint FILM_LUM_SQ = 10u;
+const uint FILM_COST = 11u;
+const uint FILM_PATH_LENGTH = 12u;
+const uint FILM_LAYERS = 13u;
+
+struct TextureRef {
+    int texture;
+    uint texCoord;
+    float transform[6];
+};
+
+struct HairParams {
+    float eumelanin;
+    float pheomelanin;
+    vec3 color;
+    float betaM;
+    float betaN;
+    float alpha;
+    float eta;
+    uint set;
+};
+
+struct Material {
+    vec4 baseColor;
+    vec3 emissive;
+    float metallic;
+    float roughness;
+    float ior;
+    float specular;
+    vec3 specularColor;
+    float transmission;
+    vec3 attenuationColor;
+    float attenuationDistance;
+    float normalScale;
+    float alphaCutoff;
+    uint flags;
+    TextureRef baseColorTex;
+    TextureRef metallicRoughness;
+    TextureRef normalTex;
+    TextureRef emissiveTex;
+    TextureRef transmissionTex;
+    TextureRef specularTex;
+    TextureRef specularColorTex;
+    HairParams hair;
+};
+
+struct Texture {
+    uint offset;
+    uint width;
+    uint height;
+    uint srgb;
+    uint nearest;
+    uint wrapS;
+    uint wrapT;
+};
+
+struct Instance {
+    vec4 toWorld[3];
+    vec4 toObject[3];
+    uint kind;
+    uint geometry;
+    uint material;
+    int firstTri;
+};
+
+struct Mesh {
+    uint firstIndex;
+    uint firstVertex;
+    int normals;
+    int uv0;
+    int uv1;
+    int colors;
+    int tangents;
+    uint triangleCount;
+};
+
+struct SphereSet {
+    uint firstPoint;
+    uint firstRadius;
+    uint count;
+};
+
+struct CurveSet {
+    uint firstPoint;
+    uint firstRadius;
+    uint firstSegment;
+    uint count;
+};
+
+struct LightEntry {
+    uint kind;
+    int instance;
+    int index;
+    float area;
+};
+
+struct Light {
+    uint kind;
+    vec3 color;
+    float intensity;
+    vec3 position;
+    vec3 direction;
+    float range;
+    float innerCone;
+    float outerCone;
+};
+
+struct Camera {
+    vec3 eye;
+    vec3 x;
+    vec3 y;
+    vec3 z;
+    uint ortho;
+    float sx;
+    float sy;
+    float w;
+    float h;
+    float aperture;
+    float focus;
+};
+
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer InstanceBuf { Instance v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer MaterialBuf { Material v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer MeshBuf { Mesh v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer SphereSetBuf { SphereSet v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer CurveSetBuf { CurveSet v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer TextureBuf { Texture v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightEntryBuf { LightEntry v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightBuf { Light v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer FloatBuf { float v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer UintBuf { uint v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec2Buf { vec2 v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec3Buf { vec3 v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec4Buf { vec4 v[]; };
+
+struct Params {
+    uint64_t tlas;
+    InstanceBuf instances;
+    MaterialBuf materials;
+    MeshBuf meshes;
+    SphereSetBuf sphereSets;
+    CurveSetBuf curveSets;
+    TextureBuf textures;
+    Vec3Buf positions;
+    Vec3Buf normals;
+    Vec2Buf texCoords;
+    Vec4Buf colors;
+    Vec4Buf tangents;
+    UintBuf indices;
+    Vec3Buf points;
+    FloatBuf radii;
+    UintBuf segments;
+    UintBuf texels;
+    LightEntryBuf lights;
+    FloatBuf lightProb;
+    UintBuf lightAlias;
+    FloatBuf lightPdf;
+    LightBuf punctual;
+    Vec3Buf envPixels;
+    FloatBuf envMarginal;
+    FloatBuf envConditional;
+    FloatBuf filterCDF;
+    Vec2Buf albedoTable;
+    FloatBuf srgbTable;
+    FloatBuf film;
+    Camera camera;
+    vec3 forward;
+    uint width;
+    uint height;
+    uint firstSample;
+    uint samples;
+    uint maxDepth;
+    uint seed;
+    uint reorderBits;
+    uint hintFlags;
+    uint lightCount;
+    int envLight;
+    vec3 envColor;
+    uint envMap;
+    uint envWidth;
+    uint envHeight;
+    float envRotation;
+    float envIntensity;
+    float envTotal;
+    uint filterN;
+    float filterRadius;
+    uint pad;
+};
+
+#endif

@@ -1,0 +1,263 @@
+// shade.glsl: render/cpu/shading.go on the GPU: texture lookups (bilinear
+// or nearest over sRGB-decoded RGBA8 texels, with the sampler's wrap modes
+// and KHR_texture_transform, done by hand from a buffer so every backend
+// filters alike) and the shading point of a hit.
+#ifndef SHADE_GLSL
+#define SHADE_GLSL
+
+// The specular albedo table (render.SpecularAlbedoTable, 32×32).
+vec2 albedoTableAt(int i, int j) { return P.albedoTable.v[i * 32 + j]; }
+
+#include "bsdf.glsl"
+#include "hair.glsl"
+
+// render.DecodeSRGB, from the same table.
+float decodeSRGB(uint b) { return P.srgbTable.v[b]; }
+
+int wrapTexel(int i, int n, uint mode) {
+    if (mode == 1u) { // clamp
+        return min(max(i, 0), n - 1);
+    }
+    if (mode == 2u) { // mirrored repeat
+        int period = 2 * n;
+        i %= period;
+        if (i < 0) {
+            i += period;
+        }
+        if (i >= n) {
+            i = period - 1 - i;
+        }
+        return i;
+    }
+    i %= n;
+    if (i < 0) {
+        i += n;
+    }
+    return i;
+}
+
+vec4 texel(Texture tx, int x, int y) {
+    x = wrapTexel(x, int(tx.width), tx.wrapS);
+    y = wrapTexel(y, int(tx.height), tx.wrapT);
+    uint v = P.texels.v[tx.offset + uint(y) * tx.width + uint(x)];
+    uint r = v & 255u, g = (v >> 8) & 255u, b = (v >> 16) & 255u, a = v >> 24;
+    if (tx.srgb != 0u) {
+        return vec4(decodeSRGB(r), decodeSRGB(g), decodeSRGB(b), float(a) / 255.0);
+    }
+    return vec4(float(r) / 255.0, float(g) / 255.0, float(b) / 255.0, float(a) / 255.0);
+}
+
+vec4 sampleTexture(TextureRef ref, vec2 uv0, vec2 uv1) {
+    if (ref.texture < 0) {
+        return vec4(1.0);
+    }
+    Texture tx = P.textures.v[ref.texture];
+    vec2 uv = (ref.texCoord & 1u) == 0u ? uv0 : uv1;
+    precise float u = ref.transform[0] * uv.x + ref.transform[1] * uv.y + ref.transform[2];
+    precise float v = ref.transform[3] * uv.x + ref.transform[4] * uv.y + ref.transform[5];
+    precise float x = u * float(tx.width) - 0.5;
+    precise float y = v * float(tx.height) - 0.5;
+    if (tx.nearest != 0u) {
+        return texel(tx, int(floor(x + 0.5)), int(floor(y + 0.5)));
+    }
+    float x0 = floor(x), y0 = floor(y);
+    precise float fx = x - x0;
+    precise float fy = y - y0;
+    int ix = int(x0), iy = int(y0);
+    vec4 a = texel(tx, ix, iy), b = texel(tx, ix + 1, iy);
+    vec4 c = texel(tx, ix, iy + 1), d = texel(tx, ix + 1, iy + 1);
+    precise vec4 outv = (a * (1.0 - fx) + b * fx) * (1.0 - fy) + (c * (1.0 - fx) + d * fx) * fy;
+    return outv;
+}
+
+// A triangle's UVs and vertex colour at barycentrics (u, v).
+void triangleAttributes(Mesh m, uint prim, float u, float v, out vec2 uv0, out vec2 uv1, out vec4 color) {
+    uint i0 = P.indices.v[m.firstIndex + 3u * prim], i1 = P.indices.v[m.firstIndex + 3u * prim + 1u],
+         i2 = P.indices.v[m.firstIndex + 3u * prim + 2u];
+    float w = 1.0 - u - v;
+    uv0 = vec2(0.0);
+    uv1 = vec2(0.0);
+    if (m.uv0 >= 0) {
+        uint o = uint(m.uv0);
+        uv0 = w * P.texCoords.v[o + i0] + u * P.texCoords.v[o + i1] + v * P.texCoords.v[o + i2];
+    }
+    if (m.uv1 >= 0) {
+        uint o = uint(m.uv1);
+        uv1 = w * P.texCoords.v[o + i0] + u * P.texCoords.v[o + i1] + v * P.texCoords.v[o + i2];
+    }
+    color = vec4(1.0);
+    if (m.colors >= 0) {
+        uint o = uint(m.colors);
+        color = w * P.colors.v[o + i0] + u * P.colors.v[o + i1] + v * P.colors.v[o + i2];
+    }
+}
+
+float alphaAt(Material mat, Mesh m, uint prim, float u, float v) {
+    vec2 uv0, uv1;
+    vec4 color;
+    triangleAttributes(m, prim, u, v, uv0, uv1, color);
+    return mat.baseColor.w * sampleTexture(mat.baseColorTex, uv0, uv1).w * color.w;
+}
+
+// Surface is a shading point (render/cpu's surface).
+struct Surface {
+    vec3 p;
+    vec3 ng;  // geometric normal, turned to the side the ray came from
+    Frame frame;
+    bool front;
+    uint material;
+    BSDF bsdf;
+    HairBSDF hair;
+    bool isHair;
+    vec3 across;
+    vec3 aovNormal;
+    vec3 emit;
+    vec3 albedo;
+};
+
+// hairFrame sets up the hair BSDF: x along the fibre, z towards the viewer
+// across it, and h, where the ray crossed the fibre's width.
+void hairFrame(inout Surface s, Material mat, vec3 tangent, vec3 wo) {
+    vec3 t = normalizeGo(tangent);
+    vec3 z = normalizeGo(wo - t * dot(t, wo));
+    if (z == vec3(0.0)) {
+        z = newFrame(t).t;
+    }
+    vec3 y = cross(z, t);
+    vec3 n = normalizeGo(s.ng - t * dot(t, s.ng));
+    s.frame.t = t;
+    s.frame.b = y;
+    s.frame.n = z;
+    s.isHair = true;
+    s.front = true;
+    s.hair = newHairBSDF(mat.hair, -dot(n, y));
+    if (dot(s.ng, wo) < 0.0) {
+        s.ng = -s.ng;
+    }
+}
+
+// shadeHit evaluates the surface at a hit of instance inst, primitive prim,
+// with hit parameters (u, v) and distance t, for a ray (o, d).
+Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d) {
+    Instance in_ = P.instances.v[inst];
+    Material mat = P.materials.v[in_.material];
+    Surface s;
+    s.p = o + d * t;
+    s.material = in_.material;
+    s.isHair = false;
+    s.front = false;
+    s.across = vec3(0.0);
+    s.aovNormal = vec3(0.0);
+    s.emit = vec3(0.0);
+    s.albedo = vec3(0.0);
+    s.bsdf.transmission = 0.0;
+    vec3 ns = vec3(0.0);
+    vec2 uv0 = vec2(0.0), uv1 = vec2(0.0);
+    vec4 color = vec4(1.0);
+    vec4 tangent = vec4(0.0);
+    if (in_.kind == KIND_TRIANGLES) {
+        Mesh m = P.meshes.v[in_.geometry];
+        uint i0 = P.indices.v[m.firstIndex + 3u * prim], i1 = P.indices.v[m.firstIndex + 3u * prim + 1u],
+             i2 = P.indices.v[m.firstIndex + 3u * prim + 2u];
+        vec3 p0 = P.positions.v[m.firstVertex + i0], p1 = P.positions.v[m.firstVertex + i1],
+             p2 = P.positions.v[m.firstVertex + i2];
+        s.ng = normalToWorld(in_.toObject, cross(p1 - p0, p2 - p0));
+        triangleAttributes(m, prim, u, v, uv0, uv1, color);
+        float w = 1.0 - u - v;
+        if (m.normals >= 0) {
+            uint o = uint(m.normals);
+            vec3 n = P.normals.v[o + i0] * w + P.normals.v[o + i1] * u + P.normals.v[o + i2] * v;
+            ns = normalToWorld(in_.toObject, n);
+        }
+        if (m.tangents >= 0 && mat.normalTex.texture >= 0) {
+            uint o = uint(m.tangents);
+            vec4 t0 = P.tangents.v[o + i0], t1 = P.tangents.v[o + i1], t2 = P.tangents.v[o + i2];
+            vec3 tw = t0.xyz * w + t1.xyz * u + t2.xyz * v;
+            tw = normalizeGo(affineVector(in_.toWorld, tw));
+            tangent = vec4(tw, t0.w);
+        }
+    } else if (in_.kind == KIND_SPHERES) {
+        SphereSet set = P.sphereSets.v[in_.geometry];
+        vec3 po = affinePoint(in_.toObject, s.p);
+        s.ng = normalToWorld(in_.toObject, po - P.points.v[set.firstPoint + prim]);
+    } else {
+        CurveSet c = P.curveSets.v[in_.geometry];
+        uint vtx = P.segments.v[c.firstSegment + 2u * prim];
+        vec3 a = P.points.v[c.firstPoint + vtx], b = P.points.v[c.firstPoint + vtx + 1u];
+        float ra = P.radii.v[c.firstRadius + vtx], rb = P.radii.v[c.firstRadius + vtx + 1u];
+        vec3 po = affinePoint(in_.toObject, s.p);
+        vec3 no = sweptSphereNormal(po, a, b, u);
+        s.ng = normalToWorld(in_.toObject, no);
+        if ((mat.flags & MAT_HAIR) != 0u) {
+            float r = ra + (rb - ra) * u;
+            s.across = affineVector(in_.toWorld, no * (-2.0 * r));
+            hairFrame(s, mat, affineVector(in_.toWorld, b - a), -d);
+            s.albedo = mat.baseColor.xyz;
+            s.aovNormal = s.ng;
+            return s;
+        }
+    }
+    if (ns == vec3(0.0)) {
+        ns = s.ng;
+    }
+    if (tangent != vec4(0.0)) {
+        vec4 tn = sampleTexture(mat.normalTex, uv0, uv1);
+        float x = (2.0 * tn.x - 1.0) * mat.normalScale, y = (2.0 * tn.y - 1.0) * mat.normalScale, z = 2.0 * tn.z - 1.0;
+        vec3 tt = normalizeGo(tangent.xyz - ns * dot(ns, tangent.xyz));
+        vec3 bb = cross(ns, tt) * tangent.w;
+        vec3 n = normalizeGo(tt * x + bb * y + ns * z);
+        if (n != vec3(0.0)) {
+            ns = n;
+        }
+    }
+    vec3 wo = -d;
+    s.front = dot(s.ng, wo) > 0.0;
+    if (!s.front) {
+        s.ng = -s.ng;
+        ns = -ns;
+    }
+    if (dot(ns, wo) <= 0.0) {
+        ns = s.ng;
+    }
+    s.frame = newFrame(ns);
+
+    vec4 bc = sampleTexture(mat.baseColorTex, uv0, uv1);
+    vec3 base = mat.baseColor.xyz * bc.xyz * color.xyz;
+    vec4 mr = sampleTexture(mat.metallicRoughness, uv0, uv1);
+    float spec = mat.specular * sampleTexture(mat.specularTex, uv0, uv1).w;
+    vec4 sct = sampleTexture(mat.specularColorTex, uv0, uv1);
+    s.bsdf = newBSDF(base, mat.metallic * mr.z, mat.roughness * mr.y, mat.ior, spec, mat.specularColor * sct.xyz);
+    if (mat.transmission > 0.0) {
+        s.bsdf.transmission = mat.transmission * sampleTexture(mat.transmissionTex, uv0, uv1).x;
+        float ior = mat.ior;
+        if (ior < 1.0) {
+            ior = 1.5;
+        }
+        s.bsdf.eta = ior;
+        s.bsdf.thin = (mat.flags & MAT_VOLUME) == 0u;
+        if (!s.front && !s.bsdf.thin) {
+            s.bsdf.eta = 1.0 / ior;
+        }
+    }
+    s.albedo = base;
+    if ((mat.flags & MAT_EMITS) != 0u && (s.front || (mat.flags & MAT_DOUBLE_SIDED) != 0u)) {
+        vec4 et = sampleTexture(mat.emissiveTex, uv0, uv1);
+        s.emit = mat.emissive * et.xyz;
+    }
+    return s;
+}
+
+// originToward is where a ray leaving the surface in direction w starts.
+vec3 originToward(Surface s, vec3 w) {
+    if (dot(w, s.ng) >= 0.0) {
+        return offsetRay(s.p, s.ng);
+    }
+    if (s.isHair) {
+        return offsetRay(s.p + s.across, -s.ng);
+    }
+    return offsetRay(s.p, -s.ng);
+}
+
+bool transmits(Surface s) { return s.isHair || s.bsdf.transmission > 0.0; }
+
+#endif

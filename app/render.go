@@ -20,7 +20,7 @@ import (
 
 	"sertrace/denoise"
 	"sertrace/render"
-	"sertrace/render/cpu"
+	"sertrace/render/backends"
 	"sertrace/scene"
 )
 
@@ -37,7 +37,8 @@ what has been accumulated, marked as partial.`,
 	}
 	f := cmd.Flags()
 	f.StringP("output", "o", "", "image to write: .exr, .pfm or .png (default: the scene's name with .png)")
-	f.String("backend", "auto", "auto or cpu (auto picks the best device and falls back to cpu)")
+	f.String("backend", "auto", "auto, cpu or vulkan (auto picks the best Vulkan device and path, else the cpu)")
+	f.String("path", "", "the vulkan backend's path: ser or rt (default: the best the device runs)")
 	f.Int("spp", 64, "samples per pixel")
 	f.String("res", "", "resolution WxH (default: 800 wide, the camera's aspect ratio or 4:3)")
 	f.Int("max-depth", 8, "maximum path length in bounces (1: direct light only)")
@@ -74,7 +75,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	}
 	settings := render.Settings{
 		Camera: v.GetString("camera"), Res: v.GetString("res"), SPP: v.GetInt("spp"), MaxDepth: v.GetInt("max-depth"),
-		Seed: v.GetUint32("seed"), Backend: v.GetString("backend"), Env: v.GetString("env"), EnvColor: v.GetString("env-color"),
+		Seed: v.GetUint32("seed"), Backend: v.GetString("backend"), Path: v.GetString("path"), Env: v.GetString("env"), EnvColor: v.GetString("env-color"),
 		EnvRotation: float32(v.GetFloat64("env-rotation")), EnvIntensity: float32(v.GetFloat64("env-intensity")),
 		Exposure: float32(v.GetFloat64("exposure")), ToneMap: v.GetString("tonemap"), Filter: v.GetString("filter"),
 		ApertureRadius: float32(v.GetFloat64("aperture-radius")), FocusDistance: float32(v.GetFloat64("focus-distance")),
@@ -101,8 +102,9 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	}
 	w, h := opts.Width, opts.Height
 
-	if v.GetString("backend") == "auto" {
-		fmt.Fprintln(stderr, "backend auto: no GPU backend in this build, rendering on the cpu")
+	backend, err := backends.Choose(settings.Backend, settings.Path, func(line string) { fmt.Fprintln(stderr, line) })
+	if err != nil {
+		return err
 	}
 	for _, warn := range sc.Warnings {
 		fmt.Fprintf(stderr, "warning: %s: %s\n", scenePath, warn)
@@ -112,7 +114,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	defer stop()
 	film := render.NewFilm(w, h)
 	bar := newProgressBar(stderr)
-	stats, renderErr := cpu.Backend{}.Render(ctx, sc, opts, film, bar.update)
+	stats, renderErr := backend.Render(ctx, sc, opts, film, bar.update)
 	bar.finish()
 	if stats == nil {
 		return renderErr

@@ -48,3 +48,18 @@ func (c *CameraRays) Ray(px, py float32) (origin, dir scene.Vec3) {
 
 // Forward is the direction the camera looks.
 func (c *CameraRays) Forward() scene.Vec3 { return c.z.Scale(-1) }
+
+// CameraParams is a CameraRays' state, for backends that make the rays
+// themselves (the GPU's raygen shader).
+type CameraParams struct {
+	Eye, X, Y, Z    scene.Vec3
+	Ortho           bool
+	Sx, Sy, W, H    float32
+	Aperture, Focus float32
+}
+
+// Params returns the camera's state.
+func (c *CameraRays) Params() CameraParams {
+	return CameraParams{Eye: c.eye, X: c.x, Y: c.y, Z: c.z, Ortho: c.ortho, Sx: c.sx, Sy: c.sy, W: c.w, H: c.h,
+		Aperture: c.aperture, Focus: c.focus}
+}

@@ -282,3 +282,10 @@ func (e *EnvMap) CheckSettings() error {
 	}
 	return nil
 }
+
+// Tables are the sampling distribution's CDFs: over rows (Height+1
+// entries), then per row over its columns (Width+1 entries each), and the
+// integral they were normalised by.
+func (e *EnvMap) Tables() (marginal, conditional []float32, total float32) {
+	return e.marginal, e.conditional, e.total
+}

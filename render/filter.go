@@ -96,3 +96,6 @@ func (c *CameraRays) LensRay(origin, dir scene.Vec3, u1, u2 float32) (scene.Vec3
 	o := origin.Add(c.x.Scale(lx * c.aperture)).Add(c.y.Scale(ly * c.aperture))
 	return o, focusPoint.Sub(o).Normalize()
 }
+
+// CDF is the filter's table for Sample (nil for the box filter).
+func (p *PixelFilter) CDF() []float32 { return p.cdf }

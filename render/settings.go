@@ -1,7 +1,6 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -19,6 +18,7 @@ type Settings struct {
 	MaxDepth       int     `mapstructure:"max_depth" json:"max_depth,omitempty"`
 	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
 	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
+	Path           string  `mapstructure:"path" json:"path,omitempty"` // the Vulkan backend's path: ser, rt (or empty: the best)
 	Env            string  `mapstructure:"env" json:"env,omitempty"`
 	EnvColor       string  `mapstructure:"env_color" json:"env_color,omitempty"`
 	EnvRotation    float32 `mapstructure:"env_rotation" json:"env_rotation,omitempty"` // degrees
@@ -51,11 +51,19 @@ func bad(key string, format string, args ...any) error {
 // before loading it.
 func (s *Settings) Check() error {
 	switch s.Backend {
-	case "auto", "cpu", "":
-	case "vulkan":
-		return errors.New("backend vulkan: this build of sertrace has no Vulkan backend yet; use --backend cpu")
+	case "auto", "cpu", "", "vulkan":
 	default:
 		return bad("backend", "unknown backend %q (auto, cpu or vulkan)", s.Backend)
+	}
+	switch s.Path {
+	case "", "ser", "rt":
+		if s.Path != "" && s.Backend == "cpu" {
+			return bad("path", "%q is a path of the vulkan backend, not of cpu", s.Path)
+		}
+	case "rayquery":
+		return bad("path", "the ray-query path is not built yet; use ser or rt")
+	default:
+		return bad("path", "unknown path %q (ser or rt)", s.Path)
 	}
 	if _, err := ParseColor(s.EnvColor); err != nil {
 		return &SettingError{"env_color", err}

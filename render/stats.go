@@ -9,6 +9,9 @@ type Stats struct {
 	SamplesPerPixel int          `json:"samples_per_pixel"`
 	Partial         bool         `json:"partial"`
 	Threads         int          `json:"threads"`
+	Device          string       `json:"device,omitempty"`        // the GPU, for the Vulkan backend
+	DeviceMemory    uint64       `json:"device_memory,omitempty"` // bytes of device memory allocated
+	GPUSeconds      float64      `json:"gpu_seconds,omitempty"`   // the launches' time by timestamp queries
 	BuildSeconds    float64      `json:"build_seconds"`
 	RenderSeconds   float64      `json:"render_seconds"`
 	SamplesPerSec   float64      `json:"samples_per_second"`

@@ -40,6 +40,7 @@ struct PathPayload {
     int medium; // the material whose volume the path is inside, or -1
     uint alive;
     uint rays;  // traced for this sample
+    uint shadowRays; // of them
     uint events; // coherence bits for the reorder hint: 1 light sampled, 2 Russian roulette survived
 };
 

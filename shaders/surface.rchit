@@ -56,6 +56,7 @@ void main() {
         if (f != vec3(0.0)) {
             path.events |= EVENT_LIGHT;
             path.rays++;
+            path.shadowRays++;
             shadow.occluded = 1u;
             float tmax = ls.dist * (1.0 - 1e-4);
             traceRayEXT(accelerationStructureEXT(P.tlas), gl_RayFlagsTerminateOnFirstHitEXT | gl_RayFlagsSkipClosestHitShaderEXT,

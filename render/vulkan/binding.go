@@ -19,6 +19,7 @@ package vulkan
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,9 @@ struct sertraceCallbackData {
 
 static uint32_t sertraceMessenger(uint32_t severity, uint32_t types, const struct sertraceCallbackData *data, void *user) {
 	int i = __atomic_fetch_add(&sertraceMessages, 1, __ATOMIC_SEQ_CST);
+	if (getenv("SERTRACE_VULKAN_DEBUG") != NULL && data != NULL && data->pMessage != NULL) {
+		fprintf(stderr, "vulkan validation: %s\n", data->pMessage);
+	}
 	if (i < SERTRACE_KEEP && data != NULL && data->pMessage != NULL) {
 		strncpy(sertraceMessage[i], data->pMessage, sizeof sertraceMessage[i] - 1);
 	}
@@ -426,7 +430,7 @@ type asGeometry struct {
 	sType        uint32
 	pNext        unsafe.Pointer
 	geometryType uint32
-	geometry     [64]byte // one of the *Data structures above
+	geometry     [8]uint64 // one of the *Data structures above (the union is 8-byte aligned)
 	flags        uint32
 }
 

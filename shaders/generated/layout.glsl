@@ -37,7 +37,8 @@ const uint FILM_DEPTH = 9u;
 const uint FILM_LUM_SQ = 10u;
 const uint FILM_COST = 11u;
 const uint FILM_PATH_LENGTH = 12u;
-const uint FILM_LAYERS = 13u;
+const uint FILM_SHADOW_RAYS = 13u;
+const uint FILM_LAYERS = 14u;
 
 struct TextureRef {
     int texture;

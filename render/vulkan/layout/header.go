@@ -110,5 +110,5 @@ var constants = []constant{
 	c("LIGHT_TRIANGLE", LightTriangle), c("LIGHT_PUNCTUAL", LightPunctual), c("LIGHT_ENVIRONMENT", LightEnvironment),
 	c("HINT_MATERIAL", HintMaterial), c("HINT_COHERENCE", HintCoherence),
 	c("FILM_BEAUTY", FilmBeauty), c("FILM_ALBEDO", FilmAlbedo), c("FILM_NORMAL", FilmNormal), c("FILM_DEPTH", FilmDepth),
-	c("FILM_LUM_SQ", FilmLumSq), c("FILM_COST", FilmCost), c("FILM_PATH_LENGTH", FilmPathLength), c("FILM_LAYERS", FilmLayers),
+	c("FILM_LUM_SQ", FilmLumSq), c("FILM_COST", FilmCost), c("FILM_PATH_LENGTH", FilmPathLength), c("FILM_SHADOW_RAYS", FilmShadowRays), c("FILM_LAYERS", FilmLayers),
 }

@@ -70,7 +70,8 @@ const (
 	FilmLumSq      = 10 // 1
 	FilmCost       = 11 // 1
 	FilmPathLength = 12 // 1
-	FilmLayers     = 13
+	FilmShadowRays = 13 // 1
+	FilmLayers     = 14
 )
 
 // TextureRef is a material's texture slot.

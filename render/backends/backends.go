@@ -1,0 +1,75 @@
+// Package backends chooses the backend a render runs on: the Vulkan
+// backend where a device can run a ray-tracing pipeline, the CPU backend
+// otherwise (or when asked).
+package backends
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"sertrace/render"
+	"sertrace/render/cpu"
+	"sertrace/render/vulkan"
+	"sertrace/scene"
+)
+
+// Choose returns the backend for a --backend name (auto, cpu, vulkan) and
+// --path. Under auto, it says in one line through note which device and
+// path it picked, or why it renders on the CPU.
+func Choose(name, path string, note func(string)) (render.Backend, error) {
+	switch name {
+	case "cpu":
+		return cpu.Backend{}, nil
+	case "vulkan":
+		return vulkan.Backend{Path: path, Device: -1, Validation: vulkan.ValidationRequested()}, nil
+	}
+	devs, err := vulkan.Devices()
+	if err != nil {
+		note(fmt.Sprintf("backend auto: %v; rendering on the cpu", err))
+		return cpu.Backend{}, nil
+	}
+	var why []string
+	for _, d := range devs {
+		for _, p := range []string{vulkan.PathSER, vulkan.PathRT} {
+			if (path == "" || path == p) && d.Paths[p].Available {
+				note(fmt.Sprintf("backend auto: rendering on %s, path %s", d.Name, p))
+				return fallback{vulkan.Backend{Path: p, Device: d.Index, Validation: vulkan.ValidationRequested()}, note}, nil
+			}
+		}
+		why = append(why, fmt.Sprintf("%s: %s", d.Name, d.Paths[vulkan.PathRT].Reason))
+	}
+	if len(devs) == 0 {
+		note("backend auto: the Vulkan loader lists no device; rendering on the cpu")
+	} else {
+		note(fmt.Sprintf("backend auto: no device runs a ray-tracing pipeline (%s); rendering on the cpu", errors.Join(toErrs(why)...)))
+	}
+	return cpu.Backend{}, nil
+}
+
+func toErrs(s []string) []error {
+	var out []error
+	for _, v := range s {
+		out = append(out, errors.New(v))
+	}
+	return out
+}
+
+// fallback renders on a Vulkan device and, when that fails before any
+// sample is accumulated (out of device memory, a pipeline that does not
+// build), on the CPU instead.
+type fallback struct {
+	gpu  vulkan.Backend
+	note func(string)
+}
+
+func (f fallback) Name() string { return f.gpu.Name() }
+
+func (f fallback) Render(ctx context.Context, sc *scene.Scene, opts render.Options, film *render.Film, progress render.Progress) (*render.Stats, error) {
+	stats, err := f.gpu.Render(ctx, sc, opts, film, progress)
+	if err == nil || film.Samples > 0 || ctx.Err() != nil {
+		return stats, err
+	}
+	f.note(fmt.Sprintf("backend auto: %v; rendering on the cpu instead", err))
+	return cpu.Backend{}.Render(ctx, sc, opts, film, progress)
+}

@@ -1,0 +1,308 @@
+package vulkan
+
+import (
+	"fmt"
+	"unsafe"
+
+	"sertrace/scene"
+)
+
+// accel is the scene's acceleration structures: a BLAS per triangle mesh,
+// sphere set and swept-sphere set that an instance uses (AABB geometry for
+// the spheres, whose intersection shaders do the CPU backend's math), and
+// a TLAS over the instances. BLASes are compacted after their build.
+type accel struct {
+	blas     map[scene.GeometryRef]uint64 // the compacted structures' handles
+	blasAddr map[scene.GeometryRef]uint64
+	tlas     uint64
+	tlasAddr uint64
+	bytes    uint64 // compacted BLAS storage + TLAS storage
+}
+
+const (
+	asTopLevel    = 0
+	asBottomLevel = 1
+
+	geometryTriangles = 0
+	geometryAABBs     = 1
+	geometryInstances = 2
+
+	buildPreferFastTrace  = 0x4
+	buildAllowCompaction  = 0x2
+	queryCompactedSize    = 1000150000
+	stageASBuild          = 0x02000000
+	stageRayTracing       = 0x00200000
+	stageTransfer         = 0x1000
+	stageHost             = 0x4000
+	accessASRead          = 0x00200000
+	accessASWrite         = 0x00400000
+	accessShaderRead      = 0x20
+	accessShaderWrite     = 0x40
+	accessTransferWrite   = 0x1000
+	accessHostRead        = 0x2000
+	instanceCullDisable   = 0x1
+	instanceForceOpaque   = 0x4
+	formatR32G32B32Sfloat = 106
+	indexTypeUint32       = 1
+)
+
+// buildAccel builds the acceleration structures over the uploaded scene.
+func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*accel, error) {
+	acc := &accel{blas: map[scene.GeometryRef]uint64{}, blasAddr: map[scene.GeometryRef]uint64{}}
+	var geoms []scene.GeometryRef
+	for i, in := range sc.Instances {
+		if p.collapsed[i] {
+			continue
+		}
+		if _, ok := acc.blas[in.Geometry]; !ok {
+			acc.blas[in.Geometry] = 0
+			geoms = append(geoms, in.Geometry)
+		}
+	}
+	var aabbBuf *buffer
+	if len(p.aabbs) > 0 {
+		var err error
+		if aabbBuf, err = d.upload(bytesOf(p.aabbs), usageASInput); err != nil {
+			return nil, err
+		}
+	}
+	var a arena
+	defer a.free()
+	type build struct {
+		info  *asBuildGeometryInfo
+		rng   *asBuildRangeInfo
+		as    uint64
+		ref   scene.GeometryRef
+		size  uint64
+		empty bool
+	}
+	var builds []*build
+	var scratchSize uint64
+	for _, g := range geoms {
+		geo := newIn[asGeometry](&a)
+		geo.sType = stAccelerationStructureGeometry
+		rng := newIn[asBuildRangeInfo](&a)
+		switch g.Kind {
+		case scene.Triangles:
+			m := &p.meshes[g.Index]
+			geo.geometryType = geometryTriangles
+			t := (*asTrianglesData)(unsafe.Pointer(&geo.geometry[0]))
+			t.sType = stAccelerationStructureGeometryTrianglesData
+			t.vertexFormat = formatR32G32B32Sfloat
+			t.vertexData = bufs.positions.addr + 12*uint64(m.FirstVertex)
+			t.vertexStride = 12
+			t.maxVertex = uint32(max(len(sc.Meshes[g.Index].Positions)-1, 0))
+			t.indexType = indexTypeUint32
+			t.indexData = bufs.indices.addr + 4*uint64(m.FirstIndex)
+			rng.primitiveCount = m.TriangleCount
+		case scene.Spheres, scene.SweptSpheres:
+			geo.geometryType = geometryAABBs
+			ad := (*asAabbsData)(unsafe.Pointer(&geo.geometry[0]))
+			ad.sType = stAccelerationStructureGeometryAabbsData
+			ad.stride = 24
+			first := p.aabbFirst[g.Index]
+			var count int
+			if g.Kind == scene.Spheres {
+				count = len(sc.SphereSets[g.Index].Centers)
+			} else {
+				first = p.aabbFirst[len(sc.SphereSets)+g.Index]
+				count = len(sc.CurveSets[g.Index].Segments)
+			}
+			ad.data = aabbBuf.addr + 24*uint64(first)
+			rng.primitiveCount = uint32(count)
+		}
+		info := newIn[asBuildGeometryInfo](&a)
+		info.sType = stAccelerationStructureBuildGeometryInfo
+		info.typ = asBottomLevel
+		info.flags = buildPreferFastTrace | buildAllowCompaction
+		info.geometryCount = 1
+		info.pGeometries = geo
+		sizes := newIn[asBuildSizesInfo](&a)
+		sizes.sType = stAccelerationStructureBuildSizesInfo
+		count := newIn[uint32](&a)
+		*count = rng.primitiveCount
+		d.call("vkGetAccelerationStructureBuildSizesKHR", d.h(), 0 /* device */, ptr(info), ptr(count), ptr(sizes))
+		as, err := d.createAS(asBottomLevel, sizes.asSize, &a)
+		if err != nil {
+			return nil, err
+		}
+		info.dst = as
+		builds = append(builds, &build{info: info, rng: rng, as: as, ref: g, size: sizes.asSize})
+		scratchSize = max(scratchSize, sizes.buildScratch)
+	}
+	if len(builds) > 0 {
+		// One scratch buffer per build would cost memory; the builds run one
+		// after another with a barrier between, sharing one.
+		align := uint64(256)
+		scratch, err := d.newBuffer(scratchSize+align, 0)
+		if err != nil {
+			return nil, err
+		}
+		pool, err := d.newQueryPool(len(builds))
+		if err != nil {
+			return nil, err
+		}
+		defer d.destroyQueryPool(pool)
+		if err := d.begin(); err != nil {
+			return nil, err
+		}
+		d.resetQueryPool(pool, len(builds))
+		for _, b := range builds {
+			b.info.scratch = (scratch.addr + align - 1) / align * align
+			ranges := newIn[uintptr](&a)
+			*ranges = ptr(b.rng)
+			d.call("vkCmdBuildAccelerationStructuresKHR", d.cmdH(), 1, ptr(b.info), ptr(ranges))
+			d.barrier(stageASBuild, accessASWrite, stageASBuild, accessASRead|accessASWrite)
+		}
+		handles := sliceIn[uint64](&a, len(builds))
+		for i, b := range builds {
+			handles[i] = b.as
+		}
+		d.call("vkCmdWriteAccelerationStructuresPropertiesKHR", d.cmdH(), uintptr(len(builds)), ptr(&handles[0]), queryCompactedSize, uintptr(unsafe.Pointer(pool)), 0)
+		if err := d.submit(); err != nil {
+			return nil, fmt.Errorf("building the BLASes: %w", err)
+		}
+		compacted, err := d.queryResults(pool, len(builds))
+		if err != nil {
+			return nil, err
+		}
+		// Compaction: copy each into a structure of its compacted size.
+		if err := d.begin(); err != nil {
+			return nil, err
+		}
+		for i, b := range builds {
+			size := compacted[i]
+			if size == 0 || size > b.size {
+				size = b.size
+			}
+			as, err := d.createAS(asBottomLevel, size, &a)
+			if err != nil {
+				return nil, err
+			}
+			cp := newIn[copyASInfo](&a)
+			cp.sType = stCopyAccelerationStructureInfo
+			cp.src, cp.dst, cp.mode = b.as, as, 1
+			d.call("vkCmdCopyAccelerationStructureKHR", d.cmdH(), ptr(cp))
+			acc.blas[b.ref] = as
+			acc.bytes += size
+		}
+		if err := d.submit(); err != nil {
+			return nil, fmt.Errorf("compacting the BLASes: %w", err)
+		}
+		for _, b := range builds {
+			d.call("vkDestroyAccelerationStructureKHR", d.h(), uintptr(b.as), 0)
+		}
+		for ref, as := range acc.blas {
+			info := newIn[asDeviceAddressInfo](&a)
+			info.sType = stAccelerationStructureDeviceAddressInfo
+			info.as = as
+			acc.blasAddr[ref] = d.call("vkGetAccelerationStructureDeviceAddressKHR", d.h(), ptr(info))
+		}
+	}
+
+	// The TLAS.
+	var insts []asInstance
+	for i, in := range sc.Instances {
+		if p.collapsed[i] {
+			continue
+		}
+		g := &p.instances[i]
+		var x asInstance
+		for r := 0; r < 3; r++ {
+			copy(x.transform[4*r:4*r+4], g.ToWorld[r][:])
+		}
+		x.customMask = uint32(i)&0xffffff | 0xff<<24
+		flags := uint32(instanceCullDisable)
+		if p.opaque[i] {
+			flags |= instanceForceOpaque
+		}
+		x.sbtFlags = (p.hitGroups[i]*2)&0xffffff | flags<<24
+		x.blasAddress = acc.blasAddr[in.Geometry]
+		insts = append(insts, x)
+	}
+	if len(insts) > 1<<24 {
+		return nil, fmt.Errorf("%d instances: a TLAS holds at most %d", len(insts), 1<<24)
+	}
+	instBuf, err := d.upload(bytesOf(append(insts, asInstance{})), usageASInput) // never empty
+	if err != nil {
+		return nil, err
+	}
+	geo := newIn[asGeometry](&a)
+	geo.sType = stAccelerationStructureGeometry
+	geo.geometryType = geometryInstances
+	id := (*asInstancesData)(unsafe.Pointer(&geo.geometry[0]))
+	id.sType = stAccelerationStructureGeometryInstancesData
+	id.data = instBuf.addr
+	info := newIn[asBuildGeometryInfo](&a)
+	info.sType = stAccelerationStructureBuildGeometryInfo
+	info.typ = asTopLevel
+	info.flags = buildPreferFastTrace
+	info.geometryCount = 1
+	info.pGeometries = geo
+	count := newIn[uint32](&a)
+	*count = uint32(len(insts))
+	sizes := newIn[asBuildSizesInfo](&a)
+	sizes.sType = stAccelerationStructureBuildSizesInfo
+	d.call("vkGetAccelerationStructureBuildSizesKHR", d.h(), 0, ptr(info), ptr(count), ptr(sizes))
+	tlas, err := d.createAS(asTopLevel, sizes.asSize, &a)
+	if err != nil {
+		return nil, err
+	}
+	scratch, err := d.newBuffer(sizes.buildScratch+256, 0)
+	if err != nil {
+		return nil, err
+	}
+	info.dst = tlas
+	info.scratch = (scratch.addr + 255) / 256 * 256
+	rng := newIn[asBuildRangeInfo](&a)
+	rng.primitiveCount = uint32(len(insts))
+	ranges := newIn[uintptr](&a)
+	*ranges = ptr(rng)
+	if err := d.begin(); err != nil {
+		return nil, err
+	}
+	d.call("vkCmdBuildAccelerationStructuresKHR", d.cmdH(), 1, ptr(info), ptr(ranges))
+	d.barrier(stageASBuild, accessASWrite, stageRayTracing, accessASRead)
+	if err := d.submit(); err != nil {
+		return nil, fmt.Errorf("building the TLAS: %w", err)
+	}
+	acc.tlas = tlas
+	ai := newIn[asDeviceAddressInfo](&a)
+	ai.sType = stAccelerationStructureDeviceAddressInfo
+	ai.as = tlas
+	acc.tlasAddr = d.call("vkGetAccelerationStructureDeviceAddressKHR", d.h(), ptr(ai))
+	acc.bytes += sizes.asSize
+	return acc, nil
+}
+
+// createAS makes an acceleration structure of size bytes in a new buffer.
+func (d *device) createAS(typ uint32, size uint64, a *arena) (uint64, error) {
+	buf, err := d.newBuffer(size, usageASStorage)
+	if err != nil {
+		return 0, err
+	}
+	ci := newIn[asCreateInfo](a)
+	ci.sType = stAccelerationStructureCreateInfo
+	ci.buffer = uint64(uintptr(unsafe.Pointer(buf.handle)))
+	ci.size = size
+	ci.typ = typ
+	out := newIn[uint64](a)
+	if err := result("vkCreateAccelerationStructureKHR", d.call("vkCreateAccelerationStructureKHR", d.h(), ptr(ci), 0, ptr(out))); err != nil {
+		return 0, err
+	}
+	return *out, nil
+}
+
+func (acc *accel) destroy(d *device) {
+	if acc == nil {
+		return
+	}
+	for _, as := range acc.blas {
+		if as != 0 {
+			d.call("vkDestroyAccelerationStructureKHR", d.h(), uintptr(as), 0)
+		}
+	}
+	if acc.tlas != 0 {
+		d.call("vkDestroyAccelerationStructureKHR", d.h(), uintptr(acc.tlas), 0)
+	}
+}

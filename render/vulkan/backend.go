@@ -1,0 +1,324 @@
+package vulkan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"sertrace/render"
+	"sertrace/render/vulkan/layout"
+	"sertrace/scene"
+)
+
+// Backend renders on a Vulkan device through a ray-tracing pipeline: path
+// ser (hit objects and reorderThreadNV) or rt (traceRayEXT).
+type Backend struct {
+	Path       string // PathSER or PathRT; "" picks the best the device has
+	Device     int    // index in Devices(); −1 picks the first that can
+	Validation bool   // the Khronos validation layer, with every message an error
+}
+
+// Name is "vulkan".
+func (Backend) Name() string { return "vulkan" }
+
+// launchTarget is how long one launch should run: short enough that a
+// desktop GPU's watchdog never fires, long enough to keep it busy.
+const launchTarget = 250 * time.Millisecond
+
+// Render traces opts.SPP samples per pixel into film. Samples accumulate
+// over several launches (1, 2, 4, … samples per pixel, doubling while a
+// launch stays under launchTarget); each launch's sums are read back and
+// added to the film in float64, so a cancellation or a lost device keeps
+// every completed launch.
+func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options, film *render.Film, progress render.Progress) (*render.Stats, error) {
+	if err := opts.Validate(sc); err != nil {
+		return nil, err
+	}
+	path := b.Path
+	index := b.Device
+	if path == "" {
+		devs, err := Devices()
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range devs {
+			if (index < 0 || d.Index == index) && d.Best() != "" && d.Best() != PathRayQuery {
+				path = d.Best()
+				break
+			}
+		}
+		if path == "" {
+			return nil, errors.New("no Vulkan device can run a ray-tracing pipeline")
+		}
+	}
+	if path != PathSER && path != PathRT {
+		return nil, fmt.Errorf("path %q is not a ray-tracing pipeline path (ser, rt)", path)
+	}
+	start := time.Now()
+	d, err := openDevice(path, index, b.Validation)
+	if err != nil {
+		return nil, err
+	}
+	defer d.destroy()
+	stats := &render.Stats{Backend: "vulkan", Path: path, Device: d.info.Name, Width: opts.Width, Height: opts.Height}
+	r, err := newRenderer(d, sc, opts, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.destroy()
+	stats.BuildSeconds = time.Since(start).Seconds()
+	stats.DeviceMemory = d.memoryBytes()
+
+	n := opts.Width * opts.Height
+	renderStart := time.Now()
+	spp := 1
+	maxLaunch := max(1, min(256, (1<<24)/n))
+	var gpu time.Duration
+	for film.Samples < opts.SPP {
+		if err = ctx.Err(); err != nil {
+			film.Partial = true
+			break
+		}
+		spp = min(spp, opts.SPP-film.Samples, maxLaunch)
+		if opts.TimeBudget > 0 && film.Samples > 0 {
+			left := opts.TimeBudget - time.Since(renderStart)
+			perSample := time.Since(renderStart) / time.Duration(film.Samples)
+			spp = max(1, min(spp, int(left/max(perSample, 1))))
+		}
+		t0 := time.Now()
+		dt, lerr := r.launch(film.Samples, spp)
+		if lerr != nil {
+			err = fmt.Errorf("rendering on %s: %w", d.info.Name, lerr)
+			film.Partial = film.Samples > 0
+			break
+		}
+		gpu += dt
+		r.addTo(film)
+		film.Samples += spp
+		if progress != nil {
+			progress(float64(film.Samples) / float64(opts.SPP))
+		}
+		if time.Since(t0) < launchTarget/2 {
+			spp *= 2
+		}
+		if opts.TimeBudget > 0 && time.Since(renderStart) >= opts.TimeBudget {
+			break
+		}
+	}
+	if b.Validation {
+		if verr := ValidationErrors(); verr != nil && err == nil {
+			err = verr
+		}
+	}
+	stats.RenderSeconds = time.Since(renderStart).Seconds()
+	stats.GPUSeconds = gpu.Seconds()
+	stats.SamplesPerPixel = film.Samples
+	stats.Partial = film.Partial
+	stats.Rays = r.rays
+	if stats.RenderSeconds > 0 {
+		stats.SamplesPerSec = float64(film.Samples) * float64(n) / stats.RenderSeconds
+		stats.RaysPerSec = float64(stats.Rays.Total()) / stats.RenderSeconds
+	}
+	return stats, err
+}
+
+// renderer is one render's device state: scene buffers, acceleration
+// structures, pipeline, parameter block and accumulation buffer.
+type renderer struct {
+	d      *device
+	opts   render.Options
+	p      *packed
+	bufs   *sceneBuffers
+	acc    *accel
+	pipe   *pipeline
+	params layout.Params
+	pbuf   *buffer
+	film   *buffer
+	times  vk.QueryPool
+	rays   render.RayCounts
+	tick   float64 // nanoseconds per timestamp tick
+}
+
+func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (*renderer, error) {
+	r := &renderer{d: d, opts: opts}
+	envPower := render.EnvironmentPower(opts.EnvMap, opts.EnvColor)
+	r.p = packScene(sc, envPower)
+	var err error
+	if r.bufs, err = d.uploadScene(r.p); err != nil {
+		return nil, err
+	}
+	if r.acc, err = d.buildAccel(sc, r.p, r.bufs); err != nil {
+		return nil, err
+	}
+	if r.pipe, err = d.newPipeline(path); err != nil {
+		return nil, err
+	}
+	n := opts.Width * opts.Height
+	if r.film, err = d.newBuffer(uint64(4*layout.FilmLayers*n), 0); err != nil {
+		return nil, err
+	}
+	if r.pbuf, err = d.newBuffer(uint64(unsafe.Sizeof(layout.Params{})), 0); err != nil {
+		return nil, err
+	}
+	if r.times, err = d.newTimestampPool(2); err != nil {
+		return nil, err
+	}
+	var props vk.PhysicalDeviceProperties
+	vk.GetPhysicalDeviceProperties(d.info.handle, &props)
+	props.Deref()
+	props.Limits.Deref()
+	r.tick = float64(props.Limits.TimestampPeriod)
+	return r, r.setParams(sc)
+}
+
+// setParams fills the parameter block: buffer addresses and settings.
+func (r *renderer) setParams(sc *scene.Scene) error {
+	d, opts, b := r.d, r.opts, r.bufs
+	p := &r.params
+	p.TLAS = r.acc.tlasAddr
+	p.Instances, p.Materials, p.Meshes = b.instances.addr, b.materials.addr, b.meshes.addr
+	p.SphereSets, p.CurveSets, p.Textures = b.sphereSets.addr, b.curveSets.addr, b.textures.addr
+	p.Positions, p.Normals, p.TexCoords, p.Colors, p.Tangents = b.positions.addr, b.normals.addr, b.texCoords.addr, b.colors.addr, b.tangents.addr
+	p.Indices, p.Points, p.Radii, p.Segments, p.Texels = b.indices.addr, b.points.addr, b.radii.addr, b.segments.addr, b.texels.addr
+	p.Lights, p.LightProb, p.LightAlias, p.LightPdf, p.Punctual = b.lights.addr, b.lightProb.addr, b.lightAlias.addr, b.lightPdf.addr, b.punctual.addr
+	p.LightCount = uint32(len(r.p.lights.Entries))
+	p.EnvLight = r.p.lights.EnvIndex
+
+	table := render.SpecularAlbedoTable
+	albedo, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table)), unsafe.Sizeof(table)), 0)
+	if err != nil {
+		return err
+	}
+	p.AlbedoTable = albedo.addr
+	var srgb [256]float32
+	for i := range srgb {
+		srgb[i] = render.DecodeSRGB(uint8(i))
+	}
+	sb, err := d.upload(bytesOf(srgb[:]), 0)
+	if err != nil {
+		return err
+	}
+	p.SRGBTable = sb.addr
+
+	filter := opts.Filter
+	if filter == nil {
+		filter, _ = render.NewPixelFilter("box")
+	}
+	cdf := filter.CDF()
+	fb, err := d.upload(bytesOf(append([]float32{0}, cdf...)[1:]), 0)
+	if err != nil {
+		return err
+	}
+	p.FilterCDF, p.FilterRadius = fb.addr, filter.Radius
+	if len(cdf) > 0 {
+		p.FilterN = uint32(len(cdf) - 1)
+	}
+
+	p.EnvColor = opts.EnvColor
+	if e := opts.EnvMap; e != nil {
+		marginal, conditional, total := e.Tables()
+		var err1, err2, err3 error
+		var px, mb, cb *buffer
+		px, err1 = d.upload(bytesOf(e.Pixels), 0)
+		mb, err2 = d.upload(bytesOf(marginal), 0)
+		cb, err3 = d.upload(bytesOf(conditional), 0)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return err
+		}
+		p.EnvMap, p.EnvPixels, p.EnvMarginal, p.EnvConditional = 1, px.addr, mb.addr, cb.addr
+		p.EnvWidth, p.EnvHeight, p.EnvRotation, p.EnvIntensity, p.EnvTotal = uint32(e.Width), uint32(e.Height), e.Rotation, e.Intensity, total
+	}
+
+	cam := render.NewCameraRays(sc.Cameras[opts.Camera], opts.Width, opts.Height)
+	cp := cam.Params()
+	p.Camera = layout.Camera{Eye: cp.Eye, X: cp.X, Y: cp.Y, Z: cp.Z, Sx: cp.Sx, Sy: cp.Sy, W: cp.W, H: cp.H, Aperture: cp.Aperture, Focus: cp.Focus}
+	if cp.Ortho {
+		p.Camera.Ortho = 1
+	}
+	p.Forward = cam.Forward()
+	p.Width, p.Height = uint32(opts.Width), uint32(opts.Height)
+	p.MaxDepth, p.Seed = uint32(opts.MaxDepth), opts.Seed
+	switch opts.Reorder {
+	case render.ReorderNone:
+		p.ReorderBits = math.MaxUint32
+	case render.ReorderShader:
+		p.ReorderBits = 0
+	default:
+		p.ReorderBits, p.HintFlags = 16, layout.HintMaterial
+		if opts.ReorderBits > 0 {
+			p.ReorderBits = uint32(min(opts.ReorderBits, 32))
+		}
+	}
+	p.Film = r.film.addr
+	return nil
+}
+
+// launch renders spp samples per pixel from sample first into the
+// accumulation buffer and returns the GPU time the trace took.
+func (r *renderer) launch(first, spp int) (time.Duration, error) {
+	d := r.d
+	r.params.FirstSample, r.params.Samples = uint32(first), uint32(spp)
+	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
+	clear(r.film.data)
+	if err := d.begin(); err != nil {
+		return 0, err
+	}
+	d.resetQueryPool(r.times, 2)
+	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPoint(1000165000), r.pipe.handle)
+	addr := r.pbuf.addr
+	vk.CmdPushConstants(d.cmd, r.pipe.layout, vk.ShaderStageFlags(stagesRayTracing), 0, 8, unsafe.Pointer(&addr))
+	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageTopOfPipeBit, r.times, 0)
+	d.call("vkCmdTraceRaysKHR", d.cmdH(), ptr(&r.pipe.raygen), ptr(&r.pipe.miss), ptr(&r.pipe.hit), ptr(&r.pipe.clb),
+		uintptr(r.opts.Width), uintptr(r.opts.Height), 1)
+	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageBottomOfPipeBit, r.times, 1)
+	d.barrier(stageRayTracing, accessShaderWrite, stageHost, accessHostRead)
+	if err := d.submit(); err != nil {
+		return 0, err
+	}
+	ts, err := d.queryResults(r.times, 2)
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(float64(ts[1]-ts[0]) * r.tick), nil
+}
+
+// addTo adds the launch's sums to the film.
+func (r *renderer) addTo(film *render.Film) {
+	n := r.opts.Width * r.opts.Height
+	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), layout.FilmLayers*n)
+	add := func(dst []float64, layer, channels int) {
+		src := sums[layer*n : layer*n+channels*n]
+		for i, v := range src {
+			dst[i] += float64(v)
+		}
+	}
+	add(film.Beauty, layout.FilmBeauty, 3)
+	add(film.Albedo, layout.FilmAlbedo, 3)
+	add(film.Normal, layout.FilmNormal, 3)
+	add(film.Depth, layout.FilmDepth, 1)
+	add(film.LumSq, layout.FilmLumSq, 1)
+	add(film.Cost, layout.FilmCost, 1)
+	add(film.PathLength, layout.FilmPathLength, 1)
+	var cost, shadow float64
+	for i := 0; i < n; i++ {
+		cost += float64(sums[layout.FilmCost*n+i])
+		shadow += float64(sums[layout.FilmShadowRays*n+i])
+	}
+	camera := int64(n) * int64(r.params.Samples)
+	r.rays.Camera += camera
+	r.rays.Shadow += int64(shadow)
+	r.rays.Extension += int64(cost) - int64(shadow) - camera
+}
+
+func (r *renderer) destroy() {
+	if r.times != nil {
+		r.d.destroyQueryPool(r.times)
+	}
+	r.pipe.destroy(r.d)
+	r.acc.destroy(r.d)
+}

@@ -1,0 +1,245 @@
+package vulkan
+
+import (
+	"encoding/binary"
+	"math"
+	"unsafe"
+
+	"sertrace/render"
+	"sertrace/render/vulkan/layout"
+	"sertrace/scene"
+)
+
+// packed is a scene in the shaders' buffer layouts (package layout), ready
+// to upload: one slice per buffer of Params.
+type packed struct {
+	instances  []layout.Instance
+	materials  []layout.Material
+	meshes     []layout.Mesh
+	sphereSets []layout.SphereSet
+	curveSets  []layout.CurveSet
+	textures   []layout.Texture
+	positions  [][3]float32
+	normals    [][3]float32
+	texCoords  [][2]float32
+	colors     [][4]float32
+	tangents   [][4]float32
+	indices    []uint32
+	points     [][3]float32
+	radii      []float32
+	segments   []uint32 // (first control point, join flags) per segment
+	texels     []uint32
+	aabbs      [][6]float32 // per sphere and segment, object space, in set order
+	aabbFirst  []int        // per sphere set, then per curve set: first AABB
+	hitGroups  []uint32     // per instance
+	opaque     []bool       // per instance: no any-hit shader to run
+	collapsed  []bool       // per instance: a singular transform, left out of the TLAS
+
+	lights     *render.LightTable
+	lightEnts  []layout.LightEntry
+	lightAlias []uint32
+	punctual   []layout.Light
+}
+
+func packTextureRef(r scene.TextureRef) layout.TextureRef {
+	return layout.TextureRef{Texture: int32(r.Texture), TexCoord: uint32(r.TexCoord), Transform: r.Transform}
+}
+
+func packScene(sc *scene.Scene, envPower float32) *packed {
+	p := &packed{}
+	for i := range sc.Materials {
+		m := &sc.Materials[i]
+		g := layout.Material{BaseColor: m.BaseColor, Emissive: m.Emissive, Metallic: m.Metallic, Roughness: m.Roughness,
+			IOR: m.IOR, Specular: m.Specular, SpecularColor: m.SpecularColor, Transmission: m.Transmission,
+			AttenuationColor: m.AttenuationColor, AttenuationDistance: m.AttenuationDistance, NormalScale: m.NormalScale,
+			AlphaCutoff: m.AlphaCutoff,
+			BaseColorTex: packTextureRef(m.BaseColorTexture), MetallicRoughness: packTextureRef(m.MetallicRoughnessTex),
+			NormalTex: packTextureRef(m.NormalTexture), EmissiveTex: packTextureRef(m.EmissiveTexture),
+			TransmissionTex: packTextureRef(m.TransmissionTexture), SpecularTex: packTextureRef(m.SpecularTexture),
+			SpecularColorTex: packTextureRef(m.SpecularColorTexture)}
+		if m.DoubleSided {
+			g.Flags |= layout.MatDoubleSided
+		}
+		if m.Volume {
+			g.Flags |= layout.MatVolume
+		}
+		if m.AlphaMode == scene.AlphaMask {
+			g.Flags |= layout.MatAlphaMask
+		}
+		if m.Emits() {
+			g.Flags |= layout.MatEmits
+		}
+		if h := m.Hair; h != nil {
+			g.Flags |= layout.MatHair
+			set := func(v *float32, dst *float32, bit uint32) {
+				if v != nil {
+					*dst = *v
+					g.Hair.Set |= bit
+				}
+			}
+			set(h.Eumelanin, &g.Hair.Eumelanin, layout.HairEumelanin)
+			set(h.Pheomelanin, &g.Hair.Pheomelanin, layout.HairPheomelanin)
+			set(h.BetaM, &g.Hair.BetaM, layout.HairBetaM)
+			set(h.BetaN, &g.Hair.BetaN, layout.HairBetaN)
+			set(h.Alpha, &g.Hair.Alpha, layout.HairAlpha)
+			set(h.Eta, &g.Hair.Eta, layout.HairEta)
+			if h.Color != nil {
+				g.Hair.Color = *h.Color
+				g.Hair.Set |= layout.HairColor
+			}
+		}
+		p.materials = append(p.materials, g)
+	}
+	for i := range sc.Textures {
+		t := &sc.Textures[i]
+		g := layout.Texture{Offset: uint32(len(p.texels)), Width: uint32(t.Width), Height: uint32(t.Height),
+			WrapS: uint32(t.WrapS), WrapT: uint32(t.WrapT)}
+		if t.ColorSpace == scene.SRGB {
+			g.SRGB = 1
+		}
+		if t.Nearest {
+			g.Nearest = 1
+		}
+		for k := 0; k+4 <= len(t.Pixels); k += 4 {
+			p.texels = append(p.texels, binary.LittleEndian.Uint32(t.Pixels[k:]))
+		}
+		p.textures = append(p.textures, g)
+	}
+	attr := func(n int, dst *int32, add func()) {
+		*dst = -1
+		if n > 0 {
+			add()
+		}
+	}
+	for i := range sc.Meshes {
+		m := &sc.Meshes[i]
+		g := layout.Mesh{FirstIndex: uint32(len(p.indices)), FirstVertex: uint32(len(p.positions)), TriangleCount: uint32(m.TriangleCount())}
+		for _, v := range m.Positions {
+			p.positions = append(p.positions, v)
+		}
+		p.indices = append(p.indices, m.Indices[:3*m.TriangleCount()]...)
+		attr(len(m.Normals), &g.Normals, func() {
+			g.Normals = int32(len(p.normals))
+			for _, v := range m.Normals {
+				p.normals = append(p.normals, v)
+			}
+		})
+		attr(len(m.UV0), &g.UV0, func() {
+			g.UV0 = int32(len(p.texCoords))
+			for _, v := range m.UV0 {
+				p.texCoords = append(p.texCoords, v)
+			}
+		})
+		attr(len(m.UV1), &g.UV1, func() {
+			g.UV1 = int32(len(p.texCoords))
+			for _, v := range m.UV1 {
+				p.texCoords = append(p.texCoords, v)
+			}
+		})
+		attr(len(m.Colors), &g.Colors, func() {
+			g.Colors = int32(len(p.colors))
+			for _, v := range m.Colors {
+				p.colors = append(p.colors, v)
+			}
+		})
+		attr(len(m.Tangents), &g.Tangents, func() {
+			g.Tangents = int32(len(p.tangents))
+			for _, v := range m.Tangents {
+				p.tangents = append(p.tangents, v)
+			}
+		})
+		p.meshes = append(p.meshes, g)
+	}
+	for i := range sc.SphereSets {
+		s := &sc.SphereSets[i]
+		p.sphereSets = append(p.sphereSets, layout.SphereSet{FirstPoint: uint32(len(p.points)), FirstRadius: uint32(len(p.radii)), Count: uint32(len(s.Centers))})
+		p.aabbFirst = append(p.aabbFirst, len(p.aabbs))
+		for k, c := range s.Centers {
+			p.points = append(p.points, c)
+			p.radii = append(p.radii, s.Radii[k])
+			r := max(s.Radii[k], 0)
+			p.aabbs = append(p.aabbs, padBox(scene.Vec3{c[0] - r, c[1] - r, c[2] - r}, scene.Vec3{c[0] + r, c[1] + r, c[2] + r}))
+		}
+	}
+	for i := range sc.CurveSets {
+		c := &sc.CurveSets[i]
+		g := layout.CurveSet{FirstPoint: uint32(len(p.points)), FirstRadius: uint32(len(p.radii)), FirstSegment: uint32(len(p.segments)), Count: uint32(len(c.Segments))}
+		p.aabbFirst = append(p.aabbFirst, len(p.aabbs))
+		for _, v := range c.Positions {
+			p.points = append(p.points, v)
+		}
+		p.radii = append(p.radii, c.Radii...)
+		for k, v := range c.Segments {
+			p.segments = append(p.segments, v, uint32(c.Joins[k]))
+			a, b := c.Positions[v], c.Positions[v+1]
+			ra, rb := max(c.Radii[v], 0), max(c.Radii[v+1], 0)
+			var lo, hi scene.Vec3
+			for k := 0; k < 3; k++ {
+				lo[k] = min(a[k]-ra, b[k]-rb)
+				hi[k] = max(a[k]+ra, b[k]+rb)
+			}
+			p.aabbs = append(p.aabbs, padBox(lo, hi))
+		}
+		p.curveSets = append(p.curveSets, g)
+	}
+	p.lights = render.NewLightTable(sc, envPower)
+	for i, in := range sc.Instances {
+		mat := &sc.Materials[in.Material]
+		g := layout.Instance{Kind: uint32(in.Geometry.Kind), Geometry: uint32(in.Geometry.Index), Material: uint32(in.Material),
+			FirstTri: p.lights.FirstTri[i]}
+		w, inv := render.AffineOf(in.Transform), render.AffineInverse(in.Transform)
+		for r := 0; r < 3; r++ {
+			copy(g.ToWorld[r][:], w[4*r:4*r+4])
+			copy(g.ToObject[r][:], inv[4*r:4*r+4])
+		}
+		p.instances = append(p.instances, g)
+		p.collapsed = append(p.collapsed, inv == render.Affine{})
+		hg, opaque := uint32(layout.HitTriangles), true
+		switch in.Geometry.Kind {
+		case scene.Spheres:
+			hg = layout.HitSpheres
+		case scene.SweptSpheres:
+			hg = layout.HitSweptSpheres
+			if mat.Hair != nil {
+				hg = layout.HitHair
+			}
+		default:
+			if mat.AlphaMode == scene.AlphaMask {
+				hg, opaque = layout.HitTrianglesMasked, false
+			}
+		}
+		p.hitGroups = append(p.hitGroups, hg)
+		p.opaque = append(p.opaque, opaque)
+	}
+	for _, e := range p.lights.Entries {
+		p.lightEnts = append(p.lightEnts, layout.LightEntry{Kind: uint32(e.Kind), Instance: e.Instance, Index: e.Index, Area: e.Area})
+	}
+	for _, a := range p.lights.Alias {
+		p.lightAlias = append(p.lightAlias, uint32(a))
+	}
+	for _, l := range sc.Lights {
+		p.punctual = append(p.punctual, layout.Light{Kind: uint32(l.Kind), Color: l.Color, Intensity: l.Intensity,
+			Position: l.Position, Direction: l.Direction, Range: l.Range, InnerCone: l.InnerCone, OuterCone: l.OuterCone})
+	}
+	return p
+}
+
+// padBox widens a box by a relative and an absolute margin, so that the
+// intersection shader, not the box, decides every hit near its faces.
+func padBox(lo, hi scene.Vec3) [6]float32 {
+	var b [6]float32
+	for k := 0; k < 3; k++ {
+		m := 1e-5*max(float32(math.Abs(float64(lo[k]))), float32(math.Abs(float64(hi[k]))), hi[k]-lo[k]) + 1e-30
+		b[k], b[3+k] = lo[k]-m, hi[k]+m
+	}
+	return b
+}
+
+// bytesOf is a slice's memory, for upload.
+func bytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(z)))
+}

@@ -54,6 +54,10 @@ static u64 sertraceCall(void *fn, int n, const u64 *a) {
 	return 0;
 }
 
+static void *sertraceDeviceProc(void *gdpa, void *device, const char *name) {
+	return ((void *(*)(void *, const char *))gdpa)(device, name);
+}
+
 static void *sertraceProc(void *gipa, void *instance, const char *name) {
 	return ((void *(*)(void *, const char *))gipa)(instance, name);
 }
@@ -121,6 +125,13 @@ func proc(gipa, instance unsafe.Pointer, name string) unsafe.Pointer {
 	n := C.CString(name)
 	defer C.free(unsafe.Pointer(n))
 	return C.sertraceProc(gipa, instance, n)
+}
+
+// deviceProc looks an entry point up with vkGetDeviceProcAddr.
+func deviceProc(gdpa, device unsafe.Pointer, name string) unsafe.Pointer {
+	n := C.CString(name)
+	defer C.free(unsafe.Pointer(n))
+	return C.sertraceDeviceProc(gdpa, device, n)
 }
 
 // call calls entry point fn with integer or pointer arguments.

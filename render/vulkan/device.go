@@ -134,8 +134,7 @@ func (d *device) create(path string) error {
 	d.handle = dev
 	gdpa := d.in.proc("vkGetDeviceProcAddr")
 	for _, name := range deviceEntryPoints {
-		cn := a.cstr(name)
-		p := unsafe.Pointer(uintptr(call(gdpa, uintptr(unsafe.Pointer(d.handle)), uintptr(unsafe.Pointer(cn)))))
+		p := deviceProc(gdpa, unsafe.Pointer(d.handle), name)
 		if p == nil {
 			return fmt.Errorf("the driver has no %s", name)
 		}

@@ -154,7 +154,7 @@ func (d *device) newPipeline(path string) (*pipeline, error) {
 	if err := result("vkCreateRayTracingPipelinesKHR", d.call("vkCreateRayTracingPipelinesKHR", d.h(), 0, 0, 1, ptr(ci), 0, ptr(out))); err != nil {
 		return nil, fmt.Errorf("the %s pipeline failed to build: %w", path, err)
 	}
-	p.handle = vk.Pipeline(unsafe.Pointer(uintptr(*out)))
+	p.handle = *(*vk.Pipeline)(unsafe.Pointer(out)) // a 64-bit handle either way
 
 	// The shader binding table: raygen, misses, hit groups, each region
 	// aligned to shaderGroupBaseAlignment, records to shaderGroupHandleAlignment.

@@ -1,0 +1,285 @@
+package vulkan_test
+
+// Tests of the Vulkan backend against the CPU backend, on whatever device
+// the loader offers (lavapipe in CI), with the Khronos validation layer on
+// and every validation message a failure. Without a device they skip, but
+// with CI set they fail: CI installs lavapipe and must run them.
+
+import (
+	"context"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"sertrace/render"
+	"sertrace/render/cpu"
+	"sertrace/render/vulkan"
+	"sertrace/scene"
+)
+
+// rtDevice returns a device that runs the rt path, or skips (fails in CI).
+func rtDevice(t *testing.T) vulkan.Device {
+	t.Helper()
+	devs, err := vulkan.Devices()
+	if err == nil {
+		for _, d := range devs {
+			if d.Paths[vulkan.PathRT].Available {
+				return d
+			}
+		}
+		err = errNoRT(devs)
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("CI needs a Vulkan device with ray-tracing pipelines (lavapipe): %v", err)
+	}
+	t.Skipf("no Vulkan device runs the rt path: %v", err)
+	return vulkan.Device{}
+}
+
+type noRT string
+
+func (e noRT) Error() string { return string(e) }
+
+func errNoRT(devs []vulkan.Device) error {
+	var s []string
+	for _, d := range devs {
+		s = append(s, d.Name+": "+d.Paths[vulkan.PathRT].Reason)
+	}
+	if len(s) == 0 {
+		return noRT("no devices")
+	}
+	return noRT(strings.Join(s, "; "))
+}
+
+func renderOn(t *testing.T, b render.Backend, sc *scene.Scene, opts render.Options) *render.Film {
+	t.Helper()
+	film := render.NewFilm(opts.Width, opts.Height)
+	if _, err := b.Render(context.Background(), sc, opts, film, nil); err != nil {
+		t.Fatalf("%s: %v", b.Name(), err)
+	}
+	if err := vulkan.ValidationErrors(); err != nil {
+		t.Fatal(err)
+	}
+	return film
+}
+
+func gpu(d vulkan.Device) vulkan.Backend {
+	return vulkan.Backend{Path: vulkan.PathRT, Device: d.Index, Validation: true}
+}
+
+func loadScene(t *testing.T, name string) *scene.Scene {
+	t.Helper()
+	sc, err := scene.Load("../../scenes/" + name + ".glb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestDevicesExplainEveryPath: every path has an answer, and a device
+// without VK_NV_ray_tracing_invocation_reorder is not offered ser, saying so.
+func TestDevicesExplainEveryPath(t *testing.T) {
+	d := rtDevice(t)
+	for _, p := range vulkan.PathNames {
+		st, ok := d.Paths[p]
+		if !ok || (!st.Available && st.Reason == "") {
+			t.Errorf("path %s: %+v", p, st)
+		}
+	}
+	if d.ReorderMode == nil {
+		st := d.Paths[vulkan.PathSER]
+		if st.Available || !strings.Contains(st.Reason, "VK_NV_ray_tracing_invocation_reorder") {
+			t.Errorf("ser without the SER extension: %+v", st)
+		}
+	}
+	if d.Driver == "" || d.APIVersion == "" || d.Name == "" {
+		t.Errorf("device description incomplete: %+v", d)
+	}
+}
+
+// TestNoLoader: without libvulkan the devices say why, and the backend
+// fails with that reason rather than crashing.
+func TestNoLoader(t *testing.T) {
+	if os.Getenv("SERTRACE_VULKAN_LIBRARY") != "" {
+		t.Skip("SERTRACE_VULKAN_LIBRARY is set")
+	}
+	t.Setenv("SERTRACE_VULKAN_LIBRARY", "libvulkan-that-does-not-exist.so")
+	// The loader is opened once per process; this checks the message only
+	// when nothing opened it before.
+	if _, err := vulkan.Devices(); err != nil && !strings.Contains(err.Error(), "no Vulkan loader") {
+		t.Errorf("Devices without a loader: %v", err)
+	}
+}
+
+// furnaceScene is one unit sphere (AABB geometry and its intersection
+// shader) in front of a camera, under a uniform environment of radiance 1.
+func furnaceScene(base float32) *scene.Scene {
+	m := scene.DefaultMaterial()
+	m.BaseColor = scene.Vec4{base, base, base, 1}
+	m.Metallic, m.Specular = 0, 0
+	sc := &scene.Scene{
+		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{0, 0, 0}}, Radii: []float32{1},
+			Bounds: scene.Bounds{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}}}},
+		Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity}},
+		Materials: []scene.Material{m},
+		Bounds:    scene.Bounds{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}},
+	}
+	sc.Cameras = []scene.Camera{{Name: "front", YFov: 0.35, Transform: scene.LookAt(scene.Vec3{0, 0, 5}, scene.Vec3{}, scene.Vec3{0, 1, 0})}}
+	return sc
+}
+
+// TestWhiteFurnace: through the rt path, a white Lambertian sphere under a
+// uniform environment of 1 is invisible (1 everywhere, to Monte Carlo
+// error) and a grey one of albedo 0.5 renders 0.5 on average.
+func TestWhiteFurnace(t *testing.T) {
+	d := rtDevice(t)
+	opts := render.Options{Width: 24, Height: 24, SPP: 64, MaxDepth: 32, EnvColor: [3]float32{1, 1, 1}}
+	for _, c := range []struct {
+		base float32
+		want float64
+	}{{1, 1}, {0.5, 0.5}} {
+		film := renderOn(t, gpu(d), furnaceScene(c.base), opts)
+		pix, _ := film.Resolve(render.AOVBeauty)
+		// The central 8×8 pixels see only the sphere.
+		var sum float64
+		for y := 8; y < 16; y++ {
+			for x := 8; x < 16; x++ {
+				v := float64(pix[3*(y*opts.Width+x)])
+				sum += v
+				if math.Abs(v-c.want) > 0.3 { // Russian roulette and the depth limit make single pixels noisy
+					t.Errorf("albedo %v: pixel (%d, %d) = %v, want %v", c.base, x, y, v, c.want)
+				}
+			}
+		}
+		if mean := sum / 64; math.Abs(mean-c.want) > 0.02 {
+			t.Errorf("albedo %v: sphere mean %.4f, want %.4f", c.base, mean, c.want)
+		}
+		if bg := pix[0]; math.Abs(float64(bg)-1) > 1e-6 {
+			t.Errorf("background %v, want the environment's 1", bg)
+		}
+	}
+}
+
+// TestFirstHitAOVsMatchCPU: the camera rays are the same numbers on both
+// backends, so the first hit's albedo, normal and depth agree to float
+// rounding on triangles, spheres and swept spheres; only pixels whose ray
+// grazes an edge may land on a different primitive.
+func TestFirstHitAOVsMatchCPU(t *testing.T) {
+	d := rtDevice(t)
+	for _, name := range []string{"cornell", "hair", "particles"} {
+		t.Run(name, func(t *testing.T) {
+			sc := loadScene(t, name)
+			opts := render.Options{Width: 40, Height: 30, SPP: 1, MaxDepth: 1, EnvColor: [3]float32{0.3, 0.35, 0.4}}
+			want := renderOn(t, cpu.Backend{}, sc, opts)
+			got := renderOn(t, gpu(d), sc, opts)
+			for _, aov := range []render.AOV{render.AOVAlbedo, render.AOVNormal, render.AOVDepth} {
+				a, ch := want.Resolve(aov)
+				b, _ := got.Resolve(aov)
+				differ, nonzero := 0, 0
+				for i := range a {
+					if a[i] != 0 {
+						nonzero++
+					}
+					if math.Abs(float64(a[i]-b[i])) > 1e-4*max(1, math.Abs(float64(a[i]))) {
+						differ++
+					}
+				}
+				if nonzero == 0 {
+					t.Fatalf("%s: the CPU's AOV is all zero: the test checks nothing", aov)
+				}
+				if limit := len(a) / ch / 50; differ/ch > limit { // 2% of the pixels: edges
+					t.Errorf("%s: %d of %d values differ", aov, differ, len(a))
+				}
+			}
+		})
+	}
+}
+
+// TestBeautyMatchesCPU: the two backends' images agree tile by tile within
+// a few standard errors when their random streams are independent, on the
+// generated scenes: triangles, hair (swept spheres and the hair BSDF) and
+// particles (spheres) through the AABB fallback. With the same streams the
+// paths are the same but where float rounding parts them, so the image
+// means must then agree far more tightly: within half a standard error,
+// which catches a bias of a fraction of a percent.
+func TestBeautyMatchesCPU(t *testing.T) {
+	d := rtDevice(t)
+	for _, name := range []string{"cornell", "hair", "particles", "hairy-cornell"} {
+		t.Run(name, func(t *testing.T) {
+			sc := loadScene(t, name)
+			opts := render.Options{Width: 32, Height: 24, SPP: 32, MaxDepth: 6, EnvColor: [3]float32{0.3, 0.35, 0.4}}
+			if name == "cornell" {
+				opts.SPP = 256 // cheap on any device: the tightest check
+			}
+			got := renderOn(t, gpu(d), sc, opts)
+			same := renderOn(t, cpu.Backend{}, sc, opts)
+			opts.Seed = 7
+			other := renderOn(t, cpu.Backend{}, sc, opts)
+			compareTiles(t, other, got, 8)
+			ms, _ := imageMean(same)
+			mg, se := imageMean(got)
+			if math.Abs(ms-mg) > 0.5*se {
+				t.Errorf("same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", ms, mg, se)
+			}
+		})
+	}
+}
+
+// imageMean is a film's mean luminance and its standard error.
+func imageMean(f *render.Film) (mean, se float64) {
+	p, _ := f.Resolve(render.AOVBeauty)
+	v := f.MeanVariance()
+	n := f.Width * f.Height
+	for i := 0; i < n; i++ {
+		mean += 0.2126*float64(p[3*i]) + 0.7152*float64(p[3*i+1]) + 0.0722*float64(p[3*i+2])
+		se += float64(v[i])
+	}
+	return mean / float64(n), math.Sqrt(se) / float64(n)
+}
+
+// compareTiles checks each tile's mean luminance against the other film's,
+// within 4.5 combined standard errors (from the films' own per-pixel
+// variances) plus 1% for the rounding of a mean near zero, and the whole
+// image's mean within 4.
+func compareTiles(t *testing.T, a, b *render.Film, tile int) {
+	t.Helper()
+	pa, _ := a.Resolve(render.AOVBeauty)
+	pb, _ := b.Resolve(render.AOVBeauty)
+	va, vb := a.MeanVariance(), b.MeanVariance()
+	lum := func(p []float32, i int) float64 {
+		return 0.2126*float64(p[3*i]) + 0.7152*float64(p[3*i+1]) + 0.0722*float64(p[3*i+2])
+	}
+	var total, totalB, totalV float64
+	for ty := 0; ty < a.Height; ty += tile {
+		for tx := 0; tx < a.Width; tx += tile {
+			var ma, mb, v float64
+			n := 0
+			for y := ty; y < min(ty+tile, a.Height); y++ {
+				for x := tx; x < min(tx+tile, a.Width); x++ {
+					i := y*a.Width + x
+					ma += lum(pa, i)
+					mb += lum(pb, i)
+					v += float64(va[i]) + float64(vb[i])
+					n++
+				}
+			}
+			ma, mb = ma/float64(n), mb/float64(n)
+			se := math.Sqrt(v) / float64(n)
+			total += ma * float64(n)
+			totalB += mb * float64(n)
+			totalV += v
+			if math.Abs(ma-mb) > 4.5*se+0.01*ma {
+				t.Errorf("tile (%d, %d): cpu %.4f, vulkan %.4f, standard error %.4f", tx, ty, ma, mb, se)
+			}
+		}
+	}
+	if total == 0 {
+		t.Fatal("the image is black: the test checks nothing")
+	}
+	// The whole image: a bias of a few percent anywhere shows here.
+	n := float64(a.Width * a.Height)
+	if ma, mb, se := total/n, totalB/n, math.Sqrt(totalV)/n; math.Abs(ma-mb) > 4*se {
+		t.Errorf("image mean: cpu %.5f, vulkan %.5f, standard error %.5f", ma, mb, se)
+	}
+}

@@ -20,7 +20,7 @@ import (
 	"sertrace/atomicfile"
 	"sertrace/denoise"
 	"sertrace/render"
-	"sertrace/render/cpu"
+	"sertrace/render/backends"
 	"sertrace/scene"
 )
 
@@ -207,7 +207,15 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	if r.Tick != nil {
 		tick = r.Tick
 	}
-	_, rerr := cpu.Backend{}.Render(ctx, sc, opts, film, tick)
+	backend, err := backends.Choose(job.Settings.Backend, job.Settings.Path, func(line string) {
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "%s: %s\n", job.Name, line)
+		}
+	})
+	if err != nil {
+		return false, nil, 0, err
+	}
+	_, rerr := backend.Render(ctx, sc, opts, film, tick)
 	if rerr != nil && !errors.Is(rerr, context.Canceled) {
 		return false, nil, film.Samples, rerr
 	}

@@ -5,8 +5,8 @@ package backends
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strings"
 
 	"sertrace/render"
 	"sertrace/render/cpu"
@@ -31,6 +31,12 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 	}
 	var why []string
 	for _, d := range devs {
+		if d.Type == "cpu" {
+			// lavapipe and its kind emulate a GPU on the CPU, many times
+			// slower than the cpu backend; they are for tests (--backend vulkan).
+			why = append(why, fmt.Sprintf("%s is a software Vulkan device, slower than the cpu backend", d.Name))
+			continue
+		}
 		for _, p := range []string{vulkan.PathSER, vulkan.PathRT} {
 			if (path == "" || path == p) && d.Paths[p].Available {
 				note(fmt.Sprintf("backend auto: rendering on %s, path %s", d.Name, p))
@@ -42,17 +48,9 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 	if len(devs) == 0 {
 		note("backend auto: the Vulkan loader lists no device; rendering on the cpu")
 	} else {
-		note(fmt.Sprintf("backend auto: no device runs a ray-tracing pipeline (%s); rendering on the cpu", errors.Join(toErrs(why)...)))
+		note(fmt.Sprintf("backend auto: no GPU runs a ray-tracing pipeline (%s); rendering on the cpu", strings.Join(why, "; ")))
 	}
 	return cpu.Backend{}, nil
-}
-
-func toErrs(s []string) []error {
-	var out []error
-	for _, v := range s {
-		out = append(out, errors.New(v))
-	}
-	return out
 }
 
 // fallback renders on a Vulkan device and, when that fails before any

@@ -397,7 +397,9 @@ func (d *device) newTimestampPool(n int) (vk.QueryPool, error) {
 	return pool, err
 }
 
-func (d *device) resetQueryPool(pool vk.QueryPool, n int) { vk.CmdResetQueryPool(d.cmd, pool, 0, uint32(n)) }
+func (d *device) resetQueryPool(pool vk.QueryPool, n int) {
+	vk.CmdResetQueryPool(d.cmd, pool, 0, uint32(n))
+}
 
 func (d *device) destroyQueryPool(pool vk.QueryPool) { vk.DestroyQueryPool(d.handle, pool, nil) }
 

@@ -52,7 +52,7 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 		g := layout.Material{BaseColor: m.BaseColor, Emissive: m.Emissive, Metallic: m.Metallic, Roughness: m.Roughness,
 			IOR: m.IOR, Specular: m.Specular, SpecularColor: m.SpecularColor, Transmission: m.Transmission,
 			AttenuationColor: m.AttenuationColor, AttenuationDistance: m.AttenuationDistance, NormalScale: m.NormalScale,
-			AlphaCutoff: m.AlphaCutoff,
+			AlphaCutoff:  m.AlphaCutoff,
 			BaseColorTex: packTextureRef(m.BaseColorTexture), MetallicRoughness: packTextureRef(m.MetallicRoughnessTex),
 			NormalTex: packTextureRef(m.NormalTexture), EmissiveTex: packTextureRef(m.EmissiveTexture),
 			TransmissionTex: packTextureRef(m.TransmissionTexture), SpecularTex: packTextureRef(m.SpecularTexture),

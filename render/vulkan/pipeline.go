@@ -13,9 +13,9 @@ import (
 // sceneBuffers are the uploaded buffers of a packed scene.
 type sceneBuffers struct {
 	instances, materials, meshes, sphereSets, curveSets, textures *buffer
-	positions, normals, texCoords, colors, tangents, indices     *buffer
-	points, radii, segments, texels                              *buffer
-	lights, lightProb, lightAlias, lightPdf, punctual            *buffer
+	positions, normals, texCoords, colors, tangents, indices      *buffer
+	points, radii, segments, texels                               *buffer
+	lights, lightProb, lightAlias, lightPdf, punctual             *buffer
 }
 
 func (d *device) uploadScene(p *packed) (*sceneBuffers, error) {
@@ -94,7 +94,7 @@ func (d *device) newPipeline(path string) (*pipeline, error) {
 		{"sphere.rint", stageIntersection}, {"swept.rint", stageIntersection}}
 	const (
 		sRaygen, sMiss, sShadowMiss, sSurface, sHair, sAlpha, sSphere, sSwept = 0, 1, 2, 3, 4, 5, 6, 7
-		unused                                                                  = shaderUnused
+		unused                                                                = shaderUnused
 	)
 	p := &pipeline{}
 	var a arena

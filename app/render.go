@@ -122,7 +122,9 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	for _, warn := range stats.Warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", warn)
 	}
-	if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
+	// A failure that ends a render after some passes (a lost device) keeps
+	// them: they are written, marked partial, and the error is still reported.
+	if renderErr != nil && !errors.Is(renderErr, context.Canceled) && film.Samples == 0 {
 		return renderErr
 	}
 	if film.Samples == 0 {
@@ -163,9 +165,16 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	fmt.Fprintf(stderr, "rendered %s: %dx%d, %d spp, depth %d, in %.2f s on %s (%d threads, BVH %.2f s): %.3g samples/s, %.3g rays/s -> %s\n",
-		scenePath, w, h, film.Samples, opts.MaxDepth, stats.RenderSeconds, stats.Backend, stats.Threads, stats.BuildSeconds,
+	on := fmt.Sprintf("%s (%d threads", stats.Backend, stats.Threads)
+	if stats.Device != "" {
+		on = fmt.Sprintf("%s, path %s (%s", stats.Device, stats.Path, stats.Backend)
+	}
+	fmt.Fprintf(stderr, "rendered %s: %dx%d, %d spp, depth %d, in %.2f s on %s, build %.2f s): %.3g samples/s, %.3g rays/s -> %s\n",
+		scenePath, w, h, film.Samples, opts.MaxDepth, stats.RenderSeconds, on, stats.BuildSeconds,
 		stats.SamplesPerSec, stats.RaysPerSec, strings.Join(written, ", "))
+	if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
+		return fmt.Errorf("%w; the %d samples per pixel before it were written to %s, marked partial", renderErr, film.Samples, out)
+	}
 	if film.Partial {
 		return fmt.Errorf("interrupted: wrote a partial image (%d of %d samples per pixel) to %s", film.Samples, opts.SPP, out)
 	}

@@ -26,6 +26,10 @@ type Backend struct {
 // Name is "vulkan".
 func (Backend) Name() string { return "vulkan" }
 
+// loseDeviceAfter, when positive, makes every launch after that many fail
+// as a lost device would (tests set it).
+var loseDeviceAfter int
+
 // launchTarget is how long one launch should run: short enough that a
 // desktop GPU's watchdog never fires, long enough to keep it busy.
 const launchTarget = 250 * time.Millisecond
@@ -92,6 +96,9 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 		}
 		t0 := time.Now()
 		dt, lerr := r.launch(film.Samples, spp)
+		if loseDeviceAfter > 0 && r.launches > loseDeviceAfter {
+			lerr = &vkError{what: "vkQueueSubmit (injected by a test)", code: -4}
+		}
 		if lerr != nil {
 			err = fmt.Errorf("rendering on %s: %w", d.info.Name, lerr)
 			film.Partial = film.Samples > 0
@@ -141,7 +148,8 @@ type renderer struct {
 	film   *buffer
 	times  vk.QueryPool
 	rays   render.RayCounts
-	tick   float64 // nanoseconds per timestamp tick
+	tick     float64 // nanoseconds per timestamp tick
+	launches int
 }
 
 func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (*renderer, error) {
@@ -262,6 +270,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 // accumulation buffer and returns the GPU time the trace took.
 func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	d := r.d
+	r.launches++
 	r.params.FirstSample, r.params.Samples = uint32(first), uint32(spp)
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
 	clear(r.film.data)

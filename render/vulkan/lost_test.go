@@ -1,0 +1,47 @@
+package vulkan
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"sertrace/render"
+	"sertrace/scene"
+)
+
+// TestDeviceLossKeepsSamples: when the device is lost mid-render, the
+// launches completed before stay in the film, which is marked partial, and
+// the error says the device was lost.
+func TestDeviceLossKeepsSamples(t *testing.T) {
+	devs, err := Devices()
+	if err != nil || len(devs) == 0 || !devs[0].Paths[PathRT].Available {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI needs a Vulkan device with ray-tracing pipelines: %v", err)
+		}
+		t.Skip("no Vulkan device runs the rt path")
+	}
+	sc, err := scene.Load("../../scenes/cornell.glb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loseDeviceAfter = 2
+	defer func() { loseDeviceAfter = 0 }()
+	opts := render.Options{Width: 16, Height: 16, SPP: 64, MaxDepth: 4}
+	film := render.NewFilm(opts.Width, opts.Height)
+	_, err = Backend{Path: PathRT, Device: devs[0].Index}.Render(context.Background(), sc, opts, film, nil)
+	if !errors.Is(err, ErrDeviceLost) {
+		t.Fatalf("error %v, want a lost device", err)
+	}
+	// Launches of 1 and 2 samples, or of 1 and 1 when the first was slow.
+	if film.Samples < 2 || film.Samples > 3 || !film.Partial {
+		t.Fatalf("film has %d samples per pixel, partial %v; want the first two launches' and partial", film.Samples, film.Partial)
+	}
+	var sum float64
+	for _, v := range film.Beauty {
+		sum += v
+	}
+	if sum <= 0 {
+		t.Fatal("the kept samples are black")
+	}
+}

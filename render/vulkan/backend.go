@@ -137,17 +137,17 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 // renderer is one render's device state: scene buffers, acceleration
 // structures, pipeline, parameter block and accumulation buffer.
 type renderer struct {
-	d      *device
-	opts   render.Options
-	p      *packed
-	bufs   *sceneBuffers
-	acc    *accel
-	pipe   *pipeline
-	params layout.Params
-	pbuf   *buffer
-	film   *buffer
-	times  vk.QueryPool
-	rays   render.RayCounts
+	d        *device
+	opts     render.Options
+	p        *packed
+	bufs     *sceneBuffers
+	acc      *accel
+	pipe     *pipeline
+	params   layout.Params
+	pbuf     *buffer
+	film     *buffer
+	times    vk.QueryPool
+	rays     render.RayCounts
 	tick     float64 // nanoseconds per timestamp tick
 	launches int
 }

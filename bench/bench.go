@@ -22,6 +22,7 @@ import (
 
 	"sertrace/render"
 	"sertrace/render/cpu"
+	"sertrace/render/vulkan"
 	"sertrace/scene"
 )
 
@@ -35,10 +36,15 @@ type Config struct {
 	Repeats  int      `mapstructure:"repeats"`
 	Reorder  []string `mapstructure:"reorder"` // none, shader, material:BITS
 	Threads  int      `mapstructure:"threads"`
+	// Backends are what runs the matrix: cpu (the emulator), vulkan:rt
+	// (traceRayEXT: no reordering, one cell per scene) and vulkan:ser (hit
+	// objects and reorderThreadNV, every scheme). A Vulkan path that no
+	// device runs is skipped, and the results say why.
+	Backends []string `mapstructure:"backends"`
 	dir      string
 }
 
-var configKeys = []string{"scenes", "res", "spp", "max_depth", "warmup", "repeats", "reorder", "threads"}
+var configKeys = []string{"scenes", "res", "spp", "max_depth", "warmup", "repeats", "reorder", "threads", "backends"}
 
 // LoadConfig reads a suite; unknown keys are errors.
 func LoadConfig(path string) (*Config, error) {
@@ -65,6 +71,14 @@ func LoadConfig(path string) (*Config, error) {
 	}
 	if cfg.Repeats < 1 || cfg.Warmup < 0 {
 		return nil, fmt.Errorf("config %s: repeats must be at least 1 and warmup not negative", path)
+	}
+	if len(cfg.Backends) == 0 {
+		cfg.Backends = []string{"cpu"}
+	}
+	for _, b := range cfg.Backends {
+		if b != "cpu" && b != "vulkan:rt" && b != "vulkan:ser" {
+			return nil, fmt.Errorf("config %s: unknown backend %q (cpu, vulkan:rt, vulkan:ser)", path, b)
+		}
 	}
 	if !slices.Contains(cfg.Reorder, "none") {
 		cfg.Reorder = append([]string{"none"}, cfg.Reorder...) // the baseline every speedup is against
@@ -108,10 +122,13 @@ type Cell struct {
 	Speedup     float64 `json:"speedup"`     // median over rounds of (no reordering's time ÷ this cell's time), runs paired by round
 	SpeedupMin  float64 `json:"speedup_min"` // the same ratio's smallest and largest over the rounds
 	SpeedupMax  float64 `json:"speedup_max"`
-	Predicted   float64 `json:"predicted_speedup"` // warp shader passes of no reordering over this scheme's, both on packed waves
+	Predicted   float64 `json:"predicted_speedup"` // warp shader passes of no reordering over this scheme's, both on packed waves (the CPU emulator's count)
+	Timer       string  `json:"timer"`             // what the times are: "wall" (the CPU render) or "gpu" (timestamp queries around the launches)
+	WallMS      float64 `json:"wall_median_ms"`    // the median wall-clock time of the render, whatever the timer
 	SIMTBefore  float64 `json:"simt_efficiency_before"`
 	SIMTAfter   float64 `json:"simt_efficiency_after"`
 	times       []float64
+	walls       []float64
 	rays        int64
 	passes      float64 // warp shader passes after this scheme's reordering (packed waves)
 }
@@ -129,6 +146,8 @@ type Device struct {
 // Results is results.json.
 type Results struct {
 	Device  Device                  `json:"device"`
+	GPU     *Device                 `json:"gpu,omitempty"`     // the Vulkan device of the vulkan cells
+	Skipped []string                `json:"skipped,omitempty"` // backends of the config that could not run here, and why
 	Version string                  `json:"sertrace_version"`
 	Config  Config                  `json:"config"`
 	Date    string                  `json:"date"`
@@ -144,6 +163,10 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 			Note: "CPU backend: reordering changes the order in which the emulator shades; times are the render's wall clock, BVH builds excluded. " +
 				"predicted_speedup is what the emulator's SIMT counts predict for a GPU that reorders this way: warp shader passes " +
 				"of the live paths packed in launch order over those packed after reordering (compaction itself is not counted)."}}
+	backends, err := chooseBackends(cfg, res)
+	if err != nil {
+		return nil, err
+	}
 	for _, path := range cfg.Scenes {
 		p := path
 		if !filepath.IsAbs(p) {
@@ -157,53 +180,78 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 		if err != nil {
 			return nil, fmt.Errorf("res: %w", err)
 		}
-		cells := make([]Cell, len(cfg.Reorder))
-		for i, scheme := range cfg.Reorder {
-			cells[i] = Cell{Scene: filepath.Base(path), Backend: "cpu", Path: "emulated-ser", Reorder: scheme}
+		var cells []Cell
+		var runners []render.Backend
+		for _, be := range backends {
+			for _, scheme := range cfg.Reorder {
+				if be.path == vulkan.PathRT && scheme != "none" {
+					continue // traceRayEXT has nothing to reorder
+				}
+				c := Cell{Scene: filepath.Base(path), Backend: be.name, Path: be.path, Reorder: scheme, Timer: "wall"}
+				if be.name == "vulkan" {
+					c.Timer = "gpu"
+				}
+				cells = append(cells, c)
+				runners = append(runners, be.backend)
+			}
 		}
-		// Interleave: every round runs every scheme once, starting with a
+		// Interleave: every round runs every cell once, starting with a
 		// different one each round, after a garbage collection, so that drifts
 		// in the machine's state touch them all alike.
-		n := len(cfg.Reorder)
+		n := len(cells)
 		for round := 0; round < cfg.Warmup+cfg.Repeats; round++ {
 			for k := 0; k < n; k++ {
 				i := (round + k) % n
-				mode, bits, _ := parseScheme(cfg.Reorder[i])
+				c := &cells[i]
+				mode, bits, _ := parseScheme(c.Reorder)
 				opts := render.Options{Width: w, Height: h, SPP: cfg.SPP, MaxDepth: cfg.MaxDepth, Threads: cfg.Threads,
 					EnvColor: [3]float32{0.2, 0.2, 0.2}, Reorder: mode, ReorderBits: bits}
 				film := render.NewFilm(w, h)
 				runtime.GC()
-				stats, err := cpu.Backend{}.Render(ctx, sc, opts, film, nil)
+				stats, err := runners[i].Render(ctx, sc, opts, film, nil)
 				if err != nil {
-					return nil, fmt.Errorf("%s, reorder %s: %w", path, cfg.Reorder[i], err)
+					return nil, fmt.Errorf("%s, %s %s, reorder %s: %w", path, c.Backend, c.Path, c.Reorder, err)
 				}
-				res.Device.Threads = stats.Threads
+				if c.Backend == "cpu" {
+					res.Device.Threads = stats.Threads
+				}
 				if round < cfg.Warmup {
 					continue
 				}
-				// The render's own time: building the BVHs is the same for every scheme.
-				c := &cells[i]
-				c.times = append(c.times, max(stats.RenderSeconds, 1e-9)*1000)
+				// The render's own time: building the BVHs (and, on the GPU,
+				// the device, acceleration structures and pipeline) is left out.
+				t := max(stats.RenderSeconds, 1e-9) * 1000
+				c.walls = append(c.walls, t)
+				if c.Timer == "gpu" {
+					t = max(stats.GPUSeconds, 1e-9) * 1000
+				}
+				c.times = append(c.times, t)
 				c.rays = stats.Rays.Total() // the same every run: the image does not depend on the scheme
-				c.SIMTBefore, c.SIMTAfter, c.passes = simt(stats)
-				res.Films[cells[i].Scene] = film
+				if c.Backend == "cpu" {
+					c.SIMTBefore, c.SIMTAfter, c.passes = simt(stats)
+					res.Films[c.Scene] = film
+				}
 			}
 			if log != nil {
 				log(fmt.Sprintf("%s: round %d of %d", filepath.Base(path), round+1, cfg.Warmup+cfg.Repeats))
 			}
 		}
-		base := &cells[slices.IndexFunc(cells, func(c Cell) bool { return c.Reorder == "none" })]
 		for i := range cells {
 			c := &cells[i]
 			sorted := slices.Clone(c.times)
 			slices.Sort(sorted)
 			c.Runs = len(sorted)
 			c.MinMS, c.MaxMS, c.MedianMS = sorted[0], sorted[len(sorted)-1], medianOf(sorted)
+			walls := slices.Clone(c.walls)
+			slices.Sort(walls)
+			c.WallMS = medianOf(walls)
 			c.SamplesPerS = float64(w*h*cfg.SPP) / (c.MedianMS / 1000)
 			c.RaysPerS = float64(c.rays) / (c.MedianMS / 1000)
 		}
 		for i := range cells {
 			c := &cells[i]
+			// The baseline: no reordering on the same backend and path.
+			base := &cells[slices.IndexFunc(cells, func(b Cell) bool { return b.Backend == c.Backend && b.Path == c.Path && b.Reorder == "none" })]
 			// Paired by round: each ratio compares runs that shared the machine's state.
 			ratios := make([]float64, len(c.times))
 			for r := range ratios {
@@ -211,11 +259,74 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 			}
 			slices.Sort(ratios)
 			c.Speedup, c.SpeedupMin, c.SpeedupMax = medianOf(ratios), ratios[0], ratios[len(ratios)-1]
-			c.Predicted = base.passes / max(c.passes, 1e-9)
+			// The prediction is the emulator's, for the same scheme.
+			if k := slices.IndexFunc(cells, func(b Cell) bool { return b.Backend == "cpu" && b.Reorder == c.Reorder }); k >= 0 {
+				cpuBase := &cells[slices.IndexFunc(cells, func(b Cell) bool { return b.Backend == "cpu" && b.Reorder == "none" })]
+				c.Predicted = cpuBase.passes / max(cells[k].passes, 1e-9)
+				if c.Backend != "cpu" {
+					c.SIMTBefore, c.SIMTAfter = cells[k].SIMTBefore, cells[k].SIMTAfter
+				}
+			}
 		}
 		res.Cells = append(res.Cells, cells...)
 	}
 	return res, nil
+}
+
+type benchBackend struct {
+	name, path string
+	backend    render.Backend
+}
+
+// chooseBackends makes the config's backends, leaving out (and recording)
+// Vulkan paths that no device here runs.
+func chooseBackends(cfg *Config, res *Results) ([]benchBackend, error) {
+	var out []benchBackend
+	var devs []vulkan.Device
+	var devErr error
+	asked := false
+	for _, b := range cfg.Backends {
+		if b == "cpu" {
+			out = append(out, benchBackend{"cpu", "emulated-ser", cpu.Backend{}})
+			continue
+		}
+		if !asked {
+			devs, devErr = vulkan.Devices()
+			asked = true
+		}
+		path := strings.TrimPrefix(b, "vulkan:")
+		if devErr != nil {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %v", b, devErr))
+			continue
+		}
+		k := slices.IndexFunc(devs, func(d vulkan.Device) bool { return d.Paths[path].Available })
+		if k < 0 {
+			var why []string
+			for _, d := range devs {
+				why = append(why, d.Name+": "+d.Paths[path].Reason)
+			}
+			if len(devs) == 0 {
+				why = []string{"no Vulkan device"}
+			}
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s", b, strings.Join(why, "; ")))
+			continue
+		}
+		d := devs[k]
+		mode := "absent (no VK_NV_ray_tracing_invocation_reorder)"
+		note := "GPU times are timestamp queries around each launch, summed over the render's launches; building the device, acceleration structures and pipeline is left out."
+		if d.ReorderMode != nil {
+			mode = *d.ReorderMode
+			if mode == "none" {
+				note += " The driver reports reorder mode none: reorderThreadNV is a no-op here, so ser cells measure the hit-object path without reordering."
+			}
+		}
+		res.GPU = &Device{Name: d.Name, Driver: d.Driver, ReorderMode: mode, GoVersion: runtime.Version(), Note: note}
+		out = append(out, benchBackend{"vulkan", path, vulkan.Backend{Path: path, Device: d.Index, Validation: vulkan.ValidationRequested()}})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("none of the backends %v can run here (%s)", cfg.Backends, strings.Join(res.Skipped, "; "))
+	}
+	return out, nil
 }
 
 func medianOf(sorted []float64) float64 {

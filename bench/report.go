@@ -34,11 +34,12 @@ func Write(dir string, res *Results) error {
 	var csvBuf strings.Builder
 	cw := csv.NewWriter(&csvBuf)
 	cw.Write([]string{"scene", "backend", "path", "reorder", "runs", "median_ms", "min_ms", "max_ms", "samples_per_s", "rays_per_s",
-		"speedup", "speedup_min", "speedup_max", "predicted_speedup", "simt_efficiency_before", "simt_efficiency_after"})
+		"speedup", "speedup_min", "speedup_max", "predicted_speedup", "simt_efficiency_before", "simt_efficiency_after", "timer", "wall_median_ms"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	for _, c := range res.Cells {
 		cw.Write([]string{c.Scene, c.Backend, c.Path, c.Reorder, strconv.Itoa(c.Runs), f(c.MedianMS), f(c.MinMS), f(c.MaxMS),
-			f(c.SamplesPerS), f(c.RaysPerS), f(c.Speedup), f(c.SpeedupMin), f(c.SpeedupMax), f(c.Predicted), f(c.SIMTBefore), f(c.SIMTAfter)})
+			f(c.SamplesPerS), f(c.RaysPerS), f(c.Speedup), f(c.SpeedupMin), f(c.SpeedupMax), f(c.Predicted), f(c.SIMTBefore), f(c.SIMTAfter),
+			c.Timer, f(c.WallMS)})
 	}
 	cw.Flush()
 	if err := atomicfile.WriteBytes(filepath.Join(dir, "results.csv"), []byte(csvBuf.String())); err != nil {
@@ -65,14 +66,20 @@ func report(res *Results) string {
 	fmt.Fprintf(&b, "- device: %s (%s), reorder mode: %s, %d threads, %s\n", res.Device.Name, res.Device.Driver, res.Device.ReorderMode, res.Device.Threads, res.Device.GoVersion)
 	fmt.Fprintf(&b, "- sertrace %s, %s\n", res.Version, res.Date)
 	fmt.Fprintf(&b, "- %s, %d spp, max depth %d; %d warm-up and %d timed runs per cell, schemes interleaved\n", res.Config.Res, res.Config.SPP, res.Config.MaxDepth, res.Config.Warmup, res.Config.Repeats)
-	fmt.Fprintf(&b, "- %s\n\n", res.Device.Note)
-	b.WriteString("| scene | reorder | median ms | min–max ms | Msamples/s | Mrays/s | speedup (min–max) | predicted (SIMT) | SIMT launch order → after |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	fmt.Fprintf(&b, "- %s\n", res.Device.Note)
+	if g := res.GPU; g != nil {
+		fmt.Fprintf(&b, "- GPU: %s (%s), SER reorder mode: %s\n- %s\n", g.Name, g.Driver, g.ReorderMode, g.Note)
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(&b, "- not run here: %s\n", s)
+	}
+	b.WriteString("\n| scene | backend | path | reorder | timer | median ms | min–max ms | Msamples/s | Mrays/s | speedup (min–max) | predicted (SIMT) | SIMT launch order → after |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, c := range res.Cells {
-		fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f–%.1f | %.3f | %.3f | %.3f (%.3f–%.3f) | %.2f | %.2f → %.2f |\n", c.Scene, c.Reorder,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.1f | %.1f–%.1f | %.3f | %.3f | %.3f (%.3f–%.3f) | %.2f | %.2f → %.2f |\n", c.Scene, c.Backend, c.Path, c.Reorder, c.Timer,
 			c.MedianMS, c.MinMS, c.MaxMS, c.SamplesPerS/1e6, c.RaysPerS/1e6, c.Speedup, c.SpeedupMin, c.SpeedupMax, c.Predicted, c.SIMTBefore, c.SIMTAfter)
 	}
-	b.WriteString("\nspeedup: the median, over rounds, of the no-reordering run's time over this scheme's in the same round (runs interleaved, the starting scheme rotating).\n")
+	b.WriteString("\nspeedup: the median, over rounds, of the no-reordering run's time over this scheme's in the same round, on the same backend and path (runs interleaved, the starting cell rotating). predicted: the CPU emulator's SIMT count for the same scheme.\n")
 	return b.String()
 }
 
@@ -87,8 +94,8 @@ func chart(path string, res *Results) error {
 		if !contains(scenes, c.Scene) {
 			scenes = append(scenes, c.Scene)
 		}
-		if !contains(schemes, c.Reorder) {
-			schemes = append(schemes, c.Reorder)
+		if !contains(schemes, label(c)) {
+			schemes = append(schemes, label(c))
 		}
 	}
 	palette := []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255}}
@@ -97,7 +104,7 @@ func chart(path string, res *Results) error {
 		var errs plotter.YErrors
 		for xi, sc := range scenes {
 			for _, c := range res.Cells {
-				if c.Scene != sc || c.Reorder != scheme {
+				if c.Scene != sc || label(c) != scheme {
 					continue
 				}
 				x := float64(xi) + (float64(si)-float64(len(schemes)-1)/2)*0.6/float64(len(schemes))
@@ -126,6 +133,14 @@ func chart(path string, res *Results) error {
 	p.X.Min, p.X.Max = -0.5, float64(len(scenes))-0.5
 	p.Legend.Top = true
 	return p.Save(vg.Points(160+110*float64(len(scenes))), 4*vg.Inch, path)
+}
+
+// label names a cell's backend, path and scheme in the chart's legend.
+func label(c Cell) string {
+	if c.Backend == "cpu" {
+		return c.Reorder
+	}
+	return c.Path + " " + c.Reorder
 }
 
 func contains(s []string, v string) bool {

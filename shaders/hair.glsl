@@ -464,7 +464,7 @@ bool hairSample(HairBSDF b, vec3 wo, float u, float u1, float u2, float u3, out 
     }
     wi = hairSampleLobe(b, p, wo, gammaT, u1, u2, u3);
     vec3 f = hairEval(b, wo, wi, pdf);
-    if (pdf <= 0.0) {
+    if (!(pdf >= 1.17549435e-38)) { // below the smallest normal: no sample (as on the CPU)
         weight = vec3(0.0);
         pdf = 0.0;
         return false;

@@ -282,7 +282,9 @@ func (b *HairBSDF) Sample(wo scene.Vec3, u, u1, u2, u3 float32) (wi, weight scen
 	}
 	wi = b.sampleLobe(p, wo, gammaT, u1, u2, u3)
 	f, pdf := b.Eval(wo, wi)
-	if pdf <= 0 {
+	// A pdf below float32's smallest normal number would make the weight
+	// infinite (and a GPU flushes it to zero): no sample, on every backend.
+	if !(pdf >= 0x1p-126) {
 		return wi, scene.Vec3{}, 0, false
 	}
 	return wi, f.Scale(1 / pdf), pdf, true

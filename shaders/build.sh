@@ -16,7 +16,7 @@ build raygen.rgen raygen.rgen
 build raygen.rgen raygen_ser.rgen -DSER
 build miss.rmiss miss.rmiss
 build shadow.rmiss shadow.rmiss
-build surface.rchit surface.rchit
+build surface.rchit surface.rchit -DSURFACE
 build surface.rchit hair.rchit -DHAIR
 build alpha.rahit alpha.rahit
 build sphere.rint sphere.rint

@@ -23,26 +23,9 @@ const float INF = 1.0 / 0.0;
 float luminance(vec3 c) { return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z; }
 
 // The path state one sample carries between bounces (render/cpu's
-// pathState). The raygen shader traces path.origin/dir; the closest-hit or
-// miss shader shades and writes the next ray or ends the path.
-struct PathPayload {
-    vec3 origin;
-    vec3 dir;
-    vec3 throughput;
-    vec3 radiance;
-    vec3 albedo; // first-hit AOVs
-    vec3 normal;
-    float depth;
-    uint pixel;
-    uint sampleIndex;
-    uint bounce;
-    float prevPdf;
-    int medium; // the material whose volume the path is inside, or -1
-    uint alive;
-    uint rays;  // traced for this sample
-    uint shadowRays; // of them
-    uint events; // coherence bits for the reorder hint: 1 light sampled, 2 Russian roulette survived
-};
+// pathState, layout.Path): the raygen shader traces path.origin/dir; the
+// closest-hit or miss shader shades and writes the next ray or ends it.
+#define PathPayload Path
 
 const uint EVENT_LIGHT = 1u;
 const uint EVENT_ROULETTE = 2u;

@@ -1,21 +1,14 @@
 #version 460
-// The miss shader: the environment, weighted by MIS against light sampling.
+// The miss shader (integrator.glsl's missShader).
 #extension GL_GOOGLE_include_directive : require
 #include "stage.glsl"
-#include "shade.glsl"
-#include "lights.glsl"
-#include "medium.glsl"
 
 layout(location = 0) rayPayloadInEXT PathPayload path;
 
+bool occluded(vec3 origin, vec3 dir, float tmax) { return false; } // the miss shader traces none
+
+#include "integrator.glsl"
+
 void main() {
-    path.throughput *= transmittance(path.medium, INF);
-    vec3 d = gl_WorldRayDirectionEXT;
-    vec3 env = envRadiance(d);
-    float weight = 1.0;
-    if (path.bounce > 0u && path.prevPdf > 0.0) {
-        weight = powerHeuristic(path.prevPdf, pdfEnvironment(d));
-    }
-    path.radiance += path.throughput * env * weight;
-    path.alive = 0u;
+    missShader(path, gl_WorldRayDirectionEXT);
 }

@@ -34,6 +34,11 @@ const uint FILM_BEAUTY = 0u;
 const uint FILM_ALBEDO = 3u;
 const uint FILM_NORMAL = 6u;
 const uint FILM_DEPTH = 9u;
+const uint COUNTER_LIVE = 0u;
+const uint COUNTER_NEXT = 1u;
+const uint COUNTER_DISPATCH = 2u;
+const uint COUNTER_KEYS = 5u;
+const uint WAVEFRONT_GROUP = 64u;
 const uint FILM_LUM_SQ = 10u;
 const uint FILM_COST = 11u;
 const uint FILM_PATH_LENGTH = 12u;
@@ -156,6 +161,34 @@ struct Camera {
     float focus;
 };
 
+struct Path {
+    vec3 origin;
+    vec3 dir;
+    vec3 throughput;
+    vec3 radiance;
+    vec3 albedo;
+    vec3 normal;
+    float depth;
+    uint pixel;
+    uint sampleIndex;
+    uint bounce;
+    float prevPdf;
+    int medium;
+    uint alive;
+    uint rays;
+    uint shadowRays;
+    uint events;
+};
+
+struct Hit {
+    uint instance;
+    uint prim;
+    float u;
+    float v;
+    float t;
+    uint key;
+};
+
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer InstanceBuf { Instance v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer MaterialBuf { Material v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer MeshBuf { Mesh v[]; };
@@ -164,6 +197,8 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) buffer CurveSetBuf 
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer TextureBuf { Texture v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightEntryBuf { LightEntry v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightBuf { Light v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer PathBuf { Path v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer HitBuf { Hit v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer FloatBuf { float v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer UintBuf { uint v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec2Buf { vec2 v[]; };
@@ -200,6 +235,12 @@ struct Params {
     Vec2Buf albedoTable;
     FloatBuf srgbTable;
     FloatBuf film;
+    PathBuf paths;
+    HitBuf hits;
+    UintBuf queueA;
+    UintBuf queueB;
+    UintBuf sorted;
+    UintBuf counters;
     Camera camera;
     vec3 forward;
     uint width;
@@ -221,7 +262,9 @@ struct Params {
     float envTotal;
     uint filterN;
     float filterRadius;
-    uint pad;
+    uint pathCount;
+    uint keyCount;
+    uint sortOn;
 };
 
 #endif

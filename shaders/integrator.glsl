@@ -1,0 +1,124 @@
+// integrator.glsl: render/cpu/integrator.go's closestHit and miss shaders as
+// functions of the path, shared by the ray-tracing pipeline (surface.rchit,
+// hair.rchit, miss.rmiss) and the ray-query wavefront (rq_shade.comp). The
+// includer defines, before including it,
+//
+//	bool occluded(vec3 origin, vec3 dir, float tmax); // a shadow ray
+//
+// and may define HAIR or SURFACE to specialise the BSDF to one kind.
+#ifndef INTEGRATOR_GLSL
+#define INTEGRATOR_GLSL
+
+#include "shade.glsl"
+#include "lights.glsl"
+#include "medium.glsl"
+
+#if defined(HAIR)
+#define IS_HAIR(s) true
+#elif defined(SURFACE)
+#define IS_HAIR(s) false
+#else
+#define IS_HAIR(s) ((s).isHair)
+#endif
+
+// The miss shader: the environment, weighted by MIS against light sampling.
+void missShader(inout Path path, vec3 d) {
+    path.throughput *= transmittance(path.medium, INF);
+    vec3 env = envRadiance(d);
+    float weight = 1.0;
+    if (path.bounce > 0u && path.prevPdf > 0.0) {
+        weight = powerHeuristic(path.prevPdf, pdfEnvironment(d));
+    }
+    path.radiance += path.throughput * env * weight;
+    path.alive = 0u;
+}
+
+// The closest-hit shader: emission weighted by MIS against light sampling,
+// a light sample and its shadow ray, a BSDF sample for the next ray, and
+// Russian roulette after three bounces.
+void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float t, vec3 o, vec3 d) {
+    path.throughput *= transmittance(path.medium, t);
+    Surface s = shadeHit(inst, prim, attribs.x, attribs.y, t, o, d);
+    vec3 wo = -d;
+    if (path.bounce == 0u) {
+        path.albedo = s.albedo;
+        path.normal = s.aovNormal != vec3(0.0) ? s.aovNormal : s.frame.n;
+        vec3 fwd = P.forward;
+        path.depth = t * dot(d, fwd);
+    }
+    if (s.emit != vec3(0.0)) {
+        float weight = 1.0;
+        if (path.bounce > 0u && path.prevPdf > 0.0) {
+            weight = powerHeuristic(path.prevPdf, pdfTriangle(inst, prim, t, dot(s.ng, wo)));
+        }
+        path.radiance += path.throughput * s.emit * weight;
+    }
+    if (path.bounce >= P.maxDepth) {
+        path.alive = 0u;
+        return;
+    }
+    vec3 woLocal = toLocal(s.frame, wo);
+    path.events = 0u;
+
+    // Next-event estimation.
+    LightSample ls;
+    if (sampleLight(s.p, rnd(path, DIM_LIGHT), rnd(path, DIM_LIGHT_COIN), rnd(path, DIM_LIGHT_U), rnd(path, DIM_LIGHT_V), ls) &&
+        (transmits(s) || dot(ls.wi, s.ng) > 0.0)) {
+        vec3 f;
+        float pdfB;
+        if (IS_HAIR(s)) {
+            f = hairEval(s.hair, woLocal, toLocal(s.frame, ls.wi), pdfB);
+        } else {
+            f = bsdfEval(s.bsdf, woLocal, toLocal(s.frame, ls.wi), pdfB);
+        }
+        if (f != vec3(0.0)) {
+            path.events |= EVENT_LIGHT;
+            path.rays++;
+            path.shadowRays++;
+            if (!occluded(originToward(s, ls.wi), ls.wi, ls.dist * (1.0 - 1e-4))) {
+                vec3 contrib = path.throughput * f * ls.radiance * transmittance(path.medium, ls.dist);
+                if (!ls.delta) {
+                    contrib *= powerHeuristic(ls.pdf, pdfB) / ls.pdf;
+                }
+                path.radiance += contrib;
+            }
+        }
+    }
+
+    // The next direction.
+    vec3 wiLocal, weight;
+    float pdf;
+    bool ok;
+    if (IS_HAIR(s)) {
+        ok = hairSample(s.hair, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), rnd(path, DIM_BSDF_W),
+                        wiLocal, weight, pdf);
+    } else {
+        ok = bsdfSample(s.bsdf, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), wiLocal, weight, pdf);
+    }
+    vec3 wi = toWorld(s.frame, wiLocal);
+    bool crosses = dot(wi, s.ng) < 0.0;
+    if (!ok || (!transmits(s) && crosses) || (!s.isHair && crosses != (wiLocal.z < 0.0))) {
+        path.alive = 0u;
+        return;
+    }
+    Material mat = P.materials.v[s.material];
+    if (!s.isHair && crosses && (mat.flags & MAT_VOLUME) != 0u) {
+        path.medium = s.front ? int(s.material) : -1;
+    }
+    path.origin = originToward(s, wi);
+    path.dir = wi;
+    path.throughput *= weight;
+    path.prevPdf = pdf;
+    if (path.bounce >= 3u) {
+        float q = max(0.05, 1.0 - max(max(path.throughput.x, path.throughput.y), path.throughput.z));
+        if (rnd(path, DIM_ROULETTE) < q) {
+            path.alive = 0u;
+            return;
+        }
+        path.throughput *= 1.0 / (1.0 - q);
+        path.events |= EVENT_ROULETTE;
+    }
+    path.bounce++;
+}
+
+#endif

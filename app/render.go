@@ -38,7 +38,7 @@ what has been accumulated, marked as partial.`,
 	f := cmd.Flags()
 	f.StringP("output", "o", "", "image to write: .exr, .pfm or .png (default: the scene's name with .png)")
 	f.String("backend", "auto", "auto, cpu or vulkan (auto picks the best Vulkan device and path, else the cpu)")
-	f.String("path", "", "the vulkan backend's path: ser or rt (default: the best the device runs)")
+	f.String("path", "", "the vulkan backend's path: ser, rt or rayquery (default: the best the device runs)")
 	f.Int("spp", 64, "samples per pixel")
 	f.String("res", "", "resolution WxH (default: 800 wide, the camera's aspect ratio or 4:3)")
 	f.Int("max-depth", 8, "maximum path length in bounces (1: direct light only)")

@@ -86,7 +86,7 @@ func TestRenderRefusesBadInput(t *testing.T) {
 		{[]string{"--max-depth", "-1"}, 2, "max depth -1"},
 		{[]string{"--backend", "opengl"}, 2, `unknown backend "opengl"`},
 		{[]string{"--backend", "cpu", "--path", "rt"}, 2, "--path"},
-		{[]string{"--path", "rayquery"}, 2, "ray-query path is not built yet"},
+		{[]string{"--path", "warp"}, 2, `unknown path "warp"`},
 		{[]string{"--camera", "nosuch"}, 1, `no camera named "nosuch"`},
 		{[]string{"--env-color", "1,x,2"}, 2, "--env-color"},
 		{[]string{"-o", filepath.Join(dir, "x.jpg")}, 2, "must be .exr, .pfm or .png"},

@@ -18,7 +18,7 @@ type Settings struct {
 	MaxDepth       int     `mapstructure:"max_depth" json:"max_depth,omitempty"`
 	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
 	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
-	Path           string  `mapstructure:"path" json:"path,omitempty"` // the Vulkan backend's path: ser, rt (or empty: the best)
+	Path           string  `mapstructure:"path" json:"path,omitempty"` // the Vulkan backend's path: ser, rt, rayquery (or empty: the best)
 	Env            string  `mapstructure:"env" json:"env,omitempty"`
 	EnvColor       string  `mapstructure:"env_color" json:"env_color,omitempty"`
 	EnvRotation    float32 `mapstructure:"env_rotation" json:"env_rotation,omitempty"` // degrees
@@ -56,14 +56,12 @@ func (s *Settings) Check() error {
 		return bad("backend", "unknown backend %q (auto, cpu or vulkan)", s.Backend)
 	}
 	switch s.Path {
-	case "", "ser", "rt":
+	case "", "ser", "rt", "rayquery":
 		if s.Path != "" && s.Backend == "cpu" {
 			return bad("path", "%q is a path of the vulkan backend, not of cpu", s.Path)
 		}
-	case "rayquery":
-		return bad("path", "the ray-query path is not built yet; use ser or rt")
 	default:
-		return bad("path", "unknown path %q (ser or rt)", s.Path)
+		return bad("path", "unknown path %q (ser, rt or rayquery)", s.Path)
 	}
 	if _, err := ParseColor(s.EnvColor); err != nil {
 		return &SettingError{"env_color", err}

@@ -2,23 +2,26 @@ package render
 
 // Stats is what a render measured, written as JSON by --stats.
 type Stats struct {
-	Backend         string       `json:"backend"`
-	Path            string       `json:"path"`
-	Width           int          `json:"width"`
-	Height          int          `json:"height"`
-	SamplesPerPixel int          `json:"samples_per_pixel"`
-	Partial         bool         `json:"partial"`
-	Threads         int          `json:"threads"`
-	Device          string       `json:"device,omitempty"`        // the GPU, for the Vulkan backend
-	DeviceMemory    uint64       `json:"device_memory,omitempty"` // bytes of device memory allocated
-	GPUSeconds      float64      `json:"gpu_seconds,omitempty"`   // the launches' time by timestamp queries
-	BuildSeconds    float64      `json:"build_seconds"`
-	RenderSeconds   float64      `json:"render_seconds"`
-	SamplesPerSec   float64      `json:"samples_per_second"`
-	RaysPerSec      float64      `json:"rays_per_second"`
-	Rays            RayCounts    `json:"rays"`
-	Bounces         []BounceStat `json:"bounces"`
-	Warnings        []string     `json:"warnings,omitempty"`
+	Backend         string  `json:"backend"`
+	Path            string  `json:"path"`
+	Width           int     `json:"width"`
+	Height          int     `json:"height"`
+	SamplesPerPixel int     `json:"samples_per_pixel"`
+	Partial         bool    `json:"partial"`
+	Threads         int     `json:"threads"`
+	Device          string  `json:"device,omitempty"`        // the GPU, for the Vulkan backend
+	DeviceMemory    uint64  `json:"device_memory,omitempty"` // bytes of device memory allocated
+	GPUSeconds      float64 `json:"gpu_seconds,omitempty"`   // the launches' time by timestamp queries
+	// Stages are the ray-query wavefront's GPU time per stage (trace, sort,
+	// shade), summed over bounces and launches.
+	Stages        map[string]float64 `json:"stage_seconds,omitempty"`
+	BuildSeconds  float64            `json:"build_seconds"`
+	RenderSeconds float64            `json:"render_seconds"`
+	SamplesPerSec float64            `json:"samples_per_second"`
+	RaysPerSec    float64            `json:"rays_per_second"`
+	Rays          RayCounts          `json:"rays"`
+	Bounces       []BounceStat       `json:"bounces"`
+	Warnings      []string           `json:"warnings,omitempty"`
 }
 
 // RayCounts counts rays by kind.

@@ -21,3 +21,6 @@ build surface.rchit hair.rchit -DHAIR
 build alpha.rahit alpha.rahit
 build sphere.rint sphere.rint
 build swept.rint swept.rint
+for stage in generate trace scan scatter shade advance resolve; do
+	build rq_$stage.comp rq_$stage.comp
+done

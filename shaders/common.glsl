@@ -14,7 +14,11 @@
 #include "intersect.glsl"
 
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer ParamsBuf { Params p; };
+#ifdef PUSH_BOUNCE
+layout(push_constant, scalar) uniform Push { ParamsBuf params; uint bounce; uint pad; } push;
+#else
 layout(push_constant, scalar) uniform Push { ParamsBuf params; } push;
+#endif
 #define P (push.params.p)
 
 const float PI = 3.14159265358979323846;

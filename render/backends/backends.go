@@ -37,18 +37,18 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 			why = append(why, fmt.Sprintf("%s is a software Vulkan device, slower than the cpu backend", d.Name))
 			continue
 		}
-		for _, p := range []string{vulkan.PathSER, vulkan.PathRT} {
+		for _, p := range vulkan.PathNames {
 			if (path == "" || path == p) && d.Paths[p].Available {
 				note(fmt.Sprintf("backend auto: rendering on %s, path %s", d.Name, p))
 				return fallback{vulkan.Backend{Path: p, Device: d.Index, Validation: vulkan.ValidationRequested()}, note}, nil
 			}
 		}
-		why = append(why, fmt.Sprintf("%s: %s", d.Name, d.Paths[vulkan.PathRT].Reason))
+		why = append(why, fmt.Sprintf("%s: %s", d.Name, d.Paths[vulkan.PathRayQuery].Reason))
 	}
 	if len(devs) == 0 {
 		note("backend auto: the Vulkan loader lists no device; rendering on the cpu")
 	} else {
-		note(fmt.Sprintf("backend auto: no GPU runs a ray-tracing pipeline (%s); rendering on the cpu", strings.Join(why, "; ")))
+		note(fmt.Sprintf("backend auto: no GPU runs a ray-tracing pipeline or ray queries (%s); rendering on the cpu", strings.Join(why, "; ")))
 	}
 	return cpu.Backend{}, nil
 }

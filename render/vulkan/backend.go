@@ -51,17 +51,17 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 			return nil, err
 		}
 		for _, d := range devs {
-			if (index < 0 || d.Index == index) && d.Best() != "" && d.Best() != PathRayQuery {
+			if (index < 0 || d.Index == index) && d.Best() != "" {
 				path = d.Best()
 				break
 			}
 		}
 		if path == "" {
-			return nil, errors.New("no Vulkan device can run a ray-tracing pipeline")
+			return nil, errors.New("no Vulkan device can run any path (ser, rt, rayquery)")
 		}
 	}
-	if path != PathSER && path != PathRT {
-		return nil, fmt.Errorf("path %q is not a ray-tracing pipeline path (ser, rt)", path)
+	if path != PathSER && path != PathRT && path != PathRayQuery {
+		return nil, fmt.Errorf("unknown path %q (ser, rt, rayquery)", path)
 	}
 	start := time.Now()
 	d, err := openDevice(path, index, b.Validation)
@@ -82,7 +82,11 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 	renderStart := time.Now()
 	spp := 1
 	maxLaunch := max(1, min(256, (1<<24)/n))
+	if r.wave != nil {
+		maxLaunch = max(1, min(256, r.wave.maxPaths/n))
+	}
 	var gpu time.Duration
+	var stages stageTimes
 	for film.Samples < opts.SPP {
 		if err = ctx.Err(); err != nil {
 			film.Partial = true
@@ -95,7 +99,17 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 			spp = max(1, min(spp, int(left/max(perSample, 1))))
 		}
 		t0 := time.Now()
-		dt, lerr := r.launch(film.Samples, spp)
+		var dt time.Duration
+		var lerr error
+		if r.wave != nil {
+			var st stageTimes
+			dt, st, lerr = r.wave.launch(r, film.Samples, spp)
+			stages.trace += st.trace
+			stages.sort += st.sort
+			stages.shade += st.shade
+		} else {
+			dt, lerr = r.launch(film.Samples, spp)
+		}
 		if loseDeviceAfter > 0 && r.launches > loseDeviceAfter {
 			lerr = &vkError{what: "vkQueueSubmit (injected by a test)", code: -4}
 		}
@@ -124,6 +138,9 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 	}
 	stats.RenderSeconds = time.Since(renderStart).Seconds()
 	stats.GPUSeconds = gpu.Seconds()
+	if r.wave != nil {
+		stats.Stages = map[string]float64{"trace": stages.trace.Seconds(), "sort": stages.sort.Seconds(), "shade": stages.shade.Seconds()}
+	}
 	stats.SamplesPerPixel = film.Samples
 	stats.Partial = film.Partial
 	stats.Rays = r.rays
@@ -147,6 +164,7 @@ type renderer struct {
 	pbuf     *buffer
 	film     *buffer
 	times    vk.QueryPool
+	wave     *wavefront
 	rays     render.RayCounts
 	tick     float64 // nanoseconds per timestamp tick
 	launches int
@@ -163,10 +181,18 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	if r.acc, err = d.buildAccel(sc, r.p, r.bufs); err != nil {
 		return nil, err
 	}
-	if r.pipe, err = d.newPipeline(path); err != nil {
+	n := opts.Width * opts.Height
+	if path == PathRayQuery {
+		// Paths of a launch: at least one per pixel, about a million at most.
+		if r.wave, err = d.newWavefront(r, max(n, 1<<20)); err != nil {
+			return nil, err
+		}
+		if opts.Reorder != render.ReorderNone {
+			r.params.SortOn = 1
+		}
+	} else if r.pipe, err = d.newPipeline(path); err != nil {
 		return nil, err
 	}
-	n := opts.Width * opts.Height
 	if r.film, err = d.newBuffer(uint64(4*layout.FilmLayers*n), 0); err != nil {
 		return nil, err
 	}
@@ -329,5 +355,6 @@ func (r *renderer) destroy() {
 		r.d.destroyQueryPool(r.times)
 	}
 	r.pipe.destroy(r.d)
+	r.wave.destroy(r.d)
 	r.acc.destroy(r.d)
 }

@@ -134,11 +134,16 @@ func (d *device) create(path string) error {
 	d.handle = dev
 	gdpa := d.in.proc("vkGetDeviceProcAddr")
 	for _, name := range deviceEntryPoints {
-		p := deviceProc(gdpa, unsafe.Pointer(d.handle), name)
-		if p == nil {
+		// An extension's entry points exist only when it is enabled (the ray-
+		// query path does without the pipeline's): users check d.has.
+		if p := deviceProc(gdpa, unsafe.Pointer(d.handle), name); p != nil {
+			d.fn[name] = p
+		}
+	}
+	for _, name := range []string{"vkGetBufferDeviceAddress", "vkCreateAccelerationStructureKHR", "vkCmdBuildAccelerationStructuresKHR"} {
+		if d.fn[name] == nil {
 			return fmt.Errorf("the driver has no %s", name)
 		}
-		d.fn[name] = p
 	}
 	var q vk.Queue
 	vk.GetDeviceQueue(d.handle, d.family, 0, &q)

@@ -60,6 +60,8 @@ func pathModules(path string) ([][]byte, error) {
 		names = append([]string{"raygen_ser.rgen"}, hitModules...)
 	case PathRT:
 		names = append([]string{"raygen.rgen"}, hitModules...)
+	case PathRayQuery:
+		names = wavefrontModules
 	default:
 		return nil, fmt.Errorf("no shaders for path %q", path)
 	}
@@ -77,6 +79,10 @@ func pathModules(path string) ([][]byte, error) {
 // hitModules are the miss, hit and intersection shaders both pipeline
 // paths share.
 var hitModules = []string{"miss.rmiss", "shadow.rmiss", "surface.rchit", "hair.rchit", "alpha.rahit", "sphere.rint", "swept.rint"}
+
+// wavefrontModules are the ray-query path's compute shaders, in stage order.
+var wavefrontModules = []string{"rq_generate.comp", "rq_trace.comp", "rq_scan.comp", "rq_scatter.comp", "rq_shade.comp",
+	"rq_advance.comp", "rq_resolve.comp"}
 
 // Devices lists every physical device and what it can run.
 func Devices() ([]Device, error) {
@@ -140,7 +146,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 		}
 		return d
 	}
-	for _, p := range []string{PathSER, PathRT} {
+	for _, p := range PathNames {
 		mods, err := pathModules(p)
 		if err != nil {
 			d.Paths[p] = PathStatus{Reason: err.Error()}
@@ -157,7 +163,6 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 		}
 		d.Paths[p] = PathStatus{Available: true}
 	}
-	d.Paths[PathRayQuery] = PathStatus{Reason: "the ray-query path is not built yet (issue 5)"}
 	return d
 }
 

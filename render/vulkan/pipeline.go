@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -78,6 +79,9 @@ const (
 // below, groups raygen, miss, shadow miss, then per hit group (layout.Hit*)
 // its radiance and shadow records.
 func (d *device) newPipeline(path string) (*pipeline, error) {
+	if d.fn["vkCreateRayTracingPipelinesKHR"] == nil || d.fn["vkCmdTraceRaysKHR"] == nil {
+		return nil, errors.New("the device was created without VK_KHR_ray_tracing_pipeline")
+	}
 	if d.rtProps.maxRayRecursionDepth < 2 {
 		return nil, fmt.Errorf("the device traces at most %d ray levels; shadow rays from closest-hit shaders need 2", d.rtProps.maxRayRecursionDepth)
 	}

@@ -64,8 +64,24 @@ func renderOn(t *testing.T, b render.Backend, sc *scene.Scene, opts render.Optio
 	return film
 }
 
-func gpu(d vulkan.Device) vulkan.Backend {
-	return vulkan.Backend{Path: vulkan.PathRT, Device: d.Index, Validation: true}
+func gpu(d vulkan.Device) vulkan.Backend { return onPath(d, vulkan.PathRT) }
+
+func onPath(d vulkan.Device, path string) vulkan.Backend {
+	return vulkan.Backend{Path: path, Device: d.Index, Validation: true}
+}
+
+// gpuPaths are the paths of d that lavapipe (or the GPU) runs, except ser,
+// which needs NVIDIA hardware.
+func gpuPaths(t *testing.T, d vulkan.Device) []string {
+	var out []string
+	for _, p := range []string{vulkan.PathRT, vulkan.PathRayQuery} {
+		if d.Paths[p].Available {
+			out = append(out, p)
+		} else if os.Getenv("CI") != "" {
+			t.Errorf("CI's lavapipe should run path %s: %s", p, d.Paths[p].Reason)
+		}
+	}
+	return out
 }
 
 func loadScene(t *testing.T, name string) *scene.Scene {
@@ -161,8 +177,8 @@ func TestWhiteFurnace(t *testing.T) {
 	}
 }
 
-// TestFirstHitAOVsMatchCPU: the camera rays are the same numbers on both
-// backends, so the first hit's albedo, normal and depth agree to float
+// TestFirstHitAOVsMatchCPU: the camera rays are the same numbers on every
+// backend and path, so the first hit's albedo, normal and depth agree to float
 // rounding on triangles, spheres and swept spheres; only pixels whose ray
 // grazes an edge may land on a different primitive.
 func TestFirstHitAOVsMatchCPU(t *testing.T) {
@@ -172,27 +188,35 @@ func TestFirstHitAOVsMatchCPU(t *testing.T) {
 			sc := loadScene(t, name)
 			opts := render.Options{Width: 40, Height: 30, SPP: 1, MaxDepth: 1, EnvColor: [3]float32{0.3, 0.35, 0.4}}
 			want := renderOn(t, cpu.Backend{}, sc, opts)
-			got := renderOn(t, gpu(d), sc, opts)
-			for _, aov := range []render.AOV{render.AOVAlbedo, render.AOVNormal, render.AOVDepth} {
-				a, ch := want.Resolve(aov)
-				b, _ := got.Resolve(aov)
-				differ, nonzero := 0, 0
-				for i := range a {
-					if a[i] != 0 {
-						nonzero++
-					}
-					if math.Abs(float64(a[i]-b[i])) > 1e-4*max(1, math.Abs(float64(a[i]))) {
-						differ++
-					}
-				}
-				if nonzero == 0 {
-					t.Fatalf("%s: the CPU's AOV is all zero: the test checks nothing", aov)
-				}
-				if limit := len(a) / ch / 50; differ/ch > limit { // 2% of the pixels: edges
-					t.Errorf("%s: %d of %d values differ", aov, differ, len(a))
-				}
+			for _, path := range gpuPaths(t, d) {
+				got := renderOn(t, onPath(d, path), sc, opts)
+				compareAOVs(t, path, want, got)
 			}
 		})
+	}
+}
+
+// compareAOVs checks the first-hit AOVs of two films agree but at edges.
+func compareAOVs(t *testing.T, path string, want, got *render.Film) {
+	t.Helper()
+	for _, aov := range []render.AOV{render.AOVAlbedo, render.AOVNormal, render.AOVDepth} {
+		a, ch := want.Resolve(aov)
+		b, _ := got.Resolve(aov)
+		differ, nonzero := 0, 0
+		for i := range a {
+			if a[i] != 0 {
+				nonzero++
+			}
+			if math.Abs(float64(a[i]-b[i])) > 1e-4*max(1, math.Abs(float64(a[i]))) {
+				differ++
+			}
+		}
+		if nonzero == 0 {
+			t.Fatalf("%s: the CPU's AOV is all zero: the test checks nothing", aov)
+		}
+		if limit := len(a) / ch / 50; differ/ch > limit { // 2% of the pixels: edges
+			t.Errorf("path %s, %s: %d of %d values differ", path, aov, differ, len(a))
+		}
 	}
 }
 
@@ -209,18 +233,24 @@ func TestBeautyMatchesCPU(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sc := loadScene(t, name)
 			opts := render.Options{Width: 32, Height: 24, SPP: 32, MaxDepth: 6, EnvColor: [3]float32{0.3, 0.35, 0.4}}
+			if name == "particles" {
+				opts.SPP = 16 // lavapipe's AABB traversal is slow
+			}
 			if name == "cornell" {
 				opts.SPP = 256 // cheap on any device: the tightest check
 			}
-			got := renderOn(t, gpu(d), sc, opts)
 			same := renderOn(t, cpu.Backend{}, sc, opts)
 			opts.Seed = 7
 			other := renderOn(t, cpu.Backend{}, sc, opts)
-			compareTiles(t, other, got, 8)
-			ms, _ := imageMean(same)
-			mg, se := imageMean(got)
-			if math.Abs(ms-mg) > 0.5*se {
-				t.Errorf("same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", ms, mg, se)
+			opts.Seed = 0
+			for _, path := range gpuPaths(t, d) {
+				got := renderOn(t, onPath(d, path), sc, opts)
+				compareTiles(t, other, got, 8)
+				ms, _ := imageMean(same)
+				mg, se := imageMean(got)
+				if math.Abs(ms-mg) > 0.5*se {
+					t.Errorf("path %s, same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", path, ms, mg, se)
+				}
 			}
 		})
 	}
@@ -390,4 +420,32 @@ func TestFeaturesMatchCPU(t *testing.T) {
 		render.Write(os.Getenv("SERTRACE_WRITE_TEST_IMAGES")+"/features_vulkan.png", got, render.Display{})
 		render.Write(os.Getenv("SERTRACE_WRITE_TEST_IMAGES")+"/features_cpu.png", same, render.Display{})
 	}
+}
+
+// TestSortNeverChangesTheImage: the ray-query path shades in material order
+// or in queue order, and the image is the same to the bit: the sort changes
+// the order of work, never the result.
+func TestSortNeverChangesTheImage(t *testing.T) {
+	d := rtDevice(t)
+	if !d.Paths[vulkan.PathRayQuery].Available {
+		t.Skip("no ray queries")
+	}
+	sc := loadScene(t, "hairy-cornell")
+	opts := render.Options{Width: 24, Height: 18, SPP: 4, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4}}
+	sorted := renderOn(t, onPath(d, vulkan.PathRayQuery), sc, opts)
+	opts.Reorder = render.ReorderNone
+	unsorted := renderOn(t, onPath(d, vulkan.PathRayQuery), sc, opts)
+	for i := range sorted.Beauty {
+		if sorted.Beauty[i] != unsorted.Beauty[i] {
+			t.Fatalf("beauty[%d]: sorted %v, unsorted %v", i, sorted.Beauty[i], unsorted.Beauty[i])
+		}
+	}
+	if imageMeanOf(sorted) == 0 {
+		t.Fatal("black image: the test checks nothing")
+	}
+}
+
+func imageMeanOf(f *render.Film) float64 {
+	m, _ := imageMean(f)
+	return m
 }

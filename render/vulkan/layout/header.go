@@ -32,7 +32,7 @@ func Header() string {
 			fmt.Fprintf(&b, "    %s %s%s;\n", typ, lowerFirst(f.Name), arr)
 		}
 		b.WriteString("};\n\n")
-		if t.Name() == "Camera" {
+		if t.Name() == "Hit" {
 			// Params refers to buffers of the structures above; declare them.
 			writeRefs(&b, refs)
 		}
@@ -49,7 +49,7 @@ func writeRefs(b *strings.Builder, _ map[string]bool) {
 }
 
 // refElems are the element types of the buffer references Params holds.
-var refElems = []string{"Instance", "Material", "Mesh", "SphereSet", "CurveSet", "Texture", "LightEntry", "Light",
+var refElems = []string{"Instance", "Material", "Mesh", "SphereSet", "CurveSet", "Texture", "LightEntry", "Light", "Path", "Hit",
 	"float", "uint", "vec2", "vec3", "vec4"}
 
 func refType(elem string) string {
@@ -110,5 +110,7 @@ var constants = []constant{
 	c("LIGHT_TRIANGLE", LightTriangle), c("LIGHT_PUNCTUAL", LightPunctual), c("LIGHT_ENVIRONMENT", LightEnvironment),
 	c("HINT_MATERIAL", HintMaterial), c("HINT_COHERENCE", HintCoherence),
 	c("FILM_BEAUTY", FilmBeauty), c("FILM_ALBEDO", FilmAlbedo), c("FILM_NORMAL", FilmNormal), c("FILM_DEPTH", FilmDepth),
+	c("COUNTER_LIVE", CounterLive), c("COUNTER_NEXT", CounterNext), c("COUNTER_DISPATCH", CounterDispatch),
+	c("COUNTER_KEYS", CounterKeys), c("WAVEFRONT_GROUP", WavefrontGroup),
 	c("FILM_LUM_SQ", FilmLumSq), c("FILM_COST", FilmCost), c("FILM_PATH_LENGTH", FilmPathLength), c("FILM_SHADOW_RAYS", FilmShadowRays), c("FILM_LAYERS", FilmLayers),
 }

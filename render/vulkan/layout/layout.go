@@ -203,6 +203,48 @@ type Camera struct {
 	Focus    float32
 }
 
+// Path is the state one sample's path carries between bounces: the
+// payload of the ray-tracing pipeline, and an element of the ray-query
+// wavefront's path buffer.
+type Path struct {
+	Origin      [3]float32 // the ray to trace next
+	Dir         [3]float32
+	Throughput  [3]float32
+	Radiance    [3]float32
+	Albedo      [3]float32 // first-hit AOVs
+	Normal      [3]float32
+	Depth       float32
+	Pixel       uint32
+	SampleIndex uint32
+	Bounce      uint32
+	PrevPdf     float32
+	Medium      int32 // the material whose volume the path is in, or −1
+	Alive       uint32
+	Rays        uint32 // traced for this sample
+	ShadowRays  uint32 // of them
+	Events      uint32 // coherence bits for the reorder hint
+}
+
+// Hit is the ray-query wavefront's record of what a path's ray hit.
+type Hit struct {
+	Instance uint32 // ^0: a miss
+	Prim     uint32
+	U, V     float32
+	T        float32
+	Key      uint32 // the sort key: 0 for a miss, 1 + the material for a hit
+}
+
+// Wavefront counters, in the counter buffer: the live paths of this
+// bounce, the survivors for the next, the next dispatch's indirect
+// arguments, then per sort key its count and its cursor.
+const (
+	CounterLive     = 0
+	CounterNext     = 1
+	CounterDispatch = 2 // three: x, y, z
+	CounterKeys     = 5 // KeyCount counts, then KeyCount cursors
+	WavefrontGroup  = 64
+)
+
 // Params is everything a launch reads: the buffers' device addresses and
 // the render's settings. A push constant holds its address.
 type Params struct {
@@ -235,6 +277,12 @@ type Params struct {
 	AlbedoTable    uint64 `ref:"vec2"`
 	SRGBTable      uint64 `ref:"float"` // render.DecodeSRGB of every 8-bit code
 	Film           uint64 `ref:"float"`
+	Paths          uint64 `ref:"Path"` // the ray-query wavefront's buffers
+	Hits           uint64 `ref:"Hit"`
+	QueueA         uint64 `ref:"uint"`
+	QueueB         uint64 `ref:"uint"`
+	Sorted         uint64 `ref:"uint"`
+	Counters       uint64 `ref:"uint"`
 
 	Camera       Camera
 	Forward      [3]float32
@@ -257,9 +305,11 @@ type Params struct {
 	EnvTotal     float32
 	FilterN      uint32 // 0: box
 	FilterRadius float32
-	Pad          uint32 // to a whole number of 8-byte words
+	PathCount    uint32 // the wavefront's paths: pixels × samples of the launch
+	KeyCount     uint32 // sort keys: materials + 1
+	SortOn       uint32 // 1: shade in material order
 }
 
 // Structs lists the structures the header declares, dependencies first.
 var Structs = []any{TextureRef{}, HairParams{}, Material{}, Texture{}, Instance{}, Mesh{}, SphereSet{},
-	CurveSet{}, LightEntry{}, Light{}, Camera{}, Params{}}
+	CurveSet{}, LightEntry{}, Light{}, Camera{}, Path{}, Hit{}, Params{}}

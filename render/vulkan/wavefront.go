@@ -1,0 +1,200 @@
+package vulkan
+
+import (
+	"fmt"
+	"time"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"sertrace/render/vulkan/layout"
+	"sertrace/shaders"
+)
+
+// wavefront is the ray-query path: compute pipelines for the stages of a
+// bounce — trace by ray query, sort the hits by material (a counting sort:
+// count, scan, scatter), shade, compact — and the buffers they share.
+type wavefront struct {
+	layout    vk.PipelineLayout
+	modules   []vk.ShaderModule
+	pipelines map[string]vk.Pipeline
+	counters  *buffer
+	times     vk.QueryPool
+	maxPaths  int
+}
+
+// Stage times of a launch, summed over its bounces.
+type stageTimes struct {
+	trace, sort, shade time.Duration
+}
+
+// wavefrontPush is the stages' push constant.
+type wavefrontPush struct {
+	params uint64
+	bounce uint32
+	pad    uint32
+}
+
+const stageCompute = 0x20
+
+func (d *device) newWavefront(r *renderer, maxPaths int) (*wavefront, error) {
+	w := &wavefront{pipelines: map[string]vk.Pipeline{}, maxPaths: maxPaths}
+	var pl vk.PipelineLayout
+	if err := result("vkCreatePipelineLayout", uint64(uint32(vk.CreatePipelineLayout(d.handle, &vk.PipelineLayoutCreateInfo{
+		SType: vk.StructureTypePipelineLayoutCreateInfo, PushConstantRangeCount: 1,
+		PPushConstantRanges: []vk.PushConstantRange{{StageFlags: vk.ShaderStageFlags(stageCompute), Size: uint32(unsafe.Sizeof(wavefrontPush{}))}}}, nil, &pl)))); err != nil {
+		return nil, err
+	}
+	w.layout = pl
+	for _, name := range wavefrontModules {
+		code, err := shaders.SPIRV(name)
+		if err != nil {
+			return nil, err
+		}
+		words := make([]uint32, len(code)/4)
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(code)), code)
+		var m vk.ShaderModule
+		if err := result("vkCreateShaderModule "+name, uint64(uint32(vk.CreateShaderModule(d.handle, &vk.ShaderModuleCreateInfo{
+			SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(len(code)), PCode: words}, nil, &m)))); err != nil {
+			return nil, err
+		}
+		w.modules = append(w.modules, m)
+		pipes := make([]vk.Pipeline, 1)
+		if err := result("vkCreateComputePipelines "+name, uint64(uint32(vk.CreateComputePipelines(d.handle, nil, 1, []vk.ComputePipelineCreateInfo{{
+			SType: vk.StructureTypeComputePipelineCreateInfo,
+			Stage: vk.PipelineShaderStageCreateInfo{SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit,
+				Module: m, PName: "main\x00"},
+			Layout: pl}}, nil, pipes)))); err != nil {
+			return nil, fmt.Errorf("the ray-query pipeline %s failed to build: %w", name, err)
+		}
+		w.pipelines[name] = pipes[0]
+	}
+	p := &r.params
+	keys := len(r.p.materials) + 1
+	p.KeyCount = uint32(keys)
+	bufs := []struct {
+		addr *uint64
+		size int
+	}{{&p.Paths, maxPaths * int(unsafe.Sizeof(layout.Path{}))}, {&p.Hits, maxPaths * int(unsafe.Sizeof(layout.Hit{}))},
+		{&p.QueueA, 4 * maxPaths}, {&p.QueueB, 4 * maxPaths}, {&p.Sorted, 4 * maxPaths}}
+	for _, b := range bufs {
+		buf, err := d.newBuffer(uint64(b.size), 0)
+		if err != nil {
+			return nil, err
+		}
+		*b.addr = buf.addr
+	}
+	counters, err := d.newBuffer(uint64(4*(layout.CounterKeys+2*keys)), usageIndirect)
+	if err != nil {
+		return nil, err
+	}
+	w.counters, p.Counters = counters, counters.addr
+	bounces := r.opts.MaxDepth + 1
+	if w.times, err = d.newTimestampPool(4 * bounces); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+const usageIndirect = 0x100
+
+func (w *wavefront) dispatch(d *device, name string, push *wavefrontPush, groups uint32) {
+	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, w.pipelines[name])
+	vk.CmdPushConstants(d.cmd, w.layout, vk.ShaderStageFlags(stageCompute), 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
+	vk.CmdDispatch(d.cmd, groups, 1, 1)
+}
+
+func (w *wavefront) dispatchIndirect(d *device, name string, push *wavefrontPush) {
+	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, w.pipelines[name])
+	vk.CmdPushConstants(d.cmd, w.layout, vk.ShaderStageFlags(stageCompute), 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
+	vk.CmdDispatchIndirect(d.cmd, w.counters.handle, vk.DeviceSize(4*layout.CounterDispatch))
+}
+
+// computeBarrier orders one stage's buffer writes before the next stage's
+// reads, indirect arguments included.
+func computeBarrier(d *device) {
+	const stageDrawIndirect, accessIndirect = 0x2, 0x1
+	d.barrier(0x800, accessShaderWrite, 0x800|stageDrawIndirect, accessShaderRead|accessShaderWrite|accessIndirect)
+}
+
+// launch runs spp samples per pixel from sample first through the
+// wavefront: all bounces in one submission, the queues and their counts
+// staying on the device.
+func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTimes, error) {
+	d := r.d
+	n := r.opts.Width * r.opts.Height
+	paths := n * spp
+	r.params.FirstSample, r.params.Samples, r.params.PathCount = uint32(first), uint32(spp), uint32(paths)
+	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
+	clear(r.film.data)
+	counters := unsafe.Slice((*uint32)(unsafe.Pointer(&w.counters.data[0])), len(w.counters.data)/4)
+	clear(counters)
+	groups := uint32((paths + layout.WavefrontGroup - 1) / layout.WavefrontGroup)
+	counters[layout.CounterLive] = uint32(paths)
+	counters[layout.CounterDispatch], counters[layout.CounterDispatch+1], counters[layout.CounterDispatch+2] = groups, 1, 1
+
+	if err := d.begin(); err != nil {
+		return 0, stageTimes{}, err
+	}
+	bounces := r.opts.MaxDepth + 1
+	vk.CmdResetQueryPool(d.cmd, w.times, 0, uint32(4*bounces))
+	push := wavefrontPush{params: r.pbuf.addr}
+	w.dispatch(d, "rq_generate.comp", &push, groups)
+	computeBarrier(d)
+	for b := 0; b < bounces; b++ {
+		push.bounce = uint32(b)
+		q := uint32(4 * b)
+		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q)
+		w.dispatchIndirect(d, "rq_trace.comp", &push)
+		computeBarrier(d)
+		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q+1)
+		if r.params.SortOn != 0 {
+			w.dispatch(d, "rq_scan.comp", &push, 1)
+			computeBarrier(d)
+			w.dispatchIndirect(d, "rq_scatter.comp", &push)
+			computeBarrier(d)
+		}
+		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q+2)
+		w.dispatchIndirect(d, "rq_shade.comp", &push)
+		computeBarrier(d)
+		w.dispatch(d, "rq_advance.comp", &push, 1)
+		computeBarrier(d)
+		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q+3)
+	}
+	w.dispatch(d, "rq_resolve.comp", &push, uint32((n+layout.WavefrontGroup-1)/layout.WavefrontGroup))
+	d.barrier(0x800, accessShaderWrite, stageHost, accessHostRead)
+	if err := d.submit(); err != nil {
+		return 0, stageTimes{}, err
+	}
+	ts, err := d.queryResults(w.times, 4*bounces)
+	if err != nil {
+		return 0, stageTimes{}, err
+	}
+	var st stageTimes
+	dur := func(a, b uint64) time.Duration { return time.Duration(float64(b-a) * r.tick) }
+	for b := 0; b < bounces; b++ {
+		t := ts[4*b : 4*b+4]
+		st.trace += dur(t[0], t[1])
+		st.sort += dur(t[1], t[2])
+		st.shade += dur(t[2], t[3])
+	}
+	return dur(ts[0], ts[4*bounces-1]), st, nil
+}
+
+func (w *wavefront) destroy(d *device) {
+	if w == nil {
+		return
+	}
+	for _, p := range w.pipelines {
+		vk.DestroyPipeline(d.handle, p, nil)
+	}
+	for _, m := range w.modules {
+		vk.DestroyShaderModule(d.handle, m, nil)
+	}
+	if w.layout != nil {
+		vk.DestroyPipelineLayout(d.handle, w.layout, nil)
+	}
+	if w.times != nil {
+		vk.DestroyQueryPool(d.handle, w.times, nil)
+	}
+}

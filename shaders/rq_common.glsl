@@ -1,0 +1,101 @@
+// rq_common.glsl: what the ray-query wavefront's compute shaders share: the
+// extensions, the push constant (the parameter block's address and the
+// bounce, whose parity picks the queue to read), and tracing by ray query
+// with the candidates the pipeline's any-hit and intersection shaders
+// would decide: alpha-masked triangles, spheres and swept spheres (the
+// same intersection code as sphere.rint and swept.rint).
+#extension GL_EXT_ray_query : require
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_scalar_block_layout : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define PUSH_BOUNCE
+#include "common.glsl"
+#include "shade.glsl"
+
+// The queue a bounce reads and the one it appends the survivors to.
+UintBuf queueIn() { return (push.bounce & 1u) == 0u ? P.queueA : P.queueB; }
+UintBuf queueOut() { return (push.bounce & 1u) == 0u ? P.queueB : P.queueA; }
+
+// A procedural candidate: the CPU backend's intersection in object space.
+bool procedural(uint inst, uint prim, vec3 o, vec3 d, float tmax, out float t, out float u) {
+    Instance in_ = P.instances.v[inst];
+    vec3 oo = affinePoint(in_.toObject, o);
+    vec3 od = affineVector(in_.toObject, d);
+    u = 0.0;
+    if (in_.kind == KIND_SPHERES) {
+        SphereSet set = P.sphereSets.v[in_.geometry];
+        return intersectSphere(oo, od, P.points.v[set.firstPoint + prim], P.radii.v[set.firstRadius + prim], 0.0, tmax, t);
+    }
+    CurveSet c = P.curveSets.v[in_.geometry];
+    uint v = P.segments.v[c.firstSegment + 2u * prim];
+    uint joins = P.segments.v[c.firstSegment + 2u * prim + 1u];
+    return intersectSweptSphere(oo, od, P.points.v[c.firstPoint + v], P.points.v[c.firstPoint + v + 1u],
+                                P.radii.v[c.firstRadius + v], P.radii.v[c.firstRadius + v + 1u], (joins & 1u) == 0u, 0.0, tmax, t, u);
+}
+
+// The candidate loop of a ray query q traced from o along d up to tmax; the
+// procedural hit's u lands in procU. (A macro: a ray query cannot be passed
+// to a function on every compiler.)
+#define RQ_CANDIDATES(q, o, d, tmax, procU)                                                                        \
+    while (rayQueryProceedEXT(q)) {                                                                               \
+        uint cInst = rayQueryGetIntersectionInstanceCustomIndexEXT(q, false);                                    \
+        uint cPrim = rayQueryGetIntersectionPrimitiveIndexEXT(q, false);                                         \
+        if (rayQueryGetIntersectionTypeEXT(q, false) == gl_RayQueryCandidateIntersectionTriangleEXT) {          \
+            Instance cIn = P.instances.v[cInst];                                                                  \
+            Material cMat = P.materials.v[cIn.material];                                                          \
+            vec2 cBary = rayQueryGetIntersectionBarycentricsEXT(q, false);                                       \
+            if (alphaAt(cMat, P.meshes.v[cIn.geometry], cPrim, cBary.x, cBary.y) >= cMat.alphaCutoff) {           \
+                rayQueryConfirmIntersectionEXT(q);                                                                \
+            }                                                                                                     \
+        } else {                                                                                                  \
+            float cMax = tmax;                                                                                    \
+            if (rayQueryGetIntersectionTypeEXT(q, true) != gl_RayQueryCommittedIntersectionNoneEXT) {            \
+                cMax = rayQueryGetIntersectionTEXT(q, true);                                                      \
+            }                                                                                                     \
+            float cT, cU;                                                                                         \
+            if (procedural(cInst, cPrim, o, d, cMax, cT, cU)) {                                                   \
+                procU = cU;                                                                                       \
+                rayQueryGenerateIntersectionEXT(q, cT);                                                           \
+            }                                                                                                     \
+        }                                                                                                         \
+    }
+
+// traceClosest is the closest hit along a ray, as a Hit record.
+Hit traceClosest(vec3 o, vec3 d) {
+    rayQueryEXT q;
+    rayQueryInitializeEXT(q, accelerationStructureEXT(P.tlas), gl_RayFlagsNoneEXT, 0xff, o, 0.0, d, INF);
+    float procU = 0.0;
+    RQ_CANDIDATES(q, o, d, INF, procU)
+    Hit h;
+    h.instance = 0xffffffffu;
+    h.prim = 0u;
+    h.u = 0.0;
+    h.v = 0.0;
+    h.t = INF;
+    h.key = 0u;
+    uint type = rayQueryGetIntersectionTypeEXT(q, true);
+    if (type == gl_RayQueryCommittedIntersectionNoneEXT) {
+        return h;
+    }
+    h.instance = rayQueryGetIntersectionInstanceCustomIndexEXT(q, true);
+    h.prim = rayQueryGetIntersectionPrimitiveIndexEXT(q, true);
+    h.t = rayQueryGetIntersectionTEXT(q, true);
+    if (type == gl_RayQueryCommittedIntersectionTriangleEXT) {
+        vec2 b = rayQueryGetIntersectionBarycentricsEXT(q, true);
+        h.u = b.x;
+        h.v = b.y;
+    } else {
+        h.u = procU;
+    }
+    h.key = 1u + P.instances.v[h.instance].material;
+    return h;
+}
+
+// occluded traces a shadow ray: anything between o and o + tmax·d.
+bool occluded(vec3 o, vec3 d, float tmax) {
+    rayQueryEXT q;
+    rayQueryInitializeEXT(q, accelerationStructureEXT(P.tlas), gl_RayFlagsTerminateOnFirstHitEXT, 0xff, o, 0.0, d, tmax);
+    float procU = 0.0;
+    RQ_CANDIDATES(q, o, d, tmax, procU)
+    return rayQueryGetIntersectionTypeEXT(q, true) != gl_RayQueryCommittedIntersectionNoneEXT;
+}

@@ -1,0 +1,18 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Wavefront stage 1: one path per pixel and sample of the launch, from the
+// camera, into the first queue (path i is sample i % samples of pixel
+// i / samples, so the resolve stage sums a pixel's samples in order).
+#include "rq_common.glsl"
+#include "paths.glsl"
+layout(local_size_x = WAVEFRONT_GROUP) in;
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= P.pathCount) {
+        return;
+    }
+    uint pixel = i / P.samples;
+    P.paths.v[i] = newPath(pixel % P.width, pixel / P.width, P.firstSample + i % P.samples);
+    P.queueA.v[i] = i;
+}

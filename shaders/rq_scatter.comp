@@ -1,0 +1,17 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Wavefront stage 3b: each live path takes the next slot of its key's bin:
+// the sorted queue groups the paths by material (their order within a bin
+// is whatever the atomics make it; the image does not depend on it).
+#include "rq_common.glsl"
+layout(local_size_x = WAVEFRONT_GROUP) in;
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= P.counters.v[COUNTER_LIVE]) {
+        return;
+    }
+    uint p = queueIn().v[i];
+    uint slot = atomicAdd(P.counters.v[COUNTER_KEYS + P.keyCount + P.hits.v[p].key], 1u);
+    P.sorted.v[slot] = p;
+}

@@ -1,0 +1,20 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// Wavefront stage 2: trace every live path's ray by ray query into its hit
+// record, and count the hits per sort key (0 a miss, 1 + the material).
+#include "rq_common.glsl"
+layout(local_size_x = WAVEFRONT_GROUP) in;
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= P.counters.v[COUNTER_LIVE]) {
+        return;
+    }
+    uint p = queueIn().v[i];
+    P.paths.v[p].rays++;
+    Hit h = traceClosest(P.paths.v[p].origin, P.paths.v[p].dir);
+    P.hits.v[p] = h;
+    if (P.sortOn != 0u) {
+        atomicAdd(P.counters.v[COUNTER_KEYS + h.key], 1u);
+    }
+}

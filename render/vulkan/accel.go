@@ -42,13 +42,25 @@ const (
 	accessHostRead        = 0x2000
 	instanceCullDisable   = 0x1
 	instanceForceOpaque   = 0x4
+	stageComputeShader    = 0x800
+	buildOnDevice         = 1 // VK_ACCELERATION_STRUCTURE_BUILD_TYPE_DEVICE_KHR
 	formatR32G32B32Sfloat = 106
 	indexTypeUint32       = 1
 )
 
 // buildAccel builds the acceleration structures over the uploaded scene.
-func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*accel, error) {
-	acc := &accel{blas: map[scene.GeometryRef]uint64{}, blasAddr: map[scene.GeometryRef]uint64{}}
+func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc *accel, err error) {
+	acc = &accel{blas: map[scene.GeometryRef]uint64{}, blasAddr: map[scene.GeometryRef]uint64{}}
+	var uncompacted []uint64
+	defer func() {
+		for _, as := range uncompacted {
+			d.call("vkDestroyAccelerationStructureKHR", d.h(), uintptr(as), 0)
+		}
+		if err != nil {
+			acc.destroy(d)
+			acc = nil
+		}
+	}()
 	var geoms []scene.GeometryRef
 	for i, in := range sc.Instances {
 		if p.collapsed[i] {
@@ -59,12 +71,11 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 			geoms = append(geoms, in.Geometry)
 		}
 	}
-	var aabbBuf *buffer
-	if len(p.aabbs) > 0 {
-		var err error
-		if aabbBuf, err = d.upload(bytesOf(p.aabbs), usageASInput); err != nil {
-			return nil, err
-		}
+	// Build inputs and scratch are temporary: freed once the TLAS is built.
+	defer d.freeTemp()
+	aabbBuf, err := d.upload(bytesOf(p.aabbs), usageASInput, true) // a small buffer even when there are none
+	if err != nil {
+		return nil, err
 	}
 	var a arena
 	defer a.free()
@@ -121,12 +132,13 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 		sizes.sType = stAccelerationStructureBuildSizesInfo
 		count := newIn[uint32](&a)
 		*count = rng.primitiveCount
-		d.call("vkGetAccelerationStructureBuildSizesKHR", d.h(), 0 /* device */, ptr(info), ptr(count), ptr(sizes))
-		as, err := d.createAS(asBottomLevel, sizes.asSize, &a)
+		d.call("vkGetAccelerationStructureBuildSizesKHR", d.h(), buildOnDevice, ptr(info), ptr(count), ptr(sizes))
+		as, err := d.createAS(asBottomLevel, sizes.asSize, true, &a)
 		if err != nil {
 			return nil, err
 		}
 		info.dst = as
+		uncompacted = append(uncompacted, as)
 		builds = append(builds, &build{info: info, rng: rng, as: as, ref: g, size: sizes.asSize})
 		scratchSize = max(scratchSize, sizes.buildScratch)
 	}
@@ -134,7 +146,7 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 		// One scratch buffer per build would cost memory; the builds run one
 		// after another with a barrier between, sharing one.
 		align := uint64(256)
-		scratch, err := d.newBuffer(scratchSize+align, 0)
+		scratch, err := d.newBuffer(scratchSize+align, 0, memDevice, true)
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +187,7 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 			if size == 0 || size > b.size {
 				size = b.size
 			}
-			as, err := d.createAS(asBottomLevel, size, &a)
+			as, err := d.createAS(asBottomLevel, size, false, &a)
 			if err != nil {
 				return nil, err
 			}
@@ -186,11 +198,10 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 			acc.blas[b.ref] = as
 			acc.bytes += size
 		}
+		// The TLAS build reads the compacted BLASes' bounds.
+		d.barrier(stageASBuild, accessASWrite, stageASBuild|stageRayTracing|stageComputeShader, accessASRead)
 		if err := d.submit(); err != nil {
 			return nil, fmt.Errorf("compacting the BLASes: %w", err)
-		}
-		for _, b := range builds {
-			d.call("vkDestroyAccelerationStructureKHR", d.h(), uintptr(b.as), 0)
 		}
 		for ref, as := range acc.blas {
 			info := newIn[asDeviceAddressInfo](&a)
@@ -202,6 +213,9 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 
 	// The TLAS.
 	var insts []asInstance
+	if len(sc.Instances) > 1<<24 {
+		return nil, fmt.Errorf("%d instances: a TLAS instance's custom index holds at most %d", len(sc.Instances), 1<<24)
+	}
 	for i, in := range sc.Instances {
 		if p.collapsed[i] {
 			continue
@@ -220,10 +234,7 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 		x.blasAddress = acc.blasAddr[in.Geometry]
 		insts = append(insts, x)
 	}
-	if len(insts) > 1<<24 {
-		return nil, fmt.Errorf("%d instances: a TLAS holds at most %d", len(insts), 1<<24)
-	}
-	instBuf, err := d.upload(bytesOf(append(insts, asInstance{})), usageASInput) // never empty
+	instBuf, err := d.upload(bytesOf(append(insts, asInstance{})), usageASInput, true) // never empty
 	if err != nil {
 		return nil, err
 	}
@@ -243,12 +254,12 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 	*count = uint32(len(insts))
 	sizes := newIn[asBuildSizesInfo](&a)
 	sizes.sType = stAccelerationStructureBuildSizesInfo
-	d.call("vkGetAccelerationStructureBuildSizesKHR", d.h(), 0, ptr(info), ptr(count), ptr(sizes))
-	tlas, err := d.createAS(asTopLevel, sizes.asSize, &a)
+	d.call("vkGetAccelerationStructureBuildSizesKHR", d.h(), buildOnDevice, ptr(info), ptr(count), ptr(sizes))
+	tlas, err := d.createAS(asTopLevel, sizes.asSize, false, &a)
 	if err != nil {
 		return nil, err
 	}
-	scratch, err := d.newBuffer(sizes.buildScratch+256, 0)
+	scratch, err := d.newBuffer(sizes.buildScratch+256, 0, memDevice, true)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +273,7 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 		return nil, err
 	}
 	d.call("vkCmdBuildAccelerationStructuresKHR", d.cmdH(), 1, ptr(info), ptr(ranges))
-	d.barrier(stageASBuild, accessASWrite, stageRayTracing, accessASRead)
+	d.barrier(stageASBuild, accessASWrite, stageRayTracing|stageComputeShader, accessASRead)
 	if err := d.submit(); err != nil {
 		return nil, fmt.Errorf("building the TLAS: %w", err)
 	}
@@ -276,8 +287,8 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (*ac
 }
 
 // createAS makes an acceleration structure of size bytes in a new buffer.
-func (d *device) createAS(typ uint32, size uint64, a *arena) (uint64, error) {
-	buf, err := d.newBuffer(size, usageASStorage)
+func (d *device) createAS(typ uint32, size uint64, temp bool, a *arena) (uint64, error) {
+	buf, err := d.newBuffer(size, usageASStorage, memDevice, temp)
 	if err != nil {
 		return 0, err
 	}

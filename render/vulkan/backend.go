@@ -170,11 +170,18 @@ type renderer struct {
 	launches int
 }
 
-func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (*renderer, error) {
-	r := &renderer{d: d, opts: opts}
+// newRenderer makes what a render needs on the device; on an error it
+// destroys what it made.
+func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (r *renderer, err error) {
+	r = &renderer{d: d, opts: opts}
+	defer func() {
+		if err != nil {
+			r.destroy()
+			r = nil
+		}
+	}()
 	envPower := render.EnvironmentPower(opts.EnvMap, opts.EnvColor)
 	r.p = packScene(sc, envPower)
-	var err error
 	if r.bufs, err = d.uploadScene(r.p); err != nil {
 		return nil, err
 	}
@@ -193,10 +200,10 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	} else if r.pipe, err = d.newPipeline(path); err != nil {
 		return nil, err
 	}
-	if r.film, err = d.newBuffer(uint64(4*layout.FilmLayers*n), 0); err != nil {
+	if r.film, err = d.newBuffer(uint64(4*layout.FilmLayers*n), 0, memReadback, false); err != nil {
 		return nil, err
 	}
-	if r.pbuf, err = d.newBuffer(uint64(unsafe.Sizeof(layout.Params{})), 0); err != nil {
+	if r.pbuf, err = d.newBuffer(uint64(unsafe.Sizeof(layout.Params{})), 0, memUpload, false); err != nil {
 		return nil, err
 	}
 	if r.times, err = d.newTimestampPool(2); err != nil {
@@ -207,7 +214,10 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	props.Deref()
 	props.Limits.Deref()
 	r.tick = float64(props.Limits.TimestampPeriod)
-	return r, r.setParams(sc)
+	if err = r.setParams(sc); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // setParams fills the parameter block: buffer addresses and settings.
@@ -224,7 +234,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	p.EnvLight = r.p.lights.EnvIndex
 
 	table := render.SpecularAlbedoTable
-	albedo, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table)), unsafe.Sizeof(table)), 0)
+	albedo, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table)), unsafe.Sizeof(table)), 0, false)
 	if err != nil {
 		return err
 	}
@@ -233,7 +243,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	for i := range srgb {
 		srgb[i] = render.DecodeSRGB(uint8(i))
 	}
-	sb, err := d.upload(bytesOf(srgb[:]), 0)
+	sb, err := d.upload(bytesOf(srgb[:]), 0, false)
 	if err != nil {
 		return err
 	}
@@ -244,7 +254,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 		filter, _ = render.NewPixelFilter("box")
 	}
 	cdf := filter.CDF()
-	fb, err := d.upload(bytesOf(append([]float32{0}, cdf...)[1:]), 0)
+	fb, err := d.upload(bytesOf(append([]float32{0}, cdf...)[1:]), 0, false)
 	if err != nil {
 		return err
 	}
@@ -258,9 +268,9 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 		marginal, conditional, total := e.Tables()
 		var err1, err2, err3 error
 		var px, mb, cb *buffer
-		px, err1 = d.upload(bytesOf(e.Pixels), 0)
-		mb, err2 = d.upload(bytesOf(marginal), 0)
-		cb, err3 = d.upload(bytesOf(conditional), 0)
+		px, err1 = d.upload(bytesOf(e.Pixels), 0, false)
+		mb, err2 = d.upload(bytesOf(marginal), 0, false)
+		cb, err3 = d.upload(bytesOf(conditional), 0, false)
 		if err := errors.Join(err1, err2, err3); err != nil {
 			return err
 		}
@@ -299,16 +309,21 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	r.launches++
 	r.params.FirstSample, r.params.Samples = uint32(first), uint32(spp)
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
-	clear(r.film.data)
 	if err := d.begin(); err != nil {
 		return 0, err
 	}
+	vk.CmdFillBuffer(d.cmd, r.film.handle, 0, vk.DeviceSize(vk.WholeSize), 0)
+	d.barrier(stageTransfer, accessTransferWrite, stageRayTracing, accessShaderRead|accessShaderWrite)
 	d.resetQueryPool(r.times, 2)
 	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPoint(1000165000), r.pipe.handle)
 	addr := r.pbuf.addr
 	vk.CmdPushConstants(d.cmd, r.pipe.layout, vk.ShaderStageFlags(stagesRayTracing), 0, 8, unsafe.Pointer(&addr))
 	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageTopOfPipeBit, r.times, 0)
-	d.call("vkCmdTraceRaysKHR", d.cmdH(), ptr(&r.pipe.raygen), ptr(&r.pipe.miss), ptr(&r.pipe.hit), ptr(&r.pipe.clb),
+	var a arena // the regions, in C memory for the call
+	defer a.free()
+	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
+	regions[0], regions[1], regions[2], regions[3] = r.pipe.raygen, r.pipe.miss, r.pipe.hit, r.pipe.clb
+	d.call("vkCmdTraceRaysKHR", d.cmdH(), ptr(&regions[0]), ptr(&regions[1]), ptr(&regions[2]), ptr(&regions[3]),
 		uintptr(r.opts.Width), uintptr(r.opts.Height), 1)
 	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageBottomOfPipeBit, r.times, 1)
 	d.barrier(stageRayTracing, accessShaderWrite, stageHost, accessHostRead)
@@ -319,7 +334,7 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	return time.Duration(float64(ts[1]-ts[0]) * r.tick), nil
+	return d.elapsed(ts[0], ts[1], r.tick), nil
 }
 
 // addTo adds the launch's sums to the film.

@@ -3,6 +3,9 @@ package vulkan
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sort"
+	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -12,20 +15,22 @@ import (
 // sertrace's own binding, a queue, a command buffer, and memory blocks that
 // buffers are sub-allocated from.
 type device struct {
-	in       *instance
-	info     Device
-	handle   vk.Device
-	queue    vk.Queue
-	family   uint32
-	pool     vk.CommandPool
-	cmd      vk.CommandBuffer
-	fence    vk.Fence
-	memProps vk.PhysicalDeviceMemoryProperties
-	rtProps  physicalDeviceRayTracingPipelineProperties
-	fn       map[string]unsafe.Pointer
-	blocks   []*memBlock
-	buffers  []*buffer
-	lost     bool
+	in            *instance
+	info          Device
+	handle        vk.Device
+	queue         vk.Queue
+	family        uint32
+	pool          vk.CommandPool
+	cmd           vk.CommandBuffer
+	fence         vk.Fence
+	memProps      vk.PhysicalDeviceMemoryProperties
+	rtProps       physicalDeviceRayTracingPipelineProperties
+	fn            map[string]unsafe.Pointer
+	blocks        []*memBlock
+	buffers       []*buffer
+	tempBuffers   []*buffer
+	timestampBits uint32
+	lost          bool
 }
 
 // The device entry points sertrace's own binding calls.
@@ -98,6 +103,7 @@ func (d *device) create(path string) error {
 		f.Deref()
 		if f.QueueFlags&vk.QueueFlags(vk.QueueComputeBit) != 0 {
 			d.family = uint32(i)
+			d.timestampBits = f.TimestampValidBits
 			break
 		}
 	}
@@ -114,17 +120,29 @@ func (d *device) create(path string) error {
 	}
 	var a arena
 	defer a.free()
-	chain := newFeatureChain(&a, d.info.exts)
+	// The chain holds the structures of the extensions enabled, no others.
+	needed := map[string]bool{}
+	for _, r := range reqs {
+		if r.extension != "" {
+			needed[r.extension] = true
+		}
+	}
+	chain := newFeatureChain(&a, needed)
 	exts := enable(reqs, chain)
 	names := make([]string, len(exts))
+	var pin runtime.Pinner // vulkan-go keeps pointers to these strings in C memory during the call
+	defer pin.Unpin()
 	for i, e := range exts {
 		names[i] = e + "\x00"
+		pin.Pin(unsafe.StringData(names[i]))
 	}
+	priorities := []float32{1}
+	pin.Pin(&priorities[0])
 	info := vk.DeviceCreateInfo{
 		SType: vk.StructureTypeDeviceCreateInfo, PNext: unsafe.Pointer(chain.f2),
 		QueueCreateInfoCount: 1,
 		PQueueCreateInfos: []vk.DeviceQueueCreateInfo{{SType: vk.StructureTypeDeviceQueueCreateInfo,
-			QueueFamilyIndex: d.family, QueueCount: 1, PQueuePriorities: []float32{1}}},
+			QueueFamilyIndex: d.family, QueueCount: 1, PQueuePriorities: priorities}},
 		EnabledExtensionCount: uint32(len(names)), PpEnabledExtensionNames: names,
 	}
 	var dev vk.Device
@@ -201,8 +219,12 @@ func (d *device) submit() error {
 		return err
 	}
 	vk.ResetFences(d.handle, 1, []vk.Fence{d.fence})
+	cmds := []vk.CommandBuffer{d.cmd}
+	var pin runtime.Pinner
+	pin.Pin(&cmds[0])
+	defer pin.Unpin()
 	if err := result("vkQueueSubmit", uint64(uint32(vk.QueueSubmit(d.queue, 1, []vk.SubmitInfo{{
-		SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: []vk.CommandBuffer{d.cmd}}}, d.fence)))); err != nil {
+		SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: cmds}}, d.fence)))); err != nil {
 		d.lost = errors.Is(err, ErrDeviceLost)
 		return err
 	}
@@ -223,7 +245,7 @@ func (d *device) barrier(srcStage, srcAccess, dstStage, dstAccess uint32) {
 func (d *device) destroy() {
 	if d.handle != nil {
 		vk.DeviceWaitIdle(d.handle)
-		for _, b := range d.buffers {
+		for _, b := range append(d.buffers, d.tempBuffers...) {
 			vk.DestroyBuffer(d.handle, b.handle, nil)
 		}
 		for _, b := range d.blocks {
@@ -242,29 +264,48 @@ func (d *device) destroy() {
 
 // --- Memory -----------------------------------------------------------------
 
-// Buffers are sub-allocated from blocks of at least blockSize bytes of one
-// memory type: host-visible and coherent (so uploads and readback are plain
-// copies), device-local too where the device has such a type.
+// Buffers are sub-allocated from blocks of at least blockSize bytes, one
+// memory type per block. What a buffer is for picks the type:
+//   - memDevice: device-local (mapped too where the type is also host-visible,
+//     as on lavapipe or a GPU with resizable BAR); uploads to it go through a
+//     staging buffer when it is not;
+//   - memUpload: host-visible and coherent, for what the host writes every
+//     launch (the parameter block);
+//   - memReadback: host-visible, cached where the device offers it, for
+//     what the host reads (the accumulation buffer).
+//
+// Temporary buffers (scratch, staging, uncompacted BLASes, build inputs)
+// live in blocks of their own, freed by freeTemp once the build is done.
 const blockSize = 64 << 20
 
+type memKind int
+
+const (
+	memDevice memKind = iota
+	memUpload
+	memReadback
+)
+
 type memBlock struct {
-	mem      vk.DeviceMemory
-	typ      uint32
-	size     uint64
-	used     uint64
-	mapped   unsafe.Pointer
-	hostOnly bool
+	mem    vk.DeviceMemory
+	typ    uint32
+	size   uint64
+	used   uint64
+	mapped unsafe.Pointer
+	temp   bool
 }
 
 type buffer struct {
 	handle vk.Buffer
 	size   uint64
 	addr   uint64
-	data   []byte // mapped memory
+	data   []byte // mapped memory, nil where the memory is not host-visible
+	temp   bool
 }
 
 // Buffer usages.
 const (
+	usageTransferSrc = 0x1
 	usageTransferDst = 0x2
 	usageStorage     = 0x20
 	usageAddress     = 0x20000
@@ -273,68 +314,120 @@ const (
 	usageSBT         = 0x400
 )
 
-func (d *device) memoryType(bits uint32) (uint32, error) {
-	const hostVisible, coherent, deviceLocal = 0x2, 0x4, 0x1
-	best := -1
+const (
+	memDeviceLocal  = 0x1
+	memHostVisible  = 0x2
+	memHostCoherent = 0x4
+	memHostCached   = 0x8
+)
+
+// memoryTypes lists the types a buffer of kind may use, best first.
+func (d *device) memoryTypes(bits uint32, kind memKind) []uint32 {
+	type cand struct {
+		i     uint32
+		score int
+	}
+	var cands []cand
 	for i := uint32(0); i < d.memProps.MemoryTypeCount; i++ {
+		if bits&(1<<i) == 0 {
+			continue
+		}
 		t := d.memProps.MemoryTypes[i]
 		t.Deref()
 		f := uint32(t.PropertyFlags)
-		if bits&(1<<i) == 0 || f&(hostVisible|coherent) != hostVisible|coherent {
-			continue
+		score := 0
+		switch kind {
+		case memDevice:
+			if f&memDeviceLocal != 0 {
+				score += 4
+			}
+			if f&memHostVisible != 0 {
+				score++ // mapped: no staging copy
+			}
+		case memUpload, memReadback:
+			if f&(memHostVisible|memHostCoherent) != memHostVisible|memHostCoherent {
+				continue
+			}
+			if kind == memReadback && f&memHostCached != 0 {
+				score += 2
+			}
+			if kind == memUpload && f&memDeviceLocal != 0 {
+				score++
+			}
 		}
-		if f&deviceLocal != 0 {
-			return i, nil
-		}
-		if best < 0 {
-			best = int(i)
-		}
+		cands = append(cands, cand{i, score})
 	}
-	if best < 0 {
-		return 0, errors.New("the device has no host-visible coherent memory for sertrace's buffers")
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
+	out := make([]uint32, len(cands))
+	for k, c := range cands {
+		out[k] = c.i
 	}
-	return uint32(best), nil
+	return out
 }
 
-// newBuffer makes a buffer of size bytes with a device address, in a block.
-func (d *device) newBuffer(size uint64, usage uint32) (*buffer, error) {
+func (d *device) hostVisible(typ uint32) bool {
+	t := d.memProps.MemoryTypes[typ]
+	t.Deref()
+	return uint32(t.PropertyFlags)&memHostVisible != 0
+}
+
+// newBuffer makes a buffer of size bytes with a device address, in a block
+// of a memory type that suits kind; temp buffers go in temporary blocks.
+func (d *device) newBuffer(size uint64, usage uint32, kind memKind, temp bool) (*buffer, error) {
 	size = max(size, 16)
 	var h vk.Buffer
 	if err := result("vkCreateBuffer", uint64(uint32(vk.CreateBuffer(d.handle, &vk.BufferCreateInfo{
-		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(size), Usage: vk.BufferUsageFlags(usage | usageAddress | usageStorage | usageTransferDst),
+		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(size),
+		Usage:       vk.BufferUsageFlags(usage | usageAddress | usageStorage | usageTransferDst | usageTransferSrc),
 		SharingMode: vk.SharingModeExclusive}, nil, &h)))); err != nil {
 		return nil, err
 	}
-	b := &buffer{handle: h, size: size}
-	d.buffers = append(d.buffers, b)
+	b := &buffer{handle: h, size: size, temp: temp}
+	if temp {
+		d.tempBuffers = append(d.tempBuffers, b)
+	} else {
+		d.buffers = append(d.buffers, b)
+	}
 	var req vk.MemoryRequirements
 	vk.GetBufferMemoryRequirements(d.handle, h, &req)
 	req.Deref()
-	typ, err := d.memoryType(req.MemoryTypeBits)
-	if err != nil {
-		return nil, err
+	types := d.memoryTypes(req.MemoryTypeBits, kind)
+	if len(types) == 0 {
+		return nil, errors.New("the device has no memory type for sertrace's buffers")
 	}
 	align := max(uint64(req.Alignment), 256)
 	var blk *memBlock
 	var off uint64
-	for _, c := range d.blocks {
-		o := (c.used + align - 1) / align * align
-		if c.typ == typ && o+uint64(req.Size) <= c.size {
-			blk, off = c, o
+	var err error
+	for _, typ := range types {
+		for _, c := range d.blocks {
+			o := (c.used + align - 1) / align * align
+			if c.typ == typ && c.temp == temp && o+uint64(req.Size) <= c.size {
+				blk, off = c, o
+				break
+			}
+		}
+		if blk != nil {
+			break
+		}
+		// A new block; when the type's heap is full, the next type.
+		if blk, err = d.newBlock(typ, max(uint64(req.Size), blockSize), temp); err == nil {
+			break
+		}
+		if blk, err = d.newBlock(typ, uint64(req.Size), temp); err == nil {
 			break
 		}
 	}
 	if blk == nil {
-		blk, err = d.newBlock(typ, max(uint64(req.Size), blockSize))
-		if err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	blk.used = off + uint64(req.Size)
 	if err := result("vkBindBufferMemory", uint64(uint32(vk.BindBufferMemory(d.handle, h, blk.mem, vk.DeviceSize(off))))); err != nil {
 		return nil, err
 	}
-	b.data = unsafe.Slice((*byte)(unsafe.Add(blk.mapped, off)), size)
+	if blk.mapped != nil {
+		b.data = unsafe.Slice((*byte)(unsafe.Add(blk.mapped, off)), size)
+	}
 	var a arena
 	defer a.free()
 	info := newIn[bufferDeviceAddressInfo](&a)
@@ -344,7 +437,7 @@ func (d *device) newBuffer(size uint64, usage uint32) (*buffer, error) {
 	return b, nil
 }
 
-func (d *device) newBlock(typ uint32, size uint64) (*memBlock, error) {
+func (d *device) newBlock(typ uint32, size uint64, temp bool) (*memBlock, error) {
 	var a arena
 	defer a.free()
 	flags := newIn[memoryAllocateFlagsInfo](&a)
@@ -356,34 +449,86 @@ func (d *device) newBlock(typ uint32, size uint64) (*memBlock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("allocating %d MiB of device memory: %w", size>>20, err)
 	}
-	blk := &memBlock{mem: mem, typ: typ, size: size}
-	var mapped unsafe.Pointer
-	if err := result("vkMapMemory", uint64(uint32(vk.MapMemory(d.handle, mem, 0, vk.DeviceSize(size), 0, &mapped)))); err != nil {
-		vk.FreeMemory(d.handle, mem, nil)
-		return nil, err
+	blk := &memBlock{mem: mem, typ: typ, size: size, temp: temp}
+	if d.hostVisible(typ) {
+		var mapped unsafe.Pointer
+		if err := result("vkMapMemory", uint64(uint32(vk.MapMemory(d.handle, mem, 0, vk.DeviceSize(size), 0, &mapped)))); err != nil {
+			vk.FreeMemory(d.handle, mem, nil)
+			return nil, err
+		}
+		blk.mapped = mapped
 	}
-	blk.mapped = mapped
 	d.blocks = append(d.blocks, blk)
 	return blk, nil
 }
 
-// upload makes a buffer holding data.
-func (d *device) upload(data []byte, usage uint32) (*buffer, error) {
-	b, err := d.newBuffer(uint64(len(data)), usage)
+// freeTemp destroys the temporary buffers and frees their blocks (the
+// queue must be idle).
+func (d *device) freeTemp() {
+	for _, b := range d.tempBuffers {
+		vk.DestroyBuffer(d.handle, b.handle, nil)
+	}
+	d.tempBuffers = nil
+	kept := d.blocks[:0]
+	for _, blk := range d.blocks {
+		if blk.temp {
+			vk.FreeMemory(d.handle, blk.mem, nil)
+			continue
+		}
+		kept = append(kept, blk)
+	}
+	d.blocks = kept
+}
+
+// upload makes a device-local buffer holding data, through a staging
+// buffer when its memory is not host-visible.
+func (d *device) upload(data []byte, usage uint32, temp bool) (*buffer, error) {
+	b, err := d.newBuffer(uint64(len(data)), usage, memDevice, temp)
 	if err != nil {
 		return nil, err
 	}
-	copy(b.data, data)
-	return b, nil
+	if b.data != nil {
+		copy(b.data, data)
+		return b, nil
+	}
+	staging, err := d.newBuffer(uint64(len(data)), 0, memUpload, true)
+	if err != nil {
+		return nil, err
+	}
+	copy(staging.data, data)
+	if err := d.begin(); err != nil {
+		return nil, err
+	}
+	vk.CmdCopyBuffer(d.cmd, staging.handle, b.handle, 1, []vk.BufferCopy{{Size: vk.DeviceSize(max(len(data), 1))}})
+	d.barrier(stageTransfer, accessTransferWrite, stageAll, accessMemoryRead)
+	return b, d.submit()
 }
 
-// memoryBytes is the device memory sertrace allocated.
+const (
+	stageAll         = 0x10000
+	accessMemoryRead = 0x8000
+)
+
+// memoryBytes is the device memory sertrace holds now.
 func (d *device) memoryBytes() uint64 {
 	var n uint64
 	for _, b := range d.blocks {
 		n += b.size
 	}
 	return n
+}
+
+// elapsed is the time between two timestamps of the queue, in the bits the
+// queue family's timestamps have (0: none, and no time).
+func (d *device) elapsed(t0, t1 uint64, tick float64) time.Duration {
+	if d.timestampBits == 0 {
+		return 0
+	}
+	diff := t1 - t0
+	if d.timestampBits < 64 {
+		diff &= 1<<d.timestampBits - 1
+	}
+	return time.Duration(float64(diff) * tick)
 }
 
 // --- Queries ----------------------------------------------------------------

@@ -105,6 +105,12 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	d := Device{Index: index, Name: cString(props.DeviceName[:]), handle: pd, exts: deviceExtensions(pd),
 		APIVersion: fmt.Sprintf("%d.%d.%d", props.ApiVersion>>22, props.ApiVersion>>12&0x3ff, props.ApiVersion&0xfff),
 		Type:       deviceType(props.DeviceType), Paths: map[string]PathStatus{}}
+	if props.ApiVersion < vk.MakeVersion(1, 2, 0) {
+		for _, p := range PathNames {
+			d.Paths[p] = PathStatus{Reason: "Vulkan " + d.APIVersion + " is older than 1.2"}
+		}
+		return d
+	}
 	var a arena
 	defer a.free()
 
@@ -140,12 +146,6 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	}
 	d.ShaderClock = supported.clock != nil && supported.clock.shaderSubgroupClock != 0
 
-	if props.ApiVersion < vk.MakeVersion(1, 2, 0) {
-		for _, p := range PathNames {
-			d.Paths[p] = PathStatus{Reason: "Vulkan " + d.APIVersion + " is older than 1.2"}
-		}
-		return d
-	}
 	for _, p := range PathNames {
 		mods, err := pathModules(p)
 		if err != nil {

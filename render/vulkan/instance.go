@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -67,6 +68,11 @@ func newInstance(validation bool) (*instance, error) {
 		}
 		layers = append(layers, "VK_LAYER_KHRONOS_validation\x00")
 		exts = append(exts, "VK_EXT_debug_utils\x00")
+	}
+	var pin runtime.Pinner // vulkan-go keeps pointers to these in C memory during the call
+	defer pin.Unpin()
+	for _, n := range append(append([]string{}, layers...), exts...) {
+		pin.Pin(unsafe.StringData(n))
 	}
 	info := vk.InstanceCreateInfo{
 		SType: vk.StructureTypeInstanceCreateInfo,

@@ -24,7 +24,7 @@ func (d *device) uploadScene(p *packed) (*sceneBuffers, error) {
 	var err error
 	up := func(dst **buffer, data []byte, usage uint32) {
 		if err == nil {
-			*dst, err = d.upload(data, usage)
+			*dst, err = d.upload(data, usage, false)
 		}
 	}
 	up(&b.instances, bytesOf(p.instances), 0)
@@ -78,7 +78,7 @@ const (
 // newPipeline creates the pipeline: stages in the order of the modules
 // below, groups raygen, miss, shadow miss, then per hit group (layout.Hit*)
 // its radiance and shadow records.
-func (d *device) newPipeline(path string) (*pipeline, error) {
+func (d *device) newPipeline(path string) (p *pipeline, err error) {
 	if d.fn["vkCreateRayTracingPipelinesKHR"] == nil || d.fn["vkCmdTraceRaysKHR"] == nil {
 		return nil, errors.New("the device was created without VK_KHR_ray_tracing_pipeline")
 	}
@@ -100,7 +100,13 @@ func (d *device) newPipeline(path string) (*pipeline, error) {
 		sRaygen, sMiss, sShadowMiss, sSurface, sHair, sAlpha, sSphere, sSwept = 0, 1, 2, 3, 4, 5, 6, 7
 		unused                                                                = shaderUnused
 	)
-	p := &pipeline{}
+	p = &pipeline{}
+	defer func() {
+		if err != nil {
+			p.destroy(d)
+			p = nil
+		}
+	}()
 	var a arena
 	defer a.free()
 	pstages := sliceIn[pipelineShaderStageCreateInfo](&a, len(stages))
@@ -178,22 +184,25 @@ func (d *device) newPipeline(path string) (*pipeline, error) {
 	hitOff := missOff + missSize
 	nHit := uint64(len(groups) - 3)
 	hitSize := alignUp(nHit*stride, ba)
-	sbt, err := d.newBuffer(hitOff+hitSize+ba, usageSBT)
-	if err != nil {
-		return nil, err
-	}
-	base := alignUp(sbt.addr, ba) - sbt.addr
-	put := func(off uint64, g int) { copy(sbt.data[base+off:], handles[uint64(g)*hs:uint64(g+1)*hs]) }
+	table := make([]byte, hitOff+hitSize)
+	put := func(off uint64, g int) { copy(table[off:], handles[uint64(g)*hs:uint64(g+1)*hs]) }
 	put(0, 0)
 	put(missOff, 1)
 	put(missOff+stride, 2)
 	for i := uint64(0); i < nHit; i++ {
 		put(hitOff+i*stride, int(3+i))
 	}
+	sbt, err := d.upload(table, usageSBT, false)
+	if err != nil {
+		return nil, err
+	}
+	if sbt.addr%ba != 0 {
+		return nil, fmt.Errorf("the shader binding table's address %#x is not aligned to %d", sbt.addr, ba)
+	}
 	p.sbt = sbt
-	p.raygen = stridedDeviceAddressRegion{sbt.addr + base, raygenSize, raygenSize}
-	p.miss = stridedDeviceAddressRegion{sbt.addr + base + missOff, stride, 2 * stride}
-	p.hit = stridedDeviceAddressRegion{sbt.addr + base + hitOff, stride, nHit * stride}
+	p.raygen = stridedDeviceAddressRegion{sbt.addr, raygenSize, raygenSize}
+	p.miss = stridedDeviceAddressRegion{sbt.addr + missOff, stride, 2 * stride}
+	p.hit = stridedDeviceAddressRegion{sbt.addr + hitOff, stride, nHit * stride}
 	return p, nil
 }
 

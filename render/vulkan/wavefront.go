@@ -37,8 +37,14 @@ type wavefrontPush struct {
 
 const stageCompute = 0x20
 
-func (d *device) newWavefront(r *renderer, maxPaths int) (*wavefront, error) {
-	w := &wavefront{pipelines: map[string]vk.Pipeline{}, maxPaths: maxPaths}
+func (d *device) newWavefront(r *renderer, maxPaths int) (w *wavefront, err error) {
+	w = &wavefront{pipelines: map[string]vk.Pipeline{}, maxPaths: maxPaths}
+	defer func() {
+		if err != nil {
+			w.destroy(d)
+			w = nil
+		}
+	}()
 	var pl vk.PipelineLayout
 	if err := result("vkCreatePipelineLayout", uint64(uint32(vk.CreatePipelineLayout(d.handle, &vk.PipelineLayoutCreateInfo{
 		SType: vk.StructureTypePipelineLayoutCreateInfo, PushConstantRangeCount: 1,
@@ -51,8 +57,10 @@ func (d *device) newWavefront(r *renderer, maxPaths int) (*wavefront, error) {
 		if err != nil {
 			return nil, err
 		}
-		words := make([]uint32, len(code)/4)
+		var a arena // the code in C memory: vulkan-go keeps a pointer to it
+		words := sliceIn[uint32](&a, len(code)/4)
 		copy(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(code)), code)
+		defer a.free()
 		var m vk.ShaderModule
 		if err := result("vkCreateShaderModule "+name, uint64(uint32(vk.CreateShaderModule(d.handle, &vk.ShaderModuleCreateInfo{
 			SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(len(code)), PCode: words}, nil, &m)))); err != nil {
@@ -78,13 +86,13 @@ func (d *device) newWavefront(r *renderer, maxPaths int) (*wavefront, error) {
 	}{{&p.Paths, maxPaths * int(unsafe.Sizeof(layout.Path{}))}, {&p.Hits, maxPaths * int(unsafe.Sizeof(layout.Hit{}))},
 		{&p.QueueA, 4 * maxPaths}, {&p.QueueB, 4 * maxPaths}, {&p.Sorted, 4 * maxPaths}}
 	for _, b := range bufs {
-		buf, err := d.newBuffer(uint64(b.size), 0)
+		buf, err := d.newBuffer(uint64(b.size), 0, memDevice, false)
 		if err != nil {
 			return nil, err
 		}
 		*b.addr = buf.addr
 	}
-	counters, err := d.newBuffer(uint64(4*(layout.CounterKeys+2*keys)), usageIndirect)
+	counters, err := d.newBuffer(uint64(4*(layout.CounterKeys+2*keys)), usageIndirect, memDevice, false)
 	if err != nil {
 		return nil, err
 	}
@@ -126,16 +134,11 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 	paths := n * spp
 	r.params.FirstSample, r.params.Samples, r.params.PathCount = uint32(first), uint32(spp), uint32(paths)
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
-	clear(r.film.data)
-	counters := unsafe.Slice((*uint32)(unsafe.Pointer(&w.counters.data[0])), len(w.counters.data)/4)
-	clear(counters)
 	groups := uint32((paths + layout.WavefrontGroup - 1) / layout.WavefrontGroup)
-	counters[layout.CounterLive] = uint32(paths)
-	counters[layout.CounterDispatch], counters[layout.CounterDispatch+1], counters[layout.CounterDispatch+2] = groups, 1, 1
-
 	if err := d.begin(); err != nil {
 		return 0, stageTimes{}, err
 	}
+	w.resetCounters(d, r, paths)
 	bounces := r.opts.MaxDepth + 1
 	vk.CmdResetQueryPool(d.cmd, w.times, 0, uint32(4*bounces))
 	push := wavefrontPush{params: r.pbuf.addr}
@@ -171,7 +174,7 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 		return 0, stageTimes{}, err
 	}
 	var st stageTimes
-	dur := func(a, b uint64) time.Duration { return time.Duration(float64(b-a) * r.tick) }
+	dur := func(a, b uint64) time.Duration { return d.elapsed(a, b, r.tick) }
 	for b := 0; b < bounces; b++ {
 		t := ts[4*b : 4*b+4]
 		st.trace += dur(t[0], t[1])
@@ -179,6 +182,18 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 		st.shade += dur(t[2], t[3])
 	}
 	return dur(ts[0], ts[4*bounces-1]), st, nil
+}
+
+// resetCounters records the clearing of the film and the counters, and the
+// first bounce's live count and dispatch size, before the stages run.
+func (w *wavefront) resetCounters(d *device, r *renderer, paths int) {
+	vk.CmdFillBuffer(d.cmd, r.film.handle, 0, vk.DeviceSize(vk.WholeSize), 0)
+	vk.CmdFillBuffer(d.cmd, w.counters.handle, 0, vk.DeviceSize(vk.WholeSize), 0)
+	d.barrier(stageTransfer, accessTransferWrite, stageTransfer, accessTransferWrite)
+	groups := uint32((paths + layout.WavefrontGroup - 1) / layout.WavefrontGroup)
+	head := []uint32{uint32(paths), 0, groups, 1, 1} // live, next, dispatch x, y, z
+	vk.CmdUpdateBuffer(d.cmd, w.counters.handle, 0, vk.DeviceSize(4*len(head)), &head[0])
+	d.barrier(stageTransfer, accessTransferWrite, stageComputeShader|0x2, accessShaderRead|accessShaderWrite|0x1)
 }
 
 func (w *wavefront) destroy(d *device) {

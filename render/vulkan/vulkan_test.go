@@ -449,3 +449,34 @@ func imageMeanOf(f *render.Film) float64 {
 	m, _ := imageMean(f)
 	return m
 }
+
+// TestEdgeScenes: scenes with nothing to hit, empty sets and collapsed
+// instances render (the environment) on every path, without a validation
+// message.
+func TestEdgeScenes(t *testing.T) {
+	d := rtDevice(t)
+	cam := scene.Camera{Name: "c", YFov: 0.8, Transform: scene.LookAt(scene.Vec3{0, 0, 5}, scene.Vec3{}, scene.Vec3{0, 1, 0})}
+	mat := scene.DefaultMaterial()
+	collapsed := scene.Identity
+	collapsed[0], collapsed[5], collapsed[10] = 0, 0, 0
+	cases := map[string]*scene.Scene{
+		"no instances": {},
+		"empty sphere set": {SphereSets: []scene.SphereSet{{}},
+			Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity}}},
+		"empty curve set": {CurveSets: []scene.CurveSet{{}},
+			Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.SweptSpheres}, Transform: scene.Identity}}},
+		"collapsed instance": {SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{0, 0, 0}}, Radii: []float32{1}}},
+			Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: collapsed}}},
+	}
+	opts := render.Options{Width: 8, Height: 8, SPP: 2, MaxDepth: 3, EnvColor: [3]float32{0.5, 0.5, 0.5}}
+	for name, sc := range cases {
+		sc.Cameras = []scene.Camera{cam}
+		sc.Materials = []scene.Material{mat}
+		for _, path := range gpuPaths(t, d) {
+			film := renderOn(t, onPath(d, path), sc, opts)
+			if pix, _ := film.Resolve(render.AOVBeauty); pix[0] != 0.5 {
+				t.Errorf("%s, path %s: background %v, want the environment's 0.5", name, path, pix[0])
+			}
+		}
+	}
+}

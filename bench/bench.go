@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -92,19 +91,10 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 func parseScheme(s string) (render.ReorderMode, int, error) {
-	switch {
-	case s == "none":
-		return render.ReorderNone, 0, nil
-	case s == "shader":
-		return render.ReorderShader, 0, nil
-	case strings.HasPrefix(s, "material:"):
-		bits, err := strconv.Atoi(strings.TrimPrefix(s, "material:"))
-		if err != nil || bits < 1 || bits > 32 {
-			return "", 0, fmt.Errorf("reorder %q: material:BITS with BITS in 1..32", s)
-		}
-		return render.ReorderMaterial, bits, nil
+	if s == "" || s == "sort" || s == "off" || s == "material" {
+		return "", 0, fmt.Errorf("unknown reorder scheme %q (none, shader, material:BITS)", s)
 	}
-	return "", 0, fmt.Errorf("unknown reorder scheme %q (none, shader, material:BITS)", s)
+	return render.ParseReorder(s)
 }
 
 // Cell is one scene × backend × path × scheme of the matrix.

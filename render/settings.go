@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"sertrace/scene"
@@ -18,7 +20,8 @@ type Settings struct {
 	MaxDepth       int     `mapstructure:"max_depth" json:"max_depth,omitempty"`
 	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
 	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
-	Path           string  `mapstructure:"path" json:"path,omitempty"` // the Vulkan backend's path: ser, rt, rayquery (or empty: the best)
+	Path           string  `mapstructure:"path" json:"path,omitempty"`
+	Reorder        string  `mapstructure:"reorder" json:"reorder,omitempty"` // ParseReorder's schemes // the Vulkan backend's path: ser, rt, rayquery (or empty: the best)
 	Env            string  `mapstructure:"env" json:"env,omitempty"`
 	EnvColor       string  `mapstructure:"env_color" json:"env_color,omitempty"`
 	EnvRotation    float32 `mapstructure:"env_rotation" json:"env_rotation,omitempty"` // degrees
@@ -62,6 +65,9 @@ func (s *Settings) Check() error {
 		}
 	default:
 		return bad("path", "unknown path %q (ser, rt or rayquery)", s.Path)
+	}
+	if _, _, err := ParseReorder(s.Reorder); err != nil {
+		return &SettingError{"reorder", err}
 	}
 	if _, err := ParseColor(s.EnvColor); err != nil {
 		return &SettingError{"env_color", err}
@@ -116,6 +122,7 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 	filter, _ := NewPixelFilter(s.Filter)
 	opts := Options{Width: w, Height: h, SPP: s.SPP, MaxDepth: s.MaxDepth, Seed: s.Seed, Camera: camera,
 		EnvColor: env, Threads: s.Threads, Filter: filter, TimeBudget: time.Duration(s.TimeBudget * float64(time.Second))}
+	opts.Reorder, opts.ReorderBits, _ = ParseReorder(s.Reorder)
 	if s.Env != "" {
 		if opts.EnvMap, err = LoadHDR(resolve(s.Env)); err != nil {
 			return opts, display, err
@@ -127,4 +134,26 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 		return opts, display, &SettingError{"settings", err}
 	}
 	return opts, display, nil
+}
+
+// ParseReorder reads a reordering scheme: "" or "material" (by shader, then
+// the material hint's 16 bits), "material:BITS", "shader" (by shader only),
+// "none" or "off" (launch order), and "sort", the ray-query path's name for
+// sorting by material.
+func ParseReorder(s string) (ReorderMode, int, error) {
+	switch {
+	case s == "" || s == "material" || s == "sort":
+		return ReorderMaterial, 0, nil
+	case s == "none" || s == "off":
+		return ReorderNone, 0, nil
+	case s == "shader":
+		return ReorderShader, 0, nil
+	case strings.HasPrefix(s, "material:"):
+		bits, err := strconv.Atoi(strings.TrimPrefix(s, "material:"))
+		if err != nil || bits < 1 || bits > 32 {
+			return "", 0, fmt.Errorf("%q: material:BITS with BITS in 1..32", s)
+		}
+		return ReorderMaterial, bits, nil
+	}
+	return "", 0, fmt.Errorf("unknown reorder scheme %q (material[:BITS], shader, none; sort or off on the ray-query path)", s)
 }

@@ -40,6 +40,7 @@ what has been accumulated, marked as partial.`,
 	f.String("backend", "auto", "auto, cpu or vulkan (auto picks the best Vulkan device and path, else the cpu)")
 	f.String("path", "", "the vulkan backend's path: ser, rt or rayquery (default: the best the device runs)")
 	f.String("reorder", "material", "reordering before shading: material[:BITS], shader or none (the ray-query path: sort or off)")
+	f.Bool("reorder-hint", false, "add coherence bits (path ends, roulette survived, light sampled) above the material in the reorder hint")
 	f.Int("spp", 64, "samples per pixel")
 	f.String("res", "", "resolution WxH (default: 800 wide, the camera's aspect ratio or 4:3)")
 	f.Int("max-depth", 8, "maximum path length in bounces (1: direct light only)")
@@ -76,7 +77,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	}
 	settings := render.Settings{
 		Camera: v.GetString("camera"), Res: v.GetString("res"), SPP: v.GetInt("spp"), MaxDepth: v.GetInt("max-depth"),
-		Seed: v.GetUint32("seed"), Backend: v.GetString("backend"), Path: v.GetString("path"), Reorder: v.GetString("reorder"), Env: v.GetString("env"), EnvColor: v.GetString("env-color"),
+		Seed: v.GetUint32("seed"), Backend: v.GetString("backend"), Path: v.GetString("path"), Reorder: v.GetString("reorder"), ReorderHint: v.GetBool("reorder-hint"), Env: v.GetString("env"), EnvColor: v.GetString("env-color"),
 		EnvRotation: float32(v.GetFloat64("env-rotation")), EnvIntensity: float32(v.GetFloat64("env-intensity")),
 		Exposure: float32(v.GetFloat64("exposure")), ToneMap: v.GetString("tonemap"), Filter: v.GetString("filter"),
 		ApertureRadius: float32(v.GetFloat64("aperture-radius")), FocusDistance: float32(v.GetFloat64("focus-distance")),

@@ -33,7 +33,7 @@ type Config struct {
 	MaxDepth int      `mapstructure:"max_depth"`
 	Warmup   int      `mapstructure:"warmup"`
 	Repeats  int      `mapstructure:"repeats"`
-	Reorder  []string `mapstructure:"reorder"` // none, shader, material:BITS
+	Reorder  []string `mapstructure:"reorder"` // none, shader, material:BITS, coherence:BITS
 	Threads  int      `mapstructure:"threads"`
 	// Backends are what runs the matrix: cpu (the emulator), vulkan:rt
 	// (traceRayEXT: no reordering, one cell per scene) and vulkan:ser (hit
@@ -92,7 +92,7 @@ func LoadConfig(path string) (*Config, error) {
 
 func parseScheme(s string) (render.ReorderMode, int, error) {
 	if s == "" || s == "sort" || s == "off" || s == "material" {
-		return "", 0, fmt.Errorf("unknown reorder scheme %q (none, shader, material:BITS)", s)
+		return "", 0, fmt.Errorf("unknown reorder scheme %q (none, shader, material:BITS, coherence:BITS)", s)
 	}
 	return render.ParseReorder(s)
 }

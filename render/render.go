@@ -44,7 +44,14 @@ const (
 	ReorderMaterial ReorderMode = ""
 	ReorderShader   ReorderMode = "shader"
 	ReorderNone     ReorderMode = "none"
+	// ReorderCoherence is ReorderMaterial with Falcor-style coherence bits
+	// at the top of the hint: the path ends here (a miss), it survived
+	// Russian roulette, it sampled a light; the material keeps the rest.
+	ReorderCoherence ReorderMode = "coherence"
 )
+
+// CoherenceBits is how many of the hint's bits ReorderCoherence takes.
+const CoherenceBits = 3
 
 // Limits that keep a render's memory bounded.
 const (

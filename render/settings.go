@@ -21,7 +21,8 @@ type Settings struct {
 	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
 	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
 	Path           string  `mapstructure:"path" json:"path,omitempty"`
-	Reorder        string  `mapstructure:"reorder" json:"reorder,omitempty"` // ParseReorder's schemes // the Vulkan backend's path: ser, rt, rayquery (or empty: the best)
+	Reorder        string  `mapstructure:"reorder" json:"reorder,omitempty"`           // ParseReorder's schemes
+	ReorderHint    bool    `mapstructure:"reorder_hint" json:"reorder_hint,omitempty"` // coherence bits in the material hint // the Vulkan backend's path: ser, rt, rayquery (or empty: the best)
 	Env            string  `mapstructure:"env" json:"env,omitempty"`
 	EnvColor       string  `mapstructure:"env_color" json:"env_color,omitempty"`
 	EnvRotation    float32 `mapstructure:"env_rotation" json:"env_rotation,omitempty"` // degrees
@@ -123,6 +124,9 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 	opts := Options{Width: w, Height: h, SPP: s.SPP, MaxDepth: s.MaxDepth, Seed: s.Seed, Camera: camera,
 		EnvColor: env, Threads: s.Threads, Filter: filter, TimeBudget: time.Duration(s.TimeBudget * float64(time.Second))}
 	opts.Reorder, opts.ReorderBits, _ = ParseReorder(s.Reorder)
+	if s.ReorderHint && opts.Reorder == ReorderMaterial {
+		opts.Reorder = ReorderCoherence
+	}
 	if s.Env != "" {
 		if opts.EnvMap, err = LoadHDR(resolve(s.Env)); err != nil {
 			return opts, display, err
@@ -137,7 +141,8 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 }
 
 // ParseReorder reads a reordering scheme: "" or "material" (by shader, then
-// the material hint's 16 bits), "material:BITS", "shader" (by shader only),
+// the material hint's 16 bits), "material:BITS", "coherence[:BITS]" (the
+// material with coherence bits above it), "shader" (by shader only),
 // "none" or "off" (launch order), and "sort", the ray-query path's name for
 // sorting by material.
 func ParseReorder(s string) (ReorderMode, int, error) {
@@ -148,6 +153,14 @@ func ParseReorder(s string) (ReorderMode, int, error) {
 		return ReorderNone, 0, nil
 	case s == "shader":
 		return ReorderShader, 0, nil
+	case s == "coherence":
+		return ReorderCoherence, 0, nil
+	case strings.HasPrefix(s, "coherence:"):
+		bits, err := strconv.Atoi(strings.TrimPrefix(s, "coherence:"))
+		if err != nil || bits <= CoherenceBits || bits > 32 {
+			return "", 0, fmt.Errorf("%q: coherence:BITS with BITS in %d..32", s, CoherenceBits+1)
+		}
+		return ReorderCoherence, bits, nil
 	case strings.HasPrefix(s, "material:"):
 		bits, err := strconv.Atoi(strings.TrimPrefix(s, "material:"))
 		if err != nil || bits < 1 || bits > 32 {
@@ -155,5 +168,5 @@ func ParseReorder(s string) (ReorderMode, int, error) {
 		}
 		return ReorderMaterial, bits, nil
 	}
-	return "", 0, fmt.Errorf("unknown reorder scheme %q (material[:BITS], shader, none; sort or off on the ray-query path)", s)
+	return "", 0, fmt.Errorf("unknown reorder scheme %q (material[:BITS], coherence[:BITS], shader, none; sort or off on the ray-query path)", s)
 }

@@ -21,10 +21,17 @@ type pathState struct {
 	medium     int32      // the material whose volume the path is inside, or −1
 	rays       int32      // traced for this sample
 	simt       float32    // sum over its bounces of its warp's SIMT efficiency (launch order)
+	events     uint8      // at the last vertex: 1 a light was sampled, 2 Russian roulette was survived
 	albedo     scene.Vec3 // first-hit AOVs
 	normal     scene.Vec3
 	depth      float32
 }
+
+// Path events, for the coherence hint.
+const (
+	eventLight    = 1
+	eventRoulette = 2
+)
 
 // renderer is what every worker shares, read-only, for one render.
 type renderer struct {
@@ -158,6 +165,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		return
 	}
 	woLocal := s.frame.ToLocal(wo)
+	p.events = 0
 	// Next-event estimation. Surfaces reflect only (light from below the
 	// geometric surface cannot reach them); hair also transmits.
 	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightCoin), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
@@ -169,6 +177,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			f, pdfB = s.bsdf.Eval(woLocal, s.frame.ToLocal(ls.wi))
 		}
 		if f != (scene.Vec3{}) {
+			p.events |= eventLight
 			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * (1 - 1e-4)}
 			w.rays.Shadow++
 			p.rays++
@@ -218,6 +227,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			return
 		}
 		p.throughput = p.throughput.Scale(1 / (1 - q))
+		p.events |= eventRoulette
 	}
 	p.bounce++
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"sertrace/render"
 	"sertrace/scene"
 )
 
@@ -66,12 +67,25 @@ func (w *worker) TraceRay(p *pathState, h *HitObject) {
 	}
 }
 
-// hint is the coherence hint of a hit object: its material (misses: 0).
-func (w *worker) hint(h *HitObject) uint32 {
-	if h.Hit.Instance < 0 {
-		return 0
+// hint is the coherence hint of a hit object: its material (misses: 0),
+// and with ReorderCoherence, above the material's bits, whether the path
+// ends here (a miss), survived Russian roulette and sampled a light at its
+// last vertex (the shaders' raygen does the same).
+func (w *worker) hint(h *HitObject, p *pathState, bits int) uint32 {
+	var hint uint32
+	if h.Hit.Instance >= 0 {
+		hint = uint32(w.r.sc.Instances[h.Hit.Instance].Material)
 	}
-	return uint32(w.r.sc.Instances[h.Hit.Instance].Material)
+	if w.r.opts.Reorder == render.ReorderCoherence && bits > render.CoherenceBits {
+		low := bits - render.CoherenceBits
+		var c uint32
+		if h.Hit.Instance < 0 {
+			c = 1
+		}
+		c |= uint32(p.events&3) << 1
+		hint = hint&(1<<low-1) | c<<low
+	}
+	return hint
 }
 
 // Reorder sorts the wave's path indices as reorderThreadNV(hitObject, hint,
@@ -84,7 +98,7 @@ func (w *worker) Reorder(order []int32, bits int) {
 	}
 	keys := w.keys[:len(w.hits)]
 	for _, i := range order {
-		keys[i] = uint64(w.hits[i].SBT)<<32 | uint64(w.hint(&w.hits[i])&mask)
+		keys[i] = uint64(w.hits[i].SBT)<<32 | uint64(w.hint(&w.hits[i], &w.paths[i], bits)&mask)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(keys[a], keys[b]) })
 }

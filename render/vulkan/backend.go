@@ -297,6 +297,9 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 		if opts.ReorderBits > 0 {
 			p.ReorderBits = uint32(min(opts.ReorderBits, 32))
 		}
+		if opts.Reorder == render.ReorderCoherence {
+			p.HintFlags |= layout.HintCoherence
+		}
 	}
 	p.Film = r.film.addr
 	return nil

@@ -147,7 +147,7 @@ func furnaceScene(base float32) *scene.Scene {
 	return sc
 }
 
-// TestWhiteFurnace: through the rt path, a white Lambertian sphere under a
+// TestWhiteFurnace: through the rt and ray-query paths, a white Lambertian sphere under a
 // uniform environment of 1 is invisible (1 everywhere, to Monte Carlo
 // error) and a grey one of albedo 0.5 renders 0.5 on average.
 func TestWhiteFurnace(t *testing.T) {
@@ -157,25 +157,32 @@ func TestWhiteFurnace(t *testing.T) {
 		base float32
 		want float64
 	}{{1, 1}, {0.5, 0.5}} {
-		film := renderOn(t, gpu(d), furnaceScene(c.base), opts)
-		pix, _ := film.Resolve(render.AOVBeauty)
-		// The central 8×8 pixels see only the sphere.
-		var sum float64
-		for y := 8; y < 16; y++ {
-			for x := 8; x < 16; x++ {
-				v := float64(pix[3*(y*opts.Width+x)])
-				sum += v
-				if math.Abs(v-c.want) > 0.3 { // Russian roulette and the depth limit make single pixels noisy
-					t.Errorf("albedo %v: pixel (%d, %d) = %v, want %v", c.base, x, y, v, c.want)
-				}
+		for _, path := range gpuPaths(t, d) {
+			film := renderOn(t, onPath(d, path), furnaceScene(c.base), opts)
+			checkFurnace(t, path, film, opts, c.base, c.want)
+		}
+	}
+}
+
+func checkFurnace(t *testing.T, path string, film *render.Film, opts render.Options, base float32, want float64) {
+	t.Helper()
+	pix, _ := film.Resolve(render.AOVBeauty)
+	// The central 8×8 pixels see only the sphere.
+	var sum float64
+	for y := 8; y < 16; y++ {
+		for x := 8; x < 16; x++ {
+			v := float64(pix[3*(y*opts.Width+x)])
+			sum += v
+			if math.Abs(v-want) > 0.3 { // Russian roulette and the depth limit make single pixels noisy
+				t.Errorf("path %s, albedo %v: pixel (%d, %d) = %v, want %v", path, base, x, y, v, want)
 			}
 		}
-		if mean := sum / 64; math.Abs(mean-c.want) > 0.02 {
-			t.Errorf("albedo %v: sphere mean %.4f, want %.4f", c.base, mean, c.want)
-		}
-		if bg := pix[0]; math.Abs(float64(bg)-1) > 1e-6 {
-			t.Errorf("background %v, want the environment's 1", bg)
-		}
+	}
+	if mean := sum / 64; math.Abs(mean-want) > 0.02 {
+		t.Errorf("path %s, albedo %v: sphere mean %.4f, want %.4f", path, base, mean, want)
+	}
+	if bg := pix[0]; math.Abs(float64(bg)-1) > 1e-6 {
+		t.Errorf("background %v, want the environment's 1", bg)
 	}
 }
 
@@ -190,9 +197,15 @@ func TestFirstHitAOVsMatchCPU(t *testing.T) {
 			sc := loadScene(t, name)
 			opts := render.Options{Width: 40, Height: 30, SPP: 1, MaxDepth: 1, EnvColor: [3]float32{0.3, 0.35, 0.4}}
 			want := renderOn(t, cpu.Backend{}, sc, opts)
+			var first *render.Film
 			for _, path := range gpuPaths(t, d) {
 				got := renderOn(t, onPath(d, path), sc, opts)
 				compareAOVs(t, path, want, got)
+				if first == nil {
+					first = got
+				} else {
+					compareAOVs(t, path+" against rt", first, got) // the ray-query path against the pipeline
+				}
 			}
 		})
 	}

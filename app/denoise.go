@@ -32,7 +32,15 @@ follows -o's extension.`,
 			for _, m := range missing {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s has no %s guide (give --%s): it is taken as neutral, and edges there blur\n", args[0], m, m)
 			}
-			pix, err := denoise.Denoise(img, denoise.Defaults)
+			reg := denoise.RegressCPU
+			switch b := v.GetString("backend"); b {
+			case "vulkan":
+				reg = denoise.GPU(-1)
+			case "cpu":
+			default:
+				return usagef("--backend %q: cpu or vulkan", b)
+			}
+			pix, err := denoise.DenoiseWith(img, denoise.Defaults, reg)
 			if err != nil {
 				return err
 			}
@@ -57,6 +65,7 @@ follows -o's extension.`,
 	cmd.Flags().String("albedo", "", "EXR whose R, G, B are the albedo (default: the input's albedo layer)")
 	cmd.Flags().String("normal", "", "EXR whose R, G, B are the normals (default: the input's normal layer)")
 	cmd.Flags().String("depth", "", "EXR whose Z (or R) is the depth (default: the input's depth layer)")
+	cmd.Flags().String("backend", "cpu", "where the filter runs: cpu, or vulkan (a compute shader)")
 	return cmd
 }
 

@@ -135,7 +135,8 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	written := []string{out}
 	final := film
 	if v.GetBool("denoise") {
-		if final, err = denoise.Film(film, denoise.Defaults); err != nil {
+		reg := denoise.On(stats.Backend, func(line string) { fmt.Fprintln(stderr, line) })
+		if final, err = denoise.FilmWith(film, denoise.Defaults, reg); err != nil {
 			return err
 		}
 		noisy := strings.TrimSuffix(out, filepath.Ext(out)) + ".noisy" + filepath.Ext(out)

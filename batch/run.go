@@ -215,7 +215,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	if err != nil {
 		return false, nil, 0, err
 	}
-	_, rerr := backend.Render(ctx, sc, opts, film, tick)
+	stats, rerr := backend.Render(ctx, sc, opts, film, tick)
 	if rerr != nil && !errors.Is(rerr, context.Canceled) {
 		return false, nil, film.Samples, rerr
 	}
@@ -228,7 +228,16 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	m := manifest{Key: key, Outputs: map[string]string{}, Samples: film.Samples}
 	final := film
 	if job.Denoise {
-		if final, err = denoise.Film(film, denoise.Defaults); err != nil {
+		ran := "cpu"
+		if stats != nil {
+			ran = stats.Backend
+		}
+		reg := denoise.On(ran, func(line string) {
+			if r.Log != nil {
+				fmt.Fprintf(r.Log, "%s: %s\n", job.Name, line)
+			}
+		})
+		if final, err = denoise.FilmWith(film, denoise.Defaults, reg); err != nil {
 			return false, nil, film.Samples, err
 		}
 		// The noisy beauty is kept beside the denoised one.

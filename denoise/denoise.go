@@ -45,8 +45,12 @@ var Defaults = Settings{Regression: 4, Fireflies: 2, SigmaLum: 40, SigmaNorm: 1,
 // wider ones blurred real gradients more than they removed noise.
 var ATrous = Settings{Iterations: 2, Fireflies: 2, SigmaLum: 6, SigmaNorm: 16, SigmaDepth: 1, SigmaAlb: 0.1}
 
-// Denoise returns the filtered beauty.
-func Denoise(in *Image, s Settings) ([]float32, error) {
+// Denoise returns the filtered beauty, filtered on the CPU.
+func Denoise(in *Image, s Settings) ([]float32, error) { return DenoiseWith(in, s, RegressCPU) }
+
+// DenoiseWith returns the filtered beauty, running the regression filter
+// (with Settings.Regression > 0) through reg: the CPU's or a GPU's.
+func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 	w, h := in.Width, in.Height
 	n := w * h
 	if w < 1 || h < 1 || len(in.Beauty) != 3*n || len(in.Albedo) != 3*n || len(in.Normal) != 3*n || len(in.Depth) != n ||
@@ -71,11 +75,26 @@ func Denoise(in *Image, s Settings) ([]float32, error) {
 	if s.Fireflies > 0 {
 		clampFireflies(light, w, h, s.Fireflies)
 	}
+	gradZ := depthGradient(in.Depth, w, h)
 	if s.Regression > 0 {
-		light = regression(light, variance, in, s.Regression, s)
+		sd := make([]float32, n)
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				sd[y*w+x] = float32(math.Sqrt(float64(max(gaussVariance(variance, w, h, x, y), 0))))
+			}
+		}
+		var err error
+		light, err = reg(&RegressionJob{Width: w, Height: h, Radius: s.Regression, Light: light, SD: sd, Albedo: in.Albedo,
+			Normal: in.Normal, Depth: in.Depth, GradZ: gradZ, SigmaLum: s.SigmaLum, SigmaNorm: s.SigmaNorm,
+			SigmaDepth: s.SigmaDepth, SigmaAlb: s.SigmaAlb})
+		if err != nil {
+			return nil, err
+		}
+		if len(light) != 3*n {
+			return nil, errors.New("denoise: the regression filter returned the wrong size")
+		}
 		s.Iterations = 0
 	}
-	gradZ := depthGradient(in.Depth, w, h)
 	kernel := [5]float32{1.0 / 16, 1.0 / 4, 3.0 / 8, 1.0 / 4, 1.0 / 16}
 	next := make([]float32, 3*n)
 	nextVar := make([]float32, n)

@@ -14,8 +14,11 @@ func FromFilm(f *render.Film) *Image {
 
 // Film denoises a film's beauty and returns a copy of the film holding it
 // (the AOVs unchanged), ready for the image writers.
-func Film(f *render.Film, s Settings) (*render.Film, error) {
-	out, err := Denoise(FromFilm(f), s)
+func Film(f *render.Film, s Settings) (*render.Film, error) { return FilmWith(f, s, RegressCPU) }
+
+// FilmWith is Film with the regression filter run by reg.
+func FilmWith(f *render.Film, s Settings, reg Regressor) (*render.Film, error) {
+	out, err := DenoiseWith(FromFilm(f), s, reg)
 	if err != nil {
 		return nil, err
 	}

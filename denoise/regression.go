@@ -10,11 +10,28 @@ import "math"
 // far a neighbour's illumination lies outside the noise; the fit's value at
 // the pixel is the result. A linear fit keeps the gradients that a weighted
 // average blurs.
-func regression(light, variance []float32, in *Image, radius int, s Settings) []float32 {
-	w, h := in.Width, in.Height
+// RegressionJob is the regression filter's input, prepared on the CPU, for
+// a filter that may run elsewhere (the Vulkan backend's compute shader):
+// per pixel the demodulated illumination (RGB), the noise's standard
+// deviation, the guides, and the depth gradient.
+type RegressionJob struct {
+	Width, Height, Radius                     int
+	Light, SD, Albedo, Normal, Depth, GradZ   []float32
+	SigmaLum, SigmaNorm, SigmaDepth, SigmaAlb float32
+}
+
+// Regressor runs the regression filter of a job and returns the filtered
+// illumination; RegressCPU is the CPU's.
+type Regressor func(*RegressionJob) ([]float32, error)
+
+// RegressCPU runs the regression filter here.
+func RegressCPU(j *RegressionJob) ([]float32, error) { return regression(j), nil }
+
+func regression(j *RegressionJob) []float32 {
+	w, h, radius := j.Width, j.Height, j.Radius
+	light := j.Light
 	const k = 7 // 1, dx, dy, dnx, dny, dnz, dz
 	out := make([]float32, len(light))
-	gradZ := depthGradient(in.Depth, w, h)
 	var a [k][k]float64
 	var b [k][3]float64
 	var x [k]float64
@@ -23,19 +40,19 @@ func regression(light, variance []float32, in *Image, radius int, s Settings) []
 			p := py*w + px
 			a, b = [k][k]float64{}, [k][3]float64{}
 			lp := luminance(light[3*p:])
-			sd := float32(math.Sqrt(float64(max(gaussVariance(variance, w, h, px, py), 0))))
+			sd := j.SD[p]
 			for qy := max(py-radius, 0); qy <= min(py+radius, h-1); qy++ {
 				for qx := max(px-radius, 0); qx <= min(px+radius, w-1); qx++ {
 					q := qy*w + qx
 					dx, dy := float32(qx-px)/float32(radius), float32(qy-py)/float32(radius)
-					n := in.Normal[3*q:]
-					np := in.Normal[3*p:]
+					n := j.Normal[3*q:]
+					np := j.Normal[3*p:]
 					dn0, dn1, dn2 := n[0]-np[0], n[1]-np[1], n[2]-np[2]
-					dz := (in.Depth[q] - in.Depth[p]) / (gradZ[p]*float32(radius) + 1e-3)
-					da := sqDiff3(in.Albedo[3*p:], in.Albedo[3*q:])
+					dz := (j.Depth[q] - j.Depth[p]) / (j.GradZ[p]*float32(radius) + 1e-3)
+					da := sqDiff3(j.Albedo[3*p:], j.Albedo[3*q:])
 					dl := float32(math.Abs(float64(luminance(light[3*q:]) - lp)))
-					e := -(dn0*dn0+dn1*dn1+dn2*dn2)*s.SigmaNorm - dz*dz/(s.SigmaDepth*s.SigmaDepth) -
-						da/(s.SigmaAlb*s.SigmaAlb) - dl/(s.SigmaLum*sd+1e-6)
+					e := -(dn0*dn0+dn1*dn1+dn2*dn2)*j.SigmaNorm - dz*dz/(j.SigmaDepth*j.SigmaDepth) -
+						da/(j.SigmaAlb*j.SigmaAlb) - dl/(j.SigmaLum*sd+1e-6)
 					wt := float64(math.Exp(float64(e)))
 					if wt < 1e-6 {
 						continue

@@ -24,3 +24,4 @@ build swept.rint swept.rint
 for stage in generate trace scan scatter shade advance resolve; do
 	build rq_$stage.comp rq_$stage.comp
 done
+build denoise.comp denoise.comp

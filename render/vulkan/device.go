@@ -56,7 +56,11 @@ func openDevice(path string, index int, validation bool) (*device, error) {
 		if index >= 0 && i != index {
 			continue
 		}
-		if st := d.Paths[path]; st.Available {
+		st := d.Paths[path]
+		if path == pathDenoise {
+			st = d.denoise
+		}
+		if st.Available {
 			chosen = &d
 			break
 		} else {
@@ -114,7 +118,7 @@ func (d *device) create(path string) error {
 	if err != nil {
 		return err
 	}
-	reqs, err := pathRequirements(mods)
+	reqs, err := pathRequirements(path, mods)
 	if err != nil {
 		return err
 	}
@@ -159,7 +163,7 @@ func (d *device) create(path string) error {
 		}
 	}
 	for _, name := range []string{"vkGetBufferDeviceAddress", "vkCreateAccelerationStructureKHR", "vkCmdBuildAccelerationStructuresKHR"} {
-		if d.fn[name] == nil {
+		if d.fn[name] == nil && (path != pathDenoise || name == "vkGetBufferDeviceAddress") {
 			return fmt.Errorf("the driver has no %s", name)
 		}
 	}

@@ -16,6 +16,10 @@ const (
 	PathRayQuery = "rayquery" // compute shaders with ray queries
 )
 
+// pathDenoise is the denoiser's compute shader: not a render path, but
+// gated and created like one.
+const pathDenoise = "denoise"
+
 // PathNames lists the paths in the order auto tries them.
 var PathNames = []string{PathSER, PathRT, PathRayQuery}
 
@@ -38,8 +42,9 @@ type Device struct {
 	ShaderClock bool                  `json:"shader_clock"` // VK_KHR_shader_clock, for GPU cost heatmaps
 	Paths       map[string]PathStatus `json:"paths"`
 
-	handle vk.PhysicalDevice
-	exts   map[string]bool
+	handle  vk.PhysicalDevice
+	exts    map[string]bool
+	denoise PathStatus // whether the denoiser's compute shader runs
 }
 
 // Best is the first path the device can run, or "".
@@ -62,6 +67,8 @@ func pathModules(path string) ([][]byte, error) {
 		names = append([]string{"raygen.rgen"}, hitModules...)
 	case PathRayQuery:
 		names = wavefrontModules
+	case pathDenoise:
+		names = []string{"denoise.comp"}
 	default:
 		return nil, fmt.Errorf("no shaders for path %q", path)
 	}
@@ -146,22 +153,24 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	}
 	d.ShaderClock = supported.clock != nil && supported.clock.shaderSubgroupClock != 0
 
-	for _, p := range PathNames {
+	for _, p := range append(append([]string{}, PathNames...), pathDenoise) {
 		mods, err := pathModules(p)
 		if err != nil {
 			d.Paths[p] = PathStatus{Reason: err.Error()}
 			continue
 		}
-		reqs, err := pathRequirements(mods)
+		st := PathStatus{Available: true}
+		reqs, err := pathRequirements(p, mods)
 		if err != nil {
-			d.Paths[p] = PathStatus{Reason: err.Error()}
-			continue
+			st = PathStatus{Reason: err.Error()}
+		} else if why := missing(reqs, d.exts, supported); why != "" {
+			st = PathStatus{Reason: why}
 		}
-		if why := missing(reqs, d.exts, supported); why != "" {
-			d.Paths[p] = PathStatus{Reason: why}
-			continue
+		if p == pathDenoise {
+			d.denoise = st
+		} else {
+			d.Paths[p] = st
 		}
-		d.Paths[p] = PathStatus{Available: true}
 	}
 	return d
 }

@@ -134,6 +134,10 @@ var rayTracingRequirements = []requirement{
 	{name: "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress", field: v12(feat12BufferDeviceAddress)},
 }
 
+// bufferRequirements are what a compute path that builds no acceleration
+// structure needs beyond its shaders' capabilities (the denoiser).
+var bufferRequirements = rayTracingRequirements[2:]
+
 // spirvCapabilities reads the OpCapability operands of a SPIR-V module.
 func spirvCapabilities(code []byte) ([]uint32, error) {
 	if len(code)%4 != 0 || len(code) < 20 || binary.LittleEndian.Uint32(code) != 0x07230203 {
@@ -155,7 +159,7 @@ func spirvCapabilities(code []byte) ([]uint32, error) {
 }
 
 // pathRequirements is what a set of modules needs, in a stable order.
-func pathRequirements(modules [][]byte) ([]requirement, error) {
+func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 	seen := map[uint32]bool{}
 	for _, m := range modules {
 		caps, err := spirvCapabilities(m)
@@ -172,6 +176,9 @@ func pathRequirements(modules [][]byte) ([]requirement, error) {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	reqs := append([]requirement(nil), rayTracingRequirements...)
+	if path == pathDenoise {
+		reqs = append([]requirement(nil), bufferRequirements...)
+	}
 	for _, c := range ids {
 		r, ok := capabilityRequirements[c]
 		if !ok {

@@ -267,4 +267,22 @@ struct Params {
     uint sortOn;
 };
 
+struct DenoiseParams {
+    Vec3Buf light;
+    FloatBuf sd;
+    Vec3Buf albedo;
+    Vec3Buf normal;
+    FloatBuf depth;
+    FloatBuf gradZ;
+    Vec3Buf result;
+    uint width;
+    uint height;
+    int radius;
+    float sigmaLum;
+    float sigmaNorm;
+    float sigmaDepth;
+    float sigmaAlb;
+    uint pad;
+};
+
 #endif

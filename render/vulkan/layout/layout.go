@@ -310,6 +310,26 @@ type Params struct {
 	SortOn       uint32 // 1: shade in material order
 }
 
+// DenoiseParams is the denoiser's compute shader's input: the regression
+// filter of package denoise, over buffers the host prepared.
+type DenoiseParams struct {
+	Light      uint64 `ref:"vec3"` // demodulated illumination
+	SD         uint64 `ref:"float"`
+	Albedo     uint64 `ref:"vec3"`
+	Normal     uint64 `ref:"vec3"`
+	Depth      uint64 `ref:"float"`
+	GradZ      uint64 `ref:"float"`
+	Result     uint64 `ref:"vec3"`
+	Width      uint32
+	Height     uint32
+	Radius     int32
+	SigmaLum   float32
+	SigmaNorm  float32
+	SigmaDepth float32
+	SigmaAlb   float32
+	Pad        uint32
+}
+
 // Structs lists the structures the header declares, dependencies first.
 var Structs = []any{TextureRef{}, HairParams{}, Material{}, Texture{}, Instance{}, Mesh{}, SphereSet{},
-	CurveSet{}, LightEntry{}, Light{}, Camera{}, Path{}, Hit{}, Params{}}
+	CurveSet{}, LightEntry{}, Light{}, Camera{}, Path{}, Hit{}, Params{}, DenoiseParams{}}

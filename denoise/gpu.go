@@ -1,0 +1,33 @@
+package denoise
+
+import "sertrace/render/vulkan"
+
+// GPU runs the regression filter in the Vulkan backend's compute shader on
+// device (−1: the first that can), with the validation layer when
+// SERTRACE_VULKAN_VALIDATION asks for it.
+func GPU(device int) Regressor {
+	return func(j *RegressionJob) ([]float32, error) {
+		return vulkan.Denoiser{Device: device, Validation: vulkan.ValidationRequested()}.Regress(&vulkan.RegressionInput{
+			Width: j.Width, Height: j.Height, Radius: j.Radius, Light: j.Light, SD: j.SD, Albedo: j.Albedo,
+			Normal: j.Normal, Depth: j.Depth, GradZ: j.GradZ, SigmaLum: j.SigmaLum, SigmaNorm: j.SigmaNorm,
+			SigmaDepth: j.SigmaDepth, SigmaAlb: j.SigmaAlb})
+	}
+}
+
+// On is the regressor for a render that ran on a backend: the GPU's compute
+// shader after a Vulkan render (falling back to the CPU, said through note,
+// when it cannot run), the CPU otherwise.
+func On(backend string, note func(string)) Regressor {
+	if backend != "vulkan" {
+		return RegressCPU
+	}
+	gpu := GPU(-1)
+	return func(j *RegressionJob) ([]float32, error) {
+		out, err := gpu(j)
+		if err != nil {
+			note("denoise: the GPU filter failed (" + err.Error() + "); filtering on the cpu")
+			return RegressCPU(j)
+		}
+		return out, nil
+	}
+}

@@ -8,7 +8,7 @@
 // cos θ for u1 near 1. asin and atan2 are computed here rather than by the
 // driver (see hairAtan).
 //
-// Included after common.glsl (PI, luminance) and after the layout header
+// Included after common.glsl (PI, luminance), bsdf.glsl (fresnelDielectric) and the layout header
 // that defines
 //
 //	struct HairParams { float eumelanin; float pheomelanin; vec3 color;
@@ -249,24 +249,6 @@ float hairLongitudinal(float cosI, float cosO, float sinI, float sinO, float v) 
 
 // --- A_p: attenuations -------------------------------------------------------
 
-// hairFresnelDielectric is the unpolarised Fresnel reflectance for light
-// arriving at cosine cosI on a dielectric of relative index eta.
-float hairFresnelDielectric(float cosI, float eta) {
-    cosI = hairClamp(cosI, -1.0, 1.0);
-    if (cosI < 0.0) {
-        eta = 1.0 / eta;
-        cosI = -cosI;
-    }
-    float sin2T = (1.0 - cosI * cosI) / (eta * eta);
-    if (sin2T >= 1.0) {
-        return 1.0;
-    }
-    float cosT = hairSqrt(1.0 - sin2T);
-    float rPar = (eta * cosI - cosT) / (eta * cosI + cosT);
-    float rPerp = (cosI - eta * cosT) / (cosI + eta * cosT);
-    return (rPar * rPar + rPerp * rPerp) / 2.0;
-}
-
 // hairAttenuations are A_0..A_3: what each path keeps, for a view at sin θ_o;
 // it also gives γ_t.
 void hairAttenuations(HairBSDF b, float sinO, float cosO, out vec3 a[4], out float gammaT) {
@@ -280,7 +262,7 @@ void hairAttenuations(HairBSDF b, float sinO, float cosO, out vec3 a[4], out flo
     for (int i = 0; i < 3; i++) {
         t[i] = exp(-b.sigmaA[i] * (2.0 * cosGT / max(cosT, 1e-6)));
     }
-    float f = hairFresnelDielectric(cosO * hairSqrt(1.0 - b.h * b.h), b.eta);
+    float f = fresnelDielectric(cosO * hairSqrt(1.0 - b.h * b.h), b.eta);
     for (int i = 0; i < 3; i++) {
         a[0][i] = f;
         a[1][i] = (1.0 - f) * (1.0 - f) * t[i];

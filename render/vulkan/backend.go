@@ -30,13 +30,15 @@ func (Backend) Name() string { return "vulkan" }
 // as a lost device would (tests set it).
 var loseDeviceAfter int
 
-// launchTarget is how long one launch should run: short enough that a
-// desktop GPU's watchdog never fires, long enough to keep it busy.
-const launchTarget = 250 * time.Millisecond
+// maxLaunchPaths caps a launch of the ray-tracing pipeline: about four
+// million paths, a few tens of milliseconds on a GPU, so that a desktop
+// GPU's watchdog never fires.
+const maxLaunchPaths = 1 << 22
 
 // Render traces opts.SPP samples per pixel into film. Samples accumulate
-// over several launches (1, 2, 4, … samples per pixel, doubling while a
-// launch stays under launchTarget); each launch's sums are read back and
+// over several launches of 1, 2, 4, … samples per pixel up to a cap set by
+// the image size (a schedule that never depends on timing, so the image is
+// the same to the bit on every run); each launch's sums are read back and
 // added to the film in float64, so a cancellation or a lost device keeps
 // every completed launch.
 func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options, film *render.Film, progress render.Progress) (*render.Stats, error) {
@@ -81,7 +83,7 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 	n := opts.Width * opts.Height
 	renderStart := time.Now()
 	spp := 1
-	maxLaunch := max(1, min(256, (1<<24)/n))
+	maxLaunch := max(1, min(256, maxLaunchPaths/n))
 	if r.wave != nil {
 		maxLaunch = max(1, min(256, r.wave.maxPaths/n))
 	}
@@ -98,7 +100,6 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 			perSample := time.Since(renderStart) / time.Duration(film.Samples)
 			spp = max(1, min(spp, int(left/max(perSample, 1))))
 		}
-		t0 := time.Now()
 		var dt time.Duration
 		var lerr error
 		if r.wave != nil {
@@ -124,9 +125,7 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 		if progress != nil {
 			progress(float64(film.Samples) / float64(opts.SPP))
 		}
-		if time.Since(t0) < launchTarget/2 {
-			spp *= 2
-		}
+		spp *= 2
 		if opts.TimeBudget > 0 && time.Since(renderStart) >= opts.TimeBudget {
 			break
 		}

@@ -2,13 +2,11 @@ package vulkan
 
 import (
 	"errors"
-	"fmt"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
 
 	"sertrace/render/vulkan/layout"
-	"sertrace/shaders"
 )
 
 // Denoiser runs the denoiser's regression filter (package denoise) in a
@@ -61,43 +59,28 @@ func (dn Denoiser) Regress(in *RegressionInput) ([]float32, error) {
 		return nil, err
 	}
 
-	code, err := shaders.SPIRV("denoise.comp")
+	m, err := d.shaderModule("denoise.comp")
 	if err != nil {
 		return nil, err
 	}
-	var a arena
-	defer a.free()
-	words := sliceIn[uint32](&a, len(code)/4)
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(code)), code)
-	var m vk.ShaderModule
-	if err := result("vkCreateShaderModule denoise.comp", uint64(uint32(vk.CreateShaderModule(d.handle, &vk.ShaderModuleCreateInfo{
-		SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(len(code)), PCode: words}, nil, &m)))); err != nil {
-		return nil, err
-	}
 	defer vk.DestroyShaderModule(d.handle, m, nil)
-	var pl vk.PipelineLayout
-	if err := result("vkCreatePipelineLayout", uint64(uint32(vk.CreatePipelineLayout(d.handle, &vk.PipelineLayoutCreateInfo{
-		SType: vk.StructureTypePipelineLayoutCreateInfo, PushConstantRangeCount: 1,
-		PPushConstantRanges: []vk.PushConstantRange{{StageFlags: vk.ShaderStageFlags(stageCompute), Size: 8}}}, nil, &pl)))); err != nil {
+	pl, err := d.pushLayout(stageCompute, 8)
+	if err != nil {
 		return nil, err
 	}
 	defer vk.DestroyPipelineLayout(d.handle, pl, nil)
-	pipes := make([]vk.Pipeline, 1)
-	if err := result("vkCreateComputePipelines denoise.comp", uint64(uint32(vk.CreateComputePipelines(d.handle, nil, 1, []vk.ComputePipelineCreateInfo{{
-		SType: vk.StructureTypeComputePipelineCreateInfo,
-		Stage: vk.PipelineShaderStageCreateInfo{SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit,
-			Module: m, PName: "main\x00"},
-		Layout: pl}}, nil, pipes)))); err != nil {
-		return nil, fmt.Errorf("the denoiser's pipeline failed to build: %w", err)
+	pipe, err := d.computePipeline("denoise.comp", m, pl)
+	if err != nil {
+		return nil, err
 	}
-	defer vk.DestroyPipeline(d.handle, pipes[0], nil)
+	defer vk.DestroyPipeline(d.handle, pipe, nil)
 
 	// One dispatch: at 4K and a 9×9 window it is about 700 M window
 	// samples, well under a second on a GPU.
 	if err := d.begin(); err != nil {
 		return nil, err
 	}
-	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, pipes[0])
+	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, pipe)
 	addr := pbuf.addr
 	vk.CmdPushConstants(d.cmd, pl, vk.ShaderStageFlags(stageCompute), 0, 8, unsafe.Pointer(&addr))
 	vk.CmdDispatch(d.cmd, uint32((in.Width+7)/8), uint32((in.Height+7)/8), 1)

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
+
+	"sertrace/shaders"
 )
 
 // device is a logical device made for one path, with the entry points of
@@ -564,4 +566,43 @@ func (d *device) queryResults(pool vk.QueryPool, n int) ([]uint64, error) {
 	err := result("vkGetQueryPoolResults", uint64(uint32(vk.GetQueryPoolResults(d.handle, pool, 0, uint32(n), uint(8*n),
 		unsafe.Pointer(&out[0]), 8, vk.QueryResultFlags(result64|wait)))))
 	return out, err
+}
+
+// shaderModule makes a module of an embedded SPIR-V stage; the caller
+// destroys it.
+func (d *device) shaderModule(name string) (vk.ShaderModule, error) {
+	code, err := shaders.SPIRV(name)
+	if err != nil {
+		return nil, err
+	}
+	var a arena // the code in C memory: vulkan-go keeps a pointer to it
+	defer a.free()
+	words := sliceIn[uint32](&a, len(code)/4)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(code)), code)
+	var m vk.ShaderModule
+	err = result("vkCreateShaderModule "+name, uint64(uint32(vk.CreateShaderModule(d.handle, &vk.ShaderModuleCreateInfo{
+		SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(len(code)), PCode: words}, nil, &m))))
+	return m, err
+}
+
+// computePipeline makes the compute pipeline of a module and a layout.
+func (d *device) computePipeline(name string, m vk.ShaderModule, layout vk.PipelineLayout) (vk.Pipeline, error) {
+	pipes := make([]vk.Pipeline, 1)
+	if err := result("vkCreateComputePipelines "+name, uint64(uint32(vk.CreateComputePipelines(d.handle, nil, 1, []vk.ComputePipelineCreateInfo{{
+		SType: vk.StructureTypeComputePipelineCreateInfo,
+		Stage: vk.PipelineShaderStageCreateInfo{SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit,
+			Module: m, PName: "main\x00"},
+		Layout: layout}}, nil, pipes)))); err != nil {
+		return nil, fmt.Errorf("the compute pipeline %s failed to build: %w", name, err)
+	}
+	return pipes[0], nil
+}
+
+// pushLayout makes a pipeline layout with one push-constant range.
+func (d *device) pushLayout(stages uint32, size int) (vk.PipelineLayout, error) {
+	var pl vk.PipelineLayout
+	err := result("vkCreatePipelineLayout", uint64(uint32(vk.CreatePipelineLayout(d.handle, &vk.PipelineLayoutCreateInfo{
+		SType: vk.StructureTypePipelineLayoutCreateInfo, PushConstantRangeCount: 1,
+		PPushConstantRanges: []vk.PushConstantRange{{StageFlags: vk.ShaderStageFlags(stages), Size: uint32(size)}}}, nil, &pl))))
+	return pl, err
 }

@@ -8,7 +8,6 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 
 	"sertrace/render/vulkan/layout"
-	"sertrace/shaders"
 )
 
 // sceneBuffers are the uploaded buffers of a packed scene.
@@ -111,15 +110,8 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 	defer a.free()
 	pstages := sliceIn[pipelineShaderStageCreateInfo](&a, len(stages))
 	for i, s := range stages {
-		code, err := shaders.SPIRV(s.module)
+		m, err := d.shaderModule(s.module)
 		if err != nil {
-			return nil, err
-		}
-		var m vk.ShaderModule
-		words := sliceIn[uint32](&a, len(code)/4)
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(code)), code)
-		if err := result("vkCreateShaderModule "+s.module, uint64(uint32(vk.CreateShaderModule(d.handle, &vk.ShaderModuleCreateInfo{
-			SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(len(code)), PCode: unsafe.Slice(&words[0], len(words))}, nil, &m)))); err != nil {
 			return nil, err
 		}
 		p.modules = append(p.modules, m)
@@ -144,10 +136,8 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 		pgroups[i] = rayTracingShaderGroupCreateInfo{sType: stRayTracingShaderGroupCreateInfo, typ: g.typ, general: g.general,
 			closestHit: g.chit, anyHit: g.ahit, intersect: g.isect}
 	}
-	var pl vk.PipelineLayout
-	if err := result("vkCreatePipelineLayout", uint64(uint32(vk.CreatePipelineLayout(d.handle, &vk.PipelineLayoutCreateInfo{
-		SType: vk.StructureTypePipelineLayoutCreateInfo, PushConstantRangeCount: 1,
-		PPushConstantRanges: []vk.PushConstantRange{{StageFlags: vk.ShaderStageFlags(stagesRayTracing), Size: 8}}}, nil, &pl)))); err != nil {
+	pl, err := d.pushLayout(stagesRayTracing, 8)
+	if err != nil {
 		return nil, err
 	}
 	p.layout = pl

@@ -66,8 +66,6 @@ func renderOn(t *testing.T, b render.Backend, sc *scene.Scene, opts render.Optio
 	return film
 }
 
-func gpu(d vulkan.Device) vulkan.Backend { return onPath(d, vulkan.PathRT) }
-
 func onPath(d vulkan.Device, path string) vulkan.Backend {
 	return vulkan.Backend{Path: path, Device: d.Index, Validation: true}
 }
@@ -260,14 +258,22 @@ func TestBeautyMatchesCPU(t *testing.T) {
 			opts.Seed = 0
 			for _, path := range gpuPaths(t, d) {
 				got := renderOn(t, onPath(d, path), sc, opts)
-				compareTiles(t, other, got, 8)
-				ms, _ := imageMean(same)
-				mg, se := imageMean(got)
-				if math.Abs(ms-mg) > 0.5*se {
-					t.Errorf("path %s, same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", path, ms, mg, se)
-				}
+				checkAgainstCPU(t, path, same, other, got)
 			}
 		})
+	}
+}
+
+// checkAgainstCPU compares a GPU film with the CPU's of independent
+// streams (tile by tile, statistically) and of the same streams (the image
+// means within half a standard error).
+func checkAgainstCPU(t *testing.T, path string, same, other, got *render.Film) {
+	t.Helper()
+	compareTiles(t, other, got, 8)
+	ms, _ := imageMean(same)
+	mg, se := imageMean(got)
+	if math.Abs(ms-mg) > 0.5*se {
+		t.Errorf("path %s, same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", path, ms, mg, se)
 	}
 }
 
@@ -421,19 +427,17 @@ func TestFeaturesMatchCPU(t *testing.T) {
 	if os.Getenv("SERTRACE_WRITE_TEST_IMAGES") != "" {
 		opts.Width, opts.Height = 160, 120 // to look at
 	}
-	got := renderOn(t, gpu(d), sc, opts)
 	same := renderOn(t, cpu.Backend{}, sc, opts)
 	opts.Seed = 3
 	other := renderOn(t, cpu.Backend{}, sc, opts)
-	compareTiles(t, other, got, 8)
-	ms, _ := imageMean(same)
-	mg, se := imageMean(got)
-	if math.Abs(ms-mg) > 0.5*se {
-		t.Errorf("same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", ms, mg, se)
-	}
-	if os.Getenv("SERTRACE_WRITE_TEST_IMAGES") != "" {
-		render.Write(os.Getenv("SERTRACE_WRITE_TEST_IMAGES")+"/features_vulkan.png", got, render.Display{})
-		render.Write(os.Getenv("SERTRACE_WRITE_TEST_IMAGES")+"/features_cpu.png", same, render.Display{})
+	opts.Seed = 0
+	for _, path := range gpuPaths(t, d) {
+		got := renderOn(t, onPath(d, path), sc, opts)
+		checkAgainstCPU(t, path, same, other, got)
+		if dir := os.Getenv("SERTRACE_WRITE_TEST_IMAGES"); dir != "" {
+			render.Write(dir+"/features_"+path+".png", got, render.Display{})
+			render.Write(dir+"/features_cpu.png", same, render.Display{})
+		}
 	}
 }
 
@@ -536,11 +540,6 @@ func TestEnvironmentMapMatchesCPU(t *testing.T) {
 	opts.Seed = 0
 	for _, path := range gpuPaths(t, d) {
 		got := renderOn(t, onPath(d, path), sc, opts)
-		compareTiles(t, other, got, 8)
-		ms, _ := imageMean(same)
-		mg, se := imageMean(got)
-		if math.Abs(ms-mg) > 0.5*se {
-			t.Errorf("path %s, same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", path, ms, mg, se)
-		}
+		checkAgainstCPU(t, path, same, other, got)
 	}
 }

@@ -1,14 +1,12 @@
 package vulkan
 
 import (
-	"fmt"
 	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
 
 	"sertrace/render/vulkan/layout"
-	"sertrace/shaders"
 )
 
 // wavefront is the ray-query path: compute pipelines for the stages of a
@@ -45,37 +43,18 @@ func (d *device) newWavefront(r *renderer, maxPaths int) (w *wavefront, err erro
 			w = nil
 		}
 	}()
-	var pl vk.PipelineLayout
-	if err := result("vkCreatePipelineLayout", uint64(uint32(vk.CreatePipelineLayout(d.handle, &vk.PipelineLayoutCreateInfo{
-		SType: vk.StructureTypePipelineLayoutCreateInfo, PushConstantRangeCount: 1,
-		PPushConstantRanges: []vk.PushConstantRange{{StageFlags: vk.ShaderStageFlags(stageCompute), Size: uint32(unsafe.Sizeof(wavefrontPush{}))}}}, nil, &pl)))); err != nil {
+	if w.layout, err = d.pushLayout(stageCompute, int(unsafe.Sizeof(wavefrontPush{}))); err != nil {
 		return nil, err
 	}
-	w.layout = pl
 	for _, name := range wavefrontModules {
-		code, err := shaders.SPIRV(name)
+		m, err := d.shaderModule(name)
 		if err != nil {
 			return nil, err
 		}
-		var a arena // the code in C memory: vulkan-go keeps a pointer to it
-		words := sliceIn[uint32](&a, len(code)/4)
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(code)), code)
-		defer a.free()
-		var m vk.ShaderModule
-		if err := result("vkCreateShaderModule "+name, uint64(uint32(vk.CreateShaderModule(d.handle, &vk.ShaderModuleCreateInfo{
-			SType: vk.StructureTypeShaderModuleCreateInfo, CodeSize: uint(len(code)), PCode: words}, nil, &m)))); err != nil {
+		w.modules = append(w.modules, m)
+		if w.pipelines[name], err = d.computePipeline(name, m, w.layout); err != nil {
 			return nil, err
 		}
-		w.modules = append(w.modules, m)
-		pipes := make([]vk.Pipeline, 1)
-		if err := result("vkCreateComputePipelines "+name, uint64(uint32(vk.CreateComputePipelines(d.handle, nil, 1, []vk.ComputePipelineCreateInfo{{
-			SType: vk.StructureTypeComputePipelineCreateInfo,
-			Stage: vk.PipelineShaderStageCreateInfo{SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit,
-				Module: m, PName: "main\x00"},
-			Layout: pl}}, nil, pipes)))); err != nil {
-			return nil, fmt.Errorf("the ray-query pipeline %s failed to build: %w", name, err)
-		}
-		w.pipelines[name] = pipes[0]
 	}
 	p := &r.params
 	keys := len(r.p.materials) + 1

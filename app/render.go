@@ -102,6 +102,8 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if err != nil {
 		return settingError(err)
 	}
+	// A cost heatmap from a GPU is its shader clock's, where it has one.
+	opts.GPUCost = slices.Contains(aovs, render.AOVCost)
 	w, h := opts.Width, opts.Height
 
 	backend, err := backends.Choose(settings.Backend, settings.Path, func(line string) { fmt.Fprintln(stderr, line) })

@@ -142,7 +142,7 @@ type Results struct {
 	Config  Config                  `json:"config"`
 	Date    string                  `json:"date"`
 	Cells   []Cell                  `json:"cells"`
-	Films   map[string]*render.Film `json:"-"` // the last run of each scene, for its cost heatmap
+	Films   map[string]*render.Film `json:"-"` // per scene (and GPU path), a run for its cost heatmap
 }
 
 // Run measures the matrix.
@@ -225,6 +225,19 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 			if log != nil {
 				log(fmt.Sprintf("%s: round %d of %d", filepath.Base(path), round+1, cfg.Warmup+cfg.Repeats))
 			}
+		}
+		// One more run per GPU path, untimed, with the shader clock on: its
+		// per-pixel cost heatmap (the timed runs read no clock).
+		for _, be := range backends {
+			if be.name != "vulkan" {
+				continue
+			}
+			opts := render.Options{Width: w, Height: h, SPP: cfg.SPP, MaxDepth: cfg.MaxDepth, EnvColor: [3]float32{0.2, 0.2, 0.2}, GPUCost: true}
+			film := render.NewFilm(w, h)
+			if _, err := be.backend.Render(ctx, sc, opts, film, nil); err != nil {
+				return nil, fmt.Errorf("%s, %s %s, clock run: %w", path, be.name, be.path, err)
+			}
+			res.Films[filepath.Base(path)+" "+be.path] = film
 		}
 		for i := range cells {
 			c := &cells[i]

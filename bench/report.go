@@ -52,7 +52,12 @@ func Write(dir string, res *Results) error {
 		return err
 	}
 	for name, film := range res.Films {
-		p := filepath.Join(dir, "cost-"+strings.TrimSuffix(name, filepath.Ext(name))+".png")
+		scene, path, _ := strings.Cut(name, " ")
+		base := "cost-" + strings.TrimSuffix(scene, filepath.Ext(scene))
+		if path != "" {
+			base += "-" + path // a GPU's: shader-clock ticks, where the device has the clock
+		}
+		p := filepath.Join(dir, base+".png")
 		if err := render.WriteAOV(p, film, render.AOVCost, render.Display{}); err != nil {
 			return err
 		}

@@ -15,7 +15,8 @@ type Film struct {
 	Normal        []float64 // sums of the first hit's world shading normal
 	Depth         []float64 // sums of the first hit's distance along the camera axis (0 for misses)
 	LumSq         []float64 // sums of the squared luminance of each sample, for the variance
-	Cost          []float64 // sums of rays traced per sample (camera, bounce and shadow rays)
+	Cost          []float64 // sums of rays traced per sample (camera, bounce and shadow rays), or of CostUnit
+	CostUnit      string    // "": rays; "clock ticks": the GPU's shader clock over the pixel's samples
 	PathLength    []float64 // sums of bounces per sample
 	SIMT          []float64 // sums of the SIMT efficiency of the warps a sample's path ran in (launch order)
 	Partial       bool      // stopped before all samples were taken

@@ -61,7 +61,14 @@ func writeHeatmap(w io.Writer, film *Film, a AOV) error {
 	low, high := fmt.Sprintf("%.3g", lo), fmt.Sprintf("%.3g", hi)
 	label(x0, low)
 	label(max(x0, x1-7*len(high)), high)
-	if name := string(a); film.Width > 7*(len(low)+len(high)+len(name)+4) {
+	name := string(a)
+	if a == AOVCost {
+		name = "rays per sample"
+		if film.CostUnit != "" {
+			name = film.CostUnit + " per sample"
+		}
+	}
+	if film.Width > 7*(len(low)+len(high)+len(name)+4) {
 		label((film.Width-7*len(name))/2, name)
 	}
 	return png.Encode(w, img)

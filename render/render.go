@@ -31,6 +31,10 @@ type Options struct {
 	// launch order. The image is the same; the work's order is not.
 	Reorder     ReorderMode
 	ReorderBits int // 0: 16
+	// GPUCost makes the Vulkan backend's pipeline paths time each pixel with
+	// the shader clock (VK_KHR_shader_clock, where the device has it) for the
+	// cost AOV, which otherwise counts rays.
+	GPUCost bool
 	// TimeBudget, when positive, sizes passes to end the render near it (after
 	// at least one pass), before SPP if need be. Building the BVHs is not
 	// counted.

@@ -14,6 +14,8 @@ build() { # source output [defines...]
 }
 build raygen.rgen raygen.rgen
 build raygen.rgen raygen_ser.rgen -DSER
+build raygen.rgen raygen_clock.rgen -DCLOCK
+build raygen.rgen raygen_ser_clock.rgen -DSER -DCLOCK
 build miss.rmiss miss.rmiss
 build shadow.rmiss shadow.rmiss
 build surface.rchit surface.rchit -DSURFACE

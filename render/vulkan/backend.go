@@ -66,7 +66,7 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 		return nil, fmt.Errorf("unknown path %q (ser, rt, rayquery)", path)
 	}
 	start := time.Now()
-	d, err := openDevice(path, index, b.Validation)
+	d, err := openDeviceClock(path, index, b.Validation, opts.GPUCost)
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +354,12 @@ func (r *renderer) addTo(film *render.Film) {
 	add(film.Normal, layout.FilmNormal, 3)
 	add(film.Depth, layout.FilmDepth, 1)
 	add(film.LumSq, layout.FilmLumSq, 1)
-	add(film.Cost, layout.FilmCost, 1)
+	if r.d.clock {
+		add(film.Cost, layout.FilmClock, 1)
+		film.CostUnit = "clock ticks"
+	} else {
+		add(film.Cost, layout.FilmCost, 1)
+	}
 	add(film.PathLength, layout.FilmPathLength, 1)
 	var cost, shadow float64
 	for i := 0; i < n; i++ {

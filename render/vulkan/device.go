@@ -31,6 +31,7 @@ type device struct {
 	blocks        []*memBlock
 	buffers       []*buffer
 	tempBuffers   []*buffer
+	clock         bool // the pipeline times pixels with the shader clock
 	timestampBits uint32
 	lost          bool
 }
@@ -47,6 +48,12 @@ var deviceEntryPoints = []string{
 // one numbered index when index ≥ 0) and creates it with what the path's
 // shaders need enabled.
 func openDevice(path string, index int, validation bool) (*device, error) {
+	return openDeviceClock(path, index, validation, false)
+}
+
+// openDeviceClock is openDevice with the path's shader-clock variant when
+// clock is set and the chosen device can run it (device.clock says).
+func openDeviceClock(path string, index int, validation, clock bool) (*device, error) {
 	in, err := newInstance(validation)
 	if err != nil {
 		return nil, err
@@ -80,6 +87,17 @@ func openDevice(path string, index int, validation bool) (*device, error) {
 		return nil, fmt.Errorf("no device can run path %s (%s)", path, joinReasons(reasons))
 	}
 	d := &device{in: in, info: *chosen, fn: map[string]unsafe.Pointer{}}
+	if clock && path != PathRayQuery && path != pathDenoise {
+		if mods, err := modules(path, true); err == nil {
+			if reqs, err := pathRequirements(path, mods); err == nil {
+				var a arena
+				supported := newFeatureChain(&a, d.info.exts)
+				call(in.proc("vkGetPhysicalDeviceFeatures2"), uintptr(unsafe.Pointer(d.info.handle)), ptr(supported.f2))
+				d.clock = missing(reqs, d.info.exts, supported) == ""
+				a.free()
+			}
+		}
+	}
 	if err := d.create(path); err != nil {
 		d.destroy()
 		return nil, err
@@ -116,7 +134,7 @@ func (d *device) create(path string) error {
 	if d.family == ^uint32(0) {
 		return errors.New("the device has no compute queue")
 	}
-	mods, err := pathModules(path)
+	mods, err := modules(path, d.clock)
 	if err != nil {
 		return err
 	}

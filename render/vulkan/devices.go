@@ -58,15 +58,33 @@ func (d *Device) Best() string {
 }
 
 // pathModules are the SPIR-V modules each path's pipeline is made of.
-func pathModules(path string) ([][]byte, error) {
+func pathModules(path string) ([][]byte, error) { return modules(path, false) }
+
+// raygenModule is the raygen stage of a pipeline path, timed by the shader
+// clock or not.
+func raygenModule(path string, clock bool) string {
+	name := "raygen"
+	if path == PathSER {
+		name += "_ser"
+	}
+	if clock {
+		name += "_clock"
+	}
+	return name + ".rgen"
+}
+
+// modules are a path's SPIR-V modules; clock picks the pipeline paths'
+// shader-clock variant.
+func modules(path string, clock bool) ([][]byte, error) {
 	var names []string
 	switch path {
-	case PathSER:
-		names = append([]string{"raygen_ser.rgen"}, hitModules...)
-	case PathRT:
-		names = append([]string{"raygen.rgen"}, hitModules...)
+	case PathSER, PathRT:
+		names = append([]string{raygenModule(path, clock)}, hitModules...)
 	case PathRayQuery:
 		names = wavefrontModules
+		if clock {
+			return nil, fmt.Errorf("the ray-query path has no shader-clock timing")
+		}
 	case pathDenoise:
 		names = []string{"denoise.comp"}
 	default:

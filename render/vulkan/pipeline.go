@@ -84,10 +84,7 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 	if d.rtProps.maxRayRecursionDepth < 2 {
 		return nil, fmt.Errorf("the device traces at most %d ray levels; shadow rays from closest-hit shaders need 2", d.rtProps.maxRayRecursionDepth)
 	}
-	raygen := "raygen.rgen"
-	if path == PathSER {
-		raygen = "raygen_ser.rgen"
-	}
+	raygen := raygenModule(path, d.clock)
 	type stage struct {
 		module string
 		flag   uint32

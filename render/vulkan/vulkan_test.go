@@ -543,3 +543,32 @@ func TestEnvironmentMapMatchesCPU(t *testing.T) {
 		checkAgainstCPU(t, path, same, other, got)
 	}
 }
+
+// TestShaderClockCost: asked for a GPU cost, the pipeline paths time each
+// pixel with the shader clock where the device has one (the film says so)
+// and count rays where it has not; the image is the same either way.
+func TestShaderClockCost(t *testing.T) {
+	d := rtDevice(t)
+	sc := loadScene(t, "cornell")
+	opts := render.Options{Width: 16, Height: 12, SPP: 2, MaxDepth: 3}
+	plain := renderOn(t, onPath(d, vulkan.PathRT), sc, opts)
+	opts.GPUCost = true
+	timed := renderOn(t, onPath(d, vulkan.PathRT), sc, opts)
+	want := ""
+	if d.ShaderClock {
+		want = "clock ticks"
+	}
+	if timed.CostUnit != want || plain.CostUnit != "" {
+		t.Fatalf("cost units %q and %q, want %q and \"\"", timed.CostUnit, plain.CostUnit, want)
+	}
+	for i, c := range timed.Cost {
+		if !(c > 0) {
+			t.Fatalf("pixel %d: cost %v", i, c)
+		}
+	}
+	for i := range plain.Beauty {
+		if plain.Beauty[i] != timed.Beauty[i] {
+			t.Fatalf("the clock changed the image at %d", i)
+		}
+	}
+}

@@ -43,7 +43,8 @@ const uint FILM_LUM_SQ = 10u;
 const uint FILM_COST = 11u;
 const uint FILM_PATH_LENGTH = 12u;
 const uint FILM_SHADOW_RAYS = 13u;
-const uint FILM_LAYERS = 14u;
+const uint FILM_CLOCK = 14u;
+const uint FILM_LAYERS = 15u;
 
 struct TextureRef {
     int texture;

@@ -112,5 +112,5 @@ var constants = []constant{
 	c("FILM_BEAUTY", FilmBeauty), c("FILM_ALBEDO", FilmAlbedo), c("FILM_NORMAL", FilmNormal), c("FILM_DEPTH", FilmDepth),
 	c("COUNTER_LIVE", CounterLive), c("COUNTER_NEXT", CounterNext), c("COUNTER_DISPATCH", CounterDispatch),
 	c("COUNTER_KEYS", CounterKeys), c("WAVEFRONT_GROUP", WavefrontGroup),
-	c("FILM_LUM_SQ", FilmLumSq), c("FILM_COST", FilmCost), c("FILM_PATH_LENGTH", FilmPathLength), c("FILM_SHADOW_RAYS", FilmShadowRays), c("FILM_LAYERS", FilmLayers),
+	c("FILM_LUM_SQ", FilmLumSq), c("FILM_COST", FilmCost), c("FILM_PATH_LENGTH", FilmPathLength), c("FILM_SHADOW_RAYS", FilmShadowRays), c("FILM_CLOCK", FilmClock), c("FILM_LAYERS", FilmLayers),
 }

@@ -71,7 +71,8 @@ const (
 	FilmCost       = 11 // 1
 	FilmPathLength = 12 // 1
 	FilmShadowRays = 13 // 1
-	FilmLayers     = 14
+	FilmClock      = 14 // 1: shader-clock ticks, with the clock raygen
+	FilmLayers     = 15
 )
 
 // TextureRef is a material's texture slot.

@@ -284,3 +284,54 @@ func TestBatchTimeBudgetAndHalfEXR(t *testing.T) {
 		t.Errorf("channel %s stored as %v, want half", ch.Name, ch.Type)
 	}
 }
+
+// TestBatchOnVulkan: jobs may name the Vulkan backend and its paths; a job
+// asking for a path no device runs fails on its own, naming why; denoising
+// after a Vulkan render runs on the GPU and writes both beauties. Skips
+// without a Vulkan device with ray queries (fails in CI, which has one).
+func TestBatchOnVulkan(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	cfg, err := Load(writeConfig(t, dir, `
+output_dir: out
+defaults:
+  res: 16x12
+  spp: 2
+  max_depth: 3
+  backend: vulkan
+jobs:
+  - name: rq
+    scene: SCENES/cornell.glb
+    path: rayquery
+    reorder: "off"
+    denoise: true
+    outputs: [beauty.exr]
+  - name: rt
+    scene: SCENES/cornell.glb
+    path: rt
+    reorder_hint: true
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := (&Runner{Config: cfg, Log: &log}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range sum.Jobs {
+		if j.Status == "failed" && strings.Contains(j.Error, "Vulkan") && os.Getenv("CI") == "" {
+			t.Skipf("no Vulkan device here: %s", j.Error)
+		}
+		if j.Status != "done" {
+			t.Fatalf("%s: %s %s (log: %s)", j.Name, j.Status, j.Error, log.String())
+		}
+	}
+	for _, f := range []string{"rq/beauty.exr", "rq/beauty.noisy.exr", "rt/beauty.png"} {
+		if _, err := os.Stat(filepath.Join(dir, "out", f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if strings.Contains(log.String(), "GPU filter failed") {
+		t.Errorf("the GPU denoiser fell back to the CPU: %s", log.String())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -36,10 +37,18 @@ type Config struct {
 	dir       string // the config's folder: relative paths start there
 }
 
-// jobKeys are the settings a job (or the defaults) may hold.
-var jobKeys = []string{"name", "scene", "outputs", "camera", "res", "spp", "max_depth", "seed", "backend", "env",
-	"env_color", "env_rotation", "env_intensity", "exposure", "tonemap", "filter", "aperture_radius",
-	"focus_distance", "threads", "denoise", "time_budget", "exr_precision"}
+// jobKeys are the settings a job (or the defaults) may hold: its own, and
+// every render setting under its flag's name (render.Settings' keys).
+var jobKeys = func() []string {
+	keys := []string{"name", "scene", "outputs", "denoise"}
+	t := reflect.TypeOf(render.Settings{})
+	for i := 0; i < t.NumField(); i++ {
+		if k := t.Field(i).Tag.Get("mapstructure"); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}()
 
 var topKeys = []string{"output_dir", "defaults", "jobs"}
 

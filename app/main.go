@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,8 +15,34 @@ import (
 	"github.com/spf13/viper"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags "-X main.version=…"; without
+// it, the commit Go recorded in the binary (with "+dirty" for uncommitted
+// changes), so benchmark results always say what measured them.
 var version = "dev"
+
+func init() {
+	if version != "dev" {
+		return
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) >= 12 {
+		version = "dev-" + rev[:12] + dirty
+	}
+}
 
 // Exit statuses (DESIGN.md, "The command line").
 const (

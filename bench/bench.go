@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -130,6 +131,7 @@ type Device struct {
 	ReorderMode string `json:"reorder_mode"`
 	Threads     int    `json:"threads"`
 	GoVersion   string `json:"go_version"`
+	Clocks      string `json:"clocks"` // as read when the run started, or why they could not be
 	Note        string `json:"note"`
 }
 
@@ -149,7 +151,7 @@ type Results struct {
 func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*Results, error) {
 	res := &Results{Config: *cfg, Version: version, Date: time.Now().UTC().Format(time.RFC3339), Films: map[string]*render.Film{},
 		Device: Device{Name: cpuModel(), Driver: "sertrace CPU emulator", ReorderMode: "emulated", Threads: threads(cfg),
-			GoVersion: runtime.Version(),
+			GoVersion: runtime.Version(), Clocks: cpuClocks(),
 			Note: "CPU backend: reordering changes the order in which the emulator shades; times are the render's wall clock, BVH builds excluded. " +
 				"predicted_speedup is what the emulator's SIMT counts predict for a GPU that reorders this way: warp shader passes " +
 				"of the live paths packed in launch order over those packed after reordering (compaction itself is not counted)."}}
@@ -323,7 +325,7 @@ func chooseBackends(cfg *Config, res *Results) ([]benchBackend, error) {
 				note += " The driver reports reorder mode none: reorderThreadNV is a no-op here, so ser cells measure the hit-object path without reordering."
 			}
 		}
-		res.GPU = &Device{Name: d.Name, Driver: d.Driver, ReorderMode: mode, GoVersion: runtime.Version(), Note: note}
+		res.GPU = &Device{Name: d.Name, Driver: d.Driver, ReorderMode: mode, GoVersion: runtime.Version(), Clocks: gpuClocks(d), Note: note}
 		out = append(out, benchBackend{"vulkan", path, vulkan.Backend{Path: path, Device: d.Index, Validation: vulkan.ValidationRequested()}})
 	}
 	if len(out) == 0 {
@@ -361,6 +363,37 @@ func threads(cfg *Config) int {
 		return cfg.Threads
 	}
 	return runtime.GOMAXPROCS(0)
+}
+
+// cpuClocks reads the cores' current frequencies where Linux says them.
+func cpuClocks() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "not readable: " + err.Error()
+	}
+	var mhz []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "cpu MHz" {
+			mhz = append(mhz, strings.TrimSpace(v))
+		}
+	}
+	if len(mhz) == 0 {
+		return "not readable: /proc/cpuinfo has no cpu MHz"
+	}
+	return "cpu MHz " + strings.Join(mhz, ", ")
+}
+
+// gpuClocks asks nvidia-smi for an NVIDIA GPU's SM and memory clocks (now
+// and at most); other GPUs' clocks are not read.
+func gpuClocks(d vulkan.Device) string {
+	if d.Type == "cpu" {
+		return "a software device: " + cpuClocks()
+	}
+	out, err := exec.Command("nvidia-smi", "--query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem", "--format=csv,noheader").Output()
+	if err != nil {
+		return "not readable (nvidia-smi: " + err.Error() + ")"
+	}
+	return "nvidia-smi name, SM clock, max SM clock, memory clock, max memory clock: " + strings.TrimSpace(string(out))
 }
 
 // cpuModel reads the processor's name where Linux says it.

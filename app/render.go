@@ -137,7 +137,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	written := []string{out}
 	final := film
 	if v.GetBool("denoise") {
-		reg := denoise.On(stats.Backend, func(line string) { fmt.Fprintln(stderr, line) })
+		reg := denoise.On(stats.Backend, stats.DeviceIndex, func(line string) { fmt.Fprintln(stderr, line) })
 		if final, err = denoise.FilmWith(film, denoise.Defaults, reg); err != nil {
 			return err
 		}

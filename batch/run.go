@@ -217,6 +217,14 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	}
 	stats, rerr := backend.Render(ctx, sc, opts, film, tick)
 	if rerr != nil && !errors.Is(rerr, context.Canceled) {
+		// A failure after some passes (a lost device) keeps them for the
+		// next run, as an interruption does.
+		if film.Partial && film.Samples > 0 {
+			if err := writeCheckpoint(cpPath, checkpoint{Key: key, Film: film}); err != nil {
+				return false, nil, film.Samples, fmt.Errorf("%w; and the checkpoint could not be written: %v", rerr, err)
+			}
+			return false, nil, film.Samples, fmt.Errorf("%w; the %d samples per pixel before it are kept in the checkpoint", rerr, film.Samples)
+		}
 		return false, nil, film.Samples, rerr
 	}
 	if film.Partial {
@@ -228,11 +236,11 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	m := manifest{Key: key, Outputs: map[string]string{}, Samples: film.Samples}
 	final := film
 	if job.Denoise {
-		ran := "cpu"
+		ran, device := "cpu", -1
 		if stats != nil {
-			ran = stats.Backend
+			ran, device = stats.Backend, stats.DeviceIndex
 		}
-		reg := denoise.On(ran, func(line string) {
+		reg := denoise.On(ran, device, func(line string) {
 			if r.Log != nil {
 				fmt.Fprintf(r.Log, "%s: %s\n", job.Name, line)
 			}

@@ -287,51 +287,75 @@ type benchBackend struct {
 // Vulkan paths that no device here runs.
 func chooseBackends(cfg *Config, res *Results) ([]benchBackend, error) {
 	var out []benchBackend
-	var devs []vulkan.Device
-	var devErr error
-	asked := false
+	var gpu *vulkan.Device // every GPU cell runs on this one device
+	var noGPU string
 	for _, b := range cfg.Backends {
 		if b == "cpu" {
 			out = append(out, benchBackend{"cpu", "emulated-ser", cpu.Backend{}})
 			continue
 		}
-		if !asked {
-			devs, devErr = vulkan.Devices()
-			asked = true
+		if gpu == nil && noGPU == "" {
+			gpu, noGPU = chooseDevice(cfg)
 		}
 		path := strings.TrimPrefix(b, "vulkan:")
-		if devErr != nil {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %v", b, devErr))
+		if gpu == nil {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s", b, noGPU))
 			continue
 		}
-		k := slices.IndexFunc(devs, func(d vulkan.Device) bool { return d.Paths[path].Available })
-		if k < 0 {
-			var why []string
-			for _, d := range devs {
-				why = append(why, d.Name+": "+d.Paths[path].Reason)
-			}
-			if len(devs) == 0 {
-				why = []string{"no Vulkan device"}
-			}
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s", b, strings.Join(why, "; ")))
+		if st := gpu.Paths[path]; !st.Available {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s: %s", b, gpu.Name, st.Reason))
 			continue
 		}
-		d := devs[k]
+		out = append(out, benchBackend{"vulkan", path, vulkan.Backend{Path: path, Device: gpu.Index, Validation: vulkan.ValidationRequested()}})
+	}
+	if gpu != nil {
 		mode := "absent (no VK_NV_ray_tracing_invocation_reorder)"
 		note := "GPU times are timestamp queries around each launch, summed over the render's launches; building the device, acceleration structures and pipeline is left out."
-		if d.ReorderMode != nil {
-			mode = *d.ReorderMode
+		if gpu.ReorderMode != nil {
+			mode = *gpu.ReorderMode
 			if mode == "none" {
 				note += " The driver reports reorder mode none: reorderThreadNV is a no-op here, so ser cells measure the hit-object path without reordering."
 			}
 		}
-		res.GPU = &Device{Name: d.Name, Driver: d.Driver, ReorderMode: mode, GoVersion: runtime.Version(), Clocks: gpuClocks(d), Note: note}
-		out = append(out, benchBackend{"vulkan", path, vulkan.Backend{Path: path, Device: d.Index, Validation: vulkan.ValidationRequested()}})
+		res.GPU = &Device{Name: gpu.Name, Driver: gpu.Driver, ReorderMode: mode, GoVersion: runtime.Version(), Clocks: gpuClocks(*gpu), Note: note}
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("none of the backends %v can run here (%s)", cfg.Backends, strings.Join(res.Skipped, "; "))
 	}
 	return out, nil
+}
+
+// chooseDevice picks the device for the GPU cells: the first hardware
+// device that runs one of the config's Vulkan paths, else a software one
+// (lavapipe) that does; or says why there is none.
+func chooseDevice(cfg *Config) (*vulkan.Device, string) {
+	devs, err := vulkan.Devices()
+	if err != nil {
+		return nil, err.Error()
+	}
+	runs := func(d vulkan.Device) bool {
+		for _, b := range cfg.Backends {
+			if p := strings.TrimPrefix(b, "vulkan:"); p != b && d.Paths[p].Available {
+				return true
+			}
+		}
+		return false
+	}
+	for _, software := range []bool{false, true} {
+		for i, d := range devs {
+			if (d.Type == "cpu") == software && runs(d) {
+				return &devs[i], ""
+			}
+		}
+	}
+	if len(devs) == 0 {
+		return nil, "no Vulkan device"
+	}
+	var why []string
+	for _, d := range devs {
+		why = append(why, d.Name+": "+d.Paths[vulkan.PathRT].Reason)
+	}
+	return nil, strings.Join(why, "; ")
 }
 
 func medianOf(sorted []float64) float64 {

@@ -14,14 +14,14 @@ func GPU(device int) Regressor {
 	}
 }
 
-// On is the regressor for a render that ran on a backend: the GPU's compute
-// shader after a Vulkan render (falling back to the CPU, said through note,
-// when it cannot run), the CPU otherwise.
-func On(backend string, note func(string)) Regressor {
+// On is the regressor for a render that ran on a backend: after a Vulkan
+// render, the compute shader on the device that rendered (falling back to
+// the CPU, said through note, when it cannot run); the CPU otherwise.
+func On(backend string, device int, note func(string)) Regressor {
 	if backend != "vulkan" {
 		return RegressCPU
 	}
-	gpu := GPU(-1)
+	gpu := GPU(device)
 	return func(j *RegressionJob) ([]float32, error) {
 		out, err := gpu(j)
 		if err != nil {

@@ -10,6 +10,7 @@ type Stats struct {
 	Partial         bool    `json:"partial"`
 	Threads         int     `json:"threads"`
 	Device          string  `json:"device,omitempty"`        // the GPU, for the Vulkan backend
+	DeviceIndex     int     `json:"-"`                       // its index among the Vulkan devices
 	DeviceMemory    uint64  `json:"device_memory,omitempty"` // bytes of device memory allocated
 	GPUSeconds      float64 `json:"gpu_seconds,omitempty"`   // the launches' time by timestamp queries
 	// Stages are the ray-query wavefront's GPU time per stage (trace, sort,

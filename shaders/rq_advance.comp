@@ -9,7 +9,8 @@ void main() {
     uint live = P.counters.v[COUNTER_NEXT];
     P.counters.v[COUNTER_LIVE] = live;
     P.counters.v[COUNTER_NEXT] = 0u;
-    P.counters.v[COUNTER_DISPATCH] = (live + WAVEFRONT_GROUP - 1u) / WAVEFRONT_GROUP;
-    P.counters.v[COUNTER_DISPATCH + 1u] = 1u;
+    uvec2 g = groupsFor(live);
+    P.counters.v[COUNTER_DISPATCH] = g.x;
+    P.counters.v[COUNTER_DISPATCH + 1u] = g.y;
     P.counters.v[COUNTER_DISPATCH + 2u] = 1u;
 }

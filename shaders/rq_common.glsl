@@ -12,6 +12,19 @@
 #include "common.glsl"
 #include "shade.glsl"
 
+// flatIndex is the invocation's index in a dispatch of 1D work laid out in
+// 2D, since one dimension holds at most 65535 groups on many devices.
+uint flatIndex() {
+    return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * WAVEFRONT_GROUP + gl_LocalInvocationID.x;
+}
+
+// groupsFor is the 2D group count that covers n invocations.
+uvec2 groupsFor(uint n) {
+    uint groups = (n + WAVEFRONT_GROUP - 1u) / WAVEFRONT_GROUP;
+    uint x = min(groups, 65535u);
+    return uvec2(x, x == 0u ? 1u : (groups + x - 1u) / x);
+}
+
 // The queue a bounce reads and the one it appends the survivors to.
 UintBuf queueIn() { return (push.bounce & 1u) == 0u ? P.queueA : P.queueB; }
 UintBuf queueOut() { return (push.bounce & 1u) == 0u ? P.queueB : P.queueA; }

@@ -7,7 +7,7 @@
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
 void main() {
-    uint pixel = gl_GlobalInvocationID.x;
+    uint pixel = flatIndex();
     if (pixel >= P.width * P.height) {
         return;
     }

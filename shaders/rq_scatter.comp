@@ -7,7 +7,7 @@
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
 void main() {
-    uint i = gl_GlobalInvocationID.x;
+    uint i = flatIndex();
     if (i >= P.counters.v[COUNTER_LIVE]) {
         return;
     }

@@ -43,7 +43,11 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 				return fallback{vulkan.Backend{Path: p, Device: d.Index, Validation: vulkan.ValidationRequested()}, note}, nil
 			}
 		}
-		why = append(why, fmt.Sprintf("%s: %s", d.Name, d.Paths[vulkan.PathRayQuery].Reason))
+		asked := vulkan.PathRayQuery
+		if path != "" {
+			asked = path
+		}
+		why = append(why, fmt.Sprintf("%s: %s", d.Name, d.Paths[asked].Reason))
 	}
 	if len(devs) == 0 {
 		note("backend auto: the Vulkan loader lists no device; rendering on the cpu")
@@ -64,8 +68,9 @@ type fallback struct {
 func (f fallback) Name() string { return f.gpu.Name() }
 
 func (f fallback) Render(ctx context.Context, sc *scene.Scene, opts render.Options, film *render.Film, progress render.Progress) (*render.Stats, error) {
+	before := film.Samples // a resumed film holds samples already
 	stats, err := f.gpu.Render(ctx, sc, opts, film, progress)
-	if err == nil || film.Samples > 0 || ctx.Err() != nil {
+	if err == nil || film.Samples > before || ctx.Err() != nil {
 		return stats, err
 	}
 	f.note(fmt.Sprintf("backend auto: %v; rendering on the cpu instead", err))

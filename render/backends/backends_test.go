@@ -50,10 +50,11 @@ func TestFallbackToCPU(t *testing.T) {
 	}
 	var notes []string
 	fb := fallback{gpu: vulkan.Backend{Path: vulkan.PathSER, Device: devs[0].Index}, note: func(s string) { notes = append(notes, s) }}
-	opts := render.Options{Width: 8, Height: 6, SPP: 2, MaxDepth: 2}
+	opts := render.Options{Width: 8, Height: 6, SPP: 3, MaxDepth: 2}
 	film := render.NewFilm(opts.Width, opts.Height)
+	film.Samples = 1 // resumed from a checkpoint: the fall back must still happen
 	stats, err := fb.Render(context.Background(), sc, opts, film, nil)
-	if err != nil || stats.Backend != (cpu.Backend{}).Name() || film.Samples != 2 {
+	if err != nil || stats.Backend != (cpu.Backend{}).Name() || film.Samples != 3 {
 		t.Fatalf("fallback: %v, %+v, %d samples", err, stats, film.Samples)
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "rendering on the cpu instead") {

@@ -71,7 +71,7 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 		return nil, err
 	}
 	defer d.destroy()
-	stats := &render.Stats{Backend: "vulkan", Path: path, Device: d.info.Name, Width: opts.Width, Height: opts.Height}
+	stats := &render.Stats{Backend: "vulkan", Path: path, Device: d.info.Name, DeviceIndex: d.info.Index, Width: opts.Width, Height: opts.Height}
 	r, err := newRenderer(d, sc, opts, path)
 	if err != nil {
 		return nil, err
@@ -102,6 +102,7 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 		}
 		var dt time.Duration
 		var lerr error
+		r.launches++
 		if r.wave != nil {
 			var st stageTimes
 			dt, st, lerr = r.wave.launch(r, film.Samples, spp)
@@ -308,7 +309,6 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 // accumulation buffer and returns the GPU time the trace took.
 func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	d := r.d
-	r.launches++
 	r.params.FirstSample, r.params.Samples = uint32(first), uint32(spp)
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
 	if err := d.begin(); err != nil {

@@ -572,3 +572,24 @@ func TestShaderClockCost(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeImageOnRayQuery: an image of more pixels than 65535 work groups
+// of 64 hold (the least limit a device may have) renders on the ray-query
+// path, its dispatches laid out in 2D, without a validation message: an
+// empty scene, so only the dispatch sizes cost anything.
+func TestLargeImageOnRayQuery(t *testing.T) {
+	d := rtDevice(t)
+	if !d.Paths[vulkan.PathRayQuery].Available {
+		t.Skip("no ray queries")
+	}
+	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()},
+		Cameras: []scene.Camera{{Name: "c", YFov: 0.8, Transform: scene.Identity}}}
+	opts := render.Options{Width: 2100, Height: 2100, SPP: 1, MaxDepth: 1, EnvColor: [3]float32{0.25, 0.5, 1}}
+	film := renderOn(t, onPath(d, vulkan.PathRayQuery), sc, opts)
+	pix, _ := film.Resolve(render.AOVBeauty)
+	for _, i := range []int{0, 3 * (len(pix) / 6), len(pix) - 3} { // red channels: the first, a middle and the last pixel
+		if pix[i] != 0.25 {
+			t.Fatalf("value %d: %v, want the environment's 0.25", i, pix[i])
+		}
+	}
+}

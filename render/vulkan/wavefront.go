@@ -85,10 +85,24 @@ func (d *device) newWavefront(r *renderer, maxPaths int) (w *wavefront, err erro
 
 const usageIndirect = 0x100
 
-func (w *wavefront) dispatch(d *device, name string, push *wavefrontPush, groups uint32) {
+// dispatch runs a stage over n invocations, in groups laid out in 2D (one
+// dimension holds at most 65535 groups on many devices; rq_common.glsl's
+// flatIndex undoes the layout).
+func (w *wavefront) dispatch(d *device, name string, push *wavefrontPush, n int) {
 	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, w.pipelines[name])
 	vk.CmdPushConstants(d.cmd, w.layout, vk.ShaderStageFlags(stageCompute), 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
-	vk.CmdDispatch(d.cmd, groups, 1, 1)
+	x, y := groupsFor(n)
+	vk.CmdDispatch(d.cmd, x, y, 1)
+}
+
+// groupsFor is rq_common.glsl's groupsFor: a 2D group count covering n.
+func groupsFor(n int) (x, y uint32) {
+	groups := (n + layout.WavefrontGroup - 1) / layout.WavefrontGroup
+	gx := min(groups, 65535)
+	if gx == 0 {
+		return 0, 1
+	}
+	return uint32(gx), uint32((groups + gx - 1) / gx)
 }
 
 func (w *wavefront) dispatchIndirect(d *device, name string, push *wavefrontPush) {
@@ -113,7 +127,6 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 	paths := n * spp
 	r.params.FirstSample, r.params.Samples, r.params.PathCount = uint32(first), uint32(spp), uint32(paths)
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
-	groups := uint32((paths + layout.WavefrontGroup - 1) / layout.WavefrontGroup)
 	if err := d.begin(); err != nil {
 		return 0, stageTimes{}, err
 	}
@@ -121,7 +134,7 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 	bounces := r.opts.MaxDepth + 1
 	vk.CmdResetQueryPool(d.cmd, w.times, 0, uint32(4*bounces))
 	push := wavefrontPush{params: r.pbuf.addr}
-	w.dispatch(d, "rq_generate.comp", &push, groups)
+	w.dispatch(d, "rq_generate.comp", &push, paths)
 	computeBarrier(d)
 	for b := 0; b < bounces; b++ {
 		push.bounce = uint32(b)
@@ -143,7 +156,7 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 		computeBarrier(d)
 		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q+3)
 	}
-	w.dispatch(d, "rq_resolve.comp", &push, uint32((n+layout.WavefrontGroup-1)/layout.WavefrontGroup))
+	w.dispatch(d, "rq_resolve.comp", &push, n)
 	d.barrier(0x800, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
 		return 0, stageTimes{}, err
@@ -169,8 +182,8 @@ func (w *wavefront) resetCounters(d *device, r *renderer, paths int) {
 	vk.CmdFillBuffer(d.cmd, r.film.handle, 0, vk.DeviceSize(vk.WholeSize), 0)
 	vk.CmdFillBuffer(d.cmd, w.counters.handle, 0, vk.DeviceSize(vk.WholeSize), 0)
 	d.barrier(stageTransfer, accessTransferWrite, stageTransfer, accessTransferWrite)
-	groups := uint32((paths + layout.WavefrontGroup - 1) / layout.WavefrontGroup)
-	head := []uint32{uint32(paths), 0, groups, 1, 1} // live, next, dispatch x, y, z
+	gx, gy := groupsFor(paths)
+	head := []uint32{uint32(paths), 0, gx, gy, 1} // live, next, dispatch x, y, z
 	vk.CmdUpdateBuffer(d.cmd, w.counters.handle, 0, vk.DeviceSize(4*len(head)), &head[0])
 	d.barrier(stageTransfer, accessTransferWrite, stageComputeShader|0x2, accessShaderRead|accessShaderWrite|0x1)
 }

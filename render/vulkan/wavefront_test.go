@@ -42,13 +42,12 @@ func TestSortIsAPermutationGroupedByKey(t *testing.T) {
 	paths := opts.Width * opts.Height * spp
 	r.params.Samples, r.params.PathCount, r.params.SortOn = uint32(spp), uint32(paths), 1
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
-	groups := uint32((paths + layout.WavefrontGroup - 1) / layout.WavefrontGroup)
 	if err := d.begin(); err != nil {
 		t.Fatal(err)
 	}
 	w.resetCounters(d, r, paths)
 	push := wavefrontPush{params: r.pbuf.addr}
-	w.dispatch(d, "rq_generate.comp", &push, groups)
+	w.dispatch(d, "rq_generate.comp", &push, paths)
 	computeBarrier(d)
 	w.dispatchIndirect(d, "rq_trace.comp", &push)
 	computeBarrier(d)

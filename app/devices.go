@@ -44,8 +44,8 @@ func newDevicesCommand(v *viper.Viper) *cobra.Command {
 				if d.ReorderMode != nil {
 					reorder = *d.ReorderMode
 				}
-				fmt.Fprintf(out, "%d: %s (%s)\n   driver %s, Vulkan %s\n   reorder mode: %s; native spheres: %v; native swept spheres: %v\n",
-					d.Index, d.Name, d.Type, d.Driver, d.APIVersion, reorder, d.Spheres, d.LSS)
+				fmt.Fprintf(out, "%d: %s (%s)\n   driver %s, Vulkan %s\n   reorder mode: %s; native spheres: %v; native swept spheres: %v; shader clock: %v\n",
+					d.Index, d.Name, d.Type, d.Driver, d.APIVersion, reorder, d.Spheres, d.LSS, d.ShaderClock)
 				for _, p := range vulkan.PathNames {
 					st := d.Paths[p]
 					if st.Available {

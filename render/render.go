@@ -131,3 +131,15 @@ func ParseResolution(s string, cam scene.Camera) (int, int, error) {
 	}
 	return w, h, nil
 }
+
+// FitToBudget shrinks a pass of spp samples per pixel to what is left of a
+// time budget, by the time per sample of the rendered samples so far (those
+// of this render, not of a film it resumed); with none rendered yet, or no
+// budget, the pass stays as it is. A pass is at least one sample.
+func FitToBudget(spp int, budget, elapsed time.Duration, rendered int) int {
+	if budget <= 0 || rendered <= 0 {
+		return spp
+	}
+	perSample := elapsed / time.Duration(rendered)
+	return max(1, min(spp, int((budget-elapsed)/max(perSample, 1))))
+}

@@ -59,6 +59,7 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 	n := opts.Width * opts.Height
 	pass := newPassBuffers(n)
 	renderStart := time.Now()
+	resumed := film.Samples // a checkpoint's samples: not timed here
 	maxPass := 1
 	for maxPass < 64 && maxPass*2*n <= 1<<22 {
 		maxPass *= 2
@@ -67,13 +68,7 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 	var err error
 	for film.Samples < opts.SPP {
 		spp = min(spp, opts.SPP-film.Samples, maxPass)
-		if opts.TimeBudget > 0 && film.Samples > 0 {
-			// Fit the next pass into what is left of the budget, by the time
-			// per sample so far.
-			left := opts.TimeBudget - time.Since(renderStart)
-			perSample := time.Since(renderStart) / time.Duration(film.Samples)
-			spp = max(1, min(spp, int(left/max(perSample, 1))))
-		}
+		spp = render.FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
 		var next, done atomic.Int64
 		var wg sync.WaitGroup
 		var panicked atomic.Value
@@ -121,7 +116,7 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 	stats.Partial = film.Partial
 	collect(stats, workers)
 	if stats.RenderSeconds > 0 {
-		stats.SamplesPerSec = float64(film.Samples) * float64(n) / stats.RenderSeconds
+		stats.SamplesPerSec = float64(film.Samples-resumed) * float64(n) / stats.RenderSeconds
 		stats.RaysPerSec = float64(stats.Rays.Total()) / stats.RenderSeconds
 	}
 	return stats, err

@@ -80,12 +80,11 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 	var a arena
 	defer a.free()
 	type build struct {
-		info  *asBuildGeometryInfo
-		rng   *asBuildRangeInfo
-		as    uint64
-		ref   scene.GeometryRef
-		size  uint64
-		empty bool
+		info *asBuildGeometryInfo
+		rng  *asBuildRangeInfo
+		as   uint64
+		ref  scene.GeometryRef
+		size uint64
 	}
 	var builds []*build
 	var scratchSize uint64

@@ -45,32 +45,16 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 	if err := opts.Validate(sc); err != nil {
 		return nil, err
 	}
-	path := b.Path
-	index := b.Device
-	if path == "" {
-		devs, err := Devices()
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range devs {
-			if (index < 0 || d.Index == index) && d.Best() != "" {
-				path = d.Best()
-				break
-			}
-		}
-		if path == "" {
-			return nil, errors.New("no Vulkan device can run any path (ser, rt, rayquery)")
-		}
-	}
-	if path != PathSER && path != PathRT && path != PathRayQuery {
-		return nil, fmt.Errorf("unknown path %q (ser, rt, rayquery)", path)
+	if p := b.Path; p != "" && p != PathSER && p != PathRT && p != PathRayQuery {
+		return nil, fmt.Errorf("unknown path %q (ser, rt, rayquery)", p)
 	}
 	start := time.Now()
-	d, err := openDeviceClock(path, index, b.Validation, opts.GPUCost)
+	d, err := openDeviceClock(b.Path, b.Device, b.Validation, opts.GPUCost)
 	if err != nil {
 		return nil, err
 	}
 	defer d.destroy()
+	path := d.path
 	stats := &render.Stats{Backend: "vulkan", Path: path, Device: d.info.Name, DeviceIndex: d.info.Index, Width: opts.Width, Height: opts.Height}
 	r, err := newRenderer(d, sc, opts, path)
 	if err != nil {
@@ -82,6 +66,7 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 
 	n := opts.Width * opts.Height
 	renderStart := time.Now()
+	resumed := film.Samples // a checkpoint's samples: not timed here
 	spp := 1
 	maxLaunch := max(1, min(256, maxLaunchPaths/n))
 	if r.wave != nil {
@@ -95,11 +80,7 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 			break
 		}
 		spp = min(spp, opts.SPP-film.Samples, maxLaunch)
-		if opts.TimeBudget > 0 && film.Samples > 0 {
-			left := opts.TimeBudget - time.Since(renderStart)
-			perSample := time.Since(renderStart) / time.Duration(film.Samples)
-			spp = max(1, min(spp, int(left/max(perSample, 1))))
-		}
+		spp = render.FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
 		var dt time.Duration
 		var lerr error
 		r.launches++
@@ -145,7 +126,7 @@ func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Option
 	stats.Partial = film.Partial
 	stats.Rays = r.rays
 	if stats.RenderSeconds > 0 {
-		stats.SamplesPerSec = float64(film.Samples) * float64(n) / stats.RenderSeconds
+		stats.SamplesPerSec = float64(film.Samples-resumed) * float64(n) / stats.RenderSeconds
 		stats.RaysPerSec = float64(stats.Rays.Total()) / stats.RenderSeconds
 	}
 	return stats, err

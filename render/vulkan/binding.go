@@ -270,6 +270,23 @@ const (
 	stPhysicalDeviceRayTracingLinearSweptSpheresFeatures  = 1000429008
 )
 
+// chained is the head every structure of a pNext chain starts with.
+type chained struct {
+	sType uint32
+	pNext unsafe.Pointer
+}
+
+// chainIn allocates a T (a structure that starts with sType and pNext) in
+// the arena, sets its sType, and links it after *tail, which it becomes.
+func chainIn[T any](a *arena, tail **chained, sType uint32) *T {
+	p := newIn[T](a)
+	h := (*chained)(unsafe.Pointer(p))
+	h.sType = sType
+	(*tail).pNext = unsafe.Pointer(p)
+	*tail = h
+	return p
+}
+
 type vkBool = uint32
 
 type physicalDeviceFeatures2 struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -31,28 +32,33 @@ type device struct {
 	blocks        []*memBlock
 	buffers       []*buffer
 	tempBuffers   []*buffer
-	clock         bool // the pipeline times pixels with the shader clock
+	path          string // what it was made for
+	clock         bool   // the pipeline times pixels with the shader clock
 	timestampBits uint32
 	lost          bool
 }
 
-// The device entry points sertrace's own binding calls.
-var deviceEntryPoints = []string{
-	"vkGetBufferDeviceAddress", "vkGetAccelerationStructureBuildSizesKHR", "vkCreateAccelerationStructureKHR",
-	"vkDestroyAccelerationStructureKHR", "vkCmdBuildAccelerationStructuresKHR", "vkGetAccelerationStructureDeviceAddressKHR",
-	"vkCmdWriteAccelerationStructuresPropertiesKHR", "vkCmdCopyAccelerationStructureKHR", "vkCreateRayTracingPipelinesKHR",
-	"vkGetRayTracingShaderGroupHandlesKHR", "vkCmdTraceRaysKHR",
+// The device entry points sertrace's own binding calls, by what brings
+// them ("" for Vulkan 1.2 itself): a device loads those of the extensions it
+// enables, and all of them must be there.
+var deviceEntryPoints = map[string][]string{
+	"": {"vkGetBufferDeviceAddress"},
+	"VK_KHR_acceleration_structure": {"vkGetAccelerationStructureBuildSizesKHR", "vkCreateAccelerationStructureKHR",
+		"vkDestroyAccelerationStructureKHR", "vkCmdBuildAccelerationStructuresKHR", "vkGetAccelerationStructureDeviceAddressKHR",
+		"vkCmdWriteAccelerationStructuresPropertiesKHR", "vkCmdCopyAccelerationStructureKHR"},
+	"VK_KHR_ray_tracing_pipeline": {"vkCreateRayTracingPipelinesKHR", "vkGetRayTracingShaderGroupHandlesKHR", "vkCmdTraceRaysKHR"},
 }
 
 // openDevice picks a device that can run path (the first that can, or the
-// one numbered index when index ≥ 0) and creates it with what the path's
-// shaders need enabled.
+// one numbered index when index ≥ 0; path "": the best path of the first
+// device that runs one) and creates it with what the path's shaders need
+// enabled.
 func openDevice(path string, index int, validation bool) (*device, error) {
 	return openDeviceClock(path, index, validation, false)
 }
 
-// openDeviceClock is openDevice with the path's shader-clock variant when
-// clock is set and the chosen device can run it (device.clock says).
+// openDeviceClock is openDevice with the pipeline's shader-clock variant
+// when clock is set and the chosen device has the clock (device.clock says).
 func openDeviceClock(path string, index int, validation, clock bool) (*device, error) {
 	in, err := newInstance(validation)
 	if err != nil {
@@ -65,15 +71,16 @@ func openDeviceClock(path string, index int, validation, clock bool) (*device, e
 		if index >= 0 && i != index {
 			continue
 		}
-		st := d.Paths[path]
-		if path == pathDenoise {
-			st = d.denoise
+		if path == "" && d.Best() != "" {
+			path = d.Best()
 		}
-		if st.Available {
+		if st := d.status[path]; st.Available {
 			chosen = &d
 			break
-		} else {
+		} else if path != "" {
 			reasons = append(reasons, fmt.Sprintf("%s: %s", d.Name, st.Reason))
+		} else {
+			reasons = append(reasons, fmt.Sprintf("%s runs no path: %s", d.Name, d.Paths[PathRayQuery].Reason))
 		}
 	}
 	if chosen == nil {
@@ -84,39 +91,21 @@ func openDeviceClock(path string, index int, validation, clock bool) (*device, e
 			}
 			return nil, errors.New("no Vulkan device")
 		}
-		return nil, fmt.Errorf("no device can run path %s (%s)", path, joinReasons(reasons))
+		return nil, fmt.Errorf("no device can run path %s (%s)", path, strings.Join(reasons, "; "))
 	}
-	d := &device{in: in, info: *chosen, fn: map[string]unsafe.Pointer{}}
-	if clock && path != PathRayQuery && path != pathDenoise {
-		if mods, err := modules(path, true); err == nil {
-			if reqs, err := pathRequirements(path, mods); err == nil {
-				var a arena
-				supported := newFeatureChain(&a, d.info.exts)
-				call(in.proc("vkGetPhysicalDeviceFeatures2"), uintptr(unsafe.Pointer(d.info.handle)), ptr(supported.f2))
-				d.clock = missing(reqs, d.info.exts, supported) == ""
-				a.free()
-			}
-		}
-	}
-	if err := d.create(path); err != nil {
+	d := &device{in: in, info: *chosen, path: path, fn: map[string]unsafe.Pointer{}}
+	// The clock variants differ from the pipeline's raygen by ShaderClockKHR
+	// alone, which the gate enables when create reads their modules.
+	d.clock = clock && (path == PathSER || path == PathRT) && chosen.ShaderClock
+	if err := d.create(); err != nil {
 		d.destroy()
 		return nil, err
 	}
 	return d, nil
 }
 
-func joinReasons(r []string) string {
-	out := ""
-	for i, s := range r {
-		if i > 0 {
-			out += "; "
-		}
-		out += s
-	}
-	return out
-}
-
-func (d *device) create(path string) error {
+func (d *device) create() error {
+	path := d.path
 	pd := d.info.handle
 	var n uint32
 	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &n, nil)
@@ -175,16 +164,13 @@ func (d *device) create(path string) error {
 	}
 	d.handle = dev
 	gdpa := d.in.proc("vkGetDeviceProcAddr")
-	for _, name := range deviceEntryPoints {
-		// An extension's entry points exist only when it is enabled (the ray-
-		// query path does without the pipeline's): users check d.has.
-		if p := deviceProc(gdpa, unsafe.Pointer(d.handle), name); p != nil {
+	for _, from := range append([]string{""}, exts...) {
+		for _, name := range deviceEntryPoints[from] {
+			p := deviceProc(gdpa, unsafe.Pointer(d.handle), name)
+			if p == nil {
+				return fmt.Errorf("the driver has no %s", name)
+			}
 			d.fn[name] = p
-		}
-	}
-	for _, name := range []string{"vkGetBufferDeviceAddress", "vkCreateAccelerationStructureKHR", "vkCmdBuildAccelerationStructuresKHR"} {
-		if d.fn[name] == nil && (path != pathDenoise || name == "vkGetBufferDeviceAddress") {
-			return fmt.Errorf("the driver has no %s", name)
 		}
 	}
 	var q vk.Queue
@@ -197,9 +183,8 @@ func (d *device) create(path string) error {
 
 	p2 := newIn[physicalDeviceProperties2](&a)
 	p2.sType = stPhysicalDeviceProperties2
-	rt := newIn[physicalDeviceRayTracingPipelineProperties](&a)
-	rt.sType = stPhysicalDeviceRayTracingPipelineProperties
-	p2.pNext = unsafe.Pointer(rt)
+	tail := (*chained)(unsafe.Pointer(p2))
+	rt := chainIn[physicalDeviceRayTracingPipelineProperties](&a, &tail, stPhysicalDeviceRayTracingPipelineProperties)
 	call(d.in.proc("vkGetPhysicalDeviceProperties2"), uintptr(unsafe.Pointer(pd)), ptr(p2))
 	d.rtProps = *rt
 	d.rtProps.pNext = nil

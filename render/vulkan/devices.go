@@ -23,6 +23,10 @@ const pathDenoise = "denoise"
 // PathNames lists the paths in the order auto tries them.
 var PathNames = []string{PathSER, PathRT, PathRayQuery}
 
+// gatedPaths are what the capability gate decides for each device: the
+// paths and the denoiser.
+var gatedPaths = []string{PathSER, PathRT, PathRayQuery, pathDenoise}
+
 // PathStatus says whether a device can run a path, and why not.
 type PathStatus struct {
 	Available bool   `json:"available"`
@@ -42,9 +46,9 @@ type Device struct {
 	ShaderClock bool                  `json:"shader_clock"` // VK_KHR_shader_clock, for GPU cost heatmaps
 	Paths       map[string]PathStatus `json:"paths"`
 
-	handle  vk.PhysicalDevice
-	exts    map[string]bool
-	denoise PathStatus // whether the denoiser's compute shader runs
+	handle vk.PhysicalDevice
+	exts   map[string]bool
+	status map[string]PathStatus // Paths, and the denoiser's compute shader
 }
 
 // Best is the first path the device can run, or "".
@@ -129,10 +133,13 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	props.Deref()
 	d := Device{Index: index, Name: cString(props.DeviceName[:]), handle: pd, exts: deviceExtensions(pd),
 		APIVersion: fmt.Sprintf("%d.%d.%d", props.ApiVersion>>22, props.ApiVersion>>12&0x3ff, props.ApiVersion&0xfff),
-		Type:       deviceType(props.DeviceType), Paths: map[string]PathStatus{}}
+		Type:       deviceType(props.DeviceType), Paths: map[string]PathStatus{}, status: map[string]PathStatus{}}
 	if props.ApiVersion < vk.MakeVersion(1, 2, 0) {
-		for _, p := range PathNames {
-			d.Paths[p] = PathStatus{Reason: "Vulkan " + d.APIVersion + " is older than 1.2"}
+		for _, p := range gatedPaths {
+			d.status[p] = PathStatus{Reason: "Vulkan " + d.APIVersion + " is older than 1.2"}
+			if p != pathDenoise {
+				d.Paths[p] = d.status[p]
+			}
 		}
 		return d
 	}
@@ -142,14 +149,11 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	// Properties: the driver, and SER's reordering mode.
 	p2 := newIn[physicalDeviceProperties2](&a)
 	p2.sType = stPhysicalDeviceProperties2
-	drv := newIn[physicalDeviceDriverProperties](&a)
-	drv.sType = stPhysicalDeviceDriverProperties
-	p2.pNext = unsafe.Pointer(drv)
+	tail := (*chained)(unsafe.Pointer(p2))
+	drv := chainIn[physicalDeviceDriverProperties](&a, &tail, stPhysicalDeviceDriverProperties)
 	var ser *physicalDeviceRayTracingInvocationReorderProperties
 	if d.exts["VK_NV_ray_tracing_invocation_reorder"] {
-		ser = newIn[physicalDeviceRayTracingInvocationReorderProperties](&a)
-		ser.sType = stPhysicalDeviceRayTracingInvocationReorderProperties
-		drv.pNext = unsafe.Pointer(ser)
+		ser = chainIn[physicalDeviceRayTracingInvocationReorderProperties](&a, &tail, stPhysicalDeviceRayTracingInvocationReorderProperties)
 	}
 	call(in.proc("vkGetPhysicalDeviceProperties2"), uintptr(unsafe.Pointer(pd)), ptr(p2))
 	d.Driver = cString(drv.driverName[:])
@@ -171,7 +175,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	}
 	d.ShaderClock = supported.clock != nil && supported.clock.shaderSubgroupClock != 0
 
-	for _, p := range append(append([]string{}, PathNames...), pathDenoise) {
+	for _, p := range gatedPaths {
 		mods, err := pathModules(p)
 		if err != nil {
 			d.Paths[p] = PathStatus{Reason: err.Error()}
@@ -184,9 +188,8 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 		} else if why := missing(reqs, d.exts, supported); why != "" {
 			st = PathStatus{Reason: why}
 		}
-		if p == pathDenoise {
-			d.denoise = st
-		} else {
+		d.status[p] = st
+		if p != pathDenoise {
 			d.Paths[p] = st
 		}
 	}

@@ -26,44 +26,28 @@ type featureChain struct {
 
 // newFeatureChain links the structures of the extensions the device has.
 func newFeatureChain(a *arena, exts map[string]bool) *featureChain {
-	c := &featureChain{f2: newIn[physicalDeviceFeatures2](a), v11: newIn[physicalDeviceVulkan11Features](a),
-		v12: newIn[physicalDeviceVulkan12Features](a)}
-	c.f2.sType, c.v11.sType, c.v12.sType = stPhysicalDeviceFeatures2, stPhysicalDeviceVulkan11Features, stPhysicalDeviceVulkan12Features
-	c.f2.pNext, c.v11.pNext = unsafe.Pointer(c.v11), unsafe.Pointer(c.v12)
-	tail := &c.v12.pNext
-	link := func(p unsafe.Pointer, next *unsafe.Pointer) {
-		*tail = p
-		tail = next
-	}
+	c := &featureChain{f2: newIn[physicalDeviceFeatures2](a)}
+	c.f2.sType = stPhysicalDeviceFeatures2
+	tail := (*chained)(unsafe.Pointer(c.f2))
+	c.v11 = chainIn[physicalDeviceVulkan11Features](a, &tail, stPhysicalDeviceVulkan11Features)
+	c.v12 = chainIn[physicalDeviceVulkan12Features](a, &tail, stPhysicalDeviceVulkan12Features)
 	if exts["VK_KHR_acceleration_structure"] {
-		c.as = newIn[physicalDeviceAccelerationStructureFeatures](a)
-		c.as.sType = stPhysicalDeviceAccelerationStructureFeatures
-		link(unsafe.Pointer(c.as), &c.as.pNext)
+		c.as = chainIn[physicalDeviceAccelerationStructureFeatures](a, &tail, stPhysicalDeviceAccelerationStructureFeatures)
 	}
 	if exts["VK_KHR_ray_tracing_pipeline"] {
-		c.rtp = newIn[physicalDeviceRayTracingPipelineFeatures](a)
-		c.rtp.sType = stPhysicalDeviceRayTracingPipelineFeatures
-		link(unsafe.Pointer(c.rtp), &c.rtp.pNext)
+		c.rtp = chainIn[physicalDeviceRayTracingPipelineFeatures](a, &tail, stPhysicalDeviceRayTracingPipelineFeatures)
 	}
 	if exts["VK_KHR_ray_query"] {
-		c.rq = newIn[physicalDeviceRayQueryFeatures](a)
-		c.rq.sType = stPhysicalDeviceRayQueryFeatures
-		link(unsafe.Pointer(c.rq), &c.rq.pNext)
+		c.rq = chainIn[physicalDeviceRayQueryFeatures](a, &tail, stPhysicalDeviceRayQueryFeatures)
 	}
 	if exts["VK_KHR_shader_clock"] {
-		c.clock = newIn[physicalDeviceShaderClockFeatures](a)
-		c.clock.sType = stPhysicalDeviceShaderClockFeatures
-		link(unsafe.Pointer(c.clock), &c.clock.pNext)
+		c.clock = chainIn[physicalDeviceShaderClockFeatures](a, &tail, stPhysicalDeviceShaderClockFeatures)
 	}
 	if exts["VK_NV_ray_tracing_invocation_reorder"] {
-		c.ser = newIn[physicalDeviceRayTracingInvocationReorderFeatures](a)
-		c.ser.sType = stPhysicalDeviceRayTracingInvocationReorderFeatures
-		link(unsafe.Pointer(c.ser), &c.ser.pNext)
+		c.ser = chainIn[physicalDeviceRayTracingInvocationReorderFeatures](a, &tail, stPhysicalDeviceRayTracingInvocationReorderFeatures)
 	}
 	if exts["VK_NV_ray_tracing_linear_swept_spheres"] {
-		c.lss = newIn[physicalDeviceRayTracingLinearSweptSpheresFeatures](a)
-		c.lss.sType = stPhysicalDeviceRayTracingLinearSweptSpheresFeatures
-		link(unsafe.Pointer(c.lss), &c.lss.pNext)
+		c.lss = chainIn[physicalDeviceRayTracingLinearSweptSpheresFeatures](a, &tail, stPhysicalDeviceRayTracingLinearSweptSpheresFeatures)
 	}
 	return c
 }
@@ -120,23 +104,23 @@ func fieldOf[T any](s *T, get func() *uint32) *uint32 {
 	return get()
 }
 
-// rayTracingRequirements are what every path that builds acceleration
-// structures needs beyond its shaders' capabilities: the extensions and
-// the features the host side uses (scalar block layout is how the shaders
-// read the scene's buffers; SPIR-V has no capability for it).
-var rayTracingRequirements = []requirement{
+// bufferRequirements are what every path needs beyond its shaders'
+// capabilities: the shaders read every buffer through its device address,
+// in the scalar block layout (SPIR-V has no capability for that).
+var bufferRequirements = []requirement{
+	{name: "VkPhysicalDeviceVulkan12Features::scalarBlockLayout", field: v12(feat12ScalarBlockLayout)},
+	{name: "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress", field: v12(feat12BufferDeviceAddress)},
+}
+
+// rayTracingRequirements are what the paths that build acceleration
+// structures need besides.
+var rayTracingRequirements = append([]requirement{
 	{name: "VkPhysicalDeviceAccelerationStructureFeaturesKHR::accelerationStructure", extension: "VK_KHR_acceleration_structure",
 		field: func(c *featureChain) *uint32 {
 			return fieldOf(c.as, func() *uint32 { return &c.as.accelerationStructure })
 		}},
 	{name: "VK_KHR_deferred_host_operations", extension: "VK_KHR_deferred_host_operations"},
-	{name: "VkPhysicalDeviceVulkan12Features::scalarBlockLayout", field: v12(feat12ScalarBlockLayout)},
-	{name: "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress", field: v12(feat12BufferDeviceAddress)},
-}
-
-// bufferRequirements are what a compute path that builds no acceleration
-// structure needs beyond its shaders' capabilities (the denoiser).
-var bufferRequirements = rayTracingRequirements[2:]
+}, bufferRequirements...)
 
 // spirvCapabilities reads the OpCapability operands of a SPIR-V module.
 func spirvCapabilities(code []byte) ([]uint32, error) {
@@ -175,10 +159,11 @@ func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 		ids = append(ids, c)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	reqs := append([]requirement(nil), rayTracingRequirements...)
+	base := rayTracingRequirements
 	if path == pathDenoise {
-		reqs = append([]requirement(nil), bufferRequirements...)
+		base = bufferRequirements // builds no acceleration structure
 	}
+	reqs := append([]requirement(nil), base...)
 	for _, c := range ids {
 		r, ok := capabilityRequirements[c]
 		if !ok {

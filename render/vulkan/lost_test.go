@@ -3,7 +3,6 @@ package vulkan
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 
 	"sertrace/render"
@@ -14,13 +13,7 @@ import (
 // launches completed before stay in the film, which is marked partial, and
 // the error says the device was lost.
 func TestDeviceLossKeepsSamples(t *testing.T) {
-	devs, err := Devices()
-	if err != nil || len(devs) == 0 || !devs[0].Paths[PathRT].Available {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI needs a Vulkan device with ray-tracing pipelines: %v", err)
-		}
-		t.Skip("no Vulkan device runs the rt path")
-	}
+	dev := deviceFor(t, PathRT)
 	sc, err := scene.Load("../../scenes/cornell.glb")
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +22,7 @@ func TestDeviceLossKeepsSamples(t *testing.T) {
 	defer func() { loseDeviceAfter = 0 }()
 	opts := render.Options{Width: 16, Height: 16, SPP: 64, MaxDepth: 4}
 	film := render.NewFilm(opts.Width, opts.Height)
-	_, err = Backend{Path: PathRT, Device: devs[0].Index}.Render(context.Background(), sc, opts, film, nil)
+	_, err = Backend{Path: PathRT, Device: dev.Index}.Render(context.Background(), sc, opts, film, nil)
 	if !errors.Is(err, ErrDeviceLost) {
 		t.Fatalf("error %v, want a lost device", err)
 	}

@@ -19,13 +19,13 @@ type packed struct {
 	sphereSets []layout.SphereSet
 	curveSets  []layout.CurveSet
 	textures   []layout.Texture
-	positions  [][3]float32
-	normals    [][3]float32
-	texCoords  [][2]float32
-	colors     [][4]float32
-	tangents   [][4]float32
+	positions  []scene.Vec3
+	normals    []scene.Vec3
+	texCoords  []scene.Vec2
+	colors     []scene.Vec4
+	tangents   []scene.Vec4
 	indices    []uint32
-	points     [][3]float32
+	points     []scene.Vec3
 	radii      []float32
 	segments   []uint32 // (first control point, join flags) per segment
 	texels     []uint32
@@ -105,49 +105,16 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 		}
 		p.textures = append(p.textures, g)
 	}
-	attr := func(n int, dst *int32, add func()) {
-		*dst = -1
-		if n > 0 {
-			add()
-		}
-	}
 	for i := range sc.Meshes {
 		m := &sc.Meshes[i]
 		g := layout.Mesh{FirstIndex: uint32(len(p.indices)), FirstVertex: uint32(len(p.positions)), TriangleCount: uint32(m.TriangleCount())}
-		for _, v := range m.Positions {
-			p.positions = append(p.positions, v)
-		}
+		p.positions = append(p.positions, m.Positions...)
 		p.indices = append(p.indices, m.Indices[:3*m.TriangleCount()]...)
-		attr(len(m.Normals), &g.Normals, func() {
-			g.Normals = int32(len(p.normals))
-			for _, v := range m.Normals {
-				p.normals = append(p.normals, v)
-			}
-		})
-		attr(len(m.UV0), &g.UV0, func() {
-			g.UV0 = int32(len(p.texCoords))
-			for _, v := range m.UV0 {
-				p.texCoords = append(p.texCoords, v)
-			}
-		})
-		attr(len(m.UV1), &g.UV1, func() {
-			g.UV1 = int32(len(p.texCoords))
-			for _, v := range m.UV1 {
-				p.texCoords = append(p.texCoords, v)
-			}
-		})
-		attr(len(m.Colors), &g.Colors, func() {
-			g.Colors = int32(len(p.colors))
-			for _, v := range m.Colors {
-				p.colors = append(p.colors, v)
-			}
-		})
-		attr(len(m.Tangents), &g.Tangents, func() {
-			g.Tangents = int32(len(p.tangents))
-			for _, v := range m.Tangents {
-				p.tangents = append(p.tangents, v)
-			}
-		})
+		g.Normals = appendAttribute(&p.normals, m.Normals)
+		g.UV0 = appendAttribute(&p.texCoords, m.UV0)
+		g.UV1 = appendAttribute(&p.texCoords, m.UV1)
+		g.Colors = appendAttribute(&p.colors, m.Colors)
+		g.Tangents = appendAttribute(&p.tangents, m.Tangents)
 		p.meshes = append(p.meshes, g)
 	}
 	for i := range sc.SphereSets {
@@ -165,9 +132,7 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 		c := &sc.CurveSets[i]
 		g := layout.CurveSet{FirstPoint: uint32(len(p.points)), FirstRadius: uint32(len(p.radii)), FirstSegment: uint32(len(p.segments)), Count: uint32(len(c.Segments))}
 		p.aabbFirst = append(p.aabbFirst, len(p.aabbs))
-		for _, v := range c.Positions {
-			p.points = append(p.points, v)
-		}
+		p.points = append(p.points, c.Positions...)
 		p.radii = append(p.radii, c.Radii...)
 		for k, v := range c.Segments {
 			p.segments = append(p.segments, v, uint32(c.Joins[k]))
@@ -222,6 +187,17 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			Position: l.Position, Direction: l.Direction, Range: l.Range, InnerCone: l.InnerCone, OuterCone: l.OuterCone})
 	}
 	return p
+}
+
+// appendAttribute appends a mesh's vertex attribute to its shared buffer
+// and returns where it starts there, or −1 when the mesh has none.
+func appendAttribute[T any](dst *[]T, src []T) int32 {
+	if len(src) == 0 {
+		return -1
+	}
+	first := int32(len(*dst))
+	*dst = append(*dst, src...)
+	return first
 }
 
 // padBox widens a box by a relative and an absolute margin, so that the

@@ -1,7 +1,6 @@
 package vulkan
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 
@@ -78,9 +77,6 @@ const (
 // below, groups raygen, miss, shadow miss, then per hit group (layout.Hit*)
 // its radiance and shadow records.
 func (d *device) newPipeline(path string) (p *pipeline, err error) {
-	if d.fn["vkCreateRayTracingPipelinesKHR"] == nil || d.fn["vkCmdTraceRaysKHR"] == nil {
-		return nil, errors.New("the device was created without VK_KHR_ray_tracing_pipeline")
-	}
 	if d.rtProps.maxRayRecursionDepth < 2 {
 		return nil, fmt.Errorf("the device traces at most %d ray levels; shadow rays from closest-hit shaders need 2", d.rtProps.maxRayRecursionDepth)
 	}

@@ -114,20 +114,6 @@ func TestDevicesExplainEveryPath(t *testing.T) {
 	}
 }
 
-// TestNoLoader: without libvulkan the devices say why, and the backend
-// fails with that reason rather than crashing.
-func TestNoLoader(t *testing.T) {
-	if os.Getenv("SERTRACE_VULKAN_LIBRARY") != "" {
-		t.Skip("SERTRACE_VULKAN_LIBRARY is set")
-	}
-	t.Setenv("SERTRACE_VULKAN_LIBRARY", "libvulkan-that-does-not-exist.so")
-	// The loader is opened once per process; this checks the message only
-	// when nothing opened it before.
-	if _, err := vulkan.Devices(); err != nil && !strings.Contains(err.Error(), "no Vulkan loader") {
-		t.Errorf("Devices without a loader: %v", err)
-	}
-}
-
 // furnaceScene is one unit sphere (AABB geometry and its intersection
 // shader) in front of a camera, under a uniform environment of radiance 1.
 func furnaceScene(base float32) *scene.Scene {
@@ -252,29 +238,32 @@ func TestBeautyMatchesCPU(t *testing.T) {
 			if name == "cornell" {
 				opts.SPP = 256 // cheap on any device: the tightest check
 			}
-			same := renderOn(t, cpu.Backend{}, sc, opts)
-			opts.Seed = 7
-			other := renderOn(t, cpu.Backend{}, sc, opts)
-			opts.Seed = 0
-			for _, path := range gpuPaths(t, d) {
-				got := renderOn(t, onPath(d, path), sc, opts)
-				checkAgainstCPU(t, path, same, other, got)
-			}
+			matchesCPU(t, d, sc, opts)
 		})
 	}
 }
 
-// checkAgainstCPU compares a GPU film with the CPU's of independent
-// streams (tile by tile, statistically) and of the same streams (the image
-// means within half a standard error).
-func checkAgainstCPU(t *testing.T, path string, same, other, got *render.Film) {
+// matchesCPU renders a scene on every GPU path and checks each film against
+// the CPU's with independent streams (tile by tile, statistically) and with
+// the same streams (the image means within half a standard error). It
+// returns the CPU's film of the same streams and the GPU's films by path.
+func matchesCPU(t *testing.T, d vulkan.Device, sc *scene.Scene, opts render.Options) (*render.Film, map[string]*render.Film) {
 	t.Helper()
-	compareTiles(t, other, got, 8)
+	same := renderOn(t, cpu.Backend{}, sc, opts)
+	independent := opts
+	independent.Seed += 1000
+	other := renderOn(t, cpu.Backend{}, sc, independent)
 	ms, _ := imageMean(same)
-	mg, se := imageMean(got)
-	if math.Abs(ms-mg) > 0.5*se {
-		t.Errorf("path %s, same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", path, ms, mg, se)
+	films := map[string]*render.Film{}
+	for _, path := range gpuPaths(t, d) {
+		got := renderOn(t, onPath(d, path), sc, opts)
+		films[path] = got
+		compareTiles(t, other, got, 8)
+		if mg, se := imageMean(got); math.Abs(ms-mg) > 0.5*se {
+			t.Errorf("path %s, same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", path, ms, mg, se)
+		}
 	}
+	return same, films
 }
 
 // imageMean is a film's mean luminance and its standard error.
@@ -427,16 +416,11 @@ func TestFeaturesMatchCPU(t *testing.T) {
 	if os.Getenv("SERTRACE_WRITE_TEST_IMAGES") != "" {
 		opts.Width, opts.Height = 160, 120 // to look at
 	}
-	same := renderOn(t, cpu.Backend{}, sc, opts)
-	opts.Seed = 3
-	other := renderOn(t, cpu.Backend{}, sc, opts)
-	opts.Seed = 0
-	for _, path := range gpuPaths(t, d) {
-		got := renderOn(t, onPath(d, path), sc, opts)
-		checkAgainstCPU(t, path, same, other, got)
-		if dir := os.Getenv("SERTRACE_WRITE_TEST_IMAGES"); dir != "" {
-			render.Write(dir+"/features_"+path+".png", got, render.Display{})
-			render.Write(dir+"/features_cpu.png", same, render.Display{})
+	same, films := matchesCPU(t, d, sc, opts)
+	if dir := os.Getenv("SERTRACE_WRITE_TEST_IMAGES"); dir != "" {
+		render.Write(dir+"/features_cpu.png", same, render.Display{})
+		for path, f := range films {
+			render.Write(dir+"/features_"+path+".png", f, render.Display{})
 		}
 	}
 }
@@ -533,15 +517,7 @@ func TestEnvironmentMapMatchesCPU(t *testing.T) {
 	d := rtDevice(t)
 	sc := featureScene()
 	sc.Lights = nil
-	opts := render.Options{Width: 32, Height: 24, SPP: 64, MaxDepth: 6, EnvMap: testEnvMap(t)}
-	same := renderOn(t, cpu.Backend{}, sc, opts)
-	opts.Seed = 5
-	other := renderOn(t, cpu.Backend{}, sc, opts)
-	opts.Seed = 0
-	for _, path := range gpuPaths(t, d) {
-		got := renderOn(t, onPath(d, path), sc, opts)
-		checkAgainstCPU(t, path, same, other, got)
-	}
+	matchesCPU(t, d, sc, render.Options{Width: 32, Height: 24, SPP: 64, MaxDepth: 6, EnvMap: testEnvMap(t)})
 }
 
 // TestShaderClockCost: asked for a GPU cost, the pipeline paths time each

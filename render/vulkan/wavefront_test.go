@@ -1,7 +1,6 @@
 package vulkan
 
 import (
-	"os"
 	"testing"
 	"unsafe"
 
@@ -15,18 +14,12 @@ import (
 // back: it holds every live path exactly once, its keys never decrease, and
 // each key's bin is as large as the hits with that key.
 func TestSortIsAPermutationGroupedByKey(t *testing.T) {
-	devs, err := Devices()
-	if err != nil || len(devs) == 0 || !devs[0].Paths[PathRayQuery].Available {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI needs a Vulkan device with ray queries: %v", err)
-		}
-		t.Skip("no Vulkan device with ray queries")
-	}
+	dev := deviceFor(t, PathRayQuery)
 	sc, err := scene.Load("../../scenes/particles.glb")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := openDevice(PathRayQuery, devs[0].Index, true)
+	d, err := openDevice(PathRayQuery, dev.Index, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -196,15 +196,15 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) buffer MeshBuf { Me
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer SphereSetBuf { SphereSet v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer CurveSetBuf { CurveSet v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer TextureBuf { Texture v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec3Buf { vec3 v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec2Buf { vec2 v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec4Buf { vec4 v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer UintBuf { uint v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer FloatBuf { float v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightEntryBuf { LightEntry v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightBuf { Light v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer PathBuf { Path v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer HitBuf { Hit v[]; };
-layout(buffer_reference, scalar, buffer_reference_align = 4) buffer FloatBuf { float v[]; };
-layout(buffer_reference, scalar, buffer_reference_align = 4) buffer UintBuf { uint v[]; };
-layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec2Buf { vec2 v[]; };
-layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec3Buf { vec3 v[]; };
-layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec4Buf { vec4 v[]; };
 
 struct Params {
     uint64_t tlas;

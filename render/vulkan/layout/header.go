@@ -18,39 +18,55 @@ func Header() string {
 		fmt.Fprintf(&b, "const %s %s = %s;\n", c.typ, c.name, c.value)
 	}
 	b.WriteString("\n")
-	refs := map[string]bool{}
+	declared := false
 	for _, s := range Structs {
 		t := reflect.TypeOf(s)
+		if !declared && len(refTags(t)) > 0 {
+			// The first structure holding buffer references: declare every
+			// buffer type the structures point to (those come earlier).
+			writeRefs(&b)
+			declared = true
+		}
 		fmt.Fprintf(&b, "struct %s {\n", t.Name())
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			typ, arr := glslType(f.Type)
 			if ref := f.Tag.Get("ref"); ref != "" {
-				refs[ref] = true
 				typ, arr = refType(ref), ""
 			}
 			fmt.Fprintf(&b, "    %s %s%s;\n", typ, lowerFirst(f.Name), arr)
 		}
 		b.WriteString("};\n\n")
-		if t.Name() == "Hit" {
-			// Params refers to buffers of the structures above; declare them.
-			writeRefs(&b, refs)
-		}
 	}
 	b.WriteString("#endif\n")
 	return b.String()
 }
 
-func writeRefs(b *strings.Builder, _ map[string]bool) {
-	for _, elem := range refElems {
-		fmt.Fprintf(b, "layout(buffer_reference, scalar, buffer_reference_align = 4) buffer %s { %s v[]; };\n", refType(elem), elem)
+// writeRefs declares a buffer-reference type per element type that the
+// structures' ref tags name, in the order they first appear.
+func writeRefs(b *strings.Builder) {
+	seen := map[string]bool{"accel": true} // an acceleration structure's address is a plain uint64_t
+	for _, s := range Structs {
+		for _, elem := range refTags(reflect.TypeOf(s)) {
+			if !seen[elem] {
+				seen[elem] = true
+				fmt.Fprintf(b, "layout(buffer_reference, scalar, buffer_reference_align = 4) buffer %s { %s v[]; };\n", refType(elem), elem)
+			}
+		}
 	}
 	b.WriteString("\n")
 }
 
-// refElems are the element types of the buffer references Params holds.
-var refElems = []string{"Instance", "Material", "Mesh", "SphereSet", "CurveSet", "Texture", "LightEntry", "Light", "Path", "Hit",
-	"float", "uint", "vec2", "vec3", "vec4"}
+// refTags are a structure's ref tags, in field order.
+func refTags(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if ref := t.Field(i).Tag.Get("ref"); ref != "" {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
 
 func refType(elem string) string {
 	if elem == "accel" {

@@ -1,0 +1,34 @@
+package vulkan
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// deviceFor returns the first device that runs path, or skips the test
+// (fails it in CI, which has lavapipe).
+func deviceFor(t *testing.T, path string) Device {
+	t.Helper()
+	devs, err := Devices()
+	for _, d := range devs {
+		if d.Paths[path].Available {
+			return d
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("CI needs a Vulkan device that runs path %s: %v", path, err)
+	}
+	t.Skipf("no Vulkan device runs path %s: %v", path, err)
+	return Device{}
+}
+
+// TestNoLoader: without libvulkan.so.1 the loader says so, naming the
+// library (auto then renders on the CPU with this reason).
+func TestNoLoader(t *testing.T) {
+	t.Setenv("SERTRACE_VULKAN_LIBRARY", "libvulkan-that-does-not-exist.so")
+	_, err := openLoader()
+	if err == nil || !strings.Contains(err.Error(), "no Vulkan loader") || !strings.Contains(err.Error(), "libvulkan-that-does-not-exist.so") {
+		t.Fatalf("opening a missing loader: %v", err)
+	}
+}

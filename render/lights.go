@@ -13,28 +13,29 @@ const (
 	LightTriangle    LightKind = iota // one emissive triangle of an instance
 	LightPunctual                     // a KHR_lights_punctual light
 	LightEnvironment                  // the environment
+	LightSphere                       // one emissive sphere of an instance's sphere set
 )
 
 // LightEntry is one light of the table.
 type LightEntry struct {
 	Kind     LightKind
 	Instance int32
-	Index    int32 // triangle or punctual light
-	Area     float32
+	Index    int32   // triangle, sphere or punctual light
+	Area     float32 // world area of a triangle or sphere
 }
 
 // LightTable is what every backend samples lights from, so they pick the
 // same lights with the same random numbers: an alias table over every
-// emissive triangle, punctual light and the environment, in proportion to
+// emissive triangle and sphere, punctual light and the environment, in proportion to
 // their estimated power. glTF's photometric light units are used as
 // relative radiometric ones.
 type LightTable struct {
-	Entries  []LightEntry
-	Prob     []float32 // alias table: keep probability
-	Alias    []int32
-	Pdf      []float32 // selection probability of each entry
-	FirstTri []int32   // per instance, the entry of its triangle 0, or −1
-	EnvIndex int32     // −1: no environment light
+	Entries    []LightEntry
+	Prob       []float32 // alias table: keep probability
+	Alias      []int32
+	Pdf        []float32 // selection probability of each entry
+	FirstLight []int32   // per instance, the entry of its triangle or sphere 0, or −1
+	EnvIndex   int32     // −1: no environment light
 }
 
 // EnvironmentPower is the average luminance arriving from an environment:
@@ -50,24 +51,47 @@ func EnvironmentPower(env *EnvMap, color [3]float32) float32 {
 // NewLightTable builds the light table of a scene whose environment has
 // the given power (EnvironmentPower).
 func NewLightTable(sc *scene.Scene, envPower float32) *LightTable {
-	ls := &LightTable{FirstTri: make([]int32, len(sc.Instances)), EnvIndex: -1}
+	ls := &LightTable{FirstLight: make([]int32, len(sc.Instances)), EnvIndex: -1}
 	var power []float64
 	for i, in := range sc.Instances {
-		ls.FirstTri[i] = -1
+		ls.FirstLight[i] = -1
 		mat := &sc.Materials[in.Material]
 		// Alpha-masked emitters are left to BSDF sampling (MIS weight 1):
 		// light sampling would pick points in their holes.
-		if in.Geometry.Kind != scene.Triangles || !mat.Emits() || mat.AlphaMode == scene.AlphaMask {
+		if !mat.Emits() || mat.AlphaMode == scene.AlphaMask {
 			continue
 		}
-		m := &sc.Meshes[in.Geometry.Index]
 		w := AffineOf(in.Transform)
-		ls.FirstTri[i] = int32(len(ls.Entries))
+		lum := 0.2126*mat.Emissive[0] + 0.7152*mat.Emissive[1] + 0.0722*mat.Emissive[2]
+		if in.Geometry.Kind == scene.Spheres {
+			// Emissive spheres are sampled by the solid angle they subtend
+			// (SampleSphere). Textured ones, and those an instance stretches
+			// into ellipsoids, are left to BSDF sampling.
+			scale, ok := w.UniformScale()
+			if !ok || mat.EmissiveTexture.Valid() {
+				continue
+			}
+			set := &sc.SphereSets[in.Geometry.Index]
+			ls.FirstLight[i] = int32(len(ls.Entries))
+			for k, r := range set.Radii {
+				a := float32(0)
+				if r > 0 && !math.IsInf(float64(r), 0) {
+					a = 4 * math.Pi * (r * scale) * (r * scale)
+				}
+				ls.Entries = append(ls.Entries, LightEntry{Kind: LightSphere, Instance: int32(i), Index: int32(k), Area: a})
+				power = append(power, math.Pi*float64(a)*float64(lum))
+			}
+			continue
+		}
+		if in.Geometry.Kind != scene.Triangles {
+			continue // emissive hair is left to BSDF sampling
+		}
+		m := &sc.Meshes[in.Geometry.Index]
+		ls.FirstLight[i] = int32(len(ls.Entries))
 		sides := 1.0
 		if mat.DoubleSided {
 			sides = 2
 		}
-		lum := 0.2126*mat.Emissive[0] + 0.7152*mat.Emissive[1] + 0.0722*mat.Emissive[2]
 		for t := 0; t < m.TriangleCount(); t++ {
 			p0, p1, p2 := w.Point(m.Positions[m.Indices[3*t]]), w.Point(m.Positions[m.Indices[3*t+1]]), w.Point(m.Positions[m.Indices[3*t+2]])
 			a := p1.Sub(p0).Cross(p2.Sub(p0)).Length() / 2
@@ -147,4 +171,37 @@ func (ls *LightTable) Pick(u, coin float32) int32 {
 		return k
 	}
 	return ls.Alias[k]
+}
+
+// UniformScale is the scale of a transform that only rotates, translates
+// and scales alike on every axis (spheres stay spheres); ok is false for any
+// other.
+func (m *Affine) UniformScale() (scale float32, ok bool) {
+	x, y, z := m.Vector(scene.Vec3{1, 0, 0}), m.Vector(scene.Vec3{0, 1, 0}), m.Vector(scene.Vec3{0, 0, 1})
+	s := x.Length()
+	if !(s > 0) || math.IsInf(float64(s), 0) {
+		return 0, false
+	}
+	const tol = 1e-4
+	for _, v := range [2]scene.Vec3{y, z} {
+		if math.Abs(float64(v.Length()-s)) > tol*float64(s) {
+			return 0, false
+		}
+	}
+	if math.Abs(float64(x.Dot(y))) > tol*float64(s*s) || math.Abs(float64(y.Dot(z))) > tol*float64(s*s) ||
+		math.Abs(float64(x.Dot(z))) > tol*float64(s*s) {
+		return 0, false
+	}
+	return s, true
+}
+
+// SphereCone is how a sphere of radius r at distance² d2 from a point looks
+// from it: 1 − cos θmax of the cone it subtends, computed without
+// cancellation for small spheres; ok is false when the point is inside.
+func SphereCone(d2, r float32) (oneMinusCos float32, ok bool) {
+	sin2 := r * r / d2
+	if !(sin2 < 1) {
+		return 0, false
+	}
+	return sin2 / (1 + float32(math.Sqrt(float64(1-sin2)))), true
 }

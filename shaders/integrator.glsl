@@ -49,7 +49,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     if (s.emit != vec3(0.0)) {
         float weight = 1.0;
         if (path.bounce > 0u && path.prevPdf > 0.0) {
-            weight = powerHeuristic(path.prevPdf, pdfTriangle(inst, prim, t, dot(s.ng, wo)));
+            weight = powerHeuristic(path.prevPdf, pdfEmitter(inst, prim, t, dot(s.ng, wo), o));
         }
         path.radiance += path.throughput * s.emit * weight;
     }

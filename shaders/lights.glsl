@@ -1,7 +1,7 @@
 // lights.glsl: render/cpu/lights.go and render/envmap.go on the GPU: the
 // environment (a colour or an importance-sampled HDR map), the shared light
-// table (render.LightTable: an alias table over emissive triangles,
-// punctual lights and the environment), and the pdfs MIS needs.
+// table (render.LightTable: an alias table over emissive triangles and
+// spheres, punctual lights and the environment), and the pdfs MIS needs.
 #ifndef LIGHTS_GLSL
 #define LIGHTS_GLSL
 
@@ -173,6 +173,54 @@ bool sampleTriangle(uint inst, uint tri, float u1, float u2, out vec3 p, out vec
     return true;
 }
 
+// render.SphereCone: 1 − cos θmax of the cone a sphere of radius r at
+// distance² d2 subtends; false when the point is inside.
+bool sphereCone(float d2, float r, out float oneMinusCos) {
+    float sin2 = r * r / d2;
+    oneMinusCos = 0.0;
+    if (!(sin2 < 1.0)) {
+        return false;
+    }
+    oneMinusCos = sin2 / (1.0 + sqrt32(1.0 - sin2));
+    return true;
+}
+
+// An emissive sphere's world centre and radius.
+void sphereLight(LightEntry e, out vec3 c, out float r) {
+    Instance in_ = P.instances.v[e.instance];
+    SphereSet set = P.sphereSets.v[in_.geometry];
+    c = affinePoint(in_.toWorld, P.points.v[set.firstPoint + uint(e.index)]);
+    r = sqrt32(e.area / (4.0 * PI));
+}
+
+// A direction toward a sphere seen from p, uniform in the cone it
+// subtends, and the distance to the sphere's nearer point along it
+// (render/cpu's sampleSphere).
+bool sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 wi, out float dist, out float pdf) {
+    wi = vec3(0.0);
+    dist = 0.0;
+    pdf = 0.0;
+    vec3 toC = c - p;
+    float d2 = dot(toC, toC);
+    float omc;
+    if (!sphereCone(d2, r, omc) || !(omc > 0.0)) {
+        return false;
+    }
+    float d = sqrt32(d2);
+    Frame f = newFrame(toC * (1.0 / d));
+    float omcT = u1 * omc;
+    float cosT = 1.0 - omcT;
+    float sinT = sqrt32(omcT * (2.0 - omcT));
+    float phi = 2.0 * PI * u2;
+    wi = f.t * (sinT * cos(phi)) + f.b * (sinT * sin(phi)) + f.n * cosT;
+    dist = d * cosT - sqrt32(r * r - d2 * sinT * sinT);
+    if (!(dist > 0.0)) {
+        return false;
+    }
+    pdf = 1.0 / (2.0 * PI * omc);
+    return true;
+}
+
 bool sampleLight(vec3 p, float u, float coin, float u1, float u2, out LightSample ls) {
     ls.wi = vec3(0.0);
     ls.dist = 0.0;
@@ -211,6 +259,19 @@ bool sampleLight(vec3 p, float u, float coin, float u1, float u2, out LightSampl
         ls.dist = dist;
         ls.radiance = le;
         ls.pdf = sel / e.area * dist * dist / cosL;
+        return true;
+    }
+    if (e.kind == LIGHT_SPHERE) {
+        vec3 c, wi;
+        float r, dist, pdf;
+        sphereLight(e, c, r);
+        if (!sampleSphere(p, c, r, u1, u2, wi, dist, pdf)) {
+            return false;
+        }
+        ls.wi = wi;
+        ls.dist = dist;
+        ls.radiance = P.materials.v[P.instances.v[e.instance].material].emissive;
+        ls.pdf = sel * pdf;
         return true;
     }
     if (e.kind == LIGHT_ENVIRONMENT) {
@@ -257,15 +318,27 @@ bool sampleLight(vec3 p, float u, float coin, float u1, float u2, out LightSampl
     return true;
 }
 
-// The solid-angle pdf with which sampleLight picks the point that a ray hit
-// at distance t on triangle prim of instance inst.
-float pdfTriangle(uint inst, uint prim, float t, float cosL) {
-    int first = P.instances.v[inst].firstTri;
+// The solid-angle pdf with which sampleLight picks the point that a ray
+// from origin hit at distance t on triangle or sphere prim of instance
+// inst, whose normal there makes cosL with the way back.
+float pdfEmitter(uint inst, uint prim, float t, float cosL, vec3 origin) {
+    int first = P.instances.v[inst].firstLight;
     if (first < 0 || P.lightCount == 0u || cosL <= 0.0) {
         return 0.0;
     }
     uint k = uint(first) + prim;
-    return P.lightPdf.v[k] / P.lights.v[k].area * t * t / cosL;
+    LightEntry e = P.lights.v[k];
+    if (e.kind == LIGHT_SPHERE) {
+        vec3 c;
+        float r, omc;
+        sphereLight(e, c, r);
+        vec3 toC = c - origin;
+        if (!sphereCone(dot(toC, toC), r, omc) || !(omc > 0.0)) {
+            return 0.0;
+        }
+        return P.lightPdf.v[k] / (2.0 * PI * omc);
+    }
+    return P.lightPdf.v[k] / e.area * t * t / cosL;
 }
 
 float pdfEnvironment(vec3 d) {

@@ -156,7 +156,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	if s.emit != (scene.Vec3{}) {
 		weight := float32(1)
 		if p.bounce > 0 && p.prevPdf > 0 {
-			weight = powerHeuristic(p.prevPdf, r.lights.pdfTriangle(&h.Hit, s.ng.Dot(wo)))
+			weight = powerHeuristic(p.prevPdf, r.lights.pdfEmitter(r.acc, &h.Hit, h.Ray.Origin, s.ng.Dot(wo)))
 		}
 		p.radiance = p.radiance.Add(p.throughput.Mul3(s.emit).Scale(weight))
 	}

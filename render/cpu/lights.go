@@ -8,7 +8,7 @@ import (
 )
 
 // lightSampler picks lights from the shared light table (an alias table
-// over every emissive triangle, punctual light and the environment, in
+// over every emissive triangle and sphere, punctual light and the environment, in
 // proportion to estimated power) for next-event estimation; pdfs for MIS
 // come from it too.
 type lightSampler struct {
@@ -100,6 +100,14 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 			return lightSample{}, false
 		}
 		return lightSample{wi: wi, dist: dist, radiance: le, pdf: sel / e.Area * dist * dist / cosL}, true
+	case render.LightSphere:
+		c, r := acc.sphereLight(e)
+		wi, dist, _, pdf, ok := sampleSphere(p, c, r, u1, u2)
+		if !ok {
+			return lightSample{}, false
+		}
+		mat := &acc.scene.Materials[acc.scene.Instances[e.Instance].Material]
+		return lightSample{wi: wi, dist: dist, radiance: mat.Emissive, pdf: sel * pdf}, true
 	case render.LightEnvironment:
 		d, le, pdf := ls.env.sample(u1, u2)
 		if pdf <= 0 {
@@ -132,15 +140,60 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 	return lightSample{wi: wi, dist: dist, radiance: le.Scale(att), delta: true}, true
 }
 
-// pdfTriangle is the solid-angle pdf with which sample picks the point that
-// a ray from p hit at distance t on an emissive triangle.
-func (ls *lightSampler) pdfTriangle(h *Hit, cosL float32) float32 {
-	first := ls.FirstTri[h.Instance]
+// pdfEmitter is the solid-angle pdf with which sample picks the point that
+// a ray from origin hit at distance t on an emissive triangle or sphere,
+// whose normal there makes cosL with the way back.
+func (ls *lightSampler) pdfEmitter(acc *Accel, h *Hit, origin scene.Vec3, cosL float32) float32 {
+	first := ls.FirstLight[h.Instance]
 	if first < 0 || len(ls.Entries) == 0 || cosL <= 0 {
 		return 0
 	}
 	k := first + h.Prim
-	return ls.Pdf[k] / ls.Entries[k].Area * h.T * h.T / cosL
+	e := &ls.Entries[k]
+	if e.Kind == render.LightSphere {
+		c, r := acc.sphereLight(e)
+		toC := c.Sub(origin)
+		omc, ok := render.SphereCone(toC.Dot(toC), r)
+		if !ok || !(omc > 0) {
+			return 0
+		}
+		return ls.Pdf[k] / (2 * math.Pi * omc)
+	}
+	return ls.Pdf[k] / e.Area * h.T * h.T / cosL
+}
+
+// sphereLight is an emissive sphere's world centre and radius.
+func (acc *Accel) sphereLight(e *render.LightEntry) (c scene.Vec3, r float32) {
+	set := &acc.scene.SphereSets[acc.scene.Instances[e.Instance].Geometry.Index]
+	return acc.toWorld[e.Instance].Point(set.Centers[e.Index]), sqrt32(e.Area / (4 * math.Pi))
+}
+
+// sampleSphere picks a direction toward a sphere (centre c, radius r) seen
+// from p uniformly in the cone it subtends, and the nearest point of the
+// sphere along it: the direction, the distance there, the sphere's outward
+// normal and the solid-angle pdf. ok is false when p is inside.
+func sampleSphere(p, c scene.Vec3, r, u1, u2 float32) (wi scene.Vec3, dist float32, n scene.Vec3, pdf float32, ok bool) {
+	toC := c.Sub(p)
+	d2 := toC.Dot(toC)
+	omc, ok := render.SphereCone(d2, r)
+	if !ok || !(omc > 0) {
+		return wi, 0, n, 0, false
+	}
+	d := sqrt32(d2)
+	f := NewFrame(toC.Scale(1 / d))
+	// cos θ uniform in [cos θmax, 1], kept as 1 − cos θ for small cones.
+	omcT := u1 * omc
+	cosT := 1 - omcT
+	sinT := sqrt32(omcT * (2 - omcT))
+	s, co := math.Sincos(2 * math.Pi * float64(u2))
+	wi = f.T.Scale(sinT * float32(co)).Add(f.B.Scale(sinT * float32(s))).Add(f.N.Scale(cosT))
+	// The nearer intersection of p + t·wi with the sphere.
+	dist = d*cosT - sqrt32(r*r-d2*sinT*sinT)
+	if !(dist > 0) {
+		return wi, 0, n, 0, false
+	}
+	n = p.Add(wi.Scale(dist)).Sub(c).Scale(1 / r)
+	return wi, dist, n, 1 / (2 * math.Pi * omc), true
 }
 
 // pdfEnvironment is the solid-angle pdf of sampling the environment in

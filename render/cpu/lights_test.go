@@ -179,3 +179,125 @@ func TestNormalMapFromBothSides(t *testing.T) {
 		t.Errorf("front %v, back %v: the back must be the exact opposite (and the map must tilt it)", front, back)
 	}
 }
+
+// TestEmissiveSphereOnAPlane: a white Lambertian plane under an emissive
+// sphere of radius r whose centre stands h above the plane reflects
+// L·r²·h / D³ at distance D from the centre (the sphere wholly above the
+// plane's horizon). Light sampling picks directions in the sphere's cone and
+// BSDF sampling hits it too: the MIS weights must add to one, also for a
+// sphere set placed by a rotating, uniformly scaling instance.
+func TestEmissiveSphereOnAPlane(t *testing.T) {
+	const h, r, le = 2.0, 0.5, 3.0
+	c, s := math.Cos(0.5), math.Sin(0.5)
+	for _, tc := range []struct {
+		name      string
+		transform scene.Mat4
+		center    scene.Vec3
+		radius    float32
+	}{
+		{"identity", scene.Identity, scene.Vec3{0, h, 0}, r},
+		// Object space: radius r/2 at (0, h/2, 0) − t/2, scaled by 2 and
+		// turned about y, then moved by t: the same sphere in the world.
+		{"similarity", scene.Mat4{2 * c, 0, -2 * s, 0, 0, 2, 0, 0, 2 * s, 0, 2 * c, 0, 0.3, -0.4, 0.2, 1},
+			scene.Vec3{0, h, 0}, r},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plane := scene.Mesh{
+				Positions: []scene.Vec3{{-10, 0, -10}, {10, 0, -10}, {10, 0, 10}, {-10, 0, 10}},
+				Indices:   []uint32{0, 2, 1, 0, 3, 2},
+				Bounds:    scene.Bounds{Min: scene.Vec3{-10, 0, -10}, Max: scene.Vec3{10, 0, 10}},
+			}
+			// The object-space centre that the instance takes to tc.center.
+			inv := render.AffineInverse(tc.transform)
+			center := inv.Point(tc.center)
+			radius := tc.radius / float32(math.Sqrt(tc.transform[0]*tc.transform[0]+tc.transform[1]*tc.transform[1]+tc.transform[2]*tc.transform[2]))
+			set := scene.SphereSet{Centers: []scene.Vec3{center}, Radii: []float32{radius},
+				Bounds: scene.Bounds{Min: center.Sub(scene.Vec3{radius, radius, radius}), Max: center.Add(scene.Vec3{radius, radius, radius})}}
+			emitter := lambert(0)
+			emitter.Emissive = scene.Vec3{le, le, le}
+			sc := &scene.Scene{
+				Meshes:     []scene.Mesh{plane},
+				SphereSets: []scene.SphereSet{set},
+				Instances: []scene.Instance{
+					{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity},
+					{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: tc.transform, Material: 1},
+				},
+				Materials: []scene.Material{lambert(1), emitter},
+				Bounds:    plane.Bounds,
+				Cameras: []scene.Camera{{Orthographic: true, XMag: 3, YMag: 3,
+					Transform: scene.LookAt(scene.Vec3{0, 5, 0}, scene.Vec3{}, scene.Vec3{0, 0, -1})}},
+			}
+			ls := render.NewLightTable(sc, 0)
+			if len(ls.Entries) != 1 || ls.Entries[0].Kind != render.LightSphere {
+				t.Fatalf("light table %+v: want the sphere", ls.Entries)
+			}
+			opts := render.Options{Width: 30, Height: 30, SPP: 256, MaxDepth: 1}
+			pix, _ := renderFilm(t, sc, opts).Resolve(render.AOVBeauty)
+			cam := render.NewCameraRays(sc.Cameras[0], opts.Width, opts.Height)
+			checked := 0
+			var sumGot, sumWant float64
+			for y := 0; y < opts.Height; y++ {
+				for x := 0; x < opts.Width; x++ {
+					var want float64
+					seesSphere := false
+					for k := 0; k < 64; k++ {
+						o, _ := cam.Ray(float32(x)+(float32(k%8)+0.5)/8, float32(y)+(float32(k/8)+0.5)/8)
+						rho2 := float64(o[0]*o[0] + o[2]*o[2])
+						seesSphere = seesSphere || rho2 < 1.2*r*r
+						d := math.Sqrt(rho2 + h*h)
+						want += le * r * r * h / (d * d * d) / 64
+					}
+					if seesSphere {
+						continue
+					}
+					checked++
+					got := float64(pix[3*(y*opts.Width+x)])
+					sumGot, sumWant = sumGot+got, sumWant+want
+					// Per pixel about 1% noise at 256 samples.
+					if math.Abs(got-want) > 0.06*want {
+						t.Errorf("pixel (%d, %d): %v, want %v", x, y, got, want)
+					}
+				}
+			}
+			if checked < 800 {
+				t.Fatalf("only %d pixels checked", checked)
+			}
+			if math.Abs(sumGot/sumWant-1) > 0.004 {
+				t.Errorf("all pixels: %.4f of the closed form", sumGot/sumWant)
+			}
+		})
+	}
+}
+
+// TestSampleSphere: sampled directions reach the sphere at the distance
+// returned, within its cone, at its nearer side, and the pdf is one over
+// the cone's solid angle, from near and far (tiny cones).
+func TestSampleSphere(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	c := scene.Vec3{0.3, -0.2, 0.5}
+	for _, tc := range []struct{ dist, r float32 }{{3, 1}, {1.01, 1}, {1000, 0.01}} {
+		p := c.Add(scene.Vec3{0.6, 0, 0.8}.Scale(tc.dist))
+		for i := 0; i < 10000; i++ {
+			wi, dist, n, pdf, ok := sampleSphere(p, c, tc.r, rng.Float32(), rng.Float32())
+			if !ok {
+				t.Fatalf("%+v: no sample", tc)
+			}
+			q := p.Add(wi.Scale(dist))
+			// float32 positions: within a few ulps of the distance.
+			if e := math.Abs(float64(q.Sub(c).Length() - tc.r)); e > 1e-3*float64(tc.r)+1e-6*float64(tc.dist) {
+				t.Fatalf("%+v: point %v off the sphere by %.2g", tc, q, e)
+			}
+			if n.Dot(wi) > 1e-3 {
+				t.Fatalf("%+v: the far side (n·wi %v)", tc, n.Dot(wi))
+			}
+			sin2 := float64(tc.r * tc.r / (tc.dist * tc.dist))
+			want := 1 / (2 * math.Pi * sin2 / (1 + math.Sqrt(1-sin2)))
+			if math.Abs(float64(pdf)-want) > 1e-4*want {
+				t.Fatalf("%+v: pdf %v, want %v", tc, pdf, want)
+			}
+		}
+	}
+	if _, _, _, _, ok := sampleSphere(c, c, 1, 0.5, 0.5); ok {
+		t.Fatal("a point inside the sphere got a sample")
+	}
+}

@@ -151,7 +151,7 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 	for i, in := range sc.Instances {
 		mat := &sc.Materials[in.Material]
 		g := layout.Instance{Kind: uint32(in.Geometry.Kind), Geometry: uint32(in.Geometry.Index), Material: uint32(in.Material),
-			FirstTri: p.lights.FirstTri[i]}
+			FirstLight: p.lights.FirstLight[i]}
 		w, inv := render.AffineOf(in.Transform), render.AffineInverse(in.Transform)
 		for r := 0; r < 3; r++ {
 			copy(g.ToWorld[r][:], w[4*r:4*r+4])

@@ -28,6 +28,7 @@ const uint HAIR_ETA = 64u;
 const uint LIGHT_TRIANGLE = 0u;
 const uint LIGHT_PUNCTUAL = 1u;
 const uint LIGHT_ENVIRONMENT = 2u;
+const uint LIGHT_SPHERE = 3u;
 const uint HINT_MATERIAL = 1u;
 const uint HINT_COHERENCE = 2u;
 const uint FILM_BEAUTY = 0u;
@@ -103,7 +104,7 @@ struct Instance {
     uint kind;
     uint geometry;
     uint material;
-    int firstTri;
+    int firstLight;
 };
 
 struct Mesh {

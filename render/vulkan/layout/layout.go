@@ -52,6 +52,7 @@ const (
 	LightTriangle    = 0
 	LightPunctual    = 1
 	LightEnvironment = 2
+	LightSphere      = 3
 )
 
 // Hint flags: what the reorder hint is built from.
@@ -132,12 +133,12 @@ type Texture struct {
 
 // Instance is a scene instance: its transforms, geometry and material.
 type Instance struct {
-	ToWorld  [3][4]float32 // rows of the object-to-world affine
-	ToObject [3][4]float32 // rows of its inverse
-	Kind     uint32
-	Geometry uint32 // index into the meshes, sphere sets or curve sets
-	Material uint32
-	FirstTri int32 // its triangle 0's light-sampler entry, or −1
+	ToWorld    [3][4]float32 // rows of the object-to-world affine
+	ToObject   [3][4]float32 // rows of its inverse
+	Kind       uint32
+	Geometry   uint32 // index into the meshes, sphere sets or curve sets
+	Material   uint32
+	FirstLight int32 // its triangle or sphere 0's light-sampler entry, or −1
 }
 
 // Mesh is a triangle mesh's place in the shared vertex buffers.

@@ -5,7 +5,9 @@
 // window (the default) or by an edge-avoiding à-trous wavelet filter
 // (Dammertz et al. 2010, with SVGF's variance guidance); weights fall off
 // across depth, normal and albedo edges and across luminance differences
-// larger than the noise explains.
+// larger than the noise explains. Fireflies are clamped before filtering
+// and the energy the clamp takes is spread back over their neighbourhood
+// afterwards, so the image keeps its brightness.
 package denoise
 
 import (
@@ -30,16 +32,18 @@ type Settings struct {
 	Regression int     // > 0: weighted first-order regression over a window of this radius instead of à-trous
 	Iterations int     // scales: 1, 2, 4, … pixels apart
 	Fireflies  float32 // clamp a pixel's illumination to this many standard deviations above its 5×5 neighbours' (0: off)
+	Spread     float32 // give the energy the clamp removes back, spread over a Gaussian of this σ in pixels (0: drop it)
 	SigmaLum   float32 // in standard deviations of the luminance noise
 	SigmaNorm  float32 // exponent on the normals' cosine
 	SigmaDepth float32 // in units of the local depth gradient
 	SigmaAlb   float32 // albedo difference
 }
 
-// Defaults are the settings that measured best on the Cornell box (see
+// Defaults are the settings that measured best on the Cornell boxes (see
 // benchmarks/denoise.md): regression over 9×9 windows, which keeps the
-// illumination gradients that averaging filters blur.
-var Defaults = Settings{Regression: 4, Fireflies: 2, SigmaLum: 40, SigmaNorm: 1, SigmaDepth: 1, SigmaAlb: 0.1}
+// illumination gradients that averaging filters blur, after a firefly
+// clamp whose energy is spread back over the neighbourhood.
+var Defaults = Settings{Regression: 4, Fireflies: 1, Spread: 8, SigmaLum: 40, SigmaNorm: 1, SigmaDepth: 1, SigmaAlb: 0.1}
 
 // ATrous are the à-trous filter's best settings: two scales only, since
 // wider ones blurred real gradients more than they removed noise.
@@ -72,8 +76,12 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 	} else {
 		estimateVariance(light, variance, w, h)
 	}
+	var excess []float32
 	if s.Fireflies > 0 {
-		clampFireflies(light, w, h, s.Fireflies)
+		excess = clampFireflies(light, w, h, s.Fireflies)
+		for i := range excess {
+			excess[i] *= in.Albedo[i] + eps // as beauty, so the spread keeps the image's energy
+		}
 	}
 	gradZ := depthGradient(in.Depth, w, h)
 	if s.Regression > 0 {
@@ -147,6 +155,12 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 	out := make([]float32, 3*n)
 	for i := range out {
 		out[i] = light[i] * (in.Albedo[i] + eps)
+	}
+	if excess != nil && s.Spread > 0 {
+		spread := spreadEnergy(excess, w, h, s.Spread)
+		for i := range out {
+			out[i] += spread[i]
+		}
 	}
 	return out, nil
 }
@@ -222,8 +236,10 @@ func depthGradient(z []float32, w, h int) []float32 {
 
 // clampFireflies scales down a pixel whose luminance stands more than k
 // standard deviations above the rest of its 5×5 neighbourhood: a rare
-// path's spike that filtering would spread into a blotch.
-func clampFireflies(light []float32, w, h int, k float32) {
+// path's spike that filtering would spread into a blotch. It returns what
+// it took from each pixel.
+func clampFireflies(light []float32, w, h int, k float32) []float32 {
+	excess := make([]float32, len(light))
 	lum := make([]float32, w*h)
 	for i := range lum {
 		lum[i] = luminance(light[3*i:])
@@ -245,9 +261,74 @@ func clampFireflies(light []float32, w, h int, k float32) {
 			limit := mean + k*float32(math.Sqrt(float64(max(s2/n-mean*mean, 0))))
 			if l := lum[y*w+x]; l > limit && l > 0 {
 				f := limit / l
-				p := light[3*(y*w+x):]
+				p, e := light[3*(y*w+x):], excess[3*(y*w+x):]
+				e[0], e[1], e[2] = p[0]*(1-f), p[1]*(1-f), p[2]*(1-f)
 				p[0], p[1], p[2] = p[0]*f, p[1]*f, p[2]*f
 			}
 		}
 	}
+	return excess
+}
+
+// spreadEnergy splats each pixel's energy over a Gaussian of σ pixels
+// around it, normalised over the pixels inside the image, so the total is
+// kept: a firefly's energy is an unbiased part of the image's, and what the
+// clamp took from a spike that few samples found (a small highlight, a
+// caustic) belongs to the neighbourhood those samples stand for. The
+// Gaussian is separable, and so is its normalisation.
+func spreadEnergy(e []float32, w, h int, sigma float32) []float32 {
+	r := int(math.Ceil(float64(3 * sigma)))
+	k := make([]float32, 2*r+1)
+	for i := range k {
+		d := float64(i - r)
+		k[i] = float32(math.Exp(-d * d / (2 * float64(sigma) * float64(sigma))))
+	}
+	// norm[x] is the kernel's weight inside the image for a source at x.
+	norm := func(size int) []float32 {
+		out := make([]float32, size)
+		for x := range out {
+			for i := range k {
+				if q := x + i - r; q >= 0 && q < size {
+					out[x] += k[i]
+				}
+			}
+		}
+		return out
+	}
+	nx, ny := norm(w), norm(h)
+	// Rows, then columns; each source's energy divided by its weight inside.
+	tmp := make([]float32, len(e))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			src := e[3*(y*w+x):]
+			if src[0] == 0 && src[1] == 0 && src[2] == 0 {
+				continue
+			}
+			f := 1 / (nx[x] * ny[y])
+			for i := range k {
+				if q := x + i - r; q >= 0 && q < w {
+					d := tmp[3*(y*w+q):]
+					d[0] += f * k[i] * src[0]
+					d[1] += f * k[i] * src[1]
+					d[2] += f * k[i] * src[2]
+				}
+			}
+		}
+	}
+	out := make([]float32, len(e))
+	for y := 0; y < h; y++ {
+		for i := range k {
+			qy := y + i - r
+			if qy < 0 || qy >= h {
+				continue
+			}
+			for x := 0; x < w; x++ {
+				src, d := tmp[3*(y*w+x):], out[3*(qy*w+x):]
+				d[0] += k[i] * src[0]
+				d[1] += k[i] * src[1]
+				d[2] += k[i] * src[2]
+			}
+		}
+	}
+	return out
 }

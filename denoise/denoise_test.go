@@ -74,3 +74,51 @@ func TestDenoiseRefusesMismatchedGuides(t *testing.T) {
 		t.Error("missing guides were accepted")
 	}
 }
+
+// TestFirefliesKeepTheirEnergy: spikes on a flat, noisy image are clamped,
+// and what the clamp takes is spread back over the neighbourhood: the
+// denoised image keeps the noisy one's energy (dropping it, Spread 0, loses
+// most of the spikes' share), and no spike is left standing.
+func TestFirefliesKeepTheirEnergy(t *testing.T) {
+	const w, h = 64, 48
+	n := w * h
+	im := &denoise.Image{Width: w, Height: h, Beauty: make([]float32, 3*n), Albedo: make([]float32, 3*n),
+		Normal: make([]float32, 3*n), Depth: make([]float32, n), Variance: make([]float32, n)}
+	var total float64
+	for i := 0; i < n; i++ {
+		v := 0.2 + 0.02*float32((i*7919)%13)/13
+		if i%97 == 0 {
+			v = 20 // a rare path's spike
+		}
+		for c := 0; c < 3; c++ {
+			im.Beauty[3*i+c], im.Albedo[3*i+c] = v, 0.5
+			total += float64(v)
+		}
+		im.Normal[3*i+1], im.Depth[i], im.Variance[i] = 1, 3, 0.05
+	}
+	energy := func(s denoise.Settings) (sum, peak float64) {
+		out, err := denoise.Denoise(im, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range out {
+			sum += float64(v)
+			peak = max(peak, float64(v))
+		}
+		return sum, peak
+	}
+	sum, peak := energy(denoise.Defaults)
+	if math.Abs(sum/total-1) > 0.01 {
+		t.Errorf("the denoised image holds %.3f of the energy, want 1", sum/total)
+	}
+	if peak > 2 {
+		t.Errorf("a spike of %.2f is left (from 20 on a background of 0.2)", peak)
+	}
+	dropped := denoise.Defaults
+	dropped.Spread = 0
+	ds, _ := energy(dropped)
+	t.Logf("energy kept: %.4f with the spread (peak %.3f), %.4f without", sum/total, peak, ds/total)
+	if ds/total > 0.9 {
+		t.Errorf("without the spread the image still holds %.3f of the energy: the test cannot tell", ds/total)
+	}
+}

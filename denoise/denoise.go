@@ -76,11 +76,15 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 	} else {
 		estimateVariance(light, variance, w, h)
 	}
-	var excess []float32
+	var excess []float32 // what the clamp took, as beauty, to spread back
 	if s.Fireflies > 0 {
 		excess = clampFireflies(light, w, h, s.Fireflies)
-		for i := range excess {
-			excess[i] *= in.Albedo[i] + eps // as beauty, so the spread keeps the image's energy
+		if s.Spread > 0 {
+			for i := range excess {
+				excess[i] *= in.Albedo[i] + eps
+			}
+		} else {
+			excess = nil
 		}
 	}
 	gradZ := depthGradient(in.Depth, w, h)
@@ -156,7 +160,7 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 	for i := range out {
 		out[i] = light[i] * (in.Albedo[i] + eps)
 	}
-	if excess != nil && s.Spread > 0 {
+	if excess != nil {
 		spread := spreadEnergy(excess, w, h, s.Spread)
 		for i := range out {
 			out[i] += spread[i]
@@ -195,23 +199,40 @@ func gaussVariance(v []float32, w, h, x, y int) float32 {
 	return sum / wsum
 }
 
+// luminances is each pixel's luminance.
+func luminances(rgb []float32) []float32 {
+	lum := make([]float32, len(rgb)/3)
+	for i := range lum {
+		lum[i] = luminance(rgb[3*i:])
+	}
+	return lum
+}
+
+// windowStats is the mean and variance of lum over the window of radius r
+// around (x, y) inside the image, the centre left out when withoutCentre.
+func windowStats(lum []float32, w, h, x, y, r int, withoutCentre bool) (mean, variance float32) {
+	var s, s2, n float32
+	for dy := -r; dy <= r; dy++ {
+		for dx := -r; dx <= r; dx++ {
+			qx, qy := x+dx, y+dy
+			if (withoutCentre && dx == 0 && dy == 0) || qx < 0 || qy < 0 || qx >= w || qy >= h {
+				continue
+			}
+			l := lum[qy*w+qx]
+			s, s2, n = s+l, s2+l*l, n+1
+		}
+	}
+	mean = s / n
+	return mean, max(s2/n-mean*mean, 0)
+}
+
 // estimateVariance stands in for a missing variance: the spread of
 // luminance in each 3×3 neighbourhood.
 func estimateVariance(light, v []float32, w, h int) {
+	lum := luminances(light)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			var s, s2, n float32
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					qx, qy := x+dx, y+dy
-					if qx < 0 || qy < 0 || qx >= w || qy >= h {
-						continue
-					}
-					l := luminance(light[3*(qy*w+qx):])
-					s, s2, n = s+l, s2+l*l, n+1
-				}
-			}
-			v[y*w+x] = max(s2/n-(s/n)*(s/n), 0)
+			_, v[y*w+x] = windowStats(lum, w, h, x, y, 1, false)
 		}
 	}
 }
@@ -240,25 +261,11 @@ func depthGradient(z []float32, w, h int) []float32 {
 // it took from each pixel.
 func clampFireflies(light []float32, w, h int, k float32) []float32 {
 	excess := make([]float32, len(light))
-	lum := make([]float32, w*h)
-	for i := range lum {
-		lum[i] = luminance(light[3*i:])
-	}
+	lum := luminances(light)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			var s, s2, n float32
-			for dy := -2; dy <= 2; dy++ {
-				for dx := -2; dx <= 2; dx++ {
-					qx, qy := x+dx, y+dy
-					if (dx == 0 && dy == 0) || qx < 0 || qy < 0 || qx >= w || qy >= h {
-						continue
-					}
-					l := lum[qy*w+qx]
-					s, s2, n = s+l, s2+l*l, n+1
-				}
-			}
-			mean := s / n
-			limit := mean + k*float32(math.Sqrt(float64(max(s2/n-mean*mean, 0))))
+			mean, variance := windowStats(lum, w, h, x, y, 2, true)
+			limit := mean + k*float32(math.Sqrt(float64(variance)))
 			if l := lum[y*w+x]; l > limit && l > 0 {
 				f := limit / l
 				p, e := light[3*(y*w+x):], excess[3*(y*w+x):]

@@ -197,11 +197,13 @@ func (m *Affine) UniformScale() (scale float32, ok bool) {
 
 // SphereCone is how a sphere of radius r at distance² d2 from a point looks
 // from it: 1 − cos θmax of the cone it subtends, computed without
-// cancellation for small spheres; ok is false when the point is inside.
+// cancellation for small spheres; ok is false when the point is inside or
+// the cone is empty (light sampling skips the sphere there, and its pdf is 0).
 func SphereCone(d2, r float32) (oneMinusCos float32, ok bool) {
 	sin2 := r * r / d2
 	if !(sin2 < 1) {
 		return 0, false
 	}
-	return sin2 / (1 + float32(math.Sqrt(float64(1-sin2)))), true
+	omc := sin2 / (1 + float32(math.Sqrt(float64(1-sin2))))
+	return omc, omc > 0
 }

@@ -174,7 +174,7 @@ bool sampleTriangle(uint inst, uint tri, float u1, float u2, out vec3 p, out vec
 }
 
 // render.SphereCone: 1 − cos θmax of the cone a sphere of radius r at
-// distance² d2 subtends; false when the point is inside.
+// distance² d2 subtends; false when the point is inside or the cone empty.
 bool sphereCone(float d2, float r, out float oneMinusCos) {
     float sin2 = r * r / d2;
     oneMinusCos = 0.0;
@@ -182,7 +182,7 @@ bool sphereCone(float d2, float r, out float oneMinusCos) {
         return false;
     }
     oneMinusCos = sin2 / (1.0 + sqrt32(1.0 - sin2));
-    return true;
+    return oneMinusCos > 0.0;
 }
 
 // An emissive sphere's world centre and radius.
@@ -203,7 +203,7 @@ bool sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 wi, out 
     vec3 toC = c - p;
     float d2 = dot(toC, toC);
     float omc;
-    if (!sphereCone(d2, r, omc) || !(omc > 0.0)) {
+    if (!sphereCone(d2, r, omc)) {
         return false;
     }
     float d = sqrt32(d2);
@@ -333,7 +333,7 @@ float pdfEmitter(uint inst, uint prim, float t, float cosL, vec3 origin) {
         float r, omc;
         sphereLight(e, c, r);
         vec3 toC = c - origin;
-        if (!sphereCone(dot(toC, toC), r, omc) || !(omc > 0.0)) {
+        if (!sphereCone(dot(toC, toC), r, omc)) {
             return 0.0;
         }
         return P.lightPdf.v[k] / (2.0 * PI * omc);

@@ -102,7 +102,7 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 		return lightSample{wi: wi, dist: dist, radiance: le, pdf: sel / e.Area * dist * dist / cosL}, true
 	case render.LightSphere:
 		c, r := acc.sphereLight(e)
-		wi, dist, _, pdf, ok := sampleSphere(p, c, r, u1, u2)
+		wi, dist, pdf, ok := sampleSphere(p, c, r, u1, u2)
 		if !ok {
 			return lightSample{}, false
 		}
@@ -154,7 +154,7 @@ func (ls *lightSampler) pdfEmitter(acc *Accel, h *Hit, origin scene.Vec3, cosL f
 		c, r := acc.sphereLight(e)
 		toC := c.Sub(origin)
 		omc, ok := render.SphereCone(toC.Dot(toC), r)
-		if !ok || !(omc > 0) {
+		if !ok {
 			return 0
 		}
 		return ls.Pdf[k] / (2 * math.Pi * omc)
@@ -169,15 +169,15 @@ func (acc *Accel) sphereLight(e *render.LightEntry) (c scene.Vec3, r float32) {
 }
 
 // sampleSphere picks a direction toward a sphere (centre c, radius r) seen
-// from p uniformly in the cone it subtends, and the nearest point of the
-// sphere along it: the direction, the distance there, the sphere's outward
-// normal and the solid-angle pdf. ok is false when p is inside.
-func sampleSphere(p, c scene.Vec3, r, u1, u2 float32) (wi scene.Vec3, dist float32, n scene.Vec3, pdf float32, ok bool) {
+// from p uniformly in the cone it subtends: the direction, the distance to
+// the sphere's nearer point along it and the solid-angle pdf. ok is false
+// when p is inside.
+func sampleSphere(p, c scene.Vec3, r, u1, u2 float32) (wi scene.Vec3, dist, pdf float32, ok bool) {
 	toC := c.Sub(p)
 	d2 := toC.Dot(toC)
 	omc, ok := render.SphereCone(d2, r)
-	if !ok || !(omc > 0) {
-		return wi, 0, n, 0, false
+	if !ok {
+		return wi, 0, 0, false
 	}
 	d := sqrt32(d2)
 	f := NewFrame(toC.Scale(1 / d))
@@ -190,10 +190,9 @@ func sampleSphere(p, c scene.Vec3, r, u1, u2 float32) (wi scene.Vec3, dist float
 	// The nearer intersection of p + t·wi with the sphere.
 	dist = d*cosT - sqrt32(r*r-d2*sinT*sinT)
 	if !(dist > 0) {
-		return wi, 0, n, 0, false
+		return wi, 0, 0, false
 	}
-	n = p.Add(wi.Scale(dist)).Sub(c).Scale(1 / r)
-	return wi, dist, n, 1 / (2 * math.Pi * omc), true
+	return wi, dist, 1 / (2 * math.Pi * omc), true
 }
 
 // pdfEnvironment is the solid-angle pdf of sampling the environment in

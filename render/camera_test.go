@@ -36,27 +36,3 @@ func TestOrthographicCameraRays(t *testing.T) {
 		t.Errorf("corners %v %v", o1, o2)
 	}
 }
-
-func TestRandomIsUniformAndDecorrelated(t *testing.T) {
-	const n = 1 << 16
-	var bins [16]int
-	var sumXY, sumX float64
-	for i := uint32(0); i < n; i++ {
-		x := Random(i, 3, 1, DimBSDFU, 0)
-		y := Random(i, 3, 1, DimBSDFV, 0)
-		if x < 0 || x >= 1 {
-			t.Fatalf("%v out of [0, 1)", x)
-		}
-		bins[int(x*16)]++
-		sumXY += float64(x) * float64(y)
-		sumX += float64(x)
-	}
-	for i, b := range bins {
-		if math.Abs(float64(b)-n/16) > 5*math.Sqrt(n/16) {
-			t.Errorf("bin %d has %d of %d", i, b, n)
-		}
-	}
-	if cov := sumXY/n - (sumX/n)*0.5; math.Abs(cov) > 0.005 {
-		t.Errorf("dimensions correlate: covariance %v", cov)
-	}
-}

@@ -1,24 +1,38 @@
 package render
 
-// Random numbers are a stateless hash of (pixel, sample, bounce·dimension,
-// seed): an image does not depend on thread count or scheduling, and the GPU
-// computes the same numbers. The hash is pcg4d (Jarzynski and Olano, "Hash
-// Functions for GPU Rendering", JCGT 2020).
+import "math/bits"
 
-// Dimensions of the random stream used at each bounce.
+// Random numbers are a stateless function of (pixel, sample, bounce,
+// dimension, seed): an image does not depend on thread count or
+// scheduling, and the GPU computes the same numbers. They are
+// Owen-scrambled Sobol points with a shuffled sample order (Burley,
+// "Practical Hash-based Owen Scrambling", JCGT 2020): the dimensions of a
+// bounce come in pairs, each pair the first two dimensions of the Sobol
+// sequence (a (0, 2)-sequence), its sample order shuffled per pixel, bounce
+// and pair and its values scrambled per dimension. Within a pixel, the
+// first 2^k samples of a pair are then a (0, k, 2)-net: 16 samples put one
+// camera ray in each cell of a 4×4 grid over the pixel (and of the 2×8,
+// 8×2, 1×16 and 16×1 grids), one light sample in each cell of such grids
+// over the light's square; pixels, pairs, bounces and seeds stay
+// independent. Hashes are pcg4d (Jarzynski and Olano, "Hash Functions for
+// GPU Rendering", JCGT 2020) and the Laine–Karras permutation with
+// Burley's constants.
+
+// Dimensions of the random stream used at each bounce, in pairs (0 and 1,
+// 2 and 3, …) that are stratified together.
 const (
 	DimPixelX = iota // camera: where in the pixel (through the pixel filter)
 	DimPixelY
 	DimLensU // camera: where on the lens
 	DimLensV
-	DimLobe // BSDF: which lobe
-	DimBSDFU
+	DimBSDFU // BSDF: the direction
 	DimBSDFV
-	DimBSDFW     // the hair BSDF's azimuth
-	DimLight     // next-event estimation: which alias-table column
-	DimLightCoin // and whether to keep it or take its alias (24 bits each, so that tables of a million lights stay exact)
+	DimLobe  // which lobe
+	DimBSDFW // the hair BSDF's azimuth
 	DimLightU
 	DimLightV
+	DimLight     // next-event estimation: which alias-table column
+	DimLightCoin // and whether to keep it or take its alias (24 bits each, so that tables of a million lights stay exact)
 	DimRoulette
 	DimsPerBounce
 )
@@ -37,9 +51,59 @@ func pcg4d(x, y, z, w uint32) (uint32, uint32, uint32, uint32) {
 	return x, y, z, w
 }
 
+// sobol returns the Sobol sequence's point index in its first dimension
+// (the van der Corput sequence: the index's bits reversed) or its second
+// (primitive polynomial x + 1: bit i of the index adds direction m_i·2^(31−i),
+// m_0 = 1, m_i = m_(i−1) ⊕ 2·m_(i−1)), the second through sobolBytes.
+func sobol(index uint32, second bool) uint32 {
+	if !second {
+		return bits.Reverse32(index)
+	}
+	t := &sobolBytes
+	return t[0][index&255] ^ t[1][index>>8&255] ^ t[2][index>>16&255] ^ t[3][index>>24]
+}
+
+// sobolBytes[b][v] is the second dimension's point for index v<<(8b): the
+// XOR of the directions of v's bits, a byte of the index at a time.
+var sobolBytes = func() (t [4][256]uint32) {
+	var dir [32]uint32
+	for i, v := 0, uint32(1<<31); i < 32; i, v = i+1, v^v>>1 {
+		dir[i] = v
+	}
+	for b := range 4 {
+		for v := range 256 {
+			for i := range 8 {
+				if v>>i&1 != 0 {
+					t[b][v] ^= dir[8*b+i]
+				}
+			}
+		}
+	}
+	return t
+}()
+
+// nestedUniformScramble is a hashed Owen scramble of x's bits, the most
+// significant first: each bit is flipped by a hash of the bits above it.
+func nestedUniformScramble(x, seed uint32) uint32 {
+	x = bits.Reverse32(x)
+	x += seed
+	x ^= x * 0x6c50b47c
+	x ^= x * 0xb82f1e52
+	x ^= x * 0xc7afe638
+	x ^= x * 0x8d22f6e6
+	return bits.Reverse32(x)
+}
+
 // Random returns a number in [0, 1) for a pixel, sample, bounce and
 // dimension of the stream that seed selects.
 func Random(pixel, sample, bounce, dim, seed uint32) float32 {
-	x, _, _, _ := pcg4d(pixel, sample, bounce*DimsPerBounce+dim, seed)
+	d := bounce*DimsPerBounce + dim
+	shuffle, _, _, _ := pcg4d(pixel, bounce*(DimsPerBounce+1)/2+dim/2, seed, 0x9e3779b9)
+	scramble, _, _, _ := pcg4d(pixel, d, seed, 0x85ebca6b)
+	// The shuffle flips each bit of the index by a hash of the bits above
+	// it, so the first 2^k samples map onto one aligned block of 2^k
+	// indices, in some order, and such a block of Sobol points is a net.
+	x := sobol(nestedUniformScramble(sample, shuffle), dim&1 != 0)
+	x = nestedUniformScramble(x, scramble)
 	return float32(x>>8) * (1.0 / (1 << 24))
 }

@@ -1,0 +1,158 @@
+package render
+
+import (
+	"math"
+	"testing"
+)
+
+func TestRandomIsUniformAndDecorrelated(t *testing.T) {
+	const n = 1 << 16
+	var bins [16]int
+	var sumXY, sumX float64
+	for i := uint32(0); i < n; i++ {
+		x := Random(i, 3, 1, DimBSDFU, 0)
+		y := Random(i, 3, 1, DimBSDFV, 0)
+		if x < 0 || x >= 1 {
+			t.Fatalf("%v out of [0, 1)", x)
+		}
+		bins[int(x*16)]++
+		sumXY += float64(x) * float64(y)
+		sumX += float64(x)
+	}
+	for i, b := range bins {
+		if math.Abs(float64(b)-n/16) > 5*math.Sqrt(n/16) {
+			t.Errorf("bin %d has %d of %d", i, b, n)
+		}
+	}
+	if cov := sumXY/n - (sumX/n)*0.5; math.Abs(cov) > 0.005 {
+		t.Errorf("dimensions correlate: covariance %v", cov)
+	}
+}
+
+// A pixel's first 2^k samples are stratified in every dimension and in the
+// pairs sampled together: one sample in each of the 2^k equal intervals of
+// a dimension, and one in each cell of every 2^a × 2^(k−a) grid over a
+// pair, at every bounce.
+func TestRandomStratifies(t *testing.T) {
+	pairs := [][2]uint32{{DimPixelX, DimPixelY}, {DimLensU, DimLensV}, {DimBSDFU, DimBSDFV}, {DimLightU, DimLightV}}
+	for _, pixel := range []uint32{0, 1, 777, 1 << 20} {
+		for _, bounce := range []uint32{0, 1, 5} {
+			for _, seed := range []uint32{0, 42} {
+				for _, k := range []uint{4, 6} {
+					n := uint32(1) << k
+					for dim := uint32(0); dim < DimsPerBounce; dim++ {
+						seen := map[int]bool{}
+						for s := uint32(0); s < n; s++ {
+							seen[int(Random(pixel, s, bounce, dim, seed)*float32(n))] = true
+						}
+						if len(seen) != int(n) {
+							t.Errorf("pixel %d bounce %d seed %d dim %d: %d samples fill %d of %d intervals", pixel, bounce, seed, dim, n, len(seen), n)
+						}
+					}
+					for _, p := range pairs {
+						for a := uint(0); a <= k; a++ {
+							seen := map[[2]int]bool{}
+							for s := uint32(0); s < n; s++ {
+								x := Random(pixel, s, bounce, p[0], seed)
+								y := Random(pixel, s, bounce, p[1], seed)
+								seen[[2]int{int(x * float32(uint32(1)<<a)), int(y * float32(uint32(1)<<(k-a)))}] = true
+							}
+							if len(seen) != int(n) {
+								t.Errorf("pixel %d bounce %d seed %d dims %v: %d samples fill %d of the %d×%d cells", pixel, bounce, seed, p, n, len(seen), 1<<a, 1<<(k-a))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// Stratification is what it is for: estimating the area of a disk from 64
+// samples per pixel errs several times less than independent samples would
+// (their RMS error is sqrt(p(1−p)/64) = 0.051), in the camera's pair and in
+// a later bounce's light pair, and the pixels' estimates are unbiased.
+func TestRandomConvergesFasterThanIndependentSamples(t *testing.T) {
+	const spp, pixels = 64, 2000
+	p := math.Pi / 4
+	independent := math.Sqrt(p * (1 - p) / spp)
+	for _, pair := range [][3]uint32{{DimPixelX, DimPixelY, 0}, {DimLightU, DimLightV, 3}} {
+		var sumSq, sum float64
+		for px := uint32(0); px < pixels; px++ {
+			var in int
+			for s := uint32(0); s < spp; s++ {
+				x := float64(Random(px, s, pair[2], pair[0], 9))
+				y := float64(Random(px, s, pair[2], pair[1], 9))
+				if x*x+y*y < 1 {
+					in++
+				}
+			}
+			e := float64(in)/spp - p
+			sum += e
+			sumSq += e * e
+		}
+		rms := math.Sqrt(sumSq / pixels)
+		if rms > independent/2 {
+			t.Errorf("dims %v: RMS error %.4f, independent samples %.4f", pair, rms, independent)
+		}
+		if mean := sum / pixels; math.Abs(mean) > 4*rms/math.Sqrt(pixels) {
+			t.Errorf("dims %v: biased, mean error %.5f (RMS %.4f)", pair, mean, rms)
+		}
+		t.Logf("dims %v: RMS error %.4f against %.4f for independent samples", pair, rms, independent)
+	}
+}
+
+// Dimensions in different groups, bounces and pixels do not correlate
+// within a pixel's samples.
+func TestRandomGroupsAreIndependent(t *testing.T) {
+	const spp, pixels = 16, 4096
+	cases := []struct {
+		name string
+		a, b [3]uint32 // pixel offset, bounce, dim
+	}{
+		{"pixel x against the BSDF's u", [3]uint32{0, 0, DimPixelX}, [3]uint32{0, 0, DimBSDFU}},
+		{"the BSDF's u against the light's u", [3]uint32{0, 1, DimBSDFU}, [3]uint32{0, 1, DimLightU}},
+		{"one bounce's BSDF u against the next's", [3]uint32{0, 1, DimBSDFU}, [3]uint32{0, 2, DimBSDFU}},
+		{"neighbouring pixels' x", [3]uint32{0, 0, DimPixelX}, [3]uint32{1, 0, DimPixelX}},
+		{"the lobe against roulette", [3]uint32{0, 2, DimLobe}, [3]uint32{0, 2, DimRoulette}},
+	}
+	for _, c := range cases {
+		var sxy, sx, sy, sxx, syy float64
+		for px := uint32(0); px < pixels; px++ {
+			for s := uint32(0); s < spp; s++ {
+				x := float64(Random(px+c.a[0], s, c.a[1], c.a[2], 5))
+				y := float64(Random(px+c.b[0], s, c.b[1], c.b[2], 5))
+				sxy, sx, sy, sxx, syy = sxy+x*y, sx+x, sy+y, sxx+x*x, syy+y*y
+			}
+		}
+		n := float64(spp * pixels)
+		r := (sxy/n - sx/n*sy/n) / math.Sqrt((sxx/n-sx/n*sx/n)*(syy/n-sy/n*sy/n))
+		if math.Abs(r) > 4/math.Sqrt(n) {
+			t.Errorf("%s: correlation %.4f", c.name, r)
+		}
+	}
+}
+
+// The byte tables give the second Sobol dimension that the directions
+// define (the GLSL adds the directions bit by bit).
+func TestSobolBytesMatchDirections(t *testing.T) {
+	for k := uint32(0); k < 1<<16; k++ {
+		index := k * 0x9e3779b1
+		var want uint32
+		for i, v := index, uint32(1<<31); i != 0; i, v = i>>1, v^v>>1 {
+			if i&1 != 0 {
+				want ^= v
+			}
+		}
+		if got := sobol(index, true); got != want {
+			t.Fatalf("index %#x: %#x, want %#x", index, got, want)
+		}
+	}
+	// The first points of the second dimension, in index (not Gray-code)
+	// order: 0, 1/2, 3/4, 1/4, 5/8, 1/8.
+	for i, want := range []uint32{0, 1 << 31, 3 << 30, 1 << 30, 5 << 29, 1 << 29} {
+		if got := sobol(uint32(i), true); got != want {
+			t.Errorf("point %d: %#x, want %#x", i, got, want)
+		}
+	}
+}

@@ -110,6 +110,7 @@ func (f *Film) variance() []float32 {
 
 // MeanVariance is each pixel's variance of the luminance estimate (the
 // sample variance over the sample count), what a denoiser weighs noise by.
+// Samples are stratified, so it bounds the estimate's variance from above.
 func (f *Film) MeanVariance() []float32 {
 	v := f.variance()
 	for i := range v {

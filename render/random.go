@@ -98,7 +98,7 @@ func nestedUniformScramble(x, seed uint32) uint32 {
 // dimension of the stream that seed selects.
 func Random(pixel, sample, bounce, dim, seed uint32) float32 {
 	d := bounce*DimsPerBounce + dim
-	shuffle, _, _, _ := pcg4d(pixel, bounce*(DimsPerBounce+1)/2+dim/2, seed, 0x9e3779b9)
+	shuffle, _, _, _ := pcg4d(pixel, bounce*((DimsPerBounce+1)/2)+dim/2, seed, 0x9e3779b9)
 	scramble, _, _, _ := pcg4d(pixel, d, seed, 0x85ebca6b)
 	// The shuffle flips each bit of the index by a hash of the bits above
 	// it, so the first 2^k samples map onto one aligned block of 2^k

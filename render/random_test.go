@@ -1,7 +1,12 @@
 package render
 
 import (
+	"maps"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 )
 
@@ -154,5 +159,25 @@ func TestSobolBytesMatchDirections(t *testing.T) {
 		if got := sobol(uint32(i), true); got != want {
 			t.Errorf("point %d: %#x, want %#x", i, got, want)
 		}
+	}
+}
+
+// The GLSL's dimension numbers are the Go's.
+func TestGLSLDimensionsMatch(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "shaders", "random.glsl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]uint32{"DIM_PIXEL_X": DimPixelX, "DIM_PIXEL_Y": DimPixelY, "DIM_LENS_U": DimLensU, "DIM_LENS_V": DimLensV,
+		"DIM_BSDF_U": DimBSDFU, "DIM_BSDF_V": DimBSDFV, "DIM_LOBE": DimLobe, "DIM_BSDF_W": DimBSDFW, "DIM_LIGHT_U": DimLightU,
+		"DIM_LIGHT_V": DimLightV, "DIM_LIGHT": DimLight, "DIM_LIGHT_COIN": DimLightCoin, "DIM_ROULETTE": DimRoulette,
+		"DIMS_PER_BOUNCE": DimsPerBounce}
+	got := map[string]uint32{}
+	for _, m := range regexp.MustCompile(`const uint (DIMS?_\w+) = (\d+)u;`).FindAllStringSubmatch(string(src), -1) {
+		v, _ := strconv.Atoi(m[2])
+		got[m[1]] = uint32(v)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("random.glsl's dimensions %v, the Go's %v", got, want)
 	}
 }

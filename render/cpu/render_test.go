@@ -126,8 +126,8 @@ func TestWhiteFurnace(t *testing.T) {
 	}
 }
 
-// TestSameImageWithAnyThreadCount: random numbers hash (pixel, sample,
-// bounce, dimension), and pixels sum their samples in a fixed order, so one
+// TestSameImageWithAnyThreadCount: random numbers are a function of (pixel,
+// sample, bounce, dimension), and pixels sum their samples in a fixed order, so one
 // thread and two give the same bits; reordering changes the order of work,
 // never the result.
 func TestSameImageWithAnyThreadCount(t *testing.T) {

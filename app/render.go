@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"sertrace/atomicfile"
 	"sertrace/denoise"
 	"sertrace/render"
 	"sertrace/render/backends"
@@ -162,12 +162,8 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		written = append(written, p)
 	}
 	if path := v.GetString("stats"); path != "" {
-		b, err := json.MarshalIndent(stats, "", "  ")
-		if err == nil {
-			err = os.WriteFile(path, append(b, '\n'), 0o644)
-		}
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+		if err := atomicfile.WriteJSON(path, stats); err != nil {
+			return err
 		}
 	}
 	on := fmt.Sprintf("%s (%d threads", stats.Backend, stats.Threads)

@@ -4,6 +4,7 @@
 package atomicfile
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +41,16 @@ func WriteBytes(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// WriteJSON writes v to path atomically as indented JSON ending in a
+// newline.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return WriteBytes(path, append(b, '\n'))
 }
 
 func unwrap(err error) error {

@@ -277,8 +277,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	if err := writeThumbnail(filepath.Join(dir, "thumb.png"), final, display); err != nil {
 		return false, written, film.Samples, err
 	}
-	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := atomicfile.WriteBytes(filepath.Join(dir, "manifest.json"), b); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, "manifest.json"), m); err != nil {
 		return false, written, film.Samples, err
 	}
 	os.Remove(cpPath)

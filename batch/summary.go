@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"path/filepath"
@@ -12,11 +11,7 @@ import (
 
 // writeSummary writes summary.json and the contact sheet summary.html.
 func writeSummary(dir string, sum *Summary) error {
-	b, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteBytes(filepath.Join(dir, "summary.json"), append(b, '\n')); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, "summary.json"), sum); err != nil {
 		return err
 	}
 	var html strings.Builder

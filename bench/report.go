@@ -2,7 +2,6 @@ package bench
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"image/color"
 	"os"
@@ -24,11 +23,7 @@ func Write(dir string, res *Results) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output folder %s: %w", dir, err)
 	}
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteBytes(filepath.Join(dir, "results.json"), append(b, '\n')); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, "results.json"), res); err != nil {
 		return err
 	}
 	var csvBuf strings.Builder

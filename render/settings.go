@@ -20,9 +20,9 @@ type Settings struct {
 	MaxDepth       int     `mapstructure:"max_depth" json:"max_depth,omitempty"`
 	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
 	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
-	Path           string  `mapstructure:"path" json:"path,omitempty"`
+	Path           string  `mapstructure:"path" json:"path,omitempty"`                 // the Vulkan backend's path: ser, rt, rayquery (or empty: the best)
 	Reorder        string  `mapstructure:"reorder" json:"reorder,omitempty"`           // ParseReorder's schemes
-	ReorderHint    bool    `mapstructure:"reorder_hint" json:"reorder_hint,omitempty"` // coherence bits in the material hint // the Vulkan backend's path: ser, rt, rayquery (or empty: the best)
+	ReorderHint    bool    `mapstructure:"reorder_hint" json:"reorder_hint,omitempty"` // coherence bits in the material hint
 	Env            string  `mapstructure:"env" json:"env,omitempty"`
 	EnvColor       string  `mapstructure:"env_color" json:"env_color,omitempty"`
 	EnvRotation    float32 `mapstructure:"env_rotation" json:"env_rotation,omitempty"` // degrees

@@ -50,7 +50,7 @@ what has been accumulated, marked as partial.`,
 	f.String("env", "", "equirectangular Radiance .hdr environment (replaces --env-color)")
 	f.Float32("env-rotation", 0, "turn the --env map about +Y, in degrees")
 	f.Float32("env-intensity", 1, "scale the --env map's radiance")
-	f.String("aov", "", "extra outputs beside the beauty: albedo, normal, depth (PFM), variance, cost, path_length, simt (heatmap PNG)")
+	f.String("aov", "", "extra outputs beside the beauty: albedo, normal, depth, diffuse, specular, diffuse_albedo, specular_albedo (PFM), variance, cost, path_length, simt (heatmap PNG)")
 	f.Float32("exposure", 0, "exposure in stops for PNG output")
 	f.String("filter", "box", "pixel filter: box, gaussian or blackman-harris")
 	f.String("tonemap", "linear", "tone curve for PNG output: linear, filmic, aces or agx")
@@ -204,7 +204,7 @@ func parseAOVs(s string) ([]render.AOV, error) {
 		case a != render.AOVBeauty && slices.Contains(render.AOVs, a):
 			out = append(out, a)
 		default:
-			return nil, fmt.Errorf("unknown AOV %q (albedo, normal, depth, variance, cost, path_length, simt)", name)
+			return nil, fmt.Errorf("unknown AOV %q (albedo, normal, depth, variance, cost, path_length, simt, diffuse, specular, diffuse_albedo, specular_albedo)", name)
 		}
 	}
 	return out, nil

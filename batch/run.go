@@ -162,7 +162,7 @@ func parseOutputs(names []string) ([]output, error) {
 		case ext != ".exr" && ext != ".pfm" && ext != ".png":
 			return nil, fmt.Errorf("output %q: the format must be .exr, .pfm or .png", n)
 		case !slices.Contains(render.AOVs, a):
-			return nil, fmt.Errorf("output %q: unknown output %q (beauty, albedo, normal, depth, variance, cost, path_length, simt)", n, base)
+			return nil, fmt.Errorf("output %q: unknown output %q (beauty, albedo, normal, depth, variance, cost, path_length, simt, diffuse, specular, diffuse_albedo, specular_albedo)", n, base)
 		}
 		out = append(out, output{n, a})
 	}
@@ -367,7 +367,12 @@ func readCheckpoint(path string) (checkpoint, bool) {
 	n := f.Width * f.Height
 	ok := f.Width > 0 && f.Height > 0 && len(f.Beauty) == 3*n && len(f.Albedo) == 3*n && len(f.Normal) == 3*n && len(f.Depth) == n &&
 		len(f.LumSq) == n && len(f.Cost) == n && len(f.PathLength) == n && len(f.SIMT) == n
-	return cp, ok
+	// The denoiser's split: whole, or absent (written before it existed).
+	split := len(f.Diffuse) == 3*n && len(f.Specular) == 3*n && len(f.DiffuseAlbedo) == 3*n && len(f.SpecularAlbedo) == 3*n &&
+		len(f.DiffuseLumSq) == n && len(f.SpecularLumSq) == n
+	none := f.Diffuse == nil && f.Specular == nil && f.DiffuseAlbedo == nil && f.SpecularAlbedo == nil &&
+		f.DiffuseLumSq == nil && f.SpecularLumSq == nil
+	return cp, ok && (split || none)
 }
 
 func writeCheckpoint(path string, cp checkpoint) error {

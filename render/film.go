@@ -20,6 +20,16 @@ type Film struct {
 	PathLength    []float64 // sums of bounces per sample
 	SIMT          []float64 // sums of the SIMT efficiency of the warps a sample's path ran in (launch order)
 	Partial       bool      // stopped before all samples were taken
+
+	// The beauty split at the first hit for the denoiser: the light its
+	// diffuse lobe reflected and the light its other lobes (specular,
+	// metal, glass) did, each with its directional albedo and squared
+	// luminance sums; the rest of the beauty is what the camera saw
+	// directly (emission, the environment). Nil in a film resumed from a
+	// checkpoint written before the split: backends then leave them out.
+	Diffuse, Specular             []float64
+	DiffuseAlbedo, SpecularAlbedo []float64
+	DiffuseLumSq, SpecularLumSq   []float64
 }
 
 // NewFilm makes an empty film.
@@ -30,6 +40,8 @@ func NewFilm(width, height int) *Film {
 		Beauty: make([]float64, n), Albedo: make([]float64, n), Normal: make([]float64, n),
 		Depth: make([]float64, width*height), LumSq: make([]float64, width*height),
 		Cost: make([]float64, width*height), PathLength: make([]float64, width*height), SIMT: make([]float64, width*height),
+		Diffuse: make([]float64, n), Specular: make([]float64, n), DiffuseAlbedo: make([]float64, n), SpecularAlbedo: make([]float64, n),
+		DiffuseLumSq: make([]float64, width*height), SpecularLumSq: make([]float64, width*height),
 	}
 }
 
@@ -48,10 +60,16 @@ const (
 	AOVCost       AOV = "cost"
 	AOVPathLength AOV = "path_length"
 	AOVSIMT       AOV = "simt"
+	// The denoiser's split of the light at the first hit, and its albedos.
+	AOVDiffuse        AOV = "diffuse"
+	AOVSpecular       AOV = "specular"
+	AOVDiffuseAlbedo  AOV = "diffuse_albedo"
+	AOVSpecularAlbedo AOV = "specular_albedo"
 )
 
 // AOVs lists the outputs a film holds.
-var AOVs = []AOV{AOVBeauty, AOVAlbedo, AOVNormal, AOVDepth, AOVVariance, AOVCost, AOVPathLength, AOVSIMT}
+var AOVs = []AOV{AOVBeauty, AOVAlbedo, AOVNormal, AOVDepth, AOVVariance, AOVCost, AOVPathLength, AOVSIMT,
+	AOVDiffuse, AOVSpecular, AOVDiffuseAlbedo, AOVSpecularAlbedo}
 
 // Heatmaps are the AOVs that a PNG shows as a colour scale with a legend.
 var Heatmaps = []AOV{AOVVariance, AOVCost, AOVPathLength, AOVSIMT}
@@ -73,11 +91,19 @@ func (f *Film) Resolve(a AOV) (pix []float32, channels int) {
 		src, channels = f.PathLength, 1
 	case AOVSIMT:
 		src, channels = f.SIMT, 1
+	case AOVDiffuse:
+		src = f.Diffuse
+	case AOVSpecular:
+		src = f.Specular
+	case AOVDiffuseAlbedo:
+		src = f.DiffuseAlbedo
+	case AOVSpecularAlbedo:
+		src = f.SpecularAlbedo
 	case AOVVariance:
 		return f.variance(), 1
 	}
-	out := make([]float32, len(src))
-	if f.Samples == 0 {
+	out := make([]float32, channels*f.Width*f.Height) // zero where the film lacks the buffer
+	if f.Samples == 0 || src == nil {
 		return out, channels
 	}
 	inv := 1 / float64(f.Samples)
@@ -95,17 +121,34 @@ func (f *Film) Resolve(a AOV) (pix []float32, channels int) {
 
 // variance is each pixel's sample variance of luminance (unbiased).
 func (f *Film) variance() []float32 {
-	out := make([]float32, f.Width*f.Height)
-	n := float64(f.Samples)
-	if n < 2 {
+	return sampleVariance(f.Beauty, f.LumSq, f.Width*f.Height, f.Samples)
+}
+
+// sampleVariance is the per-pixel sample variance of luminance of the
+// samples whose RGB sums and squared-luminance sums are given.
+func sampleVariance(sum, lumSq []float64, pixels, samples int) []float32 {
+	out := make([]float32, pixels)
+	n := float64(samples)
+	if n < 2 || sum == nil {
 		return out
 	}
 	for i := range out {
-		b := f.Beauty[3*i:]
+		b := sum[3*i:]
 		mean := (0.2126*b[0] + 0.7152*b[1] + 0.0722*b[2]) / n
-		out[i] = float32(max(f.LumSq[i]/n-mean*mean, 0) * n / (n - 1))
+		out[i] = float32(max(lumSq[i]/n-mean*mean, 0) * n / (n - 1))
 	}
 	return out
+}
+
+// SplitMeanVariance is MeanVariance for the diffuse and the specular light.
+func (f *Film) SplitMeanVariance() (diffuse, specular []float32) {
+	n := f.Width * f.Height
+	diffuse, specular = sampleVariance(f.Diffuse, f.DiffuseLumSq, n, f.Samples), sampleVariance(f.Specular, f.SpecularLumSq, n, f.Samples)
+	for i := range diffuse {
+		diffuse[i] /= float32(max(f.Samples, 1))
+		specular[i] /= float32(max(f.Samples, 1))
+	}
+	return diffuse, specular
 }
 
 // MeanVariance is each pixel's variance of the luminance estimate (the

@@ -22,7 +22,9 @@ import (
 
 // Write saves the film's beauty in the format its extension names: .exr
 // (linear float32, beauty as R, G, B and the AOVs as layers albedo.*,
-// normal.*, depth.Z, variance.Y, the variance of each pixel's mean), .pfm (linear) or .png (exposed, tone-mapped and
+// normal.*, depth.Z, variance.Y, the variance of each pixel's mean, and the
+// denoiser's split: diffuse.*, specular.*, diffuse_albedo.*,
+// specular_albedo.*, diffuse_variance.Y, specular_variance.Y), .pfm (linear) or .png (exposed, tone-mapped and
 // encoded for display). The file is written under a temporary name and
 // renamed, so a failure never leaves a truncated image where a good one was.
 func Write(path string, film *Film, display Display) error {
@@ -85,7 +87,7 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool) error {
 	add := func(name string, plane []float32) {
 		// Depth and variance keep float32 even in half-float files: half
 		// has no room for small variances (its denormals start at 6e-5).
-		if halfFloat && name != "depth.Z" && name != "variance.Y" && name != "Z" && name != "Y" {
+		if halfFloat && name != "depth.Z" && !strings.HasSuffix(name, "variance.Y") && name != "Z" && name != "Y" {
 			hp := make([]half.Half, len(plane))
 			for i, v := range plane {
 				hp[i] = half.FromFloat32(min(max(v, -65504), 65504)) // half's largest finite value
@@ -114,6 +116,15 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool) error {
 		planes(AOVNormal, "normal.X", "normal.Y", "normal.Z")
 		planes(AOVDepth, "depth.Z")
 		add("variance.Y", film.MeanVariance()) // of the mean, what a denoiser reads
+		if film.Diffuse != nil {
+			planes(AOVDiffuse, "diffuse.R", "diffuse.G", "diffuse.B")
+			planes(AOVSpecular, "specular.R", "specular.G", "specular.B")
+			planes(AOVDiffuseAlbedo, "diffuse_albedo.R", "diffuse_albedo.G", "diffuse_albedo.B")
+			planes(AOVSpecularAlbedo, "specular_albedo.R", "specular_albedo.G", "specular_albedo.B")
+			dv, sv := film.SplitMeanVariance()
+			add("diffuse_variance.Y", dv)
+			add("specular_variance.Y", sv)
+		}
 	case AOVDepth:
 		planes(AOVDepth, "Z")
 	case AOVVariance, AOVCost, AOVPathLength, AOVSIMT:
@@ -155,9 +166,9 @@ func writePNG(w io.Writer, film *Film, a AOV, display Display) error {
 		r, g, b := pix[3*i], pix[3*i+1], pix[3*i+2]
 		p := img.Pix[4*i : 4*i+4]
 		switch a {
-		case AOVBeauty:
+		case AOVBeauty, AOVDiffuse, AOVSpecular:
 			p[0], p[1], p[2] = display.encode(r*scale, g*scale, b*scale)
-		case AOVAlbedo:
+		case AOVAlbedo, AOVDiffuseAlbedo, AOVSpecularAlbedo:
 			p[0], p[1], p[2] = EncodeSRGB(r), EncodeSRGB(g), EncodeSRGB(b)
 		default: // normal, depth: data, shown linearly
 			if a == AOVNormal {

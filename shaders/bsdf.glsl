@@ -240,6 +240,28 @@ vec3 specularAlbedo(BSDF b, float cosO) {
     return min(b.f0 * a + (b.f90 - b.f0) * s, vec3(1.0));
 }
 
+// bsdfDiffuse is the diffuse lobe's share of bsdfEval's f·|cos wi| (the
+// rest is specular reflection and the glass).
+vec3 bsdfDiffuse(BSDF b, vec3 wo, vec3 wi) {
+    if (wo.z <= 0.0 || wi.z <= 0.0) {
+        return vec3(0.0);
+    }
+    vec3 e = specularAlbedo(b, wo.z);
+    float opaque = (1.0 - b.metallic) * (1.0 - b.transmission);
+    return opaque * (1.0 - e) * b.base / PI * wi.z;
+}
+
+// bsdfAlbedos are the directional albedos seen from cosO of the diffuse
+// lobe and (estimated for the metal and the glass) of the rest.
+void bsdfAlbedos(BSDF b, float cosO, out vec3 diffuse, out vec3 specular) {
+    vec3 e = specularAlbedo(b, cosO);
+    float a, s;
+    specularIntegrals(cosO, b.alpha, a, s);
+    float opaque = (1.0 - b.metallic) * (1.0 - b.transmission);
+    diffuse = opaque * (1.0 - e) * b.base;
+    specular = opaque * e + b.metallic * min(b.base * a + (1.0 - b.base) * s, vec3(1.0)) + glassWeight(b) * b.base;
+}
+
 // lobeProbabilities are how often bsdfSample uses visible-normal reflection,
 // cosine (diffuse) and the glass interface.
 void lobeProbabilities(BSDF b, float cosO, vec3 e, out float spec, out float diff, out float glass) {

@@ -21,6 +21,36 @@
 #define IS_HAIR(s) ((s).isHair)
 #endif
 
+// addSplit adds light that the first hit reflected, share of it (per
+// channel) by the diffuse lobe.
+void addSplit(inout Path path, vec3 l, vec3 share) {
+    path.radiance += l;
+    vec3 d = l * share;
+    path.diffuse += d;
+    path.specular += l - d;
+}
+
+// addLight adds light that reached the camera along the path: after the
+// first hit has been shaded, to the diffuse and specular parts too, by the
+// diffuse share of the first hit's sample that carried it.
+void addLight(inout Path path, vec3 l) {
+    if (path.bounce == 0u) {
+        path.radiance += l; // the camera's direct view
+        return;
+    }
+    addSplit(path, l, path.split);
+}
+
+// diffuseShare is, per channel, the diffuse lobe's part of f (f·|cos| of
+// the surface's BSDF for wo and wi); hair is all diffuse.
+vec3 diffuseShare(Surface s, vec3 wo, vec3 wi, vec3 f) {
+    if (IS_HAIR(s)) {
+        return vec3(1.0);
+    }
+    vec3 d = bsdfDiffuse(s.bsdf, wo, wi);
+    return vec3(f.x > 0.0 ? min(d.x / f.x, 1.0) : 0.0, f.y > 0.0 ? min(d.y / f.y, 1.0) : 0.0, f.z > 0.0 ? min(d.z / f.z, 1.0) : 0.0);
+}
+
 // The miss shader: the environment, weighted by MIS against light sampling.
 void missShader(inout Path path, vec3 d) {
     path.throughput *= transmittance(path.medium, INF);
@@ -29,7 +59,7 @@ void missShader(inout Path path, vec3 d) {
     if (path.bounce > 0u && path.prevPdf > 0.0) {
         weight = powerHeuristic(path.prevPdf, pdfEnvironment(d));
     }
-    path.radiance += path.throughput * env * weight;
+    addLight(path, path.throughput * env * weight);
     path.alive = 0u;
 }
 
@@ -45,13 +75,18 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         path.normal = s.aovNormal != vec3(0.0) ? s.aovNormal : s.frame.n;
         vec3 fwd = P.forward;
         path.depth = t * dot(d, fwd);
+        if (IS_HAIR(s)) {
+            path.diffAlbedo = s.albedo;
+        } else {
+            bsdfAlbedos(s.bsdf, dot(wo, s.frame.n), path.diffAlbedo, path.specAlbedo);
+        }
     }
     if (s.emit != vec3(0.0)) {
         float weight = 1.0;
         if (path.bounce > 0u && path.prevPdf > 0.0) {
             weight = powerHeuristic(path.prevPdf, pdfEmitter(inst, prim, t, dot(s.ng, wo), o));
         }
-        path.radiance += path.throughput * s.emit * weight;
+        addLight(path, path.throughput * s.emit * weight);
     }
     if (path.bounce >= P.maxDepth) {
         path.alive = 0u;
@@ -80,7 +115,11 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
                 if (!ls.delta) {
                     contrib *= powerHeuristic(ls.pdf, pdfB) / ls.pdf;
                 }
-                path.radiance += contrib;
+                if (path.bounce == 0u) {
+                    addSplit(path, contrib, diffuseShare(s, woLocal, toLocal(s.frame, ls.wi), f));
+                } else {
+                    addLight(path, contrib);
+                }
             }
         }
     }
@@ -104,6 +143,9 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     Material mat = P.materials.v[s.material];
     if (!s.isHair && crosses && (mat.flags & MAT_VOLUME) != 0u) {
         path.medium = s.front ? int(s.material) : -1;
+    }
+    if (path.bounce == 0u) {
+        path.split = diffuseShare(s, woLocal, wiLocal, weight * pdf); // f·|cos|
     }
     path.origin = originToward(s, wi);
     path.dir = wi;

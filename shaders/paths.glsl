@@ -19,6 +19,11 @@ Path newPath(uint x, uint y, uint sampleIndex) {
     path.albedo = vec3(0.0);
     path.normal = vec3(0.0);
     path.depth = 0.0;
+    path.diffuse = vec3(0.0);
+    path.specular = vec3(0.0);
+    path.diffAlbedo = vec3(0.0);
+    path.specAlbedo = vec3(0.0);
+    path.split = vec3(0.0);
     path.prevPdf = 0.0;
     path.medium = -1;
     path.alive = 1u;
@@ -43,6 +48,8 @@ Path newPath(uint x, uint y, uint sampleIndex) {
 struct Sums {
     vec3 beauty, albedo, normal;
     float depth, lumSq, cost, pathLength, shadowRays;
+    vec3 diffuse, specular, diffAlbedo, specAlbedo;
+    float diffLumSq, specLumSq;
 };
 
 Sums noSums() {
@@ -55,19 +62,38 @@ Sums noSums() {
     s.cost = 0.0;
     s.pathLength = 0.0;
     s.shadowRays = 0.0;
+    s.diffuse = vec3(0.0);
+    s.specular = vec3(0.0);
+    s.diffAlbedo = vec3(0.0);
+    s.specAlbedo = vec3(0.0);
+    s.diffLumSq = 0.0;
+    s.specLumSq = 0.0;
     return s;
 }
 
 float finiteOr0(float v) { return isnan(v) || isinf(v) ? 0.0 : v; }
 
+vec3 finiteOr0(vec3 v) { return vec3(finiteOr0(v.x), finiteOr0(v.y), finiteOr0(v.z)); }
+
+// lumSq is the squared luminance of a sample (0 for a bad one).
+float lumSq(vec3 v) {
+    float l = finiteOr0(luminance(v));
+    return l * l;
+}
+
 void addSample(inout Sums s, Path path) {
     // One bad sample never poisons a pixel.
-    s.beauty += vec3(finiteOr0(path.radiance.x), finiteOr0(path.radiance.y), finiteOr0(path.radiance.z));
+    s.beauty += finiteOr0(path.radiance);
+    s.diffuse += finiteOr0(path.diffuse);
+    s.specular += finiteOr0(path.specular);
+    s.diffAlbedo += path.diffAlbedo;
+    s.specAlbedo += path.specAlbedo;
+    s.diffLumSq += lumSq(path.diffuse);
+    s.specLumSq += lumSq(path.specular);
     s.albedo += path.albedo;
     s.normal += path.normal;
     s.depth += path.depth;
-    float l = finiteOr0(luminance(path.radiance));
-    s.lumSq += l * l;
+    s.lumSq += lumSq(path.radiance);
     s.cost += float(path.rays);
     s.pathLength += float(path.bounce);
     s.shadowRays += float(path.shadowRays);
@@ -81,12 +107,18 @@ void writeFilm(uint pixel, Sums s) {
         P.film.v[FILM_BEAUTY * n + 3u * pixel + c] += s.beauty[c];
         P.film.v[FILM_ALBEDO * n + 3u * pixel + c] += s.albedo[c];
         P.film.v[FILM_NORMAL * n + 3u * pixel + c] += s.normal[c];
+        P.film.v[FILM_DIFFUSE * n + 3u * pixel + c] += s.diffuse[c];
+        P.film.v[FILM_SPECULAR * n + 3u * pixel + c] += s.specular[c];
+        P.film.v[FILM_DIFFUSE_ALBEDO * n + 3u * pixel + c] += s.diffAlbedo[c];
+        P.film.v[FILM_SPECULAR_ALBEDO * n + 3u * pixel + c] += s.specAlbedo[c];
     }
     P.film.v[FILM_DEPTH * n + pixel] += s.depth;
     P.film.v[FILM_LUM_SQ * n + pixel] += s.lumSq;
     P.film.v[FILM_COST * n + pixel] += s.cost;
     P.film.v[FILM_PATH_LENGTH * n + pixel] += s.pathLength;
     P.film.v[FILM_SHADOW_RAYS * n + pixel] += s.shadowRays;
+    P.film.v[FILM_DIFFUSE_LUM_SQ * n + pixel] += s.diffLumSq;
+    P.film.v[FILM_SPECULAR_LUM_SQ * n + pixel] += s.specLumSq;
 }
 
 #endif

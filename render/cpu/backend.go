@@ -128,9 +128,13 @@ func addPass(film *render.Film, pass *passBuffers) {
 		film []float64
 		pass []float32
 	}{{film.Beauty, pass.beauty}, {film.Albedo, pass.albedo}, {film.Normal, pass.normal}, {film.Depth, pass.depth},
-		{film.LumSq, pass.lumSq}, {film.Cost, pass.cost}, {film.PathLength, pass.pathLength}, {film.SIMT, pass.simt}} {
-		for i, v := range pair.pass {
-			pair.film[i] += float64(v)
+		{film.LumSq, pass.lumSq}, {film.Cost, pass.cost}, {film.PathLength, pass.pathLength}, {film.SIMT, pass.simt},
+		{film.Diffuse, pass.diffuse}, {film.Specular, pass.specular}, {film.DiffuseAlbedo, pass.diffAlbedo}, {film.SpecularAlbedo, pass.specAlbedo},
+		{film.DiffuseLumSq, pass.diffLumSq}, {film.SpecularLumSq, pass.specLumSq}} {
+		if pair.film != nil { // a film resumed from before the split has none: it goes on without
+			for i, v := range pair.pass {
+				pair.film[i] += float64(v)
+			}
 		}
 		clear(pair.pass)
 	}

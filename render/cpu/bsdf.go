@@ -90,6 +90,34 @@ func (b *BSDF) specularAlbedo(cosO float32) scene.Vec3 {
 	return e
 }
 
+// Diffuse is the diffuse lobe's share of Eval's f·|cos wi| (the rest is
+// specular reflection and the glass).
+func (b *BSDF) Diffuse(wo, wi scene.Vec3) scene.Vec3 {
+	if wo[2] <= 0 || wi[2] <= 0 {
+		return scene.Vec3{}
+	}
+	e := b.specularAlbedo(wo[2])
+	opaque := (1 - b.Metallic) * (1 - b.Transmission)
+	var f scene.Vec3
+	for c := 0; c < 3; c++ {
+		f[c] = opaque * (1 - e[c]) * b.Base[c] / math.Pi * wi[2]
+	}
+	return f
+}
+
+// Albedos are the directional albedos seen from cosO of the diffuse lobe
+// and (estimated for the metal and the glass) of the rest.
+func (b *BSDF) Albedos(cosO float32) (diffuse, specular scene.Vec3) {
+	e := b.specularAlbedo(cosO)
+	a, s := specularIntegrals(cosO, b.Alpha)
+	opaque := (1 - b.Metallic) * (1 - b.Transmission)
+	for c := 0; c < 3; c++ {
+		diffuse[c] = opaque * (1 - e[c]) * b.Base[c]
+		specular[c] = opaque*e[c] + b.Metallic*min(b.Base[c]*a+(1-b.Base[c])*s, 1) + b.glassWeight()*b.Base[c]
+	}
+	return diffuse, specular
+}
+
 // lobeProbabilities are how often Sample uses each strategy: visible-normal
 // reflection, cosine (diffuse), and the glass interface, in proportion to an
 // estimate of what each lobe reflects seen from wo (the metal's estimated).

@@ -25,6 +25,14 @@ type pathState struct {
 	albedo     scene.Vec3 // first-hit AOVs
 	normal     scene.Vec3
 	depth      float32
+	// The denoiser's split of the light the first hit reflects: the diffuse
+	// lobe's and the other lobes' (specular, metal, glass) light, their
+	// directional albedos there, and the diffuse lobe's share (per channel)
+	// of the throughput the first hit's BSDF sample carries on. The camera's
+	// direct view (emission, the environment) is in neither.
+	diffuse, specular      scene.Vec3
+	diffAlbedo, specAlbedo scene.Vec3
+	split                  scene.Vec3
 }
 
 // Path events, for the coherence hint.
@@ -135,7 +143,7 @@ func miss(w *worker, p *pathState, _ *HitObject) {
 	if p.bounce > 0 && p.prevPdf > 0 {
 		weight = powerHeuristic(p.prevPdf, w.r.lights.pdfEnvironment(p.ray.Dir))
 	}
-	p.radiance = p.radiance.Add(p.throughput.Mul3(env).Scale(weight))
+	p.addLight(p.throughput.Mul3(env).Scale(weight))
 	p.alive = false
 }
 
@@ -152,13 +160,18 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		if s.aovNormal != (scene.Vec3{}) {
 			p.normal = s.aovNormal
 		}
+		if s.isHair {
+			p.diffAlbedo = s.albedo
+		} else {
+			p.diffAlbedo, p.specAlbedo = s.bsdf.Albedos(wo.Dot(s.frame.N))
+		}
 	}
 	if s.emit != (scene.Vec3{}) {
 		weight := float32(1)
 		if p.bounce > 0 && p.prevPdf > 0 {
 			weight = powerHeuristic(p.prevPdf, r.lights.pdfEmitter(r.acc, &h.Hit, h.Ray.Origin, s.ng.Dot(wo)))
 		}
-		p.radiance = p.radiance.Add(p.throughput.Mul3(s.emit).Scale(weight))
+		p.addLight(p.throughput.Mul3(s.emit).Scale(weight))
 	}
 	if int(p.bounce) >= r.opts.MaxDepth {
 		p.alive = false
@@ -186,7 +199,11 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 				if !ls.delta {
 					contrib = contrib.Scale(powerHeuristic(ls.pdf, pdfB) / ls.pdf)
 				}
-				p.radiance = p.radiance.Add(contrib)
+				if p.bounce == 0 {
+					p.addSplit(contrib, diffuseShare(&s, woLocal, s.frame.ToLocal(ls.wi), f))
+				} else {
+					p.addLight(contrib)
+				}
 			}
 		}
 	}
@@ -216,6 +233,9 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			p.medium = -1
 		}
 	}
+	if p.bounce == 0 {
+		p.split = diffuseShare(&s, woLocal, wiLocal, weight.Scale(pdf)) // f·|cos|
+	}
 	origin := s.originToward(wi)
 	p.throughput = p.throughput.Mul3(weight)
 	p.prevPdf = pdf
@@ -232,18 +252,58 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	p.bounce++
 }
 
+// addLight adds light that reached the camera along the path: after the
+// first hit has been shaded, to the diffuse and specular parts too, by the
+// diffuse share of the first hit's sample that carried it.
+func (p *pathState) addLight(l scene.Vec3) {
+	if p.bounce == 0 {
+		p.radiance = p.radiance.Add(l) // the camera's direct view
+		return
+	}
+	p.addSplit(l, p.split)
+}
+
+// addSplit adds light that the first hit reflected, share of it (per
+// channel) by the diffuse lobe.
+func (p *pathState) addSplit(l, share scene.Vec3) {
+	p.radiance = p.radiance.Add(l)
+	d := l.Mul3(share)
+	p.diffuse = p.diffuse.Add(d)
+	p.specular = p.specular.Add(l.Sub(d))
+}
+
+// diffuseShare is, per channel, the diffuse lobe's part of f (f·|cos| of
+// the surface's BSDF for wo and wi); hair is all diffuse.
+func diffuseShare(s *surface, wo, wi, f scene.Vec3) scene.Vec3 {
+	if s.isHair {
+		return scene.Vec3{1, 1, 1}
+	}
+	d := s.bsdf.Diffuse(wo, wi)
+	var out scene.Vec3
+	for c := 0; c < 3; c++ {
+		if f[c] > 0 {
+			out[c] = min(d[c]/f[c], 1)
+		}
+	}
+	return out
+}
+
 // tile is a rectangle of the image.
 type tile struct{ x0, y0, x1, y1 int }
 
 // passBuffers receive one pass's samples before they join the film.
 type passBuffers struct {
-	beauty, albedo, normal, depth []float32
-	lumSq, cost, pathLength, simt []float32
+	beauty, albedo, normal, depth             []float32
+	lumSq, cost, pathLength, simt             []float32
+	diffuse, specular, diffAlbedo, specAlbedo []float32
+	diffLumSq, specLumSq                      []float32
 }
 
 func newPassBuffers(n int) *passBuffers {
 	return &passBuffers{beauty: make([]float32, 3*n), albedo: make([]float32, 3*n), normal: make([]float32, 3*n),
-		depth: make([]float32, n), lumSq: make([]float32, n), cost: make([]float32, n), pathLength: make([]float32, n), simt: make([]float32, n)}
+		depth: make([]float32, n), lumSq: make([]float32, n), cost: make([]float32, n), pathLength: make([]float32, n), simt: make([]float32, n),
+		diffuse: make([]float32, 3*n), specular: make([]float32, 3*n), diffAlbedo: make([]float32, 3*n), specAlbedo: make([]float32, 3*n),
+		diffLumSq: make([]float32, n), specLumSq: make([]float32, n)}
 }
 
 // renderTile traces spp samples (from sample index first) of every pixel
@@ -310,24 +370,35 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		p := &w.paths[i]
 		px := int(p.pixel)
 		for c := 0; c < 3; c++ {
-			v := p.radiance[c]
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				v = 0 // never let one bad sample poison a pixel
-			}
-			out.beauty[3*px+c] += v
+			out.beauty[3*px+c] += finiteOr0(p.radiance[c]) // never let one bad sample poison a pixel
+			out.diffuse[3*px+c] += finiteOr0(p.diffuse[c])
+			out.specular[3*px+c] += finiteOr0(p.specular[c])
+			out.diffAlbedo[3*px+c] += p.diffAlbedo[c]
+			out.specAlbedo[3*px+c] += p.specAlbedo[c]
 			out.albedo[3*px+c] += p.albedo[c]
 			out.normal[3*px+c] += p.normal[c]
 		}
 		out.depth[px] += p.depth
-		l := luminance(p.radiance)
-		if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
-			l = 0
-		}
-		out.lumSq[px] += l * l
+		out.lumSq[px] += lumSq(p.radiance)
+		out.diffLumSq[px] += lumSq(p.diffuse)
+		out.specLumSq[px] += lumSq(p.specular)
 		out.cost[px] += float32(p.rays)
 		out.pathLength[px] += float32(p.bounce)
 		out.simt[px] += p.simt / float32(p.bounce+1) // the waves it was in
 	}
+}
+
+// lumSq is the squared luminance of a sample (0 for a bad one).
+func lumSq(v scene.Vec3) float32 {
+	l := finiteOr0(luminance(v))
+	return l * l
+}
+
+func finiteOr0(v float32) float32 {
+	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return 0
+	}
+	return v
 }
 
 func grow[T any](s []T, n int) []T {

@@ -313,3 +313,57 @@ func TestReorderingNeverChangesTheImage(t *testing.T) {
 		}
 	}
 }
+
+// TestFurnaceSplitsLight: under a uniform environment of 1, what a convex
+// sphere reflects is each lobe's directional albedo, so the denoiser's
+// diffuse and specular buffers, each over its own albedo, are 1 on the
+// sphere; they add up to the beauty there, and hold nothing where the
+// camera sees the environment.
+func TestFurnaceSplitsLight(t *testing.T) {
+	opts := render.Options{Width: 48, Height: 48, SPP: 256, MaxDepth: 16, EnvColor: [3]float32{1, 1, 1}}
+	coated := lambert(0.5)
+	coated.Specular, coated.Roughness = 1, 0.6
+	metal := scene.DefaultMaterial()
+	metal.BaseColor = scene.Vec4{0.9, 0.6, 0.3, 1}
+	metal.Roughness = 0.5
+	for _, c := range []struct {
+		name              string
+		mat               scene.Material
+		diffuse, specular bool
+	}{{"grey Lambertian", lambert(0.5), true, false}, {"rough dielectric on grey", coated, true, true}, {"rough gold-ish metal", metal, false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := furnaceScene(c.mat)
+			f := renderFilm(t, sc, opts)
+			var light, albedo [2]float64
+			for y := 0; y < opts.Height; y++ {
+				for x := 0; x < opts.Width; x++ {
+					p := y*opts.Width + x
+					for k := 3 * p; k < 3*p+3; k++ {
+						split := f.Diffuse[k] + f.Specular[k]
+						if _, ok := onSphere(sc, opts, x, y); ok {
+							if math.Abs(split-f.Beauty[k]) > 1e-4*f.Beauty[k] {
+								t.Fatalf("pixel (%d, %d): diffuse + specular %.5f, beauty %.5f", x, y, split, f.Beauty[k])
+							}
+							light[0], light[1] = light[0]+f.Diffuse[k], light[1]+f.Specular[k]
+							albedo[0], albedo[1] = albedo[0]+f.DiffuseAlbedo[k], albedo[1]+f.SpecularAlbedo[k]
+						}
+						if x == 0 && y == 0 && (split != 0 || f.DiffuseAlbedo[k] != 0 || f.SpecularAlbedo[k] != 0) {
+							t.Fatalf("the environment's pixel has diffuse + specular %v, albedos %v, %v", split, f.DiffuseAlbedo[k], f.SpecularAlbedo[k])
+						}
+					}
+				}
+			}
+			for i, name := range []string{"diffuse", "specular"} {
+				if has := []bool{c.diffuse, c.specular}[i]; !has {
+					if light[i] > 1e-5*(light[0]+light[1]) || albedo[i] != 0 { // rounding of the share aside
+						t.Errorf("%s: light %v, albedo %v, want none", name, light[i], albedo[i])
+					}
+					continue
+				}
+				if r := light[i] / albedo[i]; math.Abs(r-1) > 0.01 {
+					t.Errorf("%s light over its albedo %.4f, want 1", name, r)
+				}
+			}
+		})
+	}
+}

@@ -325,6 +325,9 @@ func (r *renderer) addTo(film *render.Film) {
 	n := r.opts.Width * r.opts.Height
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), layout.FilmLayers*n)
 	add := func(dst []float64, layer, channels int) {
+		if dst == nil {
+			return // a film resumed from before the split has none
+		}
 		src := sums[layer*n : layer*n+channels*n]
 		for i, v := range src {
 			dst[i] += float64(v)
@@ -335,6 +338,12 @@ func (r *renderer) addTo(film *render.Film) {
 	add(film.Normal, layout.FilmNormal, 3)
 	add(film.Depth, layout.FilmDepth, 1)
 	add(film.LumSq, layout.FilmLumSq, 1)
+	add(film.Diffuse, layout.FilmDiffuse, 3)
+	add(film.Specular, layout.FilmSpecular, 3)
+	add(film.DiffuseAlbedo, layout.FilmDiffuseAlbedo, 3)
+	add(film.SpecularAlbedo, layout.FilmSpecularAlbedo, 3)
+	add(film.DiffuseLumSq, layout.FilmDiffuseLumSq, 1)
+	add(film.SpecularLumSq, layout.FilmSpecularLumSq, 1)
 	if r.d.clock {
 		add(film.Cost, layout.FilmClock, 1)
 		film.CostUnit = "clock ticks"

@@ -262,8 +262,37 @@ func matchesCPU(t *testing.T, d vulkan.Device, sc *scene.Scene, opts render.Opti
 		if mg, se := imageMean(got); math.Abs(ms-mg) > 0.5*se {
 			t.Errorf("path %s, same random streams: image mean cpu %.5f, vulkan %.5f (standard error %.5f)", path, ms, mg, se)
 		}
+		// The denoiser's split of the light, and the albedos it is divided by.
+		for _, b := range []struct {
+			name         string
+			cpu, gpu     []float64
+			cpuSq, gpuSq []float64
+		}{{"diffuse", same.Diffuse, got.Diffuse, same.DiffuseLumSq, got.DiffuseLumSq},
+			{"specular", same.Specular, got.Specular, same.SpecularLumSq, got.SpecularLumSq},
+			{"diffuse albedo", same.DiffuseAlbedo, got.DiffuseAlbedo, nil, nil},
+			{"specular albedo", same.SpecularAlbedo, got.SpecularAlbedo, nil, nil}} {
+			mc, sc := bufferMean(b.cpu, b.cpuSq, same.Samples)
+			mg, _ := bufferMean(b.gpu, b.gpuSq, got.Samples)
+			if math.Abs(mc-mg) > 0.5*sc+1e-4*math.Abs(mc) {
+				t.Errorf("path %s, same random streams: %s mean cpu %.5f, vulkan %.5f (standard error %.5f)", path, b.name, mc, mg, sc)
+			}
+		}
 	}
 	return same, films
+}
+
+// bufferMean is the mean luminance of an RGB buffer of sums over samples
+// and, given its sums of squared luminance, the mean's standard error.
+func bufferMean(sum, lumSq []float64, samples int) (mean, se float64) {
+	n, spp := len(sum)/3, float64(samples)
+	for i := 0; i < n; i++ {
+		m := (0.2126*sum[3*i] + 0.7152*sum[3*i+1] + 0.0722*sum[3*i+2]) / spp
+		mean += m
+		if lumSq != nil {
+			se += max(lumSq[i]/spp-m*m, 0) / (spp - 1)
+		}
+	}
+	return mean / float64(n), math.Sqrt(se) / float64(n)
 }
 
 // imageMean is a film's mean luminance and its standard error.

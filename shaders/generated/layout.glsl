@@ -45,7 +45,13 @@ const uint FILM_COST = 11u;
 const uint FILM_PATH_LENGTH = 12u;
 const uint FILM_SHADOW_RAYS = 13u;
 const uint FILM_CLOCK = 14u;
-const uint FILM_LAYERS = 15u;
+const uint FILM_LAYERS = 29u;
+const uint FILM_DIFFUSE = 15u;
+const uint FILM_SPECULAR = 18u;
+const uint FILM_DIFFUSE_ALBEDO = 21u;
+const uint FILM_SPECULAR_ALBEDO = 24u;
+const uint FILM_DIFFUSE_LUM_SQ = 27u;
+const uint FILM_SPECULAR_LUM_SQ = 28u;
 
 struct TextureRef {
     int texture;
@@ -180,6 +186,11 @@ struct Path {
     uint rays;
     uint shadowRays;
     uint events;
+    vec3 diffuse;
+    vec3 specular;
+    vec3 diffAlbedo;
+    vec3 specAlbedo;
+    vec3 split;
 };
 
 struct Hit {

@@ -129,4 +129,6 @@ var constants = []constant{
 	c("COUNTER_LIVE", CounterLive), c("COUNTER_NEXT", CounterNext), c("COUNTER_DISPATCH", CounterDispatch),
 	c("COUNTER_KEYS", CounterKeys), c("WAVEFRONT_GROUP", WavefrontGroup),
 	c("FILM_LUM_SQ", FilmLumSq), c("FILM_COST", FilmCost), c("FILM_PATH_LENGTH", FilmPathLength), c("FILM_SHADOW_RAYS", FilmShadowRays), c("FILM_CLOCK", FilmClock), c("FILM_LAYERS", FilmLayers),
+	c("FILM_DIFFUSE", FilmDiffuse), c("FILM_SPECULAR", FilmSpecular), c("FILM_DIFFUSE_ALBEDO", FilmDiffuseAlbedo),
+	c("FILM_SPECULAR_ALBEDO", FilmSpecularAlbedo), c("FILM_DIFFUSE_LUM_SQ", FilmDiffuseLumSq), c("FILM_SPECULAR_LUM_SQ", FilmSpecularLumSq),
 }

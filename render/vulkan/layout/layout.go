@@ -73,7 +73,14 @@ const (
 	FilmPathLength = 12 // 1
 	FilmShadowRays = 13 // 1
 	FilmClock      = 14 // 1: shader-clock ticks, with the clock raygen
-	FilmLayers     = 15
+	// The denoiser's diffuse and specular split (render.Film's).
+	FilmDiffuse        = 15 // 3
+	FilmSpecular       = 18 // 3
+	FilmDiffuseAlbedo  = 21 // 3
+	FilmSpecularAlbedo = 24 // 3
+	FilmDiffuseLumSq   = 27 // 1
+	FilmSpecularLumSq  = 28 // 1
+	FilmLayers         = 29
 )
 
 // TextureRef is a material's texture slot.
@@ -225,6 +232,11 @@ type Path struct {
 	Rays        uint32 // traced for this sample
 	ShadowRays  uint32 // of them
 	Events      uint32 // coherence bits for the reorder hint
+	// The denoiser's split of the first hit's reflected light (render/cpu's
+	// pathState says how).
+	Diffuse, Specular      [3]float32
+	DiffAlbedo, SpecAlbedo [3]float32
+	Split                  [3]float32
 }
 
 // Hit is the ray-query wavefront's record of what a path's ray hit.

@@ -17,7 +17,9 @@ func newDenoiseCommand(v *viper.Viper) *cobra.Command {
 		Short: "Denoise a rendered EXR with its albedo, normal and depth guides",
 		Long: `Denoise a rendered EXR. The guides come from the file's own layers (albedo.*,
 normal.*, depth.Z, variance.Y, as sertrace writes them) or from --albedo,
---normal and --depth files (their R, G, B or Z channels). The output's format
+--normal and --depth files (their R, G, B or Z channels). When the file has
+the renderer's diffuse and specular split (diffuse.*, specular.*,
+diffuse_albedo.*, specular_albedo.*), each part is filtered on its own. The output's format
 follows -o's extension.`,
 		Args: exactArgs("IN.exr"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -74,7 +76,10 @@ follows -o's extension.`,
 // are named in missing.
 func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denoise.Image, missing []string, err error) {
 	w, h, ch, err := render.ReadEXR(in, "R", "G", "B", "albedo.R", "albedo.G", "albedo.B",
-		"normal.X", "normal.Y", "normal.Z", "depth.Z", "variance.Y")
+		"normal.X", "normal.Y", "normal.Z", "depth.Z", "variance.Y",
+		"diffuse.R", "diffuse.G", "diffuse.B", "specular.R", "specular.G", "specular.B",
+		"diffuse_albedo.R", "diffuse_albedo.G", "diffuse_albedo.B", "specular_albedo.R", "specular_albedo.G", "specular_albedo.B",
+		"diffuse_variance.Y", "specular_variance.Y")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -85,6 +90,16 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denois
 	img = &denoise.Image{Width: w, Height: h, Beauty: interleave(n, ch["R"], ch["G"], ch["B"]),
 		Albedo: interleave(n, ch["albedo.R"], ch["albedo.G"], ch["albedo.B"]),
 		Normal: interleave(n, ch["normal.X"], ch["normal.Y"], ch["normal.Z"]), Depth: ch["depth.Z"], Variance: ch["variance.Y"]}
+	// The diffuse and specular split, when the file has all of it.
+	split := []*[]float32{&img.Diffuse, &img.Specular, &img.DiffuseAlbedo, &img.SpecularAlbedo}
+	for i, layer := range []string{"diffuse", "specular", "diffuse_albedo", "specular_albedo"} {
+		*split[i] = interleave(n, ch[layer+".R"], ch[layer+".G"], ch[layer+".B"])
+	}
+	if img.Diffuse != nil && img.Specular != nil && img.DiffuseAlbedo != nil && img.SpecularAlbedo != nil {
+		img.DiffuseVariance, img.SpecularVariance = ch["diffuse_variance.Y"], ch["specular_variance.Y"]
+	} else {
+		img.Diffuse, img.Specular, img.DiffuseAlbedo, img.SpecularAlbedo = nil, nil, nil, nil
+	}
 	guide := func(path string, names ...string) ([]float32, error) {
 		gw, gh, g, err := render.ReadEXR(path, names...)
 		if err != nil {
@@ -134,6 +149,13 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denois
 	for i, v := range img.Beauty {
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 			img.Beauty[i] = 0 // one bad value must not spread through the filter
+		}
+	}
+	for _, part := range [][]float32{img.Diffuse, img.Specular} {
+		for i, v := range part {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				part[i] = 0
+			}
 		}
 	}
 	return img, missing, nil // a missing variance is estimated from the beauty

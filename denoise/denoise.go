@@ -5,9 +5,14 @@
 // window (the default) or by an edge-avoiding à-trous wavelet filter
 // (Dammertz et al. 2010, with SVGF's variance guidance); weights fall off
 // across depth, normal and albedo edges and across luminance differences
-// larger than the noise explains. Fireflies are clamped before filtering
-// and the energy the clamp takes is spread back over their neighbourhood
-// afterwards, so the image keeps its brightness.
+// larger than the noise explains. When the renderer split the light at
+// the first hit into what its diffuse lobe and its other lobes (specular,
+// metal, glass) reflected, each part is divided by its own albedo and
+// filtered on its own: the diffuse illumination is shared across albedo
+// edges (particles of many colours under one light), and a glossy
+// neighbour's reflection does not stop it. Fireflies are clamped before
+// filtering and the energy the clamp takes is spread back over their
+// neighbourhood afterwards, so the image keeps its brightness.
 package denoise
 
 import (
@@ -25,7 +30,20 @@ type Image struct {
 	Normal        []float32
 	Depth         []float32
 	Variance      []float32 // of the mean: nil means estimate it from the beauty
+
+	// The beauty's split at the first hit (render.Film's), or all nil: the
+	// light its diffuse lobe and its other lobes reflected, their albedos,
+	// and their luminance variances (of the mean; nil: estimated). The rest
+	// of the beauty, what the camera saw directly, is kept as it is.
+	Diffuse, Specular                 []float32
+	DiffuseAlbedo, SpecularAlbedo     []float32
+	DiffuseVariance, SpecularVariance []float32
+
+	guide []float32 // the albedo the edge-stopping compares, when not Albedo
 }
+
+// split reports whether the image holds the diffuse and specular split.
+func (in *Image) split() bool { return in.Diffuse != nil || in.Specular != nil }
 
 // Settings tune the edge-stopping functions.
 type Settings struct {
@@ -37,13 +55,23 @@ type Settings struct {
 	SigmaNorm  float32 // exponent on the normals' cosine
 	SigmaDepth float32 // in units of the local depth gradient
 	SigmaAlb   float32 // albedo difference
+
+	// For an image with the diffuse and specular split, each part's
+	// settings (nil: these).
+	Diffuse, Specular *Settings
 }
 
 // Defaults are the settings that measured best on the Cornell boxes (see
 // benchmarks/denoise.md): regression over 9×9 windows, which keeps the
 // illumination gradients that averaging filters blur, after a firefly
 // clamp whose energy is spread back over the neighbourhood.
-var Defaults = Settings{Regression: 4, Fireflies: 1, Spread: 8, SigmaLum: 40, SigmaNorm: 1, SigmaDepth: 1, SigmaAlb: 0.1}
+// With the split, the diffuse part's illumination is filtered over 15×15
+// windows, stopped by albedo differences only loosely and by luminance
+// more sharply, and the specular part's as the whole image's but with the
+// same loose albedo term.
+var Defaults = Settings{Regression: 4, Fireflies: 1, Spread: 8, SigmaLum: 40, SigmaNorm: 1, SigmaDepth: 1, SigmaAlb: 0.1,
+	Diffuse:  &Settings{Regression: 7, Fireflies: 1, Spread: 8, SigmaLum: 10, SigmaNorm: 1, SigmaDepth: 1, SigmaAlb: 1},
+	Specular: &Settings{Regression: 4, Fireflies: 1, Spread: 8, SigmaLum: 40, SigmaNorm: 1, SigmaDepth: 1, SigmaAlb: 1}}
 
 // ATrous are the à-trous filter's best settings: two scales only, since
 // wider ones blurred real gradients more than they removed noise.
@@ -60,6 +88,9 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 	if w < 1 || h < 1 || len(in.Beauty) != 3*n || len(in.Albedo) != 3*n || len(in.Normal) != 3*n || len(in.Depth) != n ||
 		(in.Variance != nil && len(in.Variance) != n) {
 		return nil, errors.New("denoise: the beauty and its guides must all be the image's size")
+	}
+	if in.split() {
+		return denoiseSplit(in, s, reg)
 	}
 	const eps = 1e-3
 	// Demodulate: filter the illumination, not the texture.
@@ -88,6 +119,10 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 		}
 	}
 	gradZ := depthGradient(in.Depth, w, h)
+	guide := in.Albedo
+	if in.guide != nil {
+		guide = in.guide
+	}
 	if s.Regression > 0 {
 		sd := make([]float32, n)
 		for y := 0; y < h; y++ {
@@ -96,7 +131,7 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 			}
 		}
 		var err error
-		light, err = reg(&RegressionJob{Width: w, Height: h, Radius: s.Regression, Light: light, SD: sd, Albedo: in.Albedo,
+		light, err = reg(&RegressionJob{Width: w, Height: h, Radius: s.Regression, Light: light, SD: sd, Albedo: guide,
 			Normal: in.Normal, Depth: in.Depth, GradZ: gradZ, SigmaLum: s.SigmaLum, SigmaNorm: s.SigmaNorm,
 			SigmaDepth: s.SigmaDepth, SigmaAlb: s.SigmaAlb})
 		if err != nil {
@@ -136,7 +171,7 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 							cos := dot3(in.Normal[3*p:], in.Normal[3*q:])
 							dz := float32(math.Abs(float64(in.Depth[q] - in.Depth[p])))
 							dist := float32(math.Sqrt(float64(kx*kx+ky*ky))) * float32(step)
-							da := sqDiff3(in.Albedo[3*p:], in.Albedo[3*q:])
+							da := sqDiff3(guide[3*p:], guide[3*q:])
 							e := -dl/(s.SigmaLum*sd+1e-6) - dz/(s.SigmaDepth*gradZ[p]*dist+1e-3) - da/(s.SigmaAlb*s.SigmaAlb)
 							wt *= float32(math.Exp(float64(e))) * pow(max(cos, 0), s.SigmaNorm)
 						}
@@ -164,6 +199,55 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 		spread := spreadEnergy(excess, w, h, s.Spread)
 		for i := range out {
 			out[i] += spread[i]
+		}
+	}
+	return out, nil
+}
+
+// presenceGuide is the albedo a part's edge-stopping compares: its own,
+// lifted by 2 where the lobe is there at all (albedo luminance above 0.02,
+// ramping from 0), so that a pixel whose surface lacks the lobe (a metal's
+// diffuse, a matte surface's specular), whose light of that part is none
+// and says nothing of its neighbours', stays out of their window however
+// loosely the part's settings weigh colour.
+func presenceGuide(albedo []float32) []float32 {
+	g := make([]float32, len(albedo))
+	for p := 0; p < len(albedo)/3; p++ {
+		lift := 2 * min(luminance(albedo[3*p:])/0.02, 1)
+		for k := 3 * p; k < 3*p+3; k++ {
+			g[k] = albedo[k] + lift
+		}
+	}
+	return g
+}
+
+// denoiseSplit filters the diffuse and specular parts on their own and adds
+// them to the rest of the beauty.
+func denoiseSplit(in *Image, s Settings, reg Regressor) ([]float32, error) {
+	n := in.Width * in.Height
+	if len(in.Diffuse) != 3*n || len(in.Specular) != 3*n || len(in.DiffuseAlbedo) != 3*n || len(in.SpecularAlbedo) != 3*n ||
+		(in.DiffuseVariance != nil && len(in.DiffuseVariance) != n) || (in.SpecularVariance != nil && len(in.SpecularVariance) != n) {
+		return nil, errors.New("denoise: the diffuse and specular light and their albedos must all be the image's size")
+	}
+	out := make([]float32, 3*n)
+	for i := range out {
+		out[i] = in.Beauty[i] - in.Diffuse[i] - in.Specular[i]
+	}
+	for _, part := range []struct {
+		light, albedo, variance []float32
+		settings                *Settings
+	}{{in.Diffuse, in.DiffuseAlbedo, in.DiffuseVariance, s.Diffuse}, {in.Specular, in.SpecularAlbedo, in.SpecularVariance, s.Specular}} {
+		ps := s
+		if part.settings != nil {
+			ps = *part.settings
+		}
+		filtered, err := DenoiseWith(&Image{Width: in.Width, Height: in.Height, Beauty: part.light, Albedo: part.albedo,
+			Normal: in.Normal, Depth: in.Depth, Variance: part.variance, guide: presenceGuide(part.albedo)}, ps, reg)
+		if err != nil {
+			return nil, err
+		}
+		for i, v := range filtered {
+			out[i] += v
 		}
 	}
 	return out, nil

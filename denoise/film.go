@@ -8,8 +8,16 @@ func FromFilm(f *render.Film) *Image {
 	albedo, _ := f.Resolve(render.AOVAlbedo)
 	normal, _ := f.Resolve(render.AOVNormal)
 	depth, _ := f.Resolve(render.AOVDepth)
-	return &Image{Width: f.Width, Height: f.Height, Beauty: beauty, Albedo: albedo, Normal: normal, Depth: depth,
+	img := &Image{Width: f.Width, Height: f.Height, Beauty: beauty, Albedo: albedo, Normal: normal, Depth: depth,
 		Variance: f.MeanVariance()}
+	if f.Diffuse != nil {
+		img.Diffuse, _ = f.Resolve(render.AOVDiffuse)
+		img.Specular, _ = f.Resolve(render.AOVSpecular)
+		img.DiffuseAlbedo, _ = f.Resolve(render.AOVDiffuseAlbedo)
+		img.SpecularAlbedo, _ = f.Resolve(render.AOVSpecularAlbedo)
+		img.DiffuseVariance, img.SpecularVariance = f.SplitMeanVariance()
+	}
+	return img
 }
 
 // Film denoises a film's beauty and returns a copy of the film holding it

@@ -91,14 +91,10 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denois
 		Albedo: interleave(n, ch["albedo.R"], ch["albedo.G"], ch["albedo.B"]),
 		Normal: interleave(n, ch["normal.X"], ch["normal.Y"], ch["normal.Z"]), Depth: ch["depth.Z"], Variance: ch["variance.Y"]}
 	// The diffuse and specular split, when the file has all of it.
-	split := []*[]float32{&img.Diffuse, &img.Specular, &img.DiffuseAlbedo, &img.SpecularAlbedo}
-	for i, layer := range []string{"diffuse", "specular", "diffuse_albedo", "specular_albedo"} {
-		*split[i] = interleave(n, ch[layer+".R"], ch[layer+".G"], ch[layer+".B"])
-	}
-	if img.Diffuse != nil && img.Specular != nil && img.DiffuseAlbedo != nil && img.SpecularAlbedo != nil {
+	rgb := func(layer string) []float32 { return interleave(n, ch[layer+".R"], ch[layer+".G"], ch[layer+".B"]) }
+	if d, s, da, sa := rgb("diffuse"), rgb("specular"), rgb("diffuse_albedo"), rgb("specular_albedo"); d != nil && s != nil && da != nil && sa != nil {
+		img.Diffuse, img.Specular, img.DiffuseAlbedo, img.SpecularAlbedo = d, s, da, sa
 		img.DiffuseVariance, img.SpecularVariance = ch["diffuse_variance.Y"], ch["specular_variance.Y"]
-	} else {
-		img.Diffuse, img.Specular, img.DiffuseAlbedo, img.SpecularAlbedo = nil, nil, nil, nil
 	}
 	guide := func(path string, names ...string) ([]float32, error) {
 		gw, gh, g, err := render.ReadEXR(path, names...)
@@ -146,15 +142,10 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denois
 		img.Depth = fill(n, 1)
 		missing = append(missing, "depth")
 	}
-	for i, v := range img.Beauty {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			img.Beauty[i] = 0 // one bad value must not spread through the filter
-		}
-	}
-	for _, part := range [][]float32{img.Diffuse, img.Specular} {
-		for i, v := range part {
+	for _, light := range [][]float32{img.Beauty, img.Diffuse, img.Specular} {
+		for i, v := range light {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				part[i] = 0
+				light[i] = 0 // one bad value must not spread through the filter
 			}
 		}
 	}

@@ -39,8 +39,8 @@ what has been accumulated, marked as partial.`,
 	f.StringP("output", "o", "", "image to write: .exr, .pfm or .png (default: the scene's name with .png)")
 	f.String("backend", "auto", "auto, cpu or vulkan (auto picks the best Vulkan device and path, else the cpu)")
 	f.String("path", "", "the vulkan backend's path: ser, rt or rayquery (default: the best the device runs)")
-	f.String("reorder", "material", "reordering before shading: material[:BITS], shader or none (the ray-query path: sort or off)")
-	f.Bool("reorder-hint", false, "add coherence bits (path ends, roulette survived, light sampled) above the material in the reorder hint")
+	f.String("reorder", "material", "reordering before shading: material[:BITS], coherence[:BITS], shader or none (the ray-query path: sort or off)")
+	f.Bool("reorder-hint", false, "add coherence bits (path ends, roulette survived, light sampled) above the material in the reorder hint (turns --reorder material into coherence)")
 	f.Int("spp", 64, "samples per pixel")
 	f.String("res", "", "resolution WxH (default: 800 wide, the camera's aspect ratio or 4:3)")
 	f.Int("max-depth", 8, "maximum path length in bounces (1: direct light only)")
@@ -204,7 +204,7 @@ func parseAOVs(s string) ([]render.AOV, error) {
 		case a != render.AOVBeauty && slices.Contains(render.AOVs, a):
 			out = append(out, a)
 		default:
-			return nil, fmt.Errorf("unknown AOV %q (albedo, normal, depth, variance, cost, path_length, simt, diffuse, specular, diffuse_albedo, specular_albedo)", name)
+			return nil, fmt.Errorf("unknown AOV %q (%s)", name, render.AOVNames(render.AOVs[1:])) // AOVs[0] is the beauty
 		}
 	}
 	return out, nil

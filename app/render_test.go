@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mrjoshuak/go-openexr/exr"
+
+	"sertrace/render"
 )
 
 // TestMain lets a test run the real command in a child process (for signals).
@@ -183,6 +186,27 @@ func TestDenoiseCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Fatal(err)
+	}
+	// From the EXR's layers (the diffuse and specular split included), the
+	// command denoises as render --denoise did from the film.
+	again := filepath.Join(dir, "again.exr")
+	if code, _, errs := runCLI(t, "denoise", filepath.Join(dir, "c.noisy.exr"), "-o", again); code != 0 {
+		t.Fatalf("denoise to EXR: %d %s", code, errs)
+	}
+	_, _, want, err := render.ReadEXR(noisy, "R", "G", "B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, got, err := render.ReadEXR(again, "R", "G", "B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"R", "G", "B"} {
+		for i, v := range want[c] {
+			if d := math.Abs(float64(got[c][i] - v)); d > 1e-5*math.Max(1, math.Abs(float64(v))) {
+				t.Fatalf("pixel %d %s: the command's %v, render --denoise's %v", i, c, got[c][i], v)
+			}
+		}
 	}
 	if code, _, errs := runCLI(t, "denoise", "../scenes/cornell.glb", "-o", out); code != 1 || !strings.Contains(errs, "read ../scenes/cornell.glb") {
 		t.Errorf("a non-EXR input: %d %s", code, errs)

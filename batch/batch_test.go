@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,9 +168,19 @@ jobs:
 	if err := writeCheckpoint(cpPath, cp); err != nil {
 		t.Fatal(err)
 	}
-	sum, err = (&Runner{Config: cfg}).Run(context.Background())
+	// Progress counts the samples resumed: it never starts below them.
+	var mu sync.Mutex
+	least := 1.0
+	sum, err = (&Runner{Config: cfg, Tick: func(done float64) {
+		mu.Lock()
+		least = min(least, done)
+		mu.Unlock()
+	}}).Run(context.Background())
 	if err != nil || sum.Jobs[0].Status != Done || sum.Jobs[0].Samples != 64 {
 		t.Fatalf("resumed run: %v %+v", err, sum.Jobs[0])
+	}
+	if least < float64(done)/64 {
+		t.Errorf("the resumed run's progress started at %.3f: it rendered again the %d samples of the checkpoint", least, done)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "box", "checkpoint.gob")); err == nil {
 		t.Error("the checkpoint outlived the finished job")
@@ -179,9 +190,7 @@ jobs:
 	// The same job, never interrupted.
 	fresh := t.TempDir()
 	cfg2, _ := Load(writeConfig(t, fresh, text))
-	start := time.Now()
 	(&Runner{Config: cfg2}).Run(context.Background())
-	_ = start
 	whole, _ := os.ReadFile(filepath.Join(fresh, "out", "box", "beauty.pfm"))
 	if len(whole) != len(resumed) || len(whole) == 0 {
 		t.Fatal("images differ in size")

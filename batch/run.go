@@ -162,7 +162,7 @@ func parseOutputs(names []string) ([]output, error) {
 		case ext != ".exr" && ext != ".pfm" && ext != ".png":
 			return nil, fmt.Errorf("output %q: the format must be .exr, .pfm or .png", n)
 		case !slices.Contains(render.AOVs, a):
-			return nil, fmt.Errorf("output %q: unknown output %q (beauty, albedo, normal, depth, variance, cost, path_length, simt, diffuse, specular, diffuse_albedo, specular_albedo)", n, base)
+			return nil, fmt.Errorf("output %q: unknown output %q (%s)", n, base, render.AOVNames(render.AOVs))
 		}
 		out = append(out, output{n, a})
 	}
@@ -207,11 +207,12 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	if r.Tick != nil {
 		tick = r.Tick
 	}
-	backend, err := backends.Choose(job.Settings.Backend, job.Settings.Path, func(line string) {
+	note := func(line string) {
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "%s: %s\n", job.Name, line)
 		}
-	})
+	}
+	backend, err := backends.Choose(job.Settings.Backend, job.Settings.Path, note)
 	if err != nil {
 		return false, nil, 0, err
 	}
@@ -240,12 +241,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		if stats != nil {
 			ran, device = stats.Backend, stats.DeviceIndex
 		}
-		reg := denoise.On(ran, device, func(line string) {
-			if r.Log != nil {
-				fmt.Fprintf(r.Log, "%s: %s\n", job.Name, line)
-			}
-		})
-		if final, err = denoise.FilmWith(film, denoise.Defaults, reg); err != nil {
+		if final, err = denoise.FilmWith(film, denoise.Defaults, denoise.On(ran, device, note)); err != nil {
 			return false, nil, film.Samples, err
 		}
 		// The noisy beauty is kept beside the denoised one.
@@ -363,16 +359,7 @@ func readCheckpoint(path string) (checkpoint, bool) {
 	if err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(&cp) != nil || cp.Film == nil {
 		return cp, false
 	}
-	f := cp.Film
-	n := f.Width * f.Height
-	ok := f.Width > 0 && f.Height > 0 && len(f.Beauty) == 3*n && len(f.Albedo) == 3*n && len(f.Normal) == 3*n && len(f.Depth) == n &&
-		len(f.LumSq) == n && len(f.Cost) == n && len(f.PathLength) == n && len(f.SIMT) == n
-	// The denoiser's split: whole, or absent (written before it existed).
-	split := len(f.Diffuse) == 3*n && len(f.Specular) == 3*n && len(f.DiffuseAlbedo) == 3*n && len(f.SpecularAlbedo) == 3*n &&
-		len(f.DiffuseLumSq) == n && len(f.SpecularLumSq) == n
-	none := f.Diffuse == nil && f.Specular == nil && f.DiffuseAlbedo == nil && f.SpecularAlbedo == nil &&
-		f.DiffuseLumSq == nil && f.SpecularLumSq == nil
-	return cp, ok && (split || none)
+	return cp, cp.Film.Whole()
 }
 
 func writeCheckpoint(path string, cp checkpoint) error {

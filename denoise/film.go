@@ -10,7 +10,7 @@ func FromFilm(f *render.Film) *Image {
 	depth, _ := f.Resolve(render.AOVDepth)
 	img := &Image{Width: f.Width, Height: f.Height, Beauty: beauty, Albedo: albedo, Normal: normal, Depth: depth,
 		Variance: f.MeanVariance()}
-	if f.Diffuse != nil {
+	if f.HasSplit() {
 		img.Diffuse, _ = f.Resolve(render.AOVDiffuse)
 		img.Specular, _ = f.Resolve(render.AOVSpecular)
 		img.DiffuseAlbedo, _ = f.Resolve(render.AOVDiffuseAlbedo)

@@ -7,24 +7,27 @@ import "sertrace/render/vulkan"
 // SERTRACE_VULKAN_VALIDATION asks for it.
 func GPU(device int) Regressor {
 	return func(j *RegressionJob) ([]float32, error) {
-		return vulkan.Denoiser{Device: device, Validation: vulkan.ValidationRequested()}.Regress(&vulkan.RegressionInput{
-			Width: j.Width, Height: j.Height, Radius: j.Radius, Light: j.Light, SD: j.SD, Albedo: j.Albedo,
-			Normal: j.Normal, Depth: j.Depth, GradZ: j.GradZ, SigmaLum: j.SigmaLum, SigmaNorm: j.SigmaNorm,
-			SigmaDepth: j.SigmaDepth, SigmaAlb: j.SigmaAlb})
+		return vulkan.Denoiser{Device: device, Validation: vulkan.ValidationRequested()}.Regress((*vulkan.RegressionInput)(j))
 	}
 }
 
 // On is the regressor for a render that ran on a backend: after a Vulkan
 // render, the compute shader on the device that rendered (falling back to
-// the CPU, said through note, when it cannot run); the CPU otherwise.
+// the CPU, said through note, when it cannot run, and for the rest of the
+// image's parts too); the CPU otherwise.
 func On(backend string, device int, note func(string)) Regressor {
 	if backend != "vulkan" {
 		return RegressCPU
 	}
 	gpu := GPU(device)
+	failed := false
 	return func(j *RegressionJob) ([]float32, error) {
+		if failed {
+			return RegressCPU(j)
+		}
 		out, err := gpu(j)
 		if err != nil {
+			failed = true
 			note("denoise: the GPU filter failed (" + err.Error() + "); filtering on the cpu")
 			return RegressCPU(j)
 		}

@@ -2,18 +2,11 @@ package denoise
 
 import "math"
 
-// regression filters the illumination by weighted first-order regression
-// (in the spirit of Bitterli et al. 2016, "Nonlinearly Weighted First-order
-// Regression for Denoising Monte Carlo Renderings"): around each pixel, the
-// illumination is fitted as a linear function of screen position, normal
-// and depth over a window, with weights from those features and from how
-// far a neighbour's illumination lies outside the noise; the fit's value at
-// the pixel is the result. A linear fit keeps the gradients that a weighted
-// average blurs.
 // RegressionJob is the regression filter's input, prepared on the CPU, for
 // a filter that may run elsewhere (the Vulkan backend's compute shader):
 // per pixel the demodulated illumination (RGB), the noise's standard
-// deviation, the guides, and the depth gradient.
+// deviation, the guides, and the depth gradient. The compute shader's input
+// is the same struct (converted, not copied).
 type RegressionJob struct {
 	Width, Height, Radius                     int
 	Light, SD, Albedo, Normal, Depth, GradZ   []float32
@@ -27,6 +20,14 @@ type Regressor func(*RegressionJob) ([]float32, error)
 // RegressCPU runs the regression filter here.
 func RegressCPU(j *RegressionJob) ([]float32, error) { return regression(j), nil }
 
+// regression filters the illumination by weighted first-order regression
+// (in the spirit of Bitterli et al. 2016, "Nonlinearly Weighted First-order
+// Regression for Denoising Monte Carlo Renderings"): around each pixel, the
+// illumination is fitted as a linear function of screen position, normal
+// and depth over a window, with weights from those features and from how
+// far a neighbour's illumination lies outside the noise; the fit's value at
+// the pixel is the result. A linear fit keeps the gradients that a weighted
+// average blurs.
 func regression(j *RegressionJob) []float32 {
 	w, h, radius := j.Width, j.Height, j.Radius
 	light := j.Light

@@ -11,8 +11,8 @@ import (
 // half of them glossy, under one light: every particle's diffuse lobe
 // reflects an irradiance of 0.3, the glossy ones' specular lobe a
 // reflection of 2, a few pixels glow (emission, seen directly), and each
-// pixel's light is a 16-sample estimate with the noise of one. It returns
-// the image and the noiseless beauty.
+// part's light is a 16-sample estimate whose every sample finds the light
+// one time in four. It returns the image and the noiseless beauty.
 func splitImage(seed uint64) (*denoise.Image, []float32) {
 	const w, h, spp = 64, 64, 16
 	n := w * h
@@ -41,8 +41,6 @@ func splitImage(seed uint64) (*denoise.Image, []float32) {
 		if rng.IntN(50) == 0 {
 			emit = 1.5
 		}
-		fd, fs := rng.Float32(), rng.Float32() // the same noise in every channel, as one sample path gives
-		_ = fs
 		for k := 0; k < 3; k++ {
 			i := 3*p + k
 			img.DiffuseAlbedo[i] = c[k] * 0.9
@@ -52,9 +50,8 @@ func splitImage(seed uint64) (*denoise.Image, []float32) {
 			img.Albedo[i] = c[k]
 			d, s := 0.3*img.DiffuseAlbedo[i], 2*img.SpecularAlbedo[i]
 			truth[i] = d + s + emit
-			_ = fd
 		}
-		// One noise draw per pixel and part, applied to its luminance.
+		// One noise draw per pixel and part, the same in every channel.
 		dl, dv := noisy(1)
 		sl, sv := noisy(1)
 		lumD, lumS := float32(0), float32(0)

@@ -1,6 +1,10 @@
 package render
 
-import "sertrace/scene"
+import (
+	"strings"
+
+	"sertrace/scene"
+)
 
 // Film accumulates radiance and the first-hit AOVs per pixel. Backends sum
 // the samples of one pass in float32 and add each pass here in float64, so
@@ -26,10 +30,46 @@ type Film struct {
 	// metal, glass) did, each with its directional albedo and squared
 	// luminance sums; the rest of the beauty is what the camera saw
 	// directly (emission, the environment). Nil in a film resumed from a
-	// checkpoint written before the split: backends then leave them out.
+	// checkpoint written before the split (HasSplit), which backends then
+	// leave out (AddSums).
 	Diffuse, Specular             []float64
 	DiffuseAlbedo, SpecularAlbedo []float64
 	DiffuseLumSq, SpecularLumSq   []float64
+}
+
+// HasSplit reports whether the film holds the denoiser's diffuse and
+// specular split.
+func (f *Film) HasSplit() bool { return f.Diffuse != nil }
+
+// Whole reports whether every buffer is the image's size, the split's whole
+// or absent: what a film read back from a checkpoint must be.
+func (f *Film) Whole() bool {
+	n := f.Width * f.Height
+	sized := func(channels int, bufs ...[]float64) bool {
+		for _, b := range bufs {
+			if len(b) != channels*n {
+				return false
+			}
+		}
+		return true
+	}
+	split := sized(3, f.Diffuse, f.Specular, f.DiffuseAlbedo, f.SpecularAlbedo) && sized(1, f.DiffuseLumSq, f.SpecularLumSq)
+	none := f.Diffuse == nil && f.Specular == nil && f.DiffuseAlbedo == nil && f.SpecularAlbedo == nil &&
+		f.DiffuseLumSq == nil && f.SpecularLumSq == nil
+	return f.Width > 0 && f.Height > 0 && sized(3, f.Beauty, f.Albedo, f.Normal) &&
+		sized(1, f.Depth, f.LumSq, f.Cost, f.PathLength, f.SIMT) && (split || none)
+}
+
+// AddSums adds a backend's float32 sums of one pass to a film's buffer; a
+// buffer the film lacks (the split, resumed from an older checkpoint) is
+// left out.
+func AddSums(dst []float64, src []float32) {
+	if dst == nil {
+		return
+	}
+	for i, v := range src {
+		dst[i] += float64(v)
+	}
 }
 
 // NewFilm makes an empty film.
@@ -67,9 +107,18 @@ const (
 	AOVSpecularAlbedo AOV = "specular_albedo"
 )
 
-// AOVs lists the outputs a film holds.
+// AOVs lists the outputs a film holds, the beauty first.
 var AOVs = []AOV{AOVBeauty, AOVAlbedo, AOVNormal, AOVDepth, AOVVariance, AOVCost, AOVPathLength, AOVSIMT,
 	AOVDiffuse, AOVSpecular, AOVDiffuseAlbedo, AOVSpecularAlbedo}
+
+// AOVNames lists the outputs' names, comma-separated, for messages.
+func AOVNames(outputs []AOV) string {
+	names := make([]string, len(outputs))
+	for i, a := range outputs {
+		names[i] = string(a)
+	}
+	return strings.Join(names, ", ")
+}
 
 // Heatmaps are the AOVs that a PNG shows as a colour scale with a legend.
 var Heatmaps = []AOV{AOVVariance, AOVCost, AOVPathLength, AOVSIMT}
@@ -142,20 +191,18 @@ func sampleVariance(sum, lumSq []float64, pixels, samples int) []float32 {
 
 // SplitMeanVariance is MeanVariance for the diffuse and the specular light.
 func (f *Film) SplitMeanVariance() (diffuse, specular []float32) {
-	n := f.Width * f.Height
-	diffuse, specular = sampleVariance(f.Diffuse, f.DiffuseLumSq, n, f.Samples), sampleVariance(f.Specular, f.SpecularLumSq, n, f.Samples)
-	for i := range diffuse {
-		diffuse[i] /= float32(max(f.Samples, 1))
-		specular[i] /= float32(max(f.Samples, 1))
-	}
-	return diffuse, specular
+	return f.meanVariance(f.Diffuse, f.DiffuseLumSq), f.meanVariance(f.Specular, f.SpecularLumSq)
 }
 
 // MeanVariance is each pixel's variance of the luminance estimate (the
 // sample variance over the sample count), what a denoiser weighs noise by.
 // Samples are stratified, so it bounds the estimate's variance from above.
-func (f *Film) MeanVariance() []float32 {
-	v := f.variance()
+func (f *Film) MeanVariance() []float32 { return f.meanVariance(f.Beauty, f.LumSq) }
+
+// meanVariance is the variance of the luminance estimate of the samples
+// whose sums are given: their sample variance over the sample count.
+func (f *Film) meanVariance(sum, lumSq []float64) []float32 {
+	v := sampleVariance(sum, lumSq, f.Width*f.Height, f.Samples)
 	for i := range v {
 		v[i] /= float32(max(f.Samples, 1))
 	}

@@ -45,7 +45,7 @@ func EnvironmentPower(env *EnvMap, color [3]float32) float32 {
 		// (1/4π)∫L dω = (1/4π)∫L·2π² sin θ du dv = (π/2)·∫L sin θ du dv.
 		return env.Power() * math.Pi / 2
 	}
-	return 0.2126*color[0] + 0.7152*color[1] + 0.0722*color[2]
+	return luminance3(color[0], color[1], color[2])
 }
 
 // NewLightTable builds the light table of a scene whose environment has
@@ -62,7 +62,7 @@ func NewLightTable(sc *scene.Scene, envPower float32) *LightTable {
 			continue
 		}
 		w := AffineOf(in.Transform)
-		lum := 0.2126*mat.Emissive[0] + 0.7152*mat.Emissive[1] + 0.0722*mat.Emissive[2]
+		lum := luminance3(mat.Emissive[0], mat.Emissive[1], mat.Emissive[2])
 		if in.Geometry.Kind == scene.Spheres {
 			// Emissive spheres are sampled by the solid angle they subtend
 			// (SampleSphere). Textured ones, and those an instance stretches
@@ -104,7 +104,7 @@ func NewLightTable(sc *scene.Scene, envPower float32) *LightTable {
 		radius = 1
 	}
 	for k, l := range sc.Lights {
-		i := float64(l.Intensity * (0.2126*l.Color[0] + 0.7152*l.Color[1] + 0.0722*l.Color[2]))
+		i := float64(l.Intensity * luminance3(l.Color[0], l.Color[1], l.Color[2]))
 		p := 4 * math.Pi * i
 		switch l.Kind {
 		case scene.SpotLight:

@@ -35,6 +35,9 @@ func Write(path string, film *Film, display Display) error {
 // layer when it is an EXR) or one AOV alone. A PNG shows albedo as colour,
 // normals as 0.5 + 0.5·n and depth as grey scaled to its largest value.
 func WriteAOV(path string, film *Film, a AOV, display Display) error {
+	if (a == AOVDiffuse || a == AOVSpecular || a == AOVDiffuseAlbedo || a == AOVSpecularAlbedo) && !film.HasSplit() {
+		return fmt.Errorf("write %s: the film has no diffuse and specular split (it was resumed from a checkpoint written before sertrace kept one)", path)
+	}
 	var write func(io.WriteSeeker) error
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".exr":
@@ -116,7 +119,7 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool) error {
 		planes(AOVNormal, "normal.X", "normal.Y", "normal.Z")
 		planes(AOVDepth, "depth.Z")
 		add("variance.Y", film.MeanVariance()) // of the mean, what a denoiser reads
-		if film.Diffuse != nil {
+		if film.HasSplit() {
 			planes(AOVDiffuse, "diffuse.R", "diffuse.G", "diffuse.B")
 			planes(AOVSpecular, "specular.R", "specular.G", "specular.B")
 			planes(AOVDiffuseAlbedo, "diffuse_albedo.R", "diffuse_albedo.G", "diffuse_albedo.B")

@@ -23,7 +23,6 @@ type Options struct {
 	EnvColor      [3]float32
 	EnvMap        *EnvMap      // an HDR environment; replaces EnvColor when set
 	Threads       int          // 0: all cores
-	Exposure      float32      // stops, for display outputs
 	Filter        *PixelFilter // nil: box
 	// Reorder is how the emulated pipeline reorders each wave before shading:
 	// ReorderMaterial (the default) sorts by shader, then by ReorderBits bits

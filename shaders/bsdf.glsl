@@ -232,34 +232,36 @@ float glassEta(BSDF b) {
     return max(b.eta, 1e-3);
 }
 
+// schlickAlbedo is the directional albedo of a GGX layer with Schlick's
+// Fresnel from f0 to f90, given the tabulated integrals a and s.
+vec3 schlickAlbedo(vec3 f0, float f90, float a, float s) {
+    return min(f0 * a + (f90 - f0) * s, vec3(1.0));
+}
+
+// opaqueWeight is the share of f that the opaque dielectric (diffuse and
+// specular layer) is.
+float opaqueWeight(BSDF b) {
+    return (1.0 - b.metallic) * (1.0 - b.transmission);
+}
+
 // specularAlbedo is E for each channel: the dielectric specular layer's
 // directional albedo seen from cosO.
 vec3 specularAlbedo(BSDF b, float cosO) {
     float a, s;
     specularIntegrals(cosO, b.alpha, a, s);
-    return min(b.f0 * a + (b.f90 - b.f0) * s, vec3(1.0));
-}
-
-// bsdfDiffuse is the diffuse lobe's share of bsdfEval's f·|cos wi| (the
-// rest is specular reflection and the glass).
-vec3 bsdfDiffuse(BSDF b, vec3 wo, vec3 wi) {
-    if (wo.z <= 0.0 || wi.z <= 0.0) {
-        return vec3(0.0);
-    }
-    vec3 e = specularAlbedo(b, wo.z);
-    float opaque = (1.0 - b.metallic) * (1.0 - b.transmission);
-    return opaque * (1.0 - e) * b.base / PI * wi.z;
+    return schlickAlbedo(b.f0, b.f90, a, s);
 }
 
 // bsdfAlbedos are the directional albedos seen from cosO of the diffuse
-// lobe and (estimated for the metal and the glass) of the rest.
+// lobe and (estimated for the metal and the glass) of the rest. The diffuse
+// lobe's f·|cos wi| is its albedo·cos wi/π.
 void bsdfAlbedos(BSDF b, float cosO, out vec3 diffuse, out vec3 specular) {
-    vec3 e = specularAlbedo(b, cosO);
     float a, s;
     specularIntegrals(cosO, b.alpha, a, s);
-    float opaque = (1.0 - b.metallic) * (1.0 - b.transmission);
+    vec3 e = schlickAlbedo(b.f0, b.f90, a, s);
+    float opaque = opaqueWeight(b);
     diffuse = opaque * (1.0 - e) * b.base;
-    specular = opaque * e + b.metallic * min(b.base * a + (1.0 - b.base) * s, vec3(1.0)) + glassWeight(b) * b.base;
+    specular = opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, a, s) + glassWeight(b) * b.base;
 }
 
 // lobeProbabilities are how often bsdfSample uses visible-normal reflection,
@@ -267,7 +269,7 @@ void bsdfAlbedos(BSDF b, float cosO, out vec3 diffuse, out vec3 specular) {
 void lobeProbabilities(BSDF b, float cosO, vec3 e, out float spec, out float diff, out float glass) {
     float lb = luminance(b.base);
     float le = luminance(e);
-    float opaque = (1.0 - b.metallic) * (1.0 - b.transmission);
+    float opaque = opaqueWeight(b);
     spec = opaque * le + b.metallic * (lb + (1.0 - lb) * schlick5(cosO));
     diff = opaque * (1.0 - le) * lb;
     glass = glassWeight(b);
@@ -369,7 +371,7 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
         float d = ggxD(h, a2);
         float spec = d * smithV(wo.z, wi.z, a2);
         float s5 = schlick5(dot(wo, h));
-        float opaque = (1.0 - b.metallic) * (1.0 - b.transmission);
+        float opaque = opaqueWeight(b);
         vec3 fd = b.f0 + (b.f90 - b.f0) * s5;
         vec3 fm = b.base + (1.0 - b.base) * s5;
         f = (opaque * ((1.0 - e) * b.base / PI + fd * spec) + b.metallic * fm * spec) * wi.z;

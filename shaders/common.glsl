@@ -3,7 +3,8 @@
 // payload that the raygen, closest-hit and miss shaders share, and the
 // small helpers of render/cpu.
 //
-// Extensions (enabled by each stage before including this):
+// Extensions (enabled before including this by stage.glsl, or by
+// rq_common.glsl with GL_EXT_ray_query in place of the first):
 // GL_EXT_ray_tracing, GL_EXT_buffer_reference, GL_EXT_scalar_block_layout,
 // GL_EXT_shader_explicit_arithmetic_types_int64, GL_GOOGLE_include_directive.
 #ifndef COMMON_GLSL

@@ -50,15 +50,6 @@ const float HAIR_LOG_2PI = 1.8378770664093453;
 
 // --- small helpers ---------------------------------------------------------
 
-// hairClamp is hair.go's clampF: min(max(v, lo), hi).
-float hairClamp(float v, float lo, float hi) {
-    return min(max(v, lo), hi);
-}
-
-// hairSqrt is bsdf.go's sqrt32: the square root of max(v, 0).
-float hairSqrt(float v) {
-    return sqrt(max(v, 0.0));
-}
 
 // hairPow is hair.go's pow32 for a non-negative integer power, by repeated
 // squaring (a few float roundings; GLSL's pow is exp2(n·log2 v) and loses
@@ -76,8 +67,8 @@ float hairPow(float v, int n) {
 }
 
 void hairSinCosTheta(vec3 w, out float s, out float c) {
-    s = hairClamp(w.x, -1.0, 1.0);
-    c = hairSqrt(1.0 - s * s);
+    s = clampF(w.x, -1.0, 1.0);
+    c = sqrt32(1.0 - s * s);
 }
 
 // --- arc functions ----------------------------------------------------------
@@ -161,7 +152,7 @@ vec3 hairColorAbsorption(vec3 c, float betaN) {
               5.574 * hairPow(betaN, 4) + 0.245 * hairPow(betaN, 5);
     vec3 s;
     for (int i = 0; i < 3; i++) {
-        float l = log(hairClamp(c[i], 1e-4, 1.0)) / d;
+        float l = log(clampF(c[i], 1e-4, 1.0)) / d;
         s[i] = l * l;
     }
     return s;
@@ -171,11 +162,11 @@ vec3 hairColorAbsorption(vec3 c, float betaN) {
 // fibre. Absorption comes from the melanin concentrations, or from the
 // colour when neither is given.
 HairBSDF newHairBSDF(HairParams p, float h) {
-    float betaM = hairClamp((p.set & HAIR_BETA_M) != 0u ? p.betaM : HAIR_DEFAULT_BETA, 0.01, 1.0);
-    float betaN = hairClamp((p.set & HAIR_BETA_N) != 0u ? p.betaN : HAIR_DEFAULT_BETA, 0.01, 1.0);
+    float betaM = clampF((p.set & HAIR_BETA_M) != 0u ? p.betaM : HAIR_DEFAULT_BETA, 0.01, 1.0);
+    float betaN = clampF((p.set & HAIR_BETA_N) != 0u ? p.betaN : HAIR_DEFAULT_BETA, 0.01, 1.0);
     float alpha = ((p.set & HAIR_ALPHA) != 0u ? p.alpha : HAIR_DEFAULT_ALPHA) * PI / 180.0;
     HairBSDF b;
-    b.h = hairClamp(h, -1.0, 1.0);
+    b.h = clampF(h, -1.0, 1.0);
     b.eta = max((p.set & HAIR_ETA) != 0u ? p.eta : HAIR_DEFAULT_ETA, 1.0001);
     b.gammaO = hairAsin(b.h);
     if ((p.set & (HAIR_EUMELANIN | HAIR_PHEOMELANIN)) != 0u) {
@@ -253,16 +244,16 @@ float hairLongitudinal(float cosI, float cosO, float sinI, float sinO, float v) 
 // it also gives γ_t.
 void hairAttenuations(HairBSDF b, float sinO, float cosO, out vec3 a[4], out float gammaT) {
     float sinT = sinO / b.eta;
-    float cosT = hairSqrt(1.0 - sinT * sinT);
-    float etap = hairSqrt(b.eta * b.eta - sinO * sinO) / max(cosO, 1e-6);
+    float cosT = sqrt32(1.0 - sinT * sinT);
+    float etap = sqrt32(b.eta * b.eta - sinO * sinO) / max(cosO, 1e-6);
     float sinGT = b.h / etap;
-    float cosGT = hairSqrt(1.0 - sinGT * sinGT);
-    gammaT = hairAsin(hairClamp(sinGT, -1.0, 1.0));
+    float cosGT = sqrt32(1.0 - sinGT * sinGT);
+    gammaT = hairAsin(clampF(sinGT, -1.0, 1.0));
     vec3 t;
     for (int i = 0; i < 3; i++) {
         t[i] = exp(-b.sigmaA[i] * (2.0 * cosGT / max(cosT, 1e-6)));
     }
-    float f = fresnelDielectric(cosO * hairSqrt(1.0 - b.h * b.h), b.eta);
+    float f = fresnelDielectric(cosO * sqrt32(1.0 - b.h * b.h), b.eta);
     for (int i = 0; i < 3; i++) {
         a[0][i] = f;
         a[1][i] = (1.0 - f) * (1.0 - f) * t[i];
@@ -308,7 +299,7 @@ float hairSampleTrimmedLogistic(float u, float s) {
         return PI; // log(0) = −Inf: x = +Inf
     }
     float x = -s * log(t);
-    return hairClamp(x, -PI, PI);
+    return clampF(x, -PI, PI);
 }
 
 // hairWrapAngle brings an angle to [−π, π]. The loops are bounded (Go's are
@@ -416,10 +407,10 @@ vec3 hairSampleLobe(HairBSDF b, int p, vec3 wo, float gammaT, float u1, float u2
     float v = b.v[p];
     u1 = max(u1, 1e-5);
     float cosTheta = 1.0 + v * log(u1 + (1.0 - u1) * exp(-2.0 / v));
-    float sinTheta = hairSqrt(1.0 - cosTheta * cosTheta);
+    float sinTheta = sqrt32(1.0 - cosTheta * cosTheta);
     float cosPhi = cos(2.0 * PI * u2);
     float sinI = -cosTheta * s + sinTheta * cosPhi * c;
-    float cosI = hairSqrt(1.0 - sinI * sinI);
+    float cosI = sqrt32(1.0 - sinI * sinI);
     float dphi = 2.0 * PI * u3;
     if (p < 3) {
         dphi = hairBigPhi(p, b.gammaO, gammaT) + hairSampleTrimmedLogistic(u3, b.s);

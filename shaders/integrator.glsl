@@ -41,13 +41,14 @@ void addLight(inout Path path, vec3 l) {
     addSplit(path, l, path.split);
 }
 
-// diffuseShare is, per channel, the diffuse lobe's part of f (f·|cos| of
-// the surface's BSDF for wo and wi); hair is all diffuse.
-vec3 diffuseShare(Surface s, vec3 wo, vec3 wi, vec3 f) {
+// diffuseShare is, per channel, the diffuse lobe's part of f, the first
+// hit's f·|cos| towards wi (local): the lobe's albedo·cos wi/π over f.
+// Hair is all diffuse.
+vec3 diffuseShare(Surface s, vec3 diffAlbedo, vec3 wi, vec3 f) {
     if (IS_HAIR(s)) {
         return vec3(1.0);
     }
-    vec3 d = bsdfDiffuse(s.bsdf, wo, wi);
+    vec3 d = diffAlbedo * max(wi.z, 0.0) / PI;
     return vec3(f.x > 0.0 ? min(d.x / f.x, 1.0) : 0.0, f.y > 0.0 ? min(d.y / f.y, 1.0) : 0.0, f.z > 0.0 ? min(d.z / f.z, 1.0) : 0.0);
 }
 
@@ -101,10 +102,11 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         (transmits(s) || dot(ls.wi, s.ng) > 0.0)) {
         vec3 f;
         float pdfB;
+        vec3 wiL = toLocal(s.frame, ls.wi);
         if (IS_HAIR(s)) {
-            f = hairEval(s.hair, woLocal, toLocal(s.frame, ls.wi), pdfB);
+            f = hairEval(s.hair, woLocal, wiL, pdfB);
         } else {
-            f = bsdfEval(s.bsdf, woLocal, toLocal(s.frame, ls.wi), pdfB);
+            f = bsdfEval(s.bsdf, woLocal, wiL, pdfB);
         }
         if (f != vec3(0.0)) {
             path.events |= EVENT_LIGHT;
@@ -115,11 +117,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
                 if (!ls.delta) {
                     contrib *= powerHeuristic(ls.pdf, pdfB) / ls.pdf;
                 }
-                if (path.bounce == 0u) {
-                    addSplit(path, contrib, diffuseShare(s, woLocal, toLocal(s.frame, ls.wi), f));
-                } else {
-                    addLight(path, contrib);
-                }
+                addSplit(path, contrib, path.bounce == 0u ? diffuseShare(s, path.diffAlbedo, wiL, f) : path.split);
             }
         }
     }
@@ -136,16 +134,16 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     }
     vec3 wi = toWorld(s.frame, wiLocal);
     bool crosses = dot(wi, s.ng) < 0.0;
-    if (!ok || (!transmits(s) && crosses) || (!s.isHair && crosses != (wiLocal.z < 0.0))) {
+    if (!ok || (!transmits(s) && crosses) || (!IS_HAIR(s) && crosses != (wiLocal.z < 0.0))) {
         path.alive = 0u;
         return;
     }
     Material mat = P.materials.v[s.material];
-    if (!s.isHair && crosses && (mat.flags & MAT_VOLUME) != 0u) {
+    if (!IS_HAIR(s) && crosses && (mat.flags & MAT_VOLUME) != 0u) {
         path.medium = s.front ? int(s.material) : -1;
     }
     if (path.bounce == 0u) {
-        path.split = diffuseShare(s, woLocal, wiLocal, weight * pdf); // f·|cos|
+        path.split = diffuseShare(s, path.diffAlbedo, wiLocal, weight * pdf); // f·|cos|
     }
     path.origin = originToward(s, wi);
     path.dir = wi;

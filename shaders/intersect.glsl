@@ -11,8 +11,9 @@
 // Calling convention (as render/cpu/accel.go's traceInstance calls these):
 //   - o, d are the ray in the instance's object space: the world ray through
 //     the world-to-object affine, d NOT renormalised, so t is the world ray's
-//     parameter (in an intersection shader: gl_ObjectRayOriginEXT and
-//     gl_ObjectRayDirectionEXT).
+//     parameter (an intersection shader transforms gl_WorldRay* by the
+//     instance's toObject itself, as the CPU does, rather than taking
+//     gl_ObjectRay*, so the two agree bit for bit).
 //   - tmin is the ray's TMin, which the CPU backend leaves at 0 for every ray
 //     (rays leave surfaces by offsetRay below, not by a tmin epsilon); tmax
 //     is the current closest hit, shrinking as hits are accepted

@@ -212,7 +212,7 @@ bool sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 wi, out 
     float cosT = 1.0 - omcT;
     float sinT = sqrt32(omcT * (2.0 - omcT));
     float phi = 2.0 * PI * u2;
-    wi = f.t * (sinT * cos(phi)) + f.b * (sinT * sin(phi)) + f.n * cosT;
+    wi = toWorld(f, vec3(sinT * cos(phi), sinT * sin(phi), cosT));
     dist = d * cosT - sqrt32(r * r - d2 * sinT * sinT);
     if (!(dist > 0.0)) {
         return false;

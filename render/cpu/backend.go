@@ -131,11 +131,7 @@ func addPass(film *render.Film, pass *passBuffers) {
 		{film.LumSq, pass.lumSq}, {film.Cost, pass.cost}, {film.PathLength, pass.pathLength}, {film.SIMT, pass.simt},
 		{film.Diffuse, pass.diffuse}, {film.Specular, pass.specular}, {film.DiffuseAlbedo, pass.diffAlbedo}, {film.SpecularAlbedo, pass.specAlbedo},
 		{film.DiffuseLumSq, pass.diffLumSq}, {film.SpecularLumSq, pass.specLumSq}} {
-		if pair.film != nil { // a film resumed from before the split has none: it goes on without
-			for i, v := range pair.pass {
-				pair.film[i] += float64(v)
-			}
-		}
+		render.AddSums(pair.film, pair.pass)
 		clear(pair.pass)
 	}
 }

@@ -83,37 +83,33 @@ func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(max(v, 0)))) }
 // directional albedo seen from cosO, from the tabulated integrals.
 func (b *BSDF) specularAlbedo(cosO float32) scene.Vec3 {
 	a, s := specularIntegrals(cosO, b.Alpha)
+	return schlickAlbedo(b.F0, b.F90, a, s)
+}
+
+// schlickAlbedo is the directional albedo of a GGX layer with Schlick's
+// Fresnel from f0 to f90, given the tabulated integrals a and s.
+func schlickAlbedo(f0 scene.Vec3, f90, a, s float32) scene.Vec3 {
 	var e scene.Vec3
 	for c := 0; c < 3; c++ {
-		e[c] = min(b.F0[c]*a+(b.F90-b.F0[c])*s, 1)
+		e[c] = min(f0[c]*a+(f90-f0[c])*s, 1)
 	}
 	return e
 }
 
-// Diffuse is the diffuse lobe's share of Eval's f·|cos wi| (the rest is
-// specular reflection and the glass).
-func (b *BSDF) Diffuse(wo, wi scene.Vec3) scene.Vec3 {
-	if wo[2] <= 0 || wi[2] <= 0 {
-		return scene.Vec3{}
-	}
-	e := b.specularAlbedo(wo[2])
-	opaque := (1 - b.Metallic) * (1 - b.Transmission)
-	var f scene.Vec3
-	for c := 0; c < 3; c++ {
-		f[c] = opaque * (1 - e[c]) * b.Base[c] / math.Pi * wi[2]
-	}
-	return f
-}
+// opaqueWeight is the share of f that the opaque dielectric (diffuse and
+// specular layer) is.
+func (b *BSDF) opaqueWeight() float32 { return (1 - b.Metallic) * (1 - b.Transmission) }
 
 // Albedos are the directional albedos seen from cosO of the diffuse lobe
-// and (estimated for the metal and the glass) of the rest.
+// and (estimated for the metal and the glass) of the rest. The diffuse
+// lobe's f·|cos wi| is its albedo·cos wi/π.
 func (b *BSDF) Albedos(cosO float32) (diffuse, specular scene.Vec3) {
-	e := b.specularAlbedo(cosO)
 	a, s := specularIntegrals(cosO, b.Alpha)
-	opaque := (1 - b.Metallic) * (1 - b.Transmission)
+	e, metal := schlickAlbedo(b.F0, b.F90, a, s), schlickAlbedo(b.Base, 1, a, s)
+	opaque := b.opaqueWeight()
 	for c := 0; c < 3; c++ {
 		diffuse[c] = opaque * (1 - e[c]) * b.Base[c]
-		specular[c] = opaque*e[c] + b.Metallic*min(b.Base[c]*a+(1-b.Base[c])*s, 1) + b.glassWeight()*b.Base[c]
+		specular[c] = opaque*e[c] + b.Metallic*metal[c] + b.glassWeight()*b.Base[c]
 	}
 	return diffuse, specular
 }
@@ -124,7 +120,7 @@ func (b *BSDF) Albedos(cosO float32) (diffuse, specular scene.Vec3) {
 func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass float32) {
 	lb := luminance(b.Base)
 	le := luminance(e)
-	opaque := (1 - b.Metallic) * (1 - b.Transmission)
+	opaque := b.opaqueWeight()
 	spec = opaque*le + b.Metallic*(lb+(1-lb)*render.Schlick5(cosO))
 	diff = opaque * (1 - le) * lb
 	glass = b.glassWeight()
@@ -151,7 +147,7 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		d := ggxD(h, a2)
 		spec := d * render.SmithV(wo[2], wi[2], a2)
 		s5 := render.Schlick5(wo.Dot(h))
-		opaque := (1 - b.Metallic) * (1 - b.Transmission)
+		opaque := b.opaqueWeight()
 		for c := 0; c < 3; c++ {
 			fd := b.F0[c] + (b.F90-b.F0[c])*s5
 			fm := b.Base[c] + (1-b.Base[c])*s5

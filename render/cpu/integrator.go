@@ -184,10 +184,11 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightCoin), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
 		var f scene.Vec3
 		var pdfB float32
+		wiL := s.frame.ToLocal(ls.wi)
 		if s.isHair {
-			f, pdfB = s.hair.Eval(woLocal, s.frame.ToLocal(ls.wi))
+			f, pdfB = s.hair.Eval(woLocal, wiL)
 		} else {
-			f, pdfB = s.bsdf.Eval(woLocal, s.frame.ToLocal(ls.wi))
+			f, pdfB = s.bsdf.Eval(woLocal, wiL)
 		}
 		if f != (scene.Vec3{}) {
 			p.events |= eventLight
@@ -199,11 +200,11 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 				if !ls.delta {
 					contrib = contrib.Scale(powerHeuristic(ls.pdf, pdfB) / ls.pdf)
 				}
+				share := p.split
 				if p.bounce == 0 {
-					p.addSplit(contrib, diffuseShare(&s, woLocal, s.frame.ToLocal(ls.wi), f))
-				} else {
-					p.addLight(contrib)
+					share = diffuseShare(&s, p.diffAlbedo, wiL, f)
 				}
+				p.addSplit(contrib, share)
 			}
 		}
 	}
@@ -234,7 +235,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		}
 	}
 	if p.bounce == 0 {
-		p.split = diffuseShare(&s, woLocal, wiLocal, weight.Scale(pdf)) // f·|cos|
+		p.split = diffuseShare(&s, p.diffAlbedo, wiLocal, weight.Scale(pdf)) // f·|cos|
 	}
 	origin := s.originToward(wi)
 	p.throughput = p.throughput.Mul3(weight)
@@ -272,17 +273,18 @@ func (p *pathState) addSplit(l, share scene.Vec3) {
 	p.specular = p.specular.Add(l.Sub(d))
 }
 
-// diffuseShare is, per channel, the diffuse lobe's part of f (f·|cos| of
-// the surface's BSDF for wo and wi); hair is all diffuse.
-func diffuseShare(s *surface, wo, wi, f scene.Vec3) scene.Vec3 {
+// diffuseShare is, per channel, the diffuse lobe's part of f, the first
+// hit's f·|cos| towards wi (local): the lobe's albedo (diffAlbedo)·cos wi/π
+// over f.
+// Hair is all diffuse.
+func diffuseShare(s *surface, diffAlbedo, wi, f scene.Vec3) scene.Vec3 {
 	if s.isHair {
 		return scene.Vec3{1, 1, 1}
 	}
-	d := s.bsdf.Diffuse(wo, wi)
 	var out scene.Vec3
 	for c := 0; c < 3; c++ {
 		if f[c] > 0 {
-			out[c] = min(d[c]/f[c], 1)
+			out[c] = min(diffAlbedo[c]*max(wi[2], 0)/math.Pi/f[c], 1)
 		}
 	}
 	return out

@@ -13,10 +13,8 @@ import (
 // a TLAS over the instances. BLASes are compacted after their build.
 type accel struct {
 	blas     map[scene.GeometryRef]uint64 // the compacted structures' handles
-	blasAddr map[scene.GeometryRef]uint64
 	tlas     uint64
 	tlasAddr uint64
-	bytes    uint64 // compacted BLAS storage + TLAS storage
 }
 
 const (
@@ -50,7 +48,8 @@ const (
 
 // buildAccel builds the acceleration structures over the uploaded scene.
 func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc *accel, err error) {
-	acc = &accel{blas: map[scene.GeometryRef]uint64{}, blasAddr: map[scene.GeometryRef]uint64{}}
+	acc = &accel{blas: map[scene.GeometryRef]uint64{}}
+	blasAddr := map[scene.GeometryRef]uint64{}
 	var uncompacted []uint64
 	defer func() {
 		for _, as := range uncompacted {
@@ -195,7 +194,6 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 			cp.src, cp.dst, cp.mode = b.as, as, 1
 			d.call("vkCmdCopyAccelerationStructureKHR", d.cmdH(), ptr(cp))
 			acc.blas[b.ref] = as
-			acc.bytes += size
 		}
 		// The TLAS build reads the compacted BLASes' bounds.
 		d.barrier(stageASBuild, accessASWrite, stageASBuild|stageRayTracing|stageComputeShader, accessASRead)
@@ -206,7 +204,7 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 			info := newIn[asDeviceAddressInfo](&a)
 			info.sType = stAccelerationStructureDeviceAddressInfo
 			info.as = as
-			acc.blasAddr[ref] = d.call("vkGetAccelerationStructureDeviceAddressKHR", d.h(), ptr(info))
+			blasAddr[ref] = d.call("vkGetAccelerationStructureDeviceAddressKHR", d.h(), ptr(info))
 		}
 	}
 
@@ -230,7 +228,7 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 			flags |= instanceForceOpaque
 		}
 		x.sbtFlags = (p.hitGroups[i]*2)&0xffffff | flags<<24
-		x.blasAddress = acc.blasAddr[in.Geometry]
+		x.blasAddress = blasAddr[in.Geometry]
 		insts = append(insts, x)
 	}
 	instBuf, err := d.upload(bytesOf(append(insts, asInstance{})), usageASInput, true) // never empty
@@ -281,7 +279,6 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 	ai.sType = stAccelerationStructureDeviceAddressInfo
 	ai.as = tlas
 	acc.tlasAddr = d.call("vkGetAccelerationStructureDeviceAddressKHR", d.h(), ptr(ai))
-	acc.bytes += sizes.asSize
 	return acc, nil
 }
 

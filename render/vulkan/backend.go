@@ -324,15 +324,7 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 func (r *renderer) addTo(film *render.Film) {
 	n := r.opts.Width * r.opts.Height
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), layout.FilmLayers*n)
-	add := func(dst []float64, layer, channels int) {
-		if dst == nil {
-			return // a film resumed from before the split has none
-		}
-		src := sums[layer*n : layer*n+channels*n]
-		for i, v := range src {
-			dst[i] += float64(v)
-		}
-	}
+	add := func(dst []float64, layer, channels int) { render.AddSums(dst, sums[layer*n:layer*n+channels*n]) }
 	add(film.Beauty, layout.FilmBeauty, 3)
 	add(film.Albedo, layout.FilmAlbedo, 3)
 	add(film.Normal, layout.FilmNormal, 3)

@@ -197,13 +197,6 @@ func (a *arena) cstr(s string) *byte {
 	return p
 }
 
-// bytes copies b into the arena.
-func (a *arena) bytes(b []byte) unsafe.Pointer {
-	p := a.alloc(uintptr(len(b)))
-	copy(unsafe.Slice((*byte)(p), len(b)), b)
-	return p
-}
-
 func (a *arena) free() {
 	for _, p := range a.blocks {
 		C.free(p)

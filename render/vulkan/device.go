@@ -35,7 +35,6 @@ type device struct {
 	path          string // what it was made for
 	clock         bool   // the pipeline times pixels with the shader clock
 	timestampBits uint32
-	lost          bool
 }
 
 // The device entry points sertrace's own binding calls, by what brings
@@ -234,14 +233,9 @@ func (d *device) submit() error {
 	defer pin.Unpin()
 	if err := result("vkQueueSubmit", uint64(uint32(vk.QueueSubmit(d.queue, 1, []vk.SubmitInfo{{
 		SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: cmds}}, d.fence)))); err != nil {
-		d.lost = errors.Is(err, ErrDeviceLost)
 		return err
 	}
-	err := result("vkWaitForFences", uint64(uint32(vk.WaitForFences(d.handle, 1, []vk.Fence{d.fence}, vk.True, ^uint64(0)))))
-	if err != nil {
-		d.lost = errors.Is(err, ErrDeviceLost)
-	}
-	return err
+	return result("vkWaitForFences", uint64(uint32(vk.WaitForFences(d.handle, 1, []vk.Fence{d.fence}, vk.True, ^uint64(0)))))
 }
 
 // barrier makes the writes of the stages before visible to those after.

@@ -175,7 +175,7 @@ func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 }
 
 // missing checks requirements against what a device supports and returns
-// the first missing one as a reason, or "".
+// every missing one as a reason, or "".
 func missing(reqs []requirement, exts map[string]bool, supported *featureChain) string {
 	var out []string
 	for _, r := range reqs {

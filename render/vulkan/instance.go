@@ -19,10 +19,9 @@ import (
 // instance is a Vulkan instance with the entry points sertrace's own
 // binding uses.
 type instance struct {
-	handle     vk.Instance
-	gipa       unsafe.Pointer
-	messenger  uint64
-	validation bool
+	handle    vk.Instance
+	gipa      unsafe.Pointer
+	messenger uint64
 }
 
 var (
@@ -90,7 +89,7 @@ func newInstance(validation bool) (*instance, error) {
 	if err := vk.InitInstance(h); err != nil {
 		return nil, err
 	}
-	in := &instance{handle: h, gipa: gipa, validation: validation}
+	in := &instance{handle: h, gipa: gipa}
 	if validation {
 		var a arena
 		defer a.free()

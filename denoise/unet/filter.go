@@ -1,0 +1,245 @@
+package unet
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+)
+
+// Filter is OIDN's RT filter for HDR colour with clean albedo and normal
+// guides, as OIDN recommends it for final frames: the albedo and normal
+// images are denoised first by their own networks, then the colour by
+// the large network trained on clean guides.
+type Filter struct {
+	albedo, normal, color *Net
+	// Passes is how many of the image's eight flips and transposes the
+	// colour network runs on, the results averaged back (1, 2, 4 or 8):
+	// the network's errors differ between them, so their mean is closer.
+	Passes int
+}
+
+// The weights files a Filter loads.
+const (
+	AlbedoWeights = "rt_alb.tza"
+	NormalWeights = "rt_nrm.tza"
+	ColorWeights  = "rt_hdr_calb_cnrm_large.tza"
+)
+
+// LoadFilter loads the three networks from dir (see Fetch).
+func LoadFilter(dir string, passes int) (*Filter, error) {
+	if err := CheckPasses(passes); err != nil {
+		return nil, err
+	}
+	f := &Filter{Passes: passes}
+	var err error
+	for _, l := range []struct {
+		net  **Net
+		name string
+	}{{&f.albedo, AlbedoWeights}, {&f.normal, NormalWeights}, {&f.color, ColorWeights}} {
+		if *l.net, err = Load(filepath.Join(dir, l.name)); err != nil {
+			return nil, err
+		}
+	}
+	if f.albedo.in != 3 || f.normal.in != 3 || f.color.in != 9 {
+		return nil, fmt.Errorf("%s: the networks take %d, %d and %d channels, want 3, 3 and 9", dir, f.albedo.in, f.normal.in, f.color.in)
+	}
+	return f, nil
+}
+
+// CheckPasses says whether a Filter can run passes times.
+func CheckPasses(passes int) error {
+	if passes != 1 && passes != 2 && passes != 4 && passes != 8 {
+		return fmt.Errorf("denoise passes %d: 1, 2, 4 or 8", passes)
+	}
+	return nil
+}
+
+// Denoise filters a w×h linear HDR RGB image (rows from the top) guided by
+// its first-hit albedo and normal (unit length, any fixed space).
+func (f *Filter) Denoise(color, albedo, normal []float32, w, h int) ([]float32, error) {
+	n := 3 * w * h
+	if w < 1 || h < 1 || len(color) != n || len(albedo) != n || len(normal) != n {
+		return nil, fmt.Errorf("denoise: a %dx%d image with %d colour, %d albedo and %d normal values", w, h, len(color), len(albedo), len(normal))
+	}
+	col, alb, nrm := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range alb {
+		alb[i] = float32(srgb(min(clean(albedo[i]), 1)))
+		nrm[i] = encodeNormal(normal[i])
+	}
+	alb, err := f.albedo.run(w, h, 1, func(v float32) float32 { return float32(srgbInverse(min(float64(v), 1))) }, alb)
+	if err != nil {
+		return nil, err
+	}
+	nrm, err = f.normal.run(w, h, 1, func(v float32) float32 { return v*2 - 1 }, nrm)
+	if err != nil {
+		return nil, err
+	}
+	scale := exposure(color, w, h)
+	for i := range col {
+		col[i] = float32(pu(clean(color[i])*scale) * puNorm)
+		alb[i] = float32(min(clean(alb[i]), 1))
+		nrm[i] = encodeNormal(nrm[i])
+	}
+	return f.color.run(w, h, f.Passes, func(v float32) float32 { return float32(puInverse(float64(v)/puNorm) / scale) }, col, alb, nrm)
+}
+
+// encodeNormal maps a normal's component from [−1,1] to [0,1].
+func encodeNormal(v float32) float32 {
+	if v != v {
+		return 0.5
+	}
+	return min(max(v, -1), 1)*0.5 + 0.5
+}
+
+// run feeds the network the encoded RGB images ins (channels 3g..3g+2 from
+// ins[g]), on passes flips and transposes of the image, and returns the
+// mean of its output, decoded, per pass.
+func (n *Net) run(w, h, passes int, decode func(float32) float32, ins ...[]float32) ([]float32, error) {
+	if 3*len(ins) != n.in {
+		return nil, fmt.Errorf("%s: the network takes %d channels, given %d", n.path, n.in, 3*len(ins))
+	}
+	res := make([]float32, 3*w*h)
+	for k := 0; k < passes; k++ {
+		t := d4{k: k, w: w, h: h}
+		tw, th := t.size()
+		x := newFmap(n.in, (th+15)/16*16, (tw+15)/16*16) // it pools four times; the rest is zeros
+		for ty := 0; ty < th; ty++ {
+			for tx := 0; tx < tw; tx++ {
+				i := 3 * t.source(tx, ty)
+				for g, img := range ins {
+					for c := 0; c < 3; c++ {
+						x.row(3*g+c, ty)[tx] = img[i+c]
+					}
+				}
+			}
+		}
+		o, err := n.forward(x)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n.path, err)
+		}
+		for c := 0; c < 3; c++ {
+			for ty := 0; ty < th; ty++ {
+				r := o.row(c, ty)
+				for tx := 0; tx < tw; tx++ {
+					v := r[tx]
+					if !(v > 0) {
+						v = 0
+					}
+					res[3*t.source(tx, ty)+c] += decode(v) / float32(passes)
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// d4 is one of the eight flips and transposes of a w×h image (k's bit 0
+// mirrors x, bit 1 mirrors y, bit 2 transposes, applied in that order).
+type d4 struct{ k, w, h int }
+
+func (t d4) size() (int, int) {
+	if t.k&4 != 0 {
+		return t.h, t.w
+	}
+	return t.w, t.h
+}
+
+// source is the pixel index of the original image that the transformed
+// image holds at (x, y).
+func (t d4) source(x, y int) int {
+	if t.k&4 != 0 {
+		x, y = y, x
+	}
+	if t.k&2 != 0 {
+		y = t.h - 1 - y
+	}
+	if t.k&1 != 0 {
+		x = t.w - 1 - x
+	}
+	return y*t.w + x
+}
+
+// The perceptually uniform transfer function OIDN's HDR networks were
+// trained on (a fit to PU encoding), normalised so 65504 maps to 1.
+const (
+	puA, puB, puC, puD = 1.41283765e3, 1.64593172, 4.31384981e-1, -2.94139609e-3
+	puE, puF, puG      = 1.92653254e-1, 6.26026094e-3, 9.98620152e-1
+	puY0, puY1         = 1.5794576e-6, 3.22087631e-2
+	puX0, puX1         = 2.23151711e-3, 3.70974749e-1
+)
+
+var puNorm = 1 / pu(65504)
+
+func pu(y float64) float64 {
+	switch {
+	case y <= puY0:
+		return puA * y
+	case y <= puY1:
+		return puB*math.Pow(y, puC) + puD
+	}
+	return puE*math.Log(y+puF) + puG
+}
+
+func puInverse(x float64) float64 {
+	switch {
+	case x <= puX0:
+		return x / puA
+	case x <= puX1:
+		return math.Pow((x-puD)/puB, 1/puC)
+	}
+	return math.Exp((x-puG)/puE) - puF
+}
+
+// srgb is the sRGB encoding the albedo network was trained on.
+func srgb(y float64) float64 {
+	if y <= 0.0031308 {
+		return 12.92 * y
+	}
+	return 1.055*math.Pow(y, 1/2.4) - 0.055
+}
+
+func srgbInverse(x float64) float64 {
+	if x <= 0.04045 {
+		return x / 12.92
+	}
+	return math.Pow((x+0.055)/1.055, 2.4)
+}
+
+// exposure is the scale that brings an HDR image's mean log luminance to
+// middle grey (0.18), over bins of at most 16×16 pixels' mean luminance;
+// bins darker than 1e−8 are left out.
+func exposure(color []float32, w, h int) float64 {
+	const key, eps = 0.18, 1e-8
+	bw, bh := (w+15)/16, (h+15)/16
+	var sum float64
+	count := 0
+	for by := 0; by < bh; by++ {
+		for bx := 0; bx < bw; bx++ {
+			y0, y1, x0, x1 := by*h/bh, (by+1)*h/bh, bx*w/bw, (bx+1)*w/bw
+			var l float64
+			for y := y0; y < y1; y++ {
+				for x := x0; x < x1; x++ {
+					p := color[3*(y*w+x):]
+					l += 0.212671*clean(p[0]) + 0.715160*clean(p[1]) + 0.072169*clean(p[2])
+				}
+			}
+			if l /= float64((y1 - y0) * (x1 - x0)); l > eps {
+				sum += math.Log2(l)
+				count++
+			}
+		}
+	}
+	if count == 0 {
+		return 1
+	}
+	return key / math.Exp2(sum/float64(count))
+}
+
+// clean is a value the networks can take: NaN and negatives are 0, and
+// +Inf the largest float32.
+func clean(v float32) float64 {
+	if !(v >= 0) {
+		return 0
+	}
+	return float64(min(v, math.MaxFloat32))
+}

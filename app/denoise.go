@@ -19,8 +19,9 @@ func newDenoiseCommand(v *viper.Viper) *cobra.Command {
 normal.*, depth.Z, variance.Y, as sertrace writes them) or from --albedo,
 --normal and --depth files (their R, G, B or Z channels). When the file has
 the renderer's diffuse and specular split (diffuse.*, specular.*,
-diffuse_albedo.*, specular_albedo.*), each part is filtered on its own. The output's format
-follows -o's extension.`,
+diffuse_albedo.*, specular_albedo.*), the regression filter filters each part
+on its own, and the network what the first hit reflected (what the camera saw
+directly is kept). The output's format follows -o's extension.`,
 		Args: exactArgs("IN.exr"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := v.GetString("output")
@@ -34,15 +35,19 @@ follows -o's extension.`,
 			for _, m := range missing {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s has no %s guide (give --%s): it is taken as neutral, and edges there blur\n", args[0], m, m)
 			}
-			reg := denoise.RegressCPU
-			switch b := v.GetString("backend"); b {
-			case "vulkan":
-				reg = denoise.GPU(-1)
-			case "cpu":
-			default:
+			b := v.GetString("backend")
+			if b != "cpu" && b != "vulkan" {
 				return usagef("--backend %q: cpu or vulkan", b)
 			}
-			pix, err := denoise.DenoiseWith(img, denoise.Defaults, reg)
+			name, passes := v.GetString("denoiser"), v.GetInt("denoise-passes")
+			if err := denoise.CheckChoice(name, passes); err != nil {
+				return usagef("%v", err)
+			}
+			method, err := denoise.Choose(name, passes, b, -1, func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), line) })
+			if err != nil {
+				return err
+			}
+			pix, err := method(img)
 			if err != nil {
 				return err
 			}
@@ -67,7 +72,9 @@ follows -o's extension.`,
 	cmd.Flags().String("albedo", "", "EXR whose R, G, B are the albedo (default: the input's albedo layer)")
 	cmd.Flags().String("normal", "", "EXR whose R, G, B are the normals (default: the input's normal layer)")
 	cmd.Flags().String("depth", "", "EXR whose Z (or R) is the depth (default: the input's depth layer)")
-	cmd.Flags().String("backend", "cpu", "where the filter runs: cpu, or vulkan (a compute shader)")
+	cmd.Flags().String("backend", "cpu", "where the regression filter runs: cpu, or vulkan (a compute shader)")
+	cmd.Flags().String("denoiser", "auto", "network (OIDN's networks; sertrace weights fetch installs them), regression, or auto (the network when installed)")
+	cmd.Flags().Int("denoise-passes", 1, "the network runs on 1, 2, 4 or 8 flips and transposes of the image and averages them")
 	return cmd
 }
 

@@ -61,6 +61,8 @@ what has been accumulated, marked as partial.`,
 	f.Float64("time-budget", 0, "stop after this many seconds (at a pass boundary), before --spp if need be")
 	f.Bool("exr-half", false, "store EXR channels as half floats")
 	f.Bool("denoise", false, "denoise the beauty (the noisy one is written beside it as NAME.noisy.EXT)")
+	f.String("denoiser", "auto", "with --denoise: network (OIDN's networks; sertrace weights fetch installs them), regression, or auto (the network when installed)")
+	f.Int("denoise-passes", 1, "the network runs on 1, 2, 4 or 8 flips and transposes of the image and averages them (closer, slower)")
 	return cmd
 }
 
@@ -93,6 +95,15 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	aovs, err := parseAOVs(v.GetString("aov"))
 	if err != nil {
 		return usagef("--aov: %v", err)
+	}
+	if v.GetBool("denoise") {
+		name, passes := v.GetString("denoiser"), v.GetInt("denoise-passes")
+		if err := denoise.CheckChoice(name, passes); err != nil {
+			return usagef("%v", err)
+		}
+		if err := denoise.Ready(name, passes); err != nil {
+			return err // before the render, not after it
+		}
 	}
 	sc, err := scene.Load(scenePath)
 	if err != nil {
@@ -137,8 +148,11 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	written := []string{out}
 	final := film
 	if v.GetBool("denoise") {
-		reg := denoise.On(stats.Backend, stats.DeviceIndex, func(line string) { fmt.Fprintln(stderr, line) })
-		if final, err = denoise.FilmWith(film, denoise.Defaults, reg); err != nil {
+		method, err := denoise.Choose(v.GetString("denoiser"), v.GetInt("denoise-passes"), stats.Backend, stats.DeviceIndex, func(line string) { fmt.Fprintln(stderr, line) })
+		if err != nil {
+			return err
+		}
+		if final, err = denoise.FilmBy(film, method); err != nil {
 			return err
 		}
 		noisy := strings.TrimSuffix(out, filepath.Ext(out)) + ".noisy" + filepath.Ext(out)

@@ -326,6 +326,7 @@ jobs:
     path: rayquery
     reorder: "off"
     denoise: true
+    denoiser: regression
     outputs: [beauty.exr]
   - name: rt
     scene: SCENES/cornell.glb
@@ -354,5 +355,37 @@ jobs:
 	}
 	if strings.Contains(log.String(), "GPU filter failed") {
 		t.Errorf("the GPU denoiser fell back to the CPU: %s", log.String())
+	}
+}
+
+// TestBatchDenoisers: a job names its denoiser and the network's passes; a
+// name that is none fails that job alone, saying which names there are;
+// changing the passes renders the job again.
+func TestBatchDenoisers(t *testing.T) {
+	dir := t.TempDir()
+	config := `
+output_dir: out
+defaults: {res: 16x12, spp: 2, max_depth: 2, denoise: true}
+jobs:
+  - {name: regression, scene: SCENES/cornell.glb, denoiser: regression, outputs: [beauty.exr]}
+  - {name: wrong, scene: SCENES/cornell.glb, denoiser: oidn, outputs: [beauty.exr]}
+  - {name: auto, scene: SCENES/cornell.glb, denoise_passes: 2, outputs: [beauty.exr]}
+`
+	cfg, err := Load(writeConfig(t, dir, config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sum, _ := (&Runner{Config: cfg, Log: &log}).Run(context.Background())
+	if sum.Jobs[0].Status != "done" || sum.Jobs[1].Status != "failed" || sum.Jobs[2].Status != "done" {
+		t.Fatalf("%+v (log %s)", sum.Jobs, log.String())
+	}
+	if want := `denoiser "oidn": auto, network, regression`; sum.Jobs[1].Error != want {
+		t.Errorf("the wrong denoiser: %q, want %q", sum.Jobs[1].Error, want)
+	}
+	cfg, _ = Load(writeConfig(t, dir, strings.Replace(config, "denoise_passes: 2", "denoise_passes: 4", 1)))
+	sum, _ = (&Runner{Config: cfg, Log: &log}).Run(context.Background())
+	if sum.Jobs[0].Status != "skipped" || sum.Jobs[2].Status != "done" {
+		t.Errorf("after changing the passes: %+v", sum.Jobs)
 	}
 }

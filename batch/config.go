@@ -26,6 +26,8 @@ type Job struct {
 	Scene           string   `mapstructure:"scene" json:"scene,omitempty"`
 	Outputs         []string `mapstructure:"outputs" json:"outputs,omitempty"`
 	Denoise         bool     `mapstructure:"denoise" json:"denoise,omitempty"`
+	Denoiser        string   `mapstructure:"denoiser" json:"denoiser,omitempty"`             // denoise.Denoisers
+	DenoisePasses   int      `mapstructure:"denoise_passes" json:"denoise_passes,omitempty"` // the network's
 	render.Settings `mapstructure:",squash"`
 }
 
@@ -40,7 +42,7 @@ type Config struct {
 // jobKeys are the settings a job (or the defaults) may hold: its own, and
 // every render setting under its flag's name (render.Settings' keys).
 var jobKeys = func() []string {
-	keys := []string{"name", "scene", "outputs", "denoise"}
+	keys := []string{"name", "scene", "outputs", "denoise", "denoiser", "denoise_passes"}
 	t := reflect.TypeOf(render.Settings{})
 	for i := 0; i < t.NumField(); i++ {
 		if k := t.Field(i).Tag.Get("mapstructure"); k != "" {
@@ -57,7 +59,7 @@ var defaultJob = map[string]any{
 	"outputs": []string{"beauty.exr", "beauty.png"}, "camera": "0", "spp": 64, "max_depth": 8,
 	"backend": "auto", "env_color": "0,0,0", "env_intensity": 1, "tonemap": "linear", "filter": "box",
 	"aperture_radius": -1, "focus_distance": -1, // −1: the camera's own
-	"exr_precision": "float",
+	"exr_precision": "float", "denoiser": "auto", "denoise_passes": 1,
 }
 
 // Load reads a batch config with viper, after checking every key against

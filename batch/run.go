@@ -175,6 +175,14 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	if err != nil {
 		return false, nil, 0, err
 	}
+	if job.Denoise {
+		if err := denoise.Ready(job.Denoiser, job.DenoisePasses); err != nil {
+			return false, nil, 0, err
+		}
+		job.Denoiser = denoise.Resolve(job.Denoiser) // auto's images differ with what is installed
+	} else {
+		job.Denoiser, job.DenoisePasses = "", 0 // they change nothing
+	}
 	scenePath := r.Config.resolve(job.Scene)
 	key, err := r.jobKey(job, scenePath)
 	if err != nil {
@@ -241,7 +249,11 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		if stats != nil {
 			ran, device = stats.Backend, stats.DeviceIndex
 		}
-		if final, err = denoise.FilmWith(film, denoise.Defaults, denoise.On(ran, device, note)); err != nil {
+		method, err := denoise.Choose(job.Denoiser, job.DenoisePasses, ran, device, note)
+		if err != nil {
+			return false, nil, film.Samples, err
+		}
+		if final, err = denoise.FilmBy(film, method); err != nil {
 			return false, nil, film.Samples, err
 		}
 		// The noisy beauty is kept beside the denoised one.

@@ -26,7 +26,12 @@ func Film(f *render.Film, s Settings) (*render.Film, error) { return FilmWith(f,
 
 // FilmWith is Film with the regression filter run by reg.
 func FilmWith(f *render.Film, s Settings, reg Regressor) (*render.Film, error) {
-	out, err := DenoiseWith(FromFilm(f), s, reg)
+	return FilmBy(f, Regression(s, reg))
+}
+
+// FilmBy is Film denoised by m.
+func FilmBy(f *render.Film, m Method) (*render.Film, error) {
+	out, err := m(FromFilm(f))
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,20 @@ func TestQualityTable(t *testing.T) {
 		row("noisy 16 spp", p16)
 		d, _ := denoise.Film(f16, denoise.Defaults)
 		pd, _ := d.Resolve(render.AOVBeauty)
-		row("denoised 16 spp", pd)
+		row("denoised 16 spp (regression)", pd)
+		for _, passes := range []int{1, 8} {
+			net, ok := installedNetwork(t, passes)
+			if !ok {
+				t.Log("no network weights (sertrace weights fetch): no network rows")
+				break
+			}
+			d, err := denoise.FilmBy(f16, net)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pn, _ := d.Resolve(render.AOVBeauty)
+			row(fmt.Sprintf("denoised 16 spp (network, %d pass%s)", passes, map[bool]string{true: "es"}[passes > 1]), pn)
+		}
 		for _, spp := range []int{64, 256} {
 			p, _ := film(spp).Resolve(render.AOVBeauty)
 			row(fmt.Sprintf("noisy %d spp", spp), p)

@@ -1,17 +1,25 @@
 package unet
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
 
 // BenchmarkFilter times the network denoiser on a 128×128 image, one pass
-// (the albedo and normal networks and the large colour network).
+// and eight (the albedo and normal networks once, the large colour
+// network per pass).
 func BenchmarkFilter(b *testing.B) {
+	for _, passes := range []int{1, 8} {
+		b.Run(fmt.Sprintf("passes=%d", passes), func(b *testing.B) { benchmarkFilter(b, passes) })
+	}
+}
+
+func benchmarkFilter(b *testing.B, passes int) {
 	if Installed(Dir()) != nil {
 		b.Skip("no network weights (sertrace weights fetch)")
 	}
-	f, err := LoadFilter(Dir(), 1)
+	f, err := LoadFilter(Dir(), passes)
 	if err != nil {
 		b.Fatal(err)
 	}

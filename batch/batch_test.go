@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/mrjoshuak/go-openexr/exr"
+
+	"sertrace/denoise"
 )
 
 func writeConfig(t *testing.T, dir, text string) string {
@@ -360,7 +362,8 @@ jobs:
 
 // TestBatchDenoisers: a job names its denoiser and the network's passes; a
 // name that is none fails that job alone, saying which names there are;
-// changing the passes renders the job again.
+// changing the passes renders the job again when the network denoises it,
+// not when auto fell back to the regression filter (which says so).
 func TestBatchDenoisers(t *testing.T) {
 	dir := t.TempDir()
 	config := `
@@ -383,9 +386,14 @@ jobs:
 	if want := `denoiser "oidn": auto, network, regression`; sum.Jobs[1].Error != want {
 		t.Errorf("the wrong denoiser: %q, want %q", sum.Jobs[1].Error, want)
 	}
+	network := denoise.Resolve("auto") == "network"
+	if fell := strings.Contains(log.String(), "auto: denoise: no network weights"); fell == network {
+		t.Errorf("the network installed: %v; the log: %s", network, log.String())
+	}
 	cfg, _ = Load(writeConfig(t, dir, strings.Replace(config, "denoise_passes: 2", "denoise_passes: 4", 1)))
 	sum, _ = (&Runner{Config: cfg, Log: &log}).Run(context.Background())
-	if sum.Jobs[0].Status != "skipped" || sum.Jobs[2].Status != "done" {
-		t.Errorf("after changing the passes: %+v", sum.Jobs)
+	want := map[bool]string{true: "done", false: "skipped"}[network]
+	if sum.Jobs[0].Status != "skipped" || sum.Jobs[2].Status != want {
+		t.Errorf("after changing the passes (the network installed: %v): %+v", network, sum.Jobs)
 	}
 }

@@ -175,19 +175,32 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	if err != nil {
 		return false, nil, 0, err
 	}
+	// The key holds what the images depend on: auto's choice, which
+	// differs with what is installed, and passes only for the network.
+	fellBack := false
 	if job.Denoise {
 		if err := denoise.Ready(job.Denoiser, job.DenoisePasses); err != nil {
 			return false, nil, 0, err
 		}
-		job.Denoiser = denoise.Resolve(job.Denoiser) // auto's images differ with what is installed
+		resolved := denoise.Resolve(job.Denoiser)
+		fellBack = job.Denoiser == "auto" && resolved != "network"
+		job.Denoiser = resolved
+		if resolved != "network" {
+			job.DenoisePasses = 0
+		}
 	} else {
-		job.Denoiser, job.DenoisePasses = "", 0 // they change nothing
+		job.Denoiser, job.DenoisePasses = "", 0
 	}
 	scenePath := r.Config.resolve(job.Scene)
-	key, err := r.jobKey(job, scenePath)
+	content, err := r.contentHash(job, scenePath)
 	if err != nil {
 		return false, nil, 0, err
 	}
+	key := jobKey(job, content)
+	// A checkpoint holds the noisy film, whatever denoises it after.
+	undenoised := job
+	undenoised.Denoise, undenoised.Denoiser, undenoised.DenoisePasses = false, "", 0
+	cpKey := jobKey(undenoised, content)
 	if m, ok := readManifest(dir); ok && m.Key == key && outputsMatch(dir, m, outputs) {
 		for _, o := range outputs {
 			written = append(written, o.name)
@@ -207,7 +220,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	}
 	film := render.NewFilm(opts.Width, opts.Height)
 	cpPath := filepath.Join(dir, "checkpoint.gob")
-	if cp, ok := readCheckpoint(cpPath); ok && cp.Key == key && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
+	if cp, ok := readCheckpoint(cpPath); ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
 		film = cp.Film
 		film.Partial = false
 	}
@@ -229,7 +242,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		// A failure after some passes (a lost device) keeps them for the
 		// next run, as an interruption does.
 		if film.Partial && film.Samples > 0 {
-			if err := writeCheckpoint(cpPath, checkpoint{Key: key, Film: film}); err != nil {
+			if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: film}); err != nil {
 				return false, nil, film.Samples, fmt.Errorf("%w; and the checkpoint could not be written: %v", rerr, err)
 			}
 			return false, nil, film.Samples, fmt.Errorf("%w; the %d samples per pixel before it are kept in the checkpoint", rerr, film.Samples)
@@ -237,7 +250,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		return false, nil, film.Samples, rerr
 	}
 	if film.Partial {
-		if err := writeCheckpoint(cpPath, checkpoint{Key: key, Film: film}); err != nil {
+		if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: film}); err != nil {
 			return false, nil, film.Samples, fmt.Errorf("interrupted, and the checkpoint could not be written: %w", err)
 		}
 		return false, nil, film.Samples, ErrInterrupted
@@ -249,7 +262,10 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		if stats != nil {
 			ran, device = stats.Backend, stats.DeviceIndex
 		}
-		method, err := denoise.Choose(job.Denoiser, job.DenoisePasses, ran, device, note)
+		if fellBack {
+			note(denoise.AutoFallback())
+		}
+		method, err := denoise.Choose(job.Denoiser, max(job.DenoisePasses, 1), ran, device, note)
 		if err != nil {
 			return false, nil, film.Samples, err
 		}
@@ -294,14 +310,21 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 
 // jobKey hashes what a job's result depends on: the renderer's build, the
 // job's settings (not the thread count, which changes nothing), and the
-// bytes of its scene, the buffers and images it refers to, and its
-// environment.
-func (r *Runner) jobKey(job Job, scenePath string) (string, error) {
+// content of its files (contentHash).
+func jobKey(job Job, content string) string {
 	h := sha256.New()
 	h.Write([]byte(buildID()))
 	job.Threads = 0
 	settings, _ := json.Marshal(job)
 	h.Write(settings)
+	h.Write([]byte(content))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// contentHash hashes the bytes of a job's scene, the buffers and images it
+// refers to, and its environment.
+func (r *Runner) contentHash(job Job, scenePath string) (string, error) {
+	h := sha256.New()
 	files := []string{scenePath}
 	resources, err := scene.Resources(scenePath)
 	if err != nil {

@@ -2,6 +2,7 @@ package denoise
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -36,7 +37,7 @@ func Network(f *unet.Filter) Method {
 			light, direct = make([]float32, n), make([]float32, n)
 			for i := range light {
 				light[i] = in.Diffuse[i] + in.Specular[i]
-				direct[i] = in.Beauty[i] - light[i]
+				direct[i] = finite(in.Beauty[i] - light[i])
 			}
 		}
 		out, err := f.Denoise(light, in.Albedo, in.Normal, in.Width, in.Height)
@@ -70,9 +71,16 @@ func Ready(name string, passes int) error {
 		return err
 	}
 	if name == "network" {
-		if dir := unet.Dir(); unet.Installed(dir) != nil {
-			return fmt.Errorf("denoiser network: %s lacks %s (sertrace weights fetch installs them)", dir, strings.Join(unet.Installed(dir), ", "))
-		}
+		return weightsMissing(unet.Dir())
+	}
+	return nil
+}
+
+// weightsMissing is the error for the network's weights missing from dir,
+// or nil.
+func weightsMissing(dir string) error {
+	if missing := unet.Missing(dir); missing != nil {
+		return fmt.Errorf("denoiser network: %s lacks %s (sertrace weights fetch installs them)", dir, strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -83,10 +91,15 @@ func Resolve(name string) string {
 	if name != "auto" {
 		return name
 	}
-	if unet.Installed(unet.Dir()) != nil {
+	if unet.Missing(unet.Dir()) != nil {
 		return "regression"
 	}
 	return "network"
+}
+
+// AutoFallback says that auto falls back to the regression filter.
+func AutoFallback() string {
+	return fmt.Sprintf("denoise: no network weights in %s (sertrace weights fetch installs them): using the regression filter", unet.Dir())
 }
 
 // Choose is the denoiser named: "network" (the weights in unet.Dir(),
@@ -95,18 +108,35 @@ func Resolve(name string) string {
 // network when its weights are installed, else the regression filter,
 // said through note).
 func Choose(name string, passes int, backend string, device int, note func(string)) (Method, error) {
-	if err := Ready(name, passes); err != nil {
+	if err := CheckChoice(name, passes); err != nil {
 		return nil, err
 	}
-	if r := Resolve(name); r == "regression" {
-		if name == "auto" {
-			note(fmt.Sprintf("denoise: no network weights in %s (sertrace weights fetch installs them): using the regression filter", unet.Dir()))
-		}
+	dir := unet.Dir()
+	var missing error
+	if name != "regression" {
+		missing = weightsMissing(dir)
+	}
+	switch {
+	case name == "network" && missing != nil:
+		return nil, missing
+	case name == "auto" && missing != nil:
+		note(AutoFallback())
+		fallthrough
+	case name == "regression":
 		return Regression(Defaults, On(backend, device, note)), nil
 	}
-	f, err := unet.LoadFilter(unet.Dir(), passes)
+	f, err := unet.LoadFilter(dir, passes)
 	if err != nil {
 		return nil, err
 	}
 	return Network(f), nil
+}
+
+// finite is v, or 0 for a NaN or an infinity: one bad sample must not
+// poison a pixel of the output.
+func finite(v float32) float32 {
+	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return 0
+	}
+	return v
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkFilter times the network denoiser on a 128×128 image, one pass
-// and eight (the albedo and normal networks once, the large colour
+// and eight (the normal network once, the large colour
 // network per pass).
 func BenchmarkFilter(b *testing.B) {
 	for _, passes := range []int{1, 8} {
@@ -16,7 +16,7 @@ func BenchmarkFilter(b *testing.B) {
 }
 
 func benchmarkFilter(b *testing.B, passes int) {
-	if Installed(Dir()) != nil {
+	if Missing(Dir()) != nil {
 		b.Skip("no network weights (sertrace weights fetch)")
 	}
 	f, err := LoadFilter(Dir(), passes)

@@ -7,41 +7,42 @@ import (
 )
 
 // Filter is OIDN's RT filter for HDR colour with clean albedo and normal
-// guides, as OIDN recommends it for final frames: the albedo and normal
-// images are denoised first by their own networks, then the colour by
-// the large network trained on clean guides.
+// guides: the normal image is denoised first by its own network, then the
+// colour by the large network trained on clean guides. The albedo is
+// taken as rendered (antialiased over the pixel's samples): denoised by
+// its network, it loses the strands of sub-pixel hair, and the colour
+// network then smears them.
 type Filter struct {
-	albedo, normal, color *Net
-	// Passes is how many of the image's eight flips and transposes the
+	normal, color *Net
+	// passes is how many of the image's eight flips and transposes the
 	// colour network runs on, the results averaged back (1, 2, 4 or 8):
 	// the network's errors differ between them, so their mean is closer.
-	Passes int
+	passes int
 }
 
 // The weights files a Filter loads.
 const (
-	AlbedoWeights = "rt_alb.tza"
 	NormalWeights = "rt_nrm.tza"
 	ColorWeights  = "rt_hdr_calb_cnrm_large.tza"
 )
 
-// LoadFilter loads the three networks from dir (see Fetch).
+// LoadFilter loads the two networks from dir (see Fetch).
 func LoadFilter(dir string, passes int) (*Filter, error) {
 	if err := CheckPasses(passes); err != nil {
 		return nil, err
 	}
-	f := &Filter{Passes: passes}
+	f := &Filter{passes: passes}
 	var err error
 	for _, l := range []struct {
 		net  **Net
 		name string
-	}{{&f.albedo, AlbedoWeights}, {&f.normal, NormalWeights}, {&f.color, ColorWeights}} {
+	}{{&f.normal, NormalWeights}, {&f.color, ColorWeights}} {
 		if *l.net, err = Load(filepath.Join(dir, l.name)); err != nil {
 			return nil, err
 		}
 	}
-	if f.albedo.in != 3 || f.normal.in != 3 || f.color.in != 9 {
-		return nil, fmt.Errorf("%s: the networks take %d, %d and %d channels, want 3, 3 and 9", dir, f.albedo.in, f.normal.in, f.color.in)
+	if f.normal.in != 3 || f.color.in != 9 {
+		return nil, fmt.Errorf("%s: the networks take %d and %d channels, want 3 and 9", dir, f.normal.in, f.color.in)
 	}
 	return f, nil
 }
@@ -62,25 +63,20 @@ func (f *Filter) Denoise(color, albedo, normal []float32, w, h int) ([]float32, 
 		return nil, fmt.Errorf("denoise: a %dx%d image with %d colour, %d albedo and %d normal values", w, h, len(color), len(albedo), len(normal))
 	}
 	col, alb, nrm := make([]float32, n), make([]float32, n), make([]float32, n)
-	for i := range alb {
-		alb[i] = float32(srgb(min(clean(albedo[i]), 1)))
+	for i := range nrm {
 		nrm[i] = encodeNormal(normal[i])
 	}
-	alb, err := f.albedo.run(w, h, 1, func(v float32) float32 { return float32(srgbInverse(min(float64(v), 1))) }, alb)
-	if err != nil {
-		return nil, err
-	}
-	nrm, err = f.normal.run(w, h, 1, func(v float32) float32 { return v*2 - 1 }, nrm)
+	nrm, err := f.normal.run(w, h, 1, func(v float32) float32 { return v*2 - 1 }, nrm)
 	if err != nil {
 		return nil, err
 	}
 	scale := exposure(color, w, h)
 	for i := range col {
 		col[i] = float32(pu(clean(color[i])*scale) * puNorm)
-		alb[i] = float32(min(clean(alb[i]), 1))
+		alb[i] = float32(min(clean(albedo[i]), 1))
 		nrm[i] = encodeNormal(nrm[i])
 	}
-	return f.color.run(w, h, f.Passes, func(v float32) float32 { return float32(puInverse(float64(v)/puNorm) / scale) }, col, alb, nrm)
+	return f.color.run(w, h, f.passes, func(v float32) float32 { return float32(puInverse(float64(v)/puNorm) / scale) }, col, alb, nrm)
 }
 
 // encodeNormal maps a normal's component from [−1,1] to [0,1].
@@ -188,21 +184,6 @@ func puInverse(x float64) float64 {
 		return math.Pow((x-puD)/puB, 1/puC)
 	}
 	return math.Exp((x-puG)/puE) - puF
-}
-
-// srgb is the sRGB encoding the albedo network was trained on.
-func srgb(y float64) float64 {
-	if y <= 0.0031308 {
-		return 12.92 * y
-	}
-	return 1.055*math.Pow(y, 1/2.4) - 0.055
-}
-
-func srgbInverse(x float64) float64 {
-	if x <= 0.04045 {
-		return x / 12.92
-	}
-	return math.Pow((x+0.055)/1.055, 2.4)
 }
 
 // exposure is the scale that brings an HDR image's mean log luminance to

@@ -38,22 +38,26 @@ func parseTZA(b []byte) (map[string]tensor, error) {
 	} else if magic != 0x41d7 {
 		return nil, fmt.Errorf("not a tensor archive (bad magic)")
 	}
-	if major := r.u8(); major != 2 {
+	if major := r.u8(); r.err == nil && major != 2 {
 		return nil, fmt.Errorf("tensor archive version %d, want 2", major)
 	}
 	r.u8()
 	r.at(r.u64())
 	n := int(r.u32())
-	out := make(map[string]tensor, n)
+	out := map[string]tensor{}
 	for k := 0; k < n && r.err == nil; k++ {
 		name := string(r.bytes(int(r.u16())))
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("tensor %q twice", name)
+		}
 		nd := int(r.u8())
 		dims := make([]int, nd)
 		count := 1
 		for i := range dims {
 			dims[i] = int(r.u32())
-			if dims[i] <= 0 || dims[i] > 1<<16 {
-				return nil, fmt.Errorf("tensor %q: dimension %d is %d", name, i, dims[i])
+			// No tensor holds more values than the file has bytes.
+			if dims[i] <= 0 || dims[i] > len(b)/count {
+				return nil, fmt.Errorf("tensor %q: dimension %d is %d, more than the file holds", name, i, dims[i])
 			}
 			count *= dims[i]
 		}

@@ -41,17 +41,17 @@ func TestExtractWeights(t *testing.T) {
 		weightsSHA256[n] = hex.EncodeToString(sum[:])
 	}
 	dir := t.TempDir()
-	if missing := Installed(dir); len(missing) != 2 {
+	if missing := Missing(dir); len(missing) != 2 {
 		t.Fatalf("an empty folder: missing %v", missing)
 	}
 	if err := extractWeights(bytes.NewReader(tarball(files)), dir, "test.tgz"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "a.tza")); string(got) != "weights a" || Installed(dir) != nil {
-		t.Fatalf("installed %q, missing %v", got, Installed(dir))
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.tza")); string(got) != "weights a" || Missing(dir) != nil {
+		t.Fatalf("installed %q, missing %v", got, Missing(dir))
 	}
 	os.WriteFile(filepath.Join(dir, "a.tza"), []byte("damaged"), 0o644)
-	if m := Installed(dir); len(m) != 1 || m[0] != "a.tza" {
+	if m := Missing(dir); len(m) != 1 || m[0] != "a.tza" {
 		t.Errorf("a damaged file: missing %v", m)
 	}
 
@@ -73,7 +73,7 @@ func TestExtractWeights(t *testing.T) {
 // .ci/run installs them).
 func installedFilter(t *testing.T, passes int) *Filter {
 	t.Helper()
-	if missing := Installed(Dir()); missing != nil {
+	if missing := Missing(Dir()); missing != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("%s lacks %v: .ci/run installs them with sertrace weights fetch", Dir(), missing)
 		}

@@ -35,7 +35,7 @@ require (
 	github.com/spf13/afero v1.15.0 // indirect
 	github.com/spf13/cast v1.10.0 // indirect
 	github.com/subosito/gotenv v1.6.0 // indirect
-	github.com/vulkan-go/vulkan v0.0.0-20221209234627-c0a353ae26c8 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	github.com/vulkan-go/vulkan v0.0.0-20221209234627-c0a353ae26c8
+	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.43.0 // indirect
 )

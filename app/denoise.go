@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -47,7 +48,7 @@ directly is kept). The output's format follows -o's extension.`,
 			if err != nil {
 				return err
 			}
-			pix, err := method(img)
+			pix, err := method(context.Background(), img) // an interrupt ends the command: nothing is written
 			if err != nil {
 				return err
 			}

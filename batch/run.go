@@ -179,7 +179,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	// differs with what is installed, and passes only for the network.
 	fellBack := false
 	if job.Denoise {
-		if err := denoise.Ready(job.Denoiser, job.DenoisePasses); err != nil {
+		if err := denoise.CheckChoice(job.Denoiser, job.DenoisePasses); err != nil {
 			return false, nil, 0, err
 		}
 		resolved := denoise.Resolve(job.Denoiser)
@@ -206,6 +206,13 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 			written = append(written, o.name)
 		}
 		return true, written, m.Samples, nil
+	}
+	if job.Denoise {
+		// Finished jobs are skipped without the network's weights; one to
+		// render needs them before it starts.
+		if err := denoise.Ready(job.Denoiser, max(job.DenoisePasses, 1)); err != nil {
+			return false, nil, 0, err
+		}
 	}
 	sc, err := scene.Load(scenePath)
 	if err != nil {
@@ -269,21 +276,27 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		if err != nil {
 			return false, nil, film.Samples, err
 		}
-		if final, err = denoise.FilmBy(film, method); err != nil {
-			return false, nil, film.Samples, err
-		}
-		// The noisy beauty is kept beside the denoised one.
-		var noisy []output
+		// The noisy beauty is kept beside the denoised one, written first.
 		for _, o := range outputs {
-			if o.aov == render.AOVBeauty {
-				noisy = append(noisy, output{"beauty.noisy" + filepath.Ext(o.name), render.AOVBeauty})
+			if o.aov != render.AOVBeauty {
+				continue
 			}
-		}
-		for _, o := range noisy {
-			if err := render.WriteAOV(filepath.Join(dir, o.name), film, o.aov, display); err != nil {
+			name := "beauty.noisy" + filepath.Ext(o.name)
+			if err := render.WriteAOV(filepath.Join(dir, name), film, o.aov, display); err != nil {
 				return false, written, film.Samples, err
 			}
-			written = append(written, o.name)
+			written = append(written, name)
+		}
+		note("denoising (" + job.Denoiser + ")")
+		if final, err = denoise.FilmBy(ctx, film, method); err != nil {
+			if ctx.Err() != nil {
+				// The whole film waits in the checkpoint for the next run.
+				if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: film}); err != nil {
+					return false, written, film.Samples, fmt.Errorf("interrupted while denoising, and the checkpoint could not be written: %w", err)
+				}
+				return false, written, film.Samples, ErrInterrupted
+			}
+			return false, written, film.Samples, err
 		}
 	}
 	for _, o := range outputs {

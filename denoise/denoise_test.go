@@ -60,7 +60,7 @@ func TestDenoiserApproachesTheReference(t *testing.T) {
 		t.Log("no network weights (sertrace weights fetch): the network is not checked")
 		return
 	}
-	nd, err := denoise.FilmBy(noisy, net)
+	nd, err := denoise.FilmBy(context.Background(), noisy, net)
 	if err != nil {
 		t.Fatal(err)
 	}

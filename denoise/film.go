@@ -1,6 +1,10 @@
 package denoise
 
-import "sertrace/render"
+import (
+	"context"
+
+	"sertrace/render"
+)
 
 // FromFilm gathers a film's beauty, guides and variance for the filter.
 func FromFilm(f *render.Film) *Image {
@@ -26,12 +30,12 @@ func Film(f *render.Film, s Settings) (*render.Film, error) { return FilmWith(f,
 
 // FilmWith is Film with the regression filter run by reg.
 func FilmWith(f *render.Film, s Settings, reg Regressor) (*render.Film, error) {
-	return FilmBy(f, Regression(s, reg))
+	return FilmBy(context.Background(), f, Regression(s, reg))
 }
 
-// FilmBy is Film denoised by m.
-func FilmBy(f *render.Film, m Method) (*render.Film, error) {
-	out, err := m(FromFilm(f))
+// FilmBy is Film denoised by m (stopped when ctx is done).
+func FilmBy(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
+	out, err := m(ctx, FromFilm(f))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package denoise
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -9,13 +10,15 @@ import (
 	"sertrace/denoise/unet"
 )
 
-// A Method denoises an image: the regression filter or the network.
-type Method func(*Image) ([]float32, error)
+// A Method denoises an image: the regression filter or the network. The
+// network stops with ctx's error when ctx is done; the regression filter,
+// seconds long, runs to its end.
+type Method func(ctx context.Context, in *Image) ([]float32, error)
 
 // Regression is the regression (or à-trous) filter with settings s, its
 // regression run by reg.
 func Regression(s Settings, reg Regressor) Method {
-	return func(in *Image) ([]float32, error) { return DenoiseWith(in, s, reg) }
+	return func(_ context.Context, in *Image) ([]float32, error) { return DenoiseWith(in, s, reg) }
 }
 
 // Network is the learned denoiser: OIDN's networks (see denoise/unet),
@@ -24,7 +27,7 @@ func Regression(s Settings, reg Regressor) Method {
 // up to its pixel edges and is added back unfiltered: the network would
 // take a pixel-sized emitter for a firefly), else on the whole beauty.
 func Network(f *unet.Filter) Method {
-	return func(in *Image) ([]float32, error) {
+	return func(ctx context.Context, in *Image) ([]float32, error) {
 		n := 3 * in.Width * in.Height
 		if len(in.Beauty) != n {
 			return nil, fmt.Errorf("denoise: a %dx%d image with %d beauty values", in.Width, in.Height, len(in.Beauty))
@@ -40,7 +43,7 @@ func Network(f *unet.Filter) Method {
 				direct[i] = finite(in.Beauty[i] - light[i])
 			}
 		}
-		out, err := f.Denoise(light, in.Albedo, in.Normal, in.Width, in.Height)
+		out, err := f.Denoise(ctx, light, in.Albedo, in.Normal, in.Width, in.Height)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,8 @@
 package denoise_test
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -62,7 +64,7 @@ func TestNetworkKeepsTheDirectView(t *testing.T) {
 			}
 		}
 	}
-	out, err := network(t, 1)(img)
+	out, err := network(t, 1)(context.Background(), img)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestNetworkKeepsTheDirectView(t *testing.T) {
 	}
 	// The whole beauty through the network loses most of the emitter.
 	img.Diffuse, img.Specular = nil, nil
-	whole, err := network(t, 1)(img)
+	whole, err := network(t, 1)(context.Background(), img)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,5 +116,19 @@ func TestNetworkChoice(t *testing.T) {
 	m, err := denoise.Choose("auto", 1, "cpu", -1, func(s string) { notes = append(notes, s) })
 	if err != nil || m == nil || len(notes) != 1 || !strings.Contains(notes[0], "using the regression filter") {
 		t.Errorf("auto without weights: %v %v", err, notes)
+	}
+}
+
+// TestNetworkStops: the network stops when its context is done, with the
+// context's error, instead of running to its end.
+func TestNetworkStops(t *testing.T) {
+	m := network(t, 8)
+	w, h := 64, 64
+	n := w * h
+	img := &denoise.Image{Width: w, Height: h, Beauty: make([]float32, 3*n), Albedo: make([]float32, 3*n), Normal: make([]float32, 3*n), Depth: make([]float32, n)}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m(ctx, img); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled network: %v", err)
 	}
 }

@@ -72,7 +72,7 @@ func TestQualityTable(t *testing.T) {
 				t.Log("no network weights (sertrace weights fetch): no network rows")
 				break
 			}
-			d, err := denoise.FilmBy(f16, net)
+			d, err := denoise.FilmBy(context.Background(), f16, net)
 			if err != nil {
 				t.Fatal(err)
 			}

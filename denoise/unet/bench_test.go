@@ -1,6 +1,7 @@
 package unet
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -34,7 +35,7 @@ func benchmarkFilter(b *testing.B, passes int) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := f.Denoise(col, alb, nrm, w, h); err != nil {
+		if _, err := f.Denoise(context.Background(), col, alb, nrm, w, h); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package unet
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -57,7 +58,8 @@ func CheckPasses(passes int) error {
 
 // Denoise filters a w×h linear HDR RGB image (rows from the top) guided by
 // its first-hit albedo and normal (unit length, any fixed space).
-func (f *Filter) Denoise(color, albedo, normal []float32, w, h int) ([]float32, error) {
+// It stops, with ctx's error, when ctx is done.
+func (f *Filter) Denoise(ctx context.Context, color, albedo, normal []float32, w, h int) ([]float32, error) {
 	n := 3 * w * h
 	if w < 1 || h < 1 || len(color) != n || len(albedo) != n || len(normal) != n {
 		return nil, fmt.Errorf("denoise: a %dx%d image with %d colour, %d albedo and %d normal values", w, h, len(color), len(albedo), len(normal))
@@ -66,7 +68,7 @@ func (f *Filter) Denoise(color, albedo, normal []float32, w, h int) ([]float32, 
 	for i := range nrm {
 		nrm[i] = encodeNormal(normal[i])
 	}
-	nrm, err := f.normal.run(w, h, 1, func(v float32) float32 { return v*2 - 1 }, nrm)
+	nrm, err := f.normal.run(ctx, w, h, 1, func(v float32) float32 { return v*2 - 1 }, nrm)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +78,7 @@ func (f *Filter) Denoise(color, albedo, normal []float32, w, h int) ([]float32, 
 		alb[i] = float32(min(clean(albedo[i]), 1))
 		nrm[i] = encodeNormal(nrm[i])
 	}
-	return f.color.run(w, h, f.passes, func(v float32) float32 { return float32(puInverse(float64(v)/puNorm) / scale) }, col, alb, nrm)
+	return f.color.run(ctx, w, h, f.passes, func(v float32) float32 { return float32(puInverse(float64(v)/puNorm) / scale) }, col, alb, nrm)
 }
 
 // encodeNormal maps a normal's component from [−1,1] to [0,1].
@@ -90,7 +92,7 @@ func encodeNormal(v float32) float32 {
 // run feeds the network the encoded RGB images ins (channels 3g..3g+2 from
 // ins[g]), on passes flips and transposes of the image, and returns the
 // mean of its output, decoded, per pass.
-func (n *Net) run(w, h, passes int, decode func(float32) float32, ins ...[]float32) ([]float32, error) {
+func (n *Net) run(ctx context.Context, w, h, passes int, decode func(float32) float32, ins ...[]float32) ([]float32, error) {
 	if 3*len(ins) != n.in {
 		return nil, fmt.Errorf("%s: the network takes %d channels, given %d", n.path, n.in, 3*len(ins))
 	}
@@ -109,8 +111,11 @@ func (n *Net) run(w, h, passes int, decode func(float32) float32, ins ...[]float
 				}
 			}
 		}
-		o, err := n.forward(x)
+		o, err := n.forward(ctx, x)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s: %w", n.path, err)
 		}
 		for c := 0; c < 3; c++ {

@@ -55,13 +55,22 @@ func parseTZA(b []byte) (map[string]tensor, error) {
 		count := 1
 		for i := range dims {
 			dims[i] = int(r.u32())
+			if r.err != nil {
+				return nil, r.err
+			}
 			// No tensor holds more values than the file has bytes.
-			if dims[i] <= 0 || dims[i] > len(b)/count {
-				return nil, fmt.Errorf("tensor %q: dimension %d is %d, more than the file holds", name, i, dims[i])
+			if dims[i] <= 0 {
+				return nil, fmt.Errorf("tensor %q: dimension %d is %d", name, i, dims[i])
+			}
+			if dims[i] > len(b)/count {
+				return nil, fmt.Errorf("tensor %q: dimensions %v hold more values than the file has bytes", name, dims[:i+1])
 			}
 			count *= dims[i]
 		}
 		layout := string(r.bytes(nd))
+		if r.err != nil {
+			return nil, r.err
+		}
 		if layout != "x" && layout != "oihw" {
 			return nil, fmt.Errorf("tensor %q: layout %q, want x or oihw", name, layout)
 		}

@@ -2,11 +2,12 @@
 // (OIDN) in Go, from OIDN's published weights (.tza tensor archives,
 // Apache-2.0, which sertrace does not ship: Fetch installs them): the same
 // networks, and the same input and output transforms as OIDN's "RT" filter
-// (auto-exposure, the perceptually uniform transfer function for HDR
-// colour, sRGB for albedo, [0,1] for normals).
+// (auto-exposure and the perceptually uniform transfer function for HDR
+// colour, [0,1] for normals).
 package unet
 
 import (
+	"context"
 	"fmt"
 )
 
@@ -125,10 +126,13 @@ func (n *Net) check(name string, given int) error {
 // forward runs the network on an input whose sides are multiples of 16,
 // giving 3 channels. Every convolution has a ReLU after it (the last's
 // clamps what output processing would clamp anyway).
-func (n *Net) forward(x *fmap) (*fmap, error) {
+func (n *Net) forward(ctx context.Context, x *fmap) (*fmap, error) {
 	var err error
 	convs := func(names []string, m *fmap, skip *fmap) *fmap {
 		for k, name := range names {
+			if err == nil {
+				err = ctx.Err() // between layers: each is a second at most
+			}
 			if err != nil {
 				return nil
 			}

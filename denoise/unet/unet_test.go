@@ -2,6 +2,7 @@ package unet
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -178,10 +179,13 @@ func TestArchiveDamage(t *testing.T) {
 			t.Fatalf("cut at %d of %d bytes: no error", n, len(good))
 		}
 	}
-	// Dimensions whose product overflows, or outgrows the file, are refused.
-	huge := map[string]tensor{"x": {dims: []int{1 << 16, 1 << 16, 1 << 16, 1 << 15}}}
-	if _, err := parseTZA(archive([]string{"x"}, huge, true)); err == nil || !strings.Contains(err.Error(), "more than the file holds") {
-		t.Errorf("huge dimensions: %v", err)
+	// Dimensions whose product outgrows the file (each one alone would
+	// not; multiplied unchecked, these four overflow) are refused.
+	for _, dims := range [][]int{{1 << 16, 1 << 16, 1 << 16, 1 << 15}, {40, 40}} {
+		big := map[string]tensor{"x": {dims: dims}}
+		if _, err := parseTZA(archive([]string{"x"}, big, true)); err == nil || !strings.Contains(err.Error(), "more values than the file has bytes") {
+			t.Errorf("dimensions %v: %v", dims, err)
+		}
 	}
 	// A shape that does not fit the network is refused by name.
 	tensors["dec_conv2a.weight"] = tensor{dims: []int{4, 5, 3, 3}, data: make([]float32, 4*5*9)}
@@ -235,10 +239,19 @@ func naiveConv(c *conv, relu bool, ins ...*fmap) []float32 {
 
 // TestConvMatchesNaive: the blocked, parallel convolution equals the plain
 // one, over concatenated inputs, odd sizes and output counts that are not
-// multiples of its block of four, with and without the ReLU.
+// multiples of its block of four, with and without the ReLU, with the
+// vector kernel (where the CPU has it) and without.
 func TestConvMatchesNaive(t *testing.T) {
+	for _, scalar := range []bool{false, true} {
+		scalarTaps = scalar
+		testConvMatchesNaive(t)
+	}
+	scalarTaps = false
+}
+
+func testConvMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, c := range []struct{ w, h, out int }{{1, 1, 1}, {7, 5, 3}, {16, 9, 5}, {33, 17, 8}} {
+	for _, c := range []struct{ w, h, out int }{{1, 1, 1}, {7, 5, 3}, {8, 2, 4}, {16, 9, 5}, {33, 17, 8}, {70, 3, 6}} {
 		a, b := newFmap(2, c.h, c.w), newFmap(3, c.h, c.w)
 		for _, m := range []*fmap{a, b} {
 			for ch := 0; ch < m.c; ch++ {
@@ -266,7 +279,7 @@ func TestConvMatchesNaive(t *testing.T) {
 				for y := 0; y < c.h; y++ {
 					for x, v := range got.row(o, y) {
 						if d := math.Abs(float64(v - want[(o*c.h+y)*c.w+x])); d > 1e-4 {
-							t.Fatalf("%dx%d out %d relu %v: (%d,%d,%d) = %v, want %v", c.w, c.h, c.out, relu, o, x, y, v, want[(o*c.h+y)*c.w+x])
+							t.Fatalf("%dx%d out %d relu %v scalar %v: (%d,%d,%d) = %v, want %v", c.w, c.h, c.out, relu, scalarTaps, o, x, y, v, want[(o*c.h+y)*c.w+x])
 						}
 					}
 				}
@@ -410,7 +423,7 @@ func TestNetworkWiring(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := n.run(w, h, 8, func(v float32) float32 { return v }, img)
+		out, err := n.run(context.Background(), w, h, 8, func(v float32) float32 { return v }, img)
 		if err != nil {
 			t.Fatal(err)
 		}

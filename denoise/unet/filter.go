@@ -89,9 +89,34 @@ func encodeNormal(v float32) float32 {
 	return min(max(v, -1), 1)*0.5 + 0.5
 }
 
+// Large images are denoised in overlapping tiles, so memory stays bounded
+// (about 1.3 KB per pixel of a tile): tiles of at most tileSize pixels a
+// side, each seeing tileOverlap pixels past the part of it that is kept
+// (OIDN's large network sees 101 pixels around each one; beyond, a tile's
+// edge changes little).
+var tileSize, tileOverlap = 1024, 112
+
+// span is one tile along an axis: the pixels fed to the network
+// [in0, in1) and those of its output kept [out0, out1).
+type span struct{ in0, in1, out0, out1 int }
+
+// tiles cuts an axis of n pixels into spans.
+func tiles(n int) []span {
+	if n <= tileSize {
+		return []span{{0, n, 0, n}}
+	}
+	step := tileSize - 2*tileOverlap
+	var out []span
+	for o := 0; o < n; o += step {
+		e := min(o+step, n)
+		out = append(out, span{max(o-tileOverlap, 0), min(e+tileOverlap, n), o, e})
+	}
+	return out
+}
+
 // run feeds the network the encoded RGB images ins (channels 3g..3g+2 from
-// ins[g]), on passes flips and transposes of the image, and returns the
-// mean of its output, decoded, per pass.
+// ins[g]), on passes flips and transposes of the image, tile by tile, and
+// returns the mean of its output, decoded, per pass.
 func (n *Net) run(ctx context.Context, w, h, passes int, decode func(float32) float32, ins ...[]float32) ([]float32, error) {
 	if 3*len(ins) != n.in {
 		return nil, fmt.Errorf("%s: the network takes %d channels, given %d", n.path, n.in, 3*len(ins))
@@ -100,38 +125,53 @@ func (n *Net) run(ctx context.Context, w, h, passes int, decode func(float32) fl
 	for k := 0; k < passes; k++ {
 		t := d4{k: k, w: w, h: h}
 		tw, th := t.size()
-		x := newFmap(n.in, (th+15)/16*16, (tw+15)/16*16) // it pools four times; the rest is zeros
-		for ty := 0; ty < th; ty++ {
-			for tx := 0; tx < tw; tx++ {
-				i := 3 * t.source(tx, ty)
-				for g, img := range ins {
-					for c := 0; c < 3; c++ {
-						x.row(3*g+c, ty)[tx] = img[i+c]
-					}
-				}
-			}
-		}
-		o, err := n.forward(ctx, x)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%s: %w", n.path, err)
-		}
-		for c := 0; c < 3; c++ {
-			for ty := 0; ty < th; ty++ {
-				r := o.row(c, ty)
-				for tx := 0; tx < tw; tx++ {
-					v := r[tx]
-					if !(v > 0) {
-						v = 0
-					}
-					res[3*t.source(tx, ty)+c] += decode(v) / float32(passes)
+		for _, sy := range tiles(th) {
+			for _, sx := range tiles(tw) {
+				if err := n.tile(ctx, t, sx, sy, ins, func(i, c int, v float32) { res[3*i+c] += decode(v) / float32(passes) }); err != nil {
+					return nil, err
 				}
 			}
 		}
 	}
 	return res, nil
+}
+
+// tile runs the network on one tile of the image as transform t shows it,
+// and hands out each kept output value with its pixel's index in the
+// original image.
+func (n *Net) tile(ctx context.Context, t d4, sx, sy span, ins [][]float32, out func(i, c int, v float32)) error {
+	w, h := sx.in1-sx.in0, sy.in1-sy.in0
+	x := newFmap(n.in, (h+15)/16*16, (w+15)/16*16) // it pools four times; the rest is zeros
+	for y := 0; y < h; y++ {
+		for xx := 0; xx < w; xx++ {
+			i := 3 * t.source(sx.in0+xx, sy.in0+y)
+			for g, img := range ins {
+				for c := 0; c < 3; c++ {
+					x.row(3*g+c, y)[xx] = img[i+c]
+				}
+			}
+		}
+	}
+	o, err := n.forward(ctx, x)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("%s: %w", n.path, err)
+	}
+	for c := 0; c < 3; c++ {
+		for ty := sy.out0; ty < sy.out1; ty++ {
+			r := o.row(c, ty-sy.in0)
+			for tx := sx.out0; tx < sx.out1; tx++ {
+				v := r[tx-sx.in0]
+				if !(v > 0) {
+					v = 0
+				}
+				out(t.source(tx, ty), c, v)
+			}
+		}
+	}
+	return nil
 }
 
 // d4 is one of the eight flips and transposes of a w×h image (k's bit 0

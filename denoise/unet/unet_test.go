@@ -434,3 +434,54 @@ func TestNetworkWiring(t *testing.T) {
 		}
 	}
 }
+
+// TestTiles: an axis is cut into tiles of at most tileSize pixels whose
+// kept parts cover it once, each seeing tileOverlap pixels past its kept
+// part where the image goes on.
+func TestTiles(t *testing.T) {
+	for _, n := range []int{1, 1024, 1025, 3000, 5000} {
+		next := 0
+		for _, s := range tiles(n) {
+			if s.out0 != next || s.out1 <= s.out0 || s.in1-s.in0 > tileSize {
+				t.Fatalf("n %d: span %+v after %d", n, s, next)
+			}
+			if s.out0-s.in0 != min(tileOverlap, s.out0) || s.in1-s.out1 != min(tileOverlap, n-s.out1) {
+				t.Fatalf("n %d: span %+v does not see %d pixels around", n, s, tileOverlap)
+			}
+			next = s.out1
+		}
+		if next != n {
+			t.Fatalf("n %d: covered to %d", n, next)
+		}
+	}
+}
+
+// TestNetworkWiringTiled: the copying network gives back its input
+// exactly when the image is cut into many small tiles, too.
+func TestNetworkWiringTiled(t *testing.T) {
+	saved, savedOverlap := tileSize, tileOverlap
+	defer func() { tileSize, tileOverlap = saved, savedOverlap }()
+	tileSize, tileOverlap = 48, 16
+	w, h := 101, 67
+	img := make([]float32, 3*w*h)
+	for i := range img {
+		img[i] = float32(i%23) / 22
+	}
+	names, tensors := copyNet(base)
+	n, err := Load(writeArchive(t, archive(names, tensors, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tiles(w)) < 3 || len(tiles(h)) < 2 {
+		t.Fatalf("%d×%d tiles", len(tiles(w)), len(tiles(h)))
+	}
+	out, err := n.run(context.Background(), w, h, 8, func(v float32) float32 { return v }, img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range out {
+		if math.Abs(float64(v-img[i])) > 1e-6 {
+			t.Fatalf("value %d is %v, want %v", i, v, img[i])
+		}
+	}
+}

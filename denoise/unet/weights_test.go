@@ -159,6 +159,16 @@ func TestFilterDenoises(t *testing.T) {
 			t.Errorf("passes %d: the red channel across the albedo edge: %v, %v (clean %v, %v)", passes, out[i], out[j], clean[i], clean[j])
 		}
 	}
+	// In tiles (small ones here, with a small overlap) it is about as good.
+	saved, savedOverlap := tileSize, tileOverlap
+	tileSize, tileOverlap = 48, 16
+	whole, _ := installedFilter(t, 1).Denoise(context.Background(), noisy, albedo, normal, w, h)
+	tileSize, tileOverlap = saved, savedOverlap
+	untiled, _ := installedFilter(t, 1).Denoise(context.Background(), noisy, albedo, normal, w, h)
+	t.Logf("in 48-pixel tiles: %.5f, whole: %.5f", mse(whole), mse(untiled))
+	if mse(whole) > 1.5*mse(untiled) {
+		t.Errorf("in tiles the error is %.5f, whole %.5f", mse(whole), mse(untiled))
+	}
 	if _, err := installedFilter(t, 1).Denoise(context.Background(), noisy, albedo[:3], normal, w, h); err == nil {
 		t.Error("a short albedo image was taken")
 	}

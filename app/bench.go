@@ -24,12 +24,7 @@ interleaved across schemes; report median, min and max time, samples and rays
 per second, the speedup over no reordering, and the speedup the emulator's
 SIMT counts predict for a GPU. Writes results.json, results.csv, report.md,
 speedup.png and per-pixel cost heatmaps to --out.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("expected at most 1 argument (CONFIG.yaml), got %d", len(args))
-			}
-			return nil
-		},
+		Args: maxArgs("CONFIG.yaml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := "configs/bench-smoke.yaml"
 			if len(args) == 1 {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -149,13 +148,6 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denois
 		img.Depth = fill(n, 1)
 		missing = append(missing, "depth")
 	}
-	for _, light := range [][]float32{img.Beauty, img.Diffuse, img.Specular} {
-		for i, v := range light {
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				light[i] = 0 // one bad value must not spread through the filter
-			}
-		}
-	}
 	return img, missing, nil // a missing variance is estimated from the beauty
 }
 
@@ -192,5 +184,5 @@ func checkDenoiser(v *viper.Viper) error {
 	if err := denoise.CheckChoice(name, passes); err != nil {
 		return usagef("%v", err)
 	}
-	return denoise.Ready(name, passes)
+	return denoise.Ready(name)
 }

@@ -145,6 +145,17 @@ func loadOptions(v *viper.Viper, cmd *cobra.Command) error {
 	return nil
 }
 
+// maxArgs is cobra.MaximumNArgs with a usage error naming the optional
+// argument.
+func maxArgs(name string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 1 {
+			return usagef("expected at most 1 argument (%s), got %d", name, len(args))
+		}
+		return nil
+	}
+}
+
 // exactArgs is cobra.ExactArgs with a usage error and names for the arguments.
 func exactArgs(names ...string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {

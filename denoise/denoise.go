@@ -77,9 +77,6 @@ var Defaults = Settings{Regression: 4, Fireflies: 1, Spread: 8, SigmaLum: 40, Si
 // wider ones blurred real gradients more than they removed noise.
 var ATrous = Settings{Iterations: 2, Fireflies: 2, SigmaLum: 6, SigmaNorm: 16, SigmaDepth: 1, SigmaAlb: 0.1}
 
-// Denoise returns the filtered beauty, filtered on the CPU.
-func Denoise(in *Image, s Settings) ([]float32, error) { return DenoiseWith(in, s, RegressCPU) }
-
 // DenoiseWith returns the filtered beauty, running the regression filter
 // (with Settings.Regression > 0) through reg: the CPU's or a GPU's.
 func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {

@@ -39,12 +39,12 @@ func TestDenoiserApproachesTheReference(t *testing.T) {
 	noisy := renderCornell(t, 16, 1)
 	n16, _ := noisy.Resolve(render.AOVBeauty)
 	n64, _ := renderCornell(t, 64, 2).Resolve(render.AOVBeauty)
-	d, err := denoise.Film(noisy, denoise.Defaults)
+	d, err := denoise.Film(context.Background(), noisy, denoise.Regression(denoise.Defaults, denoise.RegressCPU))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d16, _ := d.Resolve(render.AOVBeauty)
-	a, _ := denoise.Film(noisy, denoise.ATrous)
+	a, _ := denoise.Film(context.Background(), noisy, denoise.Regression(denoise.ATrous, denoise.RegressCPU))
 	a16, _ := a.Resolve(render.AOVBeauty)
 	if pa := denoise.PSNR(a16, ref); pa < denoise.PSNR(n64, ref) {
 		t.Errorf("the à-trous filter's 16-spp image (%.2f dB) is further from the reference than 64 spp", pa)
@@ -60,7 +60,7 @@ func TestDenoiserApproachesTheReference(t *testing.T) {
 		t.Log("no network weights (sertrace weights fetch): the network is not checked")
 		return
 	}
-	nd, err := denoise.FilmBy(context.Background(), noisy, net)
+	nd, err := denoise.Film(context.Background(), noisy, net)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestMetrics(t *testing.T) {
 }
 
 func TestDenoiseRefusesMismatchedGuides(t *testing.T) {
-	if _, err := denoise.Denoise(&denoise.Image{Width: 2, Height: 2, Beauty: make([]float32, 12)}, denoise.Defaults); err == nil {
+	if _, err := denoise.DenoiseWith(&denoise.Image{Width: 2, Height: 2, Beauty: make([]float32, 12)}, denoise.Defaults, denoise.RegressCPU); err == nil {
 		t.Error("missing guides were accepted")
 	}
 }
@@ -114,7 +114,7 @@ func TestFirefliesKeepTheirEnergy(t *testing.T) {
 		im.Normal[3*i+1], im.Depth[i], im.Variance[i] = 1, 3, 0.05
 	}
 	energy := func(s denoise.Settings) (sum, peak float64) {
-		out, err := denoise.Denoise(im, s)
+		out, err := denoise.DenoiseWith(im, s, denoise.RegressCPU)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,17 +24,10 @@ func FromFilm(f *render.Film) *Image {
 	return img
 }
 
-// Film denoises a film's beauty and returns a copy of the film holding it
-// (the AOVs unchanged), ready for the image writers.
-func Film(f *render.Film, s Settings) (*render.Film, error) { return FilmWith(f, s, RegressCPU) }
-
-// FilmWith is Film with the regression filter run by reg.
-func FilmWith(f *render.Film, s Settings, reg Regressor) (*render.Film, error) {
-	return FilmBy(context.Background(), f, Regression(s, reg))
-}
-
-// FilmBy is Film denoised by m (stopped when ctx is done).
-func FilmBy(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
+// Film denoises a film's beauty with m (stopped when ctx is done) and
+// returns a copy of the film holding it (the AOVs unchanged), ready for the
+// image writers.
+func Film(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
 	out, err := m(ctx, FromFilm(f))
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package denoise_test
 
 import (
+	"context"
 	"math"
 	"os"
 	"testing"
@@ -22,11 +23,11 @@ func TestGPUMatchesCPU(t *testing.T) {
 	}
 	t.Setenv("SERTRACE_VULKAN_VALIDATION", "1")
 	film := renderCornell(t, 8, 1)
-	cpu, err := denoise.Film(film, denoise.Defaults)
+	cpu, err := denoise.Film(context.Background(), film, denoise.Regression(denoise.Defaults, denoise.RegressCPU))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gpu, err := denoise.FilmWith(film, denoise.Defaults, denoise.GPU(-1))
+	gpu, err := denoise.Film(context.Background(), film, denoise.Regression(denoise.Defaults, denoise.GPU(-1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ type Method func(ctx context.Context, in *Image) ([]float32, error)
 // Regression is the regression (or à-trous) filter with settings s, its
 // regression run by reg.
 func Regression(s Settings, reg Regressor) Method {
-	return func(_ context.Context, in *Image) ([]float32, error) { return DenoiseWith(in, s, reg) }
+	return func(_ context.Context, in *Image) ([]float32, error) { return DenoiseWith(in.finite(), s, reg) }
 }
 
 // Network is the learned denoiser: OIDN's networks (see denoise/unet),
@@ -28,6 +28,7 @@ func Regression(s Settings, reg Regressor) Method {
 // take a pixel-sized emitter for a firefly), else on the whole beauty.
 func Network(f *unet.Filter) Method {
 	return func(ctx context.Context, in *Image) ([]float32, error) {
+		in = in.finite()
 		n := 3 * in.Width * in.Height
 		if len(in.Beauty) != n {
 			return nil, fmt.Errorf("denoise: a %dx%d image with %d beauty values", in.Width, in.Height, len(in.Beauty))
@@ -40,7 +41,7 @@ func Network(f *unet.Filter) Method {
 			light, direct = make([]float32, n), make([]float32, n)
 			for i := range light {
 				light[i] = in.Diffuse[i] + in.Specular[i]
-				direct[i] = finite(in.Beauty[i] - light[i])
+				direct[i] = in.Beauty[i] - light[i]
 			}
 		}
 		out, err := f.Denoise(ctx, light, in.Albedo, in.Normal, in.Width, in.Height)
@@ -66,13 +67,9 @@ func CheckChoice(name string, passes int) error {
 	return unet.CheckPasses(passes)
 }
 
-// Ready says whether Choose can give the denoiser named, run passes
-// times, before the render it is for: an error names what is wrong (the
-// weights missing, too).
-func Ready(name string, passes int) error {
-	if err := CheckChoice(name, passes); err != nil {
-		return err
-	}
+// Ready says whether the denoiser named (CheckChoice's) can run here, before
+// the render it is for: for the network, whether its weights are installed.
+func Ready(name string) error {
 	if name == "network" {
 		return weightsMissing(unet.Dir())
 	}
@@ -100,11 +97,6 @@ func Resolve(name string) string {
 	return "network"
 }
 
-// AutoFallback says that auto falls back to the regression filter.
-func AutoFallback() string {
-	return fmt.Sprintf("denoise: no network weights in %s (sertrace weights fetch installs them): using the regression filter", unet.Dir())
-}
-
 // Choose is the denoiser named: "network" (the weights in unet.Dir(),
 // run passes times; an error naming the fix when they are missing),
 // "regression" (on the device the render ran on, see On) or "auto" (the
@@ -123,7 +115,7 @@ func Choose(name string, passes int, backend string, device int, note func(strin
 	case name == "network" && missing != nil:
 		return nil, missing
 	case name == "auto" && missing != nil:
-		note(AutoFallback())
+		note(fmt.Sprintf("denoise: no network weights in %s (sertrace weights fetch installs them): using the regression filter", dir))
 		fallthrough
 	case name == "regression":
 		return Regression(Defaults, On(backend, device, note)), nil
@@ -135,11 +127,23 @@ func Choose(name string, passes int, backend string, device int, note func(strin
 	return Network(f), nil
 }
 
-// finite is v, or 0 for a NaN or an infinity: one bad sample must not
-// poison a pixel of the output.
-func finite(v float32) float32 {
-	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-		return 0
+// finite is the image with the NaN and infinite values of its light (the
+// beauty and the split) made 0, copied where it has any: one bad value
+// must not spread through a filter.
+func (in *Image) finite() *Image {
+	out := *in
+	for _, buf := range []*[]float32{&out.Beauty, &out.Diffuse, &out.Specular} {
+		if i := slices.IndexFunc(*buf, nonFinite); i >= 0 {
+			c := slices.Clone(*buf)
+			for j := i; j < len(c); j++ {
+				if nonFinite(c[j]) {
+					c[j] = 0
+				}
+			}
+			*buf = c
+		}
 	}
-	return v
+	return &out
 }
+
+func nonFinite(v float32) bool { return math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) }

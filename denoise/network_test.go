@@ -6,8 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"sertrace/denoise"
 	"sertrace/denoise/unet"
@@ -105,7 +107,7 @@ func TestNetworkChoice(t *testing.T) {
 		}
 	}
 	t.Setenv("SERTRACE_WEIGHTS", t.TempDir())
-	err := denoise.Ready("network", 1)
+	err := denoise.Ready("network")
 	if err == nil || !strings.Contains(err.Error(), "sertrace weights fetch") {
 		t.Errorf("network without weights: %v", err)
 	}
@@ -123,12 +125,52 @@ func TestNetworkChoice(t *testing.T) {
 // context's error, instead of running to its end.
 func TestNetworkStops(t *testing.T) {
 	m := network(t, 8)
-	w, h := 64, 64
+	w, h := 256, 256 // seconds of work: the cancel lands in the middle of it
 	n := w * h
 	img := &denoise.Image{Width: w, Height: h, Beauty: make([]float32, 3*n), Albedo: make([]float32, 3*n), Normal: make([]float32, 3*n), Depth: make([]float32, n)}
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	time.AfterFunc(50*time.Millisecond, cancel)
 	if _, err := m(ctx, img); !errors.Is(err, context.Canceled) {
-		t.Errorf("a cancelled network: %v", err)
+		t.Errorf("a network cancelled while it runs: %v", err)
+	}
+}
+
+// TestBadValuesStayPut: a NaN or an infinity in the light (an EXR from
+// elsewhere) leaves every output pixel finite, whichever denoiser runs,
+// and the caller's image as it was.
+func TestBadValuesStayPut(t *testing.T) {
+	w, h := 16, 16
+	n := w * h
+	img := &denoise.Image{Width: w, Height: h, Beauty: make([]float32, 3*n), Albedo: make([]float32, 3*n), Normal: make([]float32, 3*n), Depth: make([]float32, n)}
+	for i := range img.Beauty {
+		img.Beauty[i], img.Albedo[i] = 0.5, 0.5
+	}
+	for i := 0; i < n; i++ {
+		img.Normal[3*i+2], img.Depth[i] = 1, 1
+	}
+	// With the split, so that what the camera saw directly (the beauty less
+	// the split) is bad too.
+	img.Diffuse, img.Specular = slices.Clone(img.Beauty), make([]float32, 3*n)
+	img.DiffuseAlbedo, img.SpecularAlbedo = slices.Clone(img.Albedo), make([]float32, 3*n)
+	img.Beauty[40] = float32(math.NaN())
+	img.Beauty[300] = float32(math.Inf(1))
+	img.Specular[7] = float32(math.NaN())
+	methods := map[string]denoise.Method{"regression": denoise.Regression(denoise.Defaults, denoise.RegressCPU)}
+	if m, ok := installedNetwork(t, 1); ok {
+		methods["network"] = m
+	}
+	for name, m := range methods {
+		out, err := m(context.Background(), img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range out {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				t.Fatalf("%s: value %d is %v", name, i, v)
+			}
+		}
+	}
+	if !math.IsNaN(float64(img.Beauty[40])) {
+		t.Error("the caller's image was changed")
 	}
 }

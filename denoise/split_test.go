@@ -87,13 +87,13 @@ func mse(a, b []float32) float64 {
 // glow) is kept, and no light is lost.
 func TestSplitSharesDiffuseLight(t *testing.T) {
 	img, truth := splitImage(1)
-	split, err := denoise.Denoise(img, denoise.Defaults)
+	split, err := denoise.DenoiseWith(img, denoise.Defaults, denoise.RegressCPU)
 	if err != nil {
 		t.Fatal(err)
 	}
 	whole := *img
 	whole.Diffuse, whole.Specular, whole.DiffuseAlbedo, whole.SpecularAlbedo = nil, nil, nil, nil
-	wholeOut, err := denoise.Denoise(&whole, denoise.Defaults)
+	wholeOut, err := denoise.DenoiseWith(&whole, denoise.Defaults, denoise.RegressCPU)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +106,12 @@ func TestSplitSharesDiffuseLight(t *testing.T) {
 	for i := range split {
 		sum, want = sum+float64(split[i]), want+float64(img.Beauty[i])
 	}
+	// The glowing particles keep their glow (1.5), the filtered light on top.
+	for p := 0; p < img.Width*img.Height; p++ {
+		if i := 3 * p; img.Beauty[i]-img.Diffuse[i]-img.Specular[i] > 1 && split[i] < 1.5 {
+			t.Fatalf("pixel %d glowed 1.5 and is %v", p, split[i])
+		}
+	}
 	if r := sum / want; r < 0.99 || r > 1.01 {
 		t.Errorf("the split denoiser kept %.4f of the light", r)
 	}
@@ -115,7 +121,7 @@ func TestSplitSharesDiffuseLight(t *testing.T) {
 func TestSplitSizes(t *testing.T) {
 	img, _ := splitImage(2)
 	img.SpecularAlbedo = img.SpecularAlbedo[:10]
-	if _, err := denoise.Denoise(img, denoise.Defaults); err == nil {
+	if _, err := denoise.DenoiseWith(img, denoise.Defaults, denoise.RegressCPU); err == nil {
 		t.Error("a short specular albedo was accepted")
 	}
 }

@@ -63,7 +63,7 @@ func TestQualityTable(t *testing.T) {
 		f16 := film(16)
 		p16, _ := f16.Resolve(render.AOVBeauty)
 		row("noisy 16 spp", p16)
-		d, _ := denoise.Film(f16, denoise.Defaults)
+		d, _ := denoise.Film(context.Background(), f16, denoise.Regression(denoise.Defaults, denoise.RegressCPU))
 		pd, _ := d.Resolve(render.AOVBeauty)
 		row("denoised 16 spp (regression)", pd)
 		for _, passes := range []int{1, 8} {
@@ -72,7 +72,7 @@ func TestQualityTable(t *testing.T) {
 				t.Log("no network weights (sertrace weights fetch): no network rows")
 				break
 			}
-			d, err := denoise.FilmBy(context.Background(), f16, net)
+			d, err := denoise.Film(context.Background(), f16, net)
 			if err != nil {
 				t.Fatal(err)
 			}

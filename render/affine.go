@@ -1,6 +1,10 @@
 package render
 
-import "sertrace/scene"
+import (
+	"math"
+
+	"sertrace/scene"
+)
 
 // Affine is a 3×4 transform, rows first, float32 as the GPU keeps it.
 type Affine [12]float32
@@ -55,4 +59,26 @@ func (m *Affine) Vector(v scene.Vec3) scene.Vec3 {
 		m[4]*v[0] + m[5]*v[1] + m[6]*v[2],
 		m[8]*v[0] + m[9]*v[1] + m[10]*v[2],
 	}
+}
+
+// UniformScale is the scale of a transform that only rotates, translates
+// and scales alike on every axis (spheres stay spheres); ok is false for any
+// other.
+func (m *Affine) UniformScale() (scale float32, ok bool) {
+	x, y, z := m.Vector(scene.Vec3{1, 0, 0}), m.Vector(scene.Vec3{0, 1, 0}), m.Vector(scene.Vec3{0, 0, 1})
+	s := x.Length()
+	if !(s > 0) || math.IsInf(float64(s), 0) {
+		return 0, false
+	}
+	const tol = 1e-4
+	for _, v := range [2]scene.Vec3{y, z} {
+		if math.Abs(float64(v.Length()-s)) > tol*float64(s) {
+			return 0, false
+		}
+	}
+	if math.Abs(float64(x.Dot(y))) > tol*float64(s*s) || math.Abs(float64(y.Dot(z))) > tol*float64(s*s) ||
+		math.Abs(float64(x.Dot(z))) > tol*float64(s*s) {
+		return 0, false
+	}
+	return s, true
 }

@@ -107,9 +107,12 @@ const (
 	AOVSpecularAlbedo AOV = "specular_albedo"
 )
 
+// SplitAOVs are the outputs of the denoiser's split, which a film resumed
+// from an old checkpoint lacks.
+var SplitAOVs = []AOV{AOVDiffuse, AOVSpecular, AOVDiffuseAlbedo, AOVSpecularAlbedo}
+
 // AOVs lists the outputs a film holds, the beauty first.
-var AOVs = []AOV{AOVBeauty, AOVAlbedo, AOVNormal, AOVDepth, AOVVariance, AOVCost, AOVPathLength, AOVSIMT,
-	AOVDiffuse, AOVSpecular, AOVDiffuseAlbedo, AOVSpecularAlbedo}
+var AOVs = append([]AOV{AOVBeauty, AOVAlbedo, AOVNormal, AOVDepth, AOVVariance, AOVCost, AOVPathLength, AOVSIMT}, SplitAOVs...)
 
 // AOVNames lists the outputs' names, comma-separated, for messages.
 func AOVNames(outputs []AOV) string {
@@ -149,7 +152,7 @@ func (f *Film) Resolve(a AOV) (pix []float32, channels int) {
 	case AOVSpecularAlbedo:
 		src = f.SpecularAlbedo
 	case AOVVariance:
-		return f.variance(), 1
+		return sampleVariance(f.Beauty, f.LumSq, f.Width*f.Height, f.Samples), 1
 	}
 	out := make([]float32, channels*f.Width*f.Height) // zero where the film lacks the buffer
 	if f.Samples == 0 || src == nil {
@@ -166,11 +169,6 @@ func (f *Film) Resolve(a AOV) (pix []float32, channels int) {
 		}
 	}
 	return out, channels
-}
-
-// variance is each pixel's sample variance of luminance (unbiased).
-func (f *Film) variance() []float32 {
-	return sampleVariance(f.Beauty, f.LumSq, f.Width*f.Height, f.Samples)
 }
 
 // sampleVariance is the per-pixel sample variance of luminance of the

@@ -173,28 +173,6 @@ func (ls *LightTable) Pick(u, coin float32) int32 {
 	return ls.Alias[k]
 }
 
-// UniformScale is the scale of a transform that only rotates, translates
-// and scales alike on every axis (spheres stay spheres); ok is false for any
-// other.
-func (m *Affine) UniformScale() (scale float32, ok bool) {
-	x, y, z := m.Vector(scene.Vec3{1, 0, 0}), m.Vector(scene.Vec3{0, 1, 0}), m.Vector(scene.Vec3{0, 0, 1})
-	s := x.Length()
-	if !(s > 0) || math.IsInf(float64(s), 0) {
-		return 0, false
-	}
-	const tol = 1e-4
-	for _, v := range [2]scene.Vec3{y, z} {
-		if math.Abs(float64(v.Length()-s)) > tol*float64(s) {
-			return 0, false
-		}
-	}
-	if math.Abs(float64(x.Dot(y))) > tol*float64(s*s) || math.Abs(float64(y.Dot(z))) > tol*float64(s*s) ||
-		math.Abs(float64(x.Dot(z))) > tol*float64(s*s) {
-		return 0, false
-	}
-	return s, true
-}
-
 // SphereCone is how a sphere of radius r at distance² d2 from a point looks
 // from it: 1 − cos θmax of the cone it subtends, computed without
 // cancellation for small spheres; ok is false when the point is inside or

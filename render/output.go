@@ -35,7 +35,7 @@ func Write(path string, film *Film, display Display) error {
 // layer when it is an EXR) or one AOV alone. A PNG shows albedo as colour,
 // normals as 0.5 + 0.5·n and depth as grey scaled to its largest value.
 func WriteAOV(path string, film *Film, a AOV, display Display) error {
-	if (a == AOVDiffuse || a == AOVSpecular || a == AOVDiffuseAlbedo || a == AOVSpecularAlbedo) && !film.HasSplit() {
+	if slices.Contains(SplitAOVs, a) && !film.HasSplit() {
 		return fmt.Errorf("write %s: the film has no diffuse and specular split (it was resumed from a checkpoint written before sertrace kept one)", path)
 	}
 	var write func(io.WriteSeeker) error

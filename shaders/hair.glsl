@@ -50,7 +50,6 @@ const float HAIR_LOG_2PI = 1.8378770664093453;
 
 // --- small helpers ---------------------------------------------------------
 
-
 // hairPow is hair.go's pow32 for a non-negative integer power, by repeated
 // squaring (a few float roundings; GLSL's pow is exp2(n·log2 v) and loses
 // more).

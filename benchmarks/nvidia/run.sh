@@ -9,9 +9,8 @@
 # RES, SPP and BENCH override the renders' size and samples and the suite
 # (RES=32x24 SPP=1 BENCH=configs/bench-smoke.yaml tries the script on
 # lavapipe). It installs the loader, records the device, renders every sample scene on
-# each path the device offers (stats JSON and images), checks the paths
-# against each other on one scene, and runs configs/bench-full.yaml with the
-# GPU backends. Everything lands in $OUT; copy what is worth keeping to
+# each path (stats JSON and EXRs, to compare the paths with afterwards), and
+# runs configs/bench-full.yaml with the GPU backends. Everything lands in $OUT; copy what is worth keeping to
 # benchmarks/results/<device>/.
 set -uo pipefail
 OUT=${OUT:-/tmp/sertrace-nvidia}

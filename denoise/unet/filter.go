@@ -27,25 +27,33 @@ const (
 	ColorWeights  = "rt_hdr_calb_cnrm_large.tza"
 )
 
-// LoadFilter loads the two networks from dir (see Fetch).
+// LoadFilter loads the two networks from dir (see Fetch), each file
+// checked against its hash.
 func LoadFilter(dir string, passes int) (*Filter, error) {
 	if err := CheckPasses(passes); err != nil {
 		return nil, err
 	}
-	f := &Filter{passes: passes}
-	var err error
-	for _, l := range []struct {
-		net  **Net
-		name string
-	}{{&f.normal, NormalWeights}, {&f.color, ColorWeights}} {
-		if *l.net, err = Load(filepath.Join(dir, l.name)); err != nil {
-			return nil, err
-		}
+	normal, err := loadWeights(dir, NormalWeights)
+	if err != nil {
+		return nil, err
 	}
-	if f.normal.in != 3 || f.color.in != 9 {
-		return nil, fmt.Errorf("%s: the networks take %d and %d channels, want 3 and 9", dir, f.normal.in, f.color.in)
+	color, err := loadWeights(dir, ColorWeights)
+	if err != nil {
+		return nil, err
 	}
-	return f, nil
+	if normal.in != 3 || color.in != 9 {
+		return nil, fmt.Errorf("%s: the networks take %d and %d channels, want 3 and 9", dir, normal.in, color.in)
+	}
+	return &Filter{normal: normal, color: color, passes: passes}, nil
+}
+
+// loadWeights is the network of dir's weights file name.
+func loadWeights(dir, name string) (*Net, error) {
+	b, err := readWeights(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return build(filepath.Join(dir, name), b)
 }
 
 // CheckPasses says whether a Filter can run passes times.

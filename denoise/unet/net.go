@@ -23,13 +23,31 @@ func (m *fmap) row(ch, y int) []float32 {
 	return m.d[s : s+m.w]
 }
 
-// conv is a 3×3 convolution with "same" zero padding: out·in·3·3 weights
-// (OIHW) and a bias per output channel.
+// conv is a 3×3 convolution with "same" zero padding and a bias per
+// output channel.
 type conv struct {
 	name    string
 	out, in int
-	weight  []float32
 	bias    []float32
+	// packed holds the weights in the order block reads them: per block
+	// of four output channels, per input channel and kernel row, the four
+	// channels' three taps (zero past out).
+	packed []float32
+}
+
+// makeConv is the convolution of out·in·3·3 weights (OIHW).
+func makeConv(name string, out, in int, weight, bias []float32) *conv {
+	c := &conv{name: name, out: out, in: in, bias: bias}
+	blocks := (out + 3) / 4
+	c.packed = make([]float32, blocks*in*3*12)
+	for o := 0; o < out; o++ {
+		for i := 0; i < in; i++ {
+			for ky := 0; ky < 3; ky++ {
+				copy(c.packed[((o/4*in+i)*3+ky)*12+3*(o%4):][:3], weight[(o*in+i)*9+ky*3:])
+			}
+		}
+	}
+	return c
 }
 
 func newConv(t map[string]tensor, name string) (*conv, error) {
@@ -44,7 +62,7 @@ func newConv(t map[string]tensor, name string) (*conv, error) {
 	if len(b.dims) != 1 || b.dims[0] != w.dims[0] {
 		return nil, fmt.Errorf("%s.bias has shape %v, want [%d]", name, b.dims, w.dims[0])
 	}
-	return &conv{name: name, out: w.dims[0], in: w.dims[1], weight: w.data, bias: b.data}, nil
+	return makeConv(name, w.dims[0], w.dims[1], w.data, b.data), nil
 }
 
 // apply convolves the channels of ins, taken in order as one tensor (a
@@ -96,7 +114,10 @@ func (c *conv) block(out *fmap, ins []*fmap, o0, o1, y0, y1 int, relu bool) {
 	stride := w + 2
 	var acc [4][]float32
 	n := o1 - o0
-	spare := make([]float32, w) // the accumulator of channels past o1, discarded
+	var spare []float32 // the accumulator of channels past o1, discarded
+	if n < 4 {
+		spare = make([]float32, w)
+	}
 	for y := y0; y < y1; y++ {
 		for k := 0; k < 4; k++ {
 			if k < n {
@@ -116,17 +137,14 @@ func (c *conv) block(out *fmap, ins []*fmap, o0, o1, y0, y1 int, relu bool) {
 					// The padded row y+ky−1 of channel i, border included.
 					s := (i*(m.h+2) + y + ky) * stride
 					src := m.d[s : s+stride]
-					var wt [12]float32
-					for k := 0; k < n; k++ {
-						copy(wt[3*k:3*k+3], c.weight[((o0+k)*c.in+ci)*9+ky*3:])
-					}
+					wt := (*[12]float32)(c.packed[((o0/4*c.in+ci)*3+ky)*12:])
 					// Three taps at a time: each accumulator is read and
 					// written once per row of the kernel; eight pixels at
 					// a time where the CPU has AVX2.
 					done := 0
 					if useTaps && !scalarTaps && w >= 8 {
 						done = w &^ 7
-						taps3x4(&a0[0], &a1[0], &a2[0], &a3[0], &src[0], &wt, done)
+						taps3x4(&a0[0], &a1[0], &a2[0], &a3[0], &src[0], wt, done)
 					}
 					w00, w01, w02 := wt[0], wt[1], wt[2]
 					w10, w11, w12 := wt[3], wt[4], wt[5]

@@ -1,5 +1,14 @@
 #include "textflag.h"
 
+// ROW adds the three taps Y0..Y2 times the weights W0..W2 to the eight
+// accumulators at (A)(AX).
+#define ROW(A, W0, W1, W2) \
+	VMOVUPS     (A)(AX*1), Y3; \
+	VFMADD231PS Y0, W0, Y3;    \
+	VFMADD231PS Y1, W1, Y3;    \
+	VFMADD231PS Y2, W2, Y3;    \
+	VMOVUPS     Y3, (A)(AX*1)
+
 // func taps3x4(a0, a1, a2, a3, src *float32, w *[12]float32, n int)
 TEXT ·taps3x4(SB), NOSPLIT, $0-56
 	MOVQ a0+0(FP), R8
@@ -33,29 +42,10 @@ loop:
 	VMOVUPS 4(SI)(AX*1), Y1
 	VMOVUPS 8(SI)(AX*1), Y2
 
-	VMOVUPS     (R8)(AX*1), Y3
-	VFMADD231PS Y0, Y4, Y3
-	VFMADD231PS Y1, Y5, Y3
-	VFMADD231PS Y2, Y6, Y3
-	VMOVUPS     Y3, (R8)(AX*1)
-
-	VMOVUPS     (R9)(AX*1), Y3
-	VFMADD231PS Y0, Y7, Y3
-	VFMADD231PS Y1, Y8, Y3
-	VFMADD231PS Y2, Y9, Y3
-	VMOVUPS     Y3, (R9)(AX*1)
-
-	VMOVUPS     (R10)(AX*1), Y3
-	VFMADD231PS Y0, Y10, Y3
-	VFMADD231PS Y1, Y11, Y3
-	VFMADD231PS Y2, Y12, Y3
-	VMOVUPS     Y3, (R10)(AX*1)
-
-	VMOVUPS     (R11)(AX*1), Y3
-	VFMADD231PS Y0, Y13, Y3
-	VFMADD231PS Y1, Y14, Y3
-	VFMADD231PS Y2, Y15, Y3
-	VMOVUPS     Y3, (R11)(AX*1)
+	ROW(R8, Y4, Y5, Y6)
+	ROW(R9, Y7, Y8, Y9)
+	ROW(R10, Y10, Y11, Y12)
+	ROW(R11, Y13, Y14, Y15)
 
 	ADDQ $32, AX
 	JMP  loop

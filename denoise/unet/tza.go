@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/mrjoshuak/go-openexr/half"
 )
@@ -15,22 +14,10 @@ type tensor struct {
 	data []float32
 }
 
-// readTZA reads a tensor archive, Open Image Denoise's weights format:
+// parseTZA reads a tensor archive, Open Image Denoise's weights format:
 // a little-endian header (magic 0x41D7, version 2.x, the table's offset),
 // then per tensor its name, dimensions, layout ("x" or "oihw"), element
 // type ('f' float32, 'h' float16) and the offset of its data.
-func readTZA(path string) (map[string]tensor, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	t, err := parseTZA(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return t, nil
-}
-
 func parseTZA(b []byte) (map[string]tensor, error) {
 	r := &reader{b: b}
 	if magic := r.u16(); r.err != nil {

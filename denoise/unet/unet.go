@@ -9,6 +9,7 @@ package unet
 import (
 	"context"
 	"fmt"
+	"os"
 )
 
 // Net is a loaded network.
@@ -48,9 +49,18 @@ var (
 // Load reads a weights file of OIDN's base or large U-Net and checks
 // that its convolutions fit together.
 func Load(path string) (*Net, error) {
-	t, err := readTZA(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	return build(path, b)
+}
+
+// build makes the network of a weights file's bytes (read from path).
+func build(path string, b []byte) (*Net, error) {
+	t, err := parseTZA(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	n := &Net{path: path, topo: base, convs: map[string]*conv{}}
 	if _, ok := t["enc_conv1b.weight"]; ok {

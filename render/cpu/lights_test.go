@@ -274,6 +274,10 @@ func TestSampleSphere(t *testing.T) {
 	c := scene.Vec3{0.3, -0.2, 0.5}
 	for _, tc := range []struct{ dist, r float32 }{{3, 1}, {1.01, 1}, {1000, 0.01}} {
 		p := c.Add(scene.Vec3{0.6, 0, 0.8}.Scale(tc.dist))
+		axis := c.Sub(p).Scale(1 / c.Sub(p).Length())
+		sin2Max := float64(tc.r * tc.r / (tc.dist * tc.dist))
+		omcMax := sin2Max / (1 + math.Sqrt(1-sin2Max))
+		var spread float64 // mean of (1 − cos θ)/(1 − cos θmax): ½ when uniform in the cone
 		for i := 0; i < 10000; i++ {
 			wi, dist, pdf, ok := sampleSphere(p, c, tc.r, rng.Float32(), rng.Float32())
 			if !ok {
@@ -287,11 +291,16 @@ func TestSampleSphere(t *testing.T) {
 			if n := q.Sub(c).Scale(1 / tc.r); n.Dot(wi) > 1e-3 {
 				t.Fatalf("%+v: the far side (n·wi %v)", tc, n.Dot(wi))
 			}
-			sin2 := float64(tc.r * tc.r / (tc.dist * tc.dist))
-			want := 1 / (2 * math.Pi * sin2 / (1 + math.Sqrt(1-sin2)))
+			want := 1 / (2 * math.Pi * omcMax)
 			if math.Abs(float64(pdf)-want) > 1e-4*want {
 				t.Fatalf("%+v: pdf %v, want %v", tc, pdf, want)
 			}
+			// 1 − cos θ from sin²θ, exact for the tiny cone too.
+			sin2 := float64(wi.Cross(axis).Dot(wi.Cross(axis)))
+			spread += sin2 / (1 + float64(wi.Dot(axis))) / omcMax / 10000
+		}
+		if math.Abs(spread-0.5) > 0.02 {
+			t.Errorf("%+v: mean (1 − cos θ)/(1 − cos θmax) %.3f, want 0.5 for directions uniform in the cone", tc, spread)
 		}
 	}
 	if _, _, _, ok := sampleSphere(c, c, 1, 0.5, 0.5); ok {

@@ -66,10 +66,10 @@ func openDeviceClock(path string, index int, validation, clock bool) (*device, e
 	var chosen *Device
 	var reasons []string
 	for i, pd := range in.physicalDevices() {
-		d := describe(in, i, pd)
 		if index >= 0 && i != index {
 			continue
 		}
+		d := describe(in, i, pd)
 		if path == "" && d.Best() != "" {
 			path = d.Best()
 		}

@@ -136,10 +136,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 		Type:       deviceType(props.DeviceType), Paths: map[string]PathStatus{}, status: map[string]PathStatus{}}
 	if props.ApiVersion < vk.MakeVersion(1, 2, 0) {
 		for _, p := range gatedPaths {
-			d.status[p] = PathStatus{Reason: "Vulkan " + d.APIVersion + " is older than 1.2"}
-			if p != pathDenoise {
-				d.Paths[p] = d.status[p]
-			}
+			d.setStatus(p, PathStatus{Reason: "Vulkan " + d.APIVersion + " is older than 1.2"})
 		}
 		return d
 	}
@@ -178,7 +175,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	for _, p := range gatedPaths {
 		mods, err := pathModules(p)
 		if err != nil {
-			d.Paths[p] = PathStatus{Reason: err.Error()}
+			d.setStatus(p, PathStatus{Reason: err.Error()})
 			continue
 		}
 		st := PathStatus{Available: true}
@@ -188,12 +185,18 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 		} else if why := missing(reqs, d.exts, supported); why != "" {
 			st = PathStatus{Reason: why}
 		}
-		d.status[p] = st
-		if p != pathDenoise {
-			d.Paths[p] = st
-		}
+		d.setStatus(p, st)
 	}
 	return d
+}
+
+// setStatus records whether the device runs path p; Paths, which users
+// see, leaves out the denoiser's compute shader.
+func (d *Device) setStatus(p string, st PathStatus) {
+	d.status[p] = st
+	if p != pathDenoise {
+		d.Paths[p] = st
+	}
 }
 
 func deviceType(t vk.PhysicalDeviceType) string {

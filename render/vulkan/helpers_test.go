@@ -1,19 +1,31 @@
 package vulkan
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
 )
 
+// DeviceFor is deviceFor for the package's external tests.
+var DeviceFor = deviceFor
+
 // deviceFor returns the first device that runs path, or skips the test
-// (fails it in CI, which has lavapipe).
+// (fails it in CI, which has lavapipe), saying why each device cannot.
 func deviceFor(t *testing.T, path string) Device {
 	t.Helper()
 	devs, err := Devices()
+	why := []string{}
 	for _, d := range devs {
 		if d.Paths[path].Available {
 			return d
+		}
+		why = append(why, d.Name+": "+d.Paths[path].Reason)
+	}
+	if err == nil {
+		err = errors.New("no devices")
+		if len(why) > 0 {
+			err = errors.New(strings.Join(why, "; "))
 		}
 	}
 	if os.Getenv("CI") != "" {

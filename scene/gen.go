@@ -38,13 +38,32 @@ func GeneratorNames() []string {
 // WriteGLB encodes doc as a GLB file, atomically: a failure never leaves a
 // truncated file in place.
 func WriteGLB(doc *gltf.Document, path string) error {
+	data, err := encodeGLB(doc)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	return atomicfile.WriteBytes(path, data)
+}
+
+func encodeGLB(doc *gltf.Document) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := gltf.NewEncoder(&buf)
 	enc.AsBinary = true
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
+	err := enc.Encode(doc)
+	return buf.Bytes(), err
+}
+
+// Generate builds a generated scene as loading its GLB file would.
+func Generate(name string) (*Scene, error) {
+	g, ok := Generators[name]
+	if !ok {
+		return nil, fmt.Errorf("no generated scene %q (there are %v)", name, GeneratorNames())
 	}
-	return atomicfile.WriteBytes(path, buf.Bytes())
+	data, err := encodeGLB(g.Build())
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", name, err)
+	}
+	return Decode(data, name+".glb", nil)
 }
 
 // builder assembles a glTF document with the modeler.

@@ -113,6 +113,14 @@ func (l *loader) warn(format string, args ...any) {
 	}
 }
 
+// UnsupportedExtensionError is a file that requires a glTF extension
+// sertrace does not implement: the specification says to refuse it.
+type UnsupportedExtensionError struct{ Extension string }
+
+func (e *UnsupportedExtensionError) Error() string {
+	return fmt.Sprintf("requires extension %s, which sertrace does not support", e.Extension)
+}
+
 func (l *loader) load(data []byte) error {
 	doc, bin, err := parseDocument(data)
 	if err != nil {
@@ -121,7 +129,7 @@ func (l *loader) load(data []byte) error {
 	l.doc = doc
 	for _, e := range doc.ExtensionsRequired {
 		if !supportedExtensions[e] {
-			return fmt.Errorf("requires extension %s, which sertrace does not support", e)
+			return &UnsupportedExtensionError{Extension: e}
 		}
 	}
 	for _, e := range doc.ExtensionsUsed {

@@ -142,6 +142,9 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     if (!IS_HAIR(s) && crosses && (mat.flags & MAT_VOLUME) != 0u) {
         path.medium = s.front ? int(s.material) : -1;
     }
+    if (!IS_HAIR(s) && crosses && !s.bsdf.thin) {
+        path.etaScale *= s.bsdf.eta * s.bsdf.eta;
+    }
     if (path.bounce == 0u) {
         path.split = diffuseShare(s, path.diffAlbedo, wiLocal, weight * pdf); // f·|cos|
     }
@@ -150,7 +153,8 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     path.throughput *= weight;
     path.prevPdf = pdf;
     if (path.bounce >= 3u) {
-        float q = max(0.05, 1.0 - max(max(path.throughput.x, path.throughput.y), path.throughput.z));
+        vec3 rr = path.throughput * path.etaScale;
+        float q = max(0.05, 1.0 - max(max(rr.x, rr.y), rr.z));
         if (rnd(path, DIM_ROULETTE) < q) {
             path.alive = 0u;
             return;

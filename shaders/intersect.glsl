@@ -20,7 +20,7 @@
 //     (gl_RayTminEXT, gl_RayTmaxEXT). A hit counts only inside the open
 //     interval (tmin, tmax).
 //   - Spheres: c, r = SphereSet.Centers[p], Radii[p]. A radius that is not
-//     > 0 never hits.
+//     > 0 never hits. exits is the instance's INSTANCE_EXIT_HITS flag.
 //   - Swept spheres, segment p of a scene.CurveSet: v = Segments[p];
 //     a, b = Positions[v], Positions[v+1]; ra, rb = Radii[v], Radii[v+1];
 //     startCap = (Joins[p] & JoinedPrev) == 0 with JoinedPrev = 1u (bit 0;
@@ -46,10 +46,12 @@ double dotD(dvec3 a, dvec3 b) {
     return r;
 }
 
-// intersectSphere returns the nearest hit in (tmin, tmax) with a sphere. It
-// solves the quadratic in double about the point of the ray nearest to the
-// centre (Haines et al., Ray Tracing Gems). t is 0 on a miss.
-bool intersectSphere(vec3 o, vec3 d, vec3 c, float r, float tmin, float tmax, out float t) {
+// intersectSphere returns the nearest hit in (tmin, tmax) with a sphere:
+// where the ray enters it, as native spheres report (a ray that starts
+// inside hits nothing), and with exits its far side too (render.ExitHits).
+// It solves the quadratic in double about the point of the ray nearest to
+// the centre (Haines et al., Ray Tracing Gems). t is 0 on a miss.
+bool intersectSphere(vec3 o, vec3 d, vec3 c, float r, float tmin, float tmax, bool exits, out float t) {
     t = 0.0;
     if (!(r > 0.0)) {
         return false; // a zero-radius particle is not there to hit
@@ -70,7 +72,7 @@ bool intersectSphere(vec3 o, vec3 d, vec3 c, float r, float tmin, float tmax, ou
         return true;
     }
     precise double t2 = tc + h;
-    if (t2 > double(tmin) && t2 < double(tmax)) {
+    if (exits && t2 > double(tmin) && t2 < double(tmax)) {
         t = float(t2);
         return true;
     }
@@ -82,8 +84,8 @@ const int SWEPT_KEEP_ALWAYS = 0;
 const int SWEPT_KEEP_BELOW = 1; // sl <= bound (the start cap, bound sa)
 const int SWEPT_KEEP_ABOVE = 2; // sl >= bound (the end cap, bound sb)
 
-// sweptSphereCap is Go's sphere closure: both hits with the sphere of radius
-// r about origin offset oc, each offered to try (t > lo && t < best) when
+// sweptSphereCap is Go's sphere closure: where the ray enters the sphere of
+// radius r about origin offset oc, offered to try (t > lo && t < best) when
 // keep accepts its axial coordinate (the moved point's dot with ba).
 void sweptSphereCap(dvec3 oc, double r, double u, int keep, double bound,
                     dvec3 oa, dvec3 dv, dvec3 ba, double dd, double lo,
@@ -93,25 +95,24 @@ void sweptSphereCap(dvec3 oc, double r, double u, int keep, double bound,
     if (disc < 0.0lf) {
         return;
     }
-    precise double h = sqrt(disc);
-    for (int i = 0; i < 2; i++) {
-        precise double t = (i == 0 ? -bq - h : -bq + h) / dd;
-        precise dvec3 q = oa + t * dv;
-        precise double sl = dotD(q, ba);
-        bool ok = keep == SWEPT_KEEP_ALWAYS || (keep == SWEPT_KEEP_BELOW ? sl <= bound : sl >= bound);
-        if (ok && t > lo && t < best) {
-            best = t;
-            bestU = u;
-            found = true;
-        }
+    precise double t = (-bq - sqrt(disc)) / dd;
+    precise dvec3 q = oa + t * dv;
+    precise double sl = dotD(q, ba);
+    bool ok = keep == SWEPT_KEEP_ALWAYS || (keep == SWEPT_KEEP_BELOW ? sl <= bound : sl >= bound);
+    if (ok && t > lo && t < best) {
+        best = t;
+        bestU = u;
+        found = true;
     }
 }
 
 // intersectSweptSphere intersects the round cone from sphere (a, ra) to
 // sphere (b, rb): the two spheres and the cone tangent to both. With
-// startCap false the start sphere is left out (a chained segment). It solves
-// in double with the ray's origin moved next to the segment. t and u are
-// Go's sweptSphereHit (T, U), both 0 on a miss.
+// startCap false the start sphere is left out (a chained segment). It
+// reports only where the ray enters the (convex) round cone, as native swept
+// spheres do: a ray that starts inside, or enters through a left-out cap,
+// hits nothing of it. It solves in double with the ray's origin moved next
+// to the segment. t and u are Go's sweptSphereHit (T, U), both 0 on a miss.
 bool intersectSweptSphere(vec3 o, vec3 d, vec3 a, vec3 b, float ra, float rb, bool startCap,
                           float tmin, float tmax, out float t, out float u) {
     t = 0.0;
@@ -149,7 +150,9 @@ bool intersectSweptSphere(vec3 o, vec3 d, vec3 a, vec3 b, float ra, float rb, bo
         }
         sweptSphereCap(ob, r1, 1.0lf, SWEPT_KEEP_ABOVE, sb, oa, dv, ba, dd, lo, best, bestU, found);
         // The cone: (1 − k²)|w|² − s² + 2·r0·k·s − r0² = 0 for w = p − a and
-        // s = w·ĉ, between the tangent circles: a quadratic in t.
+        // s = w·ĉ, between the tangent circles: a quadratic in t, negative
+        // inside. The ray enters where it falls, at the root (−qb − h)/qa
+        // whatever the sign of qa.
         precise dvec3 c = ba * (1.0lf / l);
         precise double s0 = dotD(oa, c);
         precise double sd = dotD(dv, c);
@@ -158,18 +161,13 @@ bool intersectSweptSphere(vec3 o, vec3 d, vec3 a, vec3 b, float ra, float rb, bo
         precise double qc = c2 * dotD(oa, oa) - s0 * s0 + 2.0lf * r0 * k * s0 - r0 * r0;
         precise double disc = qb * qb - qa * qc;
         if (disc >= 0.0lf && qa != 0.0lf) {
-            precise double h = sqrt(disc);
-            for (int i = 0; i < 2; i++) {
-                precise double tc = (i == 0 ? -qb - h : -qb + h) / qa;
-                precise double s = s0 + tc * sd;
-                if (s * l >= sa && s * l <= sb) {
-                    if (tc > lo && tc < best) {
-                        precise double su = (s - r0 * k) / (l * c2);
-                        best = tc;
-                        bestU = su;
-                        found = true;
-                    }
-                }
+            precise double tc = (-qb - sqrt(disc)) / qa;
+            precise double s = s0 + tc * sd;
+            if (s * l >= sa && s * l <= sb && tc > lo && tc < best) {
+                precise double su = (s - r0 * k) / (l * c2);
+                best = tc;
+                bestU = su;
+                found = true;
             }
         }
     }

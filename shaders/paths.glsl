@@ -26,6 +26,7 @@ Path newPath(uint x, uint y, uint sampleIndex) {
     path.split = vec3(0.0);
     path.prevPdf = 0.0;
     path.medium = -1;
+    path.etaScale = 1.0;
     path.alive = 1u;
     path.rays = 0u;
     path.shadowRays = 0u;

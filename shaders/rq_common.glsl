@@ -37,7 +37,8 @@ bool procedural(uint inst, uint prim, vec3 o, vec3 d, float tmax, out float t, o
     u = 0.0;
     if (in_.kind == KIND_SPHERES) {
         SphereSet set = P.sphereSets.v[in_.geometry];
-        return intersectSphere(oo, od, P.points.v[set.firstPoint + prim], P.radii.v[set.firstRadius + prim], 0.0, tmax, t);
+        return intersectSphere(oo, od, P.points.v[set.firstPoint + prim], P.radii.v[set.firstRadius + prim], 0.0, tmax,
+                               (in_.flags & INSTANCE_EXIT_HITS) != 0u, t);
     }
     CurveSet c = P.curveSets.v[in_.geometry];
     uint v = P.segments.v[c.firstSegment + 2u * prim];

@@ -109,7 +109,6 @@ struct Surface {
     BSDF bsdf;
     HairBSDF hair;
     bool isHair;
-    vec3 across;
     vec3 aovNormal;
     vec3 emit;
     vec3 albedo;
@@ -146,7 +145,6 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     s.material = in_.material;
     s.isHair = false;
     s.front = false;
-    s.across = vec3(0.0);
     s.aovNormal = vec3(0.0);
     s.emit = vec3(0.0);
     s.albedo = vec3(0.0);
@@ -184,13 +182,10 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
         CurveSet c = P.curveSets.v[in_.geometry];
         uint vtx = P.segments.v[c.firstSegment + 2u * prim];
         vec3 a = P.points.v[c.firstPoint + vtx], b = P.points.v[c.firstPoint + vtx + 1u];
-        float ra = P.radii.v[c.firstRadius + vtx], rb = P.radii.v[c.firstRadius + vtx + 1u];
         vec3 po = affinePoint(in_.toObject, s.p);
         vec3 no = sweptSphereNormal(po, a, b, u);
         s.ng = normalToWorld(in_.toObject, no);
         if ((mat.flags & MAT_HAIR) != 0u) {
-            float r = ra + (rb - ra) * u;
-            s.across = affineVector(in_.toWorld, no * (-2.0 * r));
             hairFrame(s, mat, affineVector(in_.toWorld, b - a), -d);
             s.albedo = mat.baseColor.xyz;
             s.aovNormal = s.ng;
@@ -247,15 +242,11 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     return s;
 }
 
-// originToward is where a ray leaving the surface in direction w starts.
+// originToward is where a ray leaving the surface in direction w starts: off
+// the surface on w's side (a hair strand's transmitted light starts inside
+// it, which a ray from inside does not hit).
 vec3 originToward(Surface s, vec3 w) {
-    if (dot(w, s.ng) >= 0.0) {
-        return offsetRay(s.p, s.ng);
-    }
-    if (s.isHair) {
-        return offsetRay(s.p + s.across, -s.ng);
-    }
-    return offsetRay(s.p, -s.ng);
+    return offsetRay(s.p, dot(w, s.ng) >= 0.0 ? s.ng : -s.ng);
 }
 
 bool transmits(Surface s) { return s.isHair || s.bsdf.transmission > 0.0; }

@@ -45,6 +45,7 @@ type Accel struct {
 	toObject    []render.Affine // per instance, world to object
 	toWorld     []render.Affine // per instance, object to world
 	opaque      []bool          // per instance: no any-hit needed
+	exitHits    []bool          // per instance: render.ExitHits
 	anyHit      AnyHit
 }
 
@@ -101,7 +102,9 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 	acc.toObject = make([]render.Affine, len(sc.Instances))
 	acc.toWorld = make([]render.Affine, len(sc.Instances))
 	acc.opaque = make([]bool, len(sc.Instances))
+	acc.exitHits = make([]bool, len(sc.Instances))
 	for i, in := range sc.Instances {
+		acc.exitHits[i] = render.ExitHits(sc, &in)
 		acc.toObject[i] = render.AffineInverse(in.Transform)
 		acc.toWorld[i] = render.AffineOf(in.Transform)
 		acc.opaque[i] = anyHit == nil || in.Geometry.Kind != scene.Triangles ||
@@ -224,9 +227,10 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 		})
 	case scene.Spheres:
 		s := &acc.scene.SphereSets[in.Geometry.Index]
+		exits := acc.exitHits[i]
 		bvh.Traverse(&br, ray.TMin, tmax, func(first, count int) bool {
 			for _, p := range bvh.Prims[first : first+count] {
-				if t, ok := intersectSphere(o, d, s.Centers[p], s.Radii[p], ray.TMin, *tmax); ok {
+				if t, ok := intersectSphere(o, d, s.Centers[p], s.Radii[p], ray.TMin, *tmax, exits); ok {
 					if accept(Hit{T: t, Prim: int32(p), Kind: HitSphere}) {
 						return true
 					}

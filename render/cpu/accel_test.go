@@ -91,7 +91,7 @@ func bruteForce(sc *scene.Scene, ray *Ray) Hit {
 		case scene.Spheres:
 			s := &sc.SphereSets[0]
 			for p := range s.Centers {
-				if t, ok := intersectSphere(o, d, s.Centers[p], s.Radii[p], ray.TMin, best.T); ok {
+				if t, ok := intersectSphere(o, d, s.Centers[p], s.Radii[p], ray.TMin, best.T, render.ExitHits(sc, &sc.Instances[i])); ok {
 					best = Hit{T: t, Instance: int32(i), Prim: int32(p)}
 				}
 			}

@@ -18,13 +18,18 @@ type pathState struct {
 	bounce     uint32 // vertices so far: 0 while the camera ray flies
 	prevPdf    float32
 	alive      bool
-	medium     int32      // the material whose volume the path is inside, or −1
-	rays       int32      // traced for this sample
-	simt       float32    // sum over its bounces of its warp's SIMT efficiency (launch order)
-	events     uint8      // at the last vertex: 1 a light was sampled, 2 Russian roulette was survived
-	albedo     scene.Vec3 // first-hit AOVs
-	normal     scene.Vec3
-	depth      float32
+	medium     int32 // the material whose volume the path is inside, or −1
+	// etaScale undoes the 1/η² by which refraction scales radiance, for
+	// Russian roulette: a path inside glass carries less radiance but as
+	// much flux, and rouletting it by its radiance would make it a firefly
+	// when it leaves (pbrt-v4's etaScale).
+	etaScale float32
+	rays     int32      // traced for this sample
+	simt     float32    // sum over its bounces of its warp's SIMT efficiency (launch order)
+	events   uint8      // at the last vertex: 1 a light was sampled, 2 Russian roulette was survived
+	albedo   scene.Vec3 // first-hit AOVs
+	normal   scene.Vec3
+	depth    float32
 	// The denoiser's split of the light the first hit reflects: the diffuse
 	// lobe's and the other lobes' (specular, metal, glass) light, their
 	// directional albedos there, and the diffuse lobe's share (per channel)
@@ -88,8 +93,10 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 	}
 	r.forward = r.cam.Forward()
 	r.lights = newLightSampler(acc, environment{color: scene.Vec3(opts.EnvColor), hdr: opts.EnvMap})
-	r.sbt = [sbtSize]shader{sbtMiss: miss, sbtTriangles: closestHit, sbtTrianglesMasked: closestHit,
-		sbtSpheres: closestHit, sbtSweptSpheres: closestHit}
+	r.sbt[sbtMiss] = miss
+	for g := range render.HitGroupCount {
+		r.sbt[sbtHitGroup+int(g)] = closestHit // one Go shader: the surface and the hair BSDF alike
+	}
 	r.hitGroups = make([]uint8, len(sc.Instances))
 	for i := range sc.Instances {
 		r.hitGroups[i] = hitGroup(sc, &sc.Instances[i])
@@ -234,6 +241,9 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			p.medium = -1
 		}
 	}
+	if !s.isHair && crosses && !s.bsdf.Thin {
+		p.etaScale *= s.bsdf.Eta * s.bsdf.Eta
+	}
 	if p.bounce == 0 {
 		p.split = diffuseShare(&s, p.diffAlbedo, wiLocal, weight.Scale(pdf)) // f·|cos|
 	}
@@ -242,7 +252,8 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	p.prevPdf = pdf
 	p.ray = Ray{Origin: origin, Dir: wi, TMax: float32(math.Inf(1))}
 	if p.bounce >= 3 {
-		q := max(0.05, 1-max(p.throughput[0], p.throughput[1], p.throughput[2]))
+		rr := p.throughput.Scale(p.etaScale)
+		q := max(0.05, 1-max(rr[0], rr[1], rr[2]))
 		if r.random(p, render.DimRoulette) < q {
 			p.alive = false
 			return
@@ -323,7 +334,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		for x := t.x0; x < t.x1; x++ {
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
-				*p = pathState{pixel: int32(y*r.opts.Width + x), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true, medium: -1}
+				*p = pathState{pixel: int32(y*r.opts.Width + x), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true, medium: -1, etaScale: 1}
 				jx := r.filter.Sample(r.random(p, render.DimPixelX))
 				jy := r.filter.Sample(r.random(p, render.DimPixelY))
 				o, d := r.cam.Ray(float32(x)+0.5+jx, float32(y)+0.5+jy)

@@ -90,10 +90,14 @@ func (a d3) dot(b d3) float64      { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
 func (a d3) at(d d3, t float64) d3 { return d3{a[0] + t*d[0], a[1] + t*d[1], a[2] + t*d[2]} }
 
 // intersectSphere returns the nearest hit in (tmin, tmax) with a sphere.
-// It solves the quadratic in float64 about the point of the ray nearest to
-// the centre, which keeps small, distant spheres exact (Haines et al.,
-// "Precision Improvements for Ray/Sphere Intersection", Ray Tracing Gems).
-func intersectSphere(o, d, c scene.Vec3, r, tmin, tmax float32) (float32, bool) {
+// Like a native sphere (VK_NV_ray_tracing_linear_swept_spheres), it reports
+// only where the ray enters: a ray that starts inside hits nothing. With
+// exits, it reports the far side too, for the glass and volume spheres that
+// track their medium by it (render.ExitHits). It solves the quadratic in
+// float64 about the point of the ray nearest to the centre, which keeps
+// small, distant spheres exact (Haines et al., "Precision Improvements for
+// Ray/Sphere Intersection", Ray Tracing Gems).
+func intersectSphere(o, d, c scene.Vec3, r, tmin, tmax float32, exits bool) (float32, bool) {
 	if !(r > 0) {
 		return 0, false // a zero-radius particle is not there to hit
 	}
@@ -110,7 +114,7 @@ func intersectSphere(o, d, c scene.Vec3, r, tmin, tmax float32) (float32, bool) 
 	if t := tc - h; t > float64(tmin) && t < float64(tmax) {
 		return float32(t), true
 	}
-	if t := tc + h; t > float64(tmin) && t < float64(tmax) {
+	if t := tc + h; exits && t > float64(tmin) && t < float64(tmax) {
 		return float32(t), true
 	}
 	return 0, false
@@ -126,8 +130,11 @@ type sweptSphereHit struct {
 // intersectSweptSphere intersects the round cone from sphere (a, ra) to
 // sphere (b, rb): the two spheres and the cone tangent to both. With
 // startCap false the start sphere's cap is left out (a chained segment, whose
-// predecessor draws the sphere at the joint). It solves in float64 with the
-// ray's origin moved next to the segment, for precision with thin hair.
+// predecessor draws the sphere at the joint). As native swept spheres do, it
+// reports only where the ray enters the round cone (which is convex): a ray
+// that starts inside, or enters through a left-out cap, hits nothing of it.
+// It solves in float64 with the ray's origin moved next to the segment, for
+// precision with thin hair.
 func intersectSweptSphere(o, d, a, b scene.Vec3, ra, rb float32, startCap bool, tmin, tmax float32) (sweptSphereHit, bool) {
 	dv, a64 := to64(d), to64(a)
 	dd := dv.dot(dv)
@@ -145,19 +152,16 @@ func intersectSweptSphere(o, d, a, b scene.Vec3, ra, rb float32, startCap bool, 
 			best, bestU, found = t, u, true
 		}
 	}
-	// sphere tries both hits with the sphere of radius r about the origin
-	// offset oc, where keep accepts the hit's axial coordinate (dot with ba).
+	// sphere tries where the ray enters the sphere of radius r about the
+	// origin offset oc, if keep accepts its axial coordinate (dot with ba).
 	sphere := func(oc d3, r, u float64, keep func(sl float64) bool) {
 		bq := oc.dot(dv)
 		disc := bq*bq - dd*(oc.dot(oc)-r*r)
 		if disc < 0 {
 			return
 		}
-		h := math.Sqrt(disc)
-		for _, t := range [2]float64{(-bq - h) / dd, (-bq + h) / dd} {
-			if keep(oa.at(dv, t).dot(ba)) {
-				try(t, u)
-			}
+		if t := (-bq - math.Sqrt(disc)) / dd; keep(oa.at(dv, t).dot(ba)) {
+			try(t, u)
 		}
 	}
 	always := func(float64) bool { return true }
@@ -179,18 +183,18 @@ func intersectSweptSphere(o, d, a, b scene.Vec3, ra, rb float32, startCap bool, 
 		}
 		sphere(ob, r1, 1, func(sl float64) bool { return sl >= sb })
 		// The cone: (1 − k²)|w|² − s² + 2·r0·k·s − r0² = 0 for w = p − a and
-		// s = w·ĉ, between the tangent circles: a quadratic in t.
+		// s = w·ĉ, between the tangent circles: a quadratic in t, negative
+		// inside. The ray enters where it falls, at the root (−qb − h)/qa
+		// whatever the sign of qa.
 		c := ba.scale(1 / l)
 		s0, sd := oa.dot(c), dv.dot(c)
 		qa := c2*dd - sd*sd
 		qb := c2*oa.dot(dv) - s0*sd + r0*k*sd
 		qc := c2*oa.dot(oa) - s0*s0 + 2*r0*k*s0 - r0*r0
 		if disc := qb*qb - qa*qc; disc >= 0 && qa != 0 {
-			h := math.Sqrt(disc)
-			for _, t := range [2]float64{(-qb - h) / qa, (-qb + h) / qa} {
-				if s := s0 + t*sd; s*l >= sa && s*l <= sb {
-					try(t, (s-r0*k)/(l*c2))
-				}
+			t := (-qb - math.Sqrt(disc)) / qa
+			if s := s0 + t*sd; s*l >= sa && s*l <= sb {
+				try(t, (s-r0*k)/(l*c2))
 			}
 		}
 	}

@@ -89,22 +89,28 @@ func TestTriangleFanIsWatertightAtItsVertex(t *testing.T) {
 
 func TestSphereClosedForm(t *testing.T) {
 	c := scene.Vec3{1, 2, 3}
-	if tt, ok := intersectSphere(scene.Vec3{1, 2, -7}, scene.Vec3{0, 0, 1}, c, 2, 0, 100); !ok || tt != 8 {
-		t.Errorf("outside: %v %v", tt, ok)
+	for _, exits := range []bool{false, true} {
+		if tt, ok := intersectSphere(scene.Vec3{1, 2, -7}, scene.Vec3{0, 0, 1}, c, 2, 0, 100, exits); !ok || tt != 8 {
+			t.Errorf("outside, exits %v: %v %v", exits, tt, ok)
+		}
 	}
-	if tt, ok := intersectSphere(c, scene.Vec3{0, 0, 2}, c, 2, 0, 100); !ok || tt != 1 {
-		t.Errorf("inside, unnormalised direction: %v %v", tt, ok)
+	// From inside, native spheres report nothing; glass spheres their far side.
+	if tt, ok := intersectSphere(c, scene.Vec3{0, 0, 2}, c, 2, 0, 100, true); !ok || tt != 1 {
+		t.Errorf("inside with exit hits, unnormalised direction: %v %v", tt, ok)
 	}
-	if _, ok := intersectSphere(scene.Vec3{1, 4.01, -7}, scene.Vec3{0, 0, 1}, c, 2, 0, 100); ok {
+	if tt, ok := intersectSphere(c, scene.Vec3{0, 0, 2}, c, 2, 0, 100, false); ok {
+		t.Errorf("inside without exit hits: hit at %v", tt)
+	}
+	if _, ok := intersectSphere(scene.Vec3{1, 4.01, -7}, scene.Vec3{0, 0, 1}, c, 2, 0, 100, false); ok {
 		t.Error("grazing miss hit")
 	}
 	// A 0.1 mm particle 1 km away: float32 quadratics lose it entirely.
-	tt, ok := intersectSphere(scene.Vec3{0, 0, 0}, scene.Vec3{0, 0, 1}, scene.Vec3{0, 0.00005, 1000}, 0.0001, 0, 2000)
+	tt, ok := intersectSphere(scene.Vec3{0, 0, 0}, scene.Vec3{0, 0, 1}, scene.Vec3{0, 0.00005, 1000}, 0.0001, 0, 2000, false)
 	want := 1000 - math.Sqrt(0.0001*0.0001-0.00005*0.00005)
 	if !ok || !near(float64(tt), want, 1e-4) {
 		t.Errorf("small distant sphere: %v %v, want %v", tt, ok, want)
 	}
-	if _, ok := intersectSphere(scene.Vec3{}, scene.Vec3{0, 0, 1}, scene.Vec3{0, 0, 5}, 0, 0, 10); ok {
+	if _, ok := intersectSphere(scene.Vec3{}, scene.Vec3{0, 0, 1}, scene.Vec3{0, 0, 5}, 0, 0, 10, true); ok {
 		t.Error("a zero-radius sphere was hit")
 	}
 }
@@ -189,10 +195,11 @@ func TestSweptSphereCapsAndThinHair(t *testing.T) {
 	if !ok || !near(float64(h.T), 1.8, 1e-6) || h.U != 0 {
 		t.Errorf("start cap: %+v %v", h, ok)
 	}
-	// Without the start cap the ray passes inside and leaves through the end cap.
+	// Without the start cap the ray enters through the missing cap: as with
+	// native swept spheres, it hits nothing of the segment.
 	h, ok = intersectSweptSphere(scene.Vec3{-2, 0, 0}, scene.Vec3{1, 0, 0}, a, b, 0.2, 0.1, false, 0, 10)
-	if !ok || !near(float64(h.T), 3.1, 1e-6) || h.U != 1 {
-		t.Errorf("chained segment: %+v %v", h, ok)
+	if ok {
+		t.Errorf("chained segment entered through its missing cap: %+v", h)
 	}
 	// A cylinder (equal radii) from the side: t = 2 − r at u = 0.25.
 	h, ok = intersectSweptSphere(scene.Vec3{0.25, -2, 0}, scene.Vec3{0, 1, 0}, a, b, 0.1, 0.1, true, 0, 10)
@@ -211,5 +218,38 @@ func TestSweptSphereCapsAndThinHair(t *testing.T) {
 	h, ok = intersectSweptSphere(scene.Vec3{0, 0, -3}, scene.Vec3{0, 0, 1}, a, scene.Vec3{0.1, 0, 0}, 0.5, 0.1, true, 0, 10)
 	if !ok || !near(float64(h.T), 2.5, 1e-6) || h.U != 0 {
 		t.Errorf("nested spheres: %+v %v", h, ok)
+	}
+}
+
+// TestSweptSphereFromInside: a ray that starts inside a round cone hits
+// nothing of it, whichever way it goes and whatever its caps
+// (VK_NV_ray_tracing_linear_swept_spheres' traversal rule), while the same
+// ray started outside, behind the origin, hits where it enters.
+func TestSweptSphereFromInside(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	inside := 0
+	for i := 0; i < 4000; i++ {
+		a := scene.Vec3{rng.Float32(), rng.Float32(), rng.Float32()}
+		b := a.Add(scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*2 - 1})
+		ra, rb := 0.05+0.3*rng.Float32(), 0.05+0.3*rng.Float32()
+		o := a.Add(b.Sub(a).Scale(rng.Float32())).Add(scene.Vec3{rng.Float32()*0.6 - 0.3, rng.Float32()*0.6 - 0.3, rng.Float32()*0.6 - 0.3})
+		if dist, _ := roundConeDistance(o, a, b, ra, rb); dist >= -1e-4 {
+			continue
+		}
+		inside++
+		d := scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*2 - 1}.Normalize()
+		for _, startCap := range []bool{true, false} {
+			if h, ok := intersectSweptSphere(o, d, a, b, ra, rb, startCap, 0, 100); ok {
+				t.Fatalf("case %d (start cap %v): a ray from inside hit at %+v", i, startCap, h)
+			}
+		}
+		// From 10 back along the ray, outside: the entry, before the origin.
+		back := o.Sub(d.Scale(10))
+		if h, ok := intersectSweptSphere(back, d, a, b, ra, rb, true, 0, 100); !ok || h.T >= 10 {
+			t.Fatalf("case %d: from outside %+v %v, want an entry before t = 10", i, h, ok)
+		}
+	}
+	if inside < 500 {
+		t.Errorf("only %d origins inside: the test checks too little", inside)
 	}
 }

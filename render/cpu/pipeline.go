@@ -13,19 +13,13 @@ import (
 // reorderThreadNV does, ExecuteShader runs the closest-hit or miss shader
 // that the hit object's shader-binding-table index names.
 
-// Shader-binding-table indices: the miss shader, then one hit group per
-// kind of geometry (alpha-masked triangles have an any-hit shader too).
+// Shader-binding-table indices: the miss shader, then the GPU pipeline's
+// hit groups (render.HitGroup), in its order.
 const (
-	sbtMiss = iota
-	sbtTriangles
-	sbtTrianglesMasked
-	sbtSpheres
-	sbtSweptSpheres
-	sbtSize
+	sbtMiss     = 0
+	sbtHitGroup = 1 // + render.HitGroup
+	sbtSize     = sbtHitGroup + int(render.HitGroupCount)
 )
-
-// ShaderNames names the SBT entries in stats.
-var ShaderNames = [sbtSize]string{"miss", "triangles", "triangles-alpha-mask", "spheres", "swept-spheres"}
 
 // HitObject is what OpTypeHitObjectNV carries: a hit, a miss or nothing;
 // the instance, primitive, hit kind and attributes; the ray; and the SBT
@@ -42,16 +36,7 @@ type shader func(w *worker, p *pathState, h *HitObject)
 
 // hitGroup is the SBT index of an instance's hit group.
 func hitGroup(sc *scene.Scene, in *scene.Instance) uint8 {
-	switch in.Geometry.Kind {
-	case scene.Spheres:
-		return sbtSpheres
-	case scene.SweptSpheres:
-		return sbtSweptSpheres
-	}
-	if sc.Materials[in.Material].AlphaMode == scene.AlphaMask {
-		return sbtTrianglesMasked
-	}
-	return sbtTriangles
+	return sbtHitGroup + uint8(render.HitGroupOf(sc, in))
 }
 
 // TraceRay traces a path's ray into its hit object.

@@ -16,7 +16,8 @@ func TestReorderGroupsByShaderThenHint(t *testing.T) {
 		sc.Instances = append(sc.Instances, scene.Instance{Material: m})
 	}
 	w := &worker{r: &renderer{sc: sc}}
-	sbts := []uint8{sbtTriangles, sbtMiss, sbtSpheres, sbtTriangles, sbtTriangles, sbtSpheres, sbtTriangles, sbtMiss}
+	tri, sph := uint8(sbtHitGroup+render.HitTriangles), uint8(sbtHitGroup+render.HitSpheres)
+	sbts := []uint8{tri, sbtMiss, sph, tri, tri, sph, tri, sbtMiss}
 	insts := []int32{5, -1, 2, 1, 5, 6, 3, -1}
 	w.hits = make([]HitObject, len(sbts))
 	w.paths = make([]pathState, len(sbts))

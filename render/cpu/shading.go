@@ -79,7 +79,6 @@ type surface struct {
 	bsdf      BSDF
 	hair      HairBSDF // used instead of bsdf on hair strands with a hair material
 	isHair    bool
-	across    scene.Vec3 // hair: from the hit through the fibre to its far side
 	aovNormal scene.Vec3 // the normal AOV when it is not the shading frame's
 	emit      scene.Vec3 // emitted radiance towards the ray's origin
 	albedo    scene.Vec3 // the first-hit albedo AOV
@@ -166,8 +165,6 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 		no := sweptSphereNormal(po, c.Positions[v], c.Positions[v+1], h.U)
 		s.ng = normalToWorld(inv, no)
 		if s.mat.Hair != nil {
-			r := c.Radii[v] + (c.Radii[v+1]-c.Radii[v])*h.U
-			s.across = toWorld.Vector(no.Scale(-2 * r))
 			s.hairFrame(toWorld.Vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
 			s.albedo = scene.Vec3{s.mat.BaseColor[0], s.mat.BaseColor[1], s.mat.BaseColor[2]}
 			s.aovNormal = s.ng // the strand's surface, not the view-facing BSDF frame
@@ -270,14 +267,11 @@ func (s *surface) hairFrame(tangent, wo scene.Vec3) {
 }
 
 // originToward is where a ray leaving the surface in direction w starts: off
-// the surface on w's side. Light that a hair strand transmits leaves from its
-// far side, so it does not hit the same strand again.
+// the surface on w's side. Light that a hair strand transmits starts inside
+// the strand, which a ray from inside does not hit (render.ExitHits).
 func (s *surface) originToward(w scene.Vec3) scene.Vec3 {
 	if w.Dot(s.ng) >= 0 {
 		return offsetRay(s.p, s.ng)
-	}
-	if s.isHair {
-		return offsetRay(s.p.Add(s.across), s.ng.Scale(-1))
 	}
 	return offsetRay(s.p, s.ng.Scale(-1))
 }

@@ -149,7 +149,6 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 	}
 	p.lights = render.NewLightTable(sc, envPower)
 	for i, in := range sc.Instances {
-		mat := &sc.Materials[in.Material]
 		g := layout.Instance{Kind: uint32(in.Geometry.Kind), Geometry: uint32(in.Geometry.Index), Material: uint32(in.Material),
 			FirstLight: p.lights.FirstLight[i]}
 		w, inv := render.AffineOf(in.Transform), render.AffineInverse(in.Transform)
@@ -157,24 +156,14 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			copy(g.ToWorld[r][:], w[4*r:4*r+4])
 			copy(g.ToObject[r][:], inv[4*r:4*r+4])
 		}
+		if render.ExitHits(sc, &in) {
+			g.Flags |= layout.InstanceExitHits
+		}
 		p.instances = append(p.instances, g)
 		p.collapsed = append(p.collapsed, inv == render.Affine{})
-		hg, opaque := uint32(layout.HitTriangles), true
-		switch in.Geometry.Kind {
-		case scene.Spheres:
-			hg = layout.HitSpheres
-		case scene.SweptSpheres:
-			hg = layout.HitSweptSpheres
-			if mat.Hair != nil {
-				hg = layout.HitHair
-			}
-		default:
-			if mat.AlphaMode == scene.AlphaMask {
-				hg, opaque = layout.HitTrianglesMasked, false
-			}
-		}
-		p.hitGroups = append(p.hitGroups, hg)
-		p.opaque = append(p.opaque, opaque)
+		hg := render.HitGroupOf(sc, &in)
+		p.hitGroups = append(p.hitGroups, uint32(hg))
+		p.opaque = append(p.opaque, hg != render.HitTrianglesMasked)
 	}
 	for _, e := range p.lights.Entries {
 		p.lightEnts = append(p.lightEnts, layout.LightEntry{Kind: uint32(e.Kind), Instance: e.Instance, Index: e.Index, Area: e.Area})

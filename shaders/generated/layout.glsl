@@ -18,6 +18,7 @@ const uint MAT_VOLUME = 2u;
 const uint MAT_ALPHA_MASK = 4u;
 const uint MAT_HAIR = 8u;
 const uint MAT_EMITS = 16u;
+const uint INSTANCE_EXIT_HITS = 1u;
 const uint HAIR_EUMELANIN = 1u;
 const uint HAIR_PHEOMELANIN = 2u;
 const uint HAIR_COLOR = 4u;
@@ -111,6 +112,7 @@ struct Instance {
     uint geometry;
     uint material;
     int firstLight;
+    uint flags;
 };
 
 struct Mesh {
@@ -182,6 +184,7 @@ struct Path {
     uint bounce;
     float prevPdf;
     int medium;
+    float etaScale;
     uint alive;
     uint rays;
     uint shadowRays;

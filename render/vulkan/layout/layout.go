@@ -6,6 +6,8 @@
 // (`go generate ./render/vulkan/layout`); a test fails when it is stale.
 package layout
 
+import "sertrace/render"
+
 //go:generate go run ./gen ../../../shaders/generated/layout.glsl
 
 // Geometry kinds (scene.GeometryKind's values).
@@ -16,14 +18,14 @@ const (
 )
 
 // Hit groups: the instance's shader-binding-table offset divided by the
-// number of ray types (2: radiance, shadow).
+// number of ray types (2: radiance, shadow); render.HitGroup's values.
 const (
-	HitTriangles       = 0
-	HitTrianglesMasked = 1
-	HitSpheres         = 2
-	HitSweptSpheres    = 3
-	HitHair            = 4
-	HitGroupCount      = 5
+	HitTriangles       = int(render.HitTriangles)
+	HitTrianglesMasked = int(render.HitTrianglesMasked)
+	HitSpheres         = int(render.HitSpheres)
+	HitSweptSpheres    = int(render.HitSweptSpheres)
+	HitHair            = int(render.HitHair)
+	HitGroupCount      = int(render.HitGroupCount)
 	RayTypes           = 2
 )
 
@@ -34,6 +36,11 @@ const (
 	MatAlphaMask   = 4
 	MatHair        = 8
 	MatEmits       = 16
+)
+
+// Instance flags.
+const (
+	InstanceExitHits = 1 // render.ExitHits: its spheres report the far side to rays from inside
 )
 
 // HairParams flags: which fields a material gave.
@@ -145,7 +152,8 @@ type Instance struct {
 	Kind       uint32
 	Geometry   uint32 // index into the meshes, sphere sets or curve sets
 	Material   uint32
-	FirstLight int32 // its triangle or sphere 0's light-sampler entry, or −1
+	FirstLight int32  // its triangle or sphere 0's light-sampler entry, or −1
+	Flags      uint32 // Instance* flags
 }
 
 // Mesh is a triangle mesh's place in the shared vertex buffers.
@@ -227,7 +235,8 @@ type Path struct {
 	SampleIndex uint32
 	Bounce      uint32
 	PrevPdf     float32
-	Medium      int32 // the material whose volume the path is in, or −1
+	Medium      int32   // the material whose volume the path is in, or −1
+	EtaScale    float32 // render/cpu's pathState.etaScale
 	Alive       uint32
 	Rays        uint32 // traced for this sample
 	ShadowRays  uint32 // of them

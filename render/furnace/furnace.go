@@ -1,0 +1,413 @@
+// Package furnace holds white-furnace scenes: real, dense geometry under a
+// uniform environment of radiance 1, with materials that lose no light (the
+// exact answer is 1 in every pixel) or only lose it (no pixel above 1), and
+// the check of a rendered film against that answer. Every backend's tests
+// render the same cases.
+package furnace
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"sertrace/render"
+	"sertrace/scene"
+)
+
+// Case is a furnace scene with what its render must show.
+type Case struct {
+	Name    string
+	Scene   *scene.Scene
+	Options render.Options
+	// Lossless: every pixel is 1. Otherwise the materials only absorb, and
+	// no pixel is above 1.
+	Lossless bool
+	// Shadowed: some pixels are clearly below 1 (direct light only, where
+	// the geometry shadows itself).
+	Shadowed bool
+}
+
+// FullDepth is a depth no furnace path reaches: Russian roulette ends them.
+const FullDepth = 1024
+
+// Materials of the furnaces.
+
+// White is a white Lambertian surface: no specular layer, nothing lost.
+func White() scene.Material {
+	m := scene.DefaultMaterial()
+	m.Name = "white"
+	m.Metallic, m.Roughness, m.Specular = 0, 1, 0
+	return m
+}
+
+// LosslessHair is a hair fibre without pigment: it absorbs nothing.
+func LosslessHair() scene.Material {
+	m := White()
+	m.Name = "lossless hair"
+	zero := float32(0)
+	m.Hair = &scene.Hair{Eumelanin: &zero, Pheomelanin: &zero}
+	return m
+}
+
+// BrownHair is a pigmented fibre: it absorbs.
+func BrownHair() scene.Material {
+	m := LosslessHair()
+	m.Name = "brown hair"
+	eu, pheo := float32(1.3), float32(0.2)
+	m.Hair = &scene.Hair{Eumelanin: &eu, Pheomelanin: &pheo}
+	return m
+}
+
+// RoughMetal is a white GGX metal: it loses what single scattering loses.
+func RoughMetal() scene.Material {
+	m := scene.DefaultMaterial()
+	m.Name = "white rough metal"
+	m.Roughness = 0.6
+	return m
+}
+
+// Glass is clear glass: a volume (refracting into the object) or a thin
+// sheet, smooth (lossless) or rough (losing what single scattering loses).
+func Glass(roughness float32, thin bool) scene.Material {
+	m := White()
+	m.Name = fmt.Sprintf("glass (roughness %v, thin %v)", roughness, thin)
+	m.Specular, m.Roughness, m.Transmission, m.IOR, m.Volume = 1, roughness, 1, 1.5, !thin
+	return m
+}
+
+// options renders w×h pixels at spp samples to depth under the white furnace.
+func options(w, h, spp, depth int) render.Options {
+	return render.Options{Width: w, Height: h, SPP: spp, MaxDepth: depth, EnvColor: [3]float32{1, 1, 1}}
+}
+
+// Cases are the furnaces every backend renders. scale multiplies the samples
+// (a slower backend renders fewer; the tolerances follow the noise).
+func Cases(scale float64) ([]Case, error) {
+	spp := func(n int) int { return max(4, int(float64(n)*scale)) }
+	hair := func(mat scene.Material) (*scene.Scene, error) {
+		return generated("hair", func(in *scene.Instance) scene.Material {
+			if in.Geometry.Kind == scene.SweptSpheres {
+				return mat
+			}
+			return White()
+		})
+	}
+	var out []Case
+	add := func(c Case, err error) error {
+		if err != nil {
+			return fmt.Errorf("furnace %s: %w", c.Name, err)
+		}
+		out = append(out, c)
+		return nil
+	}
+	ball, err := hair(LosslessHair())
+	if err := add(Case{Name: "hair ball", Scene: ball, Options: options(32, 24, spp(64), FullDepth), Lossless: true}, err); err != nil {
+		return nil, err
+	}
+	out = append(out, Case{Name: "hair ball, direct light", Scene: ball, Options: options(32, 24, spp(64), 1), Shadowed: true})
+	brown, err := hair(BrownHair())
+	if err := add(Case{Name: "brown hair ball", Scene: brown, Options: options(32, 24, spp(32), FullDepth)}, err); err != nil {
+		return nil, err
+	}
+	out = append(out,
+		Case{Name: "interpenetrating strands", Scene: CrossingStrands(), Options: options(32, 32, spp(64), FullDepth), Lossless: true},
+		Case{Name: "strands ending inside spheres", Scene: StrandsIntoSpheres(), Options: options(32, 32, spp(64), FullDepth), Lossless: true},
+	)
+	for _, p := range []struct {
+		mat      scene.Material
+		lossless bool
+	}{{White(), true}, {RoughMetal(), false}, {Glass(0, false), true}} {
+		cloud, err := generated("particles", func(in *scene.Instance) scene.Material {
+			if in.Geometry.Kind == scene.Spheres {
+				return p.mat
+			}
+			return White()
+		})
+		if err := add(Case{Name: "particle cloud of " + p.mat.Name, Scene: cloud, Options: options(32, 24, spp(32), FullDepth), Lossless: p.lossless}, err); err != nil {
+			return nil, err
+		}
+	}
+	for _, g := range []struct {
+		roughness float32
+		thin      bool
+	}{{0, false}, {0.4, false}, {0, true}, {0.4, true}} {
+		mat := Glass(g.roughness, g.thin)
+		out = append(out, Case{Name: mat.Name, Scene: GlassObjects(mat), Options: options(32, 32, spp(64), FullDepth), Lossless: g.roughness == 0})
+	}
+	return out, nil
+}
+
+// generated loads a generated scene and gives each instance the material
+// that pick says, without the scene's own lights.
+func generated(name string, pick func(in *scene.Instance) scene.Material) (*scene.Scene, error) {
+	sc, err := scene.Generate(name)
+	if err != nil {
+		return nil, err
+	}
+	sc.Lights = nil
+	sc.Materials = sc.Materials[:0]
+	for i := range sc.Instances {
+		sc.Materials = append(sc.Materials, pick(&sc.Instances[i]))
+		sc.Instances[i].Material = i
+	}
+	return sc, nil
+}
+
+// CrossingStrands is a tangle of thick, straight and bent hair strands that
+// pass through each other, of lossless hair.
+func CrossingStrands() *scene.Scene {
+	rng := rand.New(rand.NewPCG(21, 1))
+	var c scene.CurveSet
+	// The two thick straight strands that cross through each other's axes.
+	addStrand(&c, []scene.Vec3{{-1.5, 0, 0}, {1.5, 0, 0}}, []float32{0.2, 0.2})
+	addStrand(&c, []scene.Vec3{{0, -1.5, 0.05}, {0, 1.5, 0.05}}, []float32{0.2, 0.2})
+	// Many chained strands through a ball, of radii from 0.2 down to 5 µm.
+	for s := 0; s < 60; s++ {
+		p := randomInBall(rng, 1)
+		dir := randomInBall(rng, 1).Normalize()
+		r := float32(0.2 * math.Pow(4e4, -rng.Float64()))
+		var pts []scene.Vec3
+		var radii []float32
+		for k := 0; k < 6; k++ {
+			pts = append(pts, p)
+			radii = append(radii, r*(1-0.1*float32(k)))
+			dir = dir.Add(randomInBall(rng, 0.5)).Normalize()
+			p = p.Add(dir.Scale(0.4))
+		}
+		addStrand(&c, pts, radii)
+	}
+	return withCamera(curvesScene(c, LosslessHair()), scene.Vec3{0, 0.3, 5}, 0.75)
+}
+
+// StrandsIntoSpheres has strands whose roots sink into a closed triangle
+// mesh (a head) and strands that end inside particles, all lossless.
+func StrandsIntoSpheres() *scene.Scene {
+	rng := rand.New(rand.NewPCG(22, 2))
+	var c scene.CurveSet
+	for s := 0; s < 40; s++ {
+		n := randomInBall(rng, 1).Normalize()
+		var pts []scene.Vec3
+		var radii []float32
+		for k := 0; k < 5; k++ { // from 0.1 below the surface out to 1.7
+			pts = append(pts, n.Scale(0.9+0.2*float32(k)))
+			radii = append(radii, 0.03)
+		}
+		addStrand(&c, pts, radii)
+	}
+	spheres := scene.SphereSet{Name: "particles"}
+	for s := 0; s < 12; s++ {
+		end := randomInBall(rng, 1).Normalize().Scale(1.6)
+		spheres.Centers = append(spheres.Centers, end)
+		spheres.Radii = append(spheres.Radii, 0.12)
+		addStrand(&c, []scene.Vec3{end.Scale(0.7), end.Scale(0.85), end}, []float32{0.02, 0.02, 0.02})
+	}
+	sc := curvesScene(c, LosslessHair())
+	sc.Meshes = append(sc.Meshes, sphereMesh(1, 24, 48))
+	sc.SphereSets = append(sc.SphereSets, spheres)
+	sc.Materials = append(sc.Materials, White())
+	for _, g := range []scene.GeometryRef{{Kind: scene.Triangles}, {Kind: scene.Spheres}} {
+		sc.Instances = append(sc.Instances, scene.Instance{Geometry: g, Transform: scene.Identity, Material: 1})
+	}
+	return withCamera(sc, scene.Vec3{0, 0.5, 6}, 0.8)
+}
+
+// GlassObjects is a glass sphere mesh and a glass cube in front of each
+// other, and a row of glass particles, of one glass material.
+func GlassObjects(mat scene.Material) *scene.Scene {
+	sc := &scene.Scene{Materials: []scene.Material{mat}}
+	sc.Meshes = []scene.Mesh{sphereMesh(0.8, 24, 48), boxMesh(0.5)}
+	sc.SphereSets = []scene.SphereSet{{Name: "glass particles"}}
+	for k := 0; k < 5; k++ {
+		sc.SphereSets[0].Centers = append(sc.SphereSets[0].Centers, scene.Vec3{-1.2 + 0.6*float32(k), -1.1, 0.6})
+		sc.SphereSets[0].Radii = append(sc.SphereSets[0].Radii, 0.28)
+	}
+	cube := scene.Mat4(scene.Identity)
+	cube[12], cube[13], cube[14] = 0.7, 0.5, -0.8
+	sc.Instances = []scene.Instance{
+		{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 0}, Transform: scene.Identity},
+		{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 1}, Transform: cube},
+		{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity},
+	}
+	return withCamera(sc, scene.Vec3{0.3, 0.4, 5}, 0.75)
+}
+
+// addStrand appends a chained strand through pts to c.
+func addStrand(c *scene.CurveSet, pts []scene.Vec3, radii []float32) {
+	first := uint32(len(c.Positions))
+	c.Positions = append(c.Positions, pts...)
+	c.Radii = append(c.Radii, radii...)
+	for k := 0; k+1 < len(pts); k++ {
+		var j uint8
+		if k > 0 {
+			j |= scene.JoinedPrev
+		}
+		if k+2 < len(pts) {
+			j |= scene.JoinedNext
+		}
+		c.Segments = append(c.Segments, first+uint32(k))
+		c.Joins = append(c.Joins, j)
+	}
+}
+
+func curvesScene(c scene.CurveSet, mat scene.Material) *scene.Scene {
+	return &scene.Scene{CurveSets: []scene.CurveSet{c}, Materials: []scene.Material{mat},
+		Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.SweptSpheres}, Transform: scene.Identity}}}
+}
+
+// withCamera fills in the geometry's bounds and a camera at eye looking at
+// the origin.
+func withCamera(sc *scene.Scene, eye scene.Vec3, yfov float32) *scene.Scene {
+	sc.Bounds = scene.EmptyBounds()
+	for i := range sc.CurveSets {
+		c := &sc.CurveSets[i]
+		c.Bounds = scene.EmptyBounds()
+		for k, p := range c.Positions {
+			r := scene.Vec3{c.Radii[k], c.Radii[k], c.Radii[k]}
+			c.Bounds.Extend(p.Sub(r))
+			c.Bounds.Extend(p.Add(r))
+		}
+	}
+	for i := range sc.SphereSets {
+		s := &sc.SphereSets[i]
+		s.Bounds = scene.EmptyBounds()
+		for k, p := range s.Centers {
+			r := scene.Vec3{s.Radii[k], s.Radii[k], s.Radii[k]}
+			s.Bounds.Extend(p.Sub(r))
+			s.Bounds.Extend(p.Add(r))
+		}
+	}
+	for i := range sc.Meshes {
+		m := &sc.Meshes[i]
+		m.Bounds = scene.EmptyBounds()
+		for _, p := range m.Positions {
+			m.Bounds.Extend(p)
+		}
+	}
+	for _, in := range sc.Instances {
+		b := sc.GeometryBounds(in.Geometry).Transform(in.Transform)
+		sc.Bounds.Extend(b.Min)
+		sc.Bounds.Extend(b.Max)
+	}
+	sc.Cameras = []scene.Camera{{Name: "furnace", YFov: yfov, Transform: scene.LookAt(eye, scene.Vec3{}, scene.Vec3{0, 1, 0})}}
+	return sc
+}
+
+func randomInBall(rng *rand.Rand, r float32) scene.Vec3 {
+	for {
+		p := scene.Vec3{2*rng.Float32() - 1, 2*rng.Float32() - 1, 2*rng.Float32() - 1}
+		if p.Dot(p) <= 1 {
+			return p.Scale(r)
+		}
+	}
+}
+
+// sphereMesh is a closed, flat-shaded UV sphere of radius r about the origin.
+func sphereMesh(r float32, rings, sectors int) scene.Mesh {
+	m := scene.Mesh{Name: "sphere", Positions: []scene.Vec3{{0, r, 0}}}
+	for i := 1; i < rings; i++ {
+		theta := math.Pi * float64(i) / float64(rings)
+		for j := 0; j < sectors; j++ {
+			phi := 2 * math.Pi * float64(j) / float64(sectors)
+			m.Positions = append(m.Positions, scene.Vec3{
+				r * float32(math.Sin(theta)*math.Cos(phi)), r * float32(math.Cos(theta)), r * float32(math.Sin(theta)*math.Sin(phi))})
+		}
+	}
+	bottom := uint32(len(m.Positions))
+	m.Positions = append(m.Positions, scene.Vec3{0, -r, 0})
+	// at is ring i's vertex j; rings 0 and rings are the poles.
+	at := func(i, j int) uint32 {
+		switch i {
+		case 0:
+			return 0
+		case rings:
+			return bottom
+		}
+		return uint32(1 + (i-1)*sectors + j%sectors)
+	}
+	for i := 0; i < rings; i++ {
+		for j := 0; j < sectors; j++ {
+			a, b, c, d := at(i, j), at(i, j+1), at(i+1, j), at(i+1, j+1)
+			if i > 0 {
+				m.Indices = append(m.Indices, a, b, c) // counter-clockwise seen from outside
+			}
+			if i < rings-1 {
+				m.Indices = append(m.Indices, b, d, c)
+			}
+		}
+	}
+	return m
+}
+
+// boxMesh is a closed cube of half-size h about the origin.
+func boxMesh(h float32) scene.Mesh {
+	m := scene.Mesh{Name: "box"}
+	for i := 0; i < 8; i++ {
+		m.Positions = append(m.Positions, scene.Vec3{h * float32(2*(i&1)-1), h * float32(2*(i>>1&1)-1), h * float32(2*(i>>2&1)-1)})
+	}
+	// Each face's corners, counter-clockwise seen from outside.
+	for _, f := range [6][4]uint32{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}} {
+		m.Indices = append(m.Indices, f[0], f[1], f[2], f[0], f[2], f[3])
+	}
+	return m
+}
+
+// Result is what a furnace render showed.
+type Result struct {
+	Mean, Min, Max float64
+	MeanError      float64  // the standard error of Mean
+	Problems       []string // each a pixel or the mean off its answer by more than the noise allows
+}
+
+// Tolerances, in standard errors of the estimate the film's sample variance
+// gives (stratified samples make it an upper bound), plus a floor for
+// float rounding: a pixel may be off by 6, the image's mean by 4. A pixel's
+// own variance from a few samples can be near 0 where the true one is not
+// (16 lossless paths that all survived Russian roulette agree on a value
+// above 1), so no pixel's is taken below the image's average.
+const (
+	pixelErrors = 6
+	meanErrors  = 4
+	floor       = 2e-3
+)
+
+// Check compares a furnace film with the case's answer.
+func Check(c Case, film *render.Film) Result {
+	pix, _ := film.Resolve(render.AOVBeauty)
+	variance := film.MeanVariance()
+	res := Result{Min: math.Inf(1), Max: math.Inf(-1)}
+	var sum, sumVar float64
+	n := len(variance)
+	for _, v := range variance {
+		sumVar += float64(v)
+	}
+	worst := 0
+	for i := 0; i < n; i++ {
+		v := (float64(pix[3*i]) + float64(pix[3*i+1]) + float64(pix[3*i+2])) / 3
+		se := math.Sqrt(max(float64(variance[i]), sumVar/float64(n)))
+		sum += v
+		res.Min, res.Max = min(res.Min, v), max(res.Max, v)
+		tol := pixelErrors*se + floor
+		bad := !(v <= 1+tol) || (c.Lossless && !(v >= 1-tol)) // NaN fails
+		if bad && worst < 10 {
+			worst++
+			res.Problems = append(res.Problems, fmt.Sprintf("pixel (%d, %d) = %.4f ± %.4f, want %s", i%film.Width, i/film.Width, v, se, answer(c)))
+		}
+	}
+	res.Mean = sum / float64(n)
+	res.MeanError = math.Sqrt(sumVar) / float64(n)
+	tol := meanErrors*res.MeanError + floor/4
+	if !(res.Mean <= 1+tol) || (c.Lossless && !(res.Mean >= 1-tol)) {
+		res.Problems = append(res.Problems, fmt.Sprintf("mean %.4f ± %.4f, want %s", res.Mean, tol, answer(c)))
+	}
+	if c.Shadowed && !(res.Min < 0.5) {
+		res.Problems = append(res.Problems, fmt.Sprintf("darkest pixel %.4f: direct light should leave shadowed pixels well below 1", res.Min))
+	}
+	return res
+}
+
+func answer(c Case) string {
+	if c.Lossless {
+		return "1"
+	}
+	return "at most 1"
+}

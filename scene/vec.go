@@ -132,6 +132,12 @@ func (b Bounds) Empty() bool { return b.Min[0] > b.Max[0] }
 // Extend grows the box to hold p.
 func (b *Bounds) Extend(p Vec3) { b.Min, b.Max = b.Min.Min(p), b.Max.Max(p) }
 
+// ExtendBall grows the box to hold the ball of radius r about c.
+func (b *Bounds) ExtendBall(c Vec3, r float32) {
+	b.Extend(c.Sub(Vec3{r, r, r}))
+	b.Extend(c.Add(Vec3{r, r, r}))
+}
+
 // Union grows the box to hold c.
 func (b *Bounds) Union(c Bounds) {
 	if !c.Empty() {

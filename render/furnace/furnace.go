@@ -262,18 +262,14 @@ func withCamera(sc *scene.Scene, eye scene.Vec3, yfov float32) *scene.Scene {
 		c := &sc.CurveSets[i]
 		c.Bounds = scene.EmptyBounds()
 		for k, p := range c.Positions {
-			r := scene.Vec3{c.Radii[k], c.Radii[k], c.Radii[k]}
-			c.Bounds.Extend(p.Sub(r))
-			c.Bounds.Extend(p.Add(r))
+			c.Bounds.ExtendBall(p, c.Radii[k])
 		}
 	}
 	for i := range sc.SphereSets {
 		s := &sc.SphereSets[i]
 		s.Bounds = scene.EmptyBounds()
 		for k, p := range s.Centers {
-			r := scene.Vec3{s.Radii[k], s.Radii[k], s.Radii[k]}
-			s.Bounds.Extend(p.Sub(r))
-			s.Bounds.Extend(p.Add(r))
+			s.Bounds.ExtendBall(p, s.Radii[k])
 		}
 	}
 	for i := range sc.Meshes {
@@ -284,9 +280,7 @@ func withCamera(sc *scene.Scene, eye scene.Vec3, yfov float32) *scene.Scene {
 		}
 	}
 	for _, in := range sc.Instances {
-		b := sc.GeometryBounds(in.Geometry).Transform(in.Transform)
-		sc.Bounds.Extend(b.Min)
-		sc.Bounds.Extend(b.Max)
+		sc.Bounds.Union(sc.GeometryBounds(in.Geometry).Transform(in.Transform))
 	}
 	sc.Cameras = []scene.Camera{{Name: "furnace", YFov: yfov, Transform: scene.LookAt(eye, scene.Vec3{}, scene.Vec3{0, 1, 0})}}
 	return sc

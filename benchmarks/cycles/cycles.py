@@ -1,0 +1,160 @@
+# Renders a glTF scene with Blender's Cycles on the CPU, the side-by-side
+# anchor of sertrace's CPU backend (go run ./benchmarks/cycles runs it).
+#
+#   blender -b --factory-startup --python-exit-code 1 -P cycles.py -- \
+#       SCENE.gltf OUT.exr WIDTH HEIGHT SAMPLES MAX_DEPTH THREADS [--diffuse] [--env R,G,B] [--camera NAME]
+#       [--two-sided-emission] [--no-terminator-offset]
+#
+# MAX_DEPTH is sertrace's --max-depth (1: direct light only), which is one
+# more than Cycles' max bounces. Box filter one pixel wide, no adaptive
+# sampling, no denoising, no clamping, no glossy blur, caustics on. With
+# --diffuse every material becomes a Diffuse BSDF of its base colour (and
+# keeps its emission). Single-sided materials emit from their front only, as
+# glTF says (Cycles' emission is two-sided; --two-sided-emission keeps it so).
+# --no-terminator-offset sets the objects' shadow terminator offsets to 0.
+# Prints "import_seconds X" and "render_seconds X":
+# the render's time excludes the import and the scene's preparation.
+import sys
+import time
+
+import numpy
+
+# Blender 3.4's glTF importer uses numpy.bool, which numpy 1.24 removed.
+if not hasattr(numpy, "bool"):
+    numpy.bool = bool
+
+import bpy
+
+argv = sys.argv[sys.argv.index("--") + 1:]
+if len(argv) < 7:
+    sys.exit("cycles.py: want SCENE OUT.exr WIDTH HEIGHT SAMPLES MAX_DEPTH THREADS [--diffuse] [--env R,G,B] [--camera NAME]")
+scene_path, out_path = argv[0], argv[1]
+width, height, samples, max_depth, threads = (int(a) for a in argv[2:7])
+diffuse = "--diffuse" in argv
+env = (0.0, 0.0, 0.0)
+if "--env" in argv:
+    env = tuple(float(x) for x in argv[argv.index("--env") + 1].split(","))
+    if len(env) == 1:
+        env = env * 3
+
+bpy.ops.wm.read_factory_settings(use_empty=True)
+start = time.perf_counter()
+bpy.ops.import_scene.gltf(filepath=scene_path)
+print("import_seconds %.3f" % (time.perf_counter() - start))
+
+scene = bpy.context.scene
+cams = [o for o in scene.objects if o.type == "CAMERA"]
+if "--camera" in argv:
+    name = argv[argv.index("--camera") + 1]
+    cams = [o for o in cams if o.name == name or o.data.name == name]
+if not cams:
+    sys.exit("cycles.py: %s has no camera%s" % (scene_path, " named " + name if "--camera" in argv else ""))
+scene.camera = cams[0]
+
+def one_sided_emission(mat, bsdf):
+    """glTF: a single-sided material has no back face, so it emits from its
+    front only; Cycles' emission is two-sided, so scale it by 1 - backfacing."""
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    strength = bsdf.inputs["Emission Strength"]
+    if strength.is_linked or strength.default_value == 0:
+        return
+    geo = nodes.new("ShaderNodeNewGeometry")
+    front = nodes.new("ShaderNodeMath")
+    front.operation = "SUBTRACT"
+    front.inputs[0].default_value = 1.0
+    links.new(geo.outputs["Backfacing"], front.inputs[1])
+    scaled = nodes.new("ShaderNodeMath")
+    scaled.operation = "MULTIPLY"
+    scaled.inputs[1].default_value = strength.default_value
+    links.new(front.outputs["Value"], scaled.inputs[0])
+    links.new(scaled.outputs["Value"], strength)
+
+
+def make_diffuse(mat, bsdf, out):
+    """Replace a Principled BSDF by a Diffuse BSDF of its base colour, keeping
+    its emission and normal."""
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    d = nodes.new("ShaderNodeBsdfDiffuse")
+    d.inputs["Roughness"].default_value = 0.0  # Lambert
+    for src, dst in (("Base Color", "Color"), ("Normal", "Normal")):
+        s = bsdf.inputs[src]
+        if s.is_linked:
+            links.new(s.links[0].from_socket, d.inputs[dst])
+        elif dst == "Color":
+            d.inputs[dst].default_value = s.default_value
+    shader = d.outputs["BSDF"]
+    e_color, e_strength = bsdf.inputs["Emission"], bsdf.inputs["Emission Strength"]
+    if e_color.is_linked or e_strength.is_linked or (e_strength.default_value > 0 and any(e_color.default_value[:3])):
+        e = nodes.new("ShaderNodeEmission")
+        for src, dst in ((e_color, e.inputs["Color"]), (e_strength, e.inputs["Strength"])):
+            if src.is_linked:
+                links.new(src.links[0].from_socket, dst)
+            else:
+                dst.default_value = src.default_value
+        add = nodes.new("ShaderNodeAddShader")
+        links.new(shader, add.inputs[0])
+        links.new(e.outputs["Emission"], add.inputs[1])
+        shader = add.outputs["Shader"]
+    links.new(shader, out.inputs["Surface"])
+
+
+for mat in bpy.data.materials:
+    if not mat.use_nodes:
+        continue
+    nodes = mat.node_tree.nodes
+    bsdf = next((n for n in nodes if n.type == "BSDF_PRINCIPLED"), None)
+    out = next((n for n in nodes if n.type == "OUTPUT_MATERIAL"), None)
+    if bsdf is None or out is None:
+        continue
+    # use_backface_culling is the importer's mark of a single-sided material.
+    if mat.use_backface_culling and "--two-sided-emission" not in argv:
+        one_sided_emission(mat, bsdf)
+    if diffuse:
+        make_diffuse(mat, bsdf, out)
+
+if "--no-terminator-offset" in argv:
+    for o in scene.objects:
+        o.cycles.shadow_terminator_geometry_offset = 0.0
+        o.cycles.shadow_terminator_offset = 0.0
+
+world = bpy.data.worlds.new("sertrace-env")
+world.use_nodes = True
+bg = world.node_tree.nodes["Background"]
+bg.inputs["Color"].default_value = (env[0], env[1], env[2], 1.0)
+bg.inputs["Strength"].default_value = 1.0
+scene.world = world
+
+scene.render.engine = "CYCLES"
+c = scene.cycles
+c.device = "CPU"
+c.samples = samples
+c.use_adaptive_sampling = False
+c.use_denoising = False
+c.max_bounces = max_depth - 1
+c.diffuse_bounces = c.glossy_bounces = c.transmission_bounces = max_depth - 1
+c.transparent_max_bounces = max_depth - 1
+c.volume_bounces = 0
+c.sample_clamp_direct = 0.0
+c.sample_clamp_indirect = 0.0
+c.blur_glossy = 0.0
+c.caustics_reflective = c.caustics_refractive = True
+c.filter_type = "BOX"
+c.filter_width = 1.0
+c.seed = 0
+c.use_animated_seed = False
+scene.render.threads_mode = "FIXED"
+scene.render.threads = threads
+scene.render.resolution_x, scene.render.resolution_y = width, height
+scene.render.resolution_percentage = 100
+scene.render.pixel_aspect_x = scene.render.pixel_aspect_y = 1.0
+scene.render.use_persistent_data = False
+scene.view_settings.view_transform = "Standard"
+scene.render.image_settings.file_format = "OPEN_EXR"
+scene.render.image_settings.color_depth = "32"
+scene.render.image_settings.color_mode = "RGBA"
+scene.render.image_settings.exr_codec = "ZIP"
+scene.render.filepath = out_path
+
+start = time.perf_counter()
+bpy.ops.render.render(write_still=True)
+print("render_seconds %.3f" % (time.perf_counter() - start))

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"sertrace/scene"
+)
+
+const (
+	cornell       = "../../scenes/cornell.glb"
+	sharedCornell = "../../../shared/scenes/CornellBox/cornellBox-2.80-Eevee-gltf.gltf"
+)
+
+// The prepared file is what both renderers read: the camera by its name,
+// Lambertian materials, no vertex normals when flat.
+func TestPrepare(t *testing.T) {
+	dir := t.TempDir()
+	s := settings{Width: 40, Height: 30, Diffuse: true, Flat: true,
+		Camera: &lookAt{From: [3]float64{0, 1, 3}, At: [3]float64{0, 1, 0}, YFov: 0.7}}
+	path, err := prepare(cornell, dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cam *scene.Camera
+	for i := range sc.Cameras {
+		if sc.Cameras[i].Name == cameraName {
+			cam = &sc.Cameras[i]
+		}
+	}
+	if cam == nil {
+		t.Fatalf("no camera named %q among %d", cameraName, len(sc.Cameras))
+	}
+	if cam.YFov != 0.7 || cam.Transform[12] != 0 || cam.Transform[13] != 1 || cam.Transform[14] != 3 || cam.Transform[10] != 1 {
+		t.Errorf("camera: yfov %v, transform %v; want 0.7, at (0, 1, 3) looking down −Z", cam.YFov, cam.Transform)
+	}
+	for i, m := range sc.Materials {
+		if m.Metallic != 0 || m.Roughness != 1 || m.Specular != 0 || m.Transmission != 0 {
+			t.Errorf("material %d: metallic %v, roughness %v, specular %v, transmission %v; want a Lambertian", i, m.Metallic, m.Roughness, m.Specular, m.Transmission)
+		}
+	}
+	emissive := 0
+	for _, m := range sc.Materials {
+		if m.Emits() {
+			emissive++
+		}
+	}
+	if emissive == 0 {
+		t.Error("the light's emission was lost")
+	}
+	for i, m := range sc.Meshes {
+		if m.Normals != nil {
+			t.Errorf("mesh %d keeps its vertex normals", i)
+		}
+	}
+}
+
+func TestPrepareRefusesEscapingURIs(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "evil.gltf")
+	if err := os.WriteFile(src, []byte(`{"asset":{"version":"2.0"},"buffers":[{"uri":"../../etc/passwd","byteLength":4}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prepare(src, t.TempDir(), settings{Width: 8, Height: 8}); err == nil {
+		t.Error("a buffer outside the scene's folder was copied")
+	}
+}
+
+// sertrace and Cycles agree on light transport: the mean and every region of
+// a Lambertian Cornell box within the two renders' noise. Needs Debian's
+// blender and python3-numpy (CI installs them).
+func TestAgreesWithCycles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with Blender")
+	}
+	if _, err := blenderVersion("blender"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "sertrace")
+	if out, err := exec.Command("go", "build", "-o", bin, "sertrace/app").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cases := []struct {
+		name, path string
+		camera     *lookAt
+	}{
+		{"generated Cornell box", cornell, nil},
+		// Walls with corner-averaged vertex normals (shading normals far from
+		// the geometric ones) and a light flush with the ceiling.
+		{"shared CornellBox, smooth normals", sharedCornell, &lookAt{From: [3]float64{0, 1.5, 4.5}, At: [3]float64{0, 1.5, 0}, YFov: 50 * math.Pi / 180}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := os.Stat(c.path); err != nil {
+				t.Skipf("%v (the shared scenes are beside the repository)", err)
+			}
+			s := settings{Width: 48, Height: 48, SPP: 256, CyclesSPP: 256, MaxDepth: 6, Threads: 2, Diffuse: true, Grid: 3, Camera: c.camera}
+			r, err := compare(c.path, filepath.Join(dir, strconv.Itoa(i)), s, bin, "blender")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("sertrace %.2f s, Cycles %.2f s; mean %.4f / %.4f = %.4f (±%.4f); regions %.4f .. %.4f (±%.4f)",
+				r.SertraceSeconds, r.CyclesSeconds, r.Mean[0], r.Mean[1], r.MeanRatio, r.MeanError, r.MinRegion, r.MaxRegion, r.RegionError)
+			// Both images are noisy: the tolerances are four standard errors
+			// of the two together (Cycles' taken as sertrace's, so √2 of it).
+			if tol := 4 * math.Sqrt2 * r.MeanError; !(math.Abs(r.MeanRatio-1) < tol) {
+				t.Errorf("mean luminance sertrace / Cycles %.4f, want 1 ± %.4f", r.MeanRatio, tol)
+			}
+			tol := 4 * math.Sqrt2 * r.RegionError
+			for y, row := range r.Regions {
+				for x, v := range row {
+					if !(v > 1-tol && v < 1+tol) {
+						t.Errorf("region (%d, %d): sertrace / Cycles %.4f, want 1 ± %.4f", x, y, v, tol)
+					}
+				}
+			}
+		})
+	}
+}

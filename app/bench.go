@@ -30,9 +30,18 @@ speedup.png and per-pixel cost heatmaps to --out.`,
 			if len(args) == 1 {
 				path = args[0]
 			}
+			accel := v.GetString("accel")
+			switch accel {
+			case "", "auto", "embree", "bvh":
+			default:
+				return usagef("--accel %q: want auto, embree or bvh", accel)
+			}
 			cfg, err := bench.LoadConfig(path)
 			if err != nil {
 				return err
+			}
+			if accel != "" {
+				cfg.Accel = accel
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -50,5 +59,6 @@ speedup.png and per-pixel cost heatmaps to --out.`,
 		},
 	}
 	cmd.Flags().String("out", "bench-results", "folder for results.json, results.csv, report.md and the charts")
+	cmd.Flags().String("accel", "", "the cpu backend's tracer: auto, embree or bvh (default: the config's accel, else auto)")
 	return cmd
 }

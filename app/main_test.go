@@ -82,6 +82,8 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"gen", "teapot", "-o", filepath.Join(dir, "t.glb")}, 2, `unknown scene kind "teapot"`},
 		{[]string{"gen", "cornell"}, 2, "needs -o"},
 		{[]string{"gen", "cornell", "-o", filepath.Join(dir, "no", "such", "dir", "c.glb")}, 1, "no such file"},
+		{[]string{"render", "../scenes/cornell.glb", "--accel", "optix", "-o", filepath.Join(dir, "a.png")}, 2, `--accel: unknown tracer "optix"`},
+		{[]string{"bench", "--accel", "optix"}, 2, `--accel "optix": want auto, embree or bvh`},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(t, c.args...)

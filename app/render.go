@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -57,7 +58,9 @@ what has been accumulated, marked as partial.`,
 	f.Float32("aperture-radius", -1, "thin-lens radius in metres, overriding the camera's extras (0: pinhole)")
 	f.Float32("focus-distance", -1, "distance in focus in metres, overriding the camera's extras")
 	f.Int("threads", 0, "CPU threads (0: all)")
+	f.String("accel", "auto", "the cpu backend's tracer: embree (Intel Embree 3, loaded at run time), bvh (sertrace's own) or auto (Embree where it loads)")
 	f.String("stats", "", "write the render's statistics to this JSON file")
+	f.String("cpuprofile", "", "write a CPU profile of the render (go tool pprof) to this file")
 	f.Float64("time-budget", 0, "stop after this many seconds (at a pass boundary), before --spp if need be")
 	f.Bool("exr-half", false, "store EXR channels as half floats")
 	f.Bool("denoise", false, "denoise the beauty (the noisy one is written beside it as NAME.noisy.EXT)")
@@ -67,6 +70,17 @@ what has been accumulated, marked as partial.`,
 
 func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	stderr := cmd.ErrOrStderr()
+	if path := v.GetString("cpuprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	out := v.GetString("output")
 	if out == "" {
 		out = strings.TrimSuffix(filepath.Base(scenePath), filepath.Ext(scenePath)) + ".png"
@@ -82,7 +96,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		EnvRotation: float32(v.GetFloat64("env-rotation")), EnvIntensity: float32(v.GetFloat64("env-intensity")),
 		Exposure: float32(v.GetFloat64("exposure")), ToneMap: v.GetString("tonemap"), Filter: v.GetString("filter"),
 		ApertureRadius: float32(v.GetFloat64("aperture-radius")), FocusDistance: float32(v.GetFloat64("focus-distance")),
-		Threads: v.GetInt("threads"), TimeBudget: v.GetFloat64("time-budget"), EXRPrecision: "float",
+		Threads: v.GetInt("threads"), Accel: v.GetString("accel"), TimeBudget: v.GetFloat64("time-budget"), EXRPrecision: "float",
 	}
 	if v.GetBool("exr-half") {
 		settings.EXRPrecision = "half"
@@ -185,6 +199,9 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		}
 	}
 	on := fmt.Sprintf("%s (%d threads", stats.Backend, stats.Threads)
+	if stats.Accel != "" {
+		on = fmt.Sprintf("%s (%s, %d threads", stats.Backend, stats.Accel, stats.Threads)
+	}
 	if stats.Device != "" {
 		on = fmt.Sprintf("%s, path %s (%s", stats.Device, stats.Path, stats.Backend)
 	}

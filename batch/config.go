@@ -57,7 +57,7 @@ var topKeys = []string{"output_dir", "defaults", "jobs"}
 // defaultJob holds what a job gets when neither it nor the defaults say.
 var defaultJob = map[string]any{
 	"outputs": []string{"beauty.exr", "beauty.png"}, "camera": "0", "spp": 64, "max_depth": 8,
-	"backend": "auto", "env_color": "0,0,0", "env_intensity": 1, "tonemap": "linear", "filter": "box",
+	"backend": "auto", "accel": "auto", "env_color": "0,0,0", "env_intensity": 1, "tonemap": "linear", "filter": "box",
 	"aperture_radius": -1, "focus_distance": -1, // −1: the camera's own
 	"exr_precision": "float", "denoiser": "auto", "denoise_passes": 1,
 }

@@ -36,6 +36,7 @@ type Config struct {
 	Repeats  int      `mapstructure:"repeats"`
 	Reorder  []string `mapstructure:"reorder"` // none, shader, material:BITS, coherence:BITS
 	Threads  int      `mapstructure:"threads"`
+	Accel    string   `mapstructure:"accel"` // the cpu backend's tracer: auto, embree or bvh
 	// Backends are what runs the matrix: cpu (the emulator), vulkan:rt
 	// (traceRayEXT: no reordering, one cell per scene) and vulkan:ser (hit
 	// objects and reorderThreadNV, every scheme). A Vulkan path that no
@@ -44,7 +45,7 @@ type Config struct {
 	dir      string
 }
 
-var configKeys = []string{"scenes", "res", "spp", "max_depth", "warmup", "repeats", "reorder", "threads", "backends"}
+var configKeys = []string{"scenes", "res", "spp", "max_depth", "warmup", "repeats", "reorder", "threads", "accel", "backends"}
 
 // LoadConfig reads a suite; unknown keys are errors.
 func LoadConfig(path string) (*Config, error) {
@@ -71,6 +72,11 @@ func LoadConfig(path string) (*Config, error) {
 	}
 	if cfg.Repeats < 1 || cfg.Warmup < 0 {
 		return nil, fmt.Errorf("config %s: repeats must be at least 1 and warmup not negative", path)
+	}
+	switch cfg.Accel {
+	case "", "auto", "embree", "bvh":
+	default:
+		return nil, fmt.Errorf("config %s: unknown accel %q (auto, embree or bvh)", path, cfg.Accel)
 	}
 	if len(cfg.Backends) == 0 {
 		cfg.Backends = []string{"cpu"}
@@ -130,6 +136,7 @@ type Device struct {
 	Driver      string `json:"driver"`
 	ReorderMode string `json:"reorder_mode"`
 	Threads     int    `json:"threads"`
+	Accel       string `json:"accel,omitempty"` // the CPU backend's tracer: "embree 3.13.5" or "bvh"
 	GoVersion   string `json:"go_version"`
 	Clocks      string `json:"clocks"` // as read when the run started, or why they could not be
 	Note        string `json:"note"`
@@ -196,7 +203,7 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 				i := (round + k) % n
 				c := &cells[i]
 				mode, bits, _ := parseScheme(c.Reorder)
-				opts := render.Options{Width: w, Height: h, SPP: cfg.SPP, MaxDepth: cfg.MaxDepth, Threads: cfg.Threads,
+				opts := render.Options{Width: w, Height: h, SPP: cfg.SPP, MaxDepth: cfg.MaxDepth, Threads: cfg.Threads, Accel: cfg.Accel,
 					EnvColor: [3]float32{0.2, 0.2, 0.2}, Reorder: mode, ReorderBits: bits}
 				film := render.NewFilm(w, h)
 				runtime.GC()
@@ -205,7 +212,7 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 					return nil, fmt.Errorf("%s, %s %s, reorder %s: %w", path, c.Backend, c.Path, c.Reorder, err)
 				}
 				if c.Backend == "cpu" {
-					res.Device.Threads = stats.Threads
+					res.Device.Threads, res.Device.Accel = stats.Threads, stats.Accel
 				}
 				if round < cfg.Warmup {
 					continue

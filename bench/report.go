@@ -63,7 +63,7 @@ func Write(dir string, res *Results) error {
 func report(res *Results) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Reorder benchmark\n\n")
-	fmt.Fprintf(&b, "- device: %s (%s), reorder mode: %s, %d threads, %s; clocks: %s\n", res.Device.Name, res.Device.Driver, res.Device.ReorderMode, res.Device.Threads, res.Device.GoVersion, res.Device.Clocks)
+	fmt.Fprintf(&b, "- device: %s (%s, tracing with %s), reorder mode: %s, %d threads, %s; clocks: %s\n", res.Device.Name, res.Device.Driver, res.Device.Accel, res.Device.ReorderMode, res.Device.Threads, res.Device.GoVersion, res.Device.Clocks)
 	fmt.Fprintf(&b, "- sertrace %s, %s\n", res.Version, res.Date)
 	fmt.Fprintf(&b, "- %s, %d spp, max depth %d; %d warm-up and %d timed runs per cell, schemes interleaved\n", res.Config.Res, res.Config.SPP, res.Config.MaxDepth, res.Config.Warmup, res.Config.Repeats)
 	fmt.Fprintf(&b, "- %s\n", res.Device.Note)

@@ -24,6 +24,10 @@ type Options struct {
 	EnvMap        *EnvMap      // an HDR environment; replaces EnvColor when set
 	Threads       int          // 0: all cores
 	Filter        *PixelFilter // nil: box
+	// Accel is the CPU backend's tracer: "embree" (Intel Embree, loaded at
+	// run time), "bvh" (sertrace's own), or "" / "auto": Embree where it
+	// loads, else the BVH.
+	Accel string
 	// Reorder is how the emulated pipeline reorders each wave before shading:
 	// ReorderMaterial (the default) sorts by shader, then by ReorderBits bits
 	// of the material hint; ReorderShader by shader only; ReorderNone keeps

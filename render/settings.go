@@ -33,6 +33,7 @@ type Settings struct {
 	ApertureRadius float32 `mapstructure:"aperture_radius" json:"aperture_radius,omitempty"` // −1: the camera's own
 	FocusDistance  float32 `mapstructure:"focus_distance" json:"focus_distance,omitempty"`   // −1: the camera's own
 	Threads        int     `mapstructure:"threads" json:"threads,omitempty"`
+	Accel          string  `mapstructure:"accel" json:"accel,omitempty"`                 // the CPU backend's tracer: auto, embree or bvh
 	TimeBudget     float64 `mapstructure:"time_budget" json:"time_budget,omitempty"`     // seconds; spp then caps it
 	EXRPrecision   string  `mapstructure:"exr_precision" json:"exr_precision,omitempty"` // float or half
 }
@@ -58,6 +59,11 @@ func (s *Settings) Check() error {
 	case "auto", "cpu", "", "vulkan":
 	default:
 		return bad("backend", "unknown backend %q (auto, cpu or vulkan)", s.Backend)
+	}
+	switch s.Accel {
+	case "", "auto", "embree", "bvh":
+	default:
+		return bad("accel", "unknown tracer %q (auto, embree or bvh)", s.Accel)
 	}
 	switch s.Path {
 	case "", "ser", "rt", "rayquery":
@@ -122,7 +128,7 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 	env, _ := ParseColor(s.EnvColor)
 	filter, _ := NewPixelFilter(s.Filter)
 	opts := Options{Width: w, Height: h, SPP: s.SPP, MaxDepth: s.MaxDepth, Seed: s.Seed, Camera: camera,
-		EnvColor: env, Threads: s.Threads, Filter: filter, TimeBudget: time.Duration(s.TimeBudget * float64(time.Second))}
+		EnvColor: env, Threads: s.Threads, Accel: s.Accel, Filter: filter, TimeBudget: time.Duration(s.TimeBudget * float64(time.Second))}
 	opts.Reorder, opts.ReorderBits, _ = ParseReorder(s.Reorder)
 	if s.ReorderHint && opts.Reorder == ReorderMaterial {
 		opts.Reorder = ReorderCoherence

@@ -9,6 +9,7 @@ type Stats struct {
 	SamplesPerPixel int     `json:"samples_per_pixel"`
 	Partial         bool    `json:"partial"`
 	Threads         int     `json:"threads"`
+	Accel           string  `json:"accel,omitempty"`         // the CPU backend's tracer: "embree 3.13.5" or "bvh"
 	Device          string  `json:"device,omitempty"`        // the GPU, for the Vulkan backend
 	DeviceIndex     int     `json:"-"`                       // its index among the Vulkan devices
 	DeviceMemory    uint64  `json:"device_memory,omitempty"` // bytes of device memory allocated

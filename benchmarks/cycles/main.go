@@ -46,6 +46,7 @@ type settings struct {
 	CyclesSPP     int // Cycles' (the reference may take more)
 	MaxDepth      int // sertrace's --max-depth; Cycles gets one bounce fewer (its 0 is direct light only)
 	Threads       int
+	Accel         string // sertrace's CPU tracer: auto, embree or bvh
 	Diffuse       bool
 	Flat          bool // drop the vertex normals: the geometric normal shades
 	// NoTerminatorOffset sets Cycles' shadow terminator geometry offset
@@ -124,6 +125,7 @@ func (c *lookAt) matrix() []float64 {
 type result struct {
 	Scene                      string
 	SertraceSeconds            float64 // BVH build and render
+	Tracer                     string  // sertrace's CPU tracer, as its statistics say
 	CyclesSeconds              float64 // render operator: scene sync, BVH and render
 	Mean                       [2]float64
 	MeanRatio                  float64 // sertrace / Cycles
@@ -142,6 +144,7 @@ func main() {
 	flag.IntVar(&s.CyclesSPP, "cycles-spp", 0, "Cycles' samples per pixel (0: the same as -spp)")
 	flag.IntVar(&s.MaxDepth, "max-depth", 16, "path length in bounces as sertrace counts it (1: direct light only)")
 	flag.IntVar(&s.Threads, "threads", runtime.NumCPU(), "threads for both renderers")
+	flag.StringVar(&s.Accel, "accel", "auto", "sertrace's CPU tracer: auto, embree or bvh")
 	flag.BoolVar(&s.Diffuse, "diffuse", false, "make every material pure Lambertian (a transport comparison)")
 	flag.BoolVar(&s.Flat, "flat", false, "drop the vertex normals, so that both shade with the geometric normal")
 	flag.BoolVar(&s.NoTerminatorOffset, "cycles-no-terminator-offset", false, "set Cycles' shadow terminator geometry offset (0.1 per object) to 0")
@@ -255,7 +258,7 @@ func compare(path, dir string, s settings, sertrace, blender string) (result, er
 		return r, err
 	}
 	r.SertraceImage, r.CyclesImage = filepath.Join(dir, "sertrace.exr"), filepath.Join(dir, "cycles.exr")
-	if r.SertraceSeconds, err = runSertrace(sertrace, gltfPath, r.SertraceImage, s); err != nil {
+	if r.SertraceSeconds, r.Tracer, err = runSertrace(sertrace, gltfPath, r.SertraceImage, s); err != nil {
 		return r, err
 	}
 	if r.CyclesSeconds, err = runCycles(blender, gltfPath, r.CyclesImage, s); err != nil {
@@ -264,24 +267,24 @@ func compare(path, dir string, s settings, sertrace, blender string) (result, er
 	return r, r.measure(s)
 }
 
-func runSertrace(bin, gltfPath, exr string, s settings) (float64, error) {
+func runSertrace(bin, gltfPath, exr string, s settings) (seconds float64, tracer string, err error) {
 	stats := strings.TrimSuffix(exr, ".exr") + ".json"
 	cmd := exec.Command(bin, "render", gltfPath, "--backend", "cpu", "--res", fmt.Sprintf("%dx%d", s.Width, s.Height),
 		"--spp", strconv.Itoa(s.SPP), "--max-depth", strconv.Itoa(s.MaxDepth), "--filter", "box",
 		"--threads", strconv.Itoa(s.Threads), "--env-color", fmt.Sprintf("%g,%g,%g", s.Env[0], s.Env[1], s.Env[2]),
-		"--camera", cameraName, "--aov", "variance", "-o", exr, "--stats", stats)
+		"--accel", s.Accel, "--camera", cameraName, "--aov", "variance", "-o", exr, "--stats", stats)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("sertrace render %s: %v\n%s", gltfPath, err, out)
+		return 0, "", fmt.Errorf("sertrace render %s: %v\n%s", gltfPath, err, out)
 	}
 	data, err := os.ReadFile(stats)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	var st render.Stats
 	if err := json.Unmarshal(data, &st); err != nil {
-		return 0, fmt.Errorf("%s: %v", stats, err)
+		return 0, "", fmt.Errorf("%s: %v", stats, err)
 	}
-	return st.BuildSeconds + st.RenderSeconds, nil
+	return st.BuildSeconds + st.RenderSeconds, st.Accel, nil
 }
 
 var renderSeconds = regexp.MustCompile(`(?m)^render_seconds ([0-9.]+)$`)
@@ -506,8 +509,8 @@ func reportMarkdown(s settings, blender string, results []result) string {
 	b.WriteString("| scene | sertrace | Cycles | sertrace / Cycles time | mean luminance sertrace / Cycles (±1σ of sertrace's noise) | region ratios, lowest / highest (±1σ of sertrace's noise) |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
 	for _, r := range results {
-		fmt.Fprintf(&b, "| %s | %.2f s | %.2f s | %.2f | %.4f / %.4f = %.4f (±%.4f) | %.4f at %v / %.4f at %v (±%.4f) |\n",
-			r.Scene, r.SertraceSeconds, r.CyclesSeconds, r.SertraceSeconds/r.CyclesSeconds,
+		fmt.Fprintf(&b, "| %s | %.2f s (%s) | %.2f s | %.2f | %.4f / %.4f = %.4f (±%.4f) | %.4f at %v / %.4f at %v (±%.4f) |\n",
+			r.Scene, r.SertraceSeconds, r.Tracer, r.CyclesSeconds, r.SertraceSeconds/r.CyclesSeconds,
 			r.Mean[0], r.Mean[1], r.MeanRatio, r.MeanError, r.MinRegion, r.MinRegionAt, r.MaxRegion, r.MaxRegionAt, r.RegionError)
 	}
 	for _, r := range results {

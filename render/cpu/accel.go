@@ -4,8 +4,10 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"sertrace/render"
+	"sertrace/render/cpu/embree"
 	"sertrace/scene"
 )
 
@@ -47,13 +49,18 @@ type Accel struct {
 	opaque      []bool          // per instance: no any-hit needed
 	exitHits    []bool          // per instance: render.ExitHits
 	anyHit      AnyHit
+	embree      *embree.Scene // when set, it traces instead of the BVHs (tracer.go)
+	// instancedTriangles: Embree holds triangles under an instance, whose
+	// hits' side the Go side decides.
+	instancedTriangles bool
 }
 
 // BuildAccel builds the bottom-level BVHs of every instanced geometry, in
 // parallel, then the top level. anyHit, if not nil, runs for candidate hits
 // on instances whose material is alpha-masked.
 func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
-	acc := &Accel{scene: sc, blas: map[scene.GeometryRef]*BVH{}, anyHit: anyHit}
+	acc := newAccel(sc, anyHit)
+	acc.blas = map[scene.GeometryRef]*BVH{}
 	var geoms []scene.GeometryRef
 	for _, in := range sc.Instances {
 		if _, ok := acc.blas[in.Geometry]; !ok {
@@ -99,6 +106,22 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 			acc.trianglesOf[i] = acc.triangles[in.Geometry.Index]
 		}
 	}
+	acc.tlas = BuildBVH(len(sc.Instances), func(i int) scene.Bounds {
+		in := sc.Instances[i]
+		if acc.toObject[i] == (render.Affine{}) {
+			// Scaled to nothing (glTF files hide objects so): it cannot be
+			// hit, and rays into its object space would be degenerate.
+			return scene.EmptyBounds()
+		}
+		return sc.GeometryBounds(in.Geometry).Transform(in.Transform)
+	})
+	return acc
+}
+
+// newAccel sets up what every tracer needs per instance: its transforms,
+// whether it needs the any-hit test, whether it keeps exit hits.
+func newAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
+	acc := &Accel{scene: sc, anyHit: anyHit}
 	acc.toObject = make([]render.Affine, len(sc.Instances))
 	acc.toWorld = make([]render.Affine, len(sc.Instances))
 	acc.opaque = make([]bool, len(sc.Instances))
@@ -110,15 +133,6 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 		acc.opaque[i] = anyHit == nil || in.Geometry.Kind != scene.Triangles ||
 			sc.Materials[in.Material].AlphaMode != scene.AlphaMask
 	}
-	acc.tlas = BuildBVH(len(sc.Instances), func(i int) scene.Bounds {
-		in := sc.Instances[i]
-		if acc.toObject[i] == (render.Affine{}) {
-			// Scaled to nothing (glTF files hide objects so): it cannot be
-			// hit, and rays into its object space would be degenerate.
-			return scene.EmptyBounds()
-		}
-		return sc.GeometryBounds(in.Geometry).Transform(in.Transform)
-	})
 	return acc
 }
 
@@ -159,12 +173,23 @@ func buildGeometryBVH(sc *scene.Scene, g scene.GeometryRef) *BVH {
 
 // Intersect finds the closest hit in (ray.TMin, ray.TMax).
 func (acc *Accel) Intersect(ray *Ray) (Hit, bool) {
+	if acc.embree != nil {
+		var h [1]Hit
+		var ok [1]bool
+		acc.IntersectAll(unsafe.Slice(ray, 1), h[:], ok[:], &Streams{})
+		return h[0], ok[0]
+	}
 	return acc.trace(ray, false)
 }
 
 // Occluded reports whether anything blocks the ray (shadow rays: the first
 // accepted hit ends the search).
 func (acc *Accel) Occluded(ray *Ray) bool {
+	if acc.embree != nil {
+		var ok [1]bool
+		acc.OccludedAll(unsafe.Slice(ray, 1), ok[:], &Streams{})
+		return ok[0]
+	}
 	_, ok := acc.trace(ray, true)
 	return ok
 }

@@ -38,11 +38,19 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 	stats := &render.Stats{Backend: "cpu", Path: "emulated-ser", Width: opts.Width, Height: opts.Height, Threads: threads}
 	stats.Warnings = materialWarnings(sc)
 	start := time.Now()
-	acc := BuildAccel(sc, func(inst, prim int, u, v float32) bool {
+	acc, chosen, note, err := NewAccel(sc, func(inst, prim int, u, v float32) bool {
 		in := &sc.Instances[inst]
 		mat := &sc.Materials[in.Material]
 		return alphaAt(sc, mat, &sc.Meshes[in.Geometry.Index], prim, u, v) >= mat.AlphaCutoff
-	})
+	}, opts.Accel)
+	if err != nil {
+		return nil, err
+	}
+	defer acc.Release()
+	stats.Accel = chosen
+	if note != "" {
+		embreeNoteOnce.Do(func() { stats.Warnings = append(stats.Warnings, note) })
+	}
 	stats.BuildSeconds = time.Since(start).Seconds()
 	r := newRenderer(sc, acc, opts)
 
@@ -65,7 +73,6 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 		maxPass *= 2
 	}
 	spp := 1
-	var err error
 	for film.Samples < opts.SPP {
 		spp = min(spp, opts.SPP-film.Samples, maxPass)
 		spp = render.FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)

@@ -72,6 +72,14 @@ type worker struct {
 	matSeen []int32
 	bounces []simt
 	rays    render.RayCounts
+	// Streams: a wave's rays and their hits, and the bounce's shadow rays.
+	traceRays  []Ray
+	traceHits  []Hit
+	traceFound []bool
+	shadowRays []Ray
+	shadows    []shadowRay
+	occluded   []bool
+	streams    Streams
 }
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
@@ -202,17 +210,15 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * (1 - 1e-4)}
 			w.rays.Shadow++
 			p.rays++
-			if !r.acc.Occluded(&shadow) {
-				contrib := p.throughput.Mul3(f).Mul3(ls.radiance).Mul3(r.transmittance(p, ls.dist))
-				if !ls.delta {
-					contrib = contrib.Scale(powerHeuristic(ls.pdf, pdfB) / ls.pdf)
-				}
-				share := p.split
-				if p.bounce == 0 {
-					share = diffuseShare(&s, p.diffAlbedo, wiL, f)
-				}
-				p.addSplit(contrib, share)
+			contrib := p.throughput.Mul3(f).Mul3(ls.radiance).Mul3(r.transmittance(p, ls.dist))
+			if !ls.delta {
+				contrib = contrib.Scale(powerHeuristic(ls.pdf, pdfB) / ls.pdf)
 			}
+			share := p.split
+			if p.bounce == 0 {
+				share = diffuseShare(&s, p.diffAlbedo, wiL, f)
+			}
+			w.queueShadow(p, shadow, contrib, share) // traced with the wave's others, after shading
 		}
 	}
 	// The next direction.
@@ -350,8 +356,8 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		order = append(order, int32(i))
 	}
 	for bounce := 0; len(order) > 0; bounce++ {
+		w.TraceRays(order)
 		for _, i := range order {
-			w.TraceRay(&w.paths[i], &w.hits[i])
 			w.paths[i].rays++
 		}
 		if bounce > 0 {
@@ -370,6 +376,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		for _, i := range order {
 			w.ExecuteShader(&w.paths[i], &w.hits[i])
 		}
+		w.traceShadows()
 		// Compact: the survivors, back in launch order.
 		order = order[:0]
 		for i := 0; i < n; i++ {

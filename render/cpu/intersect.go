@@ -11,8 +11,10 @@ import (
 
 // Ray is a ray with its valid interval [TMin, TMax].
 type Ray struct {
-	Origin, Dir scene.Vec3
-	TMin, TMax  float32
+	Origin scene.Vec3
+	TMin   float32
+	Dir    scene.Vec3
+	TMax   float32 // laid out as Embree's rays are (tracer.go passes them as they are)
 }
 
 // shearedRay holds the per-ray constants of the watertight ray–triangle test

@@ -39,17 +39,55 @@ func hitGroup(sc *scene.Scene, in *scene.Instance) uint8 {
 	return sbtHitGroup + uint8(render.HitGroupOf(sc, in))
 }
 
-// TraceRay traces a path's ray into its hit object.
-func (w *worker) TraceRay(p *pathState, h *HitObject) {
-	h.Ray, h.Live = p.ray, true
-	hit, ok := w.r.acc.Intersect(&p.ray)
-	h.Hit = hit
-	h.SBT = sbtMiss
-	if ok {
-		h.SBT = w.r.hitGroups[hit.Instance]
-	} else {
-		h.Hit.Instance = -1
+// TraceRays traces the rays of the paths order names into their hit
+// objects, as one stream (traceRayEXT for every thread of a launch, each
+// into its own hit object).
+func (w *worker) TraceRays(order []int32) {
+	w.traceRays = grow(w.traceRays, len(order))
+	w.traceHits = grow(w.traceHits, len(order))
+	w.traceFound = grow(w.traceFound, len(order))
+	for k, i := range order {
+		w.traceRays[k] = w.paths[i].ray
 	}
+	w.r.acc.IntersectAll(w.traceRays, w.traceHits, w.traceFound, &w.streams)
+	for k, i := range order {
+		h := &w.hits[i]
+		h.Ray, h.Live, h.Hit, h.SBT = w.traceRays[k], true, w.traceHits[k], sbtMiss
+		if w.traceFound[k] {
+			h.SBT = w.r.hitGroups[h.Hit.Instance]
+		} else {
+			h.Hit.Instance = -1
+		}
+	}
+}
+
+// shadowRay is a next-event estimate waiting for its visibility: the light
+// it adds to its path if nothing blocks the ray.
+type shadowRay struct {
+	p       *pathState
+	contrib scene.Vec3
+	share   scene.Vec3
+}
+
+// queueShadow defers a shadow ray to the end of the bounce, when the
+// wave's shadow rays are traced together (pbrt-v4's shadow-ray queue).
+func (w *worker) queueShadow(p *pathState, ray Ray, contrib, share scene.Vec3) {
+	w.shadowRays = append(w.shadowRays, ray)
+	w.shadows = append(w.shadows, shadowRay{p: p, contrib: contrib, share: share})
+}
+
+// traceShadows traces the queued shadow rays as one stream and adds the
+// light of those that reach their lights.
+func (w *worker) traceShadows() {
+	w.occluded = grow(w.occluded, len(w.shadowRays))
+	w.r.acc.OccludedAll(w.shadowRays, w.occluded, &w.streams)
+	for k := range w.shadows {
+		if !w.occluded[k] {
+			s := &w.shadows[k]
+			s.p.addSplit(s.contrib, s.share)
+		}
+	}
+	w.shadowRays, w.shadows = w.shadowRays[:0], w.shadows[:0]
 }
 
 // hint is the coherence hint of a hit object: its material (misses: 0),

@@ -235,13 +235,20 @@ func TestTileAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := render.Options{Width: 32, Height: 32, SPP: 1, MaxDepth: 8, EnvColor: [3]float32{0.2, 0.2, 0.2}}
-	acc := BuildAccel(sc, func(inst, prim int, u, v float32) bool { return true })
-	w := &worker{r: newRenderer(sc, acc, opts)}
-	pass := newPassBuffers(32 * 32)
-	tl := tile{0, 0, 16, 16}
-	w.renderTile(tl, 0, 4, pass) // grow the buffers
-	if n := testing.AllocsPerRun(5, func() { w.renderTile(tl, 4, 4, pass) }); n > 0 {
-		t.Errorf("a tile of 1024 paths allocates %v times", n)
+	for _, tracer := range []string{"bvh", "embree"} {
+		acc, _, _, err := NewAccel(sc, func(inst, prim int, u, v float32) bool { return true }, tracer)
+		if err != nil {
+			t.Logf("%s: %v", tracer, err)
+			continue
+		}
+		w := &worker{r: newRenderer(sc, acc, opts)}
+		pass := newPassBuffers(32 * 32)
+		tl := tile{0, 0, 16, 16}
+		w.renderTile(tl, 0, 4, pass) // grow the buffers
+		if n := testing.AllocsPerRun(5, func() { w.renderTile(tl, 4, 4, pass) }); n > 0 {
+			t.Errorf("%s: a tile of 1024 paths allocates %v times", tracer, n)
+		}
+		acc.Release()
 	}
 }
 

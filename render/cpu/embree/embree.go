@@ -1,0 +1,646 @@
+// Package embree traces rays with Intel Embree 3, loaded at run time (like
+// libvulkan.so.1): sertrace builds with Go and a C compiler alone, and
+// renders without Embree where the library is missing. The few declarations
+// it uses are written from Embree 3's API documentation (rtcore_*.h, 3.13).
+//
+// A Scene holds geometries (triangles, spheres, round linear curves), each
+// in a scene of its own that instances place; rays are traced in streams:
+// one call from Go per batch of rays, the loop over them in C.
+package embree
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <stdlib.h>
+#include <string.h>
+
+// From Embree 3's API (rtcore_common.h, rtcore_ray.h, rtcore_geometry.h,
+// rtcore_scene.h, rtcore_device.h), with RTC_MAX_INSTANCE_LEVEL_COUNT 1 as
+// the released libraries are built.
+typedef void *RTCDevice;
+typedef void *RTCScene;
+typedef void *RTCGeometry;
+#define RTC_INVALID_GEOMETRY_ID ((unsigned)-1)
+
+struct RTCRay {
+	float org_x, org_y, org_z, tnear;
+	float dir_x, dir_y, dir_z, time;
+	float tfar;
+	unsigned mask, id, flags;
+} __attribute__((aligned(16)));
+
+struct RTCHit {
+	float Ng_x, Ng_y, Ng_z;
+	float u, v;
+	unsigned primID, geomID;
+	unsigned instID[1];
+};
+
+struct RTCRayHit {
+	struct RTCRay ray;
+	struct RTCHit hit;
+} __attribute__((aligned(16)));
+
+struct RTCIntersectContext {
+	int flags; // RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT 0
+	void *filter;
+	unsigned instID[1];
+};
+
+struct RTCFilterFunctionNArguments {
+	int *valid;
+	void *geometryUserPtr;
+	const struct RTCIntersectContext *context;
+	void *ray; // RTCRayN: for N = 1, laid out as struct RTCRay
+	void *hit; // RTCHitN: for N = 1, laid out as struct RTCHit
+	unsigned N;
+};
+
+enum {
+	RTC_GEOMETRY_TYPE_TRIANGLE = 0,
+	RTC_GEOMETRY_TYPE_ROUND_LINEAR_CURVE = 16,
+	RTC_GEOMETRY_TYPE_SPHERE_POINT = 50,
+	RTC_GEOMETRY_TYPE_INSTANCE = 121,
+	RTC_BUFFER_TYPE_INDEX = 0,
+	RTC_BUFFER_TYPE_VERTEX = 1,
+	RTC_BUFFER_TYPE_FLAGS = 32,
+	RTC_FORMAT_UCHAR = 0x1001,
+	RTC_FORMAT_UINT = 0x5001,
+	RTC_FORMAT_UINT3 = 0x5003,
+	RTC_FORMAT_FLOAT3 = 0x9003,
+	RTC_FORMAT_FLOAT4 = 0x9004,
+	RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR = 0x9234,
+	RTC_SCENE_FLAG_ROBUST = 1 << 2,
+	RTC_BUILD_QUALITY_HIGH = 2,
+	RTC_DEVICE_PROPERTY_VERSION = 0,
+	RTC_DEVICE_PROPERTY_VERSION_MAJOR = 1,
+};
+
+struct sertraceRTC {
+	RTCDevice (*newDevice)(const char *);
+	void (*releaseDevice)(RTCDevice);
+	int (*getDeviceError)(RTCDevice);
+	ssize_t (*getDeviceProperty)(RTCDevice, int);
+	RTCScene (*newScene)(RTCDevice);
+	void (*releaseScene)(RTCScene);
+	void (*setSceneFlags)(RTCScene, int);
+	void (*setSceneBuildQuality)(RTCScene, int);
+	void (*commitScene)(RTCScene);
+	RTCGeometry (*newGeometry)(RTCDevice, int);
+	void (*releaseGeometry)(RTCGeometry);
+	void (*commitGeometry)(RTCGeometry);
+	unsigned (*attachGeometry)(RTCScene, RTCGeometry);
+	void (*attachGeometryByID)(RTCScene, RTCGeometry, unsigned);
+	void *(*setNewGeometryBuffer)(RTCGeometry, int, unsigned, int, size_t, size_t);
+	void (*setGeometryInstancedScene)(RTCGeometry, RTCScene);
+	void (*setGeometryTransform)(RTCGeometry, unsigned, int, const float *);
+	void (*setGeometryUserData)(RTCGeometry, void *);
+	void (*setGeometryIntersectFilterFunction)(RTCGeometry, void *);
+	void (*setGeometryOccludedFilterFunction)(RTCGeometry, void *);
+	void (*intersect1)(RTCScene, struct RTCIntersectContext *, struct RTCRayHit *);
+	void (*occluded1)(RTCScene, struct RTCIntersectContext *, struct RTCRay *);
+};
+static struct sertraceRTC rtc;
+
+// sertraceEmbreeLoad loads the entry points into rtc, all or none.
+static const char *sertraceEmbreeLoad(const char *name) {
+	void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL) {
+		return dlerror();
+	}
+	struct sertraceRTC f;
+#define SYM(field, sym) if ((*(void **)&f.field = dlsym(lib, sym)) == NULL) return "the library lacks " sym;
+	SYM(newDevice, "rtcNewDevice")
+	SYM(releaseDevice, "rtcReleaseDevice")
+	SYM(getDeviceError, "rtcGetDeviceError")
+	SYM(getDeviceProperty, "rtcGetDeviceProperty")
+	SYM(newScene, "rtcNewScene")
+	SYM(releaseScene, "rtcReleaseScene")
+	SYM(setSceneFlags, "rtcSetSceneFlags")
+	SYM(setSceneBuildQuality, "rtcSetSceneBuildQuality")
+	SYM(commitScene, "rtcCommitScene")
+	SYM(newGeometry, "rtcNewGeometry")
+	SYM(releaseGeometry, "rtcReleaseGeometry")
+	SYM(commitGeometry, "rtcCommitGeometry")
+	SYM(attachGeometry, "rtcAttachGeometry")
+	SYM(attachGeometryByID, "rtcAttachGeometryByID")
+	SYM(setNewGeometryBuffer, "rtcSetNewGeometryBuffer")
+	SYM(setGeometryInstancedScene, "rtcSetGeometryInstancedScene")
+	SYM(setGeometryTransform, "rtcSetGeometryTransform")
+	SYM(setGeometryUserData, "rtcSetGeometryUserData")
+	SYM(setGeometryIntersectFilterFunction, "rtcSetGeometryIntersectFilterFunction")
+	SYM(setGeometryOccludedFilterFunction, "rtcSetGeometryOccludedFilterFunction")
+	SYM(intersect1, "rtcIntersect1")
+	SYM(occluded1, "rtcOccluded1")
+#undef SYM
+	rtc = f;
+	return NULL;
+}
+
+// What Go and C exchange per ray and per hit.
+typedef struct {
+	float org[3], tnear;
+	float dir[3], tfar;
+} sertraceRay;
+
+typedef struct {
+	float t;
+	int inst; // -1: no hit
+	int prim;
+	float u, v;
+	unsigned char kind; // the hit kinds of Kind* below
+} sertraceHit;
+
+enum { KIND_FRONT = 1, KIND_BACK = 2, KIND_SPHERE = 3, KIND_CURVE = 4, KIND_INSTANCED_TRIANGLE = 5 };
+
+// Any-hit decisions that Go makes (alpha masks): exported from Go.
+extern int sertraceEmbreeAnyHit(uintptr_t handle, unsigned inst, unsigned prim, float u, float v);
+
+// enteringOnly rejects a hit where the ray leaves the surface (a ray that
+// starts inside a sphere or round cone sees nothing of it, as native swept
+// spheres report). The ray and Ng are both in the instance's space, and
+// the sign of their dot product is the same in every space.
+static void sertraceEnteringOnly(const struct RTCFilterFunctionNArguments *args) {
+	const struct RTCRay *ray = (const struct RTCRay *)args->ray;
+	const struct RTCHit *hit = (const struct RTCHit *)args->hit;
+	if (hit->Ng_x * ray->dir_x + hit->Ng_y * ray->dir_y + hit->Ng_z * ray->dir_z > 0) {
+		args->valid[0] = 0;
+	}
+}
+
+static void sertraceAnyHit(const struct RTCFilterFunctionNArguments *args) {
+	const struct RTCHit *hit = (const struct RTCHit *)args->hit;
+	unsigned inst = hit->instID[0] != RTC_INVALID_GEOMETRY_ID ? hit->instID[0] : hit->geomID;
+	if (!sertraceEmbreeAnyHit((uintptr_t)args->geometryUserPtr, inst, hit->primID, hit->u, hit->v)) {
+		args->valid[0] = 0;
+	}
+}
+
+static void sertraceSetFilter(RTCGeometry g, int kind, uintptr_t handle) {
+	void *f = kind == 1 ? (void *)sertraceEnteringOnly : (void *)sertraceAnyHit;
+	if (kind == 2) {
+		rtc.setGeometryUserData(g, (void *)handle);
+	}
+	rtc.setGeometryIntersectFilterFunction(g, f);
+	rtc.setGeometryOccludedFilterFunction(g, f);
+}
+
+static void sertraceInitContext(struct RTCIntersectContext *c) {
+	c->flags = 0;
+	c->filter = NULL;
+	c->instID[0] = RTC_INVALID_GEOMETRY_ID;
+}
+
+// sertraceIntersect traces n rays; kinds[id] says what instance id holds:
+// KIND_FRONT for triangles in the top level (their side is decided here by
+// the normal), KIND_INSTANCED_TRIANGLE for an instance's (Embree 3 gives
+// their normal in object space: the caller decides), KIND_SPHERE or
+// KIND_CURVE.
+static void sertraceIntersect(RTCScene s, const sertraceRay *rays, sertraceHit *hits, unsigned char *found, int n, const unsigned char *kinds) {
+	struct RTCIntersectContext ctx;
+	sertraceInitContext(&ctx);
+	struct RTCRayHit rh;
+	for (int i = 0; i < n; i++) {
+		const sertraceRay *r = &rays[i];
+		rh.ray.org_x = r->org[0]; rh.ray.org_y = r->org[1]; rh.ray.org_z = r->org[2];
+		rh.ray.dir_x = r->dir[0]; rh.ray.dir_y = r->dir[1]; rh.ray.dir_z = r->dir[2];
+		rh.ray.tnear = r->tnear; rh.ray.tfar = r->tfar;
+		rh.ray.time = 0; rh.ray.mask = -1; rh.ray.id = 0; rh.ray.flags = 0;
+		rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+		rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+		rtc.intersect1(s, &ctx, &rh);
+		sertraceHit *h = &hits[i];
+		if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) {
+			h->t = 0; h->inst = -1; h->prim = 0; h->u = 0; h->v = 0; h->kind = 0;
+			found[i] = 0;
+			continue;
+		}
+		found[i] = 1;
+		// A geometry placed in the top level itself reports no instance:
+		// its ID is the instance's.
+		unsigned inst = rh.hit.instID[0] != RTC_INVALID_GEOMETRY_ID ? rh.hit.instID[0] : rh.hit.geomID;
+		h->t = rh.ray.tfar; h->inst = (int)inst; h->prim = (int)rh.hit.primID;
+		h->u = rh.hit.u; h->v = rh.hit.v;
+		unsigned char kind = kinds[inst];
+		switch (kind) {
+		case KIND_FRONT:
+			if (rh.hit.Ng_x * r->dir[0] + rh.hit.Ng_y * r->dir[1] + rh.hit.Ng_z * r->dir[2] >= 0) {
+				kind = KIND_BACK;
+			}
+			break;
+		case KIND_SPHERE:
+			h->u = 0; h->v = 0;
+			break;
+		case KIND_CURVE:
+			h->u = h->u < 0 ? 0 : h->u > 1 ? 1 : h->u;
+			h->v = 0;
+			break;
+		}
+		h->kind = kind;
+	}
+}
+
+static void sertraceOccluded(RTCScene s, const sertraceRay *rays, unsigned char *occluded, int n) {
+	struct RTCIntersectContext ctx;
+	sertraceInitContext(&ctx);
+	struct RTCRay ray;
+	for (int i = 0; i < n; i++) {
+		const sertraceRay *r = &rays[i];
+		ray.org_x = r->org[0]; ray.org_y = r->org[1]; ray.org_z = r->org[2];
+		ray.dir_x = r->dir[0]; ray.dir_y = r->dir[1]; ray.dir_z = r->dir[2];
+		ray.tnear = r->tnear; ray.tfar = r->tfar;
+		ray.time = 0; ray.mask = -1; ray.id = 0; ray.flags = 0;
+		rtc.occluded1(s, &ctx, &ray);
+		occluded[i] = ray.tfar < 0; // Embree sets tfar to -inf on a hit
+	}
+}
+
+static RTCGeometry sertraceNewGeometry(RTCDevice d, int type) { return rtc.newGeometry(d, type); }
+static void *sertraceBuffer(RTCGeometry g, int type, int format, size_t stride, size_t count) {
+	return rtc.setNewGeometryBuffer(g, type, 0, format, stride, count);
+}
+static RTCDevice sertraceNewDevice(const char *config) { return rtc.newDevice(config); }
+static int sertraceError(RTCDevice d) { return rtc.getDeviceError(d); }
+static long sertraceVersion(RTCDevice d) { return (long)rtc.getDeviceProperty(d, RTC_DEVICE_PROPERTY_VERSION); }
+static RTCScene sertraceNewScene(RTCDevice d, int flags) {
+	RTCScene s = rtc.newScene(d);
+	if (s != NULL) {
+		rtc.setSceneFlags(s, flags);
+		rtc.setSceneBuildQuality(s, RTC_BUILD_QUALITY_HIGH);
+	}
+	return s;
+}
+static void sertraceAttach(RTCScene s, RTCGeometry g, unsigned id) {
+	rtc.commitGeometry(g);
+	rtc.attachGeometryByID(s, g, id);
+	rtc.releaseGeometry(g);
+}
+static void sertraceAttachInstance(RTCDevice d, RTCScene s, RTCScene child, unsigned id, const float *xfm) {
+	RTCGeometry g = rtc.newGeometry(d, RTC_GEOMETRY_TYPE_INSTANCE);
+	rtc.setGeometryInstancedScene(g, child);
+	rtc.setGeometryTransform(g, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, xfm);
+	rtc.commitGeometry(g);
+	rtc.attachGeometryByID(s, g, id);
+	rtc.releaseGeometry(g);
+}
+static void sertraceCommit(RTCScene s) { rtc.commitScene(s); }
+static void sertraceReleaseScene(RTCScene s) { rtc.releaseScene(s); }
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/cgo"
+	"sync"
+	"unsafe"
+)
+
+// Library names tried in order; SERTRACE_EMBREE names another file, or
+// "off" to act as if none loads (the fallback's tests).
+var libraryNames = []string{"libembree3.so.3", "libembree3.so"}
+
+// Device is a loaded Embree library and the device made from it.
+type Device struct {
+	dev     C.RTCDevice
+	Version string // e.g. "3.13.5"
+	Library string // the file loaded
+}
+
+type opened struct {
+	d   *Device
+	err error
+}
+
+var (
+	openMu sync.Mutex
+	loaded = map[string]opened{} // by SERTRACE_EMBREE's value
+)
+
+// Open loads Embree once per process (per value of SERTRACE_EMBREE); later
+// calls return the same device or the same reason it could not be loaded.
+func Open() (*Device, error) {
+	openMu.Lock()
+	defer openMu.Unlock()
+	key := os.Getenv("SERTRACE_EMBREE")
+	o, ok := loaded[key]
+	if !ok {
+		o.d, o.err = open()
+		loaded[key] = o
+	}
+	return o.d, o.err
+}
+
+func open() (*Device, error) {
+	names := libraryNames
+	if v := os.Getenv("SERTRACE_EMBREE"); v != "" {
+		if v == "off" {
+			return nil, errors.New("SERTRACE_EMBREE=off turns Embree off")
+		}
+		names = []string{v}
+	}
+	var reasons []string
+	for _, name := range names {
+		cname := C.CString(name)
+		msg := C.sertraceEmbreeLoad(cname)
+		C.free(unsafe.Pointer(cname))
+		if msg != nil {
+			reasons = append(reasons, C.GoString(msg))
+			continue
+		}
+		config := C.CString(fmt.Sprintf("threads=%d", runtime.GOMAXPROCS(0)))
+		dev := C.sertraceNewDevice(config)
+		C.free(unsafe.Pointer(config))
+		if dev == nil {
+			reasons = append(reasons, name+": rtcNewDevice failed (does the CPU have SSE2?)")
+			continue
+		}
+		v := int(C.sertraceVersion(dev))
+		if v < 31300 {
+			return nil, fmt.Errorf("%s is Embree %d.%d.%d; sertrace needs 3.13 or newer", name, v/10000, v/100%100, v%100)
+		}
+		return &Device{dev: dev, Version: fmt.Sprintf("%d.%d.%d", v/10000, v/100%100, v%100), Library: name}, nil
+	}
+	return nil, fmt.Errorf("Embree 3 could not be loaded (Debian: apt-get install libembree3-3): %s", joinReasons(reasons))
+}
+
+func joinReasons(r []string) string {
+	if len(r) == 0 {
+		return "no library to try"
+	}
+	out := r[0]
+	for _, s := range r[1:] {
+		out += "; " + s
+	}
+	return out
+}
+
+// Ray is a ray as Embree reads it: origin, the distance where it starts,
+// direction (not necessarily unit: distances are in its units), and the
+// distance where it ends.
+type Ray struct {
+	Org   [3]float32
+	TNear float32
+	Dir   [3]float32
+	TFar  float32
+}
+
+// Hit is what a ray hit: Inst is −1 for a miss; U and V are the
+// triangle's barycentrics of its vertices 1 and 2, or the curve's parameter
+// along its segment (U, in [0, 1]); Kind is one of the Kind constants.
+type Hit struct {
+	T          float32
+	Inst, Prim int32
+	U, V       float32
+	Kind       uint8
+}
+
+// Hit kinds, as SetKinds gives them per instance and hits report them.
+const (
+	KindFront             = 1 // a triangle's counter-clockwise face (in the top level, decided by its normal)
+	KindBack              = 2
+	KindSphere            = 3
+	KindCurve             = 4
+	KindInstancedTriangle = 5 // a triangle of an instance: Embree 3 gives its normal in object space, so the side is the caller's to decide
+)
+
+var (
+	_ [unsafe.Sizeof(Ray{}) - unsafe.Sizeof(C.sertraceRay{})]struct{}
+	_ [unsafe.Sizeof(C.sertraceRay{}) - unsafe.Sizeof(Ray{})]struct{}
+	_ [unsafe.Sizeof(Hit{}) - unsafe.Sizeof(C.sertraceHit{})]struct{}
+	_ [unsafe.Sizeof(C.sertraceHit{}) - unsafe.Sizeof(Hit{})]struct{}
+)
+
+// Scene is a committed top-level scene of instances, and the geometry
+// scenes they place.
+type Scene struct {
+	d        *Device
+	top      C.RTCScene
+	children []C.RTCScene
+	handles  []cgo.Handle
+	kinds    unsafe.Pointer // C memory: per instance ID, a Kind
+}
+
+// Geometry is one geometry's scene, to be placed by instances.
+type Geometry struct{ s C.RTCScene }
+
+// NewScene starts an empty scene.
+func (d *Device) NewScene() (*Scene, error) {
+	top := C.sertraceNewScene(d.dev, C.RTC_SCENE_FLAG_ROBUST)
+	if top == nil {
+		return nil, d.err("rtcNewScene")
+	}
+	return &Scene{d: d, top: top}, nil
+}
+
+func (d *Device) err(what string) error {
+	return fmt.Errorf("embree: %s failed (error %d)", what, int(C.sertraceError(d.dev)))
+}
+
+// AnyHit decides, for an alpha-masked geometry, whether a candidate hit on
+// an instance counts.
+type AnyHit func(inst, prim uint32, u, v float32) bool
+
+// Target is where a geometry goes: a scene of its own, for instances to place, or
+// the top level itself as instance id (a geometry placed once, its
+// vertices already in world space: no instance to traverse).
+type Target struct {
+	top bool
+	id  uint32
+}
+
+// Own is a geometry's own scene; Top(id) the top level as instance id.
+var Own = Target{}
+
+func Top(id uint32) Target { return Target{top: true, id: id} }
+
+func (s *Scene) newGeometry(kind C.int) (C.RTCGeometry, error) {
+	g := C.sertraceNewGeometry(s.d.dev, kind)
+	if g == nil {
+		return nil, s.d.err("rtcNewGeometry")
+	}
+	return g, nil
+}
+
+// attach puts a finished geometry where it goes.
+func (s *Scene) attach(g C.RTCGeometry, to Target) (Geometry, error) {
+	if to.top {
+		C.sertraceAttach(s.top, g, C.unsigned(to.id))
+		return Geometry{}, nil
+	}
+	child := C.sertraceNewScene(s.d.dev, C.RTC_SCENE_FLAG_ROBUST)
+	if child == nil {
+		return Geometry{}, s.d.err("rtcNewScene")
+	}
+	s.children = append(s.children, child)
+	C.sertraceAttach(child, g, 0)
+	return Geometry{child}, nil
+}
+
+func (s *Scene) buffer(g C.RTCGeometry, kind, format C.int, stride, count int) (unsafe.Pointer, error) {
+	p := C.sertraceBuffer(g, kind, format, C.size_t(stride), C.size_t(max(count, 1)))
+	if p == nil {
+		return nil, s.d.err("rtcSetNewGeometryBuffer")
+	}
+	return p, nil
+}
+
+// Triangles makes a triangle mesh: positions xyz, three indices a
+// triangle. anyHit, if not nil, decides every candidate hit.
+func (s *Scene) Triangles(to Target, positions []float32, indices []uint32, anyHit AnyHit) (Geometry, error) {
+	g, err := s.newGeometry(C.RTC_GEOMETRY_TYPE_TRIANGLE)
+	if err != nil {
+		return Geometry{}, err
+	}
+	vb, err := s.buffer(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT3, 12, len(positions)/3)
+	if err != nil {
+		return Geometry{}, err
+	}
+	copyFloats(vb, positions)
+	ib, err := s.buffer(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT3, 12, len(indices)/3)
+	if err != nil {
+		return Geometry{}, err
+	}
+	copyUints(ib, indices)
+	if anyHit != nil {
+		h := cgo.NewHandle(anyHit)
+		s.handles = append(s.handles, h)
+		C.sertraceSetFilter(g, 2, C.uintptr_t(h))
+	}
+	return s.attach(g, to)
+}
+
+// Spheres makes spheres: centre and radius, four floats each. With
+// exitHits false a ray that starts inside a sphere does not hit it.
+func (s *Scene) Spheres(to Target, centersRadii []float32, exitHits bool) (Geometry, error) {
+	g, err := s.newGeometry(C.RTC_GEOMETRY_TYPE_SPHERE_POINT)
+	if err != nil {
+		return Geometry{}, err
+	}
+	vb, err := s.buffer(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, len(centersRadii)/4)
+	if err != nil {
+		return Geometry{}, err
+	}
+	copyFloats(vb, centersRadii)
+	if !exitHits {
+		C.sertraceSetFilter(g, 1, 0)
+	}
+	return s.attach(g, to)
+}
+
+// Curve flags: the segment has a neighbour before or after it, which draws
+// the sphere at their joint.
+const (
+	NeighbourBefore = 1 << 0
+	NeighbourAfter  = 1 << 1
+)
+
+// Curves makes round linear curves (swept spheres): vertices as centre and
+// radius, four floats each; a segment from vertex first[i] to first[i]+1,
+// with its neighbour flags. A ray that starts inside hits nothing of it.
+func (s *Scene) Curves(to Target, verticesRadii []float32, first []uint32, flags []uint8) (Geometry, error) {
+	g, err := s.newGeometry(C.RTC_GEOMETRY_TYPE_ROUND_LINEAR_CURVE)
+	if err != nil {
+		return Geometry{}, err
+	}
+	vb, err := s.buffer(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, len(verticesRadii)/4)
+	if err != nil {
+		return Geometry{}, err
+	}
+	copyFloats(vb, verticesRadii)
+	ib, err := s.buffer(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT, 4, len(first))
+	if err != nil {
+		return Geometry{}, err
+	}
+	copyUints(ib, first)
+	fb, err := s.buffer(g, C.RTC_BUFFER_TYPE_FLAGS, C.RTC_FORMAT_UCHAR, 1, len(flags))
+	if err != nil {
+		return Geometry{}, err
+	}
+	if len(flags) > 0 {
+		copy(unsafe.Slice((*uint8)(fb), len(flags)), flags)
+	}
+	C.sertraceSetFilter(g, 1, 0)
+	return s.attach(g, to)
+}
+
+// Place commits a geometry made in its own scene and places it as
+// instance id (which hits report) with an object-to-world transform: a 3×4
+// column-major matrix.
+func (s *Scene) Place(g Geometry, id uint32, objectToWorld [12]float32) {
+	C.sertraceCommit(g.s)
+	C.sertraceAttachInstance(s.d.dev, s.top, g.s, C.unsigned(id), (*C.float)(unsafe.Pointer(&objectToWorld[0])))
+}
+
+// Commit builds the top level; the scene is then ready to trace, from any
+// number of goroutines at once.
+func (s *Scene) Commit() error {
+	if s.kinds == nil {
+		return errors.New("embree: SetKinds before Commit")
+	}
+	C.sertraceCommit(s.top)
+	if e := C.sertraceError(s.d.dev); e != 0 {
+		return fmt.Errorf("embree: building the scene failed (error %d)", int(e))
+	}
+	return nil
+}
+
+// Release frees the scene.
+func (s *Scene) Release() {
+	for _, c := range s.children {
+		C.sertraceReleaseScene(c)
+	}
+	C.sertraceReleaseScene(s.top)
+	for _, h := range s.handles {
+		h.Delete()
+	}
+	if s.kinds != nil {
+		C.free(s.kinds)
+	}
+	s.children, s.handles, s.top, s.kinds = nil, nil, nil, nil
+}
+
+// SetKinds says per instance ID what it holds (Kind constants): hits
+// report it, triangles with their side.
+func (s *Scene) SetKinds(kinds []uint8) {
+	if s.kinds != nil {
+		C.free(s.kinds)
+	}
+	s.kinds = C.malloc(C.size_t(max(len(kinds), 1)))
+	copy(unsafe.Slice((*uint8)(s.kinds), len(kinds)), kinds)
+}
+
+// Intersect finds every ray's closest hit, in one call.
+func (s *Scene) Intersect(rays []Ray, hits []Hit, found []bool) {
+	if len(rays) == 0 {
+		return
+	}
+	_, _ = hits[len(rays)-1], found[len(rays)-1]
+	C.sertraceIntersect(s.top, (*C.sertraceRay)(unsafe.Pointer(&rays[0])), (*C.sertraceHit)(unsafe.Pointer(&hits[0])),
+		(*C.uchar)(unsafe.Pointer(&found[0])), C.int(len(rays)), (*C.uchar)(s.kinds))
+}
+
+// Occluded says for every ray whether anything blocks it, in one call.
+func (s *Scene) Occluded(rays []Ray, occluded []bool) {
+	if len(rays) == 0 {
+		return
+	}
+	_ = occluded[len(rays)-1]
+	C.sertraceOccluded(s.top, (*C.sertraceRay)(unsafe.Pointer(&rays[0])), (*C.uchar)(unsafe.Pointer(&occluded[0])), C.int(len(rays)))
+}
+
+func copyFloats(dst unsafe.Pointer, src []float32) {
+	if len(src) > 0 {
+		copy(unsafe.Slice((*float32)(dst), len(src)), src)
+	}
+}
+
+func copyUints(dst unsafe.Pointer, src []uint32) {
+	if len(src) > 0 {
+		copy(unsafe.Slice((*uint32)(dst), len(src)), src)
+	}
+}

@@ -1,0 +1,255 @@
+package cpu
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"sertrace/render"
+	"sertrace/render/cpu/embree"
+	"sertrace/scene"
+)
+
+// The tracers behind Accel: sertrace's own BVH, or Intel Embree where it
+// loads (render.Options.Accel). Both report the same hits: instance,
+// primitive, u/v, hit kind and distance.
+
+// NewAccel builds the acceleration structure the choice names ("embree",
+// "bvh", or "" and "auto": Embree where it loads). It says what it chose
+// ("embree 3.13.5", "bvh") and, for auto without Embree, why not.
+func NewAccel(sc *scene.Scene, anyHit AnyHit, choice string) (acc *Accel, chosen, note string, err error) {
+	switch choice {
+	case "bvh":
+		return BuildAccel(sc, anyHit), "bvh", "", nil
+	case "embree", "", "auto":
+	default:
+		return nil, "", "", fmt.Errorf("unknown tracer %q (auto, embree or bvh)", choice)
+	}
+	dev, err := embree.Open()
+	if err == nil {
+		acc, err = buildEmbreeAccel(sc, anyHit, dev)
+		if err == nil {
+			return acc, "embree " + dev.Version, "", nil
+		}
+	}
+	if choice == "embree" {
+		return nil, "", "", fmt.Errorf("--accel embree: %v", err)
+	}
+	return BuildAccel(sc, anyHit), "bvh", fmt.Sprintf("tracing with sertrace's BVH, not Embree: %v", err), nil
+}
+
+// embreeNoteOnce makes auto's reason for not using Embree said once per
+// process, not once per job of a batch.
+var embreeNoteOnce sync.Once
+
+// buildEmbreeAccel gives every instance's geometry to Embree: triangles
+// (alpha-masked ones with the any-hit test as a filter), spheres (with exit
+// hits where render.ExitHits keeps them) and round linear curves, placed by
+// their instances' transforms.
+func buildEmbreeAccel(sc *scene.Scene, anyHit AnyHit, dev *embree.Device) (*Accel, error) {
+	acc := newAccel(sc, anyHit)
+	es, err := dev.NewScene()
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		g     scene.GeometryRef
+		flags bool // exit hits (spheres) or alpha-masked (triangles)
+	}
+	keyOf := func(i int) key {
+		in := &sc.Instances[i]
+		k := key{g: in.Geometry}
+		switch in.Geometry.Kind {
+		case scene.Spheres:
+			k.flags = acc.exitHits[i]
+		case scene.Triangles:
+			k.flags = !acc.opaque[i]
+		}
+		return k
+	}
+	uses := map[key]int{}
+	for i := range sc.Instances {
+		uses[keyOf(i)]++
+	}
+	built := map[key]embree.Geometry{}
+	flat := make([]bool, len(sc.Instances))
+	var masked embree.AnyHit = func(inst, prim uint32, u, v float32) bool {
+		return acc.opaque[inst] || anyHit(int(inst), int(prim), u, v)
+	}
+	for i, in := range sc.Instances {
+		if acc.toObject[i] == (render.Affine{}) {
+			continue // scaled to nothing: never hit
+		}
+		k := keyOf(i)
+		// A geometry placed once goes into the top level in world space:
+		// no instance to traverse (spheres and curves only under a uniform
+		// scale, which keeps them round).
+		if uses[k] == 1 {
+			if _, uniform := acc.toWorld[i].UniformScale(); uniform || in.Geometry.Kind == scene.Triangles {
+				if _, err := embreeGeometry(sc, es, embree.Top(uint32(i)), k.g, k.flags, masked, &acc.toWorld[i]); err != nil {
+					es.Release()
+					return nil, err
+				}
+				flat[i] = true
+				continue
+			}
+		}
+		g, ok := built[k]
+		if !ok {
+			if g, err = embreeGeometry(sc, es, embree.Own, k.g, k.flags, masked, nil); err != nil {
+				es.Release()
+				return nil, err
+			}
+			built[k] = g
+		}
+		m := in.Transform
+		es.Place(g, uint32(i), [12]float32{float32(m[0]), float32(m[1]), float32(m[2]), float32(m[4]), float32(m[5]), float32(m[6]),
+			float32(m[8]), float32(m[9]), float32(m[10]), float32(m[12]), float32(m[13]), float32(m[14])})
+	}
+	kinds := make([]uint8, len(sc.Instances))
+	for i, in := range sc.Instances {
+		kinds[i] = [...]uint8{scene.Triangles: embree.KindFront, scene.Spheres: embree.KindSphere, scene.SweptSpheres: embree.KindCurve}[in.Geometry.Kind]
+		if in.Geometry.Kind == scene.Triangles && !flat[i] {
+			kinds[i] = embree.KindInstancedTriangle
+			acc.instancedTriangles = true
+		}
+	}
+	es.SetKinds(kinds)
+	if err := es.Commit(); err != nil {
+		es.Release()
+		return nil, err
+	}
+	acc.embree = es
+	return acc, nil
+}
+
+// embreeGeometry gives Embree one geometry, in object space, or in world
+// space by toWorld (a uniform scale for spheres and curves) when it is not
+// nil.
+func embreeGeometry(sc *scene.Scene, es *embree.Scene, to embree.Target, g scene.GeometryRef, flag bool, masked embree.AnyHit, toWorld *render.Affine) (embree.Geometry, error) {
+	point, scale := func(p scene.Vec3) scene.Vec3 { return p }, float32(1)
+	if toWorld != nil {
+		point = toWorld.Point
+		scale, _ = toWorld.UniformScale()
+	}
+	switch g.Kind {
+	case scene.Spheres:
+		s := &sc.SphereSets[g.Index]
+		cr := make([]float32, 0, 4*len(s.Centers))
+		for i, c := range s.Centers {
+			r := s.Radii[i] * scale
+			if !(r > 0) {
+				r = 0
+			}
+			c = point(c)
+			cr = append(cr, c[0], c[1], c[2], r)
+		}
+		return es.Spheres(to, cr, flag)
+	case scene.SweptSpheres:
+		c := &sc.CurveSets[g.Index]
+		vr := make([]float32, 0, 4*len(c.Positions))
+		for i, p := range c.Positions {
+			p = point(p)
+			vr = append(vr, p[0], p[1], p[2], c.Radii[i]*scale)
+		}
+		flags := make([]uint8, len(c.Segments))
+		for i := range c.Segments {
+			if c.Joins[i]&scene.JoinedPrev != 0 {
+				flags[i] |= embree.NeighbourBefore
+			}
+		}
+		return es.Curves(to, vr, c.Segments, flags)
+	}
+	m := &sc.Meshes[g.Index]
+	pos := make([]float32, 0, 3*len(m.Positions))
+	for _, p := range m.Positions {
+		p = point(p)
+		pos = append(pos, p[0], p[1], p[2])
+	}
+	var anyHit embree.AnyHit
+	if flag {
+		anyHit = masked
+	}
+	return es.Triangles(to, pos, m.Indices, anyHit)
+}
+
+// Embree writes the Go tracer's hits as they are: the two layouts and hit
+// kinds are one.
+var (
+	_ [unsafe.Sizeof(Hit{}) - unsafe.Sizeof(embree.Hit{})]struct{}
+	_ [unsafe.Sizeof(embree.Hit{}) - unsafe.Sizeof(Hit{})]struct{}
+	_ [unsafe.Offsetof(Hit{}.Instance) - unsafe.Offsetof(embree.Hit{}.Inst)]struct{}
+	_ [unsafe.Offsetof(Hit{}.Prim) - unsafe.Offsetof(embree.Hit{}.Prim)]struct{}
+	_ [unsafe.Offsetof(Hit{}.U) - unsafe.Offsetof(embree.Hit{}.U)]struct{}
+	_ [unsafe.Offsetof(Hit{}.Kind) - unsafe.Offsetof(embree.Hit{}.Kind)]struct{}
+	_ [HitFrontFace - embree.KindFront]struct{}
+	_ [embree.KindFront - HitFrontFace]struct{}
+	_ [HitBackFace - embree.KindBack]struct{}
+	_ [embree.KindBack - HitBackFace]struct{}
+	_ [HitSphere - embree.KindSphere]struct{}
+	_ [embree.KindSphere - HitSphere]struct{}
+	_ [HitLinearSweptSphere - embree.KindCurve]struct{}
+	_ [embree.KindCurve - HitLinearSweptSphere]struct{}
+)
+
+// Rays are passed to Embree as they are: the two layouts are one.
+var (
+	_ [unsafe.Sizeof(Ray{}) - unsafe.Sizeof(embree.Ray{})]struct{}
+	_ [unsafe.Sizeof(embree.Ray{}) - unsafe.Sizeof(Ray{})]struct{}
+	_ [unsafe.Offsetof(Ray{}.TMin) - unsafe.Offsetof(embree.Ray{}.TNear)]struct{}
+	_ [unsafe.Offsetof(Ray{}.Dir) - unsafe.Offsetof(embree.Ray{}.Dir)]struct{}
+	_ [unsafe.Offsetof(Ray{}.TMax) - unsafe.Offsetof(embree.Ray{}.TFar)]struct{}
+)
+
+func asEmbree(rays []Ray) []embree.Ray {
+	return unsafe.Slice((*embree.Ray)(unsafe.Pointer(unsafe.SliceData(rays))), len(rays))
+}
+
+// Streams are a caller's buffers for tracing rays in one call (none are
+// needed today: Embree reads and writes the callers' own).
+type Streams struct{}
+
+// IntersectAll finds the closest hit of every ray: with Embree in one call
+// for all of them, with the BVH one by one.
+func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, buf *Streams) {
+	if acc.embree == nil {
+		for i := range rays {
+			hits[i], found[i] = acc.trace(&rays[i], false)
+		}
+		return
+	}
+	acc.embree.Intersect(asEmbree(rays), unsafe.Slice((*embree.Hit)(unsafe.Pointer(unsafe.SliceData(hits))), len(hits)), found)
+	if !acc.instancedTriangles {
+		return
+	}
+	// Embree 3 gives an instance's triangle normal in object space: the
+	// side is decided here, by the winding.
+	for i := range rays {
+		h := &hits[i]
+		if found[i] && h.Kind == embree.KindInstancedTriangle {
+			h.Kind = HitFrontFace
+			if facesAway(&acc.scene.Meshes[acc.scene.Instances[h.Instance].Geometry.Index], int(h.Prim), acc.toObject[h.Instance].Vector(rays[i].Dir)) {
+				h.Kind = HitBackFace
+			}
+		}
+	}
+}
+
+// OccludedAll says for every ray whether anything blocks it.
+func (acc *Accel) OccludedAll(rays []Ray, occluded []bool, _ *Streams) {
+	if acc.embree == nil {
+		for i := range rays {
+			_, occluded[i] = acc.trace(&rays[i], true)
+		}
+		return
+	}
+	acc.embree.Occluded(asEmbree(rays), occluded)
+}
+
+// Release frees what the tracer holds outside Go's heap.
+func (acc *Accel) Release() {
+	if acc.embree != nil {
+		acc.embree.Release()
+		acc.embree = nil
+	}
+}

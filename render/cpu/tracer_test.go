@@ -1,0 +1,214 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"sertrace/render"
+	"sertrace/render/cpu/embree"
+	"sertrace/scene"
+)
+
+func embreeOrSkip(t testing.TB) {
+	t.Helper()
+	if _, err := embree.Open(); err != nil {
+		t.Skip(err)
+	}
+}
+
+// compareTracers traces rays with Embree and with the BVH: random rays into
+// the scene, and from the hits they find, continuation rays as a path
+// tracer makes (from the surface, offset off it, in random directions).
+// It returns how many rays were traced, how many hit, how many found two
+// coplanar surfaces at the same distance (either may be the closest), how
+// many differ next to a joint of chained swept spheres, and the other
+// disagreements, which it describes.
+func compareTracers(t *testing.T, sc *scene.Scene, anyHit AnyHit, rng *rand.Rand, n int) (rays, hits, ties, joints, differ int) {
+	t.Helper()
+	bvh := BuildAccel(sc, anyHit)
+	emb, chosen, _, err := NewAccel(sc, anyHit, "embree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Release()
+	t.Logf("%s against bvh", chosen)
+	b := scene.EmptyBounds()
+	for _, in := range sc.Instances {
+		b.Union(sc.GeometryBounds(in.Geometry).Transform(in.Transform))
+	}
+	size := b.Max.Sub(b.Min)
+	dir := func() scene.Vec3 {
+		for {
+			d := scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*2 - 1}
+			if l := d.Dot(d); l > 0.01 && l <= 1 {
+				return d.Normalize()
+			}
+		}
+	}
+	batch := make([]Ray, 0, n)
+	for len(batch) < n {
+		o := scene.Vec3{b.Min[0] + rng.Float32()*size[0], b.Min[1] + rng.Float32()*size[1], b.Min[2] + rng.Float32()*size[2]}
+		o = o.Add(size.Scale(0.5).Mul3(dir()))
+		batch = append(batch, Ray{Origin: o, Dir: dir(), TMax: float32(math.Inf(1))})
+	}
+	for round := 0; round < 3 && len(batch) > 0; round++ {
+		want := make([]Hit, len(batch))
+		wantOK := make([]bool, len(batch))
+		got := make([]Hit, len(batch))
+		gotOK := make([]bool, len(batch))
+		bvh.IntersectAll(batch, want, wantOK, &Streams{})
+		emb.IntersectAll(batch, got, gotOK, &Streams{})
+		occ := make([]bool, len(batch))
+		emb.OccludedAll(batch, occ, &Streams{})
+		var next []Ray
+		for i := range batch {
+			rays++
+			w, g := want[i], got[i]
+			same := wantOK[i] == gotOK[i] && (!wantOK[i] || w.Instance == g.Instance && w.Prim == g.Prim && w.Kind == g.Kind &&
+				math.Abs(float64(w.T-g.T)) <= 1e-4*max(1, float64(w.T)) && math.Abs(float64(w.U-g.U)) <= 2e-3 && math.Abs(float64(w.V-g.V)) <= 2e-3)
+			if occ[i] != gotOK[i] {
+				t.Errorf("ray %+v: Embree's occlusion %v but closest hit %v", batch[i], occ[i], gotOK[i])
+			}
+			// Coplanar surfaces of two instances (a box standing on the
+			// floor of hairy-cornell): either is the closest hit.
+			tie := wantOK[i] && gotOK[i] && (w.Instance != g.Instance || w.Prim != g.Prim) &&
+				math.Abs(float64(w.T-g.T)) <= 1e-6*max(1, float64(w.T))
+			// A ray that leaves a strand at a bend may enter the next
+			// segment within a radius: Embree and the BVH split the
+			// joint's region between chained segments differently (Embree
+			// cuts the cones at the joint), and rarely disagree there.
+			nearJoint := func(h Hit, ok bool) bool {
+				return ok && h.Kind == HitLinearSweptSphere && (h.U < 0.05 || h.U > 0.95) && h.T < 0.01
+			}
+			if tie {
+				ties++
+			} else if !same && (nearJoint(w, wantOK[i]) || nearJoint(g, gotOK[i])) {
+				joints++
+			} else if !same {
+				differ++
+				if differ <= 5 {
+					t.Logf("ray %+v:\n  bvh    %v %+v\n  embree %v %+v", batch[i], wantOK[i], w, gotOK[i], g)
+				}
+			}
+			if wantOK[i] {
+				hits++
+				s := bvh.shade(&w, &batch[i])
+				d := dir()
+				next = append(next, Ray{Origin: s.originToward(d), Dir: d, TMax: float32(math.Inf(1))})
+			}
+		}
+		batch = next
+	}
+	return rays, hits, ties, joints, differ
+}
+
+// Embree's hits are the BVH's (instance, primitive, kind, t, u, v) for
+// every geometry kind: triangles, spheres, glass spheres that keep exit
+// hits, chained tapering swept spheres, instanced under rotations and
+// non-uniform scales.
+func TestEmbreeMatchesBVH(t *testing.T) {
+	embreeOrSkip(t)
+	// Alpha masks: every other triangle of the masked instances is cut
+	// along u = 0.3 (the any-hit test sees instance, primitive, u and v).
+	masked := func() (*scene.Scene, error) {
+		sc := randomScene(rand.New(rand.NewPCG(5, 6)))
+		mat := scene.DefaultMaterial()
+		mat.AlphaMode = scene.AlphaMask
+		sc.Materials = append(sc.Materials, mat)
+		for i := range sc.Instances {
+			if sc.Instances[i].Geometry.Kind == scene.Triangles && i%2 == 0 {
+				sc.Instances[i].Material = 1
+			}
+		}
+		return sc, nil
+	}
+	cut := func(inst, prim int, u, v float32) bool { return prim%2 == 0 || u > 0.3 }
+	for _, c := range []struct {
+		name   string
+		sc     func() (*scene.Scene, error)
+		anyHit AnyHit
+	}{
+		{"random instances", func() (*scene.Scene, error) { return randomScene(rand.New(rand.NewPCG(3, 4))), nil }, nil},
+		{"alpha-masked triangles", masked, cut},
+		{"hair", func() (*scene.Scene, error) { return scene.Generate("hair") }, nil},
+		{"particles", func() (*scene.Scene, error) { return scene.Generate("particles") }, nil},
+		{"hairy-cornell", func() (*scene.Scene, error) { return scene.Generate("hairy-cornell") }, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc, err := c.sc()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rays, hits, ties, joints, differ := compareTracers(t, sc, c.anyHit, rand.New(rand.NewPCG(1, 2)), 4000)
+			t.Logf("%d rays, %d hits, %d ties between coplanar surfaces, %d at strands' joints, %d differ", rays, hits, ties, joints, differ)
+			if joints > rays/1000 {
+				t.Errorf("%d of %d rays differ at strands' joints: more than 0.1%%", joints, rays)
+			}
+			if hits < rays/10 {
+				t.Errorf("only %d of %d rays hit: the test checks too little", hits, rays)
+			}
+			if differ > 0 {
+				t.Errorf("%d of %d rays differ", differ, rays)
+			}
+		})
+	}
+}
+
+// The same render with either tracer: the same random streams and the same
+// hits give images equal within their noise (not bit for bit: the two
+// compute a hit's distance and barycentrics with different rounding, and
+// the paths then part by ulps).
+func TestEmbreeImageMatchesBVH(t *testing.T) {
+	embreeOrSkip(t)
+	for _, name := range []string{"hairy-cornell", "hair", "particles"} {
+		t.Run(name, func(t *testing.T) {
+			sc := loadSample(t, name)
+			opts := render.Options{Width: 48, Height: 36, SPP: 16, MaxDepth: 8, EnvColor: [3]float32{0.3, 0.3, 0.3}, Accel: "bvh"}
+			want := renderFilm(t, sc, opts)
+			opts.Accel = "embree"
+			got := renderFilm(t, sc, opts)
+			variance := want.MeanVariance()
+			same, far := 0, 0
+			var sumW, sumG, sumVar float64
+			for px := 0; px < opts.Width*opts.Height; px++ {
+				lw := luminance(scene.Vec3{float32(want.Beauty[3*px]), float32(want.Beauty[3*px+1]), float32(want.Beauty[3*px+2])}) / float32(opts.SPP)
+				lg := luminance(scene.Vec3{float32(got.Beauty[3*px]), float32(got.Beauty[3*px+1]), float32(got.Beauty[3*px+2])}) / float32(opts.SPP)
+				if lw == lg {
+					same++
+				}
+				sumW, sumG, sumVar = sumW+float64(lw), sumG+float64(lg), sumVar+float64(variance[px])
+				if d := float64(lg - lw); d*d > 16*2*float64(variance[px])+1e-12 {
+					far++
+				}
+			}
+			n := float64(opts.Width * opts.Height)
+			meanErr := math.Sqrt(2*sumVar) / n
+			t.Logf("%d of %d pixels identical; means %.5f (bvh) and %.5f (embree), ±%.5f; %d pixels beyond 4σ", same, opts.Width*opts.Height, sumW/n, sumG/n, meanErr, far)
+			if math.Abs(sumW-sumG)/n > 4*meanErr {
+				t.Errorf("means differ by %.5f, more than 4σ (%.5f)", math.Abs(sumW-sumG)/n, 4*meanErr)
+			}
+			if far > opts.Width*opts.Height/100 {
+				t.Errorf("%d pixels differ by more than 4σ", far)
+			}
+		})
+	}
+}
+
+// Without Embree, auto traces with the BVH and says why; embree refuses.
+func TestFallbackWithoutEmbree(t *testing.T) {
+	t.Setenv("SERTRACE_EMBREE", "/nonexistent/libembree3.so.3")
+	sc := loadSample(t, "cornell")
+	acc, chosen, note, err := NewAccel(sc, nil, "auto")
+	if err != nil || chosen != "bvh" || acc.embree != nil || note == "" {
+		t.Fatalf("auto without Embree: %q, note %q, error %v; want the BVH and a reason", chosen, note, err)
+	}
+	t.Log(note)
+	if _, _, _, err := NewAccel(sc, nil, "embree"); err == nil {
+		t.Error("embree without Embree built something")
+	}
+	stats := renderStats(t, sc, render.Options{Width: 16, Height: 12, SPP: 1, MaxDepth: 2})
+	if stats.Accel != "bvh" {
+		t.Errorf("render without Embree traced with %q", stats.Accel)
+	}
+}

@@ -47,6 +47,9 @@ struct RTCIntersectContext {
 	int flags; // RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT 0
 	void *filter;
 	unsigned instID[1];
+	// Read only by libraries built with EMBREE_MIN_WIDTH (Debian's is not):
+	// there, 0 leaves curves their own radii.
+	float minWidthDistanceFactor;
 };
 
 struct RTCFilterFunctionNArguments {
@@ -191,6 +194,7 @@ static void sertraceInitContext(struct RTCIntersectContext *c) {
 	c->flags = 0;
 	c->filter = NULL;
 	c->instID[0] = RTC_INVALID_GEOMETRY_ID;
+	c->minWidthDistanceFactor = 0;
 }
 
 // sertraceIntersect traces n rays; kinds[id] says what instance id holds:

@@ -181,9 +181,11 @@ static void sertraceAnyHit(const struct RTCFilterFunctionNArguments *args) {
 	}
 }
 
+enum { FILTER_ENTERING_ONLY = 1, FILTER_ANY_HIT = 2 };
+
 static void sertraceSetFilter(RTCGeometry g, int kind, uintptr_t handle) {
-	void *f = kind == 1 ? (void *)sertraceEnteringOnly : (void *)sertraceAnyHit;
-	if (kind == 2) {
+	void *f = kind == FILTER_ENTERING_ONLY ? (void *)sertraceEnteringOnly : (void *)sertraceAnyHit;
+	if (kind == FILTER_ANY_HIT) {
 		rtc.setGeometryUserData(g, (void *)handle);
 	}
 	rtc.setGeometryIntersectFilterFunction(g, f);
@@ -262,6 +264,7 @@ static void sertraceOccluded(RTCScene s, const sertraceRay *rays, unsigned char 
 }
 
 static RTCGeometry sertraceNewGeometry(RTCDevice d, int type) { return rtc.newGeometry(d, type); }
+static void sertraceReleaseGeometry(RTCGeometry g) { rtc.releaseGeometry(g); }
 static void *sertraceBuffer(RTCGeometry g, int type, int format, size_t stride, size_t count) {
 	return rtc.setNewGeometryBuffer(g, type, 0, format, stride, count);
 }
@@ -485,12 +488,29 @@ func (s *Scene) attach(g C.RTCGeometry, to Target) (Geometry, error) {
 	return Geometry{child}, nil
 }
 
-func (s *Scene) buffer(g C.RTCGeometry, kind, format C.int, stride, count int) (unsafe.Pointer, error) {
+// upload copies data into a new buffer of g, count items of stride bytes.
+func (s *Scene) upload(g C.RTCGeometry, kind, format C.int, stride int, data []byte) error {
+	count := len(data) / stride
 	p := C.sertraceBuffer(g, kind, format, C.size_t(stride), C.size_t(max(count, 1)))
 	if p == nil {
-		return nil, s.d.err("rtcSetNewGeometryBuffer")
+		return s.d.err("rtcSetNewGeometryBuffer")
 	}
-	return p, nil
+	copy(unsafe.Slice((*byte)(p), len(data)), data)
+	return nil
+}
+
+// finish attaches g where it goes, or releases it after an error.
+func (s *Scene) finish(g C.RTCGeometry, to Target, err error) (Geometry, error) {
+	if err != nil {
+		C.sertraceReleaseGeometry(g)
+		return Geometry{}, err
+	}
+	return s.attach(g, to)
+}
+
+func bytesOf[T float32 | uint32 | uint8](v []T) []byte {
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(zero)))
 }
 
 // Triangles makes a triangle mesh: positions xyz, three indices a
@@ -500,22 +520,16 @@ func (s *Scene) Triangles(to Target, positions []float32, indices []uint32, anyH
 	if err != nil {
 		return Geometry{}, err
 	}
-	vb, err := s.buffer(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT3, 12, len(positions)/3)
-	if err != nil {
-		return Geometry{}, err
+	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT3, 12, bytesOf(positions))
+	if err == nil {
+		err = s.upload(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT3, 12, bytesOf(indices))
 	}
-	copyFloats(vb, positions)
-	ib, err := s.buffer(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT3, 12, len(indices)/3)
-	if err != nil {
-		return Geometry{}, err
-	}
-	copyUints(ib, indices)
-	if anyHit != nil {
+	if err == nil && anyHit != nil {
 		h := cgo.NewHandle(anyHit)
 		s.handles = append(s.handles, h)
-		C.sertraceSetFilter(g, 2, C.uintptr_t(h))
+		C.sertraceSetFilter(g, C.FILTER_ANY_HIT, C.uintptr_t(h))
 	}
-	return s.attach(g, to)
+	return s.finish(g, to, err)
 }
 
 // Spheres makes spheres: centre and radius, four floats each. With
@@ -525,15 +539,11 @@ func (s *Scene) Spheres(to Target, centersRadii []float32, exitHits bool) (Geome
 	if err != nil {
 		return Geometry{}, err
 	}
-	vb, err := s.buffer(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, len(centersRadii)/4)
-	if err != nil {
-		return Geometry{}, err
+	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, bytesOf(centersRadii))
+	if err == nil && !exitHits {
+		C.sertraceSetFilter(g, C.FILTER_ENTERING_ONLY, 0)
 	}
-	copyFloats(vb, centersRadii)
-	if !exitHits {
-		C.sertraceSetFilter(g, 1, 0)
-	}
-	return s.attach(g, to)
+	return s.finish(g, to, err)
 }
 
 // Curve flags: the segment has a neighbour before or after it, which draws
@@ -551,25 +561,17 @@ func (s *Scene) Curves(to Target, verticesRadii []float32, first []uint32, flags
 	if err != nil {
 		return Geometry{}, err
 	}
-	vb, err := s.buffer(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, len(verticesRadii)/4)
-	if err != nil {
-		return Geometry{}, err
+	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, bytesOf(verticesRadii))
+	if err == nil {
+		err = s.upload(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT, 4, bytesOf(first))
 	}
-	copyFloats(vb, verticesRadii)
-	ib, err := s.buffer(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT, 4, len(first))
-	if err != nil {
-		return Geometry{}, err
+	if err == nil {
+		err = s.upload(g, C.RTC_BUFFER_TYPE_FLAGS, C.RTC_FORMAT_UCHAR, 1, bytesOf(flags))
 	}
-	copyUints(ib, first)
-	fb, err := s.buffer(g, C.RTC_BUFFER_TYPE_FLAGS, C.RTC_FORMAT_UCHAR, 1, len(flags))
-	if err != nil {
-		return Geometry{}, err
+	if err == nil {
+		C.sertraceSetFilter(g, C.FILTER_ENTERING_ONLY, 0)
 	}
-	if len(flags) > 0 {
-		copy(unsafe.Slice((*uint8)(fb), len(flags)), flags)
-	}
-	C.sertraceSetFilter(g, 1, 0)
-	return s.attach(g, to)
+	return s.finish(g, to, err)
 }
 
 // Place commits a geometry made in its own scene and places it as
@@ -635,16 +637,4 @@ func (s *Scene) Occluded(rays []Ray, occluded []bool) {
 	}
 	_ = occluded[len(rays)-1]
 	C.sertraceOccluded(s.top, (*C.sertraceRay)(unsafe.Pointer(&rays[0])), (*C.uchar)(unsafe.Pointer(&occluded[0])), C.int(len(rays)))
-}
-
-func copyFloats(dst unsafe.Pointer, src []float32) {
-	if len(src) > 0 {
-		copy(unsafe.Slice((*float32)(dst), len(src)), src)
-	}
-}
-
-func copyUints(dst unsafe.Pointer, src []uint32) {
-	if len(src) > 0 {
-		copy(unsafe.Slice((*uint32)(dst), len(src)), src)
-	}
 }

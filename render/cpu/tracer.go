@@ -109,7 +109,10 @@ func buildEmbreeAccel(sc *scene.Scene, anyHit AnyHit, dev *embree.Device) (*Acce
 	kinds := make([]uint8, len(sc.Instances))
 	for i, in := range sc.Instances {
 		kinds[i] = [...]uint8{scene.Triangles: embree.KindFront, scene.Spheres: embree.KindSphere, scene.SweptSpheres: embree.KindCurve}[in.Geometry.Kind]
-		if in.Geometry.Kind == scene.Triangles && !flat[i] {
+		// The object-space winding decides a triangle's front: Embree's
+		// world normal does for a geometry in the top level, unless a
+		// mirroring transform put it there, whose world winding is reversed.
+		if in.Geometry.Kind == scene.Triangles && (!flat[i] || mirrors(in.Transform)) {
 			kinds[i] = embree.KindInstancedTriangle
 			acc.instancedTriangles = true
 		}
@@ -121,6 +124,13 @@ func buildEmbreeAccel(sc *scene.Scene, anyHit AnyHit, dev *embree.Device) (*Acce
 	}
 	acc.embree = es
 	return acc, nil
+}
+
+// mirrors reports whether a transform turns space inside out (a negative
+// determinant).
+func mirrors(m scene.Mat4) bool {
+	det := m[0]*(m[5]*m[10]-m[9]*m[6]) - m[4]*(m[1]*m[10]-m[9]*m[2]) + m[8]*(m[1]*m[6]-m[5]*m[2])
+	return det < 0
 }
 
 // embreeGeometry gives Embree one geometry, in object space, or in world
@@ -222,8 +232,9 @@ func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, buf *Stream
 	if !acc.instancedTriangles {
 		return
 	}
-	// Embree 3 gives an instance's triangle normal in object space: the
-	// side is decided here, by the winding.
+	// Embree 3 gives an instance's triangle normal in object space (and a
+	// mirrored one in the top level has its winding reversed): the side is
+	// decided here, by the object-space winding.
 	for i := range rays {
 		h := &hits[i]
 		if found[i] && h.Kind == embree.KindInstancedTriangle {

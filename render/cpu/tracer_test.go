@@ -124,6 +124,18 @@ func TestEmbreeMatchesBVH(t *testing.T) {
 		return sc, nil
 	}
 	cut := func(inst, prim int, u, v float32) bool { return prim%2 == 0 || u > 0.3 }
+	// Each geometry placed once (so in Embree's top level, in world space),
+	// the triangles and the spheres mirrored.
+	once := func() (*scene.Scene, error) {
+		sc := randomScene(rand.New(rand.NewPCG(9, 10)))
+		sc.Instances = sc.Instances[:3]
+		for i := range sc.Instances {
+			if k := sc.Instances[i].Geometry.Kind; k != scene.SweptSpheres {
+				sc.Instances[i].Transform = sc.Instances[i].Transform.Mul(scene.TRS([3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{-1, 1, 1}))
+			}
+		}
+		return sc, nil
+	}
 	for _, c := range []struct {
 		name   string
 		sc     func() (*scene.Scene, error)
@@ -131,6 +143,7 @@ func TestEmbreeMatchesBVH(t *testing.T) {
 	}{
 		{"random instances", func() (*scene.Scene, error) { return randomScene(rand.New(rand.NewPCG(3, 4))), nil }, nil},
 		{"alpha-masked triangles", masked, cut},
+		{"placed once, mirrored", once, nil},
 		{"hair", func() (*scene.Scene, error) { return scene.Generate("hair") }, nil},
 		{"particles", func() (*scene.Scene, error) { return scene.Generate("particles") }, nil},
 		{"hairy-cornell", func() (*scene.Scene, error) { return scene.Generate("hairy-cornell") }, nil},
@@ -145,7 +158,7 @@ func TestEmbreeMatchesBVH(t *testing.T) {
 			if joints > rays/1000 {
 				t.Errorf("%d of %d rays differ at strands' joints: more than 0.1%%", joints, rays)
 			}
-			if hits < rays/10 {
+			if hits < 300 {
 				t.Errorf("only %d of %d rays hit: the test checks too little", hits, rays)
 			}
 			if differ > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/viper"
 
 	"sertrace/bench"
+	"sertrace/render"
 )
 
 func newBenchCommand(v *viper.Viper) *cobra.Command {
@@ -31,10 +32,8 @@ speedup.png and per-pixel cost heatmaps to --out.`,
 				path = args[0]
 			}
 			accel := v.GetString("accel")
-			switch accel {
-			case "", "auto", "embree", "bvh":
-			default:
-				return usagef("--accel %q: want auto, embree or bvh", accel)
+			if err := render.CheckAccel(accel); err != nil {
+				return usagef("--accel: %v", err)
 			}
 			cfg, err := bench.LoadConfig(path)
 			if err != nil {

@@ -83,7 +83,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"gen", "cornell"}, 2, "needs -o"},
 		{[]string{"gen", "cornell", "-o", filepath.Join(dir, "no", "such", "dir", "c.glb")}, 1, "no such file"},
 		{[]string{"render", "../scenes/cornell.glb", "--accel", "optix", "-o", filepath.Join(dir, "a.png")}, 2, `--accel: unknown tracer "optix"`},
-		{[]string{"bench", "--accel", "optix"}, 2, `--accel "optix": want auto, embree or bvh`},
+		{[]string{"bench", "--accel", "optix"}, 2, `--accel: unknown tracer "optix" (auto, embree or bvh)`},
 	}
 	for _, c := range cases {
 		code, _, errs := runCLI(t, c.args...)

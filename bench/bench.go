@@ -73,10 +73,8 @@ func LoadConfig(path string) (*Config, error) {
 	if cfg.Repeats < 1 || cfg.Warmup < 0 {
 		return nil, fmt.Errorf("config %s: repeats must be at least 1 and warmup not negative", path)
 	}
-	switch cfg.Accel {
-	case "", "auto", "embree", "bvh":
-	default:
-		return nil, fmt.Errorf("config %s: unknown accel %q (auto, embree or bvh)", path, cfg.Accel)
+	if err := render.CheckAccel(cfg.Accel); err != nil {
+		return nil, fmt.Errorf("config %s: accel: %v", path, err)
 	}
 	if len(cfg.Backends) == 0 {
 		cfg.Backends = []string{"cpu"}

@@ -60,10 +60,8 @@ func (s *Settings) Check() error {
 	default:
 		return bad("backend", "unknown backend %q (auto, cpu or vulkan)", s.Backend)
 	}
-	switch s.Accel {
-	case "", "auto", "embree", "bvh":
-	default:
-		return bad("accel", "unknown tracer %q (auto, embree or bvh)", s.Accel)
+	if err := CheckAccel(s.Accel); err != nil {
+		return bad("accel", "%v", err)
 	}
 	switch s.Path {
 	case "", "ser", "rt", "rayquery":

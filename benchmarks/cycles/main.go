@@ -132,8 +132,9 @@ type result struct {
 	MeanError                  float64 // the ratio's standard error from sertrace's variance
 	MinRegion, MaxRegion       float64
 	MinRegionAt, MaxRegionAt   [2]int
-	Regions                    [][]float64
-	RegionError                float64 // the largest region's standard error of the ratio from sertrace's variance
+	Regions                    [][]float64 // sertrace / Cycles per region: NaN where both are black, +Inf where only Cycles is
+	RegionErrors               [][]float64 // each region ratio's standard error from sertrace's variance
+	RegionError                float64     // the largest of them
 	SertraceImage, CyclesImage string
 }
 
@@ -165,6 +166,9 @@ func main() {
 	}
 	if s.CyclesSPP == 0 {
 		s.CyclesSPP = s.SPP
+	}
+	if s.MaxDepth < 1 || s.SPP < 1 || s.CyclesSPP < 1 || s.Threads < 1 || s.Grid < 1 {
+		fail(errors.New("-max-depth, -spp, -cycles-spp, -threads and -grid must be at least 1"))
 	}
 	var err error
 	if s.Env, err = parseEnv(*env); err != nil {
@@ -269,10 +273,12 @@ func compare(path, dir string, s settings, sertrace, blender string) (result, er
 
 func runSertrace(bin, gltfPath, exr string, s settings) (seconds float64, tracer string, err error) {
 	stats := strings.TrimSuffix(exr, ".exr") + ".json"
+	// GOMAXPROCS bounds Embree's build threads too, not only the render's.
 	cmd := exec.Command(bin, "render", gltfPath, "--backend", "cpu", "--res", fmt.Sprintf("%dx%d", s.Width, s.Height),
 		"--spp", strconv.Itoa(s.SPP), "--max-depth", strconv.Itoa(s.MaxDepth), "--filter", "box",
 		"--threads", strconv.Itoa(s.Threads), "--env-color", fmt.Sprintf("%g,%g,%g", s.Env[0], s.Env[1], s.Env[2]),
 		"--accel", s.Accel, "--camera", cameraName, "--aov", "variance", "-o", exr, "--stats", stats)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", s.Threads))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, "", fmt.Errorf("sertrace render %s: %v\n%s", gltfPath, err, out)
 	}
@@ -391,10 +397,10 @@ func (r *result) measure(s settings) error {
 	r.Mean[0] /= float64(len(sl))
 	r.Mean[1] /= float64(len(cl))
 	g := s.Grid
-	r.Regions = make([][]float64, g)
+	r.Regions, r.RegionErrors = make([][]float64, g), make([][]float64, g)
 	r.MinRegion, r.MaxRegion = math.Inf(1), math.Inf(-1)
 	for gy := 0; gy < g; gy++ {
-		r.Regions[gy] = make([]float64, g)
+		r.Regions[gy], r.RegionErrors[gy] = make([]float64, g), make([]float64, g)
 		for gx := 0; gx < g; gx++ {
 			var a, b, v float64
 			for y := gy * sh / g; y < (gy+1)*sh/g; y++ {
@@ -406,12 +412,15 @@ func (r *result) measure(s settings) error {
 					}
 				}
 			}
-			ratio := math.NaN()
-			if b > 0 {
-				ratio = a / b
-				r.RegionError = max(r.RegionError, math.Sqrt(v)/b)
+			ratio, e := math.NaN(), 0.0
+			switch {
+			case b > 0:
+				ratio, e = a/b, math.Sqrt(v)/b
+				r.RegionError = max(r.RegionError, e)
+			case a > 0:
+				ratio = math.Inf(1)
 			}
-			r.Regions[gy][gx] = ratio
+			r.Regions[gy][gx], r.RegionErrors[gy][gx] = ratio, e
 			if ratio < r.MinRegion {
 				r.MinRegion, r.MinRegionAt = ratio, [2]int{gx, gy}
 			}

@@ -55,15 +55,14 @@ func TestAnchor(t *testing.T) {
 		}
 		hits := make([]cpu.Hit, stream)
 		found := make([]bool, stream)
-		buf := &cpu.Streams{}
 		viaTrace := func() int {
 			n := 0
 			for lo := 0; lo < len(c.rays); lo += stream {
 				rays := c.rays[lo:min(lo+stream, len(c.rays))]
 				if c.occlusion {
-					viaEmbree.OccludedAll(rays, found, buf)
+					viaEmbree.OccludedAll(rays, found)
 				} else {
-					viaEmbree.IntersectAll(rays, hits, found, buf)
+					viaEmbree.IntersectAll(rays, hits, found)
 				}
 				for _, f := range found[:len(rays)] {
 					if f {

@@ -176,7 +176,7 @@ func (acc *Accel) Intersect(ray *Ray) (Hit, bool) {
 	if acc.embree != nil {
 		var h [1]Hit
 		var ok [1]bool
-		acc.IntersectAll(unsafe.Slice(ray, 1), h[:], ok[:], &Streams{})
+		acc.IntersectAll(unsafe.Slice(ray, 1), h[:], ok[:])
 		return h[0], ok[0]
 	}
 	return acc.trace(ray, false)
@@ -187,7 +187,7 @@ func (acc *Accel) Intersect(ray *Ray) (Hit, bool) {
 func (acc *Accel) Occluded(ray *Ray) bool {
 	if acc.embree != nil {
 		var ok [1]bool
-		acc.OccludedAll(unsafe.Slice(ray, 1), ok[:], &Streams{})
+		acc.OccludedAll(unsafe.Slice(ray, 1), ok[:])
 		return ok[0]
 	}
 	_, ok := acc.trace(ray, true)

@@ -79,7 +79,6 @@ type worker struct {
 	shadowRays []Ray
 	shadows    []shadowRay
 	occluded   []bool
-	streams    Streams
 }
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {

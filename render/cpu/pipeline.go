@@ -49,7 +49,7 @@ func (w *worker) TraceRays(order []int32) {
 	for k, i := range order {
 		w.traceRays[k] = w.paths[i].ray
 	}
-	w.r.acc.IntersectAll(w.traceRays, w.traceHits, w.traceFound, &w.streams)
+	w.r.acc.IntersectAll(w.traceRays, w.traceHits, w.traceFound)
 	for k, i := range order {
 		h := &w.hits[i]
 		h.Ray, h.Live, h.Hit, h.SBT = w.traceRays[k], true, w.traceHits[k], sbtMiss
@@ -80,7 +80,7 @@ func (w *worker) queueShadow(p *pathState, ray Ray, contrib, share scene.Vec3) {
 // light of those that reach their lights.
 func (w *worker) traceShadows() {
 	w.occluded = grow(w.occluded, len(w.shadowRays))
-	w.r.acc.OccludedAll(w.shadowRays, w.occluded, &w.streams)
+	w.r.acc.OccludedAll(w.shadowRays, w.occluded)
 	for k := range w.shadows {
 		if !w.occluded[k] {
 			s := &w.shadows[k]

@@ -18,12 +18,11 @@ import (
 // "bvh", or "" and "auto": Embree where it loads). It says what it chose
 // ("embree 3.13.5", "bvh") and, for auto without Embree, why not.
 func NewAccel(sc *scene.Scene, anyHit AnyHit, choice string) (acc *Accel, chosen, note string, err error) {
-	switch choice {
-	case "bvh":
-		return BuildAccel(sc, anyHit), "bvh", "", nil
-	case "embree", "", "auto":
-	default:
-		return nil, "", "", fmt.Errorf("unknown tracer %q (auto, embree or bvh)", choice)
+	if err := render.CheckAccel(choice); err != nil {
+		return nil, "", "", err
+	}
+	if choice == render.AccelBVH {
+		return BuildAccel(sc, anyHit), render.AccelBVH, "", nil
 	}
 	dev, err := embree.Open()
 	if err == nil {
@@ -32,10 +31,10 @@ func NewAccel(sc *scene.Scene, anyHit AnyHit, choice string) (acc *Accel, chosen
 			return acc, "embree " + dev.Version, "", nil
 		}
 	}
-	if choice == "embree" {
+	if choice == render.AccelEmbree {
 		return nil, "", "", fmt.Errorf("--accel embree: %v", err)
 	}
-	return BuildAccel(sc, anyHit), "bvh", fmt.Sprintf("tracing with sertrace's BVH, not Embree: %v", err), nil
+	return BuildAccel(sc, anyHit), render.AccelBVH, fmt.Sprintf("tracing with sertrace's BVH, not Embree: %v", err), nil
 }
 
 // embreeNoteOnce makes auto's reason for not using Embree said once per
@@ -48,10 +47,6 @@ var embreeNoteOnce sync.Once
 // their instances' transforms.
 func buildEmbreeAccel(sc *scene.Scene, anyHit AnyHit, dev *embree.Device) (*Accel, error) {
 	acc := newAccel(sc, anyHit)
-	es, err := dev.NewScene()
-	if err != nil {
-		return nil, err
-	}
 	type key struct {
 		g     scene.GeometryRef
 		flags bool // exit hits (spheres) or alpha-masked (triangles)
@@ -71,66 +66,61 @@ func buildEmbreeAccel(sc *scene.Scene, anyHit AnyHit, dev *embree.Device) (*Acce
 	for i := range sc.Instances {
 		uses[keyOf(i)]++
 	}
-	built := map[key]embree.Geometry{}
-	flat := make([]bool, len(sc.Instances))
 	var masked embree.AnyHit = func(inst, prim uint32, u, v float32) bool {
 		return acc.opaque[inst] || anyHit(int(inst), int(prim), u, v)
 	}
-	for i, in := range sc.Instances {
-		if acc.toObject[i] == (render.Affine{}) {
-			continue // scaled to nothing: never hit
-		}
-		k := keyOf(i)
-		// A geometry placed once goes into the top level in world space:
-		// no instance to traverse (spheres and curves only under a uniform
-		// scale, which keeps them round).
-		if uses[k] == 1 {
-			if _, uniform := acc.toWorld[i].UniformScale(); uniform || in.Geometry.Kind == scene.Triangles {
-				if _, err := embreeGeometry(sc, es, embree.Top(uint32(i)), k.g, k.flags, masked, &acc.toWorld[i]); err != nil {
-					es.Release()
-					return nil, err
+	es, err := dev.Build(func(es *embree.Scene) error {
+		built := map[key]embree.Geometry{}
+		kinds := make([]uint8, len(sc.Instances))
+		for i, in := range sc.Instances {
+			kinds[i] = [...]uint8{scene.Triangles: embree.KindFront, scene.Spheres: embree.KindSphere, scene.SweptSpheres: embree.KindCurve}[in.Geometry.Kind]
+			if acc.toObject[i] == (render.Affine{}) {
+				continue // scaled to nothing: never hit
+			}
+			k := keyOf(i)
+			// A geometry placed once goes into the top level in world
+			// space: no instance to traverse (spheres and curves only under
+			// a uniform scale, which keeps them round).
+			if uses[k] == 1 {
+				if _, uniform := acc.toWorld[i].UniformScale(); uniform || in.Geometry.Kind == scene.Triangles {
+					if _, err := embreeGeometry(sc, es, embree.Top(uint32(i)), k.g, k.flags, masked, &acc.toWorld[i]); err != nil {
+						return err
+					}
+					// The object-space winding decides a triangle's front:
+					// Embree's world normal does in the top level, unless a
+					// mirroring transform put it there, reversing the winding.
+					if in.Geometry.Kind == scene.Triangles && acc.toWorld[i].Mirrors() {
+						kinds[i] = embree.KindInstancedTriangle
+					}
+					continue
 				}
-				flat[i] = true
-				continue
+			}
+			g, ok := built[k]
+			if !ok {
+				var err error
+				if g, err = embreeGeometry(sc, es, embree.Own, k.g, k.flags, masked, nil); err != nil {
+					return err
+				}
+				built[k] = g
+			}
+			if err := es.Place(g, uint32(i), acc.toWorld[i]); err != nil {
+				return err
+			}
+			if in.Geometry.Kind == scene.Triangles {
+				kinds[i] = embree.KindInstancedTriangle // Embree 3 gives its normal in object space
 			}
 		}
-		g, ok := built[k]
-		if !ok {
-			if g, err = embreeGeometry(sc, es, embree.Own, k.g, k.flags, masked, nil); err != nil {
-				es.Release()
-				return nil, err
-			}
-			built[k] = g
+		for _, k := range kinds {
+			acc.instancedTriangles = acc.instancedTriangles || k == embree.KindInstancedTriangle
 		}
-		m := in.Transform
-		es.Place(g, uint32(i), [12]float32{float32(m[0]), float32(m[1]), float32(m[2]), float32(m[4]), float32(m[5]), float32(m[6]),
-			float32(m[8]), float32(m[9]), float32(m[10]), float32(m[12]), float32(m[13]), float32(m[14])})
-	}
-	kinds := make([]uint8, len(sc.Instances))
-	for i, in := range sc.Instances {
-		kinds[i] = [...]uint8{scene.Triangles: embree.KindFront, scene.Spheres: embree.KindSphere, scene.SweptSpheres: embree.KindCurve}[in.Geometry.Kind]
-		// The object-space winding decides a triangle's front: Embree's
-		// world normal does for a geometry in the top level, unless a
-		// mirroring transform put it there, whose world winding is reversed.
-		if in.Geometry.Kind == scene.Triangles && (!flat[i] || mirrors(in.Transform)) {
-			kinds[i] = embree.KindInstancedTriangle
-			acc.instancedTriangles = true
-		}
-	}
-	es.SetKinds(kinds)
-	if err := es.Commit(); err != nil {
-		es.Release()
+		es.SetKinds(kinds)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	acc.embree = es
 	return acc, nil
-}
-
-// mirrors reports whether a transform turns space inside out (a negative
-// determinant).
-func mirrors(m scene.Mat4) bool {
-	det := m[0]*(m[5]*m[10]-m[9]*m[6]) - m[4]*(m[1]*m[10]-m[9]*m[2]) + m[8]*(m[1]*m[6]-m[5]*m[2])
-	return det < 0
 }
 
 // embreeGeometry gives Embree one geometry, in object space, or in world
@@ -162,9 +152,13 @@ func embreeGeometry(sc *scene.Scene, es *embree.Scene, to embree.Target, g scene
 			p = point(p)
 			vr = append(vr, p[0], p[1], p[2], c.Radii[i]*scale)
 		}
+		// A joint that the BVH leaves uncapped (JoinedPrev) has Embree's
+		// neighbour flag, where the neighbour is the previous vertex's
+		// segment: a loop's closing joint (its first segment starts at a
+		// vertex of its own) keeps both caps, the same sphere twice.
 		flags := make([]uint8, len(c.Segments))
-		for i := range c.Segments {
-			if c.Joins[i]&scene.JoinedPrev != 0 {
+		for i, first := range c.Segments {
+			if c.Joins[i]&scene.JoinedPrev != 0 && i > 0 && c.Segments[i-1]+1 == first {
 				flags[i] |= embree.NeighbourBefore
 			}
 		}
@@ -215,13 +209,9 @@ func asEmbree(rays []Ray) []embree.Ray {
 	return unsafe.Slice((*embree.Ray)(unsafe.Pointer(unsafe.SliceData(rays))), len(rays))
 }
 
-// Streams are a caller's buffers for tracing rays in one call (none are
-// needed today: Embree reads and writes the callers' own).
-type Streams struct{}
-
 // IntersectAll finds the closest hit of every ray: with Embree in one call
 // for all of them, with the BVH one by one.
-func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, buf *Streams) {
+func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool) {
 	if acc.embree == nil {
 		for i := range rays {
 			hits[i], found[i] = acc.trace(&rays[i], false)
@@ -247,7 +237,7 @@ func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, buf *Stream
 }
 
 // OccludedAll says for every ray whether anything blocks it.
-func (acc *Accel) OccludedAll(rays []Ray, occluded []bool, _ *Streams) {
+func (acc *Accel) OccludedAll(rays []Ray, occluded []bool) {
 	if acc.embree == nil {
 		for i := range rays {
 			_, occluded[i] = acc.trace(&rays[i], true)

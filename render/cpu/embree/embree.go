@@ -3,9 +3,11 @@
 // renders without Embree where the library is missing. The few declarations
 // it uses are written from Embree 3's API documentation (rtcore_*.h, 3.13).
 //
-// A Scene holds geometries (triangles, spheres, round linear curves), each
-// in a scene of its own that instances place; rays are traced in streams:
-// one call from Go per batch of rays, the loop over them in C.
+// A Scene holds geometries (triangles, spheres, round linear curves): in
+// the top level itself, in world space, when one instance places them, or
+// in a scene of their own that instances place by their transforms. Rays
+// are traced in streams: one call from Go per batch of rays, the loop over
+// them in C.
 package embree
 
 /*
@@ -74,11 +76,15 @@ enum {
 	RTC_FORMAT_UINT3 = 0x5003,
 	RTC_FORMAT_FLOAT3 = 0x9003,
 	RTC_FORMAT_FLOAT4 = 0x9004,
-	RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR = 0x9234,
+	RTC_FORMAT_FLOAT3X4_ROW_MAJOR = 0x9134,
 	RTC_SCENE_FLAG_ROBUST = 1 << 2,
 	RTC_BUILD_QUALITY_HIGH = 2,
 	RTC_DEVICE_PROPERTY_VERSION = 0,
-	RTC_DEVICE_PROPERTY_VERSION_MAJOR = 1,
+	RTC_DEVICE_PROPERTY_BACKFACE_CULLING_CURVES_ENABLED = 63,
+	RTC_DEVICE_PROPERTY_BACKFACE_CULLING_ENABLED = 65,
+	RTC_DEVICE_PROPERTY_FILTER_FUNCTION_SUPPORTED = 66,
+	RTC_DEVICE_PROPERTY_CURVE_GEOMETRY_SUPPORTED = 99,
+	RTC_DEVICE_PROPERTY_POINT_GEOMETRY_SUPPORTED = 101,
 };
 
 struct sertraceRTC {
@@ -107,14 +113,17 @@ struct sertraceRTC {
 };
 static struct sertraceRTC rtc;
 
-// sertraceEmbreeLoad loads the entry points into rtc, all or none.
-static const char *sertraceEmbreeLoad(const char *name) {
+// sertraceEmbreeLoad loads a library and makes its device. The entry points
+// go into rtc only when the device is made and has what sertrace needs: a
+// library that fails leaves nothing behind (rtc is set once per process;
+// Go never loads a second library).
+static const char *sertraceEmbreeLoad(const char *name, const char *config, RTCDevice *dev, long *version) {
 	void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 	if (lib == NULL) {
 		return dlerror();
 	}
 	struct sertraceRTC f;
-#define SYM(field, sym) if ((*(void **)&f.field = dlsym(lib, sym)) == NULL) return "the library lacks " sym;
+#define SYM(field, sym) if ((*(void **)&f.field = dlsym(lib, sym)) == NULL) { dlclose(lib); return "the library lacks " sym; }
 	SYM(newDevice, "rtcNewDevice")
 	SYM(releaseDevice, "rtcReleaseDevice")
 	SYM(getDeviceError, "rtcGetDeviceError")
@@ -138,7 +147,31 @@ static const char *sertraceEmbreeLoad(const char *name) {
 	SYM(intersect1, "rtcIntersect1")
 	SYM(occluded1, "rtcOccluded1")
 #undef SYM
+	RTCDevice d = f.newDevice(config);
+	if (d == NULL) {
+		dlclose(lib);
+		return "rtcNewDevice failed (does the CPU have SSE2?)";
+	}
+	const char *why = NULL;
+	*version = (long)f.getDeviceProperty(d, RTC_DEVICE_PROPERTY_VERSION);
+	if (*version < 31300) {
+		why = "too old";
+	} else if (f.getDeviceProperty(d, RTC_DEVICE_PROPERTY_FILTER_FUNCTION_SUPPORTED) != 1) {
+		why = "built without filter functions (alpha masks need them)";
+	} else if (f.getDeviceProperty(d, RTC_DEVICE_PROPERTY_BACKFACE_CULLING_ENABLED) != 0 ||
+		f.getDeviceProperty(d, RTC_DEVICE_PROPERTY_BACKFACE_CULLING_CURVES_ENABLED) != 0) {
+		why = "built with back-face culling (glTF's double-sided surfaces need both sides)";
+	} else if (f.getDeviceProperty(d, RTC_DEVICE_PROPERTY_CURVE_GEOMETRY_SUPPORTED) != 1 ||
+		f.getDeviceProperty(d, RTC_DEVICE_PROPERTY_POINT_GEOMETRY_SUPPORTED) != 1) {
+		why = "built without curves or points (hair and particles need them)";
+	}
+	if (why != NULL) {
+		f.releaseDevice(d);
+		dlclose(lib);
+		return why;
+	}
 	rtc = f;
+	*dev = d;
 	return NULL;
 }
 
@@ -156,6 +189,7 @@ typedef struct {
 	unsigned char kind; // the hit kinds of Kind* below
 } sertraceHit;
 
+// The hit kinds: Go's Kind constants are these.
 enum { KIND_FRONT = 1, KIND_BACK = 2, KIND_SPHERE = 3, KIND_CURVE = 4, KIND_INSTANCED_TRIANGLE = 5 };
 
 // Any-hit decisions that Go makes (alpha masks): exported from Go.
@@ -219,7 +253,7 @@ static void sertraceIntersect(RTCScene s, const sertraceRay *rays, sertraceHit *
 		rtc.intersect1(s, &ctx, &rh);
 		sertraceHit *h = &hits[i];
 		if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) {
-			h->t = 0; h->inst = -1; h->prim = 0; h->u = 0; h->v = 0; h->kind = 0;
+			h->t = r->tfar; h->inst = -1; h->prim = 0; h->u = 0; h->v = 0; h->kind = 0;
 			found[i] = 0;
 			continue;
 		}
@@ -232,7 +266,7 @@ static void sertraceIntersect(RTCScene s, const sertraceRay *rays, sertraceHit *
 		unsigned char kind = kinds[inst];
 		switch (kind) {
 		case KIND_FRONT:
-			if (rh.hit.Ng_x * r->dir[0] + rh.hit.Ng_y * r->dir[1] + rh.hit.Ng_z * r->dir[2] >= 0) {
+			if (rh.hit.Ng_x * r->dir[0] + rh.hit.Ng_y * r->dir[1] + rh.hit.Ng_z * r->dir[2] > 0) {
 				kind = KIND_BACK;
 			}
 			break;
@@ -268,9 +302,7 @@ static void sertraceReleaseGeometry(RTCGeometry g) { rtc.releaseGeometry(g); }
 static void *sertraceBuffer(RTCGeometry g, int type, int format, size_t stride, size_t count) {
 	return rtc.setNewGeometryBuffer(g, type, 0, format, stride, count);
 }
-static RTCDevice sertraceNewDevice(const char *config) { return rtc.newDevice(config); }
 static int sertraceError(RTCDevice d) { return rtc.getDeviceError(d); }
-static long sertraceVersion(RTCDevice d) { return (long)rtc.getDeviceProperty(d, RTC_DEVICE_PROPERTY_VERSION); }
 static RTCScene sertraceNewScene(RTCDevice d, int flags) {
 	RTCScene s = rtc.newScene(d);
 	if (s != NULL) {
@@ -279,18 +311,23 @@ static RTCScene sertraceNewScene(RTCDevice d, int flags) {
 	}
 	return s;
 }
+// sertraceAttach commits g and hands it to s (which holds it from then on).
 static void sertraceAttach(RTCScene s, RTCGeometry g, unsigned id) {
 	rtc.commitGeometry(g);
 	rtc.attachGeometryByID(s, g, id);
 	rtc.releaseGeometry(g);
 }
-static void sertraceAttachInstance(RTCDevice d, RTCScene s, RTCScene child, unsigned id, const float *xfm) {
+static int sertraceAttachInstance(RTCDevice d, RTCScene s, RTCScene child, unsigned id, const float *rowMajor3x4) {
 	RTCGeometry g = rtc.newGeometry(d, RTC_GEOMETRY_TYPE_INSTANCE);
+	if (g == NULL) {
+		return 0;
+	}
 	rtc.setGeometryInstancedScene(g, child);
-	rtc.setGeometryTransform(g, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, xfm);
+	rtc.setGeometryTransform(g, 0, RTC_FORMAT_FLOAT3X4_ROW_MAJOR, rowMajor3x4);
 	rtc.commitGeometry(g);
 	rtc.attachGeometryByID(s, g, id);
 	rtc.releaseGeometry(g);
+	return 1;
 }
 static void sertraceCommit(RTCScene s) { rtc.commitScene(s); }
 static void sertraceReleaseScene(RTCScene s) { rtc.releaseScene(s); }
@@ -303,6 +340,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/cgo"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -326,64 +364,63 @@ type opened struct {
 var (
 	openMu sync.Mutex
 	loaded = map[string]opened{} // by SERTRACE_EMBREE's value
+	device *Device               // the one library loaded in this process
 )
 
 // Open loads Embree once per process (per value of SERTRACE_EMBREE); later
 // calls return the same device or the same reason it could not be loaded.
+// One library is loaded at most: once one has, a value naming another is
+// refused.
 func Open() (*Device, error) {
 	openMu.Lock()
 	defer openMu.Unlock()
 	key := os.Getenv("SERTRACE_EMBREE")
 	o, ok := loaded[key]
 	if !ok {
-		o.d, o.err = open()
+		o.d, o.err = open(key)
 		loaded[key] = o
 	}
 	return o.d, o.err
 }
 
-func open() (*Device, error) {
+func open(override string) (*Device, error) {
 	names := libraryNames
-	if v := os.Getenv("SERTRACE_EMBREE"); v != "" {
-		if v == "off" {
+	if override != "" {
+		if override == "off" {
 			return nil, errors.New("SERTRACE_EMBREE=off turns Embree off")
 		}
-		names = []string{v}
+		names = []string{override}
+	}
+	if device != nil {
+		for _, name := range names {
+			if name == device.Library {
+				return device, nil
+			}
+		}
+		return nil, fmt.Errorf("Embree is already loaded from %s in this process; %s is not loaded beside it", device.Library, strings.Join(names, ", "))
 	}
 	var reasons []string
 	for _, name := range names {
 		cname := C.CString(name)
-		msg := C.sertraceEmbreeLoad(cname)
-		C.free(unsafe.Pointer(cname))
-		if msg != nil {
-			reasons = append(reasons, C.GoString(msg))
-			continue
-		}
 		config := C.CString(fmt.Sprintf("threads=%d", runtime.GOMAXPROCS(0)))
-		dev := C.sertraceNewDevice(config)
+		var dev C.RTCDevice
+		var v C.long
+		msg := C.sertraceEmbreeLoad(cname, config, &dev, &v)
+		C.free(unsafe.Pointer(cname))
 		C.free(unsafe.Pointer(config))
-		if dev == nil {
-			reasons = append(reasons, name+": rtcNewDevice failed (does the CPU have SSE2?)")
+		version := fmt.Sprintf("%d.%d.%d", v/10000, v/100%100, v%100)
+		if msg != nil {
+			why := C.GoString(msg)
+			if v != 0 {
+				why = fmt.Sprintf("Embree %s is %s", version, why)
+			}
+			reasons = append(reasons, name+": "+why)
 			continue
 		}
-		v := int(C.sertraceVersion(dev))
-		if v < 31300 {
-			return nil, fmt.Errorf("%s is Embree %d.%d.%d; sertrace needs 3.13 or newer", name, v/10000, v/100%100, v%100)
-		}
-		return &Device{dev: dev, Version: fmt.Sprintf("%d.%d.%d", v/10000, v/100%100, v%100), Library: name}, nil
+		device = &Device{dev: dev, Version: version, Library: name}
+		return device, nil
 	}
-	return nil, fmt.Errorf("Embree 3 could not be loaded (Debian: apt-get install libembree3-3): %s", joinReasons(reasons))
-}
-
-func joinReasons(r []string) string {
-	if len(r) == 0 {
-		return "no library to try"
-	}
-	out := r[0]
-	for _, s := range r[1:] {
-		out += "; " + s
-	}
-	return out
+	return nil, fmt.Errorf("Embree 3.13 or newer could not be loaded (Debian: apt-get install libembree3-3): %s", strings.Join(reasons, "; "))
 }
 
 // Ray is a ray as Embree reads it: origin, the distance where it starts,
@@ -396,9 +433,10 @@ type Ray struct {
 	TFar  float32
 }
 
-// Hit is what a ray hit: Inst is −1 for a miss; U and V are the
-// triangle's barycentrics of its vertices 1 and 2, or the curve's parameter
-// along its segment (U, in [0, 1]); Kind is one of the Kind constants.
+// Hit is what a ray hit: Inst is −1 for a miss (T is then the ray's TFar);
+// U and V are the triangle's barycentrics of its vertices 1 and 2, or the
+// curve's parameter along its segment (U, in [0, 1]); Kind is one of the
+// Kind constants.
 type Hit struct {
 	T          float32
 	Inst, Prim int32
@@ -408,11 +446,11 @@ type Hit struct {
 
 // Hit kinds, as SetKinds gives them per instance and hits report them.
 const (
-	KindFront             = 1 // a triangle's counter-clockwise face (in the top level, decided by its normal)
-	KindBack              = 2
-	KindSphere            = 3
-	KindCurve             = 4
-	KindInstancedTriangle = 5 // a triangle of an instance: Embree 3 gives its normal in object space, so the side is the caller's to decide
+	KindFront             = C.KIND_FRONT // a triangle's counter-clockwise face (in the top level, decided by its normal)
+	KindBack              = C.KIND_BACK
+	KindSphere            = C.KIND_SPHERE
+	KindCurve             = C.KIND_CURVE
+	KindInstancedTriangle = C.KIND_INSTANCED_TRIANGLE // a triangle of an instance: Embree 3 gives its normal in object space, so the side is the caller's to decide
 )
 
 var (
@@ -432,20 +470,51 @@ type Scene struct {
 	kinds    unsafe.Pointer // C memory: per instance ID, a Kind
 }
 
-// Geometry is one geometry's scene, to be placed by instances.
+// Geometry is one geometry's scene, to be placed by instances; the zero
+// Geometry is an empty one, which Place leaves out.
 type Geometry struct{ s C.RTCScene }
 
-// NewScene starts an empty scene.
-func (d *Device) NewScene() (*Scene, error) {
+// Build makes a scene: fill gives it its geometry (Triangles, Spheres,
+// Curves, Place) and its instances' kinds (SetKinds), then the top level is
+// built. It all happens on one OS thread: Embree keeps its error codes per
+// thread.
+func (d *Device) Build(fill func(*Scene) error) (*Scene, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	C.sertraceError(d.dev) // clear what an earlier call left
 	top := C.sertraceNewScene(d.dev, C.RTC_SCENE_FLAG_ROBUST)
 	if top == nil {
 		return nil, d.err("rtcNewScene")
 	}
-	return &Scene{d: d, top: top}, nil
+	s := &Scene{d: d, top: top}
+	err := fill(s)
+	if err == nil && s.kinds == nil {
+		err = errors.New("embree: SetKinds was not called")
+	}
+	if err == nil {
+		C.sertraceCommit(s.top)
+		if e := C.sertraceError(d.dev); e != 0 {
+			err = fmt.Errorf("embree: building the scene failed: %s", errorName(e))
+		}
+	}
+	if err != nil {
+		s.Release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// errorName is an RTCError's meaning.
+func errorName(code C.int) string {
+	names := [...]string{1: "unknown error", 2: "invalid argument", 3: "invalid operation", 4: "out of memory", 5: "unsupported CPU", 6: "cancelled"}
+	if code > 0 && int(code) < len(names) {
+		return names[code]
+	}
+	return fmt.Sprintf("error %d", int(code))
 }
 
 func (d *Device) err(what string) error {
-	return fmt.Errorf("embree: %s failed (error %d)", what, int(C.sertraceError(d.dev)))
+	return fmt.Errorf("embree: %s failed: %s", what, errorName(C.sertraceError(d.dev)))
 }
 
 // AnyHit decides, for an alpha-masked geometry, whether a candidate hit on
@@ -473,7 +542,8 @@ func (s *Scene) newGeometry(kind C.int) (C.RTCGeometry, error) {
 	return g, nil
 }
 
-// attach puts a finished geometry where it goes.
+// attach puts a finished geometry where it goes: in the top level, or in a
+// scene of its own, committed, for Place.
 func (s *Scene) attach(g C.RTCGeometry, to Target) (Geometry, error) {
 	if to.top {
 		C.sertraceAttach(s.top, g, C.unsigned(to.id))
@@ -481,17 +551,25 @@ func (s *Scene) attach(g C.RTCGeometry, to Target) (Geometry, error) {
 	}
 	child := C.sertraceNewScene(s.d.dev, C.RTC_SCENE_FLAG_ROBUST)
 	if child == nil {
-		return Geometry{}, s.d.err("rtcNewScene")
+		err := s.d.err("rtcNewScene")
+		C.sertraceReleaseGeometry(g)
+		return Geometry{}, err
 	}
 	s.children = append(s.children, child)
 	C.sertraceAttach(child, g, 0)
+	C.sertraceCommit(child)
+	if e := C.sertraceError(s.d.dev); e != 0 {
+		return Geometry{}, fmt.Errorf("embree: building a geometry failed: %s", errorName(e))
+	}
 	return Geometry{child}, nil
 }
 
-// upload copies data into a new buffer of g, count items of stride bytes.
-func (s *Scene) upload(g C.RTCGeometry, kind, format C.int, stride int, data []byte) error {
-	count := len(data) / stride
-	p := C.sertraceBuffer(g, kind, format, C.size_t(stride), C.size_t(max(count, 1)))
+// upload copies data into a new buffer of g: count items of stride bytes.
+func (s *Scene) upload(g C.RTCGeometry, kind, format C.int, stride, count int, data []byte) error {
+	if len(data) != stride*count {
+		return fmt.Errorf("embree: a buffer of %d bytes for %d items of %d bytes", len(data), count, stride)
+	}
+	p := C.sertraceBuffer(g, kind, format, C.size_t(stride), C.size_t(count))
 	if p == nil {
 		return s.d.err("rtcSetNewGeometryBuffer")
 	}
@@ -514,15 +592,19 @@ func bytesOf[T float32 | uint32 | uint8](v []T) []byte {
 }
 
 // Triangles makes a triangle mesh: positions xyz, three indices a
-// triangle. anyHit, if not nil, decides every candidate hit.
+// triangle, each less than the positions' count. anyHit, if not nil,
+// decides every candidate hit. A mesh without triangles makes nothing.
 func (s *Scene) Triangles(to Target, positions []float32, indices []uint32, anyHit AnyHit) (Geometry, error) {
+	if len(indices) < 3 {
+		return Geometry{}, nil
+	}
 	g, err := s.newGeometry(C.RTC_GEOMETRY_TYPE_TRIANGLE)
 	if err != nil {
 		return Geometry{}, err
 	}
-	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT3, 12, bytesOf(positions))
+	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT3, 12, len(positions)/3, bytesOf(positions))
 	if err == nil {
-		err = s.upload(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT3, 12, bytesOf(indices))
+		err = s.upload(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT3, 12, len(indices)/3, bytesOf(indices))
 	}
 	if err == nil && anyHit != nil {
 		h := cgo.NewHandle(anyHit)
@@ -533,21 +615,28 @@ func (s *Scene) Triangles(to Target, positions []float32, indices []uint32, anyH
 }
 
 // Spheres makes spheres: centre and radius, four floats each. With
-// exitHits false a ray that starts inside a sphere does not hit it.
+// exitHits false a ray that starts inside a sphere does not hit it. No
+// spheres make nothing.
 func (s *Scene) Spheres(to Target, centersRadii []float32, exitHits bool) (Geometry, error) {
+	if len(centersRadii) < 4 {
+		return Geometry{}, nil
+	}
 	g, err := s.newGeometry(C.RTC_GEOMETRY_TYPE_SPHERE_POINT)
 	if err != nil {
 		return Geometry{}, err
 	}
-	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, bytesOf(centersRadii))
+	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, len(centersRadii)/4, bytesOf(centersRadii))
 	if err == nil && !exitHits {
 		C.sertraceSetFilter(g, C.FILTER_ENTERING_ONLY, 0)
 	}
 	return s.finish(g, to, err)
 }
 
-// Curve flags: the segment has a neighbour before or after it, which draws
-// the sphere at their joint.
+// Curve flags (RTC_CURVE_FLAG_NEIGHBOR_*): a segment from vertex first
+// continues a neighbour from vertex first−1 (Before) or is continued by one
+// to vertex first+2 (After), and Embree renders it to attach to that
+// neighbour at their joint. Embree reads the neighbour's vertex: it must
+// exist.
 const (
 	NeighbourBefore = 1 << 0
 	NeighbourAfter  = 1 << 1
@@ -555,18 +644,25 @@ const (
 
 // Curves makes round linear curves (swept spheres): vertices as centre and
 // radius, four floats each; a segment from vertex first[i] to first[i]+1,
-// with its neighbour flags. A ray that starts inside hits nothing of it.
+// with its neighbour flags (a neighbour's vertex must exist). A ray that
+// starts inside hits nothing of it. No segments make nothing.
 func (s *Scene) Curves(to Target, verticesRadii []float32, first []uint32, flags []uint8) (Geometry, error) {
+	if len(first) == 0 {
+		return Geometry{}, nil
+	}
+	if len(flags) != len(first) {
+		return Geometry{}, fmt.Errorf("embree: %d curve flags for %d segments", len(flags), len(first))
+	}
 	g, err := s.newGeometry(C.RTC_GEOMETRY_TYPE_ROUND_LINEAR_CURVE)
 	if err != nil {
 		return Geometry{}, err
 	}
-	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, bytesOf(verticesRadii))
+	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, len(verticesRadii)/4, bytesOf(verticesRadii))
 	if err == nil {
-		err = s.upload(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT, 4, bytesOf(first))
+		err = s.upload(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT, 4, len(first), bytesOf(first))
 	}
 	if err == nil {
-		err = s.upload(g, C.RTC_BUFFER_TYPE_FLAGS, C.RTC_FORMAT_UCHAR, 1, bytesOf(flags))
+		err = s.upload(g, C.RTC_BUFFER_TYPE_FLAGS, C.RTC_FORMAT_UCHAR, 1, len(flags), bytesOf(flags))
 	}
 	if err == nil {
 		C.sertraceSetFilter(g, C.FILTER_ENTERING_ONLY, 0)
@@ -574,23 +670,15 @@ func (s *Scene) Curves(to Target, verticesRadii []float32, first []uint32, flags
 	return s.finish(g, to, err)
 }
 
-// Place commits a geometry made in its own scene and places it as
-// instance id (which hits report) with an object-to-world transform: a 3×4
-// column-major matrix.
-func (s *Scene) Place(g Geometry, id uint32, objectToWorld [12]float32) {
-	C.sertraceCommit(g.s)
-	C.sertraceAttachInstance(s.d.dev, s.top, g.s, C.unsigned(id), (*C.float)(unsafe.Pointer(&objectToWorld[0])))
-}
-
-// Commit builds the top level; the scene is then ready to trace, from any
-// number of goroutines at once.
-func (s *Scene) Commit() error {
-	if s.kinds == nil {
-		return errors.New("embree: SetKinds before Commit")
+// Place places a geometry made in its own scene as instance id (which hits
+// report) with an object-to-world transform: a 3×4 matrix, rows first. An
+// empty geometry is left out.
+func (s *Scene) Place(g Geometry, id uint32, objectToWorld [12]float32) error {
+	if g.s == nil {
+		return nil
 	}
-	C.sertraceCommit(s.top)
-	if e := C.sertraceError(s.d.dev); e != 0 {
-		return fmt.Errorf("embree: building the scene failed (error %d)", int(e))
+	if C.sertraceAttachInstance(s.d.dev, s.top, g.s, C.unsigned(id), (*C.float)(unsafe.Pointer(&objectToWorld[0]))) == 0 {
+		return s.d.err("rtcNewGeometry (an instance)")
 	}
 	return nil
 }
@@ -600,7 +688,9 @@ func (s *Scene) Release() {
 	for _, c := range s.children {
 		C.sertraceReleaseScene(c)
 	}
-	C.sertraceReleaseScene(s.top)
+	if s.top != nil {
+		C.sertraceReleaseScene(s.top)
+	}
 	for _, h := range s.handles {
 		h.Delete()
 	}

@@ -8,8 +8,17 @@ import "C"
 
 import "runtime/cgo"
 
+// sertraceEmbreeAnyHit runs an alpha mask's test. A panic cannot unwind
+// through Embree's C frames: a test that panics counts the hit (the
+// surface stays opaque there) instead of taking the process down.
+//
 //export sertraceEmbreeAnyHit
-func sertraceEmbreeAnyHit(handle C.uintptr_t, inst, prim C.uint, u, v C.float) C.int {
+func sertraceEmbreeAnyHit(handle C.uintptr_t, inst, prim C.uint, u, v C.float) (accept C.int) {
+	defer func() {
+		if recover() != nil {
+			accept = 1
+		}
+	}()
 	if cgo.Handle(handle).Value().(AnyHit)(uint32(inst), uint32(prim), float32(u), float32(v)) {
 		return 1
 	}

@@ -37,6 +37,16 @@ const (
 	DimsPerBounce
 )
 
+// The pairs of dimensions that Random2 draws together.
+const (
+	PairPixel      = DimPixelX / 2 // DimPixelX, DimPixelY
+	PairLens       = DimLensU / 2  // DimLensU, DimLensV
+	PairBSDF       = DimBSDFU / 2  // DimBSDFU, DimBSDFV
+	PairLobe       = DimLobe / 2   // DimLobe, DimBSDFW
+	PairLightPoint = DimLightU / 2 // DimLightU, DimLightV
+	PairLightPick  = DimLight / 2  // DimLight, DimLightCoin
+)
+
 func pcg4d(x, y, z, w uint32) (uint32, uint32, uint32, uint32) {
 	x, y, z, w = x*1664525+1013904223, y*1664525+1013904223, z*1664525+1013904223, w*1664525+1013904223
 	x += y * w
@@ -82,28 +92,69 @@ var sobolBytes = func() (t [4][256]uint32) {
 	return t
 }()
 
-// nestedUniformScramble is a hashed Owen scramble of x's bits, the most
-// significant first: each bit is flipped by a hash of the bits above it.
-func nestedUniformScramble(x, seed uint32) uint32 {
-	x = bits.Reverse32(x)
+// sobolReversedBytes is sobolBytes with each entry's bits reversed: the
+// second dimension's point, reversed, is their XOR as well.
+var sobolReversedBytes = func() (t [4][256]uint32) {
+	for b := range 4 {
+		for v := range 256 {
+			t[b][v] = bits.Reverse32(sobolBytes[b][v])
+		}
+	}
+	return t
+}()
+
+// laineKarras is the Laine–Karras permutation with Burley's constants: it
+// flips each bit of x by a hash of the bits below it and of seed.
+func laineKarras(x, seed uint32) uint32 {
 	x += seed
 	x ^= x * 0x6c50b47c
 	x ^= x * 0xb82f1e52
 	x ^= x * 0xc7afe638
 	x ^= x * 0x8d22f6e6
-	return bits.Reverse32(x)
+	return x
+}
+
+// nestedUniformScramble is a hashed Owen scramble of x's bits, the most
+// significant first: each bit is flipped by a hash of the bits above it.
+func nestedUniformScramble(x, seed uint32) uint32 {
+	return bits.Reverse32(laineKarras(bits.Reverse32(x), seed))
 }
 
 // Random returns a number in [0, 1) for a pixel, sample, bounce and
 // dimension of the stream that seed selects.
 func Random(pixel, sample, bounce, dim, seed uint32) float32 {
-	d := bounce*DimsPerBounce + dim
-	shuffle, _, _, _ := pcg4d(pixel, bounce*((DimsPerBounce+1)/2)+dim/2, seed, 0x9e3779b9)
-	scramble, _, _, _ := pcg4d(pixel, d, seed, 0x85ebca6b)
-	// The shuffle flips each bit of the index by a hash of the bits above
-	// it, so the first 2^k samples map onto one aligned block of 2^k
-	// indices, in some order, and such a block of Sobol points is a net.
-	x := sobol(nestedUniformScramble(sample, shuffle), dim&1 != 0)
-	x = nestedUniformScramble(x, scramble)
+	index := shuffledIndex(pixel, sample, bounce, dim/2, seed)
+	return scrambledPoint(index, pixel, bounce, dim, seed)
+}
+
+// Random2 returns the pair of numbers that Random gives for dimensions
+// 2·pair and 2·pair+1, for the cost of little more than one: the two share
+// their shuffled sample index.
+func Random2(pixel, sample, bounce, pair, seed uint32) (float32, float32) {
+	index := shuffledIndex(pixel, sample, bounce, pair, seed)
+	return scrambledPoint(index, pixel, bounce, 2*pair, seed), scrambledPoint(index, pixel, bounce, 2*pair+1, seed)
+}
+
+// shuffledIndex is the sample's index in its pair's shuffled order. The
+// shuffle flips each bit of the index by a hash of the bits above it, so
+// the first 2^k samples map onto one aligned block of 2^k indices, in some
+// order, and such a block of Sobol points is a net.
+func shuffledIndex(pixel, sample, bounce, pair, seed uint32) uint32 {
+	shuffle, _, _, _ := pcg4d(pixel, bounce*((DimsPerBounce+1)/2)+pair, seed, 0x9e3779b9)
+	return nestedUniformScramble(sample, shuffle)
+}
+
+// scrambledPoint is the Sobol point of a (shuffled) index in the pair's
+// first or second dimension, Owen-scrambled per dimension, as a number in
+// [0, 1). The scramble works on the point's bits reversed, and the first
+// dimension's point is the index reversed: it is scrambled as the index.
+func scrambledPoint(index, pixel, bounce, dim, seed uint32) float32 {
+	scramble, _, _, _ := pcg4d(pixel, bounce*DimsPerBounce+dim, seed, 0x85ebca6b)
+	reversed := index // sobol(index, false), reversed
+	if dim&1 != 0 {
+		t := &sobolReversedBytes
+		reversed = t[0][index&255] ^ t[1][index>>8&255] ^ t[2][index>>16&255] ^ t[3][index>>24]
+	}
+	x := bits.Reverse32(laineKarras(reversed, scramble))
 	return float32(x>>8) * (1.0 / (1 << 24))
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"maps"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -179,5 +180,72 @@ func TestGLSLDimensionsMatch(t *testing.T) {
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("random.glsl's dimensions %v, the Go's %v", got, want)
+	}
+}
+
+// randomAsDefined is Random as its definition reads (and as the GLSL
+// computes it): the shuffled index's Sobol point, Owen-scrambled.
+func randomAsDefined(pixel, sample, bounce, dim, seed uint32) float32 {
+	d := bounce*DimsPerBounce + dim
+	shuffle, _, _, _ := pcg4d(pixel, bounce*((DimsPerBounce+1)/2)+dim/2, seed, 0x9e3779b9)
+	scramble, _, _, _ := pcg4d(pixel, d, seed, 0x85ebca6b)
+	x := sobol(nestedUniformScramble(sample, shuffle), dim&1 != 0)
+	x = nestedUniformScramble(x, scramble)
+	return float32(x>>8) * (1.0 / (1 << 24))
+}
+
+// Random and Random2, which share work between the two dimensions of a
+// pair and skip reversals that cancel, give the definition's numbers bit
+// for bit.
+func TestRandomIsItsDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for k := 0; k < 200000; k++ {
+		pixel, sample, bounce, seed := rng.Uint32()>>rng.IntN(32), rng.Uint32()>>rng.IntN(32), rng.Uint32N(20), rng.Uint32()>>rng.IntN(32)
+		pair := rng.Uint32N(DimsPerBounce / 2)
+		a, b := Random2(pixel, sample, bounce, pair, seed)
+		wa, wb := randomAsDefined(pixel, sample, bounce, 2*pair, seed), randomAsDefined(pixel, sample, bounce, 2*pair+1, seed)
+		if a != wa || b != wb {
+			t.Fatalf("Random2(%d, %d, %d, %d, %d) = %v, %v; want %v, %v", pixel, sample, bounce, pair, seed, a, b, wa, wb)
+		}
+		dim := rng.Uint32N(DimsPerBounce)
+		if got, want := Random(pixel, sample, bounce, dim, seed), randomAsDefined(pixel, sample, bounce, dim, seed); got != want {
+			t.Fatalf("Random(%d, %d, %d, %d, %d) = %v; want %v", pixel, sample, bounce, dim, seed, got, want)
+		}
+	}
+}
+
+func BenchmarkRandom(b *testing.B) {
+	var sum float32
+	for i := 0; i < b.N; i++ {
+		sum += Random(uint32(i), uint32(i>>3), 2, uint32(i)%DimsPerBounce, 7)
+	}
+	_ = sum
+}
+
+func BenchmarkRandom2(b *testing.B) {
+	var sum float32
+	for i := 0; i < b.N; i++ {
+		x, y := Random2(uint32(i), uint32(i>>3), 2, uint32(i)%(DimsPerBounce/2), 7)
+		sum += x + y
+	}
+	_ = sum
+}
+
+// The definition's cost, for the same-run ratio with the two above.
+func BenchmarkRandomAsDefined(b *testing.B) {
+	var sum float32
+	for i := 0; i < b.N; i++ {
+		sum += randomAsDefined(uint32(i), uint32(i>>3), 2, uint32(i)%DimsPerBounce, 7)
+	}
+	_ = sum
+}
+
+// Each pair's constant names its two dimensions.
+func TestPairs(t *testing.T) {
+	for _, c := range [][3]uint32{{PairPixel, DimPixelX, DimPixelY}, {PairLens, DimLensU, DimLensV}, {PairBSDF, DimBSDFU, DimBSDFV},
+		{PairLobe, DimLobe, DimBSDFW}, {PairLightPoint, DimLightU, DimLightV}, {PairLightPick, DimLight, DimLightCoin}} {
+		if 2*c[0] != c[1] || 2*c[0]+1 != c[2] {
+			t.Errorf("pair %d is dimensions %d and %d, not %d and %d", c[0], 2*c[0], 2*c[0]+1, c[1], c[2])
+		}
 	}
 }

@@ -36,6 +36,45 @@ type BSDF struct {
 	Transmission float32
 	Eta          float32
 	Thin         bool
+
+	// What Eval, Sample and Albedos need of wo, for the last cos θo they
+	// were given (0: none yet): a shading point evaluates its light sample
+	// and samples its next direction from one wo.
+	lobeCos float32
+	lobe    woTerms
+}
+
+// woTerms are a BSDF's quantities that depend on wo alone: the
+// tabulated specular integrals, the specular layer's albedo and the
+// probabilities of the sampling strategies.
+type woTerms struct {
+	a, s       float32
+	e          scene.Vec3
+	ps, pd, pg float32
+}
+
+// lambertian reports whether the BSDF is its diffuse lobe alone: no metal,
+// no glass, a specular layer of zero reflectance (KHR_materials_specular's
+// specular 0), a base that reflects. Its f·cos is base·cos/π, sampled by
+// the cosine: the general formulas give exactly that, at more cost.
+func (b *BSDF) lambertian() bool {
+	return b.Metallic == 0 && b.Transmission == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && luminance(b.Base) > 0
+}
+
+// lobesAt is woTerms for cos θo > 0, computed once per wo.
+func (b *BSDF) lobesAt(cosO float32) *woTerms {
+	if b.lobeCos != cosO {
+		b.lobeCos = cosO
+		if b.lambertian() {
+			b.lobe = woTerms{pd: 1}
+		} else {
+			l := &b.lobe
+			l.a, l.s = specularIntegrals(cosO, b.Alpha)
+			l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
+			l.ps, l.pd, l.pg = b.lobeProbabilities(cosO, l.e)
+		}
+	}
+	return &b.lobe
 }
 
 // glassWeight is the share of f that the glass interface is.
@@ -79,13 +118,6 @@ func ggxD(h scene.Vec3, a2 float32) float32 {
 
 func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(max(v, 0)))) }
 
-// specularAlbedo is E for each channel: the dielectric specular layer's
-// directional albedo seen from cosO, from the tabulated integrals.
-func (b *BSDF) specularAlbedo(cosO float32) scene.Vec3 {
-	a, s := specularIntegrals(cosO, b.Alpha)
-	return schlickAlbedo(b.F0, b.F90, a, s)
-}
-
 // schlickAlbedo is the directional albedo of a GGX layer with Schlick's
 // Fresnel from f0 to f90, given the tabulated integrals a and s.
 func schlickAlbedo(f0 scene.Vec3, f90, a, s float32) scene.Vec3 {
@@ -104,8 +136,17 @@ func (b *BSDF) opaqueWeight() float32 { return (1 - b.Metallic) * (1 - b.Transmi
 // and (estimated for the metal and the glass) of the rest. The diffuse
 // lobe's f·|cos wi| is its albedo·cos wi/π.
 func (b *BSDF) Albedos(cosO float32) (diffuse, specular scene.Vec3) {
-	a, s := specularIntegrals(cosO, b.Alpha)
-	e, metal := schlickAlbedo(b.F0, b.F90, a, s), schlickAlbedo(b.Base, 1, a, s)
+	if b.lambertian() {
+		return b.Base, scene.Vec3{}
+	}
+	var t woTerms
+	if cosO > 0 {
+		t = *b.lobesAt(cosO)
+	} else {
+		t.a, t.s = specularIntegrals(cosO, b.Alpha)
+		t.e = schlickAlbedo(b.F0, b.F90, t.a, t.s)
+	}
+	e, metal := t.e, schlickAlbedo(b.Base, 1, t.a, t.s)
 	opaque := b.opaqueWeight()
 	for c := 0; c < 3; c++ {
 		diffuse[c] = opaque * (1 - e[c]) * b.Base[c]
@@ -137,9 +178,15 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	if wo[2] <= 0 || wi[2] == 0 {
 		return scene.Vec3{}, 0
 	}
+	if b.lambertian() {
+		if wi[2] < 0 {
+			return scene.Vec3{}, 0
+		}
+		return scene.Vec3{b.Base[0] / math.Pi * wi[2], b.Base[1] / math.Pi * wi[2], b.Base[2] / math.Pi * wi[2]}, wi[2] / math.Pi
+	}
 	a2 := b.Alpha * b.Alpha
-	e := b.specularAlbedo(wo[2])
-	ps, pd, pg := b.lobeProbabilities(wo[2], e)
+	l := b.lobesAt(wo[2])
+	e, ps, pd, pg := l.e, l.ps, l.pd, l.pg
 	var f scene.Vec3
 	var pdf float32
 	if wi[2] > 0 {
@@ -170,7 +217,8 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	if wo[2] <= 0 {
 		return
 	}
-	ps, pd, _ := b.lobeProbabilities(wo[2], b.specularAlbedo(wo[2]))
+	l := b.lobesAt(wo[2])
+	ps, pd := l.ps, l.pd
 	switch {
 	case u < ps:
 		h := render.SampleVisibleNormal(wo, b.Alpha, u1, u2)

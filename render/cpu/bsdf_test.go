@@ -134,3 +134,63 @@ func TestFrameIsOrthonormal(t *testing.T) {
 		}
 	}
 }
+
+// A Lambertian BSDF (specular 0, no metal, no glass) takes a short path:
+// it gives what the general formulas give (measured with a specular layer
+// too weak to matter, which takes the general path), and what a BSDF
+// keeps of one wo does not leak into another's answers.
+func TestLambertianIsTheGeneralCase(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for k := 0; k < 2000; k++ {
+		base := scene.Vec3{rng.Float32(), rng.Float32(), rng.Float32()}
+		rough, ior := rng.Float32(), 1+rng.Float32()
+		fast := NewBSDF(base, 0, rough, ior, 0, scene.Vec3{1, 1, 1})
+		general := NewBSDF(base, 0, rough, ior, 1e-30, scene.Vec3{1, 1, 1})
+		if !fast.lambertian() || general.lambertian() {
+			t.Fatalf("lambertian: %v for specular 0, %v for 1e-30", fast.lambertian(), general.lambertian())
+		}
+		wo, wi := sampleCosine(rng.Float32(), rng.Float32()), sampleCosine(rng.Float32(), rng.Float32())
+		if rng.IntN(4) == 0 {
+			wi[2] = -wi[2]
+		}
+		ff, fp := fast.Eval(wo, wi)
+		gf, gp := general.Eval(wo, wi)
+		if !close3(ff, gf, 1e-5) || math.Abs(float64(fp-gp)) > 1e-5*max(1, float64(gp)) {
+			t.Fatalf("Eval(%v, %v) of base %v: %v, %v; the general case %v, %v", wo, wi, base, ff, fp, gf, gp)
+		}
+		u, u1, u2 := rng.Float32(), rng.Float32(), rng.Float32()
+		fwi, fw, fpdf, fok := fast.Sample(wo, u, u1, u2)
+		gwi, gw, gpdf, gok := general.Sample(wo, u, u1, u2)
+		if fok != gok || fwi != gwi || !close3(fw, gw, 1e-5) || math.Abs(float64(fpdf-gpdf)) > 1e-5*max(1, float64(gpdf)) {
+			t.Fatalf("Sample(%v) of base %v: %v %v %v %v; the general case %v %v %v %v", wo, base, fwi, fw, fpdf, fok, gwi, gw, gpdf, gok)
+		}
+		fd, fs := fast.Albedos(wo[2])
+		gd, gs := general.Albedos(wo[2])
+		if !close3(fd, gd, 1e-5) || !close3(fs, gs, 1e-5) {
+			t.Fatalf("Albedos(%v): %v %v; the general case %v %v", wo[2], fd, fs, gd, gs)
+		}
+	}
+	// One BSDF asked about two directions in turn answers as two fresh ones.
+	b := NewBSDF(scene.Vec3{0.5, 0.5, 0.5}, 0.3, 0.4, 1.5, 1, scene.Vec3{1, 1, 1})
+	wo1, wo2, wi := directionAt(0.9), directionAt(0.2), directionAt(0.5)
+	fresh1, fresh2 := b, b
+	w1, p1 := fresh1.Eval(wo1, wi)
+	w2, p2 := fresh2.Eval(wo2, wi)
+	for range 2 {
+		if f, p := b.Eval(wo1, wi); f != w1 || p != p1 {
+			t.Errorf("wo1 after wo2: %v %v, fresh %v %v", f, p, w1, p1)
+		}
+		if f, p := b.Eval(wo2, wi); f != w2 || p != p2 {
+			t.Errorf("wo2 after wo1: %v %v, fresh %v %v", f, p, w2, p2)
+		}
+	}
+}
+
+func close3(a, b scene.Vec3, tol float64) bool {
+	for c := range 3 {
+		if math.Abs(float64(a[c]-b[c])) > tol*max(1, math.Abs(float64(b[c]))) {
+			return false
+		}
+	}
+	return true
+}

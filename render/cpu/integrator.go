@@ -67,6 +67,7 @@ type worker struct {
 	hits    []HitObject
 	keys    []uint64
 	order   []int32
+	sortBuf []int32 // Reorder's scratch
 	live    []bool
 	slots   []int32
 	matSeen []int32
@@ -113,6 +114,11 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 
 func (r *renderer) random(p *pathState, dim uint32) float32 {
 	return render.Random(uint32(p.pixel), p.sample, p.bounce, dim, r.opts.Seed)
+}
+
+// random2 is the path's two numbers of a pair of dimensions (render.Pair*).
+func (r *renderer) random2(p *pathState, pair uint32) (float32, float32) {
+	return render.Random2(uint32(p.pixel), p.sample, p.bounce, pair, r.opts.Seed)
 }
 
 // powerHeuristic is Veach's MIS weight (β = 2) for a sample of pdf a
@@ -195,7 +201,9 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	p.events = 0
 	// Next-event estimation. Surfaces reflect only (light from below the
 	// geometric surface cannot reach them); hair also transmits.
-	if ls, ok := r.lights.sample(r.acc, s.p, r.random(p, render.DimLight), r.random(p, render.DimLightCoin), r.random(p, render.DimLightU), r.random(p, render.DimLightV)); ok && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
+	pick, coin := r.random2(p, render.PairLightPick)
+	lu, lv := r.random2(p, render.PairLightPoint)
+	if ls, ok := r.lights.sample(r.acc, s.p, pick, coin, lu, lv); ok && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
 		var f scene.Vec3
 		var pdfB float32
 		wiL := s.frame.ToLocal(ls.wi)
@@ -225,10 +233,12 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	var pdf float32
 	var ok bool
 	if s.isHair {
-		wiLocal, weight, pdf, ok = s.hair.Sample(woLocal, r.random(p, render.DimLobe), r.random(p, render.DimBSDFU),
-			r.random(p, render.DimBSDFV), r.random(p, render.DimBSDFW))
+		lobe, w := r.random2(p, render.PairLobe)
+		u, v := r.random2(p, render.PairBSDF)
+		wiLocal, weight, pdf, ok = s.hair.Sample(woLocal, lobe, u, v, w)
 	} else {
-		wiLocal, weight, pdf, ok = s.bsdf.Sample(woLocal, r.random(p, render.DimLobe), r.random(p, render.DimBSDFU), r.random(p, render.DimBSDFV))
+		u, v := r.random2(p, render.PairBSDF)
+		wiLocal, weight, pdf, ok = s.bsdf.Sample(woLocal, r.random(p, render.DimLobe), u, v)
 	}
 	wi := s.frame.ToWorld(wiLocal)
 	// The geometric surface decides which side the path goes on; a sample
@@ -340,10 +350,11 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
 				*p = pathState{pixel: int32(y*r.opts.Width + x), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true, medium: -1, etaScale: 1}
-				jx := r.filter.Sample(r.random(p, render.DimPixelX))
-				jy := r.filter.Sample(r.random(p, render.DimPixelY))
+				rx, ry := r.random2(p, render.PairPixel)
+				jx, jy := r.filter.Sample(rx), r.filter.Sample(ry)
 				o, d := r.cam.Ray(float32(x)+0.5+jx, float32(y)+0.5+jy)
-				o, d = r.cam.LensRay(o, d, r.random(p, render.DimLensU), r.random(p, render.DimLensV))
+				lu, lv := r.random2(p, render.PairLens)
+				o, d = r.cam.LensRay(o, d, lu, lv)
 				p.ray = Ray{Origin: o, Dir: d, TMax: float32(math.Inf(1))}
 				k++
 			}

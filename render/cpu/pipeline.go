@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"cmp"
 	"slices"
 
 	"sertrace/render"
@@ -119,11 +118,48 @@ func (w *worker) Reorder(order []int32, bits int) {
 	if bits >= 32 {
 		mask = ^uint32(0)
 	}
+	if len(order) == 0 {
+		return
+	}
 	keys := w.keys[:len(w.hits)]
+	var differ uint64 // the bits in which some keys differ from the first
 	for _, i := range order {
 		keys[i] = uint64(w.hits[i].SBT)<<32 | uint64(w.hint(&w.hits[i], &w.paths[i], bits)&mask)
+		differ |= keys[i] ^ keys[order[0]]
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(keys[a], keys[b]) })
+	w.sortBuf = grow(w.sortBuf, len(order))
+	radixSort(order, w.sortBuf[:len(order)], keys, differ)
+}
+
+// radixSort sorts order by keys[order[k]], stably: a counting sort per
+// byte, the least significant first, of the bytes in which keys differ
+// (one or two for the hints of a scene's materials). tmp is as long as
+// order.
+func radixSort(order, tmp []int32, keys []uint64, differ uint64) {
+	src, dst := order, tmp
+	for shift := uint(0); shift < 64; shift += 8 {
+		if differ>>shift&0xff == 0 {
+			continue
+		}
+		var count [256]int32
+		for _, i := range src {
+			count[keys[i]>>shift&0xff]++
+		}
+		var sum int32
+		for b, c := range count {
+			count[b] = sum
+			sum += c
+		}
+		for _, i := range src {
+			b := keys[i] >> shift & 0xff
+			dst[count[b]] = i
+			count[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &order[0] {
+		copy(order, src)
+	}
 }
 
 // ExecuteShader runs the shader the hit object names.

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"cmp"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -48,5 +50,39 @@ func TestReorderGroupsMaterialsInARealWave(t *testing.T) {
 	b := stats.Bounces[1]
 	if !(b.MaterialsPerWarpAfter < b.MaterialsPerWarp) || b.EfficiencyAfter < b.Efficiency || b.Paths == 0 {
 		t.Errorf("bounce 1: %+v", b)
+	}
+}
+
+// radixSort orders as a stable sort by key does, whichever bytes the keys
+// differ in.
+func TestRadixSortIsStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 200; round++ {
+		n := rng.IntN(3000)
+		keys := make([]uint64, n+5)
+		masks := []uint64{0, 7, 0xff, 0x7_0000_0003, ^uint64(0)}
+		mask := masks[round%len(masks)]
+		for i := range keys {
+			keys[i] = rng.Uint64() & mask
+		}
+		order := make([]int32, 0, n)
+		for i := range n {
+			if rng.IntN(4) != 0 { // a wave's live paths: some indices left out
+				order = append(order, int32(i))
+			}
+		}
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		want := slices.Clone(order)
+		slices.SortStableFunc(want, func(a, b int32) int { return cmp.Compare(keys[a], keys[b]) })
+		var differ uint64
+		for _, i := range order {
+			differ |= keys[i] ^ keys[order[0]]
+		}
+		if len(order) > 0 {
+			radixSort(order, make([]int32, len(order)), keys, differ)
+		}
+		if !slices.Equal(order, want) {
+			t.Fatalf("round %d (%d paths, keys masked %#x): radix order differs from a stable sort", round, len(order), mask)
+		}
 	}
 }

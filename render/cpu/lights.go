@@ -13,7 +13,19 @@ import (
 // come from it too.
 type lightSampler struct {
 	*render.LightTable
-	env environment
+	env       environment
+	triangles []emitter // per entry of the table: its triangle in world space, if it is one
+}
+
+// emitter is an emissive triangle ready to sample: in world space, its
+// front-face normal, its material's emission (the texture's, where it has
+// one, is looked up per sample).
+type emitter struct {
+	p0, e1, e2  scene.Vec3 // vertex 0 and the edges to vertices 1 and 2
+	n           scene.Vec3 // unit front-face normal, as shade decides it (object winding, normal matrix)
+	ok          bool       // not degenerate
+	doubleSided bool
+	textured    bool
 }
 
 // environment is what the miss shader sees: a constant colour or an HDR map.
@@ -55,7 +67,24 @@ func (e *environment) sample(u1, u2 float32) (d, radiance scene.Vec3, pdf float3
 func (e *environment) power() float32 { return render.EnvironmentPower(e.hdr, e.color) }
 
 func newLightSampler(acc *Accel, env environment) *lightSampler {
-	return &lightSampler{LightTable: render.NewLightTable(acc.scene, env.power()), env: env}
+	ls := &lightSampler{LightTable: render.NewLightTable(acc.scene, env.power()), env: env}
+	sc := acc.scene
+	ls.triangles = make([]emitter, len(ls.Entries))
+	for k, e := range ls.Entries {
+		if e.Kind != render.LightTriangle {
+			continue
+		}
+		in := &sc.Instances[e.Instance]
+		m, mat, w := &sc.Meshes[in.Geometry.Index], &sc.Materials[in.Material], &acc.toWorld[e.Instance]
+		t := 3 * int(e.Index)
+		o0, o1, o2 := m.Positions[m.Indices[t]], m.Positions[m.Indices[t+1]], m.Positions[m.Indices[t+2]]
+		p0, p1, p2 := w.Point(o0), w.Point(o1), w.Point(o2)
+		em := emitter{p0: p0, e1: p1.Sub(p0), e2: p2.Sub(p0), n: normalToWorld(&acc.toObject[e.Instance], o1.Sub(o0).Cross(o2.Sub(o0))),
+			doubleSided: mat.DoubleSided, textured: mat.EmissiveTexture.Valid()}
+		em.ok = em.n != (scene.Vec3{}) && em.e1.Cross(em.e2) != (scene.Vec3{})
+		ls.triangles[k] = em
+	}
+	return ls
 }
 
 // lightSample is a sampled light direction and what arrives along it.
@@ -81,9 +110,20 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 	}
 	switch e.Kind {
 	case render.LightTriangle:
-		q, n, le, ok := acc.sampleTriangle(int(e.Instance), int(e.Index), u1, u2)
-		if !ok {
+		t := &ls.triangles[k]
+		if !t.ok {
 			return lightSample{}, false
+		}
+		// Uniform on the triangle: barycentrics of vertices 1 and 2.
+		su := sqrt32(u1)
+		bu, bv := u2*su, su*(1-u2)
+		q, n := t.p0.Add(t.e1.Scale(bu)).Add(t.e2.Scale(bv)), t.n
+		mat := &acc.scene.Materials[acc.scene.Instances[e.Instance].Material]
+		le := mat.Emissive
+		if t.textured {
+			uvs, _ := triangleAttributes(&acc.scene.Meshes[acc.scene.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
+			et := sampleTexture(acc.scene, mat.EmissiveTexture, &uvs)
+			le = scene.Vec3{mat.Emissive[0] * et[0], mat.Emissive[1] * et[1], mat.Emissive[2] * et[2]}
 		}
 		d := q.Sub(p)
 		dist := d.Length()
@@ -92,8 +132,7 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 		}
 		wi := d.Scale(1 / dist)
 		cosL := -n.Dot(wi)
-		mat := &acc.scene.Materials[acc.scene.Instances[e.Instance].Material]
-		if mat.DoubleSided {
+		if t.doubleSided {
 			cosL = float32(math.Abs(float64(cosL)))
 		}
 		if cosL <= 0 {
@@ -202,28 +241,4 @@ func (ls *lightSampler) pdfEnvironment(d scene.Vec3) float32 {
 		return 0
 	}
 	return ls.Pdf[ls.EnvIndex] * ls.env.pdf(d)
-}
-
-// sampleTriangle picks a uniform point on an emissive triangle: its world
-// position, front-face normal and emitted radiance there.
-func (acc *Accel) sampleTriangle(inst, t int, u1, u2 float32) (p, n, le scene.Vec3, ok bool) {
-	sc := acc.scene
-	m := &sc.Meshes[sc.Instances[inst].Geometry.Index]
-	mat := &sc.Materials[sc.Instances[inst].Material]
-	w := &acc.toWorld[inst]
-	o0, o1, o2 := m.Positions[m.Indices[3*t]], m.Positions[m.Indices[3*t+1]], m.Positions[m.Indices[3*t+2]]
-	p0, p1, p2 := w.Point(o0), w.Point(o1), w.Point(o2)
-	// The front face as shade decides it: object winding, normal matrix.
-	n = normalToWorld(&acc.toObject[inst], o1.Sub(o0).Cross(o2.Sub(o0)))
-	if n == (scene.Vec3{}) || p1.Sub(p0).Cross(p2.Sub(p0)) == (scene.Vec3{}) {
-		return p, n, le, false
-	}
-	// Uniform on the triangle: barycentrics of p1 and p2 (p0 has the rest).
-	su := sqrt32(u1)
-	bu, bv := u2*su, su*(1-u2)
-	p = p0.Add(p1.Sub(p0).Scale(bu)).Add(p2.Sub(p0).Scale(bv))
-	uvs, _ := triangleAttributes(m, t, bu, bv)
-	et := sampleTexture(sc, mat.EmissiveTexture, &uvs)
-	le = scene.Vec3{mat.Emissive[0] * et[0], mat.Emissive[1] * et[1], mat.Emissive[2] * et[2]}
-	return p, n, le, true
 }

@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"sertrace/render"
@@ -74,6 +75,28 @@ func TestEmissiveFurnace(t *testing.T) {
 				t.Errorf("mean %.4f, want %v", mean, c.want)
 			}
 		})
+	}
+}
+
+// An emission texture scales what the surface emits, where a ray hits it
+// and where a light sample lands on it: inside a closed box of albedo ½
+// emitting Le everywhere, radiance is 2·Le.
+func TestTexturedEmissiveFurnace(t *testing.T) {
+	mat := lambert(0.5)
+	mat.Emissive, mat.DoubleSided = scene.Vec3{1, 1, 1}, true
+	mat.EmissiveTexture = scene.NoTexture
+	mat.EmissiveTexture.Texture = 0
+	sc := boxScene(mat, true)
+	grey := []uint8{128, 128, 128, 255}
+	sc.Textures = []scene.Texture{{Width: 2, Height: 2, Pixels: slices.Concat(grey, grey, grey, grey), ColorSpace: scene.Linear}}
+	want := 2 * 128 / 255.0
+	pix, _ := renderFilm(t, sc, render.Options{Width: 16, Height: 16, SPP: 128, MaxDepth: 40}).Resolve(render.AOVBeauty)
+	var sum float64
+	for i := 0; i < len(pix); i += 3 {
+		sum += float64(pix[i])
+	}
+	if mean := sum / float64(len(pix)/3); math.Abs(mean-want) > 0.01 {
+		t.Errorf("mean %.4f, want %.4f", mean, want)
 	}
 }
 

@@ -1,10 +1,13 @@
 package cpu
 
 import (
+	"context"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
+	"sertrace/render"
 	"sertrace/scene"
 )
 
@@ -71,5 +74,44 @@ func BenchmarkTrace(b *testing.B) {
 	}{{"primary", benchCache.primary, false}, {"shadow", benchCache.shadow, true}, {"diffuse", benchCache.diffuse, false}} {
 		b.Run(c.name+"/1-thread", func(b *testing.B) { benchTrace(b, c.rays, c.occlusion, 1) })
 		b.Run(c.name+"/all-threads", func(b *testing.B) { benchTrace(b, c.rays, c.occlusion, all) })
+	}
+}
+
+// BenchmarkRender renders generated scenes end to end on one thread and
+// reports samples per second of rendering (the build of the acceleration
+// structure excluded, as the render's statistics count it):
+// shading, sampling, reordering and film accumulation as well as tracing.
+// cornell-lambert is the Cornell box with every surface Lambertian (the
+// comparison with Cycles' Diffuse BSDF in benchmarks/cycles).
+func BenchmarkRender(b *testing.B) {
+	for _, name := range []string{"cornell-lambert", "cornell", "hair", "particles", "hairy-cornell"} {
+		sc, err := scene.Generate(strings.TrimSuffix(name, "-lambert"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if strings.HasSuffix(name, "-lambert") {
+			for i := range sc.Materials {
+				sc.Materials[i].Metallic, sc.Materials[i].Specular = 0, 0
+			}
+		}
+		for _, accel := range []string{render.AccelEmbree, render.AccelBVH} {
+			b.Run(name+"/"+accel, func(b *testing.B) {
+				opts := render.Options{Width: 64, Height: 64, SPP: 16, MaxDepth: 16, Threads: 1, Accel: accel, EnvColor: [3]float32{0.3, 0.3, 0.3}}
+				if _, _, _, err := NewAccel(sc, nil, accel); err != nil {
+					b.Skip(err)
+				}
+				b.ReportAllocs()
+				var seconds float64
+				for b.Loop() {
+					film := render.NewFilm(opts.Width, opts.Height)
+					stats, err := (Backend{}).Render(context.Background(), sc, opts, film, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					seconds += stats.RenderSeconds
+				}
+				b.ReportMetric(float64(opts.Width*opts.Height*opts.SPP)*float64(b.N)/seconds, "samples/s")
+			})
+		}
 	}
 }

@@ -88,7 +88,7 @@ func concentricDisk(u1, u2 float32) (float32, float32) {
 // it starts at a point of the lens (from u1, u2) and passes through the
 // point where the pinhole ray meets the plane in focus.
 func (c *CameraRays) LensRay(origin, dir scene.Vec3, u1, u2 float32) (scene.Vec3, scene.Vec3) {
-	if c.aperture <= 0 || c.focus <= 0 {
+	if !c.Lens() {
 		return origin, dir
 	}
 	lx, ly := concentricDisk(u1, u2)
@@ -96,6 +96,10 @@ func (c *CameraRays) LensRay(origin, dir scene.Vec3, u1, u2 float32) (scene.Vec3
 	o := origin.Add(c.x.Scale(lx * c.aperture)).Add(c.y.Scale(ly * c.aperture))
 	return o, focusPoint.Sub(o).Normalize()
 }
+
+// Lens reports whether the camera has a lens (LensRay moves the rays):
+// without one, its numbers need not be drawn.
+func (c *CameraRays) Lens() bool { return c.aperture > 0 && c.focus > 0 }
 
 // CDF is the filter's table for Sample (nil for the box filter).
 func (p *PixelFilter) CDF() []float32 { return p.cdf }

@@ -135,13 +135,63 @@ func Random2(pixel, sample, bounce, pair, seed uint32) (float32, float32) {
 	return scrambledPoint(index, pixel, bounce, 2*pair, seed), scrambledPoint(index, pixel, bounce, 2*pair+1, seed)
 }
 
+// PairsPerBounce is the number of pairs of dimensions at a bounce.
+const PairsPerBounce = (DimsPerBounce + 1) / 2
+
+// StreamKeys are the hashes that a pixel's numbers at one bounce derive
+// from: each pair's shuffle and each dimension's scramble. Every sample of
+// the pixel shares them, so a renderer that draws several samples of a
+// pixel at once makes them once (Random and Random2 hash them anew for
+// every number); the numbers are the same.
+type StreamKeys struct {
+	shuffle  [PairsPerBounce]uint32
+	scramble [DimsPerBounce]uint32
+}
+
+// NewStreamKeys makes the keys of a pixel's numbers at a bounce.
+func NewStreamKeys(pixel, bounce, seed uint32) StreamKeys {
+	var k StreamKeys
+	for pair := range uint32(PairsPerBounce) {
+		k.shuffle[pair] = shuffleKey(pixel, bounce, pair, seed)
+	}
+	for dim := range uint32(DimsPerBounce) {
+		k.scramble[dim] = scrambleKey(pixel, bounce, dim, seed)
+	}
+	return k
+}
+
+// Random is Random's number of a sample in dimension dim.
+func (k *StreamKeys) Random(sample, dim uint32) float32 {
+	index := nestedUniformScramble(sample, k.shuffle[dim/2])
+	return pointOf(index, dim, k.scramble[dim])
+}
+
+// Random2 is Random2's pair of numbers of a sample.
+func (k *StreamKeys) Random2(sample, pair uint32) (float32, float32) {
+	index := nestedUniformScramble(sample, k.shuffle[pair])
+	return pointOf(index, 2*pair, k.scramble[2*pair]), pointOf(index, 2*pair+1, k.scramble[2*pair+1])
+}
+
 // shuffledIndex is the sample's index in its pair's shuffled order. The
 // shuffle flips each bit of the index by a hash of the bits above it, so
 // the first 2^k samples map onto one aligned block of 2^k indices, in some
 // order, and such a block of Sobol points is a net.
 func shuffledIndex(pixel, sample, bounce, pair, seed uint32) uint32 {
-	shuffle, _, _, _ := pcg4d(pixel, bounce*((DimsPerBounce+1)/2)+pair, seed, 0x9e3779b9)
-	return nestedUniformScramble(sample, shuffle)
+	return nestedUniformScramble(sample, shuffleKey(pixel, bounce, pair, seed))
+}
+
+// shuffleKey is the hash that shuffles a pair's sample order in a pixel at
+// a bounce.
+func shuffleKey(pixel, bounce, pair, seed uint32) uint32 {
+	key, _, _, _ := pcg4d(pixel, bounce*PairsPerBounce+pair, seed, 0x9e3779b9)
+	return key
+}
+
+// scrambleKey is the hash that scrambles a dimension's points in a pixel
+// at a bounce.
+func scrambleKey(pixel, bounce, dim, seed uint32) uint32 {
+	key, _, _, _ := pcg4d(pixel, bounce*DimsPerBounce+dim, seed, 0x85ebca6b)
+	return key
 }
 
 // scrambledPoint is the Sobol point of a (shuffled) index in the pair's
@@ -149,7 +199,11 @@ func shuffledIndex(pixel, sample, bounce, pair, seed uint32) uint32 {
 // [0, 1). The scramble works on the point's bits reversed, and the first
 // dimension's point is the index reversed: it is scrambled as the index.
 func scrambledPoint(index, pixel, bounce, dim, seed uint32) float32 {
-	scramble, _, _, _ := pcg4d(pixel, bounce*DimsPerBounce+dim, seed, 0x85ebca6b)
+	return pointOf(index, dim, scrambleKey(pixel, bounce, dim, seed))
+}
+
+// pointOf is scrambledPoint with the dimension's scramble key given.
+func pointOf(index, dim, scramble uint32) float32 {
 	reversed := index // sobol(index, false), reversed
 	if dim&1 != 0 {
 		t := &sobolReversedBytes

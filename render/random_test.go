@@ -249,3 +249,28 @@ func TestPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamKeys checks that the numbers drawn through a pixel's keys are
+// Random's and Random2's, bit for bit.
+func TestStreamKeys(t *testing.T) {
+	for _, seed := range []uint32{0, 7, 0xdeadbeef} {
+		for pixel := uint32(0); pixel < 300; pixel += 37 {
+			for bounce := uint32(0); bounce < 20; bounce += 3 {
+				k := NewStreamKeys(pixel, bounce, seed)
+				for sample := uint32(0); sample < 70; sample += 3 {
+					for dim := uint32(0); dim < DimsPerBounce; dim++ {
+						if got, want := k.Random(sample, dim), Random(pixel, sample, bounce, dim, seed); got != want {
+							t.Fatalf("pixel %d sample %d bounce %d dim %d seed %d: %v, Random gives %v", pixel, sample, bounce, dim, seed, got, want)
+						}
+					}
+					for pair := uint32(0); pair < DimsPerBounce/2; pair++ {
+						a, b := k.Random2(sample, pair)
+						if wa, wb := Random2(pixel, sample, bounce, pair, seed); a != wa || b != wb {
+							t.Fatalf("pixel %d sample %d bounce %d pair %d: (%v, %v), Random2 gives (%v, %v)", pixel, sample, bounce, pair, a, b, wa, wb)
+						}
+					}
+				}
+			}
+		}
+	}
+}

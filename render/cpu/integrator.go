@@ -14,6 +14,7 @@ type pathState struct {
 	throughput scene.Vec3
 	radiance   scene.Vec3
 	pixel      int32  // y·width + x
+	keySlot    int32  // its pixel's slot in the worker's stream keys
 	sample     uint32 // sample index within the pixel
 	bounce     uint32 // vertices so far: 0 while the camera ray flies
 	prevPdf    float32
@@ -62,17 +63,21 @@ type renderer struct {
 
 // worker renders tiles with buffers it reuses: nothing is allocated per path.
 type worker struct {
-	r       *renderer
-	paths   []pathState
-	hits    []HitObject
-	keys    []uint64
-	order   []int32
-	sortBuf []int32 // Reorder's scratch
-	live    []bool
-	slots   []int32
-	matSeen []int32
-	bounces []simt
-	rays    render.RayCounts
+	r        *renderer
+	paths    []pathState
+	hits     []HitObject
+	sortKeys []uint64 // Reorder's keys, per path
+	order    []int32
+	sortBuf  []int32 // Reorder's scratch
+	live     []bool
+	// The stream keys of the tile's pixels (render.StreamKeys) and the
+	// bounce+1 each slot holds them for (0: none yet).
+	streams   []render.StreamKeys
+	keyBounce []uint32
+	slots     []int32
+	matSeen   []int32
+	bounces   []simt
+	rays      render.RayCounts
 	// Streams: a wave's rays and their hits, and the bounce's shadow rays.
 	traceRays  []Ray
 	traceHits  []Hit
@@ -112,13 +117,24 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 	return r
 }
 
-func (r *renderer) random(p *pathState, dim uint32) float32 {
-	return render.Random(uint32(p.pixel), p.sample, p.bounce, dim, r.opts.Seed)
+// random is the path's number in a dimension (render.Dim*) at its bounce.
+func (w *worker) random(p *pathState, dim uint32) float32 {
+	return w.streamKeys(p).Random(p.sample, dim)
 }
 
 // random2 is the path's two numbers of a pair of dimensions (render.Pair*).
-func (r *renderer) random2(p *pathState, pair uint32) (float32, float32) {
-	return render.Random2(uint32(p.pixel), p.sample, p.bounce, pair, r.opts.Seed)
+func (w *worker) random2(p *pathState, pair uint32) (float32, float32) {
+	return w.streamKeys(p).Random2(p.sample, pair)
+}
+
+// streamKeys are the keys of the path's pixel at its bounce, made once for
+// all the pixel's paths in the wave (they are at the same bounce).
+func (w *worker) streamKeys(p *pathState) *render.StreamKeys {
+	if w.keyBounce[p.keySlot] != p.bounce+1 {
+		w.streams[p.keySlot] = render.NewStreamKeys(uint32(p.pixel), p.bounce, w.r.opts.Seed)
+		w.keyBounce[p.keySlot] = p.bounce + 1
+	}
+	return &w.streams[p.keySlot]
 }
 
 // powerHeuristic is Veach's MIS weight (β = 2) for a sample of pdf a
@@ -201,8 +217,8 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	p.events = 0
 	// Next-event estimation. Surfaces reflect only (light from below the
 	// geometric surface cannot reach them); hair also transmits.
-	pick, coin := r.random2(p, render.PairLightPick)
-	lu, lv := r.random2(p, render.PairLightPoint)
+	pick, coin := w.random2(p, render.PairLightPick)
+	lu, lv := w.random2(p, render.PairLightPoint)
 	if ls, ok := r.lights.sample(r.acc, s.p, pick, coin, lu, lv); ok && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
 		var f scene.Vec3
 		var pdfB float32
@@ -233,12 +249,16 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	var pdf float32
 	var ok bool
 	if s.isHair {
-		lobe, w := r.random2(p, render.PairLobe)
-		u, v := r.random2(p, render.PairBSDF)
-		wiLocal, weight, pdf, ok = s.hair.Sample(woLocal, lobe, u, v, w)
+		lobe, azimuth := w.random2(p, render.PairLobe)
+		u, v := w.random2(p, render.PairBSDF)
+		wiLocal, weight, pdf, ok = s.hair.Sample(woLocal, lobe, u, v, azimuth)
 	} else {
-		u, v := r.random2(p, render.PairBSDF)
-		wiLocal, weight, pdf, ok = s.bsdf.Sample(woLocal, r.random(p, render.DimLobe), u, v)
+		u, v := w.random2(p, render.PairBSDF)
+		var lobe float32 // a Lambertian BSDF has one lobe: its number is not drawn
+		if !s.bsdf.lambertian() {
+			lobe = w.random(p, render.DimLobe)
+		}
+		wiLocal, weight, pdf, ok = s.bsdf.Sample(woLocal, lobe, u, v)
 	}
 	wi := s.frame.ToWorld(wiLocal)
 	// The geometric surface decides which side the path goes on; a sample
@@ -269,7 +289,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	if p.bounce >= 3 {
 		rr := p.throughput.Scale(p.etaScale)
 		q := max(0.05, 1-max(rr[0], rr[1], rr[2]))
-		if r.random(p, render.DimRoulette) < q {
+		if w.random(p, render.DimRoulette) < q {
 			p.alive = false
 			return
 		}
@@ -342,19 +362,25 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	n := (t.x1 - t.x0) * (t.y1 - t.y0) * spp
 	w.paths = grow(w.paths, n)
 	w.hits = grow(w.hits, n)
-	w.keys = grow(w.keys, n)
+	w.sortKeys = grow(w.sortKeys, n)
 	w.live = grow(w.live, n)
+	pixels := (t.x1 - t.x0) * (t.y1 - t.y0)
+	w.streams = grow(w.streams, pixels)
+	w.keyBounce = grow(w.keyBounce, pixels)
+	clear(w.keyBounce)
 	k := 0
 	for y := t.y0; y < t.y1; y++ {
 		for x := t.x0; x < t.x1; x++ {
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
-				*p = pathState{pixel: int32(y*r.opts.Width + x), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true, medium: -1, etaScale: 1}
-				rx, ry := r.random2(p, render.PairPixel)
+				*p = pathState{pixel: int32(y*r.opts.Width + x), keySlot: int32(k / spp), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true, medium: -1, etaScale: 1}
+				rx, ry := w.random2(p, render.PairPixel)
 				jx, jy := r.filter.Sample(rx), r.filter.Sample(ry)
 				o, d := r.cam.Ray(float32(x)+0.5+jx, float32(y)+0.5+jy)
-				lu, lv := r.random2(p, render.PairLens)
-				o, d = r.cam.LensRay(o, d, lu, lv)
+				if r.cam.Lens() {
+					lu, lv := w.random2(p, render.PairLens)
+					o, d = r.cam.LensRay(o, d, lu, lv)
+				}
 				p.ray = Ray{Origin: o, Dir: d, TMax: float32(math.Inf(1))}
 				k++
 			}

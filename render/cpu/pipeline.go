@@ -121,7 +121,7 @@ func (w *worker) Reorder(order []int32, bits int) {
 	if len(order) == 0 {
 		return
 	}
-	keys := w.keys[:len(w.hits)]
+	keys := w.sortKeys[:len(w.hits)]
 	var differ uint64 // the bits in which some keys differ from the first
 	for _, i := range order {
 		keys[i] = uint64(w.hits[i].SBT)<<32 | uint64(w.hint(&w.hits[i], &w.paths[i], bits)&mask)

@@ -23,7 +23,7 @@ func TestReorderGroupsByShaderThenHint(t *testing.T) {
 	insts := []int32{5, -1, 2, 1, 5, 6, 3, -1}
 	w.hits = make([]HitObject, len(sbts))
 	w.paths = make([]pathState, len(sbts))
-	w.keys = make([]uint64, len(sbts))
+	w.sortKeys = make([]uint64, len(sbts))
 	for i := range sbts {
 		w.hits[i] = HitObject{SBT: sbts[i], Hit: Hit{Instance: insts[i]}, Live: true}
 	}

@@ -46,18 +46,18 @@ func AffineOf(m scene.Mat4) Affine {
 // Point transforms a point.
 func (m *Affine) Point(p scene.Vec3) scene.Vec3 {
 	return scene.Vec3{
-		m[0]*p[0] + m[1]*p[1] + m[2]*p[2] + m[3],
-		m[4]*p[0] + m[5]*p[1] + m[6]*p[2] + m[7],
-		m[8]*p[0] + m[9]*p[1] + m[10]*p[2] + m[11],
+		X: m[0]*p.X + m[1]*p.Y + m[2]*p.Z + m[3],
+		Y: m[4]*p.X + m[5]*p.Y + m[6]*p.Z + m[7],
+		Z: m[8]*p.X + m[9]*p.Y + m[10]*p.Z + m[11],
 	}
 }
 
 // Vector transforms a direction.
 func (m *Affine) Vector(v scene.Vec3) scene.Vec3 {
 	return scene.Vec3{
-		m[0]*v[0] + m[1]*v[1] + m[2]*v[2],
-		m[4]*v[0] + m[5]*v[1] + m[6]*v[2],
-		m[8]*v[0] + m[9]*v[1] + m[10]*v[2],
+		X: m[0]*v.X + m[1]*v.Y + m[2]*v.Z,
+		Y: m[4]*v.X + m[5]*v.Y + m[6]*v.Z,
+		Z: m[8]*v.X + m[9]*v.Y + m[10]*v.Z,
 	}
 }
 
@@ -65,7 +65,7 @@ func (m *Affine) Vector(v scene.Vec3) scene.Vec3 {
 // and scales alike on every axis (spheres stay spheres); ok is false for any
 // other.
 func (m *Affine) UniformScale() (scale float32, ok bool) {
-	x, y, z := m.Vector(scene.Vec3{1, 0, 0}), m.Vector(scene.Vec3{0, 1, 0}), m.Vector(scene.Vec3{0, 0, 1})
+	x, y, z := m.Vector(scene.Vec3{X: 1, Y: 0, Z: 0}), m.Vector(scene.Vec3{X: 0, Y: 1, Z: 0}), m.Vector(scene.Vec3{X: 0, Y: 0, Z: 1})
 	s := x.Length()
 	if !(s > 0) || math.IsInf(float64(s), 0) {
 		return 0, false

@@ -190,7 +190,7 @@ func (e *EnvMap) Direction(u, v float32) scene.Vec3 {
 	phi := float64(2*math.Pi*(u-0.5)) + float64(e.Rotation)
 	theta := math.Pi * float64(v)
 	st := math.Sin(theta)
-	return scene.Vec3{float32(st * math.Sin(phi)), float32(math.Cos(theta)), float32(-st * math.Cos(phi))}
+	return scene.Vec3{X: float32(st * math.Sin(phi)), Y: float32(math.Cos(theta)), Z: float32(-st * math.Cos(phi))}
 }
 
 // uv is the inverse of Direction.
@@ -198,13 +198,13 @@ func (e *EnvMap) uv(d scene.Vec3) (u, v float32) {
 	if !d.Finite() {
 		return 0, 0.5 // never index with NaN
 	}
-	phi := math.Atan2(float64(d[0]), float64(-d[2])) - float64(e.Rotation)
+	phi := math.Atan2(float64(d.X), float64(-d.Z)) - float64(e.Rotation)
 	u = float32(phi/(2*math.Pi)) + 0.5
 	u -= float32(math.Floor(float64(u)))
 	if !(u >= 0 && u < 1) {
 		u = 0 // a NaN rotation
 	}
-	v = float32(math.Acos(float64(min(max(d[1], -1), 1))) / math.Pi)
+	v = float32(math.Acos(float64(min(max(d.Y, -1), 1))) / math.Pi)
 	return u, v
 }
 
@@ -216,7 +216,7 @@ func (e *EnvMap) texel(u, v float32) (x, y int) {
 func (e *EnvMap) Radiance(d scene.Vec3) scene.Vec3 {
 	x, y := e.texel(e.uv(d))
 	p := e.Pixels[3*(y*e.Width+x):]
-	return scene.Vec3{p[0], p[1], p[2]}.Scale(e.Intensity)
+	return scene.Vec3{X: p[0], Y: p[1], Z: p[2]}.Scale(e.Intensity)
 }
 
 // Pdf is the solid-angle density with which Sample picks direction d,

@@ -109,7 +109,7 @@ func TestEnvMapSamplingIsConsistent(t *testing.T) {
 			d := env.Direction((float32(i)+0.5)/gu, v)
 			norm += float64(env.Pdf(d)) * jac
 			l := env.Radiance(d)
-			integral += float64(luminance3(l[0], l[1], l[2])) * jac
+			integral += float64(luminance3(l.X, l.Y, l.Z)) * jac
 		}
 	}
 	if math.Abs(norm-1) > 0.003 {
@@ -123,7 +123,7 @@ func TestEnvMapSamplingIsConsistent(t *testing.T) {
 		if math.Abs(float64(pdf-env.Pdf(d))) > 1e-3*float64(pdf) {
 			t.Fatalf("Sample's pdf %v, Pdf %v", pdf, env.Pdf(d))
 		}
-		imp += float64(luminance3(l[0], l[1], l[2]) / pdf)
+		imp += float64(luminance3(l.X, l.Y, l.Z) / pdf)
 	}
 	if imp /= n; math.Abs(imp-integral) > 0.01*integral {
 		t.Errorf("importance estimate %.4f, quadrature %.4f", imp, integral)
@@ -165,7 +165,7 @@ func TestEnvMapOrientation(t *testing.T) {
 	} {
 		e.Rotation = c.rot
 		d := e.Direction(c.u, c.v)
-		if !near([3]float32(d), c.want) {
+		if !near(d.Array(), c.want) {
 			t.Errorf("u %v v %v rotation %v: %v, want %v", c.u, c.v, c.rot, d, c.want)
 		}
 		if c.v > 0 {

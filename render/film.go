@@ -164,8 +164,8 @@ func (f *Film) Resolve(a AOV) (pix []float32, channels int) {
 	}
 	if a == AOVNormal {
 		for i := 0; i < len(out); i += 3 {
-			n := scene.Vec3{out[i], out[i+1], out[i+2]}.Normalize()
-			out[i], out[i+1], out[i+2] = n[0], n[1], n[2]
+			n := scene.Vec3{X: out[i], Y: out[i+1], Z: out[i+2]}.Normalize()
+			out[i], out[i+1], out[i+2] = n.X, n.Y, n.Z
 		}
 	}
 	return out, channels

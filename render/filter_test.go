@@ -62,10 +62,10 @@ func TestPixelFiltersSampleTheirShape(t *testing.T) {
 func TestThinLens(t *testing.T) {
 	const radius, focus = 0.1, 4.0
 	cam := scene.Camera{YFov: 0.8, ApertureRadius: radius, FocusDistance: focus,
-		Transform: scene.LookAt(scene.Vec3{0, 0, 0}, scene.Vec3{0, 0, -1}, scene.Vec3{0, 1, 0})}
+		Transform: scene.LookAt(scene.Vec3{X: 0, Y: 0, Z: 0}, scene.Vec3{X: 0, Y: 0, Z: -1}, scene.Vec3{X: 0, Y: 1, Z: 0})}
 	c := NewCameraRays(cam, 64, 64)
 	o0, d0 := c.Ray(40.5, 20.5)
-	at := func(o, d scene.Vec3, z float32) scene.Vec3 { return o.Add(d.Scale((z - o[2]) / d[2])) }
+	at := func(o, d scene.Vec3, z float32) scene.Vec3 { return o.Add(d.Scale((z - o.Z) / d.Z)) }
 	pin := at(o0, d0, -focus)
 	for _, z := range []float32{-focus, -2, -8} {
 		centre := at(o0, d0, z)

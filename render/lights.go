@@ -40,12 +40,12 @@ type LightTable struct {
 
 // EnvironmentPower is the average luminance arriving from an environment:
 // the HDR map when there is one, else the constant colour.
-func EnvironmentPower(env *EnvMap, color [3]float32) float32 {
+func EnvironmentPower(env *EnvMap, color scene.Vec3) float32 {
 	if env != nil {
 		// (1/4π)∫L dω = (1/4π)∫L·2π² sin θ du dv = (π/2)·∫L sin θ du dv.
 		return env.Power() * math.Pi / 2
 	}
-	return luminance3(color[0], color[1], color[2])
+	return luminance3(color.X, color.Y, color.Z)
 }
 
 // NewLightTable builds the light table of a scene whose environment has
@@ -62,7 +62,7 @@ func NewLightTable(sc *scene.Scene, envPower float32) *LightTable {
 			continue
 		}
 		w := AffineOf(in.Transform)
-		lum := luminance3(mat.Emissive[0], mat.Emissive[1], mat.Emissive[2])
+		lum := luminance3(mat.Emissive.X, mat.Emissive.Y, mat.Emissive.Z)
 		if in.Geometry.Kind == scene.Spheres {
 			// Emissive spheres are sampled by the solid angle they subtend
 			// (SampleSphere). Textured ones, and those an instance stretches
@@ -104,7 +104,7 @@ func NewLightTable(sc *scene.Scene, envPower float32) *LightTable {
 		radius = 1
 	}
 	for k, l := range sc.Lights {
-		i := float64(l.Intensity * luminance3(l.Color[0], l.Color[1], l.Color[2]))
+		i := float64(l.Intensity * luminance3(l.Color.X, l.Color.Y, l.Color.Z))
 		p := 4 * math.Pi * i
 		switch l.Kind {
 		case scene.SpotLight:

@@ -42,20 +42,20 @@ func Schlick5(cos float32) float32 {
 // SampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
 // the GGX Distribution of Visible Normals", JCGT 2018).
 func SampleVisibleNormal(wo scene.Vec3, alpha, u1, u2 float32) scene.Vec3 {
-	vh := scene.Vec3{alpha * wo[0], alpha * wo[1], wo[2]}.Normalize()
-	t1 := scene.Vec3{1, 0, 0}
-	if l2 := vh[0]*vh[0] + vh[1]*vh[1]; l2 > 0 {
+	vh := scene.Vec3{X: alpha * wo.X, Y: alpha * wo.Y, Z: wo.Z}.Normalize()
+	t1 := scene.Vec3{X: 1, Y: 0, Z: 0}
+	if l2 := vh.X*vh.X + vh.Y*vh.Y; l2 > 0 {
 		inv := 1 / sqrtClamped(l2)
-		t1 = scene.Vec3{-vh[1] * inv, vh[0] * inv, 0}
+		t1 = scene.Vec3{X: -vh.Y * inv, Y: vh.X * inv, Z: 0}
 	}
 	t2 := vh.Cross(t1)
 	r := sqrtClamped(u1)
 	s, c := math.Sincos(2 * math.Pi * float64(u2))
 	p1, p2 := r*float32(c), r*float32(s)
-	sh := 0.5 * (1 + vh[2])
+	sh := 0.5 * (1 + vh.Z)
 	p2 = (1-sh)*sqrtClamped(1-p1*p1) + sh*p2
 	nh := t1.Scale(p1).Add(t2.Scale(p2)).Add(vh.Scale(sqrtClamped(1 - p1*p1 - p2*p2)))
-	return scene.Vec3{alpha * nh[0], alpha * nh[1], max(nh[2], 1e-7)}.Normalize()
+	return scene.Vec3{X: alpha * nh.X, Y: alpha * nh.Y, Z: max(nh.Z, 1e-7)}.Normalize()
 }
 
 // The specular layer's albedo is E = F0·A(μ, α) + (F90 − F0)·S(μ, α), since
@@ -70,7 +70,7 @@ const (
 var SpecularAlbedoTable = func() (t [AlbedoTableSize][AlbedoTableSize][2]float32) {
 	for i := range AlbedoTableSize {
 		mu := max(float32(i)/(AlbedoTableSize-1), 1e-3)
-		wo := scene.Vec3{sqrtClamped(1 - mu*mu), 0, mu}
+		wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Y: 0, Z: mu}
 		for j := range AlbedoTableSize {
 			r := float32(j) / (AlbedoTableSize - 1)
 			alpha := max(r*r, MinAlpha)
@@ -80,11 +80,11 @@ var SpecularAlbedoTable = func() (t [AlbedoTableSize][AlbedoTableSize][2]float32
 				for v := range albedoSamples {
 					h := SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/albedoSamples, (float32(v)+0.5)/albedoSamples)
 					wi := h.Scale(2 * wo.Dot(h)).Sub(wo)
-					if wi[2] <= 0 {
+					if wi.Z <= 0 {
 						continue
 					}
 					// D·V·cos over the visible-normal pdf G1·D/(4μ).
-					w := 4 * mu * SmithV(mu, wi[2], a2) * wi[2] / SmithG1(mu, a2)
+					w := 4 * mu * SmithV(mu, wi.Z, a2) * wi.Z / SmithG1(mu, a2)
 					sa += float64(w)
 					ss += float64(w * Schlick5(wo.Dot(h)))
 				}

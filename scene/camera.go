@@ -83,9 +83,9 @@ func rigid(m Mat4) (Mat4, error) {
 	}
 	x := y.Cross(z)
 	return Mat4{
-		float64(x[0]), float64(x[1]), float64(x[2]), 0,
-		float64(y[0]), float64(y[1]), float64(y[2]), 0,
-		float64(z[0]), float64(z[1]), float64(z[2]), 0,
+		float64(x.X), float64(x.Y), float64(x.Z), 0,
+		float64(y.X), float64(y.Y), float64(y.Z), 0,
+		float64(z.X), float64(z.Y), float64(z.Z), 0,
 		m[12], m[13], m[14], 1,
 	}, nil
 }
@@ -99,10 +99,10 @@ func LookAt(eye, target, up Vec3) Mat4 {
 	}
 	y := z.Cross(x)
 	return Mat4{
-		float64(x[0]), float64(x[1]), float64(x[2]), 0,
-		float64(y[0]), float64(y[1]), float64(y[2]), 0,
-		float64(z[0]), float64(z[1]), float64(z[2]), 0,
-		float64(eye[0]), float64(eye[1]), float64(eye[2]), 1,
+		float64(x.X), float64(x.Y), float64(x.Z), 0,
+		float64(y.X), float64(y.Y), float64(y.Z), 0,
+		float64(z.X), float64(z.Y), float64(z.Z), 0,
+		float64(eye.X), float64(eye.Y), float64(eye.Z), 1,
 	}
 }
 

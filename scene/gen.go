@@ -161,7 +161,7 @@ func (b *builder) mesh(name string, pos, nrm [][3]float32, idx []uint32, materia
 
 // quad adds a one-sided rectangle: corner c, edges u and v, facing u × v.
 func (b *builder) quad(name string, c, u, v [3]float32, material int) {
-	n := Vec3(u).Cross(Vec3(v)).Normalize()
+	n := V3(u).Cross(V3(v)).Normalize().Array()
 	p := func(s, t float32) [3]float32 {
 		return [3]float32{c[0] + s*u[0] + t*v[0], c[1] + s*u[1] + t*v[1], c[2] + s*u[2] + t*v[2]}
 	}
@@ -177,9 +177,9 @@ func (b *builder) box(name string, s [3]float32, material int, n *gltf.Node) {
 	for axis := 0; axis < 3; axis++ {
 		for _, sign := range []float32{-1, 1} {
 			var nv, u, v Vec3
-			nv[axis] = sign
-			u[(axis+1)%3] = 1
-			v[(axis+2)%3] = 1
+			nv.Set(axis, sign)
+			u.Set((axis+1)%3, 1)
+			v.Set((axis+2)%3, 1)
 			if sign < 0 {
 				u, v = v, u
 			}
@@ -187,10 +187,10 @@ func (b *builder) box(name string, s [3]float32, material int, n *gltf.Node) {
 			for _, c := range [][2]float32{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
 				var p [3]float32
 				for k := 0; k < 3; k++ {
-					p[k] = (nv[k] + c[0]*u[k] + c[1]*v[k]) * s[k] / 2
+					p[k] = (nv.At(k) + c[0]*u.At(k) + c[1]*v.At(k)) * s[k] / 2
 				}
 				pos = append(pos, p)
-				nrm = append(nrm, nv)
+				nrm = append(nrm, nv.Array())
 			}
 			idx = append(idx, base, base+1, base+2, base, base+2, base+3)
 		}
@@ -301,7 +301,7 @@ func (b *builder) sun(name string, dir Vec3, color [3]float64, lux float64) {
 	b.doc.Extensions[lightspunctual.ExtensionName] = lights
 	// The light shines down its node's −Z: look from the origin along dir.
 	m := LookAt(Vec3{}, dir, Vec3{0, 1, 0})
-	if math.Abs(float64(dir.Normalize()[1])) > 0.999 {
+	if math.Abs(float64(dir.Normalize().Y)) > 0.999 {
 		m = LookAt(Vec3{}, dir, Vec3{0, 0, 1})
 	}
 	b.doc.Nodes = append(b.doc.Nodes, &gltf.Node{Name: name, Matrix: [16]float64(m),

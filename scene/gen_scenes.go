@@ -79,7 +79,7 @@ func growStrands(b *builder, count, segs int, c Vec3, r, minLen, maxLen, rootRad
 			if d := q.Sub(c); d.Length() < r*1.01 {
 				q = c.Add(d.Normalize().Scale(r * 1.01))
 			}
-			line = append(line, [3]float32(q))
+			line = append(line, q.Array())
 			rad = append(rad, rootRadius*(1-0.8*f))
 			dir = dir.Add(Vec3{0, -0.12, 0}).Normalize()
 			p = p.Add(dir.Scale(step))
@@ -98,7 +98,7 @@ func HairBall() *gltf.Document {
 	head := Vec3{0, 0.25, 0}
 	b.sphereMesh("head", 0.1, 32, 64, skin, &gltf.Node{Translation: [3]float64{0, 0.25, 0}})
 	strands, radii := growStrands(b, 3000, 24, Vec3{}, 0.1, 0.10, 0.18, 0.0006, -0.2)
-	b.strands("hair", strands, radii, brown, [3]float64{float64(head[0]), float64(head[1]), float64(head[2])})
+	b.strands("hair", strands, radii, brown, [3]float64{float64(head.X), float64(head.Y), float64(head.Z)})
 	b.sun("sun", Vec3{-0.4, -1, -0.5}, [3]float64{1, 0.95, 0.9}, 3)
 	b.camera("camera", 0.5, Vec3{0, 0.35, 0.95}, Vec3{0, 0.2, 0})
 	return b.doc
@@ -139,7 +139,7 @@ func cloud(b *builder, count int, lo, hi Vec3, median float32, materials []int) 
 	mat := make([]int, count)
 	for i := range centers {
 		for k := 0; k < 3; k++ {
-			centers[i][k] = lo[k] + (hi[k]-lo[k])*b.rng.Float32()
+			centers[i][k] = lo.At(k) + (hi.At(k)-lo.At(k))*b.rng.Float32()
 		}
 		radii[i] = float32(min(max(float64(median)*math.Exp(0.5*b.rng.NormFloat64()), float64(median)/4), float64(median)*5))
 		mat[i] = materials[b.rng.IntN(len(materials))]

@@ -120,12 +120,12 @@ func checkClosedBox(t *testing.T, sc *Scene) {
 		found++
 		b := m.Bounds.Transform(in.Transform)
 		for a := 0; a < 3; a++ {
-			lo, hi := box.Min[a], box.Max[a]
+			lo, hi := box.Min.At(a), box.Max.At(a)
 			if a == f.axis {
 				lo, hi = f.at, f.at
 			}
-			if !close32(b.Min[a], lo) || !close32(b.Max[a], hi) {
-				t.Errorf("wall %s spans %v..%v on axis %d, want %v..%v", m.Name, b.Min[a], b.Max[a], a, lo, hi)
+			if !close32(b.Min.At(a), lo) || !close32(b.Max.At(a), hi) {
+				t.Errorf("wall %s spans %v..%v on axis %d, want %v..%v", m.Name, b.Min.At(a), b.Max.At(a), a, lo, hi)
 			}
 		}
 	}

@@ -115,7 +115,7 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		return out, errors.New("emissiveFactor is not finite")
 	}
 	for c := range 3 {
-		out.Emissive[c] = clamp01(ef[c]) * float32(strength)
+		out.Emissive.Set(c, clamp01(ef[c])*float32(strength))
 	}
 	switch m.AlphaMode {
 	case gltf.AlphaMask:

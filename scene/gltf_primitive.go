@@ -249,7 +249,7 @@ func (l *loader) vertexAttributes(prim *gltf.Primitive, mesh *Mesh) error {
 			if f[4*k+3] < 0 {
 				w = -1
 			}
-			mesh.Tangents[k] = Vec4{t[0], t[1], t[2], w}
+			mesh.Tangents[k] = Vec4{t.X, t.Y, t.Z, w}
 		}
 	}
 	for set, dst := range []*[]Vec2{&mesh.UV0, &mesh.UV1} {
@@ -272,7 +272,7 @@ func (l *loader) vertexAttributes(prim *gltf.Primitive, mesh *Mesh) error {
 		for k := range mesh.Colors {
 			mesh.Colors[k] = Vec4{f[c*k], f[c*k+1], f[c*k+2], 1}
 			if c == 4 {
-				mesh.Colors[k][3] = f[c*k+3]
+				mesh.Colors[k].W = f[c*k+3]
 			}
 		}
 	}

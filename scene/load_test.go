@@ -74,12 +74,12 @@ func TestGeneratedTangentsFollowU(t *testing.T) {
 		wantT, wantW := Vec3{1, 0, 0}, float32(1)
 		if mirror {
 			for i := range m.UV0 {
-				m.UV0[i][0] = 1 - m.UV0[i][0]
+				m.UV0[i].X = 1 - m.UV0[i].X
 			}
 			wantT, wantW = Vec3{-1, 0, 0}, -1
 		}
 		for i, tg := range GenerateTangents(&m) {
-			if (Vec3{tg[0], tg[1], tg[2]}).Sub(wantT).Length() > 1e-6 || tg[3] != wantW {
+			if (Vec3{tg.X, tg.Y, tg.Z}).Sub(wantT).Length() > 1e-6 || tg.W != wantW {
 				t.Errorf("mirror %v: tangent %d is %v, want %v w %v", mirror, i, tg, wantT, wantW)
 			}
 		}
@@ -107,8 +107,8 @@ func TestTextureTransformMatrix(t *testing.T) {
 		// scale → (0, 3); rotate → (3, 0); offset.
 		{Vec2{0, 1}, Vec2{3.5, 0.25}},
 	} {
-		got := Vec2{m[0]*c.uv[0] + m[1]*c.uv[1] + m[2], m[3]*c.uv[0] + m[4]*c.uv[1] + m[5]}
-		if !close32(got[0], c.want[0]) || !close32(got[1], c.want[1]) {
+		got := Vec2{m[0]*c.uv.X + m[1]*c.uv.Y + m[2], m[3]*c.uv.X + m[4]*c.uv.Y + m[5]}
+		if !close32(got.X, c.want.X) || !close32(got.Y, c.want.Y) {
 			t.Errorf("uv %v: got %v, want %v", c.uv, got, c.want)
 		}
 	}
@@ -228,10 +228,10 @@ func TestGeneratedTangentsMatchAuthoredOnes(t *testing.T) {
 	same, along := 0, 0
 	for i, a := range authored {
 		g := generated[i]
-		if a[3] == g[3] {
+		if a.W == g.W {
 			same++
 		}
-		if (Vec3{a[0], a[1], a[2]}).Dot(Vec3{g[0], g[1], g[2]}) > 0.9 {
+		if (Vec3{a.X, a.Y, a.Z}).Dot(Vec3{g.X, g.Y, g.Z}) > 0.9 {
 			along++
 		}
 	}

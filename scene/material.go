@@ -55,7 +55,7 @@ type Material struct {
 }
 
 // Emits reports whether the material gives off light.
-func (m *Material) Emits() bool { return m.Emissive[0] > 0 || m.Emissive[1] > 0 || m.Emissive[2] > 0 }
+func (m *Material) Emits() bool { return m.Emissive.X > 0 || m.Emissive.Y > 0 || m.Emissive.Z > 0 }
 
 // DefaultMaterial is what glTF specifies for primitives without a material.
 func DefaultMaterial() Material {

@@ -150,7 +150,7 @@ func TestSharedScenesLoad(t *testing.T) {
 			if want := raw.cameraNodes(); sum.Cameras != want || sum.DefaultCamera != (want == 0) {
 				t.Errorf("cameras %d (default %v), the file places %d", sum.Cameras, sum.DefaultCamera, want)
 			}
-			if sum.Bounds.Min[0] >= sum.Bounds.Max[0] || !sum.Bounds.Min.Finite() || !sum.Bounds.Max.Finite() {
+			if sum.Bounds.Min.X >= sum.Bounds.Max.X || !sum.Bounds.Min.Finite() || !sum.Bounds.Max.Finite() {
 				t.Errorf("bounds %v are empty or not finite", sum.Bounds)
 			}
 			for _, m := range sc.Meshes {
@@ -245,7 +245,7 @@ func TestSharedSceneDetails(t *testing.T) {
 		sc := load(t, "EmissiveStrengthTest/EmissiveStrengthTest.glb")
 		var peak float32
 		for _, m := range sc.Materials {
-			peak = max(peak, m.Emissive[0], m.Emissive[1], m.Emissive[2])
+			peak = max(peak, m.Emissive.X, m.Emissive.Y, m.Emissive.Z)
 		}
 		if peak <= 1 {
 			t.Errorf("brightest emission %v: emissive_strength was not applied", peak)
@@ -255,7 +255,7 @@ func TestSharedSceneDetails(t *testing.T) {
 		sc := load(t, "NormalTangentMirrorTest/NormalTangentMirrorTest.glb")
 		var neg int
 		for _, tg := range sc.Meshes[0].Tangents {
-			if tg[3] < 0 {
+			if tg.W < 0 {
 				neg++
 			}
 		}

@@ -18,8 +18,8 @@ func GenerateTangents(m *Mesh) []Vec4 {
 	for t := 0; t < m.TriangleCount(); t++ {
 		i0, i1, i2 := m.Indices[3*t], m.Indices[3*t+1], m.Indices[3*t+2]
 		e1, e2 := m.Positions[i1].Sub(m.Positions[i0]), m.Positions[i2].Sub(m.Positions[i0])
-		du1, dv1 := m.UV0[i1][0]-m.UV0[i0][0], m.UV0[i1][1]-m.UV0[i0][1]
-		du2, dv2 := m.UV0[i2][0]-m.UV0[i0][0], m.UV0[i2][1]-m.UV0[i0][1]
+		du1, dv1 := m.UV0[i1].X-m.UV0[i0].X, m.UV0[i1].Y-m.UV0[i0].Y
+		du2, dv2 := m.UV0[i2].X-m.UV0[i0].X, m.UV0[i2].Y-m.UV0[i0].Y
 		det := du1*dv2 - du2*dv1
 		if det == 0 {
 			continue
@@ -55,7 +55,7 @@ func GenerateTangents(m *Mesh) []Vec4 {
 		if nv.Cross(t).Dot(bit[i]) > 0 {
 			w = -1
 		}
-		out[i] = Vec4{t[0], t[1], t[2], w}
+		out[i] = Vec4{t.X, t.Y, t.Z, w}
 	}
 	return out
 }
@@ -65,8 +65,8 @@ func anyPerpendicular(n Vec3) Vec3 {
 	if n == (Vec3{}) {
 		return Vec3{1, 0, 0}
 	}
-	if n[0]*n[0] < 0.5 {
-		return Vec3{1, 0, 0}.Sub(n.Scale(n[0])).Normalize()
+	if n.X*n.X < 0.5 {
+		return Vec3{1, 0, 0}.Sub(n.Scale(n.X)).Normalize()
 	}
-	return Vec3{0, 1, 0}.Sub(n.Scale(n[1])).Normalize()
+	return Vec3{0, 1, 0}.Sub(n.Scale(n.Y)).Normalize()
 }

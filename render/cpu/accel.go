@@ -145,7 +145,7 @@ func buildGeometryBVH(sc *scene.Scene, g scene.GeometryRef) *BVH {
 			if !(r > 0) {
 				return scene.EmptyBounds()
 			}
-			rv := scene.Vec3{r, r, r}
+			rv := scene.Vec3{X: r, Y: r, Z: r}
 			return scene.Bounds{Min: s.Centers[i].Sub(rv), Max: s.Centers[i].Add(rv)}
 		})
 	case scene.SweptSpheres:
@@ -154,7 +154,7 @@ func buildGeometryBVH(sc *scene.Scene, g scene.GeometryRef) *BVH {
 			v := c.Segments[i]
 			b := scene.EmptyBounds()
 			for _, k := range [2]uint32{v, v + 1} {
-				r := scene.Vec3{c.Radii[k], c.Radii[k], c.Radii[k]}
+				r := scene.Vec3{X: c.Radii[k], Y: c.Radii[k], Z: c.Radii[k]}
 				b.Extend(c.Positions[k].Sub(r))
 				b.Extend(c.Positions[k].Add(r))
 			}

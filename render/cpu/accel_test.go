@@ -15,7 +15,7 @@ import (
 func randomScene(rng *rand.Rand) *scene.Scene {
 	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()}}
 	r3 := func(s float32) scene.Vec3 {
-		return scene.Vec3{(rng.Float32()*2 - 1) * s, (rng.Float32()*2 - 1) * s, (rng.Float32()*2 - 1) * s}
+		return scene.Vec3{X: (rng.Float32()*2 - 1) * s, Y: (rng.Float32()*2 - 1) * s, Z: (rng.Float32()*2 - 1) * s}
 	}
 	m := scene.Mesh{Bounds: scene.EmptyBounds()}
 	for i := 0; i < 600; i++ {
@@ -32,8 +32,8 @@ func randomScene(rng *rand.Rand) *scene.Scene {
 	for i := 0; i < 400; i++ {
 		c, r := r3(1), 0.01+0.05*rng.Float32()
 		s.Centers, s.Radii = append(s.Centers, c), append(s.Radii, r)
-		s.Bounds.Extend(c.Sub(scene.Vec3{r, r, r}))
-		s.Bounds.Extend(c.Add(scene.Vec3{r, r, r}))
+		s.Bounds.Extend(c.Sub(scene.Vec3{X: r, Y: r, Z: r}))
+		s.Bounds.Extend(c.Add(scene.Vec3{X: r, Y: r, Z: r}))
 	}
 	cs := scene.CurveSet{Bounds: scene.EmptyBounds()}
 	for strand := 0; strand < 40; strand++ {
@@ -57,15 +57,15 @@ func randomScene(rng *rand.Rand) *scene.Scene {
 	}
 	for i, p := range cs.Positions {
 		r := cs.Radii[i]
-		cs.Bounds.Extend(p.Sub(scene.Vec3{r, r, r}))
-		cs.Bounds.Extend(p.Add(scene.Vec3{r, r, r}))
+		cs.Bounds.Extend(p.Sub(scene.Vec3{X: r, Y: r, Z: r}))
+		cs.Bounds.Extend(p.Add(scene.Vec3{X: r, Y: r, Z: r}))
 	}
 	sc.Meshes, sc.SphereSets, sc.CurveSets = []scene.Mesh{m}, []scene.SphereSet{s}, []scene.CurveSet{cs}
 	for i := 0; i < 6; i++ {
 		for kind := scene.Triangles; kind <= scene.SweptSpheres; kind++ {
 			q := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 			t := r3(3)
-			xf := scene.TRS([3]float64{float64(t[0]), float64(t[1]), float64(t[2])}, q,
+			xf := scene.TRS([3]float64{float64(t.X), float64(t.Y), float64(t.Z)}, q,
 				[3]float64{0.5 + rng.Float64(), 0.5 + rng.Float64(), 0.5 + rng.Float64()})
 			sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: kind}, Transform: xf})
 		}
@@ -115,8 +115,8 @@ func TestAccelMatchesBruteForce(t *testing.T) {
 	acc := BuildAccel(sc, nil)
 	hits := 0
 	for i := 0; i < 3000; i++ {
-		o := scene.Vec3{rng.Float32()*12 - 6, rng.Float32()*12 - 6, rng.Float32()*12 - 6}
-		target := scene.Vec3{rng.Float32()*6 - 3, rng.Float32()*6 - 3, rng.Float32()*6 - 3}
+		o := scene.Vec3{X: rng.Float32()*12 - 6, Y: rng.Float32()*12 - 6, Z: rng.Float32()*12 - 6}
+		target := scene.Vec3{X: rng.Float32()*6 - 3, Y: rng.Float32()*6 - 3, Z: rng.Float32()*6 - 3}
 		ray := Ray{Origin: o, Dir: target.Sub(o).Normalize(), TMin: 0, TMax: float32(math.Inf(1))}
 		if i%3 == 0 {
 			ray.TMax = rng.Float32() * 10
@@ -144,11 +144,11 @@ func TestBVHStructure(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	boxes := make([]scene.Bounds, 50000)
 	for i := range boxes {
-		c := scene.Vec3{rng.Float32(), rng.Float32() * 10, float32(rng.NormFloat64())}
+		c := scene.Vec3{X: rng.Float32(), Y: rng.Float32() * 10, Z: float32(rng.NormFloat64())}
 		if i%100 == 0 {
-			c = scene.Vec3{0.5, 0.5, 0.5} // many coincident centres
+			c = scene.Vec3{X: 0.5, Y: 0.5, Z: 0.5} // many coincident centres
 		}
-		boxes[i] = scene.Bounds{Min: c, Max: c.Add(scene.Vec3{0.01, 0.02, 0.01})}
+		boxes[i] = scene.Bounds{Min: c, Max: c.Add(scene.Vec3{X: 0.01, Y: 0.02, Z: 0.01})}
 	}
 	boxes[7] = scene.EmptyBounds() // left out
 	bvh := BuildBVH(len(boxes), func(i int) scene.Bounds { return boxes[i] })
@@ -163,7 +163,7 @@ func TestBVHStructure(t *testing.T) {
 			if node.Child[i] < 0 && node.Count[i] == 0 {
 				continue
 			}
-			cb := scene.Bounds{Min: scene.Vec3{node.Min[0][i], node.Min[1][i], node.Min[2][i]}, Max: scene.Vec3{node.Max[0][i], node.Max[1][i], node.Max[2][i]}}
+			cb := scene.Bounds{Min: scene.Vec3{X: node.Min[0][i], Y: node.Min[1][i], Z: node.Min[2][i]}, Max: scene.Vec3{X: node.Max[0][i], Y: node.Max[1][i], Z: node.Max[2][i]}}
 			if node.Count[i] == 0 {
 				walk(node.Child[i], cb, depth+1)
 				continue
@@ -205,8 +205,8 @@ func TestCollapsedInstancesAreNeverHit(t *testing.T) {
 		sc.Instances[i].Transform = scene.TRS([3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{1, 1, 0})
 	}
 	acc := BuildAccel(sc, nil)
-	for _, o := range []scene.Vec3{{0.1, 0.2, -5}, {-0.3, 0.4, -5}, {0.5, -0.5, -5}} {
-		ray := Ray{Origin: o, Dir: scene.Vec3{0, 0, 1}, TMax: float32(math.Inf(1))}
+	for _, o := range []scene.Vec3{{X: 0.1, Y: 0.2, Z: -5}, {X: -0.3, Y: 0.4, Z: -5}, {X: 0.5, Y: -0.5, Z: -5}} {
+		ray := Ray{Origin: o, Dir: scene.Vec3{X: 0, Y: 0, Z: 1}, TMax: float32(math.Inf(1))}
 		if h, ok := acc.Intersect(&ray); ok {
 			t.Fatalf("hit a collapsed instance: %+v", h)
 		}
@@ -218,7 +218,7 @@ func TestCollapsedInstancesAreNeverHit(t *testing.T) {
 func TestBuildManyGeometries(t *testing.T) {
 	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()}}
 	for i := 0; i < 2000; i++ {
-		m := scene.Mesh{Positions: []scene.Vec3{{float32(i), 0, 0}, {float32(i) + 1, 0, 0}, {float32(i), 1, 0}}, Indices: []uint32{0, 1, 2}, Bounds: scene.EmptyBounds()}
+		m := scene.Mesh{Positions: []scene.Vec3{{X: float32(i), Y: 0, Z: 0}, {X: float32(i) + 1, Y: 0, Z: 0}, {X: float32(i), Y: 1, Z: 0}}, Indices: []uint32{0, 1, 2}, Bounds: scene.EmptyBounds()}
 		for _, p := range m.Positions {
 			m.Bounds.Extend(p)
 		}
@@ -226,7 +226,7 @@ func TestBuildManyGeometries(t *testing.T) {
 		sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: i}, Transform: scene.Identity})
 	}
 	acc := BuildAccel(sc, nil)
-	ray := Ray{Origin: scene.Vec3{1234.25, 0.25, 5}, Dir: scene.Vec3{0, 0, -1}, TMax: float32(math.Inf(1))}
+	ray := Ray{Origin: scene.Vec3{X: 1234.25, Y: 0.25, Z: 5}, Dir: scene.Vec3{X: 0, Y: 0, Z: -1}, TMax: float32(math.Inf(1))}
 	if h, ok := acc.Intersect(&ray); !ok || h.Instance != 1234 {
 		t.Fatalf("hit %+v %v", h, ok)
 	}

@@ -14,12 +14,12 @@ import (
 // anchor trace.
 func BenchmarkRays(acc *Accel, n int) (primary, shadow, diffuse []Ray) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	eye, light := scene.Vec3{0, 8, 16}, scene.Vec3{4, 12, 2}
+	eye, light := scene.Vec3{X: 0, Y: 8, Z: 16}, scene.Vec3{X: 4, Y: 12, Z: 2}
 	m := &acc.scene.Meshes[0]
 	side := int(math.Sqrt(float64(n)))
 	for i := 0; i < n; i++ {
 		x, y := float32(i%side)/float32(side), float32(i/side)/float32(side)
-		target := scene.Vec3{20*x - 10, 0, 20*y - 10}
+		target := scene.Vec3{X: 20*x - 10, Y: 0, Z: 20*y - 10}
 		r := Ray{Origin: eye, Dir: target.Sub(eye).Normalize(), TMax: float32(math.Inf(1))}
 		primary = append(primary, r)
 		h, ok := acc.Intersect(&r)

@@ -94,7 +94,7 @@ func NewBSDF(base scene.Vec3, metallic, roughness, ior, specular float32, specul
 	}
 	b := BSDF{Base: base, Metallic: clamp01(metallic), Alpha: max(roughness*roughness, minAlpha), F90: clamp01(specular)}
 	for c := 0; c < 3; c++ {
-		b.F0[c] = min(f0*specularColor[c], 1) * b.F90
+		b.F0.Set(c, min(f0*specularColor.At(c), 1)*b.F90)
 	}
 	return b
 }
@@ -106,13 +106,13 @@ func clamp01(v float32) float32 {
 	return min(v, 1)
 }
 
-func luminance(c scene.Vec3) float32 { return 0.2126*c[0] + 0.7152*c[1] + 0.0722*c[2] }
+func luminance(c scene.Vec3) float32 { return 0.2126*c.X + 0.7152*c.Y + 0.0722*c.Z }
 
 // ggxD is the GGX normal distribution at the unit half vector h (local).
 // The denominator is written with sin² θ = hx² + hy², not 1 − cos² θ, which
 // cancels near the peak of a smooth surface's lobe.
 func ggxD(h scene.Vec3, a2 float32) float32 {
-	d := h[0]*h[0] + h[1]*h[1] + h[2]*h[2]*a2
+	d := h.X*h.X + h.Y*h.Y + h.Z*h.Z*a2
 	return a2 / (math.Pi * d * d)
 }
 
@@ -123,7 +123,7 @@ func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(max(v, 0)))) }
 func schlickAlbedo(f0 scene.Vec3, f90, a, s float32) scene.Vec3 {
 	var e scene.Vec3
 	for c := 0; c < 3; c++ {
-		e[c] = min(f0[c]*a+(f90-f0[c])*s, 1)
+		e.Set(c, min(f0.At(c)*a+(f90-f0.At(c))*s, 1))
 	}
 	return e
 }
@@ -149,8 +149,8 @@ func (b *BSDF) Albedos(cosO float32) (diffuse, specular scene.Vec3) {
 	e, metal := t.e, schlickAlbedo(b.Base, 1, t.a, t.s)
 	opaque := b.opaqueWeight()
 	for c := 0; c < 3; c++ {
-		diffuse[c] = opaque * (1 - e[c]) * b.Base[c]
-		specular[c] = opaque*e[c] + b.Metallic*metal[c] + b.glassWeight()*b.Base[c]
+		diffuse.Set(c, opaque*(1-e.At(c))*b.Base.At(c))
+		specular.Set(c, opaque*e.At(c)+b.Metallic*metal.At(c)+b.glassWeight()*b.Base.At(c))
 	}
 	return diffuse, specular
 }
@@ -175,32 +175,32 @@ func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass 
 // Eval returns f(wo, wi)·|cos(wi)| and the pdf with which Sample picks wi.
 // wo is on the +Z side; wi below it only transmits.
 func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
-	if wo[2] <= 0 || wi[2] == 0 {
+	if wo.Z <= 0 || wi.Z == 0 {
 		return scene.Vec3{}, 0
 	}
 	if b.lambertian() {
-		if wi[2] < 0 {
+		if wi.Z < 0 {
 			return scene.Vec3{}, 0
 		}
-		return scene.Vec3{b.Base[0] / math.Pi * wi[2], b.Base[1] / math.Pi * wi[2], b.Base[2] / math.Pi * wi[2]}, wi[2] / math.Pi
+		return scene.Vec3{X: b.Base.X / math.Pi * wi.Z, Y: b.Base.Y / math.Pi * wi.Z, Z: b.Base.Z / math.Pi * wi.Z}, wi.Z / math.Pi
 	}
 	a2 := b.Alpha * b.Alpha
-	l := b.lobesAt(wo[2])
+	l := b.lobesAt(wo.Z)
 	e, ps, pd, pg := l.e, l.ps, l.pd, l.pg
 	var f scene.Vec3
 	var pdf float32
-	if wi[2] > 0 {
+	if wi.Z > 0 {
 		h := wo.Add(wi).Normalize()
 		d := ggxD(h, a2)
-		spec := d * render.SmithV(wo[2], wi[2], a2)
+		spec := d * render.SmithV(wo.Z, wi.Z, a2)
 		s5 := render.Schlick5(wo.Dot(h))
 		opaque := b.opaqueWeight()
 		for c := 0; c < 3; c++ {
-			fd := b.F0[c] + (b.F90-b.F0[c])*s5
-			fm := b.Base[c] + (1-b.Base[c])*s5
-			f[c] = (opaque*((1-e[c])*b.Base[c]/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi[2]
+			fd := b.F0.At(c) + (b.F90-b.F0.At(c))*s5
+			fm := b.Base.At(c) + (1-b.Base.At(c))*s5
+			f.Set(c, (opaque*((1-e.At(c))*b.Base.At(c)/math.Pi+fd*spec)+b.Metallic*fm*spec)*wi.Z)
 		}
-		pdf = ps*render.SmithG1(wo[2], a2)*d/(4*wo[2]) + pd*wi[2]/math.Pi
+		pdf = ps*render.SmithG1(wo.Z, a2)*d/(4*wo.Z) + pd*wi.Z/math.Pi
 	}
 	if pg > 0 {
 		gf, gpdf := b.glassEval(wo, wi)
@@ -214,10 +214,10 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 // (direction), returning f·|cos|/pdf and the pdf; ok is false when nothing
 // was sampled (the path ends).
 func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, pdf float32, ok bool) {
-	if wo[2] <= 0 {
+	if wo.Z <= 0 {
 		return
 	}
-	l := b.lobesAt(wo[2])
+	l := b.lobesAt(wo.Z)
 	ps, pd := l.ps, l.pd
 	switch {
 	case u < ps:
@@ -242,7 +242,7 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 
 // smithLambda is Λ of the Smith GGX masking function for direction w.
 func smithLambda(w scene.Vec3, a2 float32) float32 {
-	c2 := w[2] * w[2]
+	c2 := w.Z * w.Z
 	if c2 <= 0 {
 		return 1e30
 	}
@@ -258,27 +258,27 @@ func smithG2(wo, wi scene.Vec3, a2 float32) float32 {
 // glassEval is the glass interface's f·|cos wi| and the pdf of glassSample.
 func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	a2 := b.Alpha * b.Alpha
-	if wi[2] > 0 { // reflection off the interface
+	if wi.Z > 0 { // reflection off the interface
 		h := wo.Add(wi).Normalize()
 		fr := fresnelDielectric(wo.Dot(h), b.glassEta())
 		d := ggxD(h, a2)
-		v := fr * d * smithG2(wo, wi, a2) / (4 * wo[2])
-		pdf := fr * render.SmithG1(wo[2], a2) * d / (4 * wo[2])
-		return scene.Vec3{v, v, v}, pdf
+		v := fr * d * smithG2(wo, wi, a2) / (4 * wo.Z)
+		pdf := fr * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
+		return scene.Vec3{X: v, Y: v, Z: v}, pdf
 	}
 	if b.Thin {
 		// A sheet: the transmitted direction is the reflected one mirrored
 		// through the surface, tinted by the base colour.
-		wr := scene.Vec3{wi[0], wi[1], -wi[2]}
+		wr := scene.Vec3{X: wi.X, Y: wi.Y, Z: -wi.Z}
 		h := wo.Add(wr).Normalize()
 		t := 1 - fresnelDielectric(wo.Dot(h), b.glassEta())
 		d := ggxD(h, a2)
-		v := t * d * smithG2(wo, wr, a2) / (4 * wo[2])
-		return b.Base.Scale(v), t * render.SmithG1(wo[2], a2) * d / (4 * wo[2])
+		v := t * d * smithG2(wo, wr, a2) / (4 * wo.Z)
+		return b.Base.Scale(v), t * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
 	}
 	eta := b.glassEta()
 	wm := wi.Scale(eta).Add(wo).Normalize()
-	if wm[2] < 0 {
+	if wm.Z < 0 {
 		wm = wm.Scale(-1)
 	}
 	// Microfacets facing away from either direction transmit nothing.
@@ -291,8 +291,8 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	denom *= denom
 	// Walter et al.'s BTDF times |cos wi|, with the radiance scaled by 1/η²
 	// as it crosses into the denser side (and back).
-	v := t * d * smithG2(wo, wi, a2) * float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo[2]*denom)))) / (eta * eta)
-	pdf := t * render.SmithG1(wo[2], a2) * d * wo.Dot(wm) / wo[2] * float32(math.Abs(float64(wi.Dot(wm)))) / denom
+	v := t * d * smithG2(wo, wi, a2) * float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo.Z*denom)))) / (eta * eta)
+	pdf := t * render.SmithG1(wo.Z, a2) * d * wo.Dot(wm) / wo.Z * float32(math.Abs(float64(wi.Dot(wm)))) / denom
 	return b.Base.Scale(v), pdf
 }
 
@@ -310,10 +310,10 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32) (scene.Vec3, bool) 
 	// surface; such samples are lost (Eval gives those directions to the
 	// other branch, so keeping them would break the pdf).
 	if u < fresnelDielectric(cosO, eta) {
-		return r, r[2] > 0
+		return r, r.Z > 0
 	}
 	if b.Thin {
-		return scene.Vec3{r[0], r[1], -r[2]}, r[2] > 0
+		return scene.Vec3{X: r.X, Y: r.Y, Z: -r.Z}, r.Z > 0
 	}
 	sin2T := (1 - cosO*cosO) / (eta * eta)
 	if sin2T >= 1 {
@@ -321,14 +321,14 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32) (scene.Vec3, bool) 
 	}
 	cosT := sqrt32(1 - sin2T)
 	t := wo.Scale(-1 / eta).Add(h.Scale(cosO/eta - cosT))
-	return t, t[2] < 0
+	return t, t.Z < 0
 }
 
 // sampleCosine samples the hemisphere about +Z in proportion to cos θ.
 func sampleCosine(u1, u2 float32) scene.Vec3 {
 	r := sqrt32(u1)
 	s, c := math.Sincos(2 * math.Pi * float64(u2))
-	return scene.Vec3{r * float32(c), r * float32(s), sqrt32(1 - u1)}
+	return scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: sqrt32(1 - u1)}
 }
 
 // Frame is an orthonormal basis about a normal (Duff et al., "Building an
@@ -338,26 +338,26 @@ type Frame struct{ T, B, N scene.Vec3 }
 // NewFrame builds a frame about the unit normal n.
 func NewFrame(n scene.Vec3) Frame {
 	sign := float32(1)
-	if n[2] < 0 {
+	if n.Z < 0 {
 		sign = -1
 	}
-	a := -1 / (sign + n[2])
-	b := n[0] * n[1] * a
+	a := -1 / (sign + n.Z)
+	b := n.X * n.Y * a
 	return Frame{
-		T: scene.Vec3{1 + sign*n[0]*n[0]*a, sign * b, -sign * n[0]},
-		B: scene.Vec3{b, sign + n[1]*n[1]*a, -n[1]},
+		T: scene.Vec3{X: 1 + sign*n.X*n.X*a, Y: sign * b, Z: -sign * n.X},
+		B: scene.Vec3{X: b, Y: sign + n.Y*n.Y*a, Z: -n.Y},
 		N: n,
 	}
 }
 
 // ToLocal expresses a world direction in the frame.
 func (f *Frame) ToLocal(v scene.Vec3) scene.Vec3 {
-	return scene.Vec3{v.Dot(f.T), v.Dot(f.B), v.Dot(f.N)}
+	return scene.Vec3{X: v.Dot(f.T), Y: v.Dot(f.B), Z: v.Dot(f.N)}
 }
 
 // ToWorld expresses a local direction in the world.
 func (f *Frame) ToWorld(v scene.Vec3) scene.Vec3 {
-	return f.T.Scale(v[0]).Add(f.B.Scale(v[1])).Add(f.N.Scale(v[2]))
+	return f.T.Scale(v.X).Add(f.B.Scale(v.Y)).Add(f.N.Scale(v.Z))
 }
 
 // specularIntegrals looks up A and S bilinearly.

@@ -15,22 +15,22 @@ type bsdfCase struct {
 }
 
 func bsdfCases() []bsdfCase {
-	white := scene.Vec3{1, 1, 1}
+	white := scene.Vec3{X: 1, Y: 1, Z: 1}
 	return []bsdfCase{
 		{"diffuse white (specular 0)", NewBSDF(white, 0, 1, 1.5, 0, white)},
-		{"rough dielectric", NewBSDF(scene.Vec3{0.8, 0.4, 0.2}, 0, 0.7, 1.5, 1, white)},
-		{"glossy dielectric", NewBSDF(scene.Vec3{0.2, 0.5, 0.9}, 0, 0.2, 1.5, 1, white)},
+		{"rough dielectric", NewBSDF(scene.Vec3{X: 0.8, Y: 0.4, Z: 0.2}, 0, 0.7, 1.5, 1, white)},
+		{"glossy dielectric", NewBSDF(scene.Vec3{X: 0.2, Y: 0.5, Z: 0.9}, 0, 0.2, 1.5, 1, white)},
 		{"smooth white metal", NewBSDF(white, 1, 0, 1.5, 1, white)},
-		{"rough gold", NewBSDF(scene.Vec3{1, 0.78, 0.34}, 1, 0.5, 1.5, 1, white)},
+		{"rough gold", NewBSDF(scene.Vec3{X: 1, Y: 0.78, Z: 0.34}, 1, 0.5, 1.5, 1, white)},
 		{"white dielectric", NewBSDF(white, 0, 0.45, 1.5, 1, white)},
-		{"half metal", NewBSDF(scene.Vec3{0.9, 0.9, 0.9}, 0.5, 0.35, 1.5, 1, white)},
-		{"coloured specular, high ior", NewBSDF(scene.Vec3{0.5, 0.5, 0.5}, 0, 0.4, 2.4, 0.8, scene.Vec3{1, 0.5, 0.2})},
+		{"half metal", NewBSDF(scene.Vec3{X: 0.9, Y: 0.9, Z: 0.9}, 0.5, 0.35, 1.5, 1, white)},
+		{"coloured specular, high ior", NewBSDF(scene.Vec3{X: 0.5, Y: 0.5, Z: 0.5}, 0, 0.4, 2.4, 0.8, scene.Vec3{X: 1, Y: 0.5, Z: 0.2})},
 	}
 }
 
 func directionAt(cosTheta float64) scene.Vec3 {
 	s := math.Sqrt(1 - cosTheta*cosTheta)
-	return scene.Vec3{float32(s * 0.6), float32(s * 0.8), float32(cosTheta)}
+	return scene.Vec3{X: float32(s * 0.6), Y: float32(s * 0.8), Z: float32(cosTheta)}
 }
 
 // albedo estimates the directional albedo by importance sampling and, as an
@@ -41,20 +41,20 @@ func albedo(b *BSDF, wo scene.Vec3, n int, rng *rand.Rand) (importance, uniform,
 		if _, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32()); ok {
 			sum = sum.Add(w)
 			for c := 0; c < 3; c++ {
-				sum2[c] += w[c] * w[c]
+				sum2.Set(c, sum2.At(c)+(w.At(c)*w.At(c)))
 			}
 		}
 		z := rng.Float32()
 		phi := 2 * math.Pi * rng.Float64()
 		r := sqrt32(1 - z*z)
-		wi := scene.Vec3{r * float32(math.Cos(phi)), r * float32(math.Sin(phi)), z}
+		wi := scene.Vec3{X: r * float32(math.Cos(phi)), Y: r * float32(math.Sin(phi)), Z: z}
 		f, _ := b.Eval(wo, wi)
 		usum = usum.Add(f.Scale(2 * math.Pi))
 	}
 	inv := 1 / float32(n)
 	importance, uniform = sum.Scale(inv), usum.Scale(inv)
 	for c := 0; c < 3; c++ {
-		stderr[c] = sqrt32((sum2[c]*inv - importance[c]*importance[c]) * inv)
+		stderr.Set(c, sqrt32((sum2.At(c)*inv-importance.At(c)*importance.At(c))*inv))
 	}
 	return
 }
@@ -69,23 +69,23 @@ func TestBSDFEnergy(t *testing.T) {
 			wo := directionAt(cosO)
 			imp, uni, se := albedo(&c.b, wo, 200000, rng)
 			for ch := 0; ch < 3; ch++ {
-				if imp[ch] > 1+4*se[ch]+1e-4 {
+				if imp.At(ch) > 1+4*se.At(ch)+1e-4 {
 					t.Errorf("%s, cos %v: albedo %v exceeds 1", c.name, cosO, imp)
 				}
 				// Uniform sampling cannot find a sharp lobe: compare only rough ones.
-				if c.b.Alpha >= 0.05 && math.Abs(float64(imp[ch]-uni[ch])) > float64(4*se[ch]+0.02) {
+				if c.b.Alpha >= 0.05 && math.Abs(float64(imp.At(ch)-uni.At(ch))) > float64(4*se.At(ch)+0.02) {
 					t.Errorf("%s, cos %v: importance %v, uniform %v", c.name, cosO, imp, uni)
 				}
 			}
-			if c.name == "diffuse white (specular 0)" && math.Abs(float64(imp[0])-1) > 1e-4 {
+			if c.name == "diffuse white (specular 0)" && math.Abs(float64(imp.X)-1) > 1e-4 {
 				t.Errorf("a white Lambertian must keep all energy: %v", imp)
 			}
 			// Albedo scaling makes a white dielectric lossless: the diffuse gets
 			// exactly what the specular layer does not reflect.
-			if c.name == "white dielectric" && math.Abs(float64(imp[0])-1) > 4*float64(se[0])+0.005 {
+			if c.name == "white dielectric" && math.Abs(float64(imp.X)-1) > 4*float64(se.X)+0.005 {
 				t.Errorf("a white dielectric must keep all energy: %v at cos %v", imp, cosO)
 			}
-			if c.name == "smooth white metal" && cosO > 0.1 && math.Abs(float64(imp[0])-1) > 0.01 {
+			if c.name == "smooth white metal" && cosO > 0.1 && math.Abs(float64(imp.X)-1) > 0.01 {
 				t.Errorf("a smooth white mirror must keep all energy: %v at cos %v", imp, cosO)
 			}
 		}
@@ -121,15 +121,15 @@ func TestBSDFSamplingChiSquare(t *testing.T) {
 func TestFrameIsOrthonormal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
 	for i := 0; i < 1000; i++ {
-		n := scene.Vec3{float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())}.Normalize()
+		n := scene.Vec3{X: float32(rng.NormFloat64()), Y: float32(rng.NormFloat64()), Z: float32(rng.NormFloat64())}.Normalize()
 		if i == 0 {
-			n = scene.Vec3{0, 0, -1}
+			n = scene.Vec3{X: 0, Y: 0, Z: -1}
 		}
 		f := NewFrame(n)
 		if d := math.Abs(float64(f.T.Dot(f.B))) + math.Abs(float64(f.T.Dot(f.N))) + math.Abs(float64(f.B.Dot(f.N))); d > 1e-5 {
 			panic(fmt.Sprint("not orthogonal ", n))
 		}
-		if v := (scene.Vec3{0.3, -0.2, 0.9}); f.ToLocal(f.ToWorld(v)).Sub(v).Length() > 1e-5 {
+		if v := (scene.Vec3{X: 0.3, Y: -0.2, Z: 0.9}); f.ToLocal(f.ToWorld(v)).Sub(v).Length() > 1e-5 {
 			t.Fatalf("round trip fails for %v", n)
 		}
 	}
@@ -142,16 +142,16 @@ func TestFrameIsOrthonormal(t *testing.T) {
 func TestLambertianIsTheGeneralCase(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for k := 0; k < 2000; k++ {
-		base := scene.Vec3{rng.Float32(), rng.Float32(), rng.Float32()}
+		base := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
 		rough, ior := rng.Float32(), 1+rng.Float32()
-		fast := NewBSDF(base, 0, rough, ior, 0, scene.Vec3{1, 1, 1})
-		general := NewBSDF(base, 0, rough, ior, 1e-30, scene.Vec3{1, 1, 1})
+		fast := NewBSDF(base, 0, rough, ior, 0, scene.Vec3{X: 1, Y: 1, Z: 1})
+		general := NewBSDF(base, 0, rough, ior, 1e-30, scene.Vec3{X: 1, Y: 1, Z: 1})
 		if !fast.lambertian() || general.lambertian() {
 			t.Fatalf("lambertian: %v for specular 0, %v for 1e-30", fast.lambertian(), general.lambertian())
 		}
 		wo, wi := sampleCosine(rng.Float32(), rng.Float32()), sampleCosine(rng.Float32(), rng.Float32())
 		if rng.IntN(4) == 0 {
-			wi[2] = -wi[2]
+			wi.Z = -wi.Z
 		}
 		ff, fp := fast.Eval(wo, wi)
 		gf, gp := general.Eval(wo, wi)
@@ -164,14 +164,14 @@ func TestLambertianIsTheGeneralCase(t *testing.T) {
 		if fok != gok || fwi != gwi || !close3(fw, gw, 1e-5) || math.Abs(float64(fpdf-gpdf)) > 1e-5*max(1, float64(gpdf)) {
 			t.Fatalf("Sample(%v) of base %v: %v %v %v %v; the general case %v %v %v %v", wo, base, fwi, fw, fpdf, fok, gwi, gw, gpdf, gok)
 		}
-		fd, fs := fast.Albedos(wo[2])
-		gd, gs := general.Albedos(wo[2])
+		fd, fs := fast.Albedos(wo.Z)
+		gd, gs := general.Albedos(wo.Z)
 		if !close3(fd, gd, 1e-5) || !close3(fs, gs, 1e-5) {
-			t.Fatalf("Albedos(%v): %v %v; the general case %v %v", wo[2], fd, fs, gd, gs)
+			t.Fatalf("Albedos(%v): %v %v; the general case %v %v", wo.Z, fd, fs, gd, gs)
 		}
 	}
 	// One BSDF asked about two directions in turn answers as two fresh ones.
-	b := NewBSDF(scene.Vec3{0.5, 0.5, 0.5}, 0.3, 0.4, 1.5, 1, scene.Vec3{1, 1, 1})
+	b := NewBSDF(scene.Vec3{X: 0.5, Y: 0.5, Z: 0.5}, 0.3, 0.4, 1.5, 1, scene.Vec3{X: 1, Y: 1, Z: 1})
 	wo1, wo2, wi := directionAt(0.9), directionAt(0.2), directionAt(0.5)
 	fresh1, fresh2 := b, b
 	w1, p1 := fresh1.Eval(wo1, wi)
@@ -188,7 +188,7 @@ func TestLambertianIsTheGeneralCase(t *testing.T) {
 
 func close3(a, b scene.Vec3, tol float64) bool {
 	for c := range 3 {
-		if math.Abs(float64(a[c]-b[c])) > tol*max(1, math.Abs(float64(b[c]))) {
+		if math.Abs(float64(a.At(c)-b.At(c))) > tol*max(1, math.Abs(float64(b.At(c)))) {
 			return false
 		}
 	}

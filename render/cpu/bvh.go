@@ -156,7 +156,7 @@ func (b *builder) fill(index int32, kids []span, depth int) {
 	n := emptyNode()
 	for i, k := range kids {
 		for a := 0; a < 3; a++ {
-			n.Min[a][i], n.Max[a][i] = k.box.Min[a], k.box.Max[a]
+			n.Min[a][i], n.Max[a][i] = k.box.Min.At(a), k.box.Max.At(a)
 		}
 		if k.hi-k.lo <= maxLeaf {
 			n.Child[i], n.Count[i] = int32(k.lo), uint16(k.hi-k.lo)
@@ -183,7 +183,7 @@ func (b *builder) fill(index int32, kids []span, depth int) {
 
 func surfaceArea(b scene.Bounds) float32 {
 	d := b.Max.Sub(b.Min)
-	return 2 * (d[0]*d[1] + d[1]*d[2] + d[2]*d[0])
+	return 2 * (d.X*d.Y + d.Y*d.Z + d.Z*d.X)
 }
 
 // bestSplit finds the binned-SAH split of [lo, hi): the axis, the bin
@@ -204,13 +204,13 @@ func (b *builder) bestSplit(lo, hi int) (axis int, boundary float32, cost float3
 		for i := range bins[a] {
 			bins[a][i].box = scene.EmptyBounds()
 		}
-		if extent := cb.Max[a] - cb.Min[a]; extent > 0 {
+		if extent := cb.Max.At(a) - cb.Min.At(a); extent > 0 {
 			scale[a] = sahBins / extent
 		}
 	}
 	for _, p := range b.prims[lo:hi] {
 		for a := 0; a < 3; a++ {
-			k := min(int((p.c[a]-cb.Min[a])*scale[a]), sahBins-1)
+			k := min(int((p.c.At(a)-cb.Min.At(a))*scale[a]), sahBins-1)
 			bn := &bins[a][k]
 			bn.count++
 			bn.box.Min, bn.box.Max = bn.box.Min.Min(p.lo), bn.box.Max.Max(p.hi)
@@ -238,7 +238,7 @@ func (b *builder) bestSplit(lo, hi int) (axis int, boundary float32, cost float3
 				continue
 			}
 			if c := surfaceArea(acc)*float32(cnt) + rightArea[i+1]*float32(rightCount[i+1]); c < cost {
-				axis, boundary, cost = a, cb.Min[a]+float32(i+1)/scale[a], c
+				axis, boundary, cost = a, cb.Min.At(a)+float32(i+1)/scale[a], c
 			}
 		}
 	}
@@ -261,7 +261,7 @@ func (b *builder) partition(k span, depth int) int {
 	if axis >= 0 {
 		i, j := lo, hi-1
 		for i <= j {
-			if b.prims[i].c[axis] < boundary {
+			if b.prims[i].c.At(axis) < boundary {
 				i++
 			} else {
 				b.prims[i], b.prims[j] = b.prims[j], b.prims[i]
@@ -278,14 +278,14 @@ func (b *builder) partition(k span, depth int) int {
 	}
 	d := cb.Max.Sub(cb.Min)
 	axis = 0
-	if d[1] > d[axis] {
+	if d.Y > d.At(axis) {
 		axis = 1
 	}
-	if d[2] > d[axis] {
+	if d.Z > d.At(axis) {
 		axis = 2
 	}
 	mid := (lo + hi) / 2
 	run := b.prims[lo:hi]
-	slices.SortFunc(run, func(p, q buildPrim) int { return cmp.Compare(p.c[axis], q.c[axis]) })
+	slices.SortFunc(run, func(p, q buildPrim) int { return cmp.Compare(p.c.At(axis), q.c.At(axis)) })
 	return mid
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func glass(roughness, eta float32, thin bool) BSDF {
-	white := scene.Vec3{1, 1, 1}
+	white := scene.Vec3{X: 1, Y: 1, Z: 1}
 	b := NewBSDF(white, 0, roughness, 1.5, 1, white)
 	b.Transmission, b.Eta, b.Thin = 1, eta, thin
 	return b
@@ -36,8 +36,8 @@ func TestGlassEnergy(t *testing.T) {
 				if !ok {
 					continue
 				}
-				flux := float64(w[1])
-				if wi[2] < 0 && !c.thin {
+				flux := float64(w.Y)
+				if wi.Z < 0 && !c.thin {
 					flux *= float64(c.eta * c.eta)
 				}
 				sum += flux
@@ -67,12 +67,12 @@ func TestSmoothGlassFollowsFresnel(t *testing.T) {
 				if !ok {
 					continue
 				}
-				if wi[2] > 0 {
+				if wi.Z > 0 {
 					reflected++
 					continue
 				}
 				sinO := math.Sqrt(1 - cosO*cosO)
-				sinI := math.Sqrt(float64(1 - wi[2]*wi[2]))
+				sinI := math.Sqrt(float64(1 - wi.Z*wi.Z))
 				if math.Abs(sinO-float64(eta)*sinI) > 0.01 {
 					bent++ // GGX's long tail, even at α = 10⁻³
 				}
@@ -100,16 +100,16 @@ func TestGlassSlabTransmittance(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			mat := lambert(1)
 			mat.Specular, mat.Roughness, mat.Transmission, mat.Volume = 1, 0, 1, true
-			mat.AttenuationColor, mat.AttenuationDistance = scene.Vec3{c.color, c.color, c.color}, 1
+			mat.AttenuationColor, mat.AttenuationDistance = scene.Vec3{X: c.color, Y: c.color, Z: c.color}, 1
 			if c.color == 1 {
 				mat.AttenuationDistance = float32(math.Inf(1))
 			}
 			light := scene.DefaultMaterial()
-			light.Emissive, light.BaseColor = scene.Vec3{1, 1, 1}, scene.Vec4{0, 0, 0, 1}
+			light.Emissive, light.BaseColor = scene.Vec3{X: 1, Y: 1, Z: 1}, scene.Vec4{X: 0, Y: 0, Z: 0, W: 1}
 			half := c.thickness / 2
 			quad := func(z float32, up bool) scene.Mesh {
-				m := scene.Mesh{Positions: []scene.Vec3{{-50, -50, z}, {50, -50, z}, {50, 50, z}, {-50, 50, z}},
-					Bounds: scene.Bounds{Min: scene.Vec3{-50, -50, z}, Max: scene.Vec3{50, 50, z}}}
+				m := scene.Mesh{Positions: []scene.Vec3{{X: -50, Y: -50, Z: z}, {X: 50, Y: -50, Z: z}, {X: 50, Y: 50, Z: z}, {X: -50, Y: 50, Z: z}},
+					Bounds: scene.Bounds{Min: scene.Vec3{X: -50, Y: -50, Z: z}, Max: scene.Vec3{X: 50, Y: 50, Z: z}}}
 				if up {
 					m.Indices = []uint32{0, 1, 2, 0, 2, 3} // facing +z
 				} else {
@@ -127,9 +127,9 @@ func TestGlassSlabTransmittance(t *testing.T) {
 					{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 1}, Transform: scene.Identity},
 					{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 2}, Transform: scene.Identity, Material: 1},
 				},
-				Bounds: scene.Bounds{Min: scene.Vec3{-50, -50, -3}, Max: scene.Vec3{50, 50, half}},
+				Bounds: scene.Bounds{Min: scene.Vec3{X: -50, Y: -50, Z: -3}, Max: scene.Vec3{X: 50, Y: 50, Z: half}},
 				Cameras: []scene.Camera{{Orthographic: true, XMag: 0.1, YMag: 0.1,
-					Transform: scene.LookAt(scene.Vec3{0, 0, 5}, scene.Vec3{}, scene.Vec3{0, 1, 0})}},
+					Transform: scene.LookAt(scene.Vec3{X: 0, Y: 0, Z: 5}, scene.Vec3{}, scene.Vec3{X: 0, Y: 1, Z: 0})}},
 			}
 			opts := render.Options{Width: 8, Height: 8, SPP: 1024, MaxDepth: 64}
 			pix, _ := renderFilm(t, sc, opts).Resolve(render.AOVBeauty)
@@ -157,7 +157,7 @@ func TestRoughGlassSamplingChiSquare(t *testing.T) {
 		thin bool
 	}{{1.5, false}, {1 / 1.5, false}, {1.5, true}} {
 		b := glass(0.5, c.eta, c.thin)
-		b.Base = scene.Vec3{0.9, 0.8, 0.7}
+		b.Base = scene.Vec3{X: 0.9, Y: 0.8, Z: 0.7}
 		wo := directionAt(0.6)
 		sphereChiSquare(t, fmt.Sprintf("glass eta %v thin %v", c.eta, c.thin), func() (scene.Vec3, bool) {
 			wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32())
@@ -172,12 +172,12 @@ func TestThinGlassFromBehind(t *testing.T) {
 	for _, volume := range []bool{false, true} {
 		mat := lambert(1)
 		mat.Transmission, mat.IOR, mat.DoubleSided, mat.Volume = 1, 1.5, true, volume
-		m := scene.Mesh{Positions: []scene.Vec3{{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}}, Indices: []uint32{0, 1, 2},
-			Bounds: scene.Bounds{Min: scene.Vec3{-1, -1, 0}, Max: scene.Vec3{1, 1, 0}}}
+		m := scene.Mesh{Positions: []scene.Vec3{{X: -1, Y: -1, Z: 0}, {X: 1, Y: -1, Z: 0}, {X: 0, Y: 1, Z: 0}}, Indices: []uint32{0, 1, 2},
+			Bounds: scene.Bounds{Min: scene.Vec3{X: -1, Y: -1, Z: 0}, Max: scene.Vec3{X: 1, Y: 1, Z: 0}}}
 		sc := &scene.Scene{Meshes: []scene.Mesh{m}, Materials: []scene.Material{mat},
 			Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity}}}
 		acc := BuildAccel(sc, nil)
-		ray := Ray{Origin: scene.Vec3{0, 0, -2}, Dir: scene.Vec3{0, 0, 1}, TMax: 10}
+		ray := Ray{Origin: scene.Vec3{X: 0, Y: 0, Z: -2}, Dir: scene.Vec3{X: 0, Y: 0, Z: 1}, TMax: 10}
 		h, ok := acc.Intersect(&ray)
 		if !ok {
 			t.Fatal("missed")

@@ -76,7 +76,7 @@ func NewHairBSDF(p *scene.Hair, h float32) HairBSDF {
 
 // melaninAbsorption is σ_a from eumelanin and pheomelanin concentrations.
 func melaninAbsorption(eu, pheo float32) scene.Vec3 {
-	return scene.Vec3{0.419*eu + 0.187*pheo, 0.697*eu + 0.4*pheo, 1.37*eu + 1.05*pheo}
+	return scene.Vec3{X: 0.419*eu + 0.187*pheo, Y: 0.697*eu + 0.4*pheo, Z: 1.37*eu + 1.05*pheo}
 }
 
 // colorAbsorption inverts the fit of fibre colour to σ_a for a given β_n.
@@ -84,8 +84,8 @@ func colorAbsorption(c scene.Vec3, betaN float32) scene.Vec3 {
 	d := 5.969 - 0.215*betaN + 2.532*betaN*betaN - 10.73*pow32(betaN, 3) + 5.574*pow32(betaN, 4) + 0.245*pow32(betaN, 5)
 	var s scene.Vec3
 	for i := range 3 {
-		l := float32(math.Log(float64(clampF(c[i], 1e-4, 1)))) / d
-		s[i] = l * l
+		l := float32(math.Log(float64(clampF(c.At(i), 1e-4, 1)))) / d
+		s.Set(i, l*l)
 	}
 	return s
 }
@@ -95,11 +95,11 @@ func clampF(v, lo, hi float32) float32 { return min(max(v, lo), hi) }
 func pow32(v float32, n int) float32 { return float32(math.Pow(float64(v), float64(n))) }
 
 func sinCosTheta(w scene.Vec3) (sin, cos float32) {
-	sin = clampF(w[0], -1, 1)
+	sin = clampF(w.X, -1, 1)
 	return sin, sqrt32(1 - sin*sin)
 }
 
-func phiOf(w scene.Vec3) float32 { return float32(math.Atan2(float64(w[1]), float64(w[2]))) }
+func phiOf(w scene.Vec3) float32 { return float32(math.Atan2(float64(w.Y), float64(w.Z))) }
 
 // longitudinal is M_p for variance v (pbrt's form, with a log-space branch
 // for small variances where the Bessel function overflows).
@@ -160,14 +160,14 @@ func (b *HairBSDF) attenuations(sinO, cosO float32) (a [4]scene.Vec3, gammaT flo
 	gammaT = float32(math.Asin(float64(clampF(sinGT, -1, 1))))
 	var t scene.Vec3
 	for i := range 3 {
-		t[i] = float32(math.Exp(float64(-b.sigmaA[i] * (2 * cosGT / max(cosT, 1e-6)))))
+		t.Set(i, float32(math.Exp(float64(-b.sigmaA.At(i)*(2*cosGT/max(cosT, 1e-6))))))
 	}
 	f := fresnelDielectric(cosO*sqrt32(1-b.h*b.h), b.eta)
 	for i := range 3 {
-		a[0][i] = f
-		a[1][i] = (1 - f) * (1 - f) * t[i]
-		a[2][i] = a[1][i] * t[i] * f
-		a[3][i] = a[2][i] * t[i] * f / max(1-t[i]*f, 1e-6)
+		a[0].Set(i, f)
+		a[1].Set(i, (1-f)*(1-f)*t.At(i))
+		a[2].Set(i, a[1].At(i)*t.At(i)*f)
+		a[3].Set(i, a[2].At(i)*t.At(i)*f/max(1-t.At(i)*f, 1e-6))
 	}
 	return a, gammaT
 }
@@ -307,5 +307,5 @@ func (b *HairBSDF) sampleLobe(p int, wo scene.Vec3, gammaT, u1, u2, u3 float32) 
 		dphi = bigPhi(p, b.gammaO, gammaT) + sampleTrimmedLogistic(u3, b.s)
 	}
 	phiI := phiOf(wo) + dphi
-	return scene.Vec3{sinI, cosI * float32(math.Sin(float64(phiI))), cosI * float32(math.Cos(float64(phiI)))}
+	return scene.Vec3{X: sinI, Y: cosI * float32(math.Sin(float64(phiI))), Z: cosI * float32(math.Cos(float64(phiI)))}
 }

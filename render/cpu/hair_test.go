@@ -21,7 +21,7 @@ func hairIntegral(b *HairBSDF, wo scene.Vec3) scene.Vec3 {
 		r := math.Sqrt(1 - z*z)
 		for j := 0; j < nphi; j++ {
 			phi := 2 * math.Pi * (float64(j) + 0.5) / nphi
-			f, _ := b.Eval(wo, scene.Vec3{float32(z), float32(r * math.Sin(phi)), float32(r * math.Cos(phi))})
+			f, _ := b.Eval(wo, scene.Vec3{X: float32(z), Y: float32(r * math.Sin(phi)), Z: float32(r * math.Cos(phi))})
 			sum = sum.Add(f)
 		}
 	}
@@ -37,9 +37,9 @@ func TestHairWhiteFurnace(t *testing.T) {
 		for _, h := range []float32{-0.8, 0.5} {
 			b := NewHairBSDF(&p, h)
 			for _, sinO := range []float32{-0.6, 0.8} {
-				wo := scene.Vec3{sinO, 0, sqrt32(1 - sinO*sinO)}
-				if a := hairIntegral(&b, wo); math.Abs(float64(a[1])-1) > 0.01 {
-					t.Errorf("β %v, h %v, sin θo %v: albedo %.4f, want 1", beta, h, sinO, a[1])
+				wo := scene.Vec3{X: sinO, Y: 0, Z: sqrt32(1 - sinO*sinO)}
+				if a := hairIntegral(&b, wo); math.Abs(float64(a.Y)-1) > 0.01 {
+					t.Errorf("β %v, h %v, sin θo %v: albedo %.4f, want 1", beta, h, sinO, a.Y)
 				}
 			}
 		}
@@ -52,7 +52,7 @@ func TestHairSamplingMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, h := range []float32{-0.6, 0.4} {
 		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.4), Pheomelanin: f32(0.3)}, h)
-		wo := scene.Vec3{0.25, 0, sqrt32(1 - 0.0625)}
+		wo := scene.Vec3{X: 0.25, Y: 0, Z: sqrt32(1 - 0.0625)}
 		want := hairIntegral(&b, wo)
 		const n = 200000
 		var sum scene.Vec3
@@ -63,7 +63,7 @@ func TestHairSamplingMatchesEval(t *testing.T) {
 		}
 		got := sum.Scale(1.0 / n)
 		for c := 0; c < 3; c++ {
-			if math.Abs(float64(got[c]-want[c])) > 0.01+0.02*float64(want[c]) {
+			if math.Abs(float64(got.At(c)-want.At(c))) > 0.01+0.02*float64(want.At(c)) {
 				t.Errorf("h %v: sampled albedo %v, integral %v", h, got, want)
 			}
 		}
@@ -76,7 +76,7 @@ func TestHairAbsorbs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	albedo := func(eu float32) scene.Vec3 {
 		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(eu)}, 0.2)
-		wo := scene.Vec3{0.2, 0, sqrt32(1 - 0.04)}
+		wo := scene.Vec3{X: 0.2, Y: 0, Z: sqrt32(1 - 0.04)}
 		var sum scene.Vec3
 		for i := 0; i < 50000; i++ {
 			if _, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32()); ok {
@@ -86,7 +86,7 @@ func TestHairAbsorbs(t *testing.T) {
 		return sum.Scale(1.0 / 50000)
 	}
 	light, dark := albedo(0.3), albedo(1.3)
-	if !(light[0] > light[2] && dark[0] > dark[2] && luminance(dark) < luminance(light) && luminance(dark) > 0.02) {
+	if !(light.X > light.Z && dark.X > dark.Z && luminance(dark) < luminance(light) && luminance(dark) > 0.02) {
 		t.Errorf("albedo with eumelanin 0.3: %v, 1.3: %v", light, dark)
 	}
 }
@@ -97,7 +97,7 @@ func TestHairSamplingChiSquare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(55, 56))
 	for _, h := range []float32{-0.5, 0.3} {
 		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.35), BetaN: f32(0.4)}, h)
-		wo := scene.Vec3{0.3, 0, sqrt32(1 - 0.09)}
+		wo := scene.Vec3{X: 0.3, Y: 0, Z: sqrt32(1 - 0.09)}
 		sphereChiSquare(t, fmt.Sprintf("hair h %v", h), func() (scene.Vec3, bool) {
 			wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
 			return wi, ok
@@ -110,7 +110,7 @@ func TestHairSamplingChiSquare(t *testing.T) {
 func TestHairLobesChiSquare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(59, 60))
 	b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.3), BetaN: f32(0.35), Alpha: f32(3)}, 0.3)
-	wo := scene.Vec3{0.4, 0, sqrt32(1 - 0.16)}
+	wo := scene.Vec3{X: 0.4, Y: 0, Z: sqrt32(1 - 0.16)}
 	_, gammaT := b.attenuations(sinCosTheta(wo))
 	for p := 0; p < 4; p++ {
 		sphereChiSquare(t, fmt.Sprintf("lobe %d", p), func() (scene.Vec3, bool) {
@@ -134,8 +134,8 @@ func sphereChiSquare(t *testing.T, name string, sample func() (scene.Vec3, bool)
 		if !ok {
 			continue
 		}
-		zi := min(int((float64(wi[2])+1)/2*zBins), zBins-1)
-		phi := math.Atan2(float64(wi[1]), float64(wi[0])) + math.Pi
+		zi := min(int((float64(wi.Z)+1)/2*zBins), zBins-1)
+		phi := math.Atan2(float64(wi.Y), float64(wi.X)) + math.Pi
 		pi := min(int(phi/(2*math.Pi)*phiBins), phiBins-1)
 		observed[zi*phiBins+pi]++
 	}
@@ -148,7 +148,7 @@ func sphereChiSquare(t *testing.T, name string, sample func() (scene.Vec3, bool)
 					z := -1 + 2*(float64(zi)+(float64(a)+0.5)/sub)/zBins
 					phi := (float64(pi)+(float64(c)+0.5)/sub)/phiBins*2*math.Pi - math.Pi
 					r := math.Sqrt(1 - z*z)
-					integral += float64(pdf(scene.Vec3{float32(r * math.Cos(phi)), float32(r * math.Sin(phi)), float32(z)}))
+					integral += float64(pdf(scene.Vec3{X: float32(r * math.Cos(phi)), Y: float32(r * math.Sin(phi)), Z: float32(z)}))
 				}
 			}
 			exp := integral / (sub * sub) * (2.0 / zBins) * (2 * math.Pi / phiBins) * n
@@ -178,14 +178,14 @@ func TestHairReflectionIsAMirror(t *testing.T) {
 	rng := rand.New(rand.NewPCG(57, 58))
 	for _, h := range []float32{-0.6, 0.2, 0.7} {
 		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(8), BetaM: f32(0.1), BetaN: f32(0.1), Alpha: f32(0)}, h)
-		wo := scene.Vec3{0, 0, 1}
+		wo := scene.Vec3{X: 0, Y: 0, Z: 1}
 		var sy, sz float64
 		for i := 0; i < 20000; i++ {
 			wi, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
 			if ok {
 				weight := float64(luminance(w))
-				sy += weight * float64(wi[1])
-				sz += weight * float64(wi[2])
+				sy += weight * float64(wi.Y)
+				sz += weight * float64(wi.Z)
 			}
 		}
 		got := math.Atan2(sy, sz)

@@ -105,7 +105,7 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 		r.filter, _ = render.NewPixelFilter("box")
 	}
 	r.forward = r.cam.Forward()
-	r.lights = newLightSampler(acc, environment{color: scene.Vec3(opts.EnvColor), hdr: opts.EnvMap})
+	r.lights = newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: opts.EnvMap})
 	r.sbt[sbtMiss] = miss
 	for g := range render.HitGroupCount {
 		r.sbt[sbtHitGroup+int(g)] = closestHit // one Go shader: the surface and the hair BSDF alike
@@ -156,7 +156,7 @@ func (r *renderer) absorb(p *pathState, t float32) {
 // transmittance is what the path's medium lets through over distance t
 // (one path is in one medium at a time: nested volumes are not tracked).
 func (r *renderer) transmittance(p *pathState, t float32) scene.Vec3 {
-	tr := scene.Vec3{1, 1, 1}
+	tr := scene.Vec3{X: 1, Y: 1, Z: 1}
 	if p.medium < 0 {
 		return tr
 	}
@@ -165,8 +165,8 @@ func (r *renderer) transmittance(p *pathState, t float32) scene.Vec3 {
 		return tr
 	}
 	for c := 0; c < 3; c++ {
-		if sigma := -math.Log(float64(max(m.AttenuationColor[c], 1e-6))) / float64(m.AttenuationDistance); sigma > 0 {
-			tr[c] = float32(math.Exp(-sigma * float64(t)))
+		if sigma := -math.Log(float64(max(m.AttenuationColor.At(c), 1e-6))) / float64(m.AttenuationDistance); sigma > 0 {
+			tr.Set(c, float32(math.Exp(-sigma*float64(t))))
 		}
 	}
 	return tr
@@ -264,7 +264,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	// The geometric surface decides which side the path goes on; a sample
 	// that the shading frame puts on the other side is dropped.
 	crosses := wi.Dot(s.ng) < 0
-	if !ok || (!s.transmits() && crosses) || (!s.isHair && crosses != (wiLocal[2] < 0)) {
+	if !ok || (!s.transmits() && crosses) || (!s.isHair && crosses != (wiLocal.Z < 0)) {
 		p.alive = false
 		return
 	}
@@ -288,7 +288,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	p.ray = Ray{Origin: origin, Dir: wi, TMax: float32(math.Inf(1))}
 	if p.bounce >= 3 {
 		rr := p.throughput.Scale(p.etaScale)
-		q := max(0.05, 1-max(rr[0], rr[1], rr[2]))
+		q := max(0.05, 1-max(rr.X, rr.Y, rr.Z))
 		if w.random(p, render.DimRoulette) < q {
 			p.alive = false
 			return
@@ -325,12 +325,12 @@ func (p *pathState) addSplit(l, share scene.Vec3) {
 // Hair is all diffuse.
 func diffuseShare(s *surface, diffAlbedo, wi, f scene.Vec3) scene.Vec3 {
 	if s.isHair {
-		return scene.Vec3{1, 1, 1}
+		return scene.Vec3{X: 1, Y: 1, Z: 1}
 	}
 	var out scene.Vec3
 	for c := 0; c < 3; c++ {
-		if f[c] > 0 {
-			out[c] = min(diffAlbedo[c]*max(wi[2], 0)/math.Pi/f[c], 1)
+		if f.At(c) > 0 {
+			out.Set(c, min(diffAlbedo.At(c)*max(wi.Z, 0)/math.Pi/f.At(c), 1))
 		}
 	}
 	return out
@@ -373,7 +373,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		for x := t.x0; x < t.x1; x++ {
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
-				*p = pathState{pixel: int32(y*r.opts.Width + x), keySlot: int32(k / spp), sample: uint32(first + s), throughput: scene.Vec3{1, 1, 1}, alive: true, medium: -1, etaScale: 1}
+				*p = pathState{pixel: int32(y*r.opts.Width + x), keySlot: int32(k / spp), sample: uint32(first + s), throughput: scene.Vec3{X: 1, Y: 1, Z: 1}, alive: true, medium: -1, etaScale: 1}
 				rx, ry := w.random2(p, render.PairPixel)
 				jx, jy := r.filter.Sample(rx), r.filter.Sample(ry)
 				o, d := r.cam.Ray(float32(x)+0.5+jx, float32(y)+0.5+jy)
@@ -426,13 +426,13 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		p := &w.paths[i]
 		px := int(p.pixel)
 		for c := 0; c < 3; c++ {
-			out.beauty[3*px+c] += finiteOr0(p.radiance[c]) // never let one bad sample poison a pixel
-			out.diffuse[3*px+c] += finiteOr0(p.diffuse[c])
-			out.specular[3*px+c] += finiteOr0(p.specular[c])
-			out.diffAlbedo[3*px+c] += p.diffAlbedo[c]
-			out.specAlbedo[3*px+c] += p.specAlbedo[c]
-			out.albedo[3*px+c] += p.albedo[c]
-			out.normal[3*px+c] += p.normal[c]
+			out.beauty[3*px+c] += finiteOr0(p.radiance.At(c)) // never let one bad sample poison a pixel
+			out.diffuse[3*px+c] += finiteOr0(p.diffuse.At(c))
+			out.specular[3*px+c] += finiteOr0(p.specular.At(c))
+			out.diffAlbedo[3*px+c] += p.diffAlbedo.At(c)
+			out.specAlbedo[3*px+c] += p.specAlbedo.At(c)
+			out.albedo[3*px+c] += p.albedo.At(c)
+			out.normal[3*px+c] += p.normal.At(c)
 		}
 		out.depth[px] += p.depth
 		out.lumSq[px] += lumSq(p.radiance)

@@ -27,17 +27,17 @@ type shearedRay struct {
 
 func newShearedRay(d scene.Vec3) shearedRay {
 	kz := 0
-	if math.Abs(float64(d[1])) > math.Abs(float64(d[kz])) {
+	if math.Abs(float64(d.Y)) > math.Abs(float64(d.At(kz))) {
 		kz = 1
 	}
-	if math.Abs(float64(d[2])) > math.Abs(float64(d[kz])) {
+	if math.Abs(float64(d.Z)) > math.Abs(float64(d.At(kz))) {
 		kz = 2
 	}
 	kx, ky := (kz+1)%3, (kz+2)%3
-	if d[kz] < 0 { // keep the winding
+	if d.At(kz) < 0 { // keep the winding
 		kx, ky = ky, kx
 	}
-	return shearedRay{kx: kx, ky: ky, kz: kz, sx: d[kx] / d[kz], sy: d[ky] / d[kz], sz: 1 / d[kz]}
+	return shearedRay{kx: kx, ky: ky, kz: kz, sx: d.At(kx) / d.At(kz), sy: d.At(ky) / d.At(kz), sz: 1 / d.At(kz)}
 }
 
 // intersectTriangle returns the hit distance and the barycentrics (u, v) of
@@ -45,9 +45,9 @@ func newShearedRay(d scene.Vec3) shearedRay {
 // through a shared edge or vertex hits at least one of the triangles.
 func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin, tmax float32) (t, u, v float32, ok bool) {
 	a, b, c := v0.Sub(o), v1.Sub(o), v2.Sub(o)
-	ax, ay := a[s.kx]-s.sx*a[s.kz], a[s.ky]-s.sy*a[s.kz]
-	bx, by := b[s.kx]-s.sx*b[s.kz], b[s.ky]-s.sy*b[s.kz]
-	cx, cy := c[s.kx]-s.sx*c[s.kz], c[s.ky]-s.sy*c[s.kz]
+	ax, ay := a.At(s.kx)-s.sx*a.At(s.kz), a.At(s.ky)-s.sy*a.At(s.kz)
+	bx, by := b.At(s.kx)-s.sx*b.At(s.kz), b.At(s.ky)-s.sy*b.At(s.kz)
+	cx, cy := c.At(s.kx)-s.sx*c.At(s.kz), c.At(s.ky)-s.sy*c.At(s.kz)
 	e0 := cx*by - cy*bx // weight of v0
 	e1 := ax*cy - ay*cx // of v1
 	e2 := bx*ay - by*ax // of v2
@@ -64,7 +64,7 @@ func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin,
 	if det == 0 {
 		return 0, 0, 0, false
 	}
-	az, bz, cz := s.sz*a[s.kz], s.sz*b[s.kz], s.sz*c[s.kz]
+	az, bz, cz := s.sz*a.At(s.kz), s.sz*b.At(s.kz), s.sz*c.At(s.kz)
 	tScaled := e0*az + e1*bz + e2*cz
 	if det > 0 {
 		if tScaled <= tmin*det || tScaled >= tmax*det {
@@ -84,7 +84,7 @@ func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin,
 // small primitives that hair and particles are.
 type d3 [3]float64
 
-func to64(v scene.Vec3) d3         { return d3{float64(v[0]), float64(v[1]), float64(v[2])} }
+func to64(v scene.Vec3) d3         { return d3{float64(v.X), float64(v.Y), float64(v.Z)} }
 func (a d3) add(b d3) d3           { return d3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
 func (a d3) sub(b d3) d3           { return d3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
 func (a d3) scale(s float64) d3    { return d3{a[0] * s, a[1] * s, a[2] * s} }

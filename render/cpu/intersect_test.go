@@ -11,11 +11,11 @@ import (
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 func TestTriangleHitAndBarycentrics(t *testing.T) {
-	v0, v1, v2 := scene.Vec3{0, 0, 0}, scene.Vec3{1, 0, 0}, scene.Vec3{0, 1, 0}
-	for _, dir := range []scene.Vec3{{0, 0, -1}, {0, 0, 1}} {
-		o := scene.Vec3{0.25, 0.5, 2}
-		if dir[2] > 0 {
-			o[2] = -2
+	v0, v1, v2 := scene.Vec3{X: 0, Y: 0, Z: 0}, scene.Vec3{X: 1, Y: 0, Z: 0}, scene.Vec3{X: 0, Y: 1, Z: 0}
+	for _, dir := range []scene.Vec3{{X: 0, Y: 0, Z: -1}, {X: 0, Y: 0, Z: 1}} {
+		o := scene.Vec3{X: 0.25, Y: 0.5, Z: 2}
+		if dir.Z > 0 {
+			o.Z = -2
 		}
 		s := newShearedRay(dir)
 		tt, u, v, ok := intersectTriangle(o, &s, v0, v1, v2, 0, 10)
@@ -26,8 +26,8 @@ func TestTriangleHitAndBarycentrics(t *testing.T) {
 			t.Error("hit beyond tmax")
 		}
 	}
-	s := newShearedRay(scene.Vec3{0, 0, -1})
-	if _, _, _, ok := intersectTriangle(scene.Vec3{0.8, 0.8, 1}, &s, v0, v1, v2, 0, 10); ok {
+	s := newShearedRay(scene.Vec3{X: 0, Y: 0, Z: -1})
+	if _, _, _, ok := intersectTriangle(scene.Vec3{X: 0.8, Y: 0.8, Z: 1}, &s, v0, v1, v2, 0, 10); ok {
 		t.Error("hit outside the triangle")
 	}
 }
@@ -39,20 +39,20 @@ func TestTrianglesAreWatertight(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		// Two triangles on either side of a shared edge p0–p2 (a quad).
 		var p [4]scene.Vec3
-		p[0] = scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*0.2 - 0.1}
-		p[2] = scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, p[0][2]}
-		p[2][2] += (rng.Float32() - 0.5) * 0.2 * p[2].Sub(p[0]).Length()
+		p[0] = scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*0.2 - 0.1}
+		p[2] = scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: p[0].Z}
+		p[2].Z += (rng.Float32() - 0.5) * 0.2 * p[2].Sub(p[0]).Length()
 		e := p[2].Sub(p[0])
-		side := scene.Vec3{-e[1], e[0], 0}
+		side := scene.Vec3{X: -e.Y, Y: e.X, Z: 0}
 		mid := p[0].Add(e.Scale(0.5))
 		// Bent a little out of plane, never so far that the ray sees the two
 		// triangles on one side of the edge.
 		bend := e.Length() * 0.2
-		p[1] = mid.Sub(side).Add(scene.Vec3{0, 0, (rng.Float32() - 0.5) * bend})
-		p[3] = mid.Add(side).Add(scene.Vec3{0, 0, (rng.Float32() - 0.5) * bend})
+		p[1] = mid.Sub(side).Add(scene.Vec3{X: 0, Y: 0, Z: (rng.Float32() - 0.5) * bend})
+		p[3] = mid.Add(side).Add(scene.Vec3{X: 0, Y: 0, Z: (rng.Float32() - 0.5) * bend})
 		f := 0.01 + 0.98*rng.Float32()
 		target := p[0].Add(p[2].Sub(p[0]).Scale(f))
-		o := scene.Vec3{rng.Float32()*4 - 2, rng.Float32()*4 - 2, 5}
+		o := scene.Vec3{X: rng.Float32()*4 - 2, Y: rng.Float32()*4 - 2, Z: 5}
 		d := target.Sub(o)
 		s := newShearedRay(d)
 		_, _, _, a := intersectTriangle(o, &s, p[0], p[1], p[2], 0, 2)
@@ -68,13 +68,13 @@ func TestTrianglesAreWatertight(t *testing.T) {
 func TestTriangleFanIsWatertightAtItsVertex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := 0; i < 20000; i++ {
-		c := scene.Vec3{rng.Float32(), rng.Float32(), rng.Float32()}
+		c := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
 		var rim [7]scene.Vec3
 		for k := range rim {
 			a := 2 * math.Pi * (float64(k) + 0.4*rng.Float64()) / float64(len(rim))
-			rim[k] = c.Add(scene.Vec3{float32(math.Cos(a)), float32(math.Sin(a)), rng.Float32()*0.4 - 0.2})
+			rim[k] = c.Add(scene.Vec3{X: float32(math.Cos(a)), Y: float32(math.Sin(a)), Z: rng.Float32()*0.4 - 0.2})
 		}
-		o := c.Add(scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, 3})
+		o := c.Add(scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: 3})
 		s := newShearedRay(c.Sub(o))
 		hit := false
 		for k := range rim {
@@ -88,29 +88,29 @@ func TestTriangleFanIsWatertightAtItsVertex(t *testing.T) {
 }
 
 func TestSphereClosedForm(t *testing.T) {
-	c := scene.Vec3{1, 2, 3}
+	c := scene.Vec3{X: 1, Y: 2, Z: 3}
 	for _, exits := range []bool{false, true} {
-		if tt, ok := intersectSphere(scene.Vec3{1, 2, -7}, scene.Vec3{0, 0, 1}, c, 2, 0, 100, exits); !ok || tt != 8 {
+		if tt, ok := intersectSphere(scene.Vec3{X: 1, Y: 2, Z: -7}, scene.Vec3{X: 0, Y: 0, Z: 1}, c, 2, 0, 100, exits); !ok || tt != 8 {
 			t.Errorf("outside, exits %v: %v %v", exits, tt, ok)
 		}
 	}
 	// From inside, native spheres report nothing; glass spheres their far side.
-	if tt, ok := intersectSphere(c, scene.Vec3{0, 0, 2}, c, 2, 0, 100, true); !ok || tt != 1 {
+	if tt, ok := intersectSphere(c, scene.Vec3{X: 0, Y: 0, Z: 2}, c, 2, 0, 100, true); !ok || tt != 1 {
 		t.Errorf("inside with exit hits, unnormalised direction: %v %v", tt, ok)
 	}
-	if tt, ok := intersectSphere(c, scene.Vec3{0, 0, 2}, c, 2, 0, 100, false); ok {
+	if tt, ok := intersectSphere(c, scene.Vec3{X: 0, Y: 0, Z: 2}, c, 2, 0, 100, false); ok {
 		t.Errorf("inside without exit hits: hit at %v", tt)
 	}
-	if _, ok := intersectSphere(scene.Vec3{1, 4.01, -7}, scene.Vec3{0, 0, 1}, c, 2, 0, 100, false); ok {
+	if _, ok := intersectSphere(scene.Vec3{X: 1, Y: 4.01, Z: -7}, scene.Vec3{X: 0, Y: 0, Z: 1}, c, 2, 0, 100, false); ok {
 		t.Error("grazing miss hit")
 	}
 	// A 0.1 mm particle 1 km away: float32 quadratics lose it entirely.
-	tt, ok := intersectSphere(scene.Vec3{0, 0, 0}, scene.Vec3{0, 0, 1}, scene.Vec3{0, 0.00005, 1000}, 0.0001, 0, 2000, false)
+	tt, ok := intersectSphere(scene.Vec3{X: 0, Y: 0, Z: 0}, scene.Vec3{X: 0, Y: 0, Z: 1}, scene.Vec3{X: 0, Y: 0.00005, Z: 1000}, 0.0001, 0, 2000, false)
 	want := 1000 - math.Sqrt(0.0001*0.0001-0.00005*0.00005)
 	if !ok || !near(float64(tt), want, 1e-4) {
 		t.Errorf("small distant sphere: %v %v, want %v", tt, ok, want)
 	}
-	if _, ok := intersectSphere(scene.Vec3{}, scene.Vec3{0, 0, 1}, scene.Vec3{0, 0, 5}, 0, 0, 10, true); ok {
+	if _, ok := intersectSphere(scene.Vec3{}, scene.Vec3{X: 0, Y: 0, Z: 1}, scene.Vec3{X: 0, Y: 0, Z: 5}, 0, 0, 10, true); ok {
 		t.Error("a zero-radius sphere was hit")
 	}
 }
@@ -145,11 +145,11 @@ func TestSweptSphereAgainstDistanceField(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	hits := 0
 	for i := 0; i < 2000; i++ {
-		a := scene.Vec3{rng.Float32(), rng.Float32(), rng.Float32()}
-		b := a.Add(scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*2 - 1})
+		a := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
+		b := a.Add(scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1})
 		ra, rb := 0.05+0.3*rng.Float32(), 0.05+0.3*rng.Float32()
-		target := a.Add(b.Sub(a).Scale(rng.Float32())).Add(scene.Vec3{rng.Float32()*0.6 - 0.3, rng.Float32()*0.6 - 0.3, rng.Float32()*0.6 - 0.3})
-		o := target.Add(scene.Vec3{rng.Float32()*6 - 3, rng.Float32()*6 - 3, rng.Float32()*6 - 3})
+		target := a.Add(b.Sub(a).Scale(rng.Float32())).Add(scene.Vec3{X: rng.Float32()*0.6 - 0.3, Y: rng.Float32()*0.6 - 0.3, Z: rng.Float32()*0.6 - 0.3})
+		o := target.Add(scene.Vec3{X: rng.Float32()*6 - 3, Y: rng.Float32()*6 - 3, Z: rng.Float32()*6 - 3})
 		d := target.Sub(o).Normalize()
 		if dist, _ := roundConeDistance(o, a, b, ra, rb); dist <= 0 {
 			continue // the origin is inside
@@ -189,33 +189,33 @@ func TestSweptSphereAgainstDistanceField(t *testing.T) {
 }
 
 func TestSweptSphereCapsAndThinHair(t *testing.T) {
-	a, b := scene.Vec3{0, 0, 0}, scene.Vec3{1, 0, 0}
+	a, b := scene.Vec3{X: 0, Y: 0, Z: 0}, scene.Vec3{X: 1, Y: 0, Z: 0}
 	// Along the axis into the start cap: t = 2 − ra, u = 0.
-	h, ok := intersectSweptSphere(scene.Vec3{-2, 0, 0}, scene.Vec3{1, 0, 0}, a, b, 0.2, 0.1, true, 0, 10)
+	h, ok := intersectSweptSphere(scene.Vec3{X: -2, Y: 0, Z: 0}, scene.Vec3{X: 1, Y: 0, Z: 0}, a, b, 0.2, 0.1, true, 0, 10)
 	if !ok || !near(float64(h.T), 1.8, 1e-6) || h.U != 0 {
 		t.Errorf("start cap: %+v %v", h, ok)
 	}
 	// Without the start cap the ray enters through the missing cap: as with
 	// native swept spheres, it hits nothing of the segment.
-	h, ok = intersectSweptSphere(scene.Vec3{-2, 0, 0}, scene.Vec3{1, 0, 0}, a, b, 0.2, 0.1, false, 0, 10)
+	h, ok = intersectSweptSphere(scene.Vec3{X: -2, Y: 0, Z: 0}, scene.Vec3{X: 1, Y: 0, Z: 0}, a, b, 0.2, 0.1, false, 0, 10)
 	if ok {
 		t.Errorf("chained segment entered through its missing cap: %+v", h)
 	}
 	// A cylinder (equal radii) from the side: t = 2 − r at u = 0.25.
-	h, ok = intersectSweptSphere(scene.Vec3{0.25, -2, 0}, scene.Vec3{0, 1, 0}, a, b, 0.1, 0.1, true, 0, 10)
+	h, ok = intersectSweptSphere(scene.Vec3{X: 0.25, Y: -2, Z: 0}, scene.Vec3{X: 0, Y: 1, Z: 0}, a, b, 0.1, 0.1, true, 0, 10)
 	if !ok || !near(float64(h.T), 1.9, 1e-6) || !near(float64(h.U), 0.25, 1e-6) {
 		t.Errorf("cylinder: %+v %v", h, ok)
 	}
 	// A 50 µm hair 2 m away still hits within a fraction of its radius.
 	r := float32(0.00005)
-	o := scene.Vec3{0.3, -2, 0.00002}
-	h, ok = intersectSweptSphere(o, scene.Vec3{0, 1, 0}, a, b, r, r, true, 0, 10)
+	o := scene.Vec3{X: 0.3, Y: -2, Z: 0.00002}
+	h, ok = intersectSweptSphere(o, scene.Vec3{X: 0, Y: 1, Z: 0}, a, b, r, r, true, 0, 10)
 	want := 2 - math.Sqrt(float64(r)*float64(r)-0.00002*0.00002)
 	if !ok || !near(float64(h.T), want, 2e-6) {
 		t.Errorf("thin hair: %+v %v, want t %v", h, ok, want)
 	}
 	// One sphere inside the other: just the larger sphere.
-	h, ok = intersectSweptSphere(scene.Vec3{0, 0, -3}, scene.Vec3{0, 0, 1}, a, scene.Vec3{0.1, 0, 0}, 0.5, 0.1, true, 0, 10)
+	h, ok = intersectSweptSphere(scene.Vec3{X: 0, Y: 0, Z: -3}, scene.Vec3{X: 0, Y: 0, Z: 1}, a, scene.Vec3{X: 0.1, Y: 0, Z: 0}, 0.5, 0.1, true, 0, 10)
 	if !ok || !near(float64(h.T), 2.5, 1e-6) || h.U != 0 {
 		t.Errorf("nested spheres: %+v %v", h, ok)
 	}
@@ -229,15 +229,15 @@ func TestSweptSphereFromInside(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	inside := 0
 	for i := 0; i < 4000; i++ {
-		a := scene.Vec3{rng.Float32(), rng.Float32(), rng.Float32()}
-		b := a.Add(scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*2 - 1})
+		a := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
+		b := a.Add(scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1})
 		ra, rb := 0.05+0.3*rng.Float32(), 0.05+0.3*rng.Float32()
-		o := a.Add(b.Sub(a).Scale(rng.Float32())).Add(scene.Vec3{rng.Float32()*0.6 - 0.3, rng.Float32()*0.6 - 0.3, rng.Float32()*0.6 - 0.3})
+		o := a.Add(b.Sub(a).Scale(rng.Float32())).Add(scene.Vec3{X: rng.Float32()*0.6 - 0.3, Y: rng.Float32()*0.6 - 0.3, Z: rng.Float32()*0.6 - 0.3})
 		if dist, _ := roundConeDistance(o, a, b, ra, rb); dist >= -1e-4 {
 			continue
 		}
 		inside++
-		d := scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*2 - 1}.Normalize()
+		d := scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}.Normalize()
 		for _, startCap := range []bool{true, false} {
 			if h, ok := intersectSweptSphere(o, d, a, b, ra, rb, startCap, 0, 100); ok {
 				t.Fatalf("case %d (start cap %v): a ray from inside hit at %+v", i, startCap, h)

@@ -59,7 +59,7 @@ func (e *environment) sample(u1, u2 float32) (d, radiance scene.Vec3, pdf float3
 	z := 1 - 2*u1
 	r := sqrt32(1 - z*z)
 	s, c := math.Sincos(2 * math.Pi * float64(u2))
-	d = scene.Vec3{r * float32(c), r * float32(s), z}
+	d = scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: z}
 	return d, e.radiance(d), 1 / (4 * math.Pi)
 }
 
@@ -123,7 +123,7 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 		if t.textured {
 			uvs, _ := triangleAttributes(&acc.scene.Meshes[acc.scene.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
 			et := sampleTexture(acc.scene, mat.EmissiveTexture, &uvs)
-			le = scene.Vec3{mat.Emissive[0] * et[0], mat.Emissive[1] * et[1], mat.Emissive[2] * et[2]}
+			le = scene.Vec3{X: mat.Emissive.X * et.X, Y: mat.Emissive.Y * et.Y, Z: mat.Emissive.Z * et.Z}
 		}
 		d := q.Sub(p)
 		dist := d.Length()

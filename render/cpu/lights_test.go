@@ -14,11 +14,13 @@ import (
 // triangles facing outward (so the camera at its centre sees back faces
 // unless flip turns them inward), all with material mat.
 func boxScene(mat scene.Material, inward bool) *scene.Scene {
-	m := scene.Mesh{Bounds: scene.Bounds{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}}}
+	m := scene.Mesh{Bounds: scene.Bounds{Min: scene.Vec3{X: -1, Y: -1, Z: -1}, Max: scene.Vec3{X: 1, Y: 1, Z: 1}}}
 	for axis := 0; axis < 3; axis++ {
 		for _, sign := range []float32{-1, 1} {
 			var n, u, v scene.Vec3
-			n[axis], u[(axis+1)%3], v[(axis+2)%3] = sign, 1, 1
+			n.Set(axis, sign)
+			u.Set((axis+1)%3, 1)
+			v.Set((axis+2)%3, 1)
 			if sign < 0 {
 				u, v = v, u
 			}
@@ -38,7 +40,7 @@ func boxScene(mat scene.Material, inward bool) *scene.Scene {
 		Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity}},
 		Materials: []scene.Material{mat},
 		Bounds:    m.Bounds,
-		Cameras:   []scene.Camera{{YFov: 1.2, Transform: scene.LookAt(scene.Vec3{0.1, 0.2, 0.3}, scene.Vec3{0.5, -0.3, -1}, scene.Vec3{0, 1, 0})}},
+		Cameras:   []scene.Camera{{YFov: 1.2, Transform: scene.LookAt(scene.Vec3{X: 0.1, Y: 0.2, Z: 0.3}, scene.Vec3{X: 0.5, Y: -0.3, Z: -1}, scene.Vec3{X: 0, Y: 1, Z: 0})}},
 	}
 	return sc
 }
@@ -60,7 +62,7 @@ func TestEmissiveFurnace(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			mat := lambert(0.5)
-			mat.Emissive, mat.DoubleSided = scene.Vec3{1, 1, 1}, c.sides
+			mat.Emissive, mat.DoubleSided = scene.Vec3{X: 1, Y: 1, Z: 1}, c.sides
 			sc := boxScene(mat, c.inward)
 			opts := render.Options{Width: 24, Height: 24, SPP: 128, MaxDepth: 40}
 			pix, _ := renderFilm(t, sc, opts).Resolve(render.AOVBeauty)
@@ -83,7 +85,7 @@ func TestEmissiveFurnace(t *testing.T) {
 // emitting Le everywhere, radiance is 2·Le.
 func TestTexturedEmissiveFurnace(t *testing.T) {
 	mat := lambert(0.5)
-	mat.Emissive, mat.DoubleSided = scene.Vec3{1, 1, 1}, true
+	mat.Emissive, mat.DoubleSided = scene.Vec3{X: 1, Y: 1, Z: 1}, true
 	mat.EmissiveTexture = scene.NoTexture
 	mat.EmissiveTexture.Texture = 0
 	sc := boxScene(mat, true)
@@ -105,18 +107,18 @@ func TestTexturedEmissiveFurnace(t *testing.T) {
 func TestPointLightOnAPlane(t *testing.T) {
 	const h, intensity = 2, 5
 	m := scene.Mesh{
-		Positions: []scene.Vec3{{-10, 0, -10}, {10, 0, -10}, {10, 0, 10}, {-10, 0, 10}},
+		Positions: []scene.Vec3{{X: -10, Y: 0, Z: -10}, {X: 10, Y: 0, Z: -10}, {X: 10, Y: 0, Z: 10}, {X: -10, Y: 0, Z: 10}},
 		Indices:   []uint32{0, 2, 1, 0, 3, 2},
-		Bounds:    scene.Bounds{Min: scene.Vec3{-10, 0, -10}, Max: scene.Vec3{10, 0, 10}},
+		Bounds:    scene.Bounds{Min: scene.Vec3{X: -10, Y: 0, Z: -10}, Max: scene.Vec3{X: 10, Y: 0, Z: 10}},
 	}
 	sc := &scene.Scene{
 		Meshes:    []scene.Mesh{m},
 		Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity}},
 		Materials: []scene.Material{lambert(1)},
-		Lights:    []scene.Light{{Kind: scene.PointLight, Color: scene.Vec3{1, 1, 1}, Intensity: intensity, Position: scene.Vec3{0, h, 0}}},
+		Lights:    []scene.Light{{Kind: scene.PointLight, Color: scene.Vec3{X: 1, Y: 1, Z: 1}, Intensity: intensity, Position: scene.Vec3{X: 0, Y: h, Z: 0}}},
 		Bounds:    m.Bounds,
 		Cameras: []scene.Camera{{Orthographic: true, XMag: 3, YMag: 3,
-			Transform: scene.LookAt(scene.Vec3{0, 5, 0}, scene.Vec3{}, scene.Vec3{0, 0, -1})}},
+			Transform: scene.LookAt(scene.Vec3{X: 0, Y: 5, Z: 0}, scene.Vec3{}, scene.Vec3{X: 0, Y: 0, Z: -1})}},
 	}
 	opts := render.Options{Width: 30, Height: 30, SPP: 16, MaxDepth: 1}
 	pix, _ := renderFilm(t, sc, opts).Resolve(render.AOVBeauty)
@@ -127,7 +129,7 @@ func TestPointLightOnAPlane(t *testing.T) {
 			var want float64
 			for k := 0; k < 64; k++ {
 				o, _ := cam.Ray(float32(x)+(float32(k%8)+0.5)/8, float32(y)+(float32(k/8)+0.5)/8)
-				d := math.Sqrt(float64(o[0]*o[0]+o[2]*o[2]) + h*h)
+				d := math.Sqrt(float64(o.X*o.X+o.Z*o.Z) + h*h)
 				want += intensity * h / (math.Pi * d * d * d) / 64
 			}
 			if got := float64(pix[3*(y*opts.Width+x)]); math.Abs(got-want) > 0.03*want {
@@ -177,12 +179,12 @@ func TestNormalMapFromBothSides(t *testing.T) {
 	mat.NormalTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{1, 0, 0, 0, 1, 0}}
 	tex := scene.Texture{Width: 1, Height: 1, Pixels: []uint8{200, 90, 220, 255}, ColorSpace: scene.Linear}
 	m := scene.Mesh{
-		Positions: []scene.Vec3{{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}},
-		Normals:   []scene.Vec3{{0, 0, 1}, {0, 0, 1}, {0, 0, 1}},
-		Tangents:  []scene.Vec4{{1, 0, 0, 1}, {1, 0, 0, 1}, {1, 0, 0, 1}},
-		UV0:       []scene.Vec2{{0, 1}, {1, 1}, {1, 0}},
+		Positions: []scene.Vec3{{X: -1, Y: -1, Z: 0}, {X: 1, Y: -1, Z: 0}, {X: 1, Y: 1, Z: 0}},
+		Normals:   []scene.Vec3{{X: 0, Y: 0, Z: 1}, {X: 0, Y: 0, Z: 1}, {X: 0, Y: 0, Z: 1}},
+		Tangents:  []scene.Vec4{{X: 1, Y: 0, Z: 0, W: 1}, {X: 1, Y: 0, Z: 0, W: 1}, {X: 1, Y: 0, Z: 0, W: 1}},
+		UV0:       []scene.Vec2{{X: 0, Y: 1}, {X: 1, Y: 1}, {X: 1, Y: 0}},
 		Indices:   []uint32{0, 1, 2},
-		Bounds:    scene.Bounds{Min: scene.Vec3{-1, -1, 0}, Max: scene.Vec3{1, 1, 0}},
+		Bounds:    scene.Bounds{Min: scene.Vec3{X: -1, Y: -1, Z: 0}, Max: scene.Vec3{X: 1, Y: 1, Z: 0}},
 	}
 	sc := &scene.Scene{
 		Meshes: []scene.Mesh{m}, Textures: []scene.Texture{tex}, Materials: []scene.Material{mat},
@@ -190,7 +192,7 @@ func TestNormalMapFromBothSides(t *testing.T) {
 	}
 	acc := BuildAccel(sc, nil)
 	shadeFrom := func(z float32) scene.Vec3 {
-		ray := Ray{Origin: scene.Vec3{0.3, -0.2, z}, Dir: scene.Vec3{0, 0, -z}.Normalize(), TMax: 10}
+		ray := Ray{Origin: scene.Vec3{X: 0.3, Y: -0.2, Z: z}, Dir: scene.Vec3{X: 0, Y: 0, Z: -z}.Normalize(), TMax: 10}
 		h, ok := acc.Intersect(&ray)
 		if !ok {
 			t.Fatal("missed the quad")
@@ -198,7 +200,7 @@ func TestNormalMapFromBothSides(t *testing.T) {
 		return acc.shade(&h, &ray).frame.N
 	}
 	front, back := shadeFrom(2), shadeFrom(-2)
-	if front.Add(back).Length() > 1e-5 || front[2] < 0.5 || math.Abs(float64(front[0])) < 0.1 {
+	if front.Add(back).Length() > 1e-5 || front.Z < 0.5 || math.Abs(float64(front.X)) < 0.1 {
 		t.Errorf("front %v, back %v: the back must be the exact opposite (and the map must tilt it)", front, back)
 	}
 }
@@ -223,18 +225,18 @@ func TestEmissiveSphereOnAPlane(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plane := scene.Mesh{
-				Positions: []scene.Vec3{{-10, 0, -10}, {10, 0, -10}, {10, 0, 10}, {-10, 0, 10}},
+				Positions: []scene.Vec3{{X: -10, Y: 0, Z: -10}, {X: 10, Y: 0, Z: -10}, {X: 10, Y: 0, Z: 10}, {X: -10, Y: 0, Z: 10}},
 				Indices:   []uint32{0, 2, 1, 0, 3, 2},
-				Bounds:    scene.Bounds{Min: scene.Vec3{-10, 0, -10}, Max: scene.Vec3{10, 0, 10}},
+				Bounds:    scene.Bounds{Min: scene.Vec3{X: -10, Y: 0, Z: -10}, Max: scene.Vec3{X: 10, Y: 0, Z: 10}},
 			}
 			// The object-space sphere that the instance takes to radius r at (0, h, 0).
 			inv := render.AffineInverse(tc.transform)
-			center := inv.Point(scene.Vec3{0, h, 0})
+			center := inv.Point(scene.Vec3{X: 0, Y: h, Z: 0})
 			radius := r / float32(math.Sqrt(tc.transform[0]*tc.transform[0]+tc.transform[1]*tc.transform[1]+tc.transform[2]*tc.transform[2]))
 			set := scene.SphereSet{Centers: []scene.Vec3{center}, Radii: []float32{radius},
-				Bounds: scene.Bounds{Min: center.Sub(scene.Vec3{radius, radius, radius}), Max: center.Add(scene.Vec3{radius, radius, radius})}}
+				Bounds: scene.Bounds{Min: center.Sub(scene.Vec3{X: radius, Y: radius, Z: radius}), Max: center.Add(scene.Vec3{X: radius, Y: radius, Z: radius})}}
 			emitter := lambert(0)
-			emitter.Emissive = scene.Vec3{le, le, le}
+			emitter.Emissive = scene.Vec3{X: le, Y: le, Z: le}
 			sc := &scene.Scene{
 				Meshes:     []scene.Mesh{plane},
 				SphereSets: []scene.SphereSet{set},
@@ -245,7 +247,7 @@ func TestEmissiveSphereOnAPlane(t *testing.T) {
 				Materials: []scene.Material{lambert(1), emitter},
 				Bounds:    plane.Bounds,
 				Cameras: []scene.Camera{{Orthographic: true, XMag: 3, YMag: 3,
-					Transform: scene.LookAt(scene.Vec3{0, 5, 0}, scene.Vec3{}, scene.Vec3{0, 0, -1})}},
+					Transform: scene.LookAt(scene.Vec3{X: 0, Y: 5, Z: 0}, scene.Vec3{}, scene.Vec3{X: 0, Y: 0, Z: -1})}},
 			}
 			ls := render.NewLightTable(sc, 0)
 			if len(ls.Entries) != 1 || ls.Entries[0].Kind != render.LightSphere {
@@ -262,7 +264,7 @@ func TestEmissiveSphereOnAPlane(t *testing.T) {
 					seesSphere := false
 					for k := 0; k < 64; k++ {
 						o, _ := cam.Ray(float32(x)+(float32(k%8)+0.5)/8, float32(y)+(float32(k/8)+0.5)/8)
-						rho2 := float64(o[0]*o[0] + o[2]*o[2])
+						rho2 := float64(o.X*o.X + o.Z*o.Z)
 						seesSphere = seesSphere || rho2 < 1.2*r*r
 						d := math.Sqrt(rho2 + h*h)
 						want += le * r * r * h / (d * d * d) / 64
@@ -294,9 +296,9 @@ func TestEmissiveSphereOnAPlane(t *testing.T) {
 // the cone's solid angle, from near and far (tiny cones).
 func TestSampleSphere(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	c := scene.Vec3{0.3, -0.2, 0.5}
+	c := scene.Vec3{X: 0.3, Y: -0.2, Z: 0.5}
 	for _, tc := range []struct{ dist, r float32 }{{3, 1}, {1.01, 1}, {1000, 0.01}} {
-		p := c.Add(scene.Vec3{0.6, 0, 0.8}.Scale(tc.dist))
+		p := c.Add(scene.Vec3{X: 0.6, Y: 0, Z: 0.8}.Scale(tc.dist))
 		axis := c.Sub(p).Scale(1 / c.Sub(p).Length())
 		sin2Max := float64(tc.r * tc.r / (tc.dist * tc.dist))
 		omcMax := sin2Max / (1 + math.Sqrt(1-sin2Max))

@@ -18,13 +18,13 @@ import (
 // environment of radiance 1.
 func furnaceScene(mat scene.Material) *scene.Scene {
 	sc := &scene.Scene{
-		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{0, 0, 0}}, Radii: []float32{1},
-			Bounds: scene.Bounds{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}}}},
+		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{X: 0, Y: 0, Z: 0}}, Radii: []float32{1},
+			Bounds: scene.Bounds{Min: scene.Vec3{X: -1, Y: -1, Z: -1}, Max: scene.Vec3{X: 1, Y: 1, Z: 1}}}},
 		Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity}},
 		Materials: []scene.Material{mat},
-		Bounds:    scene.Bounds{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}},
+		Bounds:    scene.Bounds{Min: scene.Vec3{X: -1, Y: -1, Z: -1}, Max: scene.Vec3{X: 1, Y: 1, Z: 1}},
 	}
-	sc.Cameras = []scene.Camera{{Name: "front", YFov: 0.5, Transform: scene.LookAt(scene.Vec3{0, 0, 5}, scene.Vec3{}, scene.Vec3{0, 1, 0})}}
+	sc.Cameras = []scene.Camera{{Name: "front", YFov: 0.5, Transform: scene.LookAt(scene.Vec3{X: 0, Y: 0, Z: 5}, scene.Vec3{}, scene.Vec3{X: 0, Y: 1, Z: 0})}}
 	return sc
 }
 
@@ -39,7 +39,7 @@ func renderFilm(t testing.TB, sc *scene.Scene, opts render.Options) *render.Film
 
 func lambert(base float32) scene.Material {
 	m := scene.DefaultMaterial()
-	m.BaseColor = scene.Vec4{base, base, base, 1}
+	m.BaseColor = scene.Vec4{X: base, Y: base, Z: base, W: 1}
 	m.Metallic, m.Specular = 0, 0
 	return m
 }
@@ -81,8 +81,8 @@ func TestWhiteFurnace(t *testing.T) {
 	}{
 		{"white Lambertian", lambert(1), BSDF{}, func(float32) float32 { return 1 }},
 		{"grey Lambertian", lambert(0.5), BSDF{}, func(float32) float32 { return 0.5 }},
-		{"rough dielectric on grey", coated, NewBSDF(scene.Vec3{0.5, 0.5, 0.5}, 0, 0.6, 1.5, 1, scene.Vec3{1, 1, 1}), nil},
-		{"rough white metal", metal, NewBSDF(scene.Vec3{1, 1, 1}, 1, 0.6, 1.5, 1, scene.Vec3{1, 1, 1}), nil},
+		{"rough dielectric on grey", coated, NewBSDF(scene.Vec3{X: 0.5, Y: 0.5, Z: 0.5}, 0, 0.6, 1.5, 1, scene.Vec3{X: 1, Y: 1, Z: 1}), nil},
+		{"rough white metal", metal, NewBSDF(scene.Vec3{X: 1, Y: 1, Z: 1}, 1, 0.6, 1.5, 1, scene.Vec3{X: 1, Y: 1, Z: 1}), nil},
 	}
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, c := range cases {
@@ -103,8 +103,8 @@ func TestWhiteFurnace(t *testing.T) {
 					if c.want != nil {
 						w = c.want(mu)
 					} else {
-						imp, _, _ := albedo(&c.bsdf, scene.Vec3{sqrt32(1 - mu*mu), 0, mu}, 5000, rng)
-						w = imp[0]
+						imp, _, _ := albedo(&c.bsdf, scene.Vec3{X: sqrt32(1 - mu*mu), Y: 0, Z: mu}, 5000, rng)
+						w = imp.X
 					}
 					sum += float64(v)
 					want += float64(w)
@@ -336,7 +336,7 @@ func TestFurnaceSplitsLight(t *testing.T) {
 	coated := lambert(0.5)
 	coated.Specular, coated.Roughness = 1, 0.6
 	metal := scene.DefaultMaterial()
-	metal.BaseColor = scene.Vec4{0.9, 0.6, 0.3, 1}
+	metal.BaseColor = scene.Vec4{X: 0.9, Y: 0.6, Z: 0.3, W: 1}
 	metal.Roughness = 0.5
 	for _, c := range []struct {
 		name              string

@@ -13,13 +13,13 @@ import (
 // magnification filter says so).
 func sampleTexture(sc *scene.Scene, ref scene.TextureRef, uvs *[2]scene.Vec2) scene.Vec4 {
 	if ref.Texture < 0 {
-		return scene.Vec4{1, 1, 1, 1}
+		return scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
 	}
 	tx := &sc.Textures[ref.Texture]
 	uv := uvs[ref.TexCoord&1]
 	m := &ref.Transform
-	u := m[0]*uv[0] + m[1]*uv[1] + m[2]
-	v := m[3]*uv[0] + m[4]*uv[1] + m[5]
+	u := m[0]*uv.X + m[1]*uv.Y + m[2]
+	v := m[3]*uv.X + m[4]*uv.Y + m[5]
 	x, y := u*float32(tx.Width)-0.5, v*float32(tx.Height)-0.5
 	if tx.Nearest {
 		return texel(tx, int(math.Floor(float64(x+0.5))), int(math.Floor(float64(y+0.5))))
@@ -31,7 +31,7 @@ func sampleTexture(sc *scene.Scene, ref scene.TextureRef, uvs *[2]scene.Vec2) sc
 	c, d := texel(tx, ix, iy+1), texel(tx, ix+1, iy+1)
 	var out scene.Vec4
 	for k := 0; k < 4; k++ {
-		out[k] = (a[k]*(1-fx)+b[k]*fx)*(1-fy) + (c[k]*(1-fx)+d[k]*fx)*fy
+		out.Set(k, (a.At(k)*(1-fx)+b.At(k)*fx)*(1-fy)+(c.At(k)*(1-fx)+d.At(k)*fx)*fy)
 	}
 	return out
 }
@@ -41,9 +41,9 @@ func texel(tx *scene.Texture, x, y int) scene.Vec4 {
 	x, y = wrap(x, tx.Width, tx.WrapS), wrap(y, tx.Height, tx.WrapT)
 	p := tx.Pixels[4*(y*tx.Width+x):]
 	if tx.ColorSpace == scene.SRGB {
-		return scene.Vec4{render.DecodeSRGB(p[0]), render.DecodeSRGB(p[1]), render.DecodeSRGB(p[2]), float32(p[3]) / 255}
+		return scene.Vec4{X: render.DecodeSRGB(p[0]), Y: render.DecodeSRGB(p[1]), Z: render.DecodeSRGB(p[2]), W: float32(p[3]) / 255}
 	}
-	return scene.Vec4{float32(p[0]) / 255, float32(p[1]) / 255, float32(p[2]) / 255, float32(p[3]) / 255}
+	return scene.Vec4{X: float32(p[0]) / 255, Y: float32(p[1]) / 255, Z: float32(p[2]) / 255, W: float32(p[3]) / 255}
 }
 
 func wrap(i, n int, mode scene.Wrap) int {
@@ -91,14 +91,14 @@ func triangleAttributes(m *scene.Mesh, prim int, u, v float32) (uvs [2]scene.Vec
 	for set, src := range [2][]scene.Vec2{m.UV0, m.UV1} {
 		if src != nil {
 			for k := 0; k < 2; k++ {
-				uvs[set][k] = w*src[i0][k] + u*src[i1][k] + v*src[i2][k]
+				uvs[set].Set(k, w*src[i0].At(k)+u*src[i1].At(k)+v*src[i2].At(k))
 			}
 		}
 	}
-	color = scene.Vec4{1, 1, 1, 1}
+	color = scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
 	if m.Colors != nil {
 		for k := 0; k < 4; k++ {
-			color[k] = w*m.Colors[i0][k] + u*m.Colors[i1][k] + v*m.Colors[i2][k]
+			color.Set(k, w*m.Colors[i0].At(k)+u*m.Colors[i1].At(k)+v*m.Colors[i2].At(k))
 		}
 	}
 	return uvs, color
@@ -107,16 +107,16 @@ func triangleAttributes(m *scene.Mesh, prim int, u, v float32) (uvs [2]scene.Vec
 // alphaAt is the material's alpha at a triangle hit, for alpha masks.
 func alphaAt(sc *scene.Scene, mat *scene.Material, m *scene.Mesh, prim int, u, v float32) float32 {
 	uvs, color := triangleAttributes(m, prim, u, v)
-	return mat.BaseColor[3] * sampleTexture(sc, mat.BaseColorTexture, &uvs)[3] * color[3]
+	return mat.BaseColor.W * sampleTexture(sc, mat.BaseColorTexture, &uvs).W * color.W
 }
 
 // normalToWorld transforms an object-space normal by the inverse transpose,
 // which the world-to-object affine holds (its transpose, read by columns).
 func normalToWorld(inv *render.Affine, n scene.Vec3) scene.Vec3 {
 	return scene.Vec3{
-		inv[0]*n[0] + inv[4]*n[1] + inv[8]*n[2],
-		inv[1]*n[0] + inv[5]*n[1] + inv[9]*n[2],
-		inv[2]*n[0] + inv[6]*n[1] + inv[10]*n[2],
+		X: inv[0]*n.X + inv[4]*n.Y + inv[8]*n.Z,
+		Y: inv[1]*n.X + inv[5]*n.Y + inv[9]*n.Z,
+		Z: inv[2]*n.X + inv[6]*n.Y + inv[10]*n.Z,
 	}.Normalize()
 }
 
@@ -129,7 +129,7 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 	s := surface{p: ray.Origin.Add(ray.Dir.Scale(h.T)), mat: &sc.Materials[in.Material]}
 	var ns scene.Vec3
 	var uvs [2]scene.Vec2
-	color := scene.Vec4{1, 1, 1, 1}
+	color := scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
 	var tangent scene.Vec4
 	switch in.Geometry.Kind {
 	case scene.Triangles:
@@ -149,10 +149,10 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 		}
 		if m.Tangents != nil && s.mat.NormalTexture.Valid() {
 			t := m.Tangents[i0]
-			tw := scene.Vec3{t[0], t[1], t[2]}.Scale(w).Add(scene.Vec3{m.Tangents[i1][0], m.Tangents[i1][1], m.Tangents[i1][2]}.Scale(h.U)).
-				Add(scene.Vec3{m.Tangents[i2][0], m.Tangents[i2][1], m.Tangents[i2][2]}.Scale(h.V))
+			tw := scene.Vec3{X: t.X, Y: t.Y, Z: t.Z}.Scale(w).Add(scene.Vec3{X: m.Tangents[i1].X, Y: m.Tangents[i1].Y, Z: m.Tangents[i1].Z}.Scale(h.U)).
+				Add(scene.Vec3{X: m.Tangents[i2].X, Y: m.Tangents[i2].Y, Z: m.Tangents[i2].Z}.Scale(h.V))
 			tw = toWorld.Vector(tw).Normalize()
-			tangent = scene.Vec4{tw[0], tw[1], tw[2], t[3]}
+			tangent = scene.Vec4{X: tw.X, Y: tw.Y, Z: tw.Z, W: t.W}
 		}
 	case scene.Spheres:
 		set := &sc.SphereSets[in.Geometry.Index]
@@ -166,7 +166,7 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 		s.ng = normalToWorld(inv, no)
 		if s.mat.Hair != nil {
 			s.hairFrame(toWorld.Vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
-			s.albedo = scene.Vec3{s.mat.BaseColor[0], s.mat.BaseColor[1], s.mat.BaseColor[2]}
+			s.albedo = scene.Vec3{X: s.mat.BaseColor.X, Y: s.mat.BaseColor.Y, Z: s.mat.BaseColor.Z}
 			s.aovNormal = s.ng // the strand's surface, not the view-facing BSDF frame
 			return s
 		}
@@ -179,10 +179,10 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 		// Perturb the normal in the surface's own frame (before it is turned
 		// towards the ray), then turn everything together.
 		tn := sampleTexture(sc, mat.NormalTexture, &uvs)
-		x, y, z := (2*tn[0]-1)*mat.NormalScale, (2*tn[1]-1)*mat.NormalScale, 2*tn[2]-1
-		t := scene.Vec3{tangent[0], tangent[1], tangent[2]}
+		x, y, z := (2*tn.X-1)*mat.NormalScale, (2*tn.Y-1)*mat.NormalScale, 2*tn.Z-1
+		t := scene.Vec3{X: tangent.X, Y: tangent.Y, Z: tangent.Z}
 		t = t.Sub(ns.Scale(ns.Dot(t))).Normalize()
-		b := ns.Cross(t).Scale(tangent[3])
+		b := ns.Cross(t).Scale(tangent.W)
 		if n := t.Scale(x).Add(b.Scale(y)).Add(ns.Scale(z)).Normalize(); n != (scene.Vec3{}) {
 			ns = n
 		}
@@ -198,14 +198,14 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 	s.frame = NewFrame(ns)
 
 	bc := sampleTexture(sc, mat.BaseColorTexture, &uvs)
-	base := scene.Vec3{mat.BaseColor[0] * bc[0] * color[0], mat.BaseColor[1] * bc[1] * color[1], mat.BaseColor[2] * bc[2] * color[2]}
+	base := scene.Vec3{X: mat.BaseColor.X * bc.X * color.X, Y: mat.BaseColor.Y * bc.Y * color.Y, Z: mat.BaseColor.Z * bc.Z * color.Z}
 	mr := sampleTexture(sc, mat.MetallicRoughnessTex, &uvs)
-	spec := mat.Specular * sampleTexture(sc, mat.SpecularTexture, &uvs)[3]
+	spec := mat.Specular * sampleTexture(sc, mat.SpecularTexture, &uvs).W
 	sct := sampleTexture(sc, mat.SpecularColorTexture, &uvs)
-	specColor := scene.Vec3{mat.SpecularColor[0] * sct[0], mat.SpecularColor[1] * sct[1], mat.SpecularColor[2] * sct[2]}
-	s.bsdf = NewBSDF(base, mat.Metallic*mr[2], mat.Roughness*mr[1], mat.IOR, spec, specColor)
+	specColor := scene.Vec3{X: mat.SpecularColor.X * sct.X, Y: mat.SpecularColor.Y * sct.Y, Z: mat.SpecularColor.Z * sct.Z}
+	s.bsdf = NewBSDF(base, mat.Metallic*mr.Z, mat.Roughness*mr.Y, mat.IOR, spec, specColor)
 	if mat.Transmission > 0 {
-		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, mat.TransmissionTexture, &uvs)[0]
+		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, mat.TransmissionTexture, &uvs).X
 		ior := mat.IOR
 		if ior < 1 {
 			ior = 1.5 // KHR_materials_ior's 0 ("no refraction") is not physical; glass it is
@@ -219,7 +219,7 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 	s.albedo = base
 	if mat.Emits() && (s.front || mat.DoubleSided) {
 		et := sampleTexture(sc, mat.EmissiveTexture, &uvs)
-		s.emit = scene.Vec3{mat.Emissive[0] * et[0], mat.Emissive[1] * et[1], mat.Emissive[2] * et[2]}
+		s.emit = scene.Vec3{X: mat.Emissive.X * et.X, Y: mat.Emissive.Y * et.Y, Z: mat.Emissive.Z * et.Z}
 	}
 	return s
 }
@@ -232,16 +232,16 @@ func offsetRay(p, n scene.Vec3) scene.Vec3 {
 	const origin, floatScale, intScale = 1.0 / 32, 1.0 / 65536, 256
 	var out scene.Vec3
 	for k := 0; k < 3; k++ {
-		off := int32(intScale * n[k])
-		bits := int32(math.Float32bits(p[k]))
-		if p[k] < 0 {
+		off := int32(intScale * n.At(k))
+		bits := int32(math.Float32bits(p.At(k)))
+		if p.At(k) < 0 {
 			bits -= off
 		} else {
 			bits += off
 		}
-		out[k] = math.Float32frombits(uint32(bits))
-		if float32(math.Abs(float64(p[k]))) < origin {
-			out[k] = p[k] + floatScale*n[k]
+		out.Set(k, math.Float32frombits(uint32(bits)))
+		if float32(math.Abs(float64(p.At(k)))) < origin {
+			out.Set(k, p.At(k)+floatScale*n.At(k))
 		}
 	}
 	return out

@@ -142,7 +142,7 @@ func embreeGeometry(sc *scene.Scene, es *embree.Scene, to embree.Target, g scene
 				r = 0
 			}
 			c = point(c)
-			cr = append(cr, c[0], c[1], c[2], r)
+			cr = append(cr, c.X, c.Y, c.Z, r)
 		}
 		return es.Spheres(to, cr, flag)
 	case scene.SweptSpheres:
@@ -150,7 +150,7 @@ func embreeGeometry(sc *scene.Scene, es *embree.Scene, to embree.Target, g scene
 		vr := make([]float32, 0, 4*len(c.Positions))
 		for i, p := range c.Positions {
 			p = point(p)
-			vr = append(vr, p[0], p[1], p[2], c.Radii[i]*scale)
+			vr = append(vr, p.X, p.Y, p.Z, c.Radii[i]*scale)
 		}
 		// A joint that the BVH leaves uncapped (JoinedPrev) has Embree's
 		// neighbour flag, where the neighbour is the previous vertex's
@@ -168,7 +168,7 @@ func embreeGeometry(sc *scene.Scene, es *embree.Scene, to embree.Target, g scene
 	pos := make([]float32, 0, 3*len(m.Positions))
 	for _, p := range m.Positions {
 		p = point(p)
-		pos = append(pos, p[0], p[1], p[2])
+		pos = append(pos, p.X, p.Y, p.Z)
 	}
 	var anyHit embree.AnyHit
 	if flag {

@@ -46,7 +46,7 @@ func compareTracers(t *testing.T, sc *scene.Scene, anyHit AnyHit, rng *rand.Rand
 			m := render.AffineOf(in.Transform)
 			scale, ok := m.UniformScale()
 			if !ok {
-				scale = max(m.Vector(scene.Vec3{1, 0, 0}).Length(), m.Vector(scene.Vec3{0, 1, 0}).Length(), m.Vector(scene.Vec3{0, 0, 1}).Length())
+				scale = max(m.Vector(scene.Vec3{X: 1, Y: 0, Z: 0}).Length(), m.Vector(scene.Vec3{X: 0, Y: 1, Z: 0}).Length(), m.Vector(scene.Vec3{X: 0, Y: 0, Z: 1}).Length())
 			}
 			for _, r := range sc.CurveSets[in.Geometry.Index].Radii {
 				jointReach = max(jointReach, 16*r*scale)
@@ -55,7 +55,7 @@ func compareTracers(t *testing.T, sc *scene.Scene, anyHit AnyHit, rng *rand.Rand
 	}
 	dir := func() scene.Vec3 {
 		for {
-			d := scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*2 - 1}
+			d := scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}
 			if l := d.Dot(d); l > 0.01 && l <= 1 {
 				return d.Normalize()
 			}
@@ -63,7 +63,7 @@ func compareTracers(t *testing.T, sc *scene.Scene, anyHit AnyHit, rng *rand.Rand
 	}
 	batch := make([]Ray, 0, n)
 	for len(batch) < n {
-		o := scene.Vec3{b.Min[0] + rng.Float32()*size[0], b.Min[1] + rng.Float32()*size[1], b.Min[2] + rng.Float32()*size[2]}
+		o := scene.Vec3{X: b.Min.X + rng.Float32()*size.X, Y: b.Min.Y + rng.Float32()*size.Y, Z: b.Min.Z + rng.Float32()*size.Z}
 		o = o.Add(size.Scale(0.5).Mul3(dir()))
 		batch = append(batch, Ray{Origin: o, Dir: dir(), TMax: float32(math.Inf(1))})
 	}
@@ -201,8 +201,8 @@ func TestEmbreeImageMatchesBVH(t *testing.T) {
 			same, far := 0, 0
 			var sumW, sumG, sumVar float64
 			for px := 0; px < opts.Width*opts.Height; px++ {
-				lw := luminance(scene.Vec3{float32(want.Beauty[3*px]), float32(want.Beauty[3*px+1]), float32(want.Beauty[3*px+2])}) / float32(opts.SPP)
-				lg := luminance(scene.Vec3{float32(got.Beauty[3*px]), float32(got.Beauty[3*px+1]), float32(got.Beauty[3*px+2])}) / float32(opts.SPP)
+				lw := luminance(scene.Vec3{X: float32(want.Beauty[3*px]), Y: float32(want.Beauty[3*px+1]), Z: float32(want.Beauty[3*px+2])}) / float32(opts.SPP)
+				lg := luminance(scene.Vec3{X: float32(got.Beauty[3*px]), Y: float32(got.Beauty[3*px+1]), Z: float32(got.Beauty[3*px+2])}) / float32(opts.SPP)
 				if lw == lg {
 					same++
 				}
@@ -251,12 +251,12 @@ func loops(rng *rand.Rand) *scene.Scene {
 	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()}}
 	c := scene.CurveSet{Bounds: scene.EmptyBounds()}
 	for loop := 0; loop < 30; loop++ {
-		centre := scene.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, rng.Float32()*2 - 1}
+		centre := scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}
 		size := 0.1 + 0.3*rng.Float32()
 		const n = 9
 		for k := 0; k <= n; k++ {
 			a := 2 * math.Pi * float64(k%n) / n
-			p := centre.Add(scene.Vec3{size * float32(math.Cos(a)), size * float32(math.Sin(a)), 0.3 * size * float32(math.Sin(3*a))})
+			p := centre.Add(scene.Vec3{X: size * float32(math.Cos(a)), Y: size * float32(math.Sin(a)), Z: 0.3 * size * float32(math.Sin(3*a))})
 			r := 0.01 + 0.02*float32(k%n)/n
 			c.Positions, c.Radii = append(c.Positions, p), append(c.Radii, r)
 			c.Bounds.ExtendBall(p, r)

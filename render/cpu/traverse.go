@@ -24,11 +24,11 @@ type boxRay struct {
 func newBoxRay(o, d scene.Vec3) boxRay {
 	r := boxRay{o: o}
 	for a := 0; a < 3; a++ {
-		c := d[a]
+		c := d.At(a)
 		if c == 0 {
 			c = 1e-30
 		}
-		r.inv[a] = 1 / c
+		r.inv.Set(a, 1/c)
 	}
 	return r
 }
@@ -59,9 +59,9 @@ func (bvh *BVH) Traverse(r *boxRay, tmin float32, tmax *float32, leaf func(first
 			if n.Child[i] < 0 && n.Count[i] == 0 {
 				continue
 			}
-			t0x, t1x := (n.Min[0][i]-r.o[0])*r.inv[0], (n.Max[0][i]-r.o[0])*r.inv[0]
-			t0y, t1y := (n.Min[1][i]-r.o[1])*r.inv[1], (n.Max[1][i]-r.o[1])*r.inv[1]
-			t0z, t1z := (n.Min[2][i]-r.o[2])*r.inv[2], (n.Max[2][i]-r.o[2])*r.inv[2]
+			t0x, t1x := (n.Min[0][i]-r.o.X)*r.inv.X, (n.Max[0][i]-r.o.X)*r.inv.X
+			t0y, t1y := (n.Min[1][i]-r.o.Y)*r.inv.Y, (n.Max[1][i]-r.o.Y)*r.inv.Y
+			t0z, t1z := (n.Min[2][i]-r.o.Z)*r.inv.Z, (n.Max[2][i]-r.o.Z)*r.inv.Z
 			near := max(min(t0x, t1x), min(t0y, t1y), min(t0z, t1z), tmin)
 			far := min(max(t0x, t1x), max(t0y, t1y), max(t0z, t1z), *tmax)
 			// Widen the far end by a few ulps so rounding never loses a

@@ -159,8 +159,8 @@ func CrossingStrands() *scene.Scene {
 	rng := rand.New(rand.NewPCG(21, 1))
 	var c scene.CurveSet
 	// The two thick straight strands that cross through each other's axes.
-	addStrand(&c, []scene.Vec3{{-1.5, 0, 0}, {1.5, 0, 0}}, []float32{0.2, 0.2})
-	addStrand(&c, []scene.Vec3{{0, -1.5, 0.05}, {0, 1.5, 0.05}}, []float32{0.2, 0.2})
+	addStrand(&c, []scene.Vec3{{X: -1.5, Y: 0, Z: 0}, {X: 1.5, Y: 0, Z: 0}}, []float32{0.2, 0.2})
+	addStrand(&c, []scene.Vec3{{X: 0, Y: -1.5, Z: 0.05}, {X: 0, Y: 1.5, Z: 0.05}}, []float32{0.2, 0.2})
 	// Many chained strands through a ball, of radii from 0.2 down to 5 µm.
 	for s := 0; s < 60; s++ {
 		p := randomInBall(rng, 1)
@@ -176,7 +176,7 @@ func CrossingStrands() *scene.Scene {
 		}
 		addStrand(&c, pts, radii)
 	}
-	return withCamera(curvesScene(c, LosslessHair()), scene.Vec3{0, 0.3, 5}, 0.75)
+	return withCamera(curvesScene(c, LosslessHair()), scene.Vec3{X: 0, Y: 0.3, Z: 5}, 0.75)
 }
 
 // StrandsIntoSpheres has strands whose roots sink into a closed triangle
@@ -208,7 +208,7 @@ func StrandsIntoSpheres() *scene.Scene {
 	for _, g := range []scene.GeometryRef{{Kind: scene.Triangles}, {Kind: scene.Spheres}} {
 		sc.Instances = append(sc.Instances, scene.Instance{Geometry: g, Transform: scene.Identity, Material: 1})
 	}
-	return withCamera(sc, scene.Vec3{0, 0.5, 6}, 0.8)
+	return withCamera(sc, scene.Vec3{X: 0, Y: 0.5, Z: 6}, 0.8)
 }
 
 // GlassObjects is a glass sphere mesh and a glass cube in front of each
@@ -218,7 +218,7 @@ func GlassObjects(mat scene.Material) *scene.Scene {
 	sc.Meshes = []scene.Mesh{sphereMesh(0.8, 24, 48), boxMesh(0.5)}
 	sc.SphereSets = []scene.SphereSet{{Name: "glass particles"}}
 	for k := 0; k < 5; k++ {
-		sc.SphereSets[0].Centers = append(sc.SphereSets[0].Centers, scene.Vec3{-1.2 + 0.6*float32(k), -1.1, 0.6})
+		sc.SphereSets[0].Centers = append(sc.SphereSets[0].Centers, scene.Vec3{X: -1.2 + 0.6*float32(k), Y: -1.1, Z: 0.6})
 		sc.SphereSets[0].Radii = append(sc.SphereSets[0].Radii, 0.28)
 	}
 	cube := scene.Mat4(scene.Identity)
@@ -228,7 +228,7 @@ func GlassObjects(mat scene.Material) *scene.Scene {
 		{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 1}, Transform: cube},
 		{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity},
 	}
-	return withCamera(sc, scene.Vec3{0.3, 0.4, 5}, 0.75)
+	return withCamera(sc, scene.Vec3{X: 0.3, Y: 0.4, Z: 5}, 0.75)
 }
 
 // addStrand appends a chained strand through pts to c.
@@ -282,13 +282,13 @@ func withCamera(sc *scene.Scene, eye scene.Vec3, yfov float32) *scene.Scene {
 	for _, in := range sc.Instances {
 		sc.Bounds.Union(sc.GeometryBounds(in.Geometry).Transform(in.Transform))
 	}
-	sc.Cameras = []scene.Camera{{Name: "furnace", YFov: yfov, Transform: scene.LookAt(eye, scene.Vec3{}, scene.Vec3{0, 1, 0})}}
+	sc.Cameras = []scene.Camera{{Name: "furnace", YFov: yfov, Transform: scene.LookAt(eye, scene.Vec3{}, scene.Vec3{X: 0, Y: 1, Z: 0})}}
 	return sc
 }
 
 func randomInBall(rng *rand.Rand, r float32) scene.Vec3 {
 	for {
-		p := scene.Vec3{2*rng.Float32() - 1, 2*rng.Float32() - 1, 2*rng.Float32() - 1}
+		p := scene.Vec3{X: 2*rng.Float32() - 1, Y: 2*rng.Float32() - 1, Z: 2*rng.Float32() - 1}
 		if p.Dot(p) <= 1 {
 			return p.Scale(r)
 		}
@@ -297,17 +297,17 @@ func randomInBall(rng *rand.Rand, r float32) scene.Vec3 {
 
 // sphereMesh is a closed, flat-shaded UV sphere of radius r about the origin.
 func sphereMesh(r float32, rings, sectors int) scene.Mesh {
-	m := scene.Mesh{Name: "sphere", Positions: []scene.Vec3{{0, r, 0}}}
+	m := scene.Mesh{Name: "sphere", Positions: []scene.Vec3{{X: 0, Y: r, Z: 0}}}
 	for i := 1; i < rings; i++ {
 		theta := math.Pi * float64(i) / float64(rings)
 		for j := 0; j < sectors; j++ {
 			phi := 2 * math.Pi * float64(j) / float64(sectors)
 			m.Positions = append(m.Positions, scene.Vec3{
-				r * float32(math.Sin(theta)*math.Cos(phi)), r * float32(math.Cos(theta)), r * float32(math.Sin(theta)*math.Sin(phi))})
+				X: r * float32(math.Sin(theta)*math.Cos(phi)), Y: r * float32(math.Cos(theta)), Z: r * float32(math.Sin(theta)*math.Sin(phi))})
 		}
 	}
 	bottom := uint32(len(m.Positions))
-	m.Positions = append(m.Positions, scene.Vec3{0, -r, 0})
+	m.Positions = append(m.Positions, scene.Vec3{X: 0, Y: -r, Z: 0})
 	// at is ring i's vertex j; rings 0 and rings are the poles.
 	at := func(i, j int) uint32 {
 		switch i {
@@ -336,7 +336,7 @@ func sphereMesh(r float32, rings, sectors int) scene.Mesh {
 func boxMesh(h float32) scene.Mesh {
 	m := scene.Mesh{Name: "box"}
 	for i := 0; i < 8; i++ {
-		m.Positions = append(m.Positions, scene.Vec3{h * float32(2*(i&1)-1), h * float32(2*(i>>1&1)-1), h * float32(2*(i>>2&1)-1)})
+		m.Positions = append(m.Positions, scene.Vec3{X: h * float32(2*(i&1)-1), Y: h * float32(2*(i>>1&1)-1), Z: h * float32(2*(i>>2&1)-1)})
 	}
 	// Each face's corners, counter-clockwise seen from outside.
 	for _, f := range [6][4]uint32{{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}} {

@@ -161,7 +161,7 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 			r = nil
 		}
 	}()
-	envPower := render.EnvironmentPower(opts.EnvMap, opts.EnvColor)
+	envPower := render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor))
 	r.p = packScene(sc, envPower)
 	if r.bufs, err = d.uploadScene(r.p); err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 		p.FilterN = uint32(len(cdf) - 1)
 	}
 
-	p.EnvColor = opts.EnvColor
+	p.EnvColor = scene.V3(opts.EnvColor)
 	if e := opts.EnvMap; e != nil {
 		marginal, conditional, total := e.Tables()
 		var err1, err2, err3 error

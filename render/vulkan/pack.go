@@ -125,7 +125,7 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			p.points = append(p.points, c)
 			p.radii = append(p.radii, s.Radii[k])
 			r := max(s.Radii[k], 0)
-			p.aabbs = append(p.aabbs, padBox(scene.Vec3{c[0] - r, c[1] - r, c[2] - r}, scene.Vec3{c[0] + r, c[1] + r, c[2] + r}))
+			p.aabbs = append(p.aabbs, padBox(scene.Vec3{X: c.X - r, Y: c.Y - r, Z: c.Z - r}, scene.Vec3{X: c.X + r, Y: c.Y + r, Z: c.Z + r}))
 		}
 	}
 	for i := range sc.CurveSets {
@@ -140,8 +140,8 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			ra, rb := max(c.Radii[v], 0), max(c.Radii[v+1], 0)
 			var lo, hi scene.Vec3
 			for k := 0; k < 3; k++ {
-				lo[k] = min(a[k]-ra, b[k]-rb)
-				hi[k] = max(a[k]+ra, b[k]+rb)
+				lo.Set(k, min(a.At(k)-ra, b.At(k)-rb))
+				hi.Set(k, max(a.At(k)+ra, b.At(k)+rb))
 			}
 			p.aabbs = append(p.aabbs, padBox(lo, hi))
 		}
@@ -194,8 +194,8 @@ func appendAttribute[T any](dst *[]T, src []T) int32 {
 func padBox(lo, hi scene.Vec3) [6]float32 {
 	var b [6]float32
 	for k := 0; k < 3; k++ {
-		m := 1e-5*max(float32(math.Abs(float64(lo[k]))), float32(math.Abs(float64(hi[k]))), hi[k]-lo[k]) + 1e-30
-		b[k], b[3+k] = lo[k]-m, hi[k]+m
+		m := 1e-5*max(float32(math.Abs(float64(lo.At(k)))), float32(math.Abs(float64(hi.At(k)))), hi.At(k)-lo.At(k)) + 1e-30
+		b[k], b[3+k] = lo.At(k)-m, hi.At(k)+m
 	}
 	return b
 }

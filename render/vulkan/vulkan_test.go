@@ -84,16 +84,16 @@ func TestDevicesExplainEveryPath(t *testing.T) {
 // shader) in front of a camera, under a uniform environment of radiance 1.
 func furnaceScene(base float32) *scene.Scene {
 	m := scene.DefaultMaterial()
-	m.BaseColor = scene.Vec4{base, base, base, 1}
+	m.BaseColor = scene.Vec4{X: base, Y: base, Z: base, W: 1}
 	m.Metallic, m.Specular = 0, 0
 	sc := &scene.Scene{
-		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{0, 0, 0}}, Radii: []float32{1},
-			Bounds: scene.Bounds{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}}}},
+		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{X: 0, Y: 0, Z: 0}}, Radii: []float32{1},
+			Bounds: scene.Bounds{Min: scene.Vec3{X: -1, Y: -1, Z: -1}, Max: scene.Vec3{X: 1, Y: 1, Z: 1}}}},
 		Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity}},
 		Materials: []scene.Material{m},
-		Bounds:    scene.Bounds{Min: scene.Vec3{-1, -1, -1}, Max: scene.Vec3{1, 1, 1}},
+		Bounds:    scene.Bounds{Min: scene.Vec3{X: -1, Y: -1, Z: -1}, Max: scene.Vec3{X: 1, Y: 1, Z: 1}},
 	}
-	sc.Cameras = []scene.Camera{{Name: "front", YFov: 0.35, Transform: scene.LookAt(scene.Vec3{0, 0, 5}, scene.Vec3{}, scene.Vec3{0, 1, 0})}}
+	sc.Cameras = []scene.Camera{{Name: "front", YFov: 0.35, Transform: scene.LookAt(scene.Vec3{X: 0, Y: 0, Z: 5}, scene.Vec3{}, scene.Vec3{X: 0, Y: 1, Z: 0})}}
 	return sc
 }
 
@@ -318,9 +318,9 @@ func compareTiles(t *testing.T, a, b *render.Film, tile int) {
 func featureScene() *scene.Scene {
 	glass := scene.DefaultMaterial()
 	glass.Metallic, glass.Roughness, glass.Transmission = 0, 0.05, 1
-	glass.Volume, glass.AttenuationColor, glass.AttenuationDistance = true, scene.Vec3{0.9, 0.6, 0.3}, 0.8
+	glass.Volume, glass.AttenuationColor, glass.AttenuationDistance = true, scene.Vec3{X: 0.9, Y: 0.6, Z: 0.3}, 0.8
 	metal := scene.DefaultMaterial()
-	metal.Roughness, metal.BaseColor = 0.3, scene.Vec4{0.9, 0.7, 0.5, 1}
+	metal.Roughness, metal.BaseColor = 0.3, scene.Vec4{X: 0.9, Y: 0.7, Z: 0.5, W: 1}
 	ground := scene.DefaultMaterial()
 	ground.Metallic = 0
 	ground.BaseColorTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{4, 0, 0.1, 0, 4, 0}}
@@ -328,7 +328,7 @@ func featureScene() *scene.Scene {
 	card.Metallic, card.AlphaMode, card.DoubleSided = 0, scene.AlphaMask, true
 	card.BaseColorTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{3, 0, 0, 0, 3, 0}}
 	lamp := scene.DefaultMaterial()
-	lamp.Metallic, lamp.Emissive = 0, scene.Vec3{4, 4, 3}
+	lamp.Metallic, lamp.Emissive = 0, scene.Vec3{X: 4, Y: 4, Z: 3}
 
 	checker := scene.Texture{Width: 4, Height: 4, Pixels: make([]uint8, 64), ColorSpace: scene.SRGB}
 	for i := 0; i < 16; i++ {
@@ -344,33 +344,33 @@ func featureScene() *scene.Scene {
 	}
 	quad := func(p [4]scene.Vec3) scene.Mesh {
 		m := scene.Mesh{Positions: p[:], Indices: []uint32{0, 1, 2, 0, 2, 3},
-			UV0: []scene.Vec2{{0, 0}, {1, 0}, {1, 1}, {0, 1}}, Normals: nil}
+			UV0: []scene.Vec2{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 1, Y: 1}, {X: 0, Y: 1}}, Normals: nil}
 		m.Bounds = scene.Bounds{Min: p[0], Max: p[0]}
 		for _, v := range p {
 			for k := 0; k < 3; k++ {
-				m.Bounds.Min[k] = min(m.Bounds.Min[k], v[k])
-				m.Bounds.Max[k] = max(m.Bounds.Max[k], v[k])
+				m.Bounds.Min.Set(k, min(m.Bounds.Min.At(k), v.At(k)))
+				m.Bounds.Max.Set(k, max(m.Bounds.Max.At(k), v.At(k)))
 			}
 		}
 		return m
 	}
 	sc := &scene.Scene{
 		Meshes: []scene.Mesh{
-			quad([4]scene.Vec3{{-4, 0, -4}, {-4, 0, 4}, {4, 0, 4}, {4, 0, -4}}),
-			quad([4]scene.Vec3{{-1.5, 0, -1.5}, {1.5, 0, -1.5}, {1.5, 2, -1.5}, {-1.5, 2, -1.5}}),
-			quad([4]scene.Vec3{{-0.5, 3, -0.5}, {-0.5, 3, 0.5}, {0.5, 3, 0.5}, {0.5, 3, -0.5}}),
+			quad([4]scene.Vec3{{X: -4, Y: 0, Z: -4}, {X: -4, Y: 0, Z: 4}, {X: 4, Y: 0, Z: 4}, {X: 4, Y: 0, Z: -4}}),
+			quad([4]scene.Vec3{{X: -1.5, Y: 0, Z: -1.5}, {X: 1.5, Y: 0, Z: -1.5}, {X: 1.5, Y: 2, Z: -1.5}, {X: -1.5, Y: 2, Z: -1.5}}),
+			quad([4]scene.Vec3{{X: -0.5, Y: 3, Z: -0.5}, {X: -0.5, Y: 3, Z: 0.5}, {X: 0.5, Y: 3, Z: 0.5}, {X: 0.5, Y: 3, Z: -0.5}}),
 		},
-		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{-0.6, 0.5, 0}, {0.7, 0.4, 0.4}}, Radii: []float32{0.5, 0.4},
-			Bounds: scene.Bounds{Min: scene.Vec3{-1.1, 0, -0.5}, Max: scene.Vec3{1.1, 1, 0.8}}}},
+		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{X: -0.6, Y: 0.5, Z: 0}, {X: 0.7, Y: 0.4, Z: 0.4}}, Radii: []float32{0.5, 0.4},
+			Bounds: scene.Bounds{Min: scene.Vec3{X: -1.1, Y: 0, Z: -0.5}, Max: scene.Vec3{X: 1.1, Y: 1, Z: 0.8}}}},
 		Materials: []scene.Material{glass, metal, ground, card, lamp},
 		Textures:  []scene.Texture{checker},
-		Lights: []scene.Light{{Kind: scene.SpotLight, Color: scene.Vec3{1, 0.9, 0.8}, Intensity: 20, Position: scene.Vec3{2, 3, 2},
-			Direction: scene.Vec3{-0.5, -0.7, -0.5}, InnerCone: 0.3, OuterCone: 0.6}},
-		Bounds: scene.Bounds{Min: scene.Vec3{-4, 0, -4}, Max: scene.Vec3{4, 3, 4}},
+		Lights: []scene.Light{{Kind: scene.SpotLight, Color: scene.Vec3{X: 1, Y: 0.9, Z: 0.8}, Intensity: 20, Position: scene.Vec3{X: 2, Y: 3, Z: 2},
+			Direction: scene.Vec3{X: -0.5, Y: -0.7, Z: -0.5}, InnerCone: 0.3, OuterCone: 0.6}},
+		Bounds: scene.Bounds{Min: scene.Vec3{X: -4, Y: 0, Z: -4}, Max: scene.Vec3{X: 4, Y: 3, Z: 4}},
 	}
 	d := sc.Lights[0].Direction
-	l := float32(math.Sqrt(float64(d[0]*d[0] + d[1]*d[1] + d[2]*d[2])))
-	sc.Lights[0].Direction = scene.Vec3{d[0] / l, d[1] / l, d[2] / l}
+	l := float32(math.Sqrt(float64(d.X*d.X + d.Y*d.Y + d.Z*d.Z)))
+	sc.Lights[0].Direction = scene.Vec3{X: d.X / l, Y: d.Y / l, Z: d.Z / l}
 	sc.Instances = []scene.Instance{
 		{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 0}, Transform: scene.Identity, Material: 2},
 		{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 1}, Transform: scene.Identity, Material: 3},
@@ -383,7 +383,7 @@ func featureScene() *scene.Scene {
 	moved[12], moved[14] = 1.2, -0.8
 	sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.Spheres, Index: 0}, Transform: moved, Material: 1})
 	cam := scene.Camera{Name: "dof", YFov: 0.7, ApertureRadius: 0.05, FocusDistance: 4.5,
-		Transform: scene.LookAt(scene.Vec3{0.5, 1.6, 4.5}, scene.Vec3{0, 0.5, 0}, scene.Vec3{0, 1, 0})}
+		Transform: scene.LookAt(scene.Vec3{X: 0.5, Y: 1.6, Z: 4.5}, scene.Vec3{X: 0, Y: 0.5, Z: 0}, scene.Vec3{X: 0, Y: 1, Z: 0})}
 	sc.Cameras = []scene.Camera{cam}
 	return sc
 }
@@ -420,22 +420,22 @@ func TestFeaturesMatchCPU(t *testing.T) {
 func TestSphereLightsMatchCPU(t *testing.T) {
 	d := vulkan.DeviceFor(t, vulkan.PathRT)
 	ground := scene.DefaultMaterial()
-	ground.Metallic, ground.BaseColor = 0, scene.Vec4{0.8, 0.7, 0.6, 1}
+	ground.Metallic, ground.BaseColor = 0, scene.Vec4{X: 0.8, Y: 0.7, Z: 0.6, W: 1}
 	glossy := scene.DefaultMaterial()
 	glossy.Metallic, glossy.Roughness = 0, 0.2
 	lamp := scene.DefaultMaterial()
-	lamp.Metallic, lamp.Emissive = 0, scene.Vec3{6, 4, 2}
-	floor := scene.Mesh{Positions: []scene.Vec3{{-4, 0, -4}, {-4, 0, 4}, {4, 0, 4}, {4, 0, -4}}, Indices: []uint32{0, 1, 2, 0, 2, 3},
-		Bounds: scene.Bounds{Min: scene.Vec3{-4, 0, -4}, Max: scene.Vec3{4, 0, 4}}}
+	lamp.Metallic, lamp.Emissive = 0, scene.Vec3{X: 6, Y: 4, Z: 2}
+	floor := scene.Mesh{Positions: []scene.Vec3{{X: -4, Y: 0, Z: -4}, {X: -4, Y: 0, Z: 4}, {X: 4, Y: 0, Z: 4}, {X: 4, Y: 0, Z: -4}}, Indices: []uint32{0, 1, 2, 0, 2, 3},
+		Bounds: scene.Bounds{Min: scene.Vec3{X: -4, Y: 0, Z: -4}, Max: scene.Vec3{X: 4, Y: 0, Z: 4}}}
 	sc := &scene.Scene{
 		Meshes: []scene.Mesh{floor},
 		SphereSets: []scene.SphereSet{
-			{Centers: []scene.Vec3{{0, 0.6, 0}}, Radii: []float32{0.6}, Bounds: scene.Bounds{Min: scene.Vec3{-0.6, 0, -0.6}, Max: scene.Vec3{0.6, 1.2, 0.6}}},
-			{Centers: []scene.Vec3{{-0.5, 0.8, 0.2}, {0.6, 0.5, -0.3}, {0, 1, 0.8}}, Radii: []float32{0.1, 0.05, 0.15},
-				Bounds: scene.Bounds{Min: scene.Vec3{-0.6, 0.45, -0.35}, Max: scene.Vec3{0.65, 1.15, 0.95}}},
+			{Centers: []scene.Vec3{{X: 0, Y: 0.6, Z: 0}}, Radii: []float32{0.6}, Bounds: scene.Bounds{Min: scene.Vec3{X: -0.6, Y: 0, Z: -0.6}, Max: scene.Vec3{X: 0.6, Y: 1.2, Z: 0.6}}},
+			{Centers: []scene.Vec3{{X: -0.5, Y: 0.8, Z: 0.2}, {X: 0.6, Y: 0.5, Z: -0.3}, {X: 0, Y: 1, Z: 0.8}}, Radii: []float32{0.1, 0.05, 0.15},
+				Bounds: scene.Bounds{Min: scene.Vec3{X: -0.6, Y: 0.45, Z: -0.35}, Max: scene.Vec3{X: 0.65, Y: 1.15, Z: 0.95}}},
 		},
 		Materials: []scene.Material{ground, glossy, lamp},
-		Bounds:    scene.Bounds{Min: scene.Vec3{-4, 0, -4}, Max: scene.Vec3{4, 3, 4}},
+		Bounds:    scene.Bounds{Min: scene.Vec3{X: -4, Y: 0, Z: -4}, Max: scene.Vec3{X: 4, Y: 3, Z: 4}},
 	}
 	c, s := math.Cos(0.7), math.Sin(0.7)
 	sc.Instances = []scene.Instance{
@@ -445,7 +445,7 @@ func TestSphereLightsMatchCPU(t *testing.T) {
 		{Geometry: scene.GeometryRef{Kind: scene.Spheres, Index: 1},
 			Transform: scene.Mat4{1.5 * c, 0, -1.5 * s, 0, 0, 1.5, 0, 0, 1.5 * s, 0, 1.5 * c, 0, 0.2, 0.3, -0.1, 1}, Material: 2},
 	}
-	sc.Cameras = []scene.Camera{{YFov: 0.8, Transform: scene.LookAt(scene.Vec3{0.3, 2.2, 3.5}, scene.Vec3{0, 0.5, 0}, scene.Vec3{0, 1, 0})}}
+	sc.Cameras = []scene.Camera{{YFov: 0.8, Transform: scene.LookAt(scene.Vec3{X: 0.3, Y: 2.2, Z: 3.5}, scene.Vec3{X: 0, Y: 0.5, Z: 0}, scene.Vec3{X: 0, Y: 1, Z: 0})}}
 	if n := len(render.NewLightTable(sc, 0).Entries); n != 6 {
 		t.Fatalf("%d light entries, want the 6 spheres", n)
 	}
@@ -478,7 +478,7 @@ func TestSortNeverChangesTheImage(t *testing.T) {
 // message.
 func TestEdgeScenes(t *testing.T) {
 	d := vulkan.DeviceFor(t, vulkan.PathRT)
-	cam := scene.Camera{Name: "c", YFov: 0.8, Transform: scene.LookAt(scene.Vec3{0, 0, 5}, scene.Vec3{}, scene.Vec3{0, 1, 0})}
+	cam := scene.Camera{Name: "c", YFov: 0.8, Transform: scene.LookAt(scene.Vec3{X: 0, Y: 0, Z: 5}, scene.Vec3{}, scene.Vec3{X: 0, Y: 1, Z: 0})}
 	mat := scene.DefaultMaterial()
 	collapsed := scene.Identity
 	collapsed[0], collapsed[5], collapsed[10] = 0, 0, 0
@@ -488,7 +488,7 @@ func TestEdgeScenes(t *testing.T) {
 			Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity}}},
 		"empty curve set": {CurveSets: []scene.CurveSet{{}},
 			Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.SweptSpheres}, Transform: scene.Identity}}},
-		"collapsed instance": {SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{0, 0, 0}}, Radii: []float32{1}}},
+		"collapsed instance": {SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{X: 0, Y: 0, Z: 0}}, Radii: []float32{1}}},
 			Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: collapsed}}},
 	}
 	opts := render.Options{Width: 8, Height: 8, SPP: 2, MaxDepth: 3, EnvColor: [3]float32{0.5, 0.5, 0.5}}

@@ -86,6 +86,9 @@ func glslType(t reflect.Type) (typ, arr string) {
 	case reflect.Uint64:
 		return "uint64_t", ""
 	case reflect.Struct:
+		if t.PkgPath() == "sertrace/scene" && strings.HasPrefix(t.Name(), "Vec") {
+			return "vec" + t.Name()[3:], "" // scene.Vec2, Vec3, Vec4
+		}
 		return t.Name(), ""
 	case reflect.Array:
 		if t.Elem().Kind() == reflect.Float32 && t.Len() >= 2 && t.Len() <= 4 {

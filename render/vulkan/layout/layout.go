@@ -6,7 +6,10 @@
 // (`go generate ./render/vulkan/layout`); a test fails when it is stale.
 package layout
 
-import "sertrace/render"
+import (
+	"sertrace/render"
+	"sertrace/scene"
+)
 
 //go:generate go run ./gen ../../../shaders/generated/layout.glsl
 
@@ -101,7 +104,7 @@ type TextureRef struct {
 type HairParams struct {
 	Eumelanin   float32
 	Pheomelanin float32
-	Color       [3]float32
+	Color       scene.Vec3
 	BetaM       float32
 	BetaN       float32
 	Alpha       float32
@@ -111,15 +114,15 @@ type HairParams struct {
 
 // Material is a glTF material with its extensions.
 type Material struct {
-	BaseColor           [4]float32
-	Emissive            [3]float32
+	BaseColor           scene.Vec4
+	Emissive            scene.Vec3
 	Metallic            float32
 	Roughness           float32
 	IOR                 float32
 	Specular            float32
-	SpecularColor       [3]float32
+	SpecularColor       scene.Vec3
 	Transmission        float32
-	AttenuationColor    [3]float32
+	AttenuationColor    scene.Vec3
 	AttenuationDistance float32
 	NormalScale         float32
 	AlphaCutoff         float32
@@ -196,10 +199,10 @@ type LightEntry struct {
 // Light is a KHR_lights_punctual light.
 type Light struct {
 	Kind      uint32 // scene.LightKind
-	Color     [3]float32
+	Color     scene.Vec3
 	Intensity float32
-	Position  [3]float32
-	Direction [3]float32
+	Position  scene.Vec3
+	Direction scene.Vec3
 	Range     float32
 	InnerCone float32
 	OuterCone float32
@@ -207,10 +210,10 @@ type Light struct {
 
 // Camera is render.CameraRays' state.
 type Camera struct {
-	Eye      [3]float32
-	X        [3]float32
-	Y        [3]float32
-	Z        [3]float32
+	Eye      scene.Vec3
+	X        scene.Vec3
+	Y        scene.Vec3
+	Z        scene.Vec3
 	Ortho    uint32
 	Sx       float32
 	Sy       float32
@@ -224,12 +227,12 @@ type Camera struct {
 // payload of the ray-tracing pipeline, and an element of the ray-query
 // wavefront's path buffer.
 type Path struct {
-	Origin      [3]float32 // the ray to trace next
-	Dir         [3]float32
-	Throughput  [3]float32
-	Radiance    [3]float32
-	Albedo      [3]float32 // first-hit AOVs
-	Normal      [3]float32
+	Origin      scene.Vec3 // the ray to trace next
+	Dir         scene.Vec3
+	Throughput  scene.Vec3
+	Radiance    scene.Vec3
+	Albedo      scene.Vec3 // first-hit AOVs
+	Normal      scene.Vec3
 	Depth       float32
 	Pixel       uint32
 	SampleIndex uint32
@@ -243,9 +246,9 @@ type Path struct {
 	Events      uint32 // coherence bits for the reorder hint
 	// The denoiser's split of the first hit's reflected light (render/cpu's
 	// pathState says how).
-	Diffuse, Specular      [3]float32
-	DiffAlbedo, SpecAlbedo [3]float32
-	Split                  [3]float32
+	Diffuse, Specular      scene.Vec3
+	DiffAlbedo, SpecAlbedo scene.Vec3
+	Split                  scene.Vec3
 }
 
 // Hit is the ray-query wavefront's record of what a path's ray hit.
@@ -308,7 +311,7 @@ type Params struct {
 	Counters       uint64 `ref:"uint"`
 
 	Camera       Camera
-	Forward      [3]float32
+	Forward      scene.Vec3
 	Width        uint32
 	Height       uint32
 	FirstSample  uint32
@@ -319,7 +322,7 @@ type Params struct {
 	HintFlags    uint32
 	LightCount   uint32
 	EnvLight     int32 // the environment's light entry, or −1
-	EnvColor     [3]float32
+	EnvColor     scene.Vec3
 	EnvMap       uint32 // 1: an HDR map
 	EnvWidth     uint32
 	EnvHeight    uint32

@@ -182,7 +182,8 @@ func TestThinGlassFromBehind(t *testing.T) {
 		if !ok {
 			t.Fatal("missed")
 		}
-		s := acc.shade(&h, &ray)
+		var s surface
+		acc.shade(&s, &h, &ray)
 		want := float32(1.5)
 		if volume {
 			want = 1 / 1.5

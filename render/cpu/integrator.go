@@ -69,13 +69,13 @@ type worker struct {
 	sortKeys []uint64 // Reorder's keys, per path
 	order    []int32
 	sortBuf  []int32 // Reorder's scratch
-	live     []bool
+	launch   []int32 // the live paths in launch order (by index)
 	// The stream keys of the tile's pixels (render.StreamKeys) and the
 	// bounce+1 each slot holds them for (0: none yet).
 	streams   []render.StreamKeys
 	keyBounce []uint32
-	slots     []int32
-	matSeen   []int32
+	matStamp  []uint32 // count's: per material (+1, misses 0), the warp it was last seen in
+	stamp     uint32
 	bounces   []simt
 	rays      render.RayCounts
 	// Streams: a wave's rays and their hits, and the bounce's shadow rays.
@@ -85,6 +85,7 @@ type worker struct {
 	shadowRays []Ray
 	shadows    []shadowRay
 	occluded   []bool
+	surface    surface // the shading point closestHit works on
 }
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
@@ -189,7 +190,8 @@ func miss(w *worker, p *pathState, _ *HitObject) {
 func closestHit(w *worker, p *pathState, h *HitObject) {
 	r := w.r
 	r.absorb(p, h.Hit.T)
-	s := r.acc.shade(&h.Hit, &h.Ray)
+	s := &w.surface
+	r.acc.shade(s, &h.Hit, &h.Ray)
 	wo := h.Ray.Dir.Scale(-1)
 	if p.bounce == 0 {
 		p.albedo, p.normal, p.depth = s.albedo, s.frame.N, h.Hit.T*h.Ray.Dir.Dot(r.forward)
@@ -239,7 +241,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			}
 			share := p.split
 			if p.bounce == 0 {
-				share = diffuseShare(&s, p.diffAlbedo, wiL, f)
+				share = diffuseShare(s, p.diffAlbedo, wiL, f)
 			}
 			w.queueShadow(p, shadow, contrib, share) // traced with the wave's others, after shading
 		}
@@ -280,7 +282,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		p.etaScale *= s.bsdf.Eta * s.bsdf.Eta
 	}
 	if p.bounce == 0 {
-		p.split = diffuseShare(&s, p.diffAlbedo, wiLocal, weight.Scale(pdf)) // f·|cos|
+		p.split = diffuseShare(s, p.diffAlbedo, wiLocal, weight.Scale(pdf)) // f·|cos|
 	}
 	origin := s.originToward(wi)
 	p.throughput = p.throughput.Mul3(weight)
@@ -363,7 +365,6 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	w.paths = grow(w.paths, n)
 	w.hits = grow(w.hits, n)
 	w.sortKeys = grow(w.sortKeys, n)
-	w.live = grow(w.live, n)
 	pixels := (t.x1 - t.x0) * (t.y1 - t.y0)
 	w.streams = grow(w.streams, pixels)
 	w.keyBounce = grow(w.keyBounce, pixels)
@@ -387,53 +388,52 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		}
 	}
 	w.rays.Camera += int64(n)
-	order := w.order[:0]
+	launch := w.launch[:0]
 	for i := 0; i < n; i++ {
-		order = append(order, int32(i))
+		launch = append(launch, int32(i))
 	}
-	for bounce := 0; len(order) > 0; bounce++ {
-		w.TraceRays(order)
-		for _, i := range order {
+	for bounce := 0; len(launch) > 0; bounce++ {
+		w.TraceRays(launch)
+		for _, i := range launch {
 			w.paths[i].rays++
 		}
 		if bounce > 0 {
-			w.rays.Extension += int64(len(order))
+			w.rays.Extension += int64(len(launch))
 		}
-		for i := range w.live[:n] {
-			w.live[i] = w.paths[i].alive
-		}
+		order := append(w.order[:0], launch...)
 		if r.reorderBits >= 0 {
 			w.Reorder(order, r.reorderBits)
 		}
 		for len(w.bounces) <= bounce {
 			w.bounces = append(w.bounces, simt{})
 		}
-		w.count(&w.bounces[bounce], w.live[:n], order)
+		w.count(&w.bounces[bounce], launch, order)
 		for _, i := range order {
 			w.ExecuteShader(&w.paths[i], &w.hits[i])
 		}
+		w.order = order
 		w.traceShadows()
-		// Compact: the survivors, back in launch order.
-		order = order[:0]
-		for i := 0; i < n; i++ {
+		// Compact: the survivors, in launch order.
+		k := 0
+		for _, i := range launch {
 			if w.paths[i].alive {
-				order = append(order, int32(i))
+				launch[k] = i
+				k++
 			}
 		}
+		launch = launch[:k]
 	}
-	w.order = order
+	w.launch = launch
 	for i := 0; i < n; i++ {
 		p := &w.paths[i]
 		px := int(p.pixel)
-		for c := 0; c < 3; c++ {
-			out.beauty[3*px+c] += finiteOr0(p.radiance.At(c)) // never let one bad sample poison a pixel
-			out.diffuse[3*px+c] += finiteOr0(p.diffuse.At(c))
-			out.specular[3*px+c] += finiteOr0(p.specular.At(c))
-			out.diffAlbedo[3*px+c] += p.diffAlbedo.At(c)
-			out.specAlbedo[3*px+c] += p.specAlbedo.At(c)
-			out.albedo[3*px+c] += p.albedo.At(c)
-			out.normal[3*px+c] += p.normal.At(c)
-		}
+		add3(out.beauty, px, finite3(p.radiance)) // never let one bad sample poison a pixel
+		add3(out.diffuse, px, finite3(p.diffuse))
+		add3(out.specular, px, finite3(p.specular))
+		add3(out.diffAlbedo, px, p.diffAlbedo)
+		add3(out.specAlbedo, px, p.specAlbedo)
+		add3(out.albedo, px, p.albedo)
+		add3(out.normal, px, p.normal)
 		out.depth[px] += p.depth
 		out.lumSq[px] += lumSq(p.radiance)
 		out.diffLumSq[px] += lumSq(p.diffuse)
@@ -448,6 +448,19 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 func lumSq(v scene.Vec3) float32 {
 	l := finiteOr0(luminance(v))
 	return l * l
+}
+
+// add3 adds v to pixel px of an RGB buffer.
+func add3(buf []float32, px int, v scene.Vec3) {
+	b := buf[3*px : 3*px+3]
+	b[0] += v.X
+	b[1] += v.Y
+	b[2] += v.Z
+}
+
+// finite3 is v with its NaN and infinite components 0.
+func finite3(v scene.Vec3) scene.Vec3 {
+	return scene.Vec3{X: finiteOr0(v.X), Y: finiteOr0(v.Y), Z: finiteOr0(v.Z)}
 }
 
 func finiteOr0(v float32) float32 {

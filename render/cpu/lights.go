@@ -122,7 +122,7 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 		le := mat.Emissive
 		if t.textured {
 			uvs, _ := triangleAttributes(&acc.scene.Meshes[acc.scene.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
-			et := sampleTexture(acc.scene, mat.EmissiveTexture, &uvs)
+			et := sampleTexture(acc.scene, &mat.EmissiveTexture, &uvs)
 			le = scene.Vec3{X: mat.Emissive.X * et.X, Y: mat.Emissive.Y * et.Y, Z: mat.Emissive.Z * et.Z}
 		}
 		d := q.Sub(p)

@@ -1,7 +1,7 @@
 package cpu
 
 import (
-	"slices"
+	"math/bits"
 
 	"sertrace/render"
 	"sertrace/scene"
@@ -176,57 +176,55 @@ type simt struct {
 
 const warpSize = 32
 
-// count adds the warps of the launch-order slots (live tells which lanes
-// run) and of the reordered live paths.
-func (w *worker) count(s *simt, live []bool, order []int32) {
-	var shaders [sbtSize]bool
-	countWarp := func(slots []int32, isLive func(int32) bool) (passes, materials int64, active int) {
-		clear(shaders[:])
-		mats := w.matSeen[:0]
-		for _, i := range slots {
-			if !isLive(i) {
-				continue
-			}
-			active++
+// count adds the warps of the launch (live lists the live paths by index,
+// ascending: a path's lane is its index, so a warp is a run of 32 indices,
+// its ended paths idle in their lanes) and of the reordered live paths.
+func (w *worker) count(s *simt, live, order []int32) {
+	if len(w.matStamp) < len(w.r.sc.Materials)+1 {
+		w.matStamp = make([]uint32, len(w.r.sc.Materials)+1)
+	}
+	// countWarp counts the distinct shaders and materials of a warp's live
+	// paths: a material is new to the warp when its stamp is not the warp's.
+	countWarp := func(paths []int32) (shaders, materials int64) {
+		w.stamp++
+		if w.stamp == 0 { // wrapped: no stale stamp may match
+			clear(w.matStamp)
+			w.stamp = 1
+		}
+		var seen uint64 // shader-binding-table indices, one bit each
+		for _, i := range paths {
 			h := &w.hits[i]
-			if !shaders[h.SBT] {
-				shaders[h.SBT] = true
-				passes++
-			}
-			m := int32(-1)
+			seen |= 1 << h.SBT
+			m := 0 // misses: slot 0
 			if h.Hit.Instance >= 0 {
-				m = int32(w.r.sc.Instances[h.Hit.Instance].Material)
+				m = w.r.sc.Instances[h.Hit.Instance].Material + 1
 			}
-			if !slices.Contains(mats, m) {
-				mats = append(mats, m)
-			}
-		}
-		w.matSeen = mats
-		return passes, int64(len(mats)), active
-	}
-	slots := w.slots[:0]
-	for i := range live {
-		slots = append(slots, int32(i))
-	}
-	w.slots = slots
-	for lo := 0; lo < len(slots); lo += warpSize {
-		warp := slots[lo:min(lo+warpSize, len(slots))]
-		p, m, active := countWarp(warp, func(i int32) bool { return live[i] })
-		if active > 0 {
-			s.warps++
-			s.passes += p
-			s.materialsWarp += m
-			// Each live path records its warp's efficiency, for the heatmap.
-			e := float32(active) / float32(warpSize*p)
-			for _, i := range warp {
-				if live[i] {
-					w.paths[i].simt += e
-				}
+			if w.matStamp[m] != w.stamp {
+				w.matStamp[m] = w.stamp
+				materials++
 			}
 		}
+		return int64(bits.OnesCount64(seen)), materials
+	}
+	for lo := 0; lo < len(live); {
+		warp := live[lo] / warpSize
+		hi := lo + 1
+		for hi < len(live) && live[hi]/warpSize == warp {
+			hi++
+		}
+		p, m := countWarp(live[lo:hi])
+		s.warps++
+		s.passes += p
+		s.materialsWarp += m
+		// Each live path records its warp's efficiency, for the heatmap.
+		e := float32(hi-lo) / float32(warpSize*p)
+		for _, i := range live[lo:hi] {
+			w.paths[i].simt += e
+		}
+		lo = hi
 	}
 	for lo := 0; lo < len(order); lo += warpSize {
-		p, m, _ := countWarp(order[lo:min(lo+warpSize, len(order))], func(int32) bool { return true })
+		p, m := countWarp(order[lo:min(lo+warpSize, len(order))])
 		s.warpsAfter++
 		s.passesAfter += p
 		s.materialsWarpAfter += m

@@ -34,8 +34,7 @@ func TestReorderGroupsByShaderThenHint(t *testing.T) {
 		t.Errorf("order %v, want %v", order, want)
 	}
 	var s simt
-	live := []bool{true, true, true, true, true, true, true, true}
-	w.count(&s, live, order)
+	w.count(&s, []int32{0, 1, 2, 3, 4, 5, 6, 7}, order)
 	if s.warps != 1 || s.passes != 3 || s.paths != 8 {
 		t.Errorf("launch order: %+v", s)
 	}

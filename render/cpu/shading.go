@@ -11,7 +11,7 @@ import (
 // hit's UV sets: the slot's KHR_texture_transform, the sampler's wrap modes,
 // and bilinear filtering of sRGB-decoded texels (nearest when the sampler's
 // magnification filter says so).
-func sampleTexture(sc *scene.Scene, ref scene.TextureRef, uvs *[2]scene.Vec2) scene.Vec4 {
+func sampleTexture(sc *scene.Scene, ref *scene.TextureRef, uvs *[2]scene.Vec2) scene.Vec4 {
 	if ref.Texture < 0 {
 		return scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
 	}
@@ -22,31 +22,35 @@ func sampleTexture(sc *scene.Scene, ref scene.TextureRef, uvs *[2]scene.Vec2) sc
 	v := m[3]*uv.X + m[4]*uv.Y + m[5]
 	x, y := u*float32(tx.Width)-0.5, v*float32(tx.Height)-0.5
 	if tx.Nearest {
-		return texel(tx, int(math.Floor(float64(x+0.5))), int(math.Floor(float64(y+0.5))))
+		return texel(tx, wrap(int(math.Floor(float64(x+0.5))), tx.Width, tx.WrapS), wrap(int(math.Floor(float64(y+0.5))), tx.Height, tx.WrapT))
 	}
 	x0, y0 := float32(math.Floor(float64(x))), float32(math.Floor(float64(y)))
 	fx, fy := x-x0, y-y0
 	ix, iy := int(x0), int(y0)
-	a, b := texel(tx, ix, iy), texel(tx, ix+1, iy)
-	c, d := texel(tx, ix, iy+1), texel(tx, ix+1, iy+1)
-	var out scene.Vec4
-	for k := 0; k < 4; k++ {
-		out.Set(k, (a.At(k)*(1-fx)+b.At(k)*fx)*(1-fy)+(c.At(k)*(1-fx)+d.At(k)*fx)*fy)
-	}
-	return out
+	// Each axis is wrapped once for both of its texels.
+	ix0, ix1 := wrap(ix, tx.Width, tx.WrapS), wrap(ix+1, tx.Width, tx.WrapS)
+	iy0, iy1 := wrap(iy, tx.Height, tx.WrapT), wrap(iy+1, tx.Height, tx.WrapT)
+	a, b := texel(tx, ix0, iy0), texel(tx, ix1, iy0)
+	c, d := texel(tx, ix0, iy1), texel(tx, ix1, iy1)
+	lerp := func(a, b, c, d float32) float32 { return (a*(1-fx)+b*fx)*(1-fy) + (c*(1-fx)+d*fx)*fy }
+	return scene.Vec4{X: lerp(a.X, b.X, c.X, d.X), Y: lerp(a.Y, b.Y, c.Y, d.Y), Z: lerp(a.Z, b.Z, c.Z, d.Z), W: lerp(a.W, b.W, c.W, d.W)}
 }
 
-// texel fetches one texel, wrapped, in linear values.
+// texel fetches the texel at wrapped coordinates, in linear values.
 func texel(tx *scene.Texture, x, y int) scene.Vec4 {
-	x, y = wrap(x, tx.Width, tx.WrapS), wrap(y, tx.Height, tx.WrapT)
 	p := tx.Pixels[4*(y*tx.Width+x):]
+	p = p[:4]
 	if tx.ColorSpace == scene.SRGB {
 		return scene.Vec4{X: render.DecodeSRGB(p[0]), Y: render.DecodeSRGB(p[1]), Z: render.DecodeSRGB(p[2]), W: float32(p[3]) / 255}
 	}
 	return scene.Vec4{X: float32(p[0]) / 255, Y: float32(p[1]) / 255, Z: float32(p[2]) / 255, W: float32(p[3]) / 255}
 }
 
+// wrap maps a texel coordinate into [0, n) by the sampler's wrap mode.
 func wrap(i, n int, mode scene.Wrap) int {
+	if uint(i) < uint(n) {
+		return i // inside: every mode leaves it
+	}
 	switch mode {
 	case scene.WrapClamp:
 		return min(max(i, 0), n-1)
@@ -107,7 +111,7 @@ func triangleAttributes(m *scene.Mesh, prim int, u, v float32) (uvs [2]scene.Vec
 // alphaAt is the material's alpha at a triangle hit, for alpha masks.
 func alphaAt(sc *scene.Scene, mat *scene.Material, m *scene.Mesh, prim int, u, v float32) float32 {
 	uvs, color := triangleAttributes(m, prim, u, v)
-	return mat.BaseColor.W * sampleTexture(sc, mat.BaseColorTexture, &uvs).W * color.W
+	return mat.BaseColor.W * sampleTexture(sc, &mat.BaseColorTexture, &uvs).W * color.W
 }
 
 // normalToWorld transforms an object-space normal by the inverse transpose,
@@ -120,13 +124,13 @@ func normalToWorld(inv *render.Affine, n scene.Vec3) scene.Vec3 {
 	}.Normalize()
 }
 
-// shade evaluates the surface at a hit for a ray with direction d.
-func (acc *Accel) shade(h *Hit, ray *Ray) surface {
+// shade evaluates the surface at a hit of a ray into s.
+func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	sc := acc.scene
 	in := &sc.Instances[h.Instance]
 	inv := &acc.toObject[h.Instance]
 	toWorld := &acc.toWorld[h.Instance]
-	s := surface{p: ray.Origin.Add(ray.Dir.Scale(h.T)), mat: &sc.Materials[in.Material]}
+	*s = surface{p: ray.Origin.Add(ray.Dir.Scale(h.T)), mat: &sc.Materials[in.Material]}
 	var ns scene.Vec3
 	var uvs [2]scene.Vec2
 	color := scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
@@ -168,7 +172,7 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 			s.hairFrame(toWorld.Vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
 			s.albedo = scene.Vec3{X: s.mat.BaseColor.X, Y: s.mat.BaseColor.Y, Z: s.mat.BaseColor.Z}
 			s.aovNormal = s.ng // the strand's surface, not the view-facing BSDF frame
-			return s
+			return
 		}
 	}
 	if ns == (scene.Vec3{}) {
@@ -178,7 +182,7 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 	if tangent != (scene.Vec4{}) {
 		// Perturb the normal in the surface's own frame (before it is turned
 		// towards the ray), then turn everything together.
-		tn := sampleTexture(sc, mat.NormalTexture, &uvs)
+		tn := sampleTexture(sc, &mat.NormalTexture, &uvs)
 		x, y, z := (2*tn.X-1)*mat.NormalScale, (2*tn.Y-1)*mat.NormalScale, 2*tn.Z-1
 		t := scene.Vec3{X: tangent.X, Y: tangent.Y, Z: tangent.Z}
 		t = t.Sub(ns.Scale(ns.Dot(t))).Normalize()
@@ -197,15 +201,15 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 	}
 	s.frame = NewFrame(ns)
 
-	bc := sampleTexture(sc, mat.BaseColorTexture, &uvs)
+	bc := sampleTexture(sc, &mat.BaseColorTexture, &uvs)
 	base := scene.Vec3{X: mat.BaseColor.X * bc.X * color.X, Y: mat.BaseColor.Y * bc.Y * color.Y, Z: mat.BaseColor.Z * bc.Z * color.Z}
-	mr := sampleTexture(sc, mat.MetallicRoughnessTex, &uvs)
-	spec := mat.Specular * sampleTexture(sc, mat.SpecularTexture, &uvs).W
-	sct := sampleTexture(sc, mat.SpecularColorTexture, &uvs)
+	mr := sampleTexture(sc, &mat.MetallicRoughnessTex, &uvs)
+	spec := mat.Specular * sampleTexture(sc, &mat.SpecularTexture, &uvs).W
+	sct := sampleTexture(sc, &mat.SpecularColorTexture, &uvs)
 	specColor := scene.Vec3{X: mat.SpecularColor.X * sct.X, Y: mat.SpecularColor.Y * sct.Y, Z: mat.SpecularColor.Z * sct.Z}
 	s.bsdf = NewBSDF(base, mat.Metallic*mr.Z, mat.Roughness*mr.Y, mat.IOR, spec, specColor)
 	if mat.Transmission > 0 {
-		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, mat.TransmissionTexture, &uvs).X
+		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, &mat.TransmissionTexture, &uvs).X
 		ior := mat.IOR
 		if ior < 1 {
 			ior = 1.5 // KHR_materials_ior's 0 ("no refraction") is not physical; glass it is
@@ -218,10 +222,9 @@ func (acc *Accel) shade(h *Hit, ray *Ray) surface {
 	}
 	s.albedo = base
 	if mat.Emits() && (s.front || mat.DoubleSided) {
-		et := sampleTexture(sc, mat.EmissiveTexture, &uvs)
+		et := sampleTexture(sc, &mat.EmissiveTexture, &uvs)
 		s.emit = scene.Vec3{X: mat.Emissive.X * et.X, Y: mat.Emissive.Y * et.Y, Z: mat.Emissive.Z * et.Z}
 	}
-	return s
 }
 
 // offsetRay moves a ray's origin off the surface along n by a few ulps of

@@ -108,7 +108,8 @@ func compareTracers(t *testing.T, sc *scene.Scene, anyHit AnyHit, rng *rand.Rand
 			}
 			if wantOK[i] {
 				hits++
-				s := bvh.shade(&w, &batch[i])
+				var s surface
+				bvh.shade(&s, &w, &batch[i])
 				d := dir()
 				next = append(next, Ray{Origin: s.originToward(d), Dir: d, TMax: float32(math.Inf(1))})
 			}

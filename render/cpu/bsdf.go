@@ -93,9 +93,7 @@ func NewBSDF(base scene.Vec3, metallic, roughness, ior, specular float32, specul
 		f0 = r * r
 	}
 	b := BSDF{Base: base, Metallic: clamp01(metallic), Alpha: max(roughness*roughness, minAlpha), F90: clamp01(specular)}
-	for c := 0; c < 3; c++ {
-		b.F0.Set(c, min(f0*specularColor.At(c), 1)*b.F90)
-	}
+	b.F0 = scene.Vec3{X: min(f0*specularColor.X, 1) * b.F90, Y: min(f0*specularColor.Y, 1) * b.F90, Z: min(f0*specularColor.Z, 1) * b.F90}
 	return b
 }
 
@@ -121,11 +119,8 @@ func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(max(v, 0)))) }
 // schlickAlbedo is the directional albedo of a GGX layer with Schlick's
 // Fresnel from f0 to f90, given the tabulated integrals a and s.
 func schlickAlbedo(f0 scene.Vec3, f90, a, s float32) scene.Vec3 {
-	var e scene.Vec3
-	for c := 0; c < 3; c++ {
-		e.Set(c, min(f0.At(c)*a+(f90-f0.At(c))*s, 1))
-	}
-	return e
+	albedo := func(f0 float32) float32 { return min(f0*a+(f90-f0)*s, 1) }
+	return scene.Vec3{X: albedo(f0.X), Y: albedo(f0.Y), Z: albedo(f0.Z)}
 }
 
 // opaqueWeight is the share of f that the opaque dielectric (diffuse and
@@ -147,11 +142,11 @@ func (b *BSDF) Albedos(cosO float32) (diffuse, specular scene.Vec3) {
 		t.e = schlickAlbedo(b.F0, b.F90, t.a, t.s)
 	}
 	e, metal := t.e, schlickAlbedo(b.Base, 1, t.a, t.s)
-	opaque := b.opaqueWeight()
-	for c := 0; c < 3; c++ {
-		diffuse.Set(c, opaque*(1-e.At(c))*b.Base.At(c))
-		specular.Set(c, opaque*e.At(c)+b.Metallic*metal.At(c)+b.glassWeight()*b.Base.At(c))
-	}
+	opaque, glass := b.opaqueWeight(), b.glassWeight()
+	diff := func(e, base float32) float32 { return opaque * (1 - e) * base }
+	spec := func(e, metal, base float32) float32 { return opaque*e + b.Metallic*metal + glass*base }
+	diffuse = scene.Vec3{X: diff(e.X, b.Base.X), Y: diff(e.Y, b.Base.Y), Z: diff(e.Z, b.Base.Z)}
+	specular = scene.Vec3{X: spec(e.X, metal.X, b.Base.X), Y: spec(e.Y, metal.Y, b.Base.Y), Z: spec(e.Z, metal.Z, b.Base.Z)}
 	return diffuse, specular
 }
 
@@ -195,11 +190,12 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		spec := d * render.SmithV(wo.Z, wi.Z, a2)
 		s5 := render.Schlick5(wo.Dot(h))
 		opaque := b.opaqueWeight()
-		for c := 0; c < 3; c++ {
-			fd := b.F0.At(c) + (b.F90-b.F0.At(c))*s5
-			fm := b.Base.At(c) + (1-b.Base.At(c))*s5
-			f.Set(c, (opaque*((1-e.At(c))*b.Base.At(c)/math.Pi+fd*spec)+b.Metallic*fm*spec)*wi.Z)
+		channel := func(f0, base, e float32) float32 {
+			fd := f0 + (b.F90-f0)*s5
+			fm := base + (1-base)*s5
+			return (opaque*((1-e)*base/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi.Z
 		}
+		f = scene.Vec3{X: channel(b.F0.X, b.Base.X, e.X), Y: channel(b.F0.Y, b.Base.Y, e.Y), Z: channel(b.F0.Z, b.Base.Z, e.Z)}
 		pdf = ps*render.SmithG1(wo.Z, a2)*d/(4*wo.Z) + pd*wi.Z/math.Pi
 	}
 	if pg > 0 {

@@ -82,12 +82,11 @@ func melaninAbsorption(eu, pheo float32) scene.Vec3 {
 // colorAbsorption inverts the fit of fibre colour to σ_a for a given β_n.
 func colorAbsorption(c scene.Vec3, betaN float32) scene.Vec3 {
 	d := 5.969 - 0.215*betaN + 2.532*betaN*betaN - 10.73*pow32(betaN, 3) + 5.574*pow32(betaN, 4) + 0.245*pow32(betaN, 5)
-	var s scene.Vec3
-	for i := range 3 {
-		l := float32(math.Log(float64(clampF(c.At(i), 1e-4, 1)))) / d
-		s.Set(i, l*l)
+	sigma := func(c float32) float32 {
+		l := float32(math.Log(float64(clampF(c, 1e-4, 1)))) / d
+		return l * l
 	}
-	return s
+	return scene.Vec3{X: sigma(c.X), Y: sigma(c.Y), Z: sigma(c.Z)}
 }
 
 func clampF(v, lo, hi float32) float32 { return min(max(v, lo), hi) }
@@ -158,17 +157,16 @@ func (b *HairBSDF) attenuations(sinO, cosO float32) (a [4]scene.Vec3, gammaT flo
 	sinGT := b.h / etap
 	cosGT := sqrt32(1 - sinGT*sinGT)
 	gammaT = float32(math.Asin(float64(clampF(sinGT, -1, 1))))
-	var t scene.Vec3
-	for i := range 3 {
-		t.Set(i, float32(math.Exp(float64(-b.sigmaA.At(i)*(2*cosGT/max(cosT, 1e-6))))))
+	transmit := func(sigmaA float32) float32 {
+		return float32(math.Exp(float64(-sigmaA * (2 * cosGT / max(cosT, 1e-6)))))
 	}
+	t := scene.Vec3{X: transmit(b.sigmaA.X), Y: transmit(b.sigmaA.Y), Z: transmit(b.sigmaA.Z)}
 	f := fresnelDielectric(cosO*sqrt32(1-b.h*b.h), b.eta)
-	for i := range 3 {
-		a[0].Set(i, f)
-		a[1].Set(i, (1-f)*(1-f)*t.At(i))
-		a[2].Set(i, a[1].At(i)*t.At(i)*f)
-		a[3].Set(i, a[2].At(i)*t.At(i)*f/max(1-t.At(i)*f, 1e-6))
-	}
+	a[0] = scene.Vec3{X: f, Y: f, Z: f}
+	a[1] = t.Scale((1 - f) * (1 - f))
+	a[2] = a[1].Mul3(t).Scale(f)
+	residual := func(a2, t float32) float32 { return a2 * t * f / max(1-t*f, 1e-6) }
+	a[3] = scene.Vec3{X: residual(a[2].X, t.X), Y: residual(a[2].Y, t.Y), Z: residual(a[2].Z, t.Z)}
 	return a, gammaT
 }
 

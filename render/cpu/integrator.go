@@ -157,20 +157,21 @@ func (r *renderer) absorb(p *pathState, t float32) {
 // transmittance is what the path's medium lets through over distance t
 // (one path is in one medium at a time: nested volumes are not tracked).
 func (r *renderer) transmittance(p *pathState, t float32) scene.Vec3 {
-	tr := scene.Vec3{X: 1, Y: 1, Z: 1}
 	if p.medium < 0 {
-		return tr
+		return scene.Vec3{X: 1, Y: 1, Z: 1}
 	}
 	m := &r.sc.Materials[p.medium]
 	if math.IsInf(float64(m.AttenuationDistance), 1) {
-		return tr
+		return scene.Vec3{X: 1, Y: 1, Z: 1}
 	}
-	for c := 0; c < 3; c++ {
-		if sigma := -math.Log(float64(max(m.AttenuationColor.At(c), 1e-6))) / float64(m.AttenuationDistance); sigma > 0 {
-			tr.Set(c, float32(math.Exp(-sigma*float64(t))))
+	channel := func(color float32) float32 {
+		if sigma := -math.Log(float64(max(color, 1e-6))) / float64(m.AttenuationDistance); sigma > 0 {
+			return float32(math.Exp(-sigma * float64(t)))
 		}
+		return 1
 	}
-	return tr
+	c := m.AttenuationColor
+	return scene.Vec3{X: channel(c.X), Y: channel(c.Y), Z: channel(c.Z)}
 }
 
 func miss(w *worker, p *pathState, _ *HitObject) {
@@ -329,13 +330,14 @@ func diffuseShare(s *surface, diffAlbedo, wi, f scene.Vec3) scene.Vec3 {
 	if s.isHair {
 		return scene.Vec3{X: 1, Y: 1, Z: 1}
 	}
-	var out scene.Vec3
-	for c := 0; c < 3; c++ {
-		if f.At(c) > 0 {
-			out.Set(c, min(diffAlbedo.At(c)*max(wi.Z, 0)/math.Pi/f.At(c), 1))
+	cos := max(wi.Z, 0)
+	share := func(albedo, f float32) float32 {
+		if f > 0 {
+			return min(albedo*cos/math.Pi/f, 1)
 		}
+		return 0
 	}
-	return out
+	return scene.Vec3{X: share(diffAlbedo.X, f.X), Y: share(diffAlbedo.Y, f.Y), Z: share(diffAlbedo.Z, f.Z)}
 }
 
 // tile is a rectangle of the image.

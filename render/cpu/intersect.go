@@ -21,33 +21,52 @@ type Ray struct {
 // (Woop, Benthin and Wald, JCGT 2013): the axis the ray mostly follows is kz,
 // and a shear makes the ray run along it.
 type shearedRay struct {
-	kx, ky, kz int
+	kz         int  // the axis the ray mostly follows
+	swap       bool // kx and ky exchanged, to keep the winding
 	sx, sy, sz float32
 }
 
 func newShearedRay(d scene.Vec3) shearedRay {
-	kz := 0
-	if math.Abs(float64(d.Y)) > math.Abs(float64(d.At(kz))) {
-		kz = 1
+	s := shearedRay{}
+	if math.Abs(float64(d.Y)) > math.Abs(float64(d.X)) {
+		s.kz = 1
 	}
-	if math.Abs(float64(d.Z)) > math.Abs(float64(d.At(kz))) {
-		kz = 2
+	if math.Abs(float64(d.Z)) > math.Abs(float64(d.At(s.kz))) {
+		s.kz = 2
 	}
-	kx, ky := (kz+1)%3, (kz+2)%3
-	if d.At(kz) < 0 { // keep the winding
-		kx, ky = ky, kx
+	s.swap = d.At(s.kz) < 0
+	x, y, z := s.permute(d)
+	s.sx, s.sy, s.sz = x/z, y/z, 1/z
+	return s
+}
+
+// permute gives v's components along kx, ky and kz: (kz+1)%3, (kz+2)%3
+// and kz, the first two exchanged when swap is set.
+func (s *shearedRay) permute(v scene.Vec3) (x, y, z float32) {
+	switch s.kz {
+	case 0:
+		x, y, z = v.Y, v.Z, v.X
+	case 1:
+		x, y, z = v.Z, v.X, v.Y
+	default:
+		x, y, z = v.X, v.Y, v.Z
 	}
-	return shearedRay{kx: kx, ky: ky, kz: kz, sx: d.At(kx) / d.At(kz), sy: d.At(ky) / d.At(kz), sz: 1 / d.At(kz)}
+	if s.swap {
+		x, y = y, x
+	}
+	return x, y, z
 }
 
 // intersectTriangle returns the hit distance and the barycentrics (u, v) of
 // v1 and v2, as Vulkan reports them, or ok false. It is watertight: a ray
 // through a shared edge or vertex hits at least one of the triangles.
 func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin, tmax float32) (t, u, v float32, ok bool) {
-	a, b, c := v0.Sub(o), v1.Sub(o), v2.Sub(o)
-	ax, ay := a.At(s.kx)-s.sx*a.At(s.kz), a.At(s.ky)-s.sy*a.At(s.kz)
-	bx, by := b.At(s.kx)-s.sx*b.At(s.kz), b.At(s.ky)-s.sy*b.At(s.kz)
-	cx, cy := c.At(s.kx)-s.sx*c.At(s.kz), c.At(s.ky)-s.sy*c.At(s.kz)
+	apx, apy, apz := s.permute(v0.Sub(o))
+	bpx, bpy, bpz := s.permute(v1.Sub(o))
+	cpx, cpy, cpz := s.permute(v2.Sub(o))
+	ax, ay := apx-s.sx*apz, apy-s.sy*apz
+	bx, by := bpx-s.sx*bpz, bpy-s.sy*bpz
+	cx, cy := cpx-s.sx*cpz, cpy-s.sy*cpz
 	e0 := cx*by - cy*bx // weight of v0
 	e1 := ax*cy - ay*cx // of v1
 	e2 := bx*ay - by*ax // of v2
@@ -64,7 +83,7 @@ func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin,
 	if det == 0 {
 		return 0, 0, 0, false
 	}
-	az, bz, cz := s.sz*a.At(s.kz), s.sz*b.At(s.kz), s.sz*c.At(s.kz)
+	az, bz, cz := s.sz*apz, s.sz*bpz, s.sz*cpz
 	tScaled := e0*az + e1*bz + e2*cz
 	if det > 0 {
 		if tScaled <= tmin*det || tScaled >= tmax*det {
@@ -82,14 +101,15 @@ func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin,
 
 // d3 is a float64 vector, for the quadratics whose float32 forms lose the
 // small primitives that hair and particles are.
-type d3 [3]float64
+// (A struct, like scene.Vec3, so that the compiler keeps it in registers.)
+type d3 struct{ x, y, z float64 }
 
 func to64(v scene.Vec3) d3         { return d3{float64(v.X), float64(v.Y), float64(v.Z)} }
-func (a d3) add(b d3) d3           { return d3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
-func (a d3) sub(b d3) d3           { return d3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func (a d3) scale(s float64) d3    { return d3{a[0] * s, a[1] * s, a[2] * s} }
-func (a d3) dot(b d3) float64      { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func (a d3) at(d d3, t float64) d3 { return d3{a[0] + t*d[0], a[1] + t*d[1], a[2] + t*d[2]} }
+func (a d3) add(b d3) d3           { return d3{a.x + b.x, a.y + b.y, a.z + b.z} }
+func (a d3) sub(b d3) d3           { return d3{a.x - b.x, a.y - b.y, a.z - b.z} }
+func (a d3) scale(s float64) d3    { return d3{a.x * s, a.y * s, a.z * s} }
+func (a d3) dot(b d3) float64      { return a.x*b.x + a.y*b.y + a.z*b.z }
+func (a d3) at(d d3, t float64) d3 { return d3{a.x + t*d.x, a.y + t*d.y, a.z + t*d.z} }
 
 // intersectSphere returns the nearest hit in (tmin, tmax) with a sphere.
 // Like a native sphere (VK_NV_ray_tracing_linear_swept_spheres), it reports

@@ -92,18 +92,19 @@ type surface struct {
 func triangleAttributes(m *scene.Mesh, prim int, u, v float32) (uvs [2]scene.Vec2, color scene.Vec4) {
 	i0, i1, i2 := m.Indices[3*prim], m.Indices[3*prim+1], m.Indices[3*prim+2]
 	w := 1 - u - v
-	for set, src := range [2][]scene.Vec2{m.UV0, m.UV1} {
-		if src != nil {
-			for k := 0; k < 2; k++ {
-				uvs[set].Set(k, w*src[i0].At(k)+u*src[i1].At(k)+v*src[i2].At(k))
-			}
-		}
+	lerp := func(a, b, c float32) float32 { return w*a + u*b + v*c }
+	if src := m.UV0; src != nil {
+		a, b, c := src[i0], src[i1], src[i2]
+		uvs[0] = scene.Vec2{X: lerp(a.X, b.X, c.X), Y: lerp(a.Y, b.Y, c.Y)}
+	}
+	if src := m.UV1; src != nil {
+		a, b, c := src[i0], src[i1], src[i2]
+		uvs[1] = scene.Vec2{X: lerp(a.X, b.X, c.X), Y: lerp(a.Y, b.Y, c.Y)}
 	}
 	color = scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
 	if m.Colors != nil {
-		for k := 0; k < 4; k++ {
-			color.Set(k, w*m.Colors[i0].At(k)+u*m.Colors[i1].At(k)+v*m.Colors[i2].At(k))
-		}
+		a, b, c := m.Colors[i0], m.Colors[i1], m.Colors[i2]
+		color = scene.Vec4{X: lerp(a.X, b.X, c.X), Y: lerp(a.Y, b.Y, c.Y), Z: lerp(a.Z, b.Z, c.Z), W: lerp(a.W, b.W, c.W)}
 	}
 	return uvs, color
 }
@@ -233,21 +234,20 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 // surface it leaves at any distance from the origin.
 func offsetRay(p, n scene.Vec3) scene.Vec3 {
 	const origin, floatScale, intScale = 1.0 / 32, 1.0 / 65536, 256
-	var out scene.Vec3
-	for k := 0; k < 3; k++ {
-		off := int32(intScale * n.At(k))
-		bits := int32(math.Float32bits(p.At(k)))
-		if p.At(k) < 0 {
+	offset := func(p, n float32) float32 {
+		if float32(math.Abs(float64(p))) < origin {
+			return p + floatScale*n
+		}
+		off := int32(intScale * n)
+		bits := int32(math.Float32bits(p))
+		if p < 0 {
 			bits -= off
 		} else {
 			bits += off
 		}
-		out.Set(k, math.Float32frombits(uint32(bits)))
-		if float32(math.Abs(float64(p.At(k)))) < origin {
-			out.Set(k, p.At(k)+floatScale*n.At(k))
-		}
+		return math.Float32frombits(uint32(bits))
 	}
-	return out
+	return scene.Vec3{X: offset(p.X, n.X), Y: offset(p.Y, n.Y), Z: offset(p.Z, n.Z)}
 }
 
 // hairFrame sets up the hair BSDF: x along the fibre, z towards the viewer

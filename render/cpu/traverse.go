@@ -22,15 +22,13 @@ type boxRay struct {
 }
 
 func newBoxRay(o, d scene.Vec3) boxRay {
-	r := boxRay{o: o}
-	for a := 0; a < 3; a++ {
-		c := d.At(a)
+	inv := func(c float32) float32 {
 		if c == 0 {
 			c = 1e-30
 		}
-		r.inv.Set(a, 1/c)
+		return 1 / c
 	}
-	return r
+	return boxRay{o: o, inv: scene.Vec3{X: inv(d.X), Y: inv(d.Y), Z: inv(d.Z)}}
 }
 
 // Traverse visits, nearest first, every leaf whose box the ray enters in

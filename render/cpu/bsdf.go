@@ -87,14 +87,21 @@ const minAlpha = render.MinAlpha
 // NewBSDF makes the BSDF of a material with the given factors (textures
 // already applied). specular and specularColor are KHR_materials_specular's.
 func NewBSDF(base scene.Vec3, metallic, roughness, ior, specular float32, specularColor scene.Vec3) BSDF {
+	var b BSDF
+	b.init(base, metallic, roughness, ior, specular, specularColor)
+	return b
+}
+
+// init is NewBSDF in place (the shading point's BSDF is not copied).
+func (b *BSDF) init(base scene.Vec3, metallic, roughness, ior, specular float32, specularColor scene.Vec3) {
 	f0 := float32(0.04)
 	if ior >= 1 {
 		r := (ior - 1) / (ior + 1)
 		f0 = r * r
 	}
-	b := BSDF{Base: base, Metallic: clamp01(metallic), Alpha: max(roughness*roughness, minAlpha), F90: clamp01(specular)}
-	b.F0 = scene.Vec3{X: min(f0*specularColor.X, 1) * b.F90, Y: min(f0*specularColor.Y, 1) * b.F90, Z: min(f0*specularColor.Z, 1) * b.F90}
-	return b
+	f90 := clamp01(specular)
+	*b = BSDF{Base: base, Metallic: clamp01(metallic), Alpha: max(roughness*roughness, minAlpha), F90: f90,
+		F0: scene.Vec3{X: min(f0*specularColor.X, 1) * f90, Y: min(f0*specularColor.Y, 1) * f90, Z: min(f0*specularColor.Z, 1) * f90}}
 }
 
 func clamp01(v float32) float32 {
@@ -333,17 +340,22 @@ type Frame struct{ T, B, N scene.Vec3 }
 
 // NewFrame builds a frame about the unit normal n.
 func NewFrame(n scene.Vec3) Frame {
+	var f Frame
+	f.set(n)
+	return f
+}
+
+// set makes f the frame about the unit normal n, in place.
+func (f *Frame) set(n scene.Vec3) {
 	sign := float32(1)
 	if n.Z < 0 {
 		sign = -1
 	}
 	a := -1 / (sign + n.Z)
 	b := n.X * n.Y * a
-	return Frame{
-		T: scene.Vec3{X: 1 + sign*n.X*n.X*a, Y: sign * b, Z: -sign * n.X},
-		B: scene.Vec3{X: b, Y: sign + n.Y*n.Y*a, Z: -n.Y},
-		N: n,
-	}
+	f.T = scene.Vec3{X: 1 + sign*n.X*n.X*a, Y: sign * b, Z: -sign * n.X}
+	f.B = scene.Vec3{X: b, Y: sign + n.Y*n.Y*a, Z: -n.Y}
+	f.N = n
 }
 
 // ToLocal expresses a world direction in the frame.

@@ -85,7 +85,8 @@ type worker struct {
 	shadowRays []Ray
 	shadows    []shadowRay
 	occluded   []bool
-	surface    surface // the shading point closestHit works on
+	surface    surface     // the shading point closestHit works on
+	light      lightSample // and its light sample
 }
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
@@ -222,7 +223,8 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	// geometric surface cannot reach them); hair also transmits.
 	pick, coin := w.random2(p, render.PairLightPick)
 	lu, lv := w.random2(p, render.PairLightPoint)
-	if ls, ok := r.lights.sample(r.acc, s.p, pick, coin, lu, lv); ok && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
+	ls := &w.light
+	if r.lights.sample(ls, r.acc, s.p, pick, coin, lu, lv) && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
 		var f scene.Vec3
 		var pdfB float32
 		wiL := s.frame.ToLocal(ls.wi)

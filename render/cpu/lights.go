@@ -97,22 +97,23 @@ type lightSample struct {
 }
 
 // sample draws a light point as seen from p, with numbers u and coin
-// (which light) and u1, u2 (where on it).
-func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32) (lightSample, bool) {
+// (which light) and u1, u2 (where on it), into out (a large result is
+// written in place: returned, it would be copied through the stack).
+func (ls *lightSampler) sample(out *lightSample, acc *Accel, p scene.Vec3, u, coin, u1, u2 float32) bool {
 	if len(ls.Entries) == 0 {
-		return lightSample{}, false
+		return false
 	}
 	k := ls.Pick(u, coin)
 	e := &ls.Entries[k]
 	sel := ls.Pdf[k]
 	if sel <= 0 {
-		return lightSample{}, false
+		return false
 	}
 	switch e.Kind {
 	case render.LightTriangle:
 		t := &ls.triangles[k]
 		if !t.ok {
-			return lightSample{}, false
+			return false
 		}
 		// Uniform on the triangle: barycentrics of vertices 1 and 2.
 		su := sqrt32(u1)
@@ -128,7 +129,7 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 		d := q.Sub(p)
 		dist := d.Length()
 		if dist == 0 {
-			return lightSample{}, false
+			return false
 		}
 		wi := d.Scale(1 / dist)
 		cosL := -n.Dot(wi)
@@ -136,33 +137,37 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 			cosL = float32(math.Abs(float64(cosL)))
 		}
 		if cosL <= 0 {
-			return lightSample{}, false
+			return false
 		}
-		return lightSample{wi: wi, dist: dist, radiance: le, pdf: sel / e.Area * dist * dist / cosL}, true
+		*out = lightSample{wi: wi, dist: dist, radiance: le, pdf: sel / e.Area * dist * dist / cosL}
+		return true
 	case render.LightSphere:
 		c, r := acc.sphereLight(e)
 		wi, dist, pdf, ok := sampleSphere(p, c, r, u1, u2)
 		if !ok {
-			return lightSample{}, false
+			return false
 		}
 		mat := &acc.scene.Materials[acc.scene.Instances[e.Instance].Material]
-		return lightSample{wi: wi, dist: dist, radiance: mat.Emissive, pdf: sel * pdf}, true
+		*out = lightSample{wi: wi, dist: dist, radiance: mat.Emissive, pdf: sel * pdf}
+		return true
 	case render.LightEnvironment:
 		d, le, pdf := ls.env.sample(u1, u2)
 		if pdf <= 0 {
-			return lightSample{}, false
+			return false
 		}
-		return lightSample{wi: d, dist: float32(math.Inf(1)), radiance: le, pdf: sel * pdf}, true
+		*out = lightSample{wi: d, dist: float32(math.Inf(1)), radiance: le, pdf: sel * pdf}
+		return true
 	}
 	l := &acc.scene.Lights[e.Index]
 	le := l.Color.Scale(l.Intensity / sel)
 	if l.Kind == scene.DirectionalLight {
-		return lightSample{wi: l.Direction.Scale(-1), dist: float32(math.Inf(1)), radiance: le, delta: true}, true
+		*out = lightSample{wi: l.Direction.Scale(-1), dist: float32(math.Inf(1)), radiance: le, delta: true}
+		return true
 	}
 	d := l.Position.Sub(p)
 	dist := d.Length()
 	if dist == 0 {
-		return lightSample{}, false
+		return false
 	}
 	wi := d.Scale(1 / dist)
 	att := 1 / (dist * dist)
@@ -174,9 +179,10 @@ func (ls *lightSampler) sample(acc *Accel, p scene.Vec3, u, coin, u1, u2 float32
 		att *= f * f
 	}
 	if att <= 0 {
-		return lightSample{}, false
+		return false
 	}
-	return lightSample{wi: wi, dist: dist, radiance: le.Scale(att), delta: true}, true
+	*out = lightSample{wi: wi, dist: dist, radiance: le.Scale(att), delta: true}
+		return true
 }
 
 // pdfEmitter is the solid-angle pdf with which sample picks the point that

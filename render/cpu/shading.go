@@ -200,7 +200,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	if ns.Dot(wo) <= 0 {
 		ns = s.ng // a shading normal facing away from the viewer is not usable
 	}
-	s.frame = NewFrame(ns)
+	s.frame.set(ns)
 
 	bc := sampleTexture(sc, &mat.BaseColorTexture, &uvs)
 	base := scene.Vec3{X: mat.BaseColor.X * bc.X * color.X, Y: mat.BaseColor.Y * bc.Y * color.Y, Z: mat.BaseColor.Z * bc.Z * color.Z}
@@ -208,7 +208,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	spec := mat.Specular * sampleTexture(sc, &mat.SpecularTexture, &uvs).W
 	sct := sampleTexture(sc, &mat.SpecularColorTexture, &uvs)
 	specColor := scene.Vec3{X: mat.SpecularColor.X * sct.X, Y: mat.SpecularColor.Y * sct.Y, Z: mat.SpecularColor.Z * sct.Z}
-	s.bsdf = NewBSDF(base, mat.Metallic*mr.Z, mat.Roughness*mr.Y, mat.IOR, spec, specColor)
+	s.bsdf.init(base, mat.Metallic*mr.Z, mat.Roughness*mr.Y, mat.IOR, spec, specColor)
 	if mat.Transmission > 0 {
 		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, &mat.TransmissionTexture, &uvs).X
 		ior := mat.IOR

@@ -138,38 +138,52 @@ func Random2(pixel, sample, bounce, pair, seed uint32) (float32, float32) {
 // PairsPerBounce is the number of pairs of dimensions at a bounce.
 const PairsPerBounce = (DimsPerBounce + 1) / 2
 
+// StreamKeys marks the keys it has made in one 32-bit word.
+var _ [32 - PairsPerBounce - DimsPerBounce]struct{}
+
 // StreamKeys are the hashes that a pixel's numbers at one bounce derive
 // from: each pair's shuffle and each dimension's scramble. Every sample of
 // the pixel shares them, so a renderer that draws several samples of a
-// pixel at once makes them once (Random and Random2 hash them anew for
-// every number); the numbers are the same.
+// pixel at once makes each once, when it is first needed (Random and
+// Random2 hash them anew for every number); the numbers are the same.
 type StreamKeys struct {
-	shuffle  [PairsPerBounce]uint32
-	scramble [DimsPerBounce]uint32
+	pixel, bounce, seed uint32
+	made                uint32 // a bit per key made: the pairs' shuffles, then the dimensions' scrambles
+	shuffle             [PairsPerBounce]uint32
+	scramble            [DimsPerBounce]uint32
 }
 
-// NewStreamKeys makes the keys of a pixel's numbers at a bounce.
-func NewStreamKeys(pixel, bounce, seed uint32) StreamKeys {
-	var k StreamKeys
-	for pair := range uint32(PairsPerBounce) {
-		k.shuffle[pair] = shuffleKey(pixel, bounce, pair, seed)
+// Reset makes k the keys of a pixel's numbers at a bounce (none made yet).
+func (k *StreamKeys) Reset(pixel, bounce, seed uint32) {
+	k.pixel, k.bounce, k.seed, k.made = pixel, bounce, seed, 0
+}
+
+func (k *StreamKeys) shuffleOf(pair uint32) uint32 {
+	if k.made&(1<<pair) == 0 {
+		k.shuffle[pair] = shuffleKey(k.pixel, k.bounce, pair, k.seed)
+		k.made |= 1 << pair
 	}
-	for dim := range uint32(DimsPerBounce) {
-		k.scramble[dim] = scrambleKey(pixel, bounce, dim, seed)
+	return k.shuffle[pair]
+}
+
+func (k *StreamKeys) scrambleOf(dim uint32) uint32 {
+	if bit := uint32(1) << (PairsPerBounce + dim); k.made&bit == 0 {
+		k.scramble[dim] = scrambleKey(k.pixel, k.bounce, dim, k.seed)
+		k.made |= bit
 	}
-	return k
+	return k.scramble[dim]
 }
 
 // Random is Random's number of a sample in dimension dim.
 func (k *StreamKeys) Random(sample, dim uint32) float32 {
-	index := nestedUniformScramble(sample, k.shuffle[dim/2])
-	return pointOf(index, dim, k.scramble[dim])
+	index := nestedUniformScramble(sample, k.shuffleOf(dim/2))
+	return pointOf(index, dim, k.scrambleOf(dim))
 }
 
 // Random2 is Random2's pair of numbers of a sample.
 func (k *StreamKeys) Random2(sample, pair uint32) (float32, float32) {
-	index := nestedUniformScramble(sample, k.shuffle[pair])
-	return pointOf(index, 2*pair, k.scramble[2*pair]), pointOf(index, 2*pair+1, k.scramble[2*pair+1])
+	index := nestedUniformScramble(sample, k.shuffleOf(pair))
+	return pointOf(index, 2*pair, k.scrambleOf(2*pair)), pointOf(index, 2*pair+1, k.scrambleOf(2*pair+1))
 }
 
 // shuffledIndex is the sample's index in its pair's shuffled order. The

@@ -256,7 +256,8 @@ func TestStreamKeys(t *testing.T) {
 	for _, seed := range []uint32{0, 7, 0xdeadbeef} {
 		for pixel := uint32(0); pixel < 300; pixel += 37 {
 			for bounce := uint32(0); bounce < 20; bounce += 3 {
-				k := NewStreamKeys(pixel, bounce, seed)
+				var k StreamKeys
+				k.Reset(pixel, bounce, seed)
 				for sample := uint32(0); sample < 70; sample += 3 {
 					for dim := uint32(0); dim < DimsPerBounce; dim++ {
 						if got, want := k.Random(sample, dim), Random(pixel, sample, bounce, dim, seed); got != want {

@@ -133,7 +133,7 @@ func (w *worker) random2(p *pathState, pair uint32) (float32, float32) {
 // all the pixel's paths in the wave (they are at the same bounce).
 func (w *worker) streamKeys(p *pathState) *render.StreamKeys {
 	if w.keyBounce[p.keySlot] != p.bounce+1 {
-		w.streams[p.keySlot] = render.NewStreamKeys(uint32(p.pixel), p.bounce, w.r.opts.Seed)
+		w.streams[p.keySlot].Reset(uint32(p.pixel), p.bounce, w.r.opts.Seed)
 		w.keyBounce[p.keySlot] = p.bounce + 1
 	}
 	return &w.streams[p.keySlot]

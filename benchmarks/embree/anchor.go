@@ -22,6 +22,7 @@ static int build(const float* v, int nv, const unsigned* idx, int nt) {
 	if (!device) return -1;
 	scene = rtcNewScene(device);
 	rtcSetSceneFlags(scene, RTC_SCENE_FLAG_ROBUST); // watertight, like sertrace's triangle test
+	rtcSetSceneBuildQuality(scene, RTC_BUILD_QUALITY_HIGH); // as sertrace builds its Embree scenes
 	RTCGeometry g = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_TRIANGLE);
 	float* vb = (float*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, 3 * sizeof(float), nv);
 	unsigned* ib = (unsigned*)rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3, 3 * sizeof(unsigned), nt);
@@ -91,7 +92,7 @@ func Pack(rays []cpu.Ray) []float32 {
 		if math.IsInf(float64(tmax), 1) {
 			tmax = math.MaxFloat32
 		}
-		out = append(out, r.Origin[0], r.Origin[1], r.Origin[2], r.Dir[0], r.Dir[1], r.Dir[2], tmax)
+		out = append(out, r.Origin.X, r.Origin.Y, r.Origin.Z, r.Dir.X, r.Dir.Y, r.Dir.Z, tmax)
 	}
 	return out
 }

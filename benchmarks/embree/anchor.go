@@ -62,6 +62,32 @@ static int trace(const float* rays, int n, int occlusion) {
 	}
 	return hits;
 }
+
+// trace8 runs closest-hit queries in packets of 8 neighbouring rays
+// (rtcIntersect8, coherent), as sertrace traces a tile's camera rays.
+static int trace8(const float* rays, int n) {
+	struct RTCIntersectContext ctx;
+	rtcInitIntersectContext(&ctx);
+	ctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+	int hits = 0;
+	for (int i = 0; i < n; i += 8) {
+		struct RTCRayHit8 rh __attribute__((aligned(32)));
+		int valid[8] __attribute__((aligned(32)));
+		for (int k = 0; k < 8; k++) {
+			const float* r = rays + 7 * (i + k < n ? i + k : i);
+			valid[k] = i + k < n ? -1 : 0;
+			rh.ray.org_x[k] = r[0]; rh.ray.org_y[k] = r[1]; rh.ray.org_z[k] = r[2];
+			rh.ray.dir_x[k] = r[3]; rh.ray.dir_y[k] = r[4]; rh.ray.dir_z[k] = r[5];
+			rh.ray.tnear[k] = 0; rh.ray.tfar[k] = r[6]; rh.ray.mask[k] = -1; rh.ray.flags[k] = 0; rh.ray.time[k] = 0;
+			rh.hit.geomID[k] = RTC_INVALID_GEOMETRY_ID;
+		}
+		rtcIntersect8(valid, scene, &ctx, &rh);
+		for (int k = 0; k < 8; k++) {
+			hits += valid[k] && rh.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID;
+		}
+	}
+	return hits;
+}
 */
 import "C"
 
@@ -95,6 +121,12 @@ func Pack(rays []cpu.Ray) []float32 {
 		out = append(out, r.Origin.X, r.Origin.Y, r.Origin.Z, r.Dir.X, r.Dir.Y, r.Dir.Z, tmax)
 	}
 	return out
+}
+
+// Trace8 runs packed rays through Embree in coherent packets of 8 and
+// returns how many hit.
+func Trace8(packed []float32) int {
+	return int(C.trace8((*C.float)(unsafe.Pointer(&packed[0])), C.int(len(packed)/7)))
 }
 
 // Trace runs packed rays through Embree and returns how many hit.

@@ -32,12 +32,21 @@ func TestAnchor(t *testing.T) {
 	fmt.Printf("%d triangles, one thread each; sertrace's calls into %s in streams of %d rays\n", sc.Meshes[0].TriangleCount(), tracer, stream)
 	fmt.Println("| rays | Embree 3 Mrays/s | sertrace BVH Mrays/s | BVH / Embree | sertrace via Embree Mrays/s | via Embree / Embree |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- |")
+	// The last row: the primary rays in coherent packets of 8, by Embree's
+	// rtcIntersect8 and by sertrace's calls for camera rays.
 	for _, c := range []struct {
 		name      string
 		rays      []cpu.Ray
 		occlusion bool
-	}{{"primary", primary, false}, {"shadow", shadow, true}, {"diffuse", diffuse, false}} {
+		packets   bool
+	}{{"primary", primary, false, false}, {"shadow", shadow, true, false}, {"diffuse", diffuse, false, false}, {"primary, packets of 8", primary, false, true}} {
 		packed := Pack(c.rays)
+		embreeTrace := func() int {
+			if c.packets {
+				return Trace8(packed)
+			}
+			return Trace(packed, c.occlusion)
+		}
 		ourTrace := func() int {
 			hits := 0
 			for k := range c.rays {
@@ -62,7 +71,7 @@ func TestAnchor(t *testing.T) {
 				if c.occlusion {
 					viaEmbree.OccludedAll(rays, found)
 				} else {
-					viaEmbree.IntersectAll(rays, hits, found)
+					viaEmbree.IntersectAll(rays, hits, found, c.packets)
 				}
 				for _, f := range found[:len(rays)] {
 					if f {
@@ -73,7 +82,7 @@ func TestAnchor(t *testing.T) {
 			return n
 		}
 		// A warm-up each, then rounds that alternate the three; medians.
-		Trace(packed, c.occlusion)
+		embreeTrace()
 		ourTrace()
 		viaTrace()
 		const rounds = 5
@@ -81,7 +90,7 @@ func TestAnchor(t *testing.T) {
 		var eHits, sHits, vHits int
 		for i := 0; i < rounds; i++ {
 			start := time.Now()
-			eHits = Trace(packed, c.occlusion)
+			eHits = embreeTrace()
 			eTimes = append(eTimes, time.Since(start).Seconds())
 			start = time.Now()
 			sHits = ourTrace()

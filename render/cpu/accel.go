@@ -176,7 +176,7 @@ func (acc *Accel) Intersect(ray *Ray) (Hit, bool) {
 	if acc.embree != nil {
 		var h [1]Hit
 		var ok [1]bool
-		acc.IntersectAll(unsafe.Slice(ray, 1), h[:], ok[:])
+		acc.IntersectAll(unsafe.Slice(ray, 1), h[:], ok[:], false)
 		return h[0], ok[0]
 	}
 	return acc.trace(ray, false)

@@ -397,7 +397,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		launch = append(launch, int32(i))
 	}
 	for bounce := 0; len(launch) > 0; bounce++ {
-		w.TraceRays(launch)
+		w.TraceRays(launch, bounce == 0)
 		for _, i := range launch {
 			w.paths[i].rays++
 		}

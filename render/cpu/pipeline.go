@@ -40,15 +40,16 @@ func hitGroup(sc *scene.Scene, in *scene.Instance) uint8 {
 
 // TraceRays traces the rays of the paths order names into their hit
 // objects, as one stream (traceRayEXT for every thread of a launch, each
-// into its own hit object).
-func (w *worker) TraceRays(order []int32) {
+// into its own hit object); coherent says they run side by side (the
+// camera's).
+func (w *worker) TraceRays(order []int32, coherent bool) {
 	w.traceRays = grow(w.traceRays, len(order))
 	w.traceHits = grow(w.traceHits, len(order))
 	w.traceFound = grow(w.traceFound, len(order))
 	for k, i := range order {
 		w.traceRays[k] = w.paths[i].ray
 	}
-	w.r.acc.IntersectAll(w.traceRays, w.traceHits, w.traceFound)
+	w.r.acc.IntersectAll(w.traceRays, w.traceHits, w.traceFound, coherent)
 	for k, i := range order {
 		h := &w.hits[i]
 		h.Ray, h.Live, h.Hit, h.SBT = w.traceRays[k], true, w.traceHits[k], sbtMiss

@@ -210,15 +210,16 @@ func asEmbree(rays []Ray) []embree.Ray {
 }
 
 // IntersectAll finds the closest hit of every ray: with Embree in one call
-// for all of them, with the BVH one by one.
-func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool) {
+// for all of them (coherent rays, side by side, in packets), with the BVH
+// one by one.
+func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, coherent bool) {
 	if acc.embree == nil {
 		for i := range rays {
 			hits[i], found[i] = acc.trace(&rays[i], false)
 		}
 		return
 	}
-	acc.embree.Intersect(asEmbree(rays), unsafe.Slice((*embree.Hit)(unsafe.Pointer(unsafe.SliceData(hits))), len(hits)), found)
+	acc.embree.Intersect(asEmbree(rays), unsafe.Slice((*embree.Hit)(unsafe.Pointer(unsafe.SliceData(hits))), len(hits)), found, coherent)
 	if !acc.instancedTriangles {
 		return
 	}

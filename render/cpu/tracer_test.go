@@ -72,8 +72,21 @@ func compareTracers(t *testing.T, sc *scene.Scene, anyHit AnyHit, rng *rand.Rand
 		wantOK := make([]bool, len(batch))
 		got := make([]Hit, len(batch))
 		gotOK := make([]bool, len(batch))
-		bvh.IntersectAll(batch, want, wantOK)
-		emb.IntersectAll(batch, got, gotOK)
+		bvh.IntersectAll(batch, want, wantOK, false)
+		emb.IntersectAll(batch, got, gotOK, false)
+		// Embree's packets (camera rays go so) find the same hits, or
+		// another of coplanar surfaces at the same distance.
+		packet := make([]Hit, len(batch))
+		packetOK := make([]bool, len(batch))
+		emb.IntersectAll(batch, packet, packetOK, true)
+		for i := range batch {
+			g, p := got[i], packet[i]
+			tie := gotOK[i] && packetOK[i] && (g.Instance != p.Instance || g.Prim != p.Prim) && math.Abs(float64(g.T-p.T)) <= 1e-6*max(1, float64(g.T))
+			if gotOK[i] != packetOK[i] || gotOK[i] && !tie && (g.Instance != p.Instance || g.Prim != p.Prim || g.Kind != p.Kind ||
+				math.Abs(float64(g.T-p.T)) > 1e-5*max(1, float64(g.T)) || math.Abs(float64(g.U-p.U)) > 1e-4 || math.Abs(float64(g.V-p.V)) > 1e-4) {
+				t.Errorf("ray %+v: one by one %v %+v, in a packet %v %+v", batch[i], gotOK[i], g, packetOK[i], p)
+			}
+		}
 		occ := make([]bool, len(batch))
 		emb.OccludedAll(batch, occ)
 		var next []Ray

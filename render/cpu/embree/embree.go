@@ -45,8 +45,21 @@ struct RTCRayHit {
 	struct RTCHit hit;
 } __attribute__((aligned(16)));
 
+// A packet of 8 rays and hits (RTCRayHit8), each field an array over the
+// rays (the layout that RTCRayN and RTCHitN give filters for N = 8).
+struct RTCRayHit8 {
+	float org_x[8], org_y[8], org_z[8], tnear[8];
+	float dir_x[8], dir_y[8], dir_z[8], time[8];
+	float tfar[8];
+	unsigned mask[8], id[8], flags[8];
+	float Ng_x[8], Ng_y[8], Ng_z[8];
+	float u[8], v[8];
+	unsigned primID[8], geomID[8];
+	unsigned instID[1][8];
+} __attribute__((aligned(32)));
+
 struct RTCIntersectContext {
-	int flags; // RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT 0
+	int flags; // RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT 0, _COHERENT 1
 	void *filter;
 	unsigned instID[1];
 	// Read only by libraries built with EMBREE_MIN_WIDTH (Debian's is not):
@@ -58,10 +71,17 @@ struct RTCFilterFunctionNArguments {
 	int *valid;
 	void *geometryUserPtr;
 	const struct RTCIntersectContext *context;
-	void *ray; // RTCRayN: for N = 1, laid out as struct RTCRay
-	void *hit; // RTCHitN: for N = 1, laid out as struct RTCHit
+	void *ray; // RTCRayN: struct RTCRay's fields, each an array of N
+	void *hit; // RTCHitN: struct RTCHit's, likewise
 	unsigned N;
 };
+
+// Field f (its index in struct RTCRay or RTCHit, counted in 4-byte words)
+// of ray k of an RTCRayN or RTCHitN of N rays.
+#define RAYN(p, N, f, k) (((float *)(p))[(f) * (N) + (k)])
+#define HITN_UINT(p, N, f, k) (((unsigned *)(p))[(f) * (N) + (k)])
+enum { RAY_DIR_X = 4, RAY_DIR_Y = 5, RAY_DIR_Z = 6 };
+enum { HIT_NG_X = 0, HIT_NG_Y = 1, HIT_NG_Z = 2, HIT_U = 3, HIT_V = 4, HIT_PRIM = 5, HIT_GEOM = 6, HIT_INST = 7 };
 
 enum {
 	RTC_GEOMETRY_TYPE_TRIANGLE = 0,
@@ -110,6 +130,7 @@ struct sertraceRTC {
 	void (*setGeometryOccludedFilterFunction)(RTCGeometry, void *);
 	void (*intersect1)(RTCScene, struct RTCIntersectContext *, struct RTCRayHit *);
 	void (*occluded1)(RTCScene, struct RTCIntersectContext *, struct RTCRay *);
+	void (*intersect8)(const int *, RTCScene, struct RTCIntersectContext *, struct RTCRayHit8 *);
 };
 static struct sertraceRTC rtc;
 
@@ -146,6 +167,7 @@ static const char *sertraceEmbreeLoad(const char *name, const char *config, RTCD
 	SYM(setGeometryOccludedFilterFunction, "rtcSetGeometryOccludedFilterFunction")
 	SYM(intersect1, "rtcIntersect1")
 	SYM(occluded1, "rtcOccluded1")
+	SYM(intersect8, "rtcIntersect8")
 #undef SYM
 	RTCDevice d = f.newDevice(config);
 	if (d == NULL) {
@@ -199,19 +221,36 @@ extern int sertraceEmbreeAnyHit(uintptr_t handle, unsigned inst, unsigned prim, 
 // starts inside a sphere or round cone sees nothing of it, as native swept
 // spheres report). The ray and Ng are both in the instance's space, and
 // the sign of their dot product is the same in every space.
+// Filters see N rays at once: 1 for single rays, 8 for packets.
 static void sertraceEnteringOnly(const struct RTCFilterFunctionNArguments *args) {
-	const struct RTCRay *ray = (const struct RTCRay *)args->ray;
-	const struct RTCHit *hit = (const struct RTCHit *)args->hit;
-	if (hit->Ng_x * ray->dir_x + hit->Ng_y * ray->dir_y + hit->Ng_z * ray->dir_z > 0) {
-		args->valid[0] = 0;
+	unsigned N = args->N;
+	for (unsigned k = 0; k < N; k++) {
+		if (args->valid[k] == 0) {
+			continue;
+		}
+		float d = RAYN(args->hit, N, HIT_NG_X, k) * RAYN(args->ray, N, RAY_DIR_X, k) +
+			RAYN(args->hit, N, HIT_NG_Y, k) * RAYN(args->ray, N, RAY_DIR_Y, k) +
+			RAYN(args->hit, N, HIT_NG_Z, k) * RAYN(args->ray, N, RAY_DIR_Z, k);
+		if (d > 0) {
+			args->valid[k] = 0;
+		}
 	}
 }
 
 static void sertraceAnyHit(const struct RTCFilterFunctionNArguments *args) {
-	const struct RTCHit *hit = (const struct RTCHit *)args->hit;
-	unsigned inst = hit->instID[0] != RTC_INVALID_GEOMETRY_ID ? hit->instID[0] : hit->geomID;
-	if (!sertraceEmbreeAnyHit((uintptr_t)args->geometryUserPtr, inst, hit->primID, hit->u, hit->v)) {
-		args->valid[0] = 0;
+	unsigned N = args->N;
+	for (unsigned k = 0; k < N; k++) {
+		if (args->valid[k] == 0) {
+			continue;
+		}
+		unsigned inst = HITN_UINT(args->hit, N, HIT_INST, k);
+		if (inst == RTC_INVALID_GEOMETRY_ID) {
+			inst = HITN_UINT(args->hit, N, HIT_GEOM, k);
+		}
+		if (!sertraceEmbreeAnyHit((uintptr_t)args->geometryUserPtr, inst, HITN_UINT(args->hit, N, HIT_PRIM, k),
+				RAYN(args->hit, N, HIT_U, k), RAYN(args->hit, N, HIT_V, k))) {
+			args->valid[k] = 0;
+		}
 	}
 }
 
@@ -233,11 +272,44 @@ static void sertraceInitContext(struct RTCIntersectContext *c) {
 	c->minWidthDistanceFactor = 0;
 }
 
-// sertraceIntersect traces n rays; kinds[id] says what instance id holds:
+// sertraceStore writes a ray's hit (or its miss) as Go reads it and says
+// whether there was one. kinds[id] says what instance id holds:
 // KIND_FRONT for triangles in the top level (their side is decided here by
 // the normal), KIND_INSTANCED_TRIANGLE for an instance's (Embree 3 gives
 // their normal in object space: the caller decides), KIND_SPHERE or
 // KIND_CURVE.
+static inline unsigned char sertraceStore(sertraceHit *h, const sertraceRay *r, const unsigned char *kinds, float tfar,
+		float ngx, float ngy, float ngz, float u, float v, unsigned prim, unsigned geom, unsigned instID) {
+	if (geom == RTC_INVALID_GEOMETRY_ID) {
+		h->t = r->tfar; h->inst = -1; h->prim = 0; h->u = 0; h->v = 0; h->kind = 0;
+		return 0;
+	}
+	// A geometry placed in the top level itself reports no instance: its
+	// ID is the instance's.
+	unsigned inst = instID != RTC_INVALID_GEOMETRY_ID ? instID : geom;
+	h->t = tfar; h->inst = (int)inst; h->prim = (int)prim;
+	h->u = u; h->v = v;
+	unsigned char kind = kinds[inst];
+	switch (kind) {
+	case KIND_FRONT:
+		if (ngx * r->dir[0] + ngy * r->dir[1] + ngz * r->dir[2] > 0) {
+			kind = KIND_BACK;
+		}
+		break;
+	case KIND_SPHERE:
+		h->u = 0; h->v = 0;
+		break;
+	case KIND_CURVE:
+		h->u = h->u < 0 ? 0 : h->u > 1 ? 1 : h->u;
+		h->v = 0;
+		break;
+	}
+	h->kind = kind;
+	return 1;
+}
+
+// sertraceIntersect traces n rays one by one (rtcIntersect1, the fastest
+// for incoherent rays), each hit stored by sertraceStore.
 static void sertraceIntersect(RTCScene s, const sertraceRay *rays, sertraceHit *hits, unsigned char *found, int n, const unsigned char *kinds) {
 	struct RTCIntersectContext ctx;
 	sertraceInitContext(&ctx);
@@ -251,34 +323,36 @@ static void sertraceIntersect(RTCScene s, const sertraceRay *rays, sertraceHit *
 		rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
 		rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
 		rtc.intersect1(s, &ctx, &rh);
-		sertraceHit *h = &hits[i];
-		if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) {
-			h->t = r->tfar; h->inst = -1; h->prim = 0; h->u = 0; h->v = 0; h->kind = 0;
-			found[i] = 0;
-			continue;
+		found[i] = sertraceStore(&hits[i], r, kinds, rh.ray.tfar, rh.hit.Ng_x, rh.hit.Ng_y, rh.hit.Ng_z,
+			rh.hit.u, rh.hit.v, rh.hit.primID, rh.hit.geomID, rh.hit.instID[0]);
+	}
+}
+
+// sertraceIntersectCoherent is sertraceIntersect for rays that run side by
+// side (a tile's camera rays): Embree traces them in packets of 8.
+static void sertraceIntersectCoherent(RTCScene s, const sertraceRay *rays, sertraceHit *hits, unsigned char *found, int n, const unsigned char *kinds) {
+	struct RTCIntersectContext ctx;
+	sertraceInitContext(&ctx);
+	ctx.flags = 1; // RTC_INTERSECT_CONTEXT_FLAG_COHERENT
+	struct RTCRayHit8 p;
+	int valid[8] __attribute__((aligned(32)));
+	for (int i = 0; i < n; i += 8) {
+		int m = n - i < 8 ? n - i : 8;
+		for (int k = 0; k < 8; k++) {
+			const sertraceRay *r = &rays[i + (k < m ? k : 0)];
+			valid[k] = k < m ? -1 : 0;
+			p.org_x[k] = r->org[0]; p.org_y[k] = r->org[1]; p.org_z[k] = r->org[2];
+			p.dir_x[k] = r->dir[0]; p.dir_y[k] = r->dir[1]; p.dir_z[k] = r->dir[2];
+			p.tnear[k] = r->tnear; p.tfar[k] = r->tfar;
+			p.time[k] = 0; p.mask[k] = -1; p.id[k] = 0; p.flags[k] = 0;
+			p.geomID[k] = RTC_INVALID_GEOMETRY_ID;
+			p.instID[0][k] = RTC_INVALID_GEOMETRY_ID;
 		}
-		found[i] = 1;
-		// A geometry placed in the top level itself reports no instance:
-		// its ID is the instance's.
-		unsigned inst = rh.hit.instID[0] != RTC_INVALID_GEOMETRY_ID ? rh.hit.instID[0] : rh.hit.geomID;
-		h->t = rh.ray.tfar; h->inst = (int)inst; h->prim = (int)rh.hit.primID;
-		h->u = rh.hit.u; h->v = rh.hit.v;
-		unsigned char kind = kinds[inst];
-		switch (kind) {
-		case KIND_FRONT:
-			if (rh.hit.Ng_x * r->dir[0] + rh.hit.Ng_y * r->dir[1] + rh.hit.Ng_z * r->dir[2] > 0) {
-				kind = KIND_BACK;
-			}
-			break;
-		case KIND_SPHERE:
-			h->u = 0; h->v = 0;
-			break;
-		case KIND_CURVE:
-			h->u = h->u < 0 ? 0 : h->u > 1 ? 1 : h->u;
-			h->v = 0;
-			break;
+		rtc.intersect8(valid, s, &ctx, &p);
+		for (int k = 0; k < m; k++) {
+			found[i + k] = sertraceStore(&hits[i + k], &rays[i + k], kinds, p.tfar[k], p.Ng_x[k], p.Ng_y[k], p.Ng_z[k],
+				p.u[k], p.v[k], p.primID[k], p.geomID[k], p.instID[0][k]);
 		}
-		h->kind = kind;
 	}
 }
 
@@ -710,14 +784,20 @@ func (s *Scene) SetKinds(kinds []uint8) {
 	copy(unsafe.Slice((*uint8)(s.kinds), len(kinds)), kinds)
 }
 
-// Intersect finds every ray's closest hit, in one call.
-func (s *Scene) Intersect(rays []Ray, hits []Hit, found []bool) {
+// Intersect finds every ray's closest hit, in one call. Coherent rays (a
+// tile's camera rays, neighbours side by side) are traced in packets of 8,
+// the rest one by one; the hits are the same.
+func (s *Scene) Intersect(rays []Ray, hits []Hit, found []bool, coherent bool) {
 	if len(rays) == 0 {
 		return
 	}
 	_, _ = hits[len(rays)-1], found[len(rays)-1]
-	C.sertraceIntersect(s.top, (*C.sertraceRay)(unsafe.Pointer(&rays[0])), (*C.sertraceHit)(unsafe.Pointer(&hits[0])),
-		(*C.uchar)(unsafe.Pointer(&found[0])), C.int(len(rays)), (*C.uchar)(s.kinds))
+	r, h, f, n := (*C.sertraceRay)(unsafe.Pointer(&rays[0])), (*C.sertraceHit)(unsafe.Pointer(&hits[0])), (*C.uchar)(unsafe.Pointer(&found[0])), C.int(len(rays))
+	if coherent {
+		C.sertraceIntersectCoherent(s.top, r, h, f, n, (*C.uchar)(s.kinds))
+	} else {
+		C.sertraceIntersect(s.top, r, h, f, n, (*C.uchar)(s.kinds))
+	}
 }
 
 // Occluded says for every ray whether anything blocks it, in one call.

@@ -45,19 +45,23 @@ func TestHitsAgainstClosedForms(t *testing.T) {
 	want := []Hit{{T: 5, U: 0.25, V: 0.5, Prim: 0, Inst: 0, Kind: KindInstancedTriangle}, {T: 4, Inst: 1, Kind: KindSphere}, {T: inf, Inst: -1},
 		{T: 1, Inst: 2, Kind: KindSphere}, {T: 4.5, U: 0.5, Inst: 3, Kind: KindCurve}, {T: inf, Inst: -1}, {T: 7, Inst: -1},
 		{T: 10, U: 0.25, V: 0.5, Inst: 4, Kind: KindFront}, {T: 10, U: 0.25, V: 0.5, Inst: 4, Kind: KindBack}, {T: inf, Inst: -1}}
-	hits := make([]Hit, len(rays))
-	found := make([]bool, len(rays))
-	s.Intersect(rays, hits, found)
 	occluded := make([]bool, len(rays))
 	s.Occluded(rays, occluded)
-	for i, h := range hits {
-		w := want[i]
-		if h.Inst != w.Inst || found[i] != (w.Inst >= 0) || h.T != w.T && abs(h.T-w.T) > 1e-5 ||
-			(w.Inst >= 0 && (h.Kind != w.Kind || abs(h.U-w.U) > 1e-4 || abs(h.V-w.V) > 1e-4)) {
-			t.Errorf("ray %d: hit %+v (found %v), want %+v", i, h, found[i], w)
+	for _, coherent := range []bool{false, true} { // one by one, and in packets of 8 (the last one partial)
+		hits := make([]Hit, len(rays))
+		found := make([]bool, len(rays))
+		s.Intersect(rays, hits, found, coherent)
+		for i, h := range hits {
+			w := want[i]
+			if h.Inst != w.Inst || found[i] != (w.Inst >= 0) || h.T != w.T && abs(h.T-w.T) > 1e-5 ||
+				(w.Inst >= 0 && (h.Kind != w.Kind || abs(h.U-w.U) > 1e-4 || abs(h.V-w.V) > 1e-4)) {
+				t.Errorf("coherent %v, ray %d: hit %+v (found %v), want %+v", coherent, i, h, found[i], w)
+			}
 		}
-		if occluded[i] != (w.Inst >= 0) {
-			t.Errorf("ray %d: occluded %v, want %v", i, occluded[i], w.Inst >= 0)
+	}
+	for i := range rays {
+		if occluded[i] != (want[i].Inst >= 0) {
+			t.Errorf("ray %d: occluded %v, want %v", i, occluded[i], want[i].Inst >= 0)
 		}
 	}
 }
@@ -142,13 +146,17 @@ func TestAnyHit(t *testing.T) {
 		{Org: [3]float32{0, 0, -3}, Dir: [3]float32{0, 0, 1}, TFar: 100}, // instance 8 at t 1 rejected, 7 at t 3 taken
 		{Org: [3]float32{0, 0, -5}, Dir: [3]float32{0, 0, 1}, TFar: 100}, // instance 9's test panics: its hit counts, t 1
 	}
-	hits := make([]Hit, len(rays))
-	s.Intersect(rays, hits, make([]bool, len(rays)))
-	if hits[0].Inst != 7 || abs(hits[0].T-3) > 1e-5 || calls == 0 {
-		t.Errorf("hit %+v after %d any-hit calls; want instance 7 at t 3 (instance 8 at t 1 rejected)", hits[0], calls)
-	}
-	if hits[1].Inst != 9 || abs(hits[1].T-1) > 1e-5 {
-		t.Errorf("hit %+v; want instance 9 at t 1 (a panicking test counts the hit)", hits[1])
+	// One by one, and as a packet (the filter then sees 8 rays, 2 of them valid).
+	for _, coherent := range []bool{false, true} {
+		calls = 0
+		hits := make([]Hit, len(rays))
+		s.Intersect(rays, hits, make([]bool, len(rays)), coherent)
+		if hits[0].Inst != 7 || abs(hits[0].T-3) > 1e-5 || calls == 0 {
+			t.Errorf("coherent %v: hit %+v after %d any-hit calls; want instance 7 at t 3 (instance 8 at t 1 rejected)", coherent, hits[0], calls)
+		}
+		if hits[1].Inst != 9 || abs(hits[1].T-1) > 1e-5 {
+			t.Errorf("coherent %v: hit %+v; want instance 9 at t 1 (a panicking test counts the hit)", coherent, hits[1])
+		}
 	}
 }
 

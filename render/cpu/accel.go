@@ -197,8 +197,8 @@ func (acc *Accel) Occluded(ray *Ray) bool {
 func (acc *Accel) trace(ray *Ray, anyFirst bool) (Hit, bool) {
 	best := Hit{T: ray.TMax, Instance: -1}
 	tmax := ray.TMax
-	world := newBoxRay(ray.Origin, ray.Dir)
-	acc.tlas.Traverse(&world, ray.TMin, &tmax, func(first, count int) bool {
+	world := newBoxRay(ray.Origin, ray.Dir, ray.TMin)
+	acc.tlas.Traverse(&world, &tmax, func(first, count int) bool {
 		for _, inst := range acc.tlas.Prims[first : first+count] {
 			if acc.traceInstance(int(inst), ray, &tmax, &best, anyFirst) && anyFirst {
 				return true
@@ -209,12 +209,6 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool) (Hit, bool) {
 	if best.Instance < 0 {
 		return best, false
 	}
-	if best.Kind == HitFrontFace {
-		in := &acc.scene.Instances[best.Instance]
-		if facesAway(&acc.scene.Meshes[in.Geometry.Index], int(best.Prim), acc.toObject[best.Instance].Vector(ray.Dir)) {
-			best.Kind = HitBackFace
-		}
-	}
 	return best, true
 }
 
@@ -223,7 +217,7 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool) (Hit, bool) {
 func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFirst bool) bool {
 	in := &acc.scene.Instances[i]
 	o, d := acc.toObject[i].Point(ray.Origin), acc.toObject[i].Vector(ray.Dir)
-	br := newBoxRay(o, d)
+	br := newBoxRay(o, d, ray.TMin)
 	bvh := acc.blasOf[i]
 	found := false
 	accept := func(h Hit) bool {
@@ -238,12 +232,15 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 	case scene.Triangles:
 		verts := acc.trianglesOf[i]
 		sr := newShearedRay(d)
-		bvh.Traverse(&br, ray.TMin, tmax, func(first, count int) bool {
+		bvh.Traverse(&br, tmax, func(first, count int) bool {
 			for k := first; k < first+count; k++ {
 				v := verts[3*k : 3*k+3]
-				if t, u, w, ok := intersectTriangle(o, &sr, v[0], v[1], v[2], ray.TMin, *tmax); ok {
-					// The face is decided once, for the closest hit (in trace).
-					if accept(Hit{T: t, Prim: int32(bvh.Prims[k]), U: u, V: w, Kind: HitFrontFace}) {
+				if t, u, w, back, ok := intersectTriangle(o, &sr, v[0], v[1], v[2], ray.TMin, *tmax); ok {
+					kind := HitFrontFace
+					if back {
+						kind = HitBackFace
+					}
+					if accept(Hit{T: t, Prim: int32(bvh.Prims[k]), U: u, V: w, Kind: kind}) {
 						return true
 					}
 				}
@@ -253,7 +250,7 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 	case scene.Spheres:
 		s := &acc.scene.SphereSets[in.Geometry.Index]
 		exits := acc.exitHits[i]
-		bvh.Traverse(&br, ray.TMin, tmax, func(first, count int) bool {
+		bvh.Traverse(&br, tmax, func(first, count int) bool {
 			for _, p := range bvh.Prims[first : first+count] {
 				if t, ok := intersectSphere(o, d, s.Centers[p], s.Radii[p], ray.TMin, *tmax, exits); ok {
 					if accept(Hit{T: t, Prim: int32(p), Kind: HitSphere}) {
@@ -265,7 +262,7 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 		})
 	case scene.SweptSpheres:
 		c := &acc.scene.CurveSets[in.Geometry.Index]
-		bvh.Traverse(&br, ray.TMin, tmax, func(first, count int) bool {
+		bvh.Traverse(&br, tmax, func(first, count int) bool {
 			for _, p := range bvh.Prims[first : first+count] {
 				v := c.Segments[p]
 				h, ok := intersectSweptSphere(o, d, c.Positions[v], c.Positions[v+1], c.Radii[v], c.Radii[v+1],

@@ -84,7 +84,7 @@ func bruteForce(sc *scene.Scene, ray *Ray) Hit {
 			m := &sc.Meshes[0]
 			sr := newShearedRay(d)
 			for p := 0; p < m.TriangleCount(); p++ {
-				if t, _, _, ok := intersectTriangle(o, &sr, m.Positions[3*p], m.Positions[3*p+1], m.Positions[3*p+2], ray.TMin, best.T); ok {
+				if t, _, _, _, ok := intersectTriangle(o, &sr, m.Positions[3*p], m.Positions[3*p+1], m.Positions[3*p+2], ray.TMin, best.T); ok {
 					best = Hit{T: t, Instance: int32(i), Prim: int32(p)}
 				}
 			}
@@ -159,7 +159,7 @@ func TestBVHStructure(t *testing.T) {
 			t.Fatalf("tree deeper than the traversal stack allows")
 		}
 		node := &bvh.Nodes[n]
-		for i := 0; i < 4; i++ {
+		for i := 0; i < nodeWidth; i++ {
 			if node.Child[i] < 0 && node.Count[i] == 0 {
 				continue
 			}
@@ -229,5 +229,82 @@ func TestBuildManyGeometries(t *testing.T) {
 	ray := Ray{Origin: scene.Vec3{X: 1234.25, Y: 0.25, Z: 5}, Dir: scene.Vec3{X: 0, Y: 0, Z: -1}, TMax: float32(math.Inf(1))}
 	if h, ok := acc.Intersect(&ray); !ok || h.Instance != 1234 {
 		t.Fatalf("hit %+v %v", h, ok)
+	}
+}
+
+// TestBoxKernel: the AVX2 kernel gives the Go loop's answers bit for bit,
+// on random boxes (some children empty, some degenerate, some behind) and
+// rays running every way, axis-aligned ones too; and the answers are the
+// slab test's.
+func TestBoxKernel(t *testing.T) {
+	if !useBoxKernel {
+		t.Skip("no AVX2 here: the Go loop is the only kernel")
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	coord := func() float32 { return float32(rng.NormFloat64() * 3) }
+	hits := 0
+	for round := 0; round < 20000; round++ {
+		n := emptyNode()
+		for i := 0; i < nodeWidth; i++ {
+			if rng.IntN(5) == 0 {
+				continue // an empty slot
+			}
+			a, b := scene.Vec3{X: coord(), Y: coord(), Z: coord()}, scene.Vec3{X: coord(), Y: coord(), Z: coord()}
+			if rng.IntN(10) == 0 {
+				b = a // a point
+			}
+			lo, hi := a.Min(b), a.Max(b)
+			n.Min[0][i], n.Min[1][i], n.Min[2][i] = lo.X, lo.Y, lo.Z
+			n.Max[0][i], n.Max[1][i], n.Max[2][i] = hi.X, hi.Y, hi.Z
+			n.Child[i] = int32(i)
+		}
+		d := scene.Vec3{X: coord(), Y: coord(), Z: coord()}
+		switch rng.IntN(6) {
+		case 0:
+			d.X = 0
+		case 1:
+			d.Y, d.Z = 0, 0
+		}
+		r := newBoxRay(scene.Vec3{X: coord(), Y: coord(), Z: coord()}, d, float32(rng.IntN(2))*rng.Float32())
+		tmax := float32(math.Inf(1))
+		if rng.IntN(2) == 0 {
+			tmax = rng.Float32() * 10
+		}
+		var nearAsm, nearGo [nodeWidth]float32
+		got, want := hitBoxes8(&n, &r, tmax, &nearAsm), hitBoxesGo(&n, &r, tmax, &nearGo)
+		if got != want {
+			t.Fatalf("round %d: kernel hits %08b, Go loop %08b", round, got, want)
+		}
+		for i := 0; i < nodeWidth; i++ {
+			hit := want&(1<<i) != 0
+			if n.Child[i] < 0 {
+				if hit {
+					t.Fatalf("round %d: empty child %d hit", round, i)
+				}
+				continue
+			}
+			// The slab test's answer, with min and max per axis.
+			slab := func(lo, hi, o, inv float32) (float32, float32) {
+				t0, t1 := (lo-o)*inv, (hi-o)*inv
+				return min(t0, t1), max(t0, t1)
+			}
+			n0, f0 := slab(n.Min[0][i], n.Max[0][i], r.o.X, r.inv.X)
+			n1, f1 := slab(n.Min[1][i], n.Max[1][i], r.o.Y, r.inv.Y)
+			n2, f2 := slab(n.Min[2][i], n.Max[2][i], r.o.Z, r.inv.Z)
+			tn, tf := max(n0, n1, n2, r.tmin), min(f0, f1, f2, tmax)
+			if hit != (tn <= tf*1.0000004) {
+				t.Fatalf("round %d child %d: hit %v, the slab test says [%v, %v]", round, i, hit, tn, tf)
+			}
+			if !hit {
+				continue
+			}
+			hits++
+			if math.Float32bits(nearAsm[i]) != math.Float32bits(nearGo[i]) || nearGo[i] != tn {
+				t.Fatalf("round %d child %d: kernel enters at %v, Go loop at %v, slab test at %v", round, i, nearAsm[i], nearGo[i], tn)
+			}
+		}
+	}
+	if hits < 5000 {
+		t.Errorf("only %d boxes hit", hits)
 	}
 }

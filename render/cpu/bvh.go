@@ -11,24 +11,30 @@ import (
 	"sertrace/scene"
 )
 
-// BVH is a 4-wide bounding volume hierarchy, flattened: each node holds its
-// four children's boxes together (per axis, per child) so that one node visit
-// tests four boxes with the same few lines. It is built over anything with
-// boxes: triangles, spheres, swept-sphere segments, instances.
+// BVH is an 8-wide bounding volume hierarchy, flattened: each node holds its
+// eight children's boxes together (per axis, per child) so that one node
+// visit tests the eight boxes at once (an AVX2 kernel, or a plain loop). It
+// is built over anything with boxes: triangles, spheres, swept-sphere
+// segments, instances.
 type BVH struct {
-	Nodes []Node4
+	Nodes []Node8
 	// Prims lists primitive indices in leaf order; a leaf is a run of it.
 	Prims []uint32
 }
 
-// Node4 is one node: for child i, its box is (Min[a][i], Max[a][i]) on axis a;
+// Node8 is one node: for child i, its box is (Min[a][i], Max[a][i]) on axis a;
 // Count[i] > 0 makes it a leaf of Prims[Child[i] : Child[i]+Count[i]];
-// Count[i] == 0 makes Child[i] an inner node, or nothing when Child[i] < 0.
-type Node4 struct {
-	Min, Max [3][4]float32
-	Child    [4]int32
-	Count    [4]uint16
+// Count[i] == 0 makes Child[i] an inner node, or nothing when Child[i] < 0
+// (its box then empty: +Inf to −Inf). The boxes come first, each axis's
+// eight bounds together, as the kernel loads them.
+type Node8 struct {
+	Min, Max [3][nodeWidth]float32
+	Child    [nodeWidth]int32
+	Count    [nodeWidth]uint16
 }
+
+// nodeWidth is how many children a node has.
+const nodeWidth = 8
 
 // Build limits: leaves of at most maxLeaf primitives, 16 bins per axis for
 // the surface area heuristic, and parallel subtrees above parallelMin.
@@ -61,12 +67,12 @@ func BuildBVH(n int, bound func(i int) scene.Bounds) *BVH {
 	}
 	bvh := &BVH{Prims: make([]uint32, len(prims))}
 	if len(prims) == 0 {
-		bvh.Nodes = []Node4{emptyNode()}
+		bvh.Nodes = []Node8{emptyNode()}
 		return bvh
 	}
-	// A 4-wide tree over n primitives has fewer than n inner nodes; the root
-	// is node 0 even when it is one leaf.
-	b := &builder{nodes: make([]Node4, len(prims)+1), prims: prims}
+	// A tree over n primitives has fewer than n inner nodes; the root is
+	// node 0 even when it is one leaf.
+	b := &builder{nodes: make([]Node8, len(prims)+1), prims: prims}
 	b.next.Store(1)
 	b.sem = make(chan struct{}, runtime.GOMAXPROCS(0))
 	b.node(0, 0, len(prims), 0)
@@ -78,10 +84,13 @@ func BuildBVH(n int, bound func(i int) scene.Bounds) *BVH {
 	return bvh
 }
 
-func emptyNode() Node4 {
-	n := Node4{Child: [4]int32{-1, -1, -1, -1}}
+func emptyNode() Node8 {
+	n := Node8{}
+	for i := range n.Child {
+		n.Child[i] = -1
+	}
 	for a := 0; a < 3; a++ {
-		for i := 0; i < 4; i++ {
+		for i := 0; i < nodeWidth; i++ {
 			n.Min[a][i], n.Max[a][i] = float32(math.Inf(1)), float32(math.Inf(-1))
 		}
 	}
@@ -89,7 +98,7 @@ func emptyNode() Node4 {
 }
 
 type builder struct {
-	nodes []Node4
+	nodes []Node8
 	prims []buildPrim
 	next  atomic.Int32
 	wg    sync.WaitGroup
@@ -125,12 +134,12 @@ func (b *builder) plan(lo, hi int) span {
 	return s
 }
 
-// node fills node index with up to four children made from prims [lo, hi):
-// it splits the child with the largest surface area until there are four
-// or none can be split with profit.
+// node fills node index with up to nodeWidth children made from prims
+// [lo, hi): it splits the child with the largest surface area until there
+// are nodeWidth or none can be split with profit.
 func (b *builder) node(index int32, lo, hi, depth int) {
 	kids := []span{b.plan(lo, hi)}
-	for len(kids) < 4 {
+	for len(kids) < nodeWidth {
 		best, area := -1, float32(-1)
 		for i, k := range kids {
 			if a := surfaceArea(k.box); k.split && a > area {

@@ -58,9 +58,10 @@ func (s *shearedRay) permute(v scene.Vec3) (x, y, z float32) {
 }
 
 // intersectTriangle returns the hit distance and the barycentrics (u, v) of
-// v1 and v2, as Vulkan reports them, or ok false. It is watertight: a ray
+// v1 and v2, as Vulkan reports them, and whether the ray sees the triangle's
+// back (its vertices clockwise), or ok false. It is watertight: a ray
 // through a shared edge or vertex hits at least one of the triangles.
-func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin, tmax float32) (t, u, v float32, ok bool) {
+func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin, tmax float32) (t, u, v float32, back, ok bool) {
 	apx, apy, apz := s.permute(v0.Sub(o))
 	bpx, bpy, bpz := s.permute(v1.Sub(o))
 	cpx, cpy, cpz := s.permute(v2.Sub(o))
@@ -77,26 +78,26 @@ func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin,
 		e2 = float32(float64(bx)*float64(ay) - float64(by)*float64(ax))
 	}
 	if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
-		return 0, 0, 0, false
+		return 0, 0, 0, false, false
 	}
 	det := e0 + e1 + e2
 	if det == 0 {
-		return 0, 0, 0, false
+		return 0, 0, 0, false, false
 	}
 	az, bz, cz := s.sz*apz, s.sz*bpz, s.sz*cpz
 	tScaled := e0*az + e1*bz + e2*cz
 	if det > 0 {
 		if tScaled <= tmin*det || tScaled >= tmax*det {
-			return 0, 0, 0, false
+			return 0, 0, 0, false, false
 		}
 	} else if tScaled >= tmin*det || tScaled <= tmax*det {
-		return 0, 0, 0, false
+		return 0, 0, 0, false, false
 	}
 	inv := 1 / det
 	if t := tScaled * inv; t > tmin && t < tmax { // also false for NaN (a degenerate ray)
-		return t, e1 * inv, e2 * inv, true
+		return t, e1 * inv, e2 * inv, det < 0, true // the shear keeps the winding: det < 0 is clockwise
 	}
-	return 0, 0, 0, false
+	return 0, 0, 0, false, false
 }
 
 // d3 is a float64 vector, for the quadratics whose float32 forms lose the

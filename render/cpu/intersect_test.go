@@ -18,17 +18,52 @@ func TestTriangleHitAndBarycentrics(t *testing.T) {
 			o.Z = -2
 		}
 		s := newShearedRay(dir)
-		tt, u, v, ok := intersectTriangle(o, &s, v0, v1, v2, 0, 10)
+		tt, u, v, _, ok := intersectTriangle(o, &s, v0, v1, v2, 0, 10)
 		if !ok || tt != 2 || u != 0.25 || v != 0.5 {
 			t.Errorf("dir %v: t %v u %v v %v ok %v", dir, tt, u, v, ok)
 		}
-		if _, _, _, ok := intersectTriangle(o, &s, v0, v1, v2, 0, 1.5); ok {
+		if _, _, _, _, ok := intersectTriangle(o, &s, v0, v1, v2, 0, 1.5); ok {
 			t.Error("hit beyond tmax")
 		}
 	}
 	s := newShearedRay(scene.Vec3{X: 0, Y: 0, Z: -1})
-	if _, _, _, ok := intersectTriangle(scene.Vec3{X: 0.8, Y: 0.8, Z: 1}, &s, v0, v1, v2, 0, 10); ok {
+	if _, _, _, _, ok := intersectTriangle(scene.Vec3{X: 0.8, Y: 0.8, Z: 1}, &s, v0, v1, v2, 0, 10); ok {
 		t.Error("hit outside the triangle")
+	}
+}
+
+// TestTriangleSide: the side the triangle test reports is its winding as
+// seen along the ray (what facesAway computes from the mesh), for rays from
+// every direction at random triangles.
+func TestTriangleSide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	rv := func() scene.Vec3 { return scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1} }
+	hits, backs := 0, 0
+	for i := 0; i < 20000; i++ {
+		v0, v1, v2 := rv(), rv(), rv()
+		target := v0.Scale(0.4).Add(v1.Scale(0.3)).Add(v2.Scale(0.3))
+		d := rv().Normalize()
+		o := target.Sub(d.Scale(3))
+		s := newShearedRay(d)
+		_, _, _, back, ok := intersectTriangle(o, &s, v0, v1, v2, 0, 10)
+		if !ok {
+			continue
+		}
+		n := v1.Sub(v0).Cross(v2.Sub(v0))
+		if math.Abs(float64(n.Normalize().Dot(d))) < 1e-4 {
+			continue // grazing: either side
+		}
+		m := &scene.Mesh{Positions: []scene.Vec3{v0, v1, v2}, Indices: []uint32{0, 1, 2}}
+		if back != facesAway(m, 0, d) {
+			t.Fatalf("ray %v at %v %v %v: back %v, facesAway %v", d, v0, v1, v2, back, facesAway(m, 0, d))
+		}
+		hits++
+		if back {
+			backs++
+		}
+	}
+	if hits < 15000 || backs < hits/3 || backs > 2*hits/3 {
+		t.Errorf("%d hits, %d from behind", hits, backs)
 	}
 }
 
@@ -55,8 +90,8 @@ func TestTrianglesAreWatertight(t *testing.T) {
 		o := scene.Vec3{X: rng.Float32()*4 - 2, Y: rng.Float32()*4 - 2, Z: 5}
 		d := target.Sub(o)
 		s := newShearedRay(d)
-		_, _, _, a := intersectTriangle(o, &s, p[0], p[1], p[2], 0, 2)
-		_, _, _, b := intersectTriangle(o, &s, p[0], p[2], p[3], 0, 2)
+		_, _, _, _, a := intersectTriangle(o, &s, p[0], p[1], p[2], 0, 2)
+		_, _, _, _, b := intersectTriangle(o, &s, p[0], p[2], p[3], 0, 2)
 		if !a && !b {
 			t.Fatalf("ray %d through the shared edge missed both triangles", i)
 		}
@@ -78,7 +113,7 @@ func TestTriangleFanIsWatertightAtItsVertex(t *testing.T) {
 		s := newShearedRay(c.Sub(o))
 		hit := false
 		for k := range rim {
-			_, _, _, ok := intersectTriangle(o, &s, c, rim[k], rim[(k+1)%len(rim)], 0, 2)
+			_, _, _, _, ok := intersectTriangle(o, &s, c, rim[k], rim[(k+1)%len(rim)], 0, 2)
 			hit = hit || ok
 		}
 		if !hit {

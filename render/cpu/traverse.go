@@ -1,11 +1,18 @@
 package cpu
 
-import "sertrace/scene"
+import (
+	"math/bits"
+	"unsafe"
 
-// stackSize is the traversal stack that lives on the goroutine's stack:
-// three entries per level covers trees 20 levels deep (a million leaves of
-// a balanced 4-wide tree); deeper ones spill to the heap.
-const stackSize = 64
+	"golang.org/x/sys/cpu"
+
+	"sertrace/scene"
+)
+
+// stackSize is the traversal stack that lives on the goroutine's stack: up
+// to seven entries a level covers trees 13 levels deep (8-wide trees of
+// billions of leaves); deeper ones spill to the heap.
+const stackSize = 96
 
 // stackEntry is a node or a leaf to visit, with the distance where the ray
 // enters its box, so entries that an earlier hit made too far are skipped.
@@ -15,28 +22,81 @@ type stackEntry struct {
 	tnear float32
 }
 
-// boxRay is a ray prepared for slab tests: the origin and the reciprocal of
-// a direction whose zero components are nudged so no NaN can arise.
+// boxRay is a ray prepared for slab tests: the origin, the reciprocal of a
+// direction whose zero components are nudged so no NaN can arise, the
+// start of its interval, and per axis the byte offsets in a Node8 of the
+// bounds it enters and leaves the slab by (Min's when it runs up the
+// axis, Max's when down). hitBoxes8's assembly reads it at these offsets.
 type boxRay struct {
-	o, inv scene.Vec3
+	o, inv    scene.Vec3
+	tmin      float32
+	near, far [3]int64
 }
 
-func newBoxRay(o, d scene.Vec3) boxRay {
+// The layout the assembly reads.
+var (
+	_ [unsafe.Offsetof(boxRay{}.inv) - 12]struct{}
+	_ [unsafe.Offsetof(boxRay{}.tmin) - 24]struct{}
+	_ [unsafe.Offsetof(boxRay{}.near) - 32]struct{}
+	_ [unsafe.Offsetof(boxRay{}.far) - 56]struct{}
+	_ [unsafe.Offsetof(Node8{}.Max) - 3*nodeWidth*4]struct{}
+)
+
+func newBoxRay(o, d scene.Vec3, tmin float32) boxRay {
 	inv := func(c float32) float32 {
 		if c == 0 {
 			c = 1e-30
 		}
 		return 1 / c
 	}
-	return boxRay{o: o, inv: scene.Vec3{X: inv(d.X), Y: inv(d.Y), Z: inv(d.Z)}}
+	r := boxRay{o: o, inv: scene.Vec3{X: inv(d.X), Y: inv(d.Y), Z: inv(d.Z)}, tmin: tmin}
+	const axis, maxOffset = nodeWidth * 4, 3 * nodeWidth * 4 // bytes
+	for a, i := range [3]float32{r.inv.X, r.inv.Y, r.inv.Z} {
+		r.near[a], r.far[a] = int64(a*axis), int64(maxOffset+a*axis)
+		if i < 0 {
+			r.near[a], r.far[a] = r.far[a], r.near[a]
+		}
+	}
+	return r
+}
+
+// useBoxKernel says whether hitBoxes8's AVX2 kernel may run.
+var useBoxKernel = hasBoxKernel && cpu.X86.HasAVX2
+
+// hitBoxesGo is hitBoxes8 in Go, the same arithmetic in the same order
+// (so both give the same bits): the slabs' entry and exit distances
+// (bound − o)·inv, the interval [max of the entries and tmin, min of the
+// exits and tmax], and the box is hit when it is not empty, its far end
+// widened by a few ulps so rounding never loses a primitive lying on a
+// box's face (Ize, "Robust BVH Ray Traversal"). The entry distances go
+// into near; bit i of the result is child i's.
+func hitBoxesGo(n *Node8, r *boxRay, tmax float32, near *[nodeWidth]float32) uint32 {
+	bounds := (*[6 * nodeWidth]float32)(unsafe.Pointer(n))
+	var mask uint32
+	for i := 0; i < nodeWidth; i++ {
+		nx := (bounds[int(r.near[0])/4+i] - r.o.X) * r.inv.X
+		ny := (bounds[int(r.near[1])/4+i] - r.o.Y) * r.inv.Y
+		nz := (bounds[int(r.near[2])/4+i] - r.o.Z) * r.inv.Z
+		fx := (bounds[int(r.far[0])/4+i] - r.o.X) * r.inv.X
+		fy := (bounds[int(r.far[1])/4+i] - r.o.Y) * r.inv.Y
+		fz := (bounds[int(r.far[2])/4+i] - r.o.Z) * r.inv.Z
+		tn := max(nx, ny, nz, r.tmin)
+		tf := min(fx, fy, fz, tmax)
+		near[i] = tn
+		if tn <= tf*1.0000004 {
+			mask |= 1 << i
+		}
+	}
+	return mask
 }
 
 // Traverse visits, nearest first, every leaf whose box the ray enters in
-// [tmin, *tmax]; leaf tests the primitives Prims[first:first+count], may
+// [r.tmin, *tmax]; leaf tests the primitives Prims[first:first+count], may
 // shorten *tmax, and returns true to stop (an any-hit found an occluder).
-func (bvh *BVH) Traverse(r *boxRay, tmin float32, tmax *float32, leaf func(first, count int) bool) {
+func (bvh *BVH) Traverse(r *boxRay, tmax *float32, leaf func(first, count int) bool) {
 	var backing [stackSize]stackEntry
-	stack := append(backing[:0], stackEntry{ref: 0, tnear: tmin})
+	stack := append(backing[:0], stackEntry{ref: 0, tnear: r.tmin})
+	var near [nodeWidth]float32
 	for len(stack) > 0 {
 		e := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -50,32 +110,21 @@ func (bvh *BVH) Traverse(r *boxRay, tmin float32, tmax *float32, leaf func(first
 			continue
 		}
 		n := &bvh.Nodes[e.ref]
-		// Test the four boxes; collect the hits, then push them far to near.
-		var hit [4]stackEntry
-		nh := 0
-		for i := 0; i < 4; i++ {
-			if n.Child[i] < 0 && n.Count[i] == 0 {
-				continue
-			}
-			t0x, t1x := (n.Min[0][i]-r.o.X)*r.inv.X, (n.Max[0][i]-r.o.X)*r.inv.X
-			t0y, t1y := (n.Min[1][i]-r.o.Y)*r.inv.Y, (n.Max[1][i]-r.o.Y)*r.inv.Y
-			t0z, t1z := (n.Min[2][i]-r.o.Z)*r.inv.Z, (n.Max[2][i]-r.o.Z)*r.inv.Z
-			near := max(min(t0x, t1x), min(t0y, t1y), min(t0z, t1z), tmin)
-			far := min(max(t0x, t1x), max(t0y, t1y), max(t0z, t1z), *tmax)
-			// Widen the far end by a few ulps so rounding never loses a
-			// primitive lying on a box's face (Ize, "Robust BVH Ray Traversal").
-			if near > far*1.0000004 {
-				continue
-			}
-			// Insertion keeps hit sorted by decreasing distance.
-			k := nh
-			for k > 0 && hit[k-1].tnear < near {
-				hit[k] = hit[k-1]
-				k--
-			}
-			hit[k] = stackEntry{ref: n.Child[i], count: n.Count[i], tnear: near}
-			nh++
+		var mask uint32
+		if useBoxKernel {
+			mask = hitBoxes8(n, r, *tmax, &near)
+		} else {
+			mask = hitBoxesGo(n, r, *tmax, &near)
 		}
-		stack = append(stack, hit[:nh]...)
+		// Push the boxes hit far to near, so the nearest is visited next.
+		base := len(stack)
+		for ; mask != 0; mask &= mask - 1 {
+			i := bits.TrailingZeros32(mask)
+			e := stackEntry{ref: n.Child[i], count: n.Count[i], tnear: near[i]}
+			stack = append(stack, e)
+			for k := len(stack) - 1; k > base && stack[k-1].tnear < e.tnear; k-- {
+				stack[k], stack[k-1] = stack[k-1], e
+			}
+		}
 	}
 }

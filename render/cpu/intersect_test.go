@@ -37,7 +37,9 @@ func TestTriangleHitAndBarycentrics(t *testing.T) {
 // every direction at random triangles.
 func TestTriangleSide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	rv := func() scene.Vec3 { return scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1} }
+	rv := func() scene.Vec3 {
+		return scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}
+	}
 	hits, backs := 0, 0
 	for i := 0; i < 20000; i++ {
 		v0, v1, v2 := rv(), rv(), rv()

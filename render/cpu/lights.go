@@ -182,7 +182,7 @@ func (ls *lightSampler) sample(out *lightSample, acc *Accel, p scene.Vec3, u, co
 		return false
 	}
 	*out = lightSample{wi: wi, dist: dist, radiance: le.Scale(att), delta: true}
-		return true
+	return true
 }
 
 // pdfEmitter is the solid-angle pdf with which sample picks the point that

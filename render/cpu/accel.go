@@ -40,9 +40,9 @@ type AnyHit func(instance, prim int, u, v float32) bool
 type Accel struct {
 	scene       *scene.Scene
 	blas        map[scene.GeometryRef]*BVH
-	blasOf      []*BVH               // per instance, its geometry's BVH (no map lookup per ray)
-	triangles   map[int][]scene.Vec3 // per mesh, its triangles' vertices in its BVH's leaf order
-	trianglesOf [][]scene.Vec3       // per instance, the same
+	blasOf      []*BVH                  // per instance, its geometry's BVH (no map lookup per ray)
+	triangles   map[int]*triangleLeaves // per mesh, its triangles by leaf of its BVH
+	trianglesOf []*triangleLeaves       // per instance, the same
 	tlas        *BVH
 	toObject    []render.Affine // per instance, world to object
 	toWorld     []render.Affine // per instance, object to world
@@ -85,21 +85,14 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 	for i, g := range geoms {
 		acc.blas[g] = built[i]
 	}
-	acc.triangles = map[int][]scene.Vec3{}
+	acc.triangles = map[int]*triangleLeaves{}
 	for g, b := range acc.blas {
 		if g.Kind == scene.Triangles {
-			m := &sc.Meshes[g.Index]
-			verts := make([]scene.Vec3, 3*len(b.Prims))
-			for k, p := range b.Prims {
-				for j := uint32(0); j < 3; j++ {
-					verts[3*k+int(j)] = m.Positions[m.Indices[3*p+j]]
-				}
-			}
-			acc.triangles[g.Index] = verts
+			acc.triangles[g.Index] = newTriangleLeaves(b, &sc.Meshes[g.Index])
 		}
 	}
 	acc.blasOf = make([]*BVH, len(sc.Instances))
-	acc.trianglesOf = make([][]scene.Vec3, len(sc.Instances))
+	acc.trianglesOf = make([]*triangleLeaves, len(sc.Instances))
 	for i, in := range sc.Instances {
 		acc.blasOf[i] = acc.blas[in.Geometry]
 		if in.Geometry.Kind == scene.Triangles {
@@ -230,20 +223,26 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 	}
 	switch in.Geometry.Kind {
 	case scene.Triangles:
-		verts := acc.trianglesOf[i]
+		leaves := acc.trianglesOf[i]
 		sr := newShearedRay(d)
+		tr := newTriRay(o, &sr)
+		var res triHits
 		bvh.Traverse(&br, tmax, func(first, count int) bool {
-			for k := first; k < first+count; k++ {
-				v := verts[3*k : 3*k+3]
-				if t, u, w, back, ok := intersectTriangle(o, &sr, v[0], v[1], v[2], ray.TMin, *tmax); ok {
-					kind := HitFrontFace
-					if back {
-						kind = HitBackFace
-					}
-					if accept(Hit{T: t, Prim: int32(bvh.Prims[k]), U: u, V: w, Kind: kind}) {
-						return true
-					}
+			// The leaf's hits nearest first: the first that counts is its
+			// answer (alpha masks can make holes).
+			for hits, backs := leaves.test(first, count, o, &sr, &tr, ray.TMin, *tmax, &res); hits != 0; {
+				k := nearestLane(hits, &res.t)
+				hits &^= 1 << k
+				prim := bvh.Prims[first+k]
+				if !acc.opaque[i] && !acc.anyHit(i, int(prim), res.u[k], res.v[k]) {
+					continue
 				}
+				kind := HitFrontFace
+				if backs&(1<<k) != 0 {
+					kind = HitBackFace
+				}
+				*best, *tmax, found = Hit{T: res.t[k], Instance: int32(i), Prim: int32(prim), U: res.u[k], V: res.v[k], Kind: kind}, res.t[k], true
+				return anyFirst
 			}
 			return false
 		})

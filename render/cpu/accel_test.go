@@ -308,3 +308,80 @@ func TestBoxKernel(t *testing.T) {
 		t.Errorf("only %d boxes hit", hits)
 	}
 }
+
+// TestTriangleKernel: the AVX2 triangle kernel finds what intersectTriangle
+// finds on each triangle of a leaf, bit for bit (distance, barycentrics,
+// side), except the lanes it hands back to be decided in float64; rays
+// aimed at vertices and edges make such lanes.
+func TestTriangleKernel(t *testing.T) {
+	if !useTriangleKernel {
+		t.Skip("no AVX2 here: intersectTriangle is the only test")
+	}
+	rng := rand.New(rand.NewPCG(31, 32))
+	coord := func() float32 { return float32(rng.NormFloat64()) }
+	rv := func() scene.Vec3 { return scene.Vec3{X: coord(), Y: coord(), Z: coord()} }
+	var hits, retests int
+	for round := 0; round < 20000; round++ {
+		count := 1 + rng.IntN(8)
+		m := &scene.Mesh{}
+		for k := 0; k < count; k++ {
+			m.Positions = append(m.Positions, rv(), rv(), rv())
+			m.Indices = append(m.Indices, uint32(3*k), uint32(3*k+1), uint32(3*k+2))
+		}
+		bvh := &BVH{Nodes: []Node8{emptyNode()}}
+		bvh.Nodes[0].Child[0], bvh.Nodes[0].Count[0] = 0, uint16(count)
+		for k := 0; k < count; k++ {
+			bvh.Prims = append(bvh.Prims, uint32(k))
+		}
+		leaves := newTriangleLeaves(bvh, m)
+		// Aim at a triangle's interior, one of its vertices or an edge.
+		k := rng.IntN(count)
+		v := m.Positions[3*k : 3*k+3]
+		var target scene.Vec3
+		switch rng.IntN(4) {
+		case 0:
+			target = v[rng.IntN(3)]
+		case 1:
+			target = v[0].Add(v[1]).Scale(0.5)
+		default:
+			target = v[0].Scale(0.2).Add(v[1].Scale(0.3)).Add(v[2].Scale(0.5))
+		}
+		d := rv().Normalize()
+		if rng.IntN(4) == 0 {
+			d = scene.Vec3{X: 0, Y: 0, Z: -1} // axis-aligned
+		}
+		o := target.Sub(d.Scale(2 + rng.Float32()))
+		s := newShearedRay(d)
+		tr := newTriRay(o, &s)
+		tmin, tmax := float32(0), float32(math.Inf(1))
+		if rng.IntN(3) == 0 {
+			tmax = 1 + 2*rng.Float32()
+		}
+		var res triHits
+		got, retest, back := hitTriangles8(&leaves.rows[leaves.start[0]], count, &tr, tmin, tmax, &res)
+		for k := 0; k < count; k++ {
+			bit := uint32(1) << k
+			if retest&bit != 0 {
+				retests++
+				continue
+			}
+			tt, u, w, b, ok := intersectTriangle(o, &s, m.Positions[3*k], m.Positions[3*k+1], m.Positions[3*k+2], tmin, tmax)
+			if ok != (got&bit != 0) {
+				t.Fatalf("round %d lane %d: kernel hit %v, intersectTriangle %v", round, k, got&bit != 0, ok)
+			}
+			if !ok {
+				continue
+			}
+			hits++
+			if math.Float32bits(tt) != math.Float32bits(res.t[k]) || math.Float32bits(u) != math.Float32bits(res.u[k]) ||
+				math.Float32bits(w) != math.Float32bits(res.v[k]) || b != (back&bit != 0) {
+				t.Fatalf("round %d lane %d: kernel t %v u %v v %v back %v, intersectTriangle %v %v %v %v",
+					round, k, res.t[k], res.u[k], res.v[k], back&bit != 0, tt, u, w, b)
+			}
+		}
+	}
+	t.Logf("%d hits, %d lanes handed back", hits, retests)
+	if hits < 10000 || retests < 100 {
+		t.Errorf("%d hits, %d lanes handed back", hits, retests)
+	}
+}

@@ -51,12 +51,15 @@ func newBoxRay(o, d scene.Vec3, tmin float32) boxRay {
 	}
 	r := boxRay{o: o, inv: scene.Vec3{X: inv(d.X), Y: inv(d.Y), Z: inv(d.Z)}, tmin: tmin}
 	const axis, maxOffset = nodeWidth * 4, 3 * nodeWidth * 4 // bytes
-	for a, i := range [3]float32{r.inv.X, r.inv.Y, r.inv.Z} {
-		r.near[a], r.far[a] = int64(a*axis), int64(maxOffset+a*axis)
-		if i < 0 {
-			r.near[a], r.far[a] = r.far[a], r.near[a]
+	offsets := func(a int64, inv float32) (near, far int64) {
+		if inv < 0 {
+			return maxOffset + a*axis, a * axis
 		}
+		return a * axis, maxOffset + a*axis
 	}
+	r.near[0], r.far[0] = offsets(0, r.inv.X)
+	r.near[1], r.far[1] = offsets(1, r.inv.Y)
+	r.near[2], r.far[2] = offsets(2, r.inv.Z)
 	return r
 }
 
@@ -103,28 +106,34 @@ func (bvh *BVH) Traverse(r *boxRay, tmax *float32, leaf func(first, count int) b
 		if e.tnear > *tmax {
 			continue
 		}
-		if e.count > 0 {
-			if leaf(int(e.ref), int(e.count)) {
-				return
+		// Down the tree, nearest child first, the others pushed, until a leaf.
+		for e.count == 0 {
+			n := &bvh.Nodes[e.ref]
+			var mask uint32
+			if useBoxKernel {
+				mask = hitBoxes8(n, r, *tmax, &near)
+			} else {
+				mask = hitBoxesGo(n, r, *tmax, &near)
 			}
-			continue
-		}
-		n := &bvh.Nodes[e.ref]
-		var mask uint32
-		if useBoxKernel {
-			mask = hitBoxes8(n, r, *tmax, &near)
-		} else {
-			mask = hitBoxesGo(n, r, *tmax, &near)
-		}
-		// Push the boxes hit far to near, so the nearest is visited next.
-		base := len(stack)
-		for ; mask != 0; mask &= mask - 1 {
-			i := bits.TrailingZeros32(mask)
-			e := stackEntry{ref: n.Child[i], count: n.Count[i], tnear: near[i]}
-			stack = append(stack, e)
-			for k := len(stack) - 1; k > base && stack[k-1].tnear < e.tnear; k-- {
-				stack[k], stack[k-1] = stack[k-1], e
+			if mask == 0 {
+				break
 			}
+			// The boxes hit, far to near on the stack; the nearest is taken
+			// off again at once.
+			base := len(stack)
+			for ; mask != 0; mask &= mask - 1 {
+				i := bits.TrailingZeros32(mask)
+				c := stackEntry{ref: n.Child[i], count: n.Count[i], tnear: near[i]}
+				stack = append(stack, c)
+				for k := len(stack) - 1; k > base && stack[k-1].tnear < c.tnear; k-- {
+					stack[k], stack[k-1] = stack[k-1], c
+				}
+			}
+			e = stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+		}
+		if e.count > 0 && leaf(int(e.ref), int(e.count)) {
+			return
 		}
 	}
 }

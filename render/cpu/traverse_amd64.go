@@ -8,3 +8,15 @@ const hasBoxKernel = true
 //
 //go:noescape
 func hitBoxes8(n *Node8, r *boxRay, tmax float32, near *[nodeWidth]float32) uint32
+
+// hitTriangles8 tests a sheared ray against a leaf's triangles at once
+// (AVX2): intersectTriangle's arithmetic in its order, eight lanes wide,
+// on the leaf's nine rows of count values from rows. It returns the lanes
+// hit in (tmin, tmax), with their distances and barycentrics in out; the
+// lanes with an edge function of exactly zero, which intersectTriangle
+// decides in float64 and the caller tests again with it; and the lanes seen
+// from behind. Lanes from count on are the rows' next values: the caller
+// ignores them.
+//
+//go:noescape
+func hitTriangles8(rows *float32, count int, r *triRay, tmin, tmax float32, out *triHits) (hits, retest, back uint32)

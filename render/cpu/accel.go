@@ -44,6 +44,10 @@ type Accel struct {
 	triangles   map[int]*triangleLeaves // per mesh, its triangles by leaf of its BVH
 	trianglesOf []*triangleLeaves       // per instance, the same
 	tlas        *BVH
+	// flat holds, in world space, the triangles of every mesh that one
+	// instance places: one tree for them all instead of a ray set up and
+	// a tree walked per instance (the top level's entry len(Instances)).
+	flat        *flatMeshes
 	toObject    []render.Affine // per instance, world to object
 	toWorld     []render.Affine // per instance, object to world
 	opaque      []bool          // per instance: no any-hit needed
@@ -60,9 +64,13 @@ type Accel struct {
 // on instances whose material is alpha-masked.
 func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 	acc := newAccel(sc, anyHit)
+	acc.flat = newFlatMeshes(acc)
 	acc.blas = map[scene.GeometryRef]*BVH{}
 	var geoms []scene.GeometryRef
-	for _, in := range sc.Instances {
+	for i, in := range sc.Instances {
+		if acc.flat.has(i) {
+			continue
+		}
 		if _, ok := acc.blas[in.Geometry]; !ok {
 			acc.blas[in.Geometry] = nil
 			geoms = append(geoms, in.Geometry)
@@ -99,9 +107,12 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 			acc.trianglesOf[i] = acc.triangles[in.Geometry.Index]
 		}
 	}
-	acc.tlas = BuildBVH(len(sc.Instances), func(i int) scene.Bounds {
+	acc.tlas = BuildBVH(len(sc.Instances)+1, func(i int) scene.Bounds {
+		if i == len(sc.Instances) {
+			return acc.flat.bounds
+		}
 		in := sc.Instances[i]
-		if acc.toObject[i] == (render.Affine{}) {
+		if acc.toObject[i] == (render.Affine{}) || acc.flat.has(i) {
 			// Scaled to nothing (glTF files hide objects so): it cannot be
 			// hit, and rays into its object space would be degenerate.
 			return scene.EmptyBounds()
@@ -193,7 +204,13 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool) (Hit, bool) {
 	world := newBoxRay(ray.Origin, ray.Dir, ray.TMin)
 	acc.tlas.Traverse(&world, &tmax, func(first, count int) bool {
 		for _, inst := range acc.tlas.Prims[first : first+count] {
-			if acc.traceInstance(int(inst), ray, &tmax, &best, anyFirst) && anyFirst {
+			var found bool
+			if int(inst) == len(acc.scene.Instances) {
+				found = acc.flat.trace(acc, ray, &world, &tmax, &best, anyFirst)
+			} else {
+				found = acc.traceInstance(int(inst), ray, &tmax, &best, anyFirst)
+			}
+			if found && anyFirst {
 				return true
 			}
 		}

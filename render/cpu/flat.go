@@ -1,0 +1,99 @@
+package cpu
+
+import (
+	"sertrace/scene"
+)
+
+// flatMeshes are the triangles of the meshes that one instance each
+// places, in world space under one BVH, as Embree's top level holds them
+// (tracer.go): a glTF scene is mostly such meshes, and per instance a ray
+// would be moved into object space, set up for the slab and triangle tests
+// and taken down a tree of its own.
+type flatMeshes struct {
+	bvh    *BVH
+	leaves *triangleLeaves
+	inst   []int32 // per triangle: its instance
+	prim   []int32 // and its index in its mesh
+	bounds scene.Bounds
+	of     []bool // per instance: its triangles are here
+	// mirrored: per instance, its transform turns the winding over, so a
+	// triangle's side in world space is the other of its side in the mesh.
+	mirrored []bool
+}
+
+// newFlatMeshes gathers the triangle meshes that exactly one instance
+// places (and does not scale to nothing).
+func newFlatMeshes(acc *Accel) *flatMeshes {
+	sc := acc.scene
+	f := &flatMeshes{of: make([]bool, len(sc.Instances)), mirrored: make([]bool, len(sc.Instances)), bounds: scene.EmptyBounds()}
+	uses := map[scene.GeometryRef]int{}
+	for _, in := range sc.Instances {
+		uses[in.Geometry]++
+	}
+	var world scene.Mesh
+	for i, in := range sc.Instances {
+		if in.Geometry.Kind != scene.Triangles || uses[in.Geometry] != 1 || acc.toObject[i] == ([12]float32{}) {
+			continue
+		}
+		f.of[i], f.mirrored[i] = true, acc.toWorld[i].Mirrors()
+		m := &sc.Meshes[in.Geometry.Index]
+		base := uint32(len(world.Positions))
+		for _, p := range m.Positions {
+			world.Positions = append(world.Positions, acc.toWorld[i].Point(p))
+		}
+		for t := 0; t < m.TriangleCount(); t++ {
+			world.Indices = append(world.Indices, base+m.Indices[3*t], base+m.Indices[3*t+1], base+m.Indices[3*t+2])
+			f.inst = append(f.inst, int32(i))
+			f.prim = append(f.prim, int32(t))
+		}
+	}
+	if len(f.inst) == 0 {
+		return f
+	}
+	f.bvh = BuildBVH(len(f.inst), func(t int) scene.Bounds {
+		b := scene.EmptyBounds()
+		for k := 0; k < 3; k++ {
+			b.Extend(world.Positions[world.Indices[3*t+k]])
+		}
+		return b
+	})
+	f.leaves = newTriangleLeaves(f.bvh, &world)
+	for _, p := range world.Positions {
+		f.bounds.Extend(p)
+	}
+	return f
+}
+
+// has reports whether instance i's triangles are here.
+func (f *flatMeshes) has(i int) bool { return f.of[i] }
+
+// trace finds the ray's nearest hit among the flat meshes' triangles
+// nearer than *tmax (with anyFirst, any hit), as traceInstance does.
+func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best *Hit, anyFirst bool) bool {
+	if f.bvh == nil {
+		return false
+	}
+	sr := newShearedRay(ray.Dir)
+	tr := newTriRay(ray.Origin, &sr)
+	var res triHits
+	found := false
+	f.bvh.Traverse(br, tmax, func(first, count int) bool {
+		for hits, backs := f.leaves.test(first, count, ray.Origin, &sr, &tr, ray.TMin, *tmax, &res); hits != 0; {
+			k := nearestLane(hits, &res.t)
+			hits &^= 1 << k
+			t := f.bvh.Prims[first+k]
+			i, prim := f.inst[t], f.prim[t]
+			if !acc.opaque[i] && !acc.anyHit(int(i), int(prim), res.u[k], res.v[k]) {
+				continue
+			}
+			kind := HitFrontFace
+			if (backs&(1<<k) != 0) != f.mirrored[i] {
+				kind = HitBackFace
+			}
+			*best, *tmax, found = Hit{T: res.t[k], Instance: i, Prim: prim, U: res.u[k], V: res.v[k], Kind: kind}, res.t[k], true
+			return anyFirst
+		}
+		return false
+	})
+	return found
+}

@@ -47,13 +47,13 @@ type Accel struct {
 	// flat holds, in world space, the triangles of every mesh that one
 	// instance places: one tree for them all instead of a ray set up and
 	// a tree walked per instance (the top level's entry len(Instances)).
-	flat        *flatMeshes
-	toObject    []render.Affine // per instance, world to object
-	toWorld     []render.Affine // per instance, object to world
-	opaque      []bool          // per instance: no any-hit needed
-	exitHits    []bool          // per instance: render.ExitHits
-	anyHit      AnyHit
-	embree      *embree.Scene // when set, it traces instead of the BVHs (tracer.go)
+	flat     *flatMeshes
+	toObject []render.Affine // per instance, world to object
+	toWorld  []render.Affine // per instance, object to world
+	opaque   []bool          // per instance: no any-hit needed
+	exitHits []bool          // per instance: render.ExitHits
+	anyHit   AnyHit
+	embree   *embree.Scene // when set, it traces instead of the BVHs (tracer.go)
 	// instancedTriangles: Embree holds triangles under an instance, whose
 	// hits' side the Go side decides.
 	instancedTriangles bool

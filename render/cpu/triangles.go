@@ -98,7 +98,7 @@ var useTriangleKernel = hasBoxKernel && cpu.X86.HasAVX2
 func (l *triangleLeaves) test(first, count int, o scene.Vec3, s *shearedRay, tr *triRay, tmin, tmax float32, res *triHits) (hits, backs uint32) {
 	lanes := uint32(1)<<count - 1
 	retest := lanes
-	if useTriangleKernel && count > 2 {
+	if useTriangleKernel {
 		hits, retest, backs = hitTriangles8(&l.rows[l.start[first]], count, tr, tmin, tmax, res)
 		hits &= lanes
 		retest &= lanes

@@ -14,9 +14,10 @@ import (
 
 // TestAnchor prints Mrays/s of Embree and of sertrace for the same primary,
 // shadow and diffuse rays on the same scene, one thread each, with the
-// ratios: sertrace's BVH, and sertrace's calls into Embree (its --accel
-// embree: a two-level scene, rays passed in streams of a wave's size); all
-// must agree on how many rays hit.
+// ratios: sertrace's BVH and sertrace's calls into Embree (its --accel
+// embree), both given the rays as the renderer gives them, in streams of a
+// wave's size; and the primary rays again in packets of 8, as Embree takes
+// a tile's camera rays. All must agree on how many rays hit.
 func TestAnchor(t *testing.T) {
 	sc := scene.BVHBenchmarkScene()
 	acc := cpu.BuildAccel(sc, nil)
@@ -47,31 +48,17 @@ func TestAnchor(t *testing.T) {
 			}
 			return Trace(packed, c.occlusion)
 		}
-		ourTrace := func() int {
-			hits := 0
-			for k := range c.rays {
-				var hit bool
-				if c.occlusion {
-					hit = acc.Occluded(&c.rays[k])
-				} else {
-					_, hit = acc.Intersect(&c.rays[k])
-				}
-				if hit {
-					hits++
-				}
-			}
-			return hits
-		}
 		hits := make([]cpu.Hit, stream)
 		found := make([]bool, stream)
-		viaTrace := func() int {
+		// sertrace traces a wave's rays in one call, with either tracer.
+		streams := func(acc *cpu.Accel) int {
 			n := 0
 			for lo := 0; lo < len(c.rays); lo += stream {
 				rays := c.rays[lo:min(lo+stream, len(c.rays))]
 				if c.occlusion {
-					viaEmbree.OccludedAll(rays, found)
+					acc.OccludedAll(rays, found)
 				} else {
-					viaEmbree.IntersectAll(rays, hits, found, c.packets)
+					acc.IntersectAll(rays, hits, found, c.packets)
 				}
 				for _, f := range found[:len(rays)] {
 					if f {
@@ -81,6 +68,8 @@ func TestAnchor(t *testing.T) {
 			}
 			return n
 		}
+		ourTrace := func() int { return streams(acc) }
+		viaTrace := func() int { return streams(viaEmbree) }
 		// A warm-up each, then rounds that alternate the three; medians.
 		embreeTrace()
 		ourTrace()

@@ -183,7 +183,8 @@ func (acc *Accel) Intersect(ray *Ray) (Hit, bool) {
 		acc.IntersectAll(unsafe.Slice(ray, 1), h[:], ok[:], false)
 		return h[0], ok[0]
 	}
-	return acc.trace(ray, false)
+	var st traceStacks
+	return acc.trace(ray, false, &st)
 }
 
 // Occluded reports whether anything blocks the ray (shadow rays: the first
@@ -194,21 +195,22 @@ func (acc *Accel) Occluded(ray *Ray) bool {
 		acc.OccludedAll(unsafe.Slice(ray, 1), ok[:])
 		return ok[0]
 	}
-	_, ok := acc.trace(ray, true)
+	var st traceStacks
+	_, ok := acc.trace(ray, true, &st)
 	return ok
 }
 
-func (acc *Accel) trace(ray *Ray, anyFirst bool) (Hit, bool) {
+func (acc *Accel) trace(ray *Ray, anyFirst bool, st *traceStacks) (Hit, bool) {
 	best := Hit{T: ray.TMax, Instance: -1}
 	tmax := ray.TMax
 	world := newBoxRay(ray.Origin, ray.Dir, ray.TMin)
-	acc.tlas.Traverse(&world, &tmax, func(first, count int) bool {
+	acc.tlas.Traverse(&world, &tmax, &st.top, func(first, count int) bool {
 		for _, inst := range acc.tlas.Prims[first : first+count] {
 			var found bool
 			if int(inst) == len(acc.scene.Instances) {
-				found = acc.flat.trace(acc, ray, &world, &tmax, &best, anyFirst)
+				found = acc.flat.trace(acc, ray, &world, &tmax, &best, anyFirst, &st.bottom)
 			} else {
-				found = acc.traceInstance(int(inst), ray, &tmax, &best, anyFirst)
+				found = acc.traceInstance(int(inst), ray, &tmax, &best, anyFirst, &st.bottom)
 			}
 			if found && anyFirst {
 				return true
@@ -224,7 +226,7 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool) (Hit, bool) {
 
 // traceInstance traverses one instance's geometry in its object space (the
 // direction is not renormalised, so distances stay world distances).
-func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFirst bool) bool {
+func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFirst bool, stack *[stackSize]stackEntry) bool {
 	in := &acc.scene.Instances[i]
 	o, d := acc.toObject[i].Point(ray.Origin), acc.toObject[i].Vector(ray.Dir)
 	br := newBoxRay(o, d, ray.TMin)
@@ -244,7 +246,7 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 		sr := newShearedRay(d)
 		tr := newTriRay(o, &sr)
 		var res triHits
-		bvh.Traverse(&br, tmax, func(first, count int) bool {
+		bvh.Traverse(&br, tmax, stack, func(first, count int) bool {
 			// The leaf's hits nearest first: the first that counts is its
 			// answer (alpha masks can make holes).
 			for hits, backs := leaves.test(first, count, o, &sr, &tr, ray.TMin, *tmax, &res); hits != 0; {
@@ -266,7 +268,7 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 	case scene.Spheres:
 		s := &acc.scene.SphereSets[in.Geometry.Index]
 		exits := acc.exitHits[i]
-		bvh.Traverse(&br, tmax, func(first, count int) bool {
+		bvh.Traverse(&br, tmax, stack, func(first, count int) bool {
 			for _, p := range bvh.Prims[first : first+count] {
 				if t, ok := intersectSphere(o, d, s.Centers[p], s.Radii[p], ray.TMin, *tmax, exits); ok {
 					if accept(Hit{T: t, Prim: int32(p), Kind: HitSphere}) {
@@ -278,7 +280,7 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 		})
 	case scene.SweptSpheres:
 		c := &acc.scene.CurveSets[in.Geometry.Index]
-		bvh.Traverse(&br, tmax, func(first, count int) bool {
+		bvh.Traverse(&br, tmax, stack, func(first, count int) bool {
 			for _, p := range bvh.Prims[first : first+count] {
 				v := c.Segments[p]
 				h, ok := intersectSweptSphere(o, d, c.Positions[v], c.Positions[v+1], c.Radii[v], c.Radii[v+1],

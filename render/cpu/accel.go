@@ -183,8 +183,9 @@ func (acc *Accel) Intersect(ray *Ray) (Hit, bool) {
 		acc.IntersectAll(unsafe.Slice(ray, 1), h[:], ok[:], false)
 		return h[0], ok[0]
 	}
-	var st traceStacks
-	return acc.trace(ray, false, &st)
+	st := stacks.Get().(*traceStacks)
+	defer stacks.Put(st)
+	return acc.trace(ray, false, st)
 }
 
 // Occluded reports whether anything blocks the ray (shadow rays: the first
@@ -195,16 +196,24 @@ func (acc *Accel) Occluded(ray *Ray) bool {
 		acc.OccludedAll(unsafe.Slice(ray, 1), ok[:])
 		return ok[0]
 	}
-	var st traceStacks
-	_, ok := acc.trace(ray, true, &st)
+	st := stacks.Get().(*traceStacks)
+	defer stacks.Put(st)
+	_, ok := acc.trace(ray, true, st)
 	return ok
 }
+
+// stacks keep the walks of single-ray calls (a walk is too large to make
+// for each).
+var stacks = sync.Pool{New: func() any { return new(traceStacks) }}
 
 func (acc *Accel) trace(ray *Ray, anyFirst bool, st *traceStacks) (Hit, bool) {
 	best := Hit{T: ray.TMax, Instance: -1}
 	tmax := ray.TMax
 	world := newBoxRay(ray.Origin, ray.Dir, ray.TMin)
-	acc.tlas.Traverse(&world, &tmax, &st.top, func(first, count int) bool {
+	w := &st.top
+	w.start(acc.tlas, ray.TMin)
+leaves:
+	for first, count, ok := w.next(&world, tmax); ok; first, count, ok = w.next(&world, tmax) {
 		for _, inst := range acc.tlas.Prims[first : first+count] {
 			var found bool
 			if int(inst) == len(acc.scene.Instances) {
@@ -213,11 +222,10 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool, st *traceStacks) (Hit, bool) {
 				found = acc.traceInstance(int(inst), ray, &tmax, &best, anyFirst, &st.bottom)
 			}
 			if found && anyFirst {
-				return true
+				break leaves
 			}
 		}
-		return false
-	})
+	}
 	if best.Instance < 0 {
 		return best, false
 	}
@@ -226,71 +234,71 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool, st *traceStacks) (Hit, bool) {
 
 // traceInstance traverses one instance's geometry in its object space (the
 // direction is not renormalised, so distances stay world distances).
-func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFirst bool, stack *[stackSize]stackEntry) bool {
+func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFirst bool, w *walk) bool {
 	in := &acc.scene.Instances[i]
 	o, d := acc.toObject[i].Point(ray.Origin), acc.toObject[i].Vector(ray.Dir)
 	br := newBoxRay(o, d, ray.TMin)
 	bvh := acc.blasOf[i]
 	found := false
-	accept := func(h Hit) bool {
+	// take keeps a candidate hit unless the any-hit test rejects it (alpha
+	// masks); true: the walk is over (a shadow ray is blocked).
+	take := func(h Hit) (taken bool) {
 		if !acc.opaque[i] && !acc.anyHit(i, int(h.Prim), h.U, h.V) {
 			return false
 		}
 		h.Instance = int32(i)
 		*best, *tmax, found = h, h.T, true
-		return anyFirst
+		return true
 	}
+	w.start(bvh, ray.TMin)
 	switch in.Geometry.Kind {
 	case scene.Triangles:
 		leaves := acc.trianglesOf[i]
 		sr := newShearedRay(d)
 		tr := newTriRay(o, &sr)
 		var res triHits
-		bvh.Traverse(&br, tmax, stack, func(first, count int) bool {
-			// The leaf's hits nearest first: the first that counts is its
-			// answer (alpha masks can make holes).
+		for first, count, ok := w.next(&br, *tmax); ok; first, count, ok = w.next(&br, *tmax) {
+			// The leaf's hits nearest first: the first taken is its answer
+			// (alpha masks can make holes).
 			for hits, backs := leaves.test(first, count, o, &sr, &tr, ray.TMin, *tmax, &res); hits != 0; {
 				k := nearestLane(hits, &res.t)
 				hits &^= 1 << k
-				prim := bvh.Prims[first+k]
-				if !acc.opaque[i] && !acc.anyHit(i, int(prim), res.u[k], res.v[k]) {
-					continue
-				}
 				kind := HitFrontFace
 				if backs&(1<<k) != 0 {
 					kind = HitBackFace
 				}
-				*best, *tmax, found = Hit{T: res.t[k], Instance: int32(i), Prim: int32(prim), U: res.u[k], V: res.v[k], Kind: kind}, res.t[k], true
-				return anyFirst
+				if take(Hit{T: res.t[k], Prim: int32(bvh.Prims[first+k]), U: res.u[k], V: res.v[k], Kind: kind}) {
+					if anyFirst {
+						return true
+					}
+					break
+				}
 			}
-			return false
-		})
+		}
 	case scene.Spheres:
 		s := &acc.scene.SphereSets[in.Geometry.Index]
 		exits := acc.exitHits[i]
-		bvh.Traverse(&br, tmax, stack, func(first, count int) bool {
+		for first, count, ok := w.next(&br, *tmax); ok; first, count, ok = w.next(&br, *tmax) {
 			for _, p := range bvh.Prims[first : first+count] {
 				if t, ok := intersectSphere(o, d, s.Centers[p], s.Radii[p], ray.TMin, *tmax, exits); ok {
-					if accept(Hit{T: t, Prim: int32(p), Kind: HitSphere}) {
+					if take(Hit{T: t, Prim: int32(p), Kind: HitSphere}) && anyFirst {
 						return true
 					}
 				}
 			}
-			return false
-		})
+		}
 	case scene.SweptSpheres:
 		c := &acc.scene.CurveSets[in.Geometry.Index]
-		bvh.Traverse(&br, tmax, stack, func(first, count int) bool {
+		for first, count, ok := w.next(&br, *tmax); ok; first, count, ok = w.next(&br, *tmax) {
 			for _, p := range bvh.Prims[first : first+count] {
 				v := c.Segments[p]
 				h, ok := intersectSweptSphere(o, d, c.Positions[v], c.Positions[v+1], c.Radii[v], c.Radii[v+1],
 					c.Joins[p]&scene.JoinedPrev == 0, ray.TMin, *tmax)
-				if ok && accept(Hit{T: h.T, Prim: int32(p), U: h.U, Kind: HitLinearSweptSphere}) {
+				if ok && take(Hit{T: h.T, Prim: int32(p), U: h.U, Kind: HitLinearSweptSphere}) && anyFirst {
 					return true
 				}
 			}
-			return false
-		})
+		}
 	}
 	return found
 }

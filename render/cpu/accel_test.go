@@ -155,7 +155,7 @@ func TestBVHStructure(t *testing.T) {
 	seen := make([]int, len(boxes))
 	var walk func(n int32, box scene.Bounds, depth int)
 	walk = func(n int32, box scene.Bounds, depth int) {
-		if depth > maxSAHDepth+34 {
+		if depth > maxDepth {
 			t.Fatalf("tree deeper than the traversal stack allows")
 		}
 		node := &bvh.Nodes[n]

@@ -259,6 +259,10 @@ func (b *builder) bestSplit(lo, hi int) (axis int, boundary float32, cost float3
 // as it has primitives; traversal's stack is sized for it.
 const maxSAHDepth = 48
 
+// maxDepth bounds a tree's depth: past maxSAHDepth every level at least
+// halves its primitives, and there are fewer than 2^33.
+const maxDepth = maxSAHDepth + 34
+
 // partition splits span k's prims and returns the index of the second half:
 // by its SAH split, or, deep in the tree or when every centre coincides, at
 // the median along the widest axis of the centres.

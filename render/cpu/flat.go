@@ -69,7 +69,7 @@ func (f *flatMeshes) has(i int) bool { return f.of[i] }
 
 // trace finds the ray's nearest hit among the flat meshes' triangles
 // nearer than *tmax (with anyFirst, any hit), as traceInstance does.
-func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best *Hit, anyFirst bool, stack *[stackSize]stackEntry) bool {
+func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best *Hit, anyFirst bool, w *walk) bool {
 	if f.bvh == nil {
 		return false
 	}
@@ -77,7 +77,10 @@ func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best
 	tr := newTriRay(ray.Origin, &sr)
 	var res triHits
 	found := false
-	f.bvh.Traverse(br, tmax, stack, func(first, count int) bool {
+	w.start(f.bvh, ray.TMin)
+	for first, count, ok := w.next(br, *tmax); ok; first, count, ok = w.next(br, *tmax) {
+		// The leaf's hits nearest first: the first taken is its answer
+		// (alpha masks can make holes).
 		for hits, backs := f.leaves.test(first, count, ray.Origin, &sr, &tr, ray.TMin, *tmax, &res); hits != 0; {
 			k := nearestLane(hits, &res.t)
 			hits &^= 1 << k
@@ -91,9 +94,11 @@ func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best
 				kind = HitBackFace
 			}
 			*best, *tmax, found = Hit{T: res.t[k], Instance: i, Prim: prim, U: res.u[k], V: res.v[k], Kind: kind}, res.t[k], true
-			return anyFirst
+			if anyFirst {
+				return true
+			}
+			break
 		}
-		return false
-	})
+	}
 	return found
 }

@@ -214,9 +214,10 @@ func asEmbree(rays []Ray) []embree.Ray {
 // one by one.
 func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, coherent bool) {
 	if acc.embree == nil {
-		var st traceStacks
+		st := stacks.Get().(*traceStacks)
+		defer stacks.Put(st)
 		for i := range rays {
-			hits[i], found[i] = acc.trace(&rays[i], false, &st)
+			hits[i], found[i] = acc.trace(&rays[i], false, st)
 		}
 		return
 	}
@@ -241,9 +242,10 @@ func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, coherent bo
 // OccludedAll says for every ray whether anything blocks it.
 func (acc *Accel) OccludedAll(rays []Ray, occluded []bool) {
 	if acc.embree == nil {
-		var st traceStacks
+		st := stacks.Get().(*traceStacks)
+		defer stacks.Put(st)
 		for i := range rays {
-			_, occluded[i] = acc.trace(&rays[i], true, &st)
+			_, occluded[i] = acc.trace(&rays[i], true, st)
 		}
 		return
 	}

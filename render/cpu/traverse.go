@@ -9,16 +9,15 @@ import (
 	"sertrace/scene"
 )
 
-// stackSize is a traversal stack's room: up to seven entries a level
-// covers trees 13 levels deep (8-wide trees of billions of leaves); deeper
-// ones spill to the heap.
-const stackSize = 96
+// stackSize is a walk's stack: a level pushes the (at most eight) children
+// it enters and takes one.
+const stackSize = (nodeWidth-1)*maxDepth + nodeWidth
 
-// traceStacks are the stacks of a ray's walk down the top level and, below
-// one of its leaves, a geometry's tree; the batch calls reuse them from ray
+// traceStacks are the walks of a ray down the top level and, below one of
+// its leaves, down a geometry's tree; the batch calls reuse them from ray
 // to ray (Go clears a new array, which cost a fifth of a walk).
 type traceStacks struct {
-	top, bottom [stackSize]stackEntry
+	top, bottom walk
 }
 
 // stackEntry is a node or a leaf to visit, with the distance where the ray
@@ -100,47 +99,66 @@ func hitBoxesGo(n *Node8, r *boxRay, tmax float32, near *[nodeWidth]float32) uin
 	return mask
 }
 
-// Traverse visits, nearest first, every leaf whose box the ray enters in
-// [r.tmin, *tmax]; leaf tests the primitives Prims[first:first+count], may
-// shorten *tmax, and returns true to stop (an any-hit found an occluder).
-// backing is the stack's room.
-func (bvh *BVH) Traverse(r *boxRay, tmax *float32, backing *[stackSize]stackEntry, leaf func(first, count int) bool) {
-	stack := append(backing[:0], stackEntry{ref: 0, tnear: r.tmin})
-	var near [nodeWidth]float32
-	for len(stack) > 0 {
-		e := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if e.tnear > *tmax {
+// walk is a ray's way down a BVH, nearest leaf first: next gives the
+// leaves one by one, and the caller tests their primitives in its own loop
+// (no call through a closure per leaf). It holds its stack in itself, by
+// index, and no pointer to its caller's variables (the compiler would move
+// them to the heap).
+type walk struct {
+	bvh   *BVH
+	n     int // entries on the stack
+	stack [stackSize]stackEntry
+	near  [nodeWidth]float32
+}
+
+// start sets the walk at bvh's root, for a ray that starts at tmin.
+func (w *walk) start(bvh *BVH, tmin float32) {
+	w.bvh, w.n = bvh, 1
+	w.stack[0] = stackEntry{ref: 0, tnear: tmin}
+}
+
+// next is the next leaf whose box the ray r enters in [r.tmin, tmax], the
+// nearest first (tmax may have shrunk since the last leaf): the index in
+// Prims of its first primitive and their count; ok is false when no leaf
+// is left.
+func (w *walk) next(r *boxRay, tmax float32) (first, count int, ok bool) {
+	for w.n > 0 {
+		w.n--
+		e := w.stack[w.n]
+		if e.tnear > tmax {
 			continue
 		}
 		// Down the tree, nearest child first, the others pushed, until a leaf.
 		for e.count == 0 {
-			n := &bvh.Nodes[e.ref]
+			n := &w.bvh.Nodes[e.ref]
 			var mask uint32
 			if useBoxKernel {
-				mask = hitBoxes8(n, r, *tmax, &near)
+				mask = hitBoxes8(n, r, tmax, &w.near)
 			} else {
-				mask = hitBoxesGo(n, r, *tmax, &near)
+				mask = hitBoxesGo(n, r, tmax, &w.near)
 			}
 			if mask == 0 {
 				break
 			}
 			// The boxes hit, far to near on the stack; the nearest is taken
 			// off again at once.
-			base := len(stack)
+			base := w.n
 			for ; mask != 0; mask &= mask - 1 {
 				i := bits.TrailingZeros32(mask)
-				c := stackEntry{ref: n.Child[i], count: n.Count[i], tnear: near[i]}
-				stack = append(stack, c)
-				for k := len(stack) - 1; k > base && stack[k-1].tnear < c.tnear; k-- {
-					stack[k], stack[k-1] = stack[k-1], c
+				c := stackEntry{ref: n.Child[i], count: n.Count[i], tnear: w.near[i]}
+				k := w.n
+				for ; k > base && w.stack[k-1].tnear < c.tnear; k-- {
+					w.stack[k] = w.stack[k-1]
 				}
+				w.stack[k] = c
+				w.n++
 			}
-			e = stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
+			w.n--
+			e = w.stack[w.n]
 		}
-		if e.count > 0 && leaf(int(e.ref), int(e.count)) {
-			return
+		if e.count > 0 {
+			return int(e.ref), int(e.count), true
 		}
 	}
+	return 0, 0, false
 }

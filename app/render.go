@@ -138,7 +138,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	defer stop()
 	film := render.NewFilm(w, h)
 	bar := newProgressBar(stderr)
-	stats, renderErr := backend.Render(ctx, sc, opts, film, bar.update)
+	stats, renderErr := render.Render(ctx, backend, sc, opts, film, bar.update)
 	bar.finish()
 	if stats == nil {
 		return renderErr

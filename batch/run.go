@@ -250,7 +250,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 	if err != nil {
 		return false, nil, 0, err
 	}
-	stats, rerr := backend.Render(ctx, sc, opts, film, tick)
+	stats, rerr := render.Render(ctx, backend, sc, opts, film, tick)
 	if rerr != nil && !errors.Is(rerr, context.Canceled) {
 		// A failure after some passes (a lost device) keeps them for the
 		// next run, as an interruption does.

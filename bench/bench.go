@@ -205,7 +205,7 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 					EnvColor: [3]float32{0.2, 0.2, 0.2}, Reorder: mode, ReorderBits: bits}
 				film := render.NewFilm(w, h)
 				runtime.GC()
-				stats, err := runners[i].Render(ctx, sc, opts, film, nil)
+				stats, err := render.Render(ctx, runners[i], sc, opts, film, nil)
 				if err != nil {
 					return nil, fmt.Errorf("%s, %s %s, reorder %s: %w", path, c.Backend, c.Path, c.Reorder, err)
 				}
@@ -241,7 +241,7 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 			}
 			opts := render.Options{Width: w, Height: h, SPP: cfg.SPP, MaxDepth: cfg.MaxDepth, EnvColor: [3]float32{0.2, 0.2, 0.2}, GPUCost: true}
 			film := render.NewFilm(w, h)
-			if _, err := be.backend.Render(ctx, sc, opts, film, nil); err != nil {
+			if _, err := render.Render(ctx, be.backend, sc, opts, film, nil); err != nil {
 				return nil, fmt.Errorf("%s, %s %s, clock run: %w", path, be.name, be.path, err)
 			}
 			res.Films[filepath.Base(path)+" "+be.path] = film

@@ -20,7 +20,7 @@ func renderCornell(t *testing.T, spp int, seed uint32) *render.Film {
 	}
 	opts := render.Options{Width: 48, Height: 48, SPP: spp, MaxDepth: 8, Seed: seed}
 	film := render.NewFilm(opts.Width, opts.Height)
-	if _, err := (cpu.Backend{}).Render(context.Background(), sc, opts, film, nil); err != nil {
+	if _, err := render.Render(context.Background(), (cpu.Backend{}), sc, opts, film, nil); err != nil {
 		t.Fatal(err)
 	}
 	return film

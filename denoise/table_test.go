@@ -45,7 +45,7 @@ func TestQualityTable(t *testing.T) {
 		film := func(spp int) *render.Film {
 			opts := render.Options{Width: w, Height: h, SPP: spp, MaxDepth: 8, Seed: uint32(spp)}
 			f := render.NewFilm(w, h)
-			if _, err := (cpu.Backend{}).Render(context.Background(), sc, opts, f, nil); err != nil {
+			if _, err := render.Render(context.Background(), (cpu.Backend{}), sc, opts, f, nil); err != nil {
 				t.Fatal(err)
 			}
 			return f

@@ -90,13 +90,87 @@ func (o *Options) Validate(sc *scene.Scene) error {
 // Progress receives the fraction of the render done, from any goroutine.
 type Progress func(done float64)
 
-// Backend renders a scene into a film.
+// Backend is a device a scene renders on: it prepares a scene, and the
+// session it returns renders passes of samples (Render runs them).
 type Backend interface {
 	Name() string
-	// Render accumulates opts.SPP samples per pixel into film. When ctx is
-	// cancelled it stops between passes and returns what it has, with the
-	// film's Partial set and ctx's error.
-	Render(ctx context.Context, sc *scene.Scene, opts Options, film *Film, progress Progress) (*Stats, error)
+	// Prepare makes what rendering sc with opts needs on the device (the
+	// acceleration structures, pipelines and buffers).
+	Prepare(ctx context.Context, sc *scene.Scene, opts Options) (Session, error)
+}
+
+// Session is a scene prepared on a backend's device.
+type Session interface {
+	// MaxPass is the most samples per pixel that one pass takes (a GPU
+	// launch's size is capped; the CPU's pass buffers are).
+	MaxPass() int
+	// Pass renders samples [first, first+n) of every pixel and adds their
+	// sums to film, calling progress (if not nil) with the fraction of the
+	// pass done. Cancelled (ctx) or failing, it adds nothing and returns
+	// the error.
+	Pass(ctx context.Context, first, n int, film *Film, progress func(float64)) error
+	// Finish fills in what the backend knows of the render (its name and
+	// path, device, tracer, rays, bounces, GPU time, warnings) and returns
+	// what went wrong that no pass reported (a validation layer's errors).
+	Finish(stats *Stats) error
+	// Close frees what Prepare made.
+	Close()
+}
+
+// Render renders opts.SPP samples per pixel of sc on backend b into film,
+// after the samples film holds already (a checkpoint's). Samples accumulate
+// over passes of 1, 2, 4, … samples per pixel up to the session's MaxPass (a
+// schedule fixed by the image size, so the sums, and the image, never
+// depend on timing or threads), each fitted to what is left of
+// opts.TimeBudget. A cancellation (Ctrl-C) or a failing pass (a lost device)
+// keeps every completed pass and marks the film partial.
+func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film *Film, progress Progress) (*Stats, error) {
+	if err := opts.Validate(sc); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	s, err := b.Prepare(ctx, sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	stats := &Stats{Width: opts.Width, Height: opts.Height, BuildSeconds: time.Since(start).Seconds()}
+	renderStart := time.Now()
+	resumed := film.Samples // a checkpoint's samples: not timed here
+	for spp := 1; film.Samples < opts.SPP; spp *= 2 {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		spp = min(spp, opts.SPP-film.Samples, s.MaxPass())
+		spp = FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
+		var passDone func(float64)
+		if progress != nil {
+			done, n := float64(film.Samples), float64(spp)
+			passDone = func(f float64) { progress((done + n*f) / float64(opts.SPP)) }
+		}
+		if err = s.Pass(ctx, film.Samples, spp, film, passDone); err != nil {
+			break
+		}
+		film.Samples += spp
+		if opts.TimeBudget > 0 && time.Since(renderStart) >= opts.TimeBudget {
+			break // the budget is spent: what is there is the image
+		}
+	}
+	if err != nil {
+		// A cancelled film is partial even when empty; a failed one when
+		// it holds what was rendered before the failure.
+		film.Partial = ctx.Err() != nil || film.Samples > 0
+	}
+	stats.RenderSeconds = time.Since(renderStart).Seconds()
+	if ferr := s.Finish(stats); err == nil {
+		err = ferr
+	}
+	stats.SamplesPerPixel, stats.Partial = film.Samples, film.Partial
+	if stats.RenderSeconds > 0 {
+		stats.SamplesPerSec = float64(film.Samples-resumed) * float64(opts.Width*opts.Height) / stats.RenderSeconds
+		stats.RaysPerSec = float64(stats.Rays.Total()) / stats.RenderSeconds
+	}
+	return stats, err
 }
 
 // ParseColor reads "R,G,B" or one value for all three.

@@ -5,6 +5,7 @@ package backends
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -59,7 +60,7 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 
 // fallback renders on a Vulkan device and, when that fails before any
 // sample is accumulated (out of device memory, a pipeline that does not
-// build), on the CPU instead.
+// build, a first launch that fails), on the CPU instead.
 type fallback struct {
 	gpu  vulkan.Backend
 	note func(string)
@@ -67,12 +68,41 @@ type fallback struct {
 
 func (f fallback) Name() string { return f.gpu.Name() }
 
-func (f fallback) Render(ctx context.Context, sc *scene.Scene, opts render.Options, film *render.Film, progress render.Progress) (*render.Stats, error) {
-	before := film.Samples // a resumed film holds samples already
-	stats, err := f.gpu.Render(ctx, sc, opts, film, progress)
-	if err == nil || film.Samples > before || ctx.Err() != nil {
-		return stats, err
+func (f fallback) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
+	s, err := f.gpu.Prepare(ctx, sc, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		f.note(fmt.Sprintf("backend auto: %v; rendering on the cpu instead", err))
+		return cpu.Backend{}.Prepare(ctx, sc, opts)
 	}
-	f.note(fmt.Sprintf("backend auto: %v; rendering on the cpu instead", err))
-	return cpu.Backend{}.Render(ctx, sc, opts, film, progress)
+	return &fallbackSession{Session: s, f: f, sc: sc, opts: opts}, nil
+}
+
+// fallbackSession renders on the GPU session, or on the CPU from the first
+// pass on when the GPU's first pass fails.
+type fallbackSession struct {
+	render.Session
+	f        fallback
+	sc       *scene.Scene
+	opts     render.Options
+	rendered bool
+}
+
+func (s *fallbackSession) Pass(ctx context.Context, first, n int, film *render.Film, progress func(float64)) error {
+	err := s.Session.Pass(ctx, first, n, film, progress)
+	if err == nil || s.rendered || ctx.Err() != nil {
+		s.rendered = s.rendered || err == nil
+		return err
+	}
+	s.f.note(fmt.Sprintf("backend auto: %v; rendering on the cpu instead", err))
+	cpuSession, cerr := cpu.Backend{}.Prepare(ctx, s.sc, s.opts)
+	if cerr != nil {
+		return errors.Join(err, cerr)
+	}
+	s.Session.Close()
+	s.Session = cpuSession
+	s.rendered = true
+	return s.Session.Pass(ctx, first, n, film, progress)
 }

@@ -53,7 +53,7 @@ func TestFallbackToCPU(t *testing.T) {
 	opts := render.Options{Width: 8, Height: 6, SPP: 3, MaxDepth: 2}
 	film := render.NewFilm(opts.Width, opts.Height)
 	film.Samples = 1 // resumed from a checkpoint: the fall back must still happen
-	stats, err := fb.Render(context.Background(), sc, opts, film, nil)
+	stats, err := render.Render(context.Background(), fb, sc, opts, film, nil)
 	if err != nil || stats.Backend != (cpu.Backend{}).Name() || film.Samples != 3 {
 		t.Fatalf("fallback: %v, %+v, %d samples", err, stats, film.Samples)
 	}

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"sertrace/render"
 	"sertrace/scene"
@@ -20,24 +19,29 @@ func (Backend) Name() string { return "cpu" }
 
 const tileSize = 16
 
-// Render traces opts.SPP samples per pixel into film, in passes of 1, 2, 4,
-// ... samples up to a cap of about four million paths a pass (a schedule
-// fixed by the image size, so the sums and the image never depend on timing
-// or threads). A cancellation (Ctrl-C) is answered between tiles; the pass
-// it interrupts is dropped, and the film keeps every completed pass, marked
-// partial. A panic in a worker ends the render with an error.
-func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options, film *render.Film, progress render.Progress) (*render.Stats, error) {
-	if err := opts.Validate(sc); err != nil {
-		return nil, err
-	}
+// session is a scene prepared for the CPU: its acceleration structure, the
+// renderer every worker shares, the workers and the pass buffers.
+type session struct {
+	acc      *Accel
+	r        *renderer
+	opts     render.Options
+	tiles    []tile
+	workers  []*worker
+	pass     *passBuffers
+	maxPass  int
+	warnings []string
+	tracer   string
+}
+
+// Prepare builds the scene's acceleration structure (Embree's or the BVH,
+// as opts.Accel says) and the workers: one per thread, at most one per
+// tile.
+func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
 	threads := opts.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = min(threads, (opts.Width+tileSize-1)/tileSize*((opts.Height+tileSize-1)/tileSize))
-	stats := &render.Stats{Backend: "cpu", Path: "emulated-ser", Width: opts.Width, Height: opts.Height, Threads: threads}
-	stats.Warnings = materialWarnings(sc)
-	start := time.Now()
 	acc, chosen, note, err := NewAccel(sc, func(inst, prim int, u, v float32) bool {
 		in := &sc.Instances[inst]
 		mat := &sc.Materials[in.Material]
@@ -46,99 +50,108 @@ func (Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options,
 	if err != nil {
 		return nil, err
 	}
-	defer acc.Release()
-	stats.Accel = chosen
+	s := &session{acc: acc, r: newRenderer(sc, acc, opts), opts: opts, tracer: chosen, warnings: materialWarnings(sc)}
 	if note != "" {
-		embreeNoteOnce.Do(func() { stats.Warnings = append(stats.Warnings, note) })
+		embreeNoteOnce.Do(func() { s.warnings = append(s.warnings, note) })
 	}
-	stats.BuildSeconds = time.Since(start).Seconds()
-	r := newRenderer(sc, acc, opts)
-
-	var tiles []tile
 	for y := 0; y < opts.Height; y += tileSize {
 		for x := 0; x < opts.Width; x += tileSize {
-			tiles = append(tiles, tile{x, y, min(x+tileSize, opts.Width), min(y+tileSize, opts.Height)})
+			s.tiles = append(s.tiles, tile{x, y, min(x+tileSize, opts.Width), min(y+tileSize, opts.Height)})
 		}
 	}
-	workers := make([]*worker, threads)
-	for i := range workers {
-		workers[i] = &worker{r: r}
+	s.workers = make([]*worker, threads)
+	for i := range s.workers {
+		s.workers[i] = &worker{r: s.r}
 	}
 	n := opts.Width * opts.Height
-	pass := newPassBuffers(n)
-	renderStart := time.Now()
-	resumed := film.Samples // a checkpoint's samples: not timed here
-	maxPass := 1
-	for maxPass < 64 && maxPass*2*n <= 1<<22 {
-		maxPass *= 2
+	s.pass = newPassBuffers(n)
+	// Passes of up to 64 samples per pixel and about four million paths.
+	s.maxPass = 1
+	for s.maxPass < 64 && s.maxPass*2*n <= 1<<22 {
+		s.maxPass *= 2
 	}
-	spp := 1
-	for film.Samples < opts.SPP {
-		spp = min(spp, opts.SPP-film.Samples, maxPass)
-		spp = render.FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
-		var next, done atomic.Int64
-		var wg sync.WaitGroup
-		var panicked atomic.Value
-		passCtx, cancel := context.WithCancel(ctx)
-		for _, w := range workers {
-			wg.Add(1)
-			go func(w *worker) {
-				defer wg.Done()
-				defer func() {
-					if r := recover(); r != nil {
-						panicked.Store(fmt.Sprint(r))
-						cancel()
-					}
-				}()
-				for passCtx.Err() == nil {
-					i := int(next.Add(1) - 1)
-					if i >= len(tiles) {
-						return
-					}
-					w.renderTile(tiles[i], film.Samples, spp, pass)
-					if progress != nil {
-						progress((float64(film.Samples) + float64(spp)*float64(done.Add(1))/float64(len(tiles))) / float64(opts.SPP))
-					}
-				}
-			}(w)
-		}
-		wg.Wait()
-		cancel()
-		if p := panicked.Load(); p != nil {
-			return nil, fmt.Errorf("render failed: internal error: %v", p)
-		}
-		if err = ctx.Err(); err != nil {
-			film.Partial = true
-			break
-		}
-		addPass(film, pass)
-		film.Samples += spp
-		spp *= 2
-		if opts.TimeBudget > 0 && time.Since(renderStart) >= opts.TimeBudget {
-			break // the budget is spent: what is there is the image
-		}
-	}
-	stats.RenderSeconds = time.Since(renderStart).Seconds()
-	stats.SamplesPerPixel = film.Samples
-	stats.Partial = film.Partial
-	collect(stats, workers)
-	if stats.RenderSeconds > 0 {
-		stats.SamplesPerSec = float64(film.Samples-resumed) * float64(n) / stats.RenderSeconds
-		stats.RaysPerSec = float64(stats.Rays.Total()) / stats.RenderSeconds
-	}
-	return stats, err
+	return s, nil
 }
+
+func (s *session) MaxPass() int { return s.maxPass }
+
+// Pass renders the tiles on the workers, each a wavefront of its pixels'
+// samples. A cancellation is answered between tiles (the pass is dropped);
+// a panic in a worker ends the render with an error.
+func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	var panicked atomic.Value
+	passCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for _, w := range s.workers {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					panicked.Store(fmt.Sprint(r))
+					cancel()
+				}
+			}()
+			for passCtx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(s.tiles) {
+					return
+				}
+				w.renderTile(s.tiles[i], first, spp, s.pass)
+				if progress != nil {
+					progress(float64(done.Add(1)) / float64(len(s.tiles)))
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		s.pass.clear()
+		return fmt.Errorf("render failed: internal error: %v", p)
+	}
+	if err := ctx.Err(); err != nil {
+		s.pass.clear()
+		return err
+	}
+	addPass(film, s.pass)
+	return nil
+}
+
+func (s *session) Finish(stats *render.Stats) error {
+	stats.Backend, stats.Path, stats.Threads, stats.Accel = "cpu", "emulated-ser", len(s.workers), s.tracer
+	stats.Warnings = append(stats.Warnings, s.warnings...)
+	collect(stats, s.workers)
+	return nil
+}
+
+func (s *session) Close() { s.acc.Release() }
 
 // addPass moves a completed pass into the film (in float64) and clears it.
 func addPass(film *render.Film, pass *passBuffers) {
-	for _, pair := range []struct {
-		film []float64
-		pass []float32
-	}{{film.Beauty, pass.beauty}, {film.Albedo, pass.albedo}, {film.Normal, pass.normal}, {film.Depth, pass.depth},
+	for _, pair := range pass.layers(film) {
+		render.AddSums(pair.film, pair.pass)
+		clear(pair.pass)
+	}
+}
+
+// filmLayer pairs a film's layer with the pass buffer that adds to it.
+type filmLayer struct {
+	film []float64
+	pass []float32
+}
+
+func (pass *passBuffers) layers(film *render.Film) []filmLayer {
+	return []filmLayer{{film.Beauty, pass.beauty}, {film.Albedo, pass.albedo}, {film.Normal, pass.normal}, {film.Depth, pass.depth},
 		{film.LumSq, pass.lumSq}, {film.Cost, pass.cost}, {film.PathLength, pass.pathLength}, {film.SIMT, pass.simt},
 		{film.Diffuse, pass.diffuse}, {film.Specular, pass.specular}, {film.DiffuseAlbedo, pass.diffAlbedo}, {film.SpecularAlbedo, pass.specAlbedo},
-		{film.DiffuseLumSq, pass.diffLumSq}, {film.SpecularLumSq, pass.specLumSq}} {
-		render.AddSums(pair.film, pair.pass)
+		{film.DiffuseLumSq, pass.diffLumSq}, {film.SpecularLumSq, pass.specLumSq}}
+}
+
+// clear drops a pass that will not join the film.
+func (pass *passBuffers) clear() {
+	for _, pair := range pass.layers(&render.Film{}) {
 		clear(pair.pass)
 	}
 }

@@ -116,7 +116,7 @@ func BenchmarkRender(b *testing.B) {
 				var seconds float64
 				for b.Loop() {
 					film := render.NewFilm(opts.Width, opts.Height)
-					stats, err := (Backend{}).Render(context.Background(), sc, opts, film, nil)
+					stats, err := render.Render(context.Background(), (Backend{}), sc, opts, film, nil)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -31,7 +31,7 @@ func furnaceScene(mat scene.Material) *scene.Scene {
 func renderFilm(t testing.TB, sc *scene.Scene, opts render.Options) *render.Film {
 	t.Helper()
 	film := render.NewFilm(opts.Width, opts.Height)
-	if _, err := (Backend{}).Render(context.Background(), sc, opts, film, nil); err != nil {
+	if _, err := render.Render(context.Background(), (Backend{}), sc, opts, film, nil); err != nil {
 		t.Fatal(err)
 	}
 	return film
@@ -214,7 +214,7 @@ func TestGeneratedScenesRender(t *testing.T) {
 			}
 			opts := render.Options{Width: 48, Height: 36, SPP: 2, MaxDepth: 4}
 			film := render.NewFilm(opts.Width, opts.Height)
-			stats, err := (Backend{}).Render(context.Background(), sc, opts, film, nil)
+			stats, err := render.Render(context.Background(), (Backend{}), sc, opts, film, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +263,7 @@ func loadSample(t *testing.T, name string) *scene.Scene {
 
 func renderStats(t *testing.T, sc *scene.Scene, opts render.Options) *render.Stats {
 	t.Helper()
-	stats, err := (Backend{}).Render(context.Background(), sc, opts, render.NewFilm(opts.Width, opts.Height), nil)
+	stats, err := render.Render(context.Background(), (Backend{}), sc, opts, render.NewFilm(opts.Width, opts.Height), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,101 +35,90 @@ var loseDeviceAfter int
 // GPU's watchdog never fires.
 const maxLaunchPaths = 1 << 22
 
-// Render traces opts.SPP samples per pixel into film. Samples accumulate
-// over several launches of 1, 2, 4, … samples per pixel up to a cap set by
-// the image size (a schedule that never depends on timing, so the image is
-// the same to the bit on every run); each launch's sums are read back and
-// added to the film in float64, so a cancellation or a lost device keeps
-// every completed launch.
-func (b Backend) Render(ctx context.Context, sc *scene.Scene, opts render.Options, film *render.Film, progress render.Progress) (*render.Stats, error) {
-	if err := opts.Validate(sc); err != nil {
-		return nil, err
-	}
+// Prepare opens the device and path (b.Path, or the best the device has)
+// and makes the scene's buffers, acceleration structures and pipeline.
+func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
 	if p := b.Path; p != "" && p != PathSER && p != PathRT && p != PathRayQuery {
 		return nil, fmt.Errorf("unknown path %q (ser, rt, rayquery)", p)
 	}
-	start := time.Now()
 	d, err := openDeviceClock(b.Path, b.Device, b.Validation, opts.GPUCost)
 	if err != nil {
 		return nil, err
 	}
-	defer d.destroy()
-	path := d.path
-	stats := &render.Stats{Backend: "vulkan", Path: path, Device: d.info.Name, DeviceIndex: d.info.Index, Width: opts.Width, Height: opts.Height}
-	r, err := newRenderer(d, sc, opts, path)
+	r, err := newRenderer(d, sc, opts, d.path)
 	if err != nil {
+		d.destroy()
 		return nil, err
 	}
-	defer r.destroy()
-	stats.BuildSeconds = time.Since(start).Seconds()
-	stats.DeviceMemory = d.memoryBytes()
+	return &session{b: b, d: d, r: r}, nil
+}
 
-	n := opts.Width * opts.Height
-	renderStart := time.Now()
-	resumed := film.Samples // a checkpoint's samples: not timed here
-	spp := 1
-	maxLaunch := max(1, min(256, maxLaunchPaths/n))
+// session is a scene prepared on a device. Its passes are launches, whose
+// sums are read back and added to the film in float64, so a cancellation
+// or a lost device keeps every completed launch.
+type session struct {
+	b      Backend
+	d      *device
+	r      *renderer
+	gpu    time.Duration
+	stages stageTimes
+}
+
+// MaxPass caps a launch at about four million paths (or the ray-query
+// wavefront's size) and 256 samples per pixel.
+func (s *session) MaxPass() int {
+	n := s.r.opts.Width * s.r.opts.Height
+	if s.r.wave != nil {
+		return max(1, min(256, s.r.wave.maxPaths/n))
+	}
+	return max(1, min(256, maxLaunchPaths/n))
+}
+
+func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
+	r := s.r
+	var dt time.Duration
+	var err error
+	r.launches++
 	if r.wave != nil {
-		maxLaunch = max(1, min(256, r.wave.maxPaths/n))
+		var st stageTimes
+		dt, st, err = r.wave.launch(r, first, spp)
+		s.stages.trace += st.trace
+		s.stages.sort += st.sort
+		s.stages.shade += st.shade
+	} else {
+		dt, err = r.launch(first, spp)
 	}
-	var gpu time.Duration
-	var stages stageTimes
-	for film.Samples < opts.SPP {
-		if err = ctx.Err(); err != nil {
-			film.Partial = true
-			break
-		}
-		spp = min(spp, opts.SPP-film.Samples, maxLaunch)
-		spp = render.FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
-		var dt time.Duration
-		var lerr error
-		r.launches++
-		if r.wave != nil {
-			var st stageTimes
-			dt, st, lerr = r.wave.launch(r, film.Samples, spp)
-			stages.trace += st.trace
-			stages.sort += st.sort
-			stages.shade += st.shade
-		} else {
-			dt, lerr = r.launch(film.Samples, spp)
-		}
-		if loseDeviceAfter > 0 && r.launches > loseDeviceAfter {
-			lerr = &vkError{what: "vkQueueSubmit (injected by a test)", code: -4}
-		}
-		if lerr != nil {
-			err = fmt.Errorf("rendering on %s: %w", d.info.Name, lerr)
-			film.Partial = film.Samples > 0
-			break
-		}
-		gpu += dt
-		r.addTo(film)
-		film.Samples += spp
-		if progress != nil {
-			progress(float64(film.Samples) / float64(opts.SPP))
-		}
-		spp *= 2
-		if opts.TimeBudget > 0 && time.Since(renderStart) >= opts.TimeBudget {
-			break
-		}
+	if loseDeviceAfter > 0 && r.launches > loseDeviceAfter {
+		err = &vkError{what: "vkQueueSubmit (injected by a test)", code: -4}
 	}
-	if b.Validation {
-		if verr := ValidationErrors(); verr != nil && err == nil {
-			err = verr
-		}
+	if err != nil {
+		return fmt.Errorf("rendering on %s: %w", s.d.info.Name, err)
 	}
-	stats.RenderSeconds = time.Since(renderStart).Seconds()
-	stats.GPUSeconds = gpu.Seconds()
-	if r.wave != nil {
-		stats.Stages = map[string]float64{"trace": stages.trace.Seconds(), "sort": stages.sort.Seconds(), "shade": stages.shade.Seconds()}
+	s.gpu += dt
+	r.addTo(film)
+	if progress != nil {
+		progress(1)
 	}
-	stats.SamplesPerPixel = film.Samples
-	stats.Partial = film.Partial
-	stats.Rays = r.rays
-	if stats.RenderSeconds > 0 {
-		stats.SamplesPerSec = float64(film.Samples-resumed) * float64(n) / stats.RenderSeconds
-		stats.RaysPerSec = float64(stats.Rays.Total()) / stats.RenderSeconds
+	return nil
+}
+
+func (s *session) Finish(stats *render.Stats) error {
+	stats.Backend, stats.Path, stats.Device, stats.DeviceIndex = "vulkan", s.d.path, s.d.info.Name, s.d.info.Index
+	stats.DeviceMemory = s.d.memoryBytes()
+	stats.GPUSeconds = s.gpu.Seconds()
+	if s.r.wave != nil {
+		stats.Stages = map[string]float64{"trace": s.stages.trace.Seconds(), "sort": s.stages.sort.Seconds(), "shade": s.stages.shade.Seconds()}
 	}
-	return stats, err
+	stats.Rays = s.r.rays
+	if s.b.Validation {
+		return ValidationErrors()
+	}
+	return nil
+}
+
+func (s *session) Close() {
+	s.r.destroy()
+	s.d.destroy()
 }
 
 // renderer is one render's device state: scene buffers, acceleration

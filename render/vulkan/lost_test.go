@@ -22,7 +22,7 @@ func TestDeviceLossKeepsSamples(t *testing.T) {
 	defer func() { loseDeviceAfter = 0 }()
 	opts := render.Options{Width: 16, Height: 16, SPP: 64, MaxDepth: 4}
 	film := render.NewFilm(opts.Width, opts.Height)
-	_, err = Backend{Path: PathRT, Device: dev.Index}.Render(context.Background(), sc, opts, film, nil)
+	_, err = render.Render(context.Background(), Backend{Path: PathRT, Device: dev.Index}, sc, opts, film, nil)
 	if !errors.Is(err, ErrDeviceLost) {
 		t.Fatalf("error %v, want a lost device", err)
 	}

@@ -23,7 +23,7 @@ import (
 func renderOn(t *testing.T, b render.Backend, sc *scene.Scene, opts render.Options) *render.Film {
 	t.Helper()
 	film := render.NewFilm(opts.Width, opts.Height)
-	if _, err := b.Render(context.Background(), sc, opts, film, nil); err != nil {
+	if _, err := render.Render(context.Background(), b, sc, opts, film, nil); err != nil {
 		t.Fatalf("%s: %v", b.Name(), err)
 	}
 	if err := vulkan.ValidationErrors(); err != nil {

@@ -40,7 +40,7 @@ what has been accumulated, marked as partial.`,
 	f.StringP("output", "o", "", "image to write: .exr, .pfm or .png (default: the scene's name with .png)")
 	f.String("backend", "auto", "auto, cpu or vulkan (auto picks the best Vulkan device and path, else the cpu)")
 	f.String("path", "", "the vulkan backend's path: ser, rt or rayquery (default: the best the device runs)")
-	f.String("reorder", "material", "reordering before shading: material[:BITS], coherence[:BITS], shader or none (the ray-query path: sort or off)")
+	f.String("reorder", "material", "reordering before shading, on the cpu and the ser path: material[:BITS], coherence[:BITS] (BITS up to 16), shader or none; the rt path never reorders; the ray-query path sorts by material (material, sort) or not (none, off)")
 	f.Bool("reorder-hint", false, "add coherence bits (path ends, roulette survived, light sampled) above the material in the reorder hint (turns --reorder material into coherence)")
 	f.Int("spp", 64, "samples per pixel")
 	f.String("res", "", "resolution WxH (default: 800 wide, the camera's aspect ratio or 4:3)")

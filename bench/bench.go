@@ -88,16 +88,16 @@ func LoadConfig(path string) (*Config, error) {
 		cfg.Reorder = append([]string{"none"}, cfg.Reorder...) // the baseline every speedup is against
 	}
 	for _, r := range cfg.Reorder {
-		if _, _, err := parseScheme(r); err != nil {
+		if _, err := parseScheme(r); err != nil {
 			return nil, fmt.Errorf("config %s: %v", path, err)
 		}
 	}
 	return cfg, nil
 }
 
-func parseScheme(s string) (render.ReorderMode, int, error) {
+func parseScheme(s string) (render.Reorder, error) {
 	if s == "" || s == "sort" || s == "off" || s == "material" {
-		return "", 0, fmt.Errorf("unknown reorder scheme %q (none, shader, material:BITS, coherence:BITS)", s)
+		return render.Reorder{}, fmt.Errorf("unknown reorder scheme %q (none, shader, material:BITS, coherence:BITS)", s)
 	}
 	return render.ParseReorder(s)
 }
@@ -200,9 +200,9 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 			for k := 0; k < n; k++ {
 				i := (round + k) % n
 				c := &cells[i]
-				mode, bits, _ := parseScheme(c.Reorder)
+				reorder, _ := parseScheme(c.Reorder)
 				opts := render.Options{Width: w, Height: h, SPP: cfg.SPP, MaxDepth: cfg.MaxDepth, Threads: cfg.Threads, Accel: cfg.Accel,
-					EnvColor: [3]float32{0.2, 0.2, 0.2}, Reorder: mode, ReorderBits: bits}
+					EnvColor: [3]float32{0.2, 0.2, 0.2}, Reorder: reorder}
 				film := render.NewFilm(w, h)
 				runtime.GC()
 				stats, err := render.Render(ctx, runners[i], sc, opts, film, nil)

@@ -1,41 +1,26 @@
 package render
 
-import "sertrace/scene"
-
-// HitGroup is an instance's hit group: which closest-hit, any-hit and
-// intersection shaders run for its hits. The GPU pipeline's shader binding
-// table and the CPU emulator's are both laid out by it, so the emulator's
-// grouping by shader is the GPU's.
-type HitGroup uint8
-
-const (
-	HitTriangles       HitGroup = iota // the surface shader
-	HitTrianglesMasked                 // and the alpha-mask any-hit shader
-	HitSpheres                         // the surface shader, the sphere intersection
-	HitSweptSpheres                    // the surface shader, the swept-sphere intersection
-	HitHair                            // the hair shader, the swept-sphere intersection
-	HitGroupCount
+import (
+	"sertrace/render/layout"
+	"sertrace/scene"
 )
 
-// HitGroupNames name the hit groups in statistics.
-var HitGroupNames = [HitGroupCount]string{"triangles", "triangles-alpha-mask", "spheres", "swept-spheres", "hair"}
-
 // HitGroupOf is the hit group of an instance of the scene.
-func HitGroupOf(sc *scene.Scene, in *scene.Instance) HitGroup {
+func HitGroupOf(sc *scene.Scene, in *scene.Instance) layout.HitGroup {
 	mat := &sc.Materials[in.Material]
 	switch in.Geometry.Kind {
 	case scene.Spheres:
-		return HitSpheres
+		return layout.HitSpheres
 	case scene.SweptSpheres:
 		if mat.Hair != nil {
-			return HitHair
+			return layout.HitHair
 		}
-		return HitSweptSpheres
+		return layout.HitSweptSpheres
 	}
 	if mat.AlphaMode == scene.AlphaMask {
-		return HitTrianglesMasked
+		return layout.HitTrianglesMasked
 	}
-	return HitTriangles
+	return layout.HitTriangles
 }
 
 // ExitHits reports whether rays that start inside the instance's spheres hit

@@ -1,6 +1,10 @@
 package render
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"sertrace/render/layout"
+)
 
 // Random numbers are a stateless function of (pixel, sample, bounce,
 // dimension, seed): an image does not depend on thread count or
@@ -17,35 +21,6 @@ import "math/bits"
 // independent. Hashes are pcg4d (Jarzynski and Olano, "Hash Functions for
 // GPU Rendering", JCGT 2020) and the Laine–Karras permutation with
 // Burley's constants.
-
-// Dimensions of the random stream used at each bounce, in pairs (0 and 1,
-// 2 and 3, …) that are stratified together.
-const (
-	DimPixelX = iota // camera: where in the pixel (through the pixel filter)
-	DimPixelY
-	DimLensU // camera: where on the lens
-	DimLensV
-	DimBSDFU // BSDF: the direction
-	DimBSDFV
-	DimLobe  // which lobe
-	DimBSDFW // the hair BSDF's azimuth
-	DimLightU
-	DimLightV
-	DimLight     // next-event estimation: which alias-table column
-	DimLightCoin // and whether to keep it or take its alias (24 bits each, so that tables of a million lights stay exact)
-	DimRoulette
-	DimsPerBounce
-)
-
-// The pairs of dimensions that Random2 draws together.
-const (
-	PairPixel      = DimPixelX / 2 // DimPixelX, DimPixelY
-	PairLens       = DimLensU / 2  // DimLensU, DimLensV
-	PairBSDF       = DimBSDFU / 2  // DimBSDFU, DimBSDFV
-	PairLobe       = DimLobe / 2   // DimLobe, DimBSDFW
-	PairLightPoint = DimLightU / 2 // DimLightU, DimLightV
-	PairLightPick  = DimLight / 2  // DimLight, DimLightCoin
-)
 
 func pcg4d(x, y, z, w uint32) (uint32, uint32, uint32, uint32) {
 	x, y, z, w = x*1664525+1013904223, y*1664525+1013904223, z*1664525+1013904223, w*1664525+1013904223
@@ -135,11 +110,8 @@ func Random2(pixel, sample, bounce, pair, seed uint32) (float32, float32) {
 	return scrambledPoint(index, pixel, bounce, 2*pair, seed), scrambledPoint(index, pixel, bounce, 2*pair+1, seed)
 }
 
-// PairsPerBounce is the number of pairs of dimensions at a bounce.
-const PairsPerBounce = (DimsPerBounce + 1) / 2
-
 // StreamKeys marks the keys it has made in one 32-bit word.
-var _ [32 - PairsPerBounce - DimsPerBounce]struct{}
+var _ [32 - layout.PairsPerBounce - layout.DimsPerBounce]struct{}
 
 // StreamKeys are the hashes that a pixel's numbers at one bounce derive
 // from: each pair's shuffle and each dimension's scramble. Every sample of
@@ -149,8 +121,8 @@ var _ [32 - PairsPerBounce - DimsPerBounce]struct{}
 type StreamKeys struct {
 	pixel, bounce, seed uint32
 	made                uint32 // a bit per key made: the pairs' shuffles, then the dimensions' scrambles
-	shuffle             [PairsPerBounce]uint32
-	scramble            [DimsPerBounce]uint32
+	shuffle             [layout.PairsPerBounce]uint32
+	scramble            [layout.DimsPerBounce]uint32
 }
 
 // Reset makes k the keys of a pixel's numbers at a bounce (none made yet).
@@ -167,7 +139,7 @@ func (k *StreamKeys) shuffleOf(pair uint32) uint32 {
 }
 
 func (k *StreamKeys) scrambleOf(dim uint32) uint32 {
-	if bit := uint32(1) << (PairsPerBounce + dim); k.made&bit == 0 {
+	if bit := uint32(1) << (layout.PairsPerBounce + dim); k.made&bit == 0 {
 		k.scramble[dim] = scrambleKey(k.pixel, k.bounce, dim, k.seed)
 		k.made |= bit
 	}
@@ -197,14 +169,14 @@ func shuffledIndex(pixel, sample, bounce, pair, seed uint32) uint32 {
 // shuffleKey is the hash that shuffles a pair's sample order in a pixel at
 // a bounce.
 func shuffleKey(pixel, bounce, pair, seed uint32) uint32 {
-	key, _, _, _ := pcg4d(pixel, bounce*PairsPerBounce+pair, seed, 0x9e3779b9)
+	key, _, _, _ := pcg4d(pixel, bounce*layout.PairsPerBounce+pair, seed, 0x9e3779b9)
 	return key
 }
 
 // scrambleKey is the hash that scrambles a dimension's points in a pixel
 // at a bounce.
 func scrambleKey(pixel, bounce, dim, seed uint32) uint32 {
-	key, _, _, _ := pcg4d(pixel, bounce*DimsPerBounce+dim, seed, 0x85ebca6b)
+	key, _, _, _ := pcg4d(pixel, bounce*layout.DimsPerBounce+dim, seed, 0x85ebca6b)
 	return key
 }
 

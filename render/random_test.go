@@ -1,14 +1,11 @@
 package render
 
 import (
-	"maps"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"testing"
+
+	"sertrace/render/layout"
 )
 
 func TestRandomIsUniformAndDecorrelated(t *testing.T) {
@@ -16,8 +13,8 @@ func TestRandomIsUniformAndDecorrelated(t *testing.T) {
 	var bins [16]int
 	var sumXY, sumX float64
 	for i := uint32(0); i < n; i++ {
-		x := Random(i, 3, 1, DimBSDFU, 0)
-		y := Random(i, 3, 1, DimBSDFV, 0)
+		x := Random(i, 3, 1, layout.DimBSDFU, 0)
+		y := Random(i, 3, 1, layout.DimBSDFV, 0)
 		if x < 0 || x >= 1 {
 			t.Fatalf("%v out of [0, 1)", x)
 		}
@@ -40,13 +37,13 @@ func TestRandomIsUniformAndDecorrelated(t *testing.T) {
 // a dimension, and one in each cell of every 2^a × 2^(k−a) grid over a
 // pair, at every bounce.
 func TestRandomStratifies(t *testing.T) {
-	pairs := [][2]uint32{{DimPixelX, DimPixelY}, {DimLensU, DimLensV}, {DimBSDFU, DimBSDFV}, {DimLightU, DimLightV}}
+	pairs := [][2]uint32{{layout.DimPixelX, layout.DimPixelY}, {layout.DimLensU, layout.DimLensV}, {layout.DimBSDFU, layout.DimBSDFV}, {layout.DimLightU, layout.DimLightV}}
 	for _, pixel := range []uint32{0, 1, 777, 1 << 20} {
 		for _, bounce := range []uint32{0, 1, 5} {
 			for _, seed := range []uint32{0, 42} {
 				for _, k := range []uint{4, 6} {
 					n := uint32(1) << k
-					for dim := uint32(0); dim < DimsPerBounce; dim++ {
+					for dim := uint32(0); dim < layout.DimsPerBounce; dim++ {
 						seen := map[int]bool{}
 						for s := uint32(0); s < n; s++ {
 							seen[int(Random(pixel, s, bounce, dim, seed)*float32(n))] = true
@@ -82,7 +79,7 @@ func TestRandomConvergesFasterThanIndependentSamples(t *testing.T) {
 	const spp, pixels = 64, 2000
 	p := math.Pi / 4
 	independent := math.Sqrt(p * (1 - p) / spp)
-	for _, pair := range [][3]uint32{{DimPixelX, DimPixelY, 0}, {DimLightU, DimLightV, 3}} {
+	for _, pair := range [][3]uint32{{layout.DimPixelX, layout.DimPixelY, 0}, {layout.DimLightU, layout.DimLightV, 3}} {
 		var sumSq, sum float64
 		for px := uint32(0); px < pixels; px++ {
 			var in int
@@ -116,11 +113,11 @@ func TestRandomGroupsAreIndependent(t *testing.T) {
 		name string
 		a, b [3]uint32 // pixel offset, bounce, dim
 	}{
-		{"pixel x against the BSDF's u", [3]uint32{0, 0, DimPixelX}, [3]uint32{0, 0, DimBSDFU}},
-		{"the BSDF's u against the light's u", [3]uint32{0, 1, DimBSDFU}, [3]uint32{0, 1, DimLightU}},
-		{"one bounce's BSDF u against the next's", [3]uint32{0, 1, DimBSDFU}, [3]uint32{0, 2, DimBSDFU}},
-		{"neighbouring pixels' x", [3]uint32{0, 0, DimPixelX}, [3]uint32{1, 0, DimPixelX}},
-		{"the lobe against roulette", [3]uint32{0, 2, DimLobe}, [3]uint32{0, 2, DimRoulette}},
+		{"pixel x against the BSDF's u", [3]uint32{0, 0, layout.DimPixelX}, [3]uint32{0, 0, layout.DimBSDFU}},
+		{"the BSDF's u against the light's u", [3]uint32{0, 1, layout.DimBSDFU}, [3]uint32{0, 1, layout.DimLightU}},
+		{"one bounce's BSDF u against the next's", [3]uint32{0, 1, layout.DimBSDFU}, [3]uint32{0, 2, layout.DimBSDFU}},
+		{"neighbouring pixels' x", [3]uint32{0, 0, layout.DimPixelX}, [3]uint32{1, 0, layout.DimPixelX}},
+		{"the lobe against roulette", [3]uint32{0, 2, layout.DimLobe}, [3]uint32{0, 2, layout.DimRoulette}},
 	}
 	for _, c := range cases {
 		var sxy, sx, sy, sxx, syy float64
@@ -163,31 +160,11 @@ func TestSobolBytesMatchDirections(t *testing.T) {
 	}
 }
 
-// The GLSL's dimension numbers are the Go's.
-func TestGLSLDimensionsMatch(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "shaders", "random.glsl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]uint32{"DIM_PIXEL_X": DimPixelX, "DIM_PIXEL_Y": DimPixelY, "DIM_LENS_U": DimLensU, "DIM_LENS_V": DimLensV,
-		"DIM_BSDF_U": DimBSDFU, "DIM_BSDF_V": DimBSDFV, "DIM_LOBE": DimLobe, "DIM_BSDF_W": DimBSDFW, "DIM_LIGHT_U": DimLightU,
-		"DIM_LIGHT_V": DimLightV, "DIM_LIGHT": DimLight, "DIM_LIGHT_COIN": DimLightCoin, "DIM_ROULETTE": DimRoulette,
-		"DIMS_PER_BOUNCE": DimsPerBounce}
-	got := map[string]uint32{}
-	for _, m := range regexp.MustCompile(`const uint (DIMS?_\w+) = (\d+)u;`).FindAllStringSubmatch(string(src), -1) {
-		v, _ := strconv.Atoi(m[2])
-		got[m[1]] = uint32(v)
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("random.glsl's dimensions %v, the Go's %v", got, want)
-	}
-}
-
 // randomAsDefined is Random as its definition reads (and as the GLSL
 // computes it): the shuffled index's Sobol point, Owen-scrambled.
 func randomAsDefined(pixel, sample, bounce, dim, seed uint32) float32 {
-	d := bounce*DimsPerBounce + dim
-	shuffle, _, _, _ := pcg4d(pixel, bounce*((DimsPerBounce+1)/2)+dim/2, seed, 0x9e3779b9)
+	d := bounce*layout.DimsPerBounce + dim
+	shuffle, _, _, _ := pcg4d(pixel, bounce*((layout.DimsPerBounce+1)/2)+dim/2, seed, 0x9e3779b9)
 	scramble, _, _, _ := pcg4d(pixel, d, seed, 0x85ebca6b)
 	x := sobol(nestedUniformScramble(sample, shuffle), dim&1 != 0)
 	x = nestedUniformScramble(x, scramble)
@@ -201,13 +178,13 @@ func TestRandomIsItsDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 0; k < 200000; k++ {
 		pixel, sample, bounce, seed := rng.Uint32()>>rng.IntN(32), rng.Uint32()>>rng.IntN(32), rng.Uint32N(20), rng.Uint32()>>rng.IntN(32)
-		pair := rng.Uint32N(DimsPerBounce / 2)
+		pair := rng.Uint32N(layout.DimsPerBounce / 2)
 		a, b := Random2(pixel, sample, bounce, pair, seed)
 		wa, wb := randomAsDefined(pixel, sample, bounce, 2*pair, seed), randomAsDefined(pixel, sample, bounce, 2*pair+1, seed)
 		if a != wa || b != wb {
 			t.Fatalf("Random2(%d, %d, %d, %d, %d) = %v, %v; want %v, %v", pixel, sample, bounce, pair, seed, a, b, wa, wb)
 		}
-		dim := rng.Uint32N(DimsPerBounce)
+		dim := rng.Uint32N(layout.DimsPerBounce)
 		if got, want := Random(pixel, sample, bounce, dim, seed), randomAsDefined(pixel, sample, bounce, dim, seed); got != want {
 			t.Fatalf("Random(%d, %d, %d, %d, %d) = %v; want %v", pixel, sample, bounce, dim, seed, got, want)
 		}
@@ -217,7 +194,7 @@ func TestRandomIsItsDefinition(t *testing.T) {
 func BenchmarkRandom(b *testing.B) {
 	var sum float32
 	for i := 0; i < b.N; i++ {
-		sum += Random(uint32(i), uint32(i>>3), 2, uint32(i)%DimsPerBounce, 7)
+		sum += Random(uint32(i), uint32(i>>3), 2, uint32(i)%layout.DimsPerBounce, 7)
 	}
 	_ = sum
 }
@@ -225,7 +202,7 @@ func BenchmarkRandom(b *testing.B) {
 func BenchmarkRandom2(b *testing.B) {
 	var sum float32
 	for i := 0; i < b.N; i++ {
-		x, y := Random2(uint32(i), uint32(i>>3), 2, uint32(i)%(DimsPerBounce/2), 7)
+		x, y := Random2(uint32(i), uint32(i>>3), 2, uint32(i)%(layout.DimsPerBounce/2), 7)
 		sum += x + y
 	}
 	_ = sum
@@ -235,15 +212,15 @@ func BenchmarkRandom2(b *testing.B) {
 func BenchmarkRandomAsDefined(b *testing.B) {
 	var sum float32
 	for i := 0; i < b.N; i++ {
-		sum += randomAsDefined(uint32(i), uint32(i>>3), 2, uint32(i)%DimsPerBounce, 7)
+		sum += randomAsDefined(uint32(i), uint32(i>>3), 2, uint32(i)%layout.DimsPerBounce, 7)
 	}
 	_ = sum
 }
 
 // Each pair's constant names its two dimensions.
 func TestPairs(t *testing.T) {
-	for _, c := range [][3]uint32{{PairPixel, DimPixelX, DimPixelY}, {PairLens, DimLensU, DimLensV}, {PairBSDF, DimBSDFU, DimBSDFV},
-		{PairLobe, DimLobe, DimBSDFW}, {PairLightPoint, DimLightU, DimLightV}, {PairLightPick, DimLight, DimLightCoin}} {
+	for _, c := range [][3]uint32{{layout.PairPixel, layout.DimPixelX, layout.DimPixelY}, {layout.PairLens, layout.DimLensU, layout.DimLensV}, {layout.PairBSDF, layout.DimBSDFU, layout.DimBSDFV},
+		{layout.PairLobe, layout.DimLobe, layout.DimBSDFW}, {layout.PairLightPoint, layout.DimLightU, layout.DimLightV}, {layout.PairLightPick, layout.DimLight, layout.DimLightCoin}} {
 		if 2*c[0] != c[1] || 2*c[0]+1 != c[2] {
 			t.Errorf("pair %d is dimensions %d and %d, not %d and %d", c[0], 2*c[0], 2*c[0]+1, c[1], c[2])
 		}
@@ -259,12 +236,12 @@ func TestStreamKeys(t *testing.T) {
 				var k StreamKeys
 				k.Reset(pixel, bounce, seed)
 				for sample := uint32(0); sample < 70; sample += 3 {
-					for dim := uint32(0); dim < DimsPerBounce; dim++ {
+					for dim := uint32(0); dim < layout.DimsPerBounce; dim++ {
 						if got, want := k.Random(sample, dim), Random(pixel, sample, bounce, dim, seed); got != want {
 							t.Fatalf("pixel %d sample %d bounce %d dim %d seed %d: %v, Random gives %v", pixel, sample, bounce, dim, seed, got, want)
 						}
 					}
-					for pair := uint32(0); pair < DimsPerBounce/2; pair++ {
+					for pair := uint32(0); pair < layout.DimsPerBounce/2; pair++ {
 						a, b := k.Random2(sample, pair)
 						if wa, wb := Random2(pixel, sample, bounce, pair, seed); a != wa || b != wb {
 							t.Fatalf("pixel %d sample %d bounce %d pair %d: (%v, %v), Random2 gives (%v, %v)", pixel, sample, bounce, pair, a, b, wa, wb)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -28,12 +29,11 @@ type Options struct {
 	// run time), "bvh" (sertrace's own), or "" / "auto": Embree where it
 	// loads, else the BVH.
 	Accel string
-	// Reorder is how the emulated pipeline reorders each wave before shading:
-	// ReorderMaterial (the default) sorts by shader, then by ReorderBits bits
-	// of the material hint; ReorderShader by shader only; ReorderNone keeps
-	// launch order. The image is the same; the work's order is not.
-	Reorder     ReorderMode
-	ReorderBits int // 0: 16
+	// Reorder is how each wave is reordered before shading, on the CPU
+	// emulator and the GPU's ser path (and sorted by material or not on the
+	// ray-query path); the zero value is the default scheme. The image is
+	// the same; the work's order is not.
+	Reorder Reorder
 	// GPUCost makes the Vulkan backend's pipeline paths time each pixel with
 	// the shader clock (VK_KHR_shader_clock, where the device has it) for the
 	// cost AOV, which otherwise counts rays.
@@ -44,21 +44,44 @@ type Options struct {
 	TimeBudget time.Duration
 }
 
-// ReorderMode is a reordering scheme (see Options.Reorder).
+// Reorder is a reordering scheme as ParseReorder resolves --reorder: its
+// mode and, for the material and coherence schemes, how many of the hint's
+// low bits reorder (1..layout.MaxHintBits; 0: all of them).
+type Reorder struct {
+	Mode ReorderMode
+	Bits int
+}
+
+// ReorderMode is a reordering scheme's kind.
 type ReorderMode string
 
 const (
+	// ReorderMaterial (the zero value, the default) groups by shader, then
+	// by the material hint's low bits.
 	ReorderMaterial ReorderMode = ""
-	ReorderShader   ReorderMode = "shader"
-	ReorderNone     ReorderMode = "none"
+	ReorderShader   ReorderMode = "shader" // by shader only
+	ReorderNone     ReorderMode = "none"   // launch order
 	// ReorderCoherence is ReorderMaterial with Falcor-style coherence bits
 	// at the top of the hint: the path ends here (a miss), it survived
 	// Russian roulette, it sampled a light; the material keeps the rest.
 	ReorderCoherence ReorderMode = "coherence"
 )
 
-// CoherenceBits is how many of the hint's bits ReorderCoherence takes.
-const CoherenceBits = 3
+// HintBits is what reorderThreadNV's bits argument is for the scheme, the
+// one translation of it that the backends use: the hint's low bits that
+// reorder, 0 to reorder by shader only, or −1 not to reorder at all.
+func (r Reorder) HintBits() int {
+	switch r.Mode {
+	case ReorderNone:
+		return -1
+	case ReorderShader:
+		return 0
+	}
+	if r.Bits <= 0 {
+		return layout.MaxHintBits
+	}
+	return min(r.Bits, layout.MaxHintBits)
+}
 
 // Limits that keep a render's memory bounded.
 const (

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -71,7 +72,7 @@ func (s *Settings) Check() error {
 	default:
 		return bad("path", "unknown path %q (ser, rt or rayquery)", s.Path)
 	}
-	if _, _, err := ParseReorder(s.Reorder); err != nil {
+	if _, err := ParseReorder(s.Reorder); err != nil {
 		return &SettingError{"reorder", err}
 	}
 	if _, err := ParseColor(s.EnvColor); err != nil {
@@ -127,9 +128,9 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 	filter, _ := NewPixelFilter(s.Filter)
 	opts := Options{Width: w, Height: h, SPP: s.SPP, MaxDepth: s.MaxDepth, Seed: s.Seed, Camera: camera,
 		EnvColor: env, Threads: s.Threads, Accel: s.Accel, Filter: filter, TimeBudget: time.Duration(s.TimeBudget * float64(time.Second))}
-	opts.Reorder, opts.ReorderBits, _ = ParseReorder(s.Reorder)
-	if s.ReorderHint && opts.Reorder == ReorderMaterial {
-		opts.Reorder = ReorderCoherence
+	opts.Reorder, _ = ParseReorder(s.Reorder)
+	if s.ReorderHint && opts.Reorder.Mode == ReorderMaterial {
+		opts.Reorder.Mode = ReorderCoherence
 	}
 	if s.Env != "" {
 		if opts.EnvMap, err = LoadHDR(resolve(s.Env)); err != nil {
@@ -148,29 +149,31 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 // the material hint's 16 bits), "material:BITS", "coherence[:BITS]" (the
 // material with coherence bits above it), "shader" (by shader only),
 // "none" or "off" (launch order), and "sort", the ray-query path's name for
-// sorting by material.
-func ParseReorder(s string) (ReorderMode, int, error) {
+// sorting by material. BITS is at most layout.MaxHintBits, what NVIDIA's
+// reorderThreadNV honours.
+func ParseReorder(s string) (Reorder, error) {
+	bitsOf := func(spec string, least int) (int, error) {
+		bits, err := strconv.Atoi(spec)
+		if err != nil || bits < least || bits > layout.MaxHintBits {
+			return 0, fmt.Errorf("%q: BITS must be in %d..%d", s, least, layout.MaxHintBits)
+		}
+		return bits, nil
+	}
 	switch {
 	case s == "" || s == "material" || s == "sort":
-		return ReorderMaterial, 0, nil
+		return Reorder{Mode: ReorderMaterial, Bits: layout.MaxHintBits}, nil
 	case s == "none" || s == "off":
-		return ReorderNone, 0, nil
+		return Reorder{Mode: ReorderNone}, nil
 	case s == "shader":
-		return ReorderShader, 0, nil
+		return Reorder{Mode: ReorderShader}, nil
 	case s == "coherence":
-		return ReorderCoherence, 0, nil
+		return Reorder{Mode: ReorderCoherence, Bits: layout.MaxHintBits}, nil
 	case strings.HasPrefix(s, "coherence:"):
-		bits, err := strconv.Atoi(strings.TrimPrefix(s, "coherence:"))
-		if err != nil || bits <= CoherenceBits || bits > 32 {
-			return "", 0, fmt.Errorf("%q: coherence:BITS with BITS in %d..32", s, CoherenceBits+1)
-		}
-		return ReorderCoherence, bits, nil
+		bits, err := bitsOf(strings.TrimPrefix(s, "coherence:"), layout.CoherenceBits+1)
+		return Reorder{Mode: ReorderCoherence, Bits: bits}, err
 	case strings.HasPrefix(s, "material:"):
-		bits, err := strconv.Atoi(strings.TrimPrefix(s, "material:"))
-		if err != nil || bits < 1 || bits > 32 {
-			return "", 0, fmt.Errorf("%q: material:BITS with BITS in 1..32", s)
-		}
-		return ReorderMaterial, bits, nil
+		bits, err := bitsOf(strings.TrimPrefix(s, "material:"), 1)
+		return Reorder{Mode: ReorderMaterial, Bits: bits}, err
 	}
-	return "", 0, fmt.Errorf("unknown reorder scheme %q (material[:BITS], coherence[:BITS], shader, none; sort or off on the ray-query path)", s)
+	return Reorder{}, fmt.Errorf("unknown reorder scheme %q (material[:BITS], coherence[:BITS], shader, none; sort or off on the ray-query path)", s)
 }

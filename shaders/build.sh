@@ -2,7 +2,7 @@
 # Compiles the shaders to SPIR-V for Vulkan 1.2 with Debian's glslangValidator
 # and checks each module with spirv-val. The SPIR-V is committed (spv/) and
 # embedded in the binary; a test fails when it is stale. Run after editing
-# a shader or the layout header (go generate ./render/vulkan/layout).
+# a shader or the layout header (go generate ./render/layout).
 set -euo pipefail
 cd "$(dirname "$0")"
 mkdir -p spv

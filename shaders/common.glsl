@@ -32,9 +32,6 @@ float luminance(vec3 c) { return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z; }
 // closest-hit or miss shader shades and writes the next ray or ends it.
 #define PathPayload Path
 
-const uint EVENT_LIGHT = 1u;
-const uint EVENT_ROULETTE = 2u;
-
 // Shadow rays: occluded until the shadow miss shader says otherwise.
 struct ShadowPayload {
     uint occluded;

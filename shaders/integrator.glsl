@@ -152,7 +152,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     path.dir = wi;
     path.throughput *= weight;
     path.prevPdf = pdf;
-    if (path.bounce >= 3u) {
+    if (path.bounce >= ROULETTE_START) {
         vec3 rr = path.throughput * path.etaScale;
         float q = max(0.05, 1.0 - max(max(rr.x, rr.y), rr.z));
         if (rnd(path, DIM_ROULETTE) < q) {

@@ -11,22 +11,8 @@
 #ifndef RANDOM_GLSL
 #define RANDOM_GLSL
 
-// Dimensions of the random stream used at each bounce (Go's iota order),
-// in pairs (0 and 1, 2 and 3, …) that are stratified together.
-const uint DIM_PIXEL_X = 0u;    // camera: where in the pixel (through the pixel filter)
-const uint DIM_PIXEL_Y = 1u;
-const uint DIM_LENS_U = 2u;     // camera: where on the lens
-const uint DIM_LENS_V = 3u;
-const uint DIM_BSDF_U = 4u;     // BSDF: the direction
-const uint DIM_BSDF_V = 5u;
-const uint DIM_LOBE = 6u;       // which lobe
-const uint DIM_BSDF_W = 7u;     // the hair BSDF's azimuth
-const uint DIM_LIGHT_U = 8u;
-const uint DIM_LIGHT_V = 9u;
-const uint DIM_LIGHT = 10u;     // next-event estimation: which alias-table column
-const uint DIM_LIGHT_COIN = 11u; // and whether to keep it or take its alias
-const uint DIM_ROULETTE = 12u;
-const uint DIMS_PER_BOUNCE = 13u;
+// The dimensions of the random stream at each bounce (DIM_*, in pairs that
+// are stratified together) come from render/layout, in the generated header.
 
 uvec4 pcg4d(uvec4 v) {
     v = v * 1664525u + 1013904223u;
@@ -72,7 +58,7 @@ uint sobol(uint index, bool second) {
 // random returns a number in [0, 1) for a pixel, sample, bounce and
 // dimension of the stream that seed selects (Go's Random).
 float random(uint pixel, uint sampleIndex, uint bounce, uint dim, uint seed) {
-    uint shuffle = pcg4d(uvec4(pixel, bounce * ((DIMS_PER_BOUNCE + 1u) / 2u) + dim / 2u, seed, 0x9e3779b9u)).x;
+    uint shuffle = pcg4d(uvec4(pixel, bounce * PAIRS_PER_BOUNCE + dim / 2u, seed, 0x9e3779b9u)).x;
     uint scramble = pcg4d(uvec4(pixel, bounce * DIMS_PER_BOUNCE + dim, seed, 0x85ebca6bu)).x;
     uint x = nestedUniformScramble(sobol(nestedUniformScramble(sampleIndex, shuffle), (dim & 1u) != 0u), scramble);
     return float(x >> 8u) * (1.0 / 16777216.0);

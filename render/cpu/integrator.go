@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"sertrace/render"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -27,7 +28,7 @@ type pathState struct {
 	etaScale float32
 	rays     int32      // traced for this sample
 	simt     float32    // sum over its bounces of its warp's SIMT efficiency (launch order)
-	events   uint8      // at the last vertex: 1 a light was sampled, 2 Russian roulette was survived
+	events   uint8      // at the last vertex: layout.EventLight, layout.EventRoulette
 	albedo   scene.Vec3 // first-hit AOVs
 	normal   scene.Vec3
 	depth    float32
@@ -40,12 +41,6 @@ type pathState struct {
 	diffAlbedo, specAlbedo scene.Vec3
 	split                  scene.Vec3
 }
-
-// Path events, for the coherence hint.
-const (
-	eventLight    = 1
-	eventRoulette = 2
-)
 
 // renderer is what every worker shares, read-only, for one render.
 type renderer struct {
@@ -90,17 +85,7 @@ type worker struct {
 }
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
-	r := &renderer{sc: sc, acc: acc, opts: opts, reorderBits: 16}
-	switch opts.Reorder {
-	case render.ReorderNone:
-		r.reorderBits = -1
-	case render.ReorderShader:
-		r.reorderBits = 0
-	default:
-		if opts.ReorderBits > 0 {
-			r.reorderBits = min(opts.ReorderBits, 32)
-		}
-	}
+	r := &renderer{sc: sc, acc: acc, opts: opts, reorderBits: opts.Reorder.HintBits()}
 	r.cam = render.NewCameraRays(sc.Cameras[opts.Camera], opts.Width, opts.Height)
 	r.filter = opts.Filter
 	if r.filter == nil {
@@ -109,7 +94,7 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 	r.forward = r.cam.Forward()
 	r.lights = newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: opts.EnvMap})
 	r.sbt[sbtMiss] = miss
-	for g := range render.HitGroupCount {
+	for g := range layout.HitGroupCount {
 		r.sbt[sbtHitGroup+int(g)] = closestHit // one Go shader: the surface and the hair BSDF alike
 	}
 	r.hitGroups = make([]uint8, len(sc.Instances))
@@ -221,8 +206,8 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	p.events = 0
 	// Next-event estimation. Surfaces reflect only (light from below the
 	// geometric surface cannot reach them); hair also transmits.
-	pick, coin := w.random2(p, render.PairLightPick)
-	lu, lv := w.random2(p, render.PairLightPoint)
+	pick, coin := w.random2(p, layout.PairLightPick)
+	lu, lv := w.random2(p, layout.PairLightPoint)
 	ls := &w.light
 	if r.lights.sample(ls, r.acc, s.p, pick, coin, lu, lv) && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
 		var f scene.Vec3
@@ -234,7 +219,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			f, pdfB = s.bsdf.Eval(woLocal, wiL)
 		}
 		if f != (scene.Vec3{}) {
-			p.events |= eventLight
+			p.events |= layout.EventLight
 			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * (1 - 1e-4)}
 			w.rays.Shadow++
 			p.rays++
@@ -254,14 +239,14 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	var pdf float32
 	var ok bool
 	if s.isHair {
-		lobe, azimuth := w.random2(p, render.PairLobe)
-		u, v := w.random2(p, render.PairBSDF)
+		lobe, azimuth := w.random2(p, layout.PairLobe)
+		u, v := w.random2(p, layout.PairBSDF)
 		wiLocal, weight, pdf, ok = s.hair.Sample(woLocal, lobe, u, v, azimuth)
 	} else {
-		u, v := w.random2(p, render.PairBSDF)
+		u, v := w.random2(p, layout.PairBSDF)
 		var lobe float32 // a Lambertian BSDF has one lobe: its number is not drawn
 		if !s.bsdf.lambertian() {
-			lobe = w.random(p, render.DimLobe)
+			lobe = w.random(p, layout.DimLobe)
 		}
 		wiLocal, weight, pdf, ok = s.bsdf.Sample(woLocal, lobe, u, v)
 	}
@@ -291,15 +276,15 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	p.throughput = p.throughput.Mul3(weight)
 	p.prevPdf = pdf
 	p.ray = Ray{Origin: origin, Dir: wi, TMax: float32(math.Inf(1))}
-	if p.bounce >= 3 {
+	if p.bounce >= layout.RouletteStart {
 		rr := p.throughput.Scale(p.etaScale)
 		q := max(0.05, 1-max(rr.X, rr.Y, rr.Z))
-		if w.random(p, render.DimRoulette) < q {
+		if w.random(p, layout.DimRoulette) < q {
 			p.alive = false
 			return
 		}
 		p.throughput = p.throughput.Scale(1 / (1 - q))
-		p.events |= eventRoulette
+		p.events |= layout.EventRoulette
 	}
 	p.bounce++
 }
@@ -379,11 +364,11 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
 				*p = pathState{pixel: int32(y*r.opts.Width + x), keySlot: int32(k / spp), sample: uint32(first + s), throughput: scene.Vec3{X: 1, Y: 1, Z: 1}, alive: true, medium: -1, etaScale: 1}
-				rx, ry := w.random2(p, render.PairPixel)
+				rx, ry := w.random2(p, layout.PairPixel)
 				jx, jy := r.filter.Sample(rx), r.filter.Sample(ry)
 				o, d := r.cam.Ray(float32(x)+0.5+jx, float32(y)+0.5+jy)
 				if r.cam.Lens() {
-					lu, lv := w.random2(p, render.PairLens)
+					lu, lv := w.random2(p, layout.PairLens)
 					o, d = r.cam.LensRay(o, d, lu, lv)
 				}
 				p.ray = Ray{Origin: o, Dir: d, TMax: float32(math.Inf(1))}

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"sertrace/render"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -13,11 +14,11 @@ import (
 // that the hit object's shader-binding-table index names.
 
 // Shader-binding-table indices: the miss shader, then the GPU pipeline's
-// hit groups (render.HitGroup), in its order.
+// hit groups (layout.HitGroup), in its order.
 const (
 	sbtMiss     = 0
-	sbtHitGroup = 1 // + render.HitGroup
-	sbtSize     = sbtHitGroup + int(render.HitGroupCount)
+	sbtHitGroup = 1 // + layout.HitGroup
+	sbtSize     = sbtHitGroup + int(layout.HitGroupCount)
 )
 
 // HitObject is what OpTypeHitObjectNV carries: a hit, a miss or nothing;
@@ -99,8 +100,8 @@ func (w *worker) hint(h *HitObject, p *pathState, bits int) uint32 {
 	if h.Hit.Instance >= 0 {
 		hint = uint32(w.r.sc.Instances[h.Hit.Instance].Material)
 	}
-	if w.r.opts.Reorder == render.ReorderCoherence && bits > render.CoherenceBits {
-		low := bits - render.CoherenceBits
+	if w.r.opts.Reorder.Mode == render.ReorderCoherence && bits > layout.CoherenceBits {
+		low := bits - layout.CoherenceBits
 		var c uint32
 		if h.Hit.Instance < 0 {
 			c = 1
@@ -116,9 +117,6 @@ func (w *worker) hint(h *HitObject, p *pathState, bits int) uint32 {
 // significant bit first; it is stable, so ties keep their order.
 func (w *worker) Reorder(order []int32, bits int) {
 	mask := uint32(1)<<bits - 1 // bits 0: by shader only
-	if bits >= 32 {
-		mask = ^uint32(0)
-	}
 	if len(order) == 0 {
 		return
 	}

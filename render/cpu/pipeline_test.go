@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sertrace/render"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -18,7 +19,7 @@ func TestReorderGroupsByShaderThenHint(t *testing.T) {
 		sc.Instances = append(sc.Instances, scene.Instance{Material: m})
 	}
 	w := &worker{r: &renderer{sc: sc}}
-	tri, sph := uint8(sbtHitGroup+render.HitTriangles), uint8(sbtHitGroup+render.HitSpheres)
+	tri, sph := uint8(sbtHitGroup+layout.HitTriangles), uint8(sbtHitGroup+layout.HitSpheres)
 	sbts := []uint8{tri, sbtMiss, sph, tri, tri, sph, tri, sbtMiss}
 	insts := []int32{5, -1, 2, 1, 5, 6, 3, -1}
 	w.hits = make([]HitObject, len(sbts))

@@ -313,7 +313,7 @@ func TestReorderingNeverChangesTheImage(t *testing.T) {
 	sc := loadSample(t, "hairy-cornell")
 	var ref []float64
 	for _, mode := range []render.ReorderMode{render.ReorderNone, render.ReorderShader, render.ReorderMaterial, render.ReorderCoherence} {
-		film := renderFilm(t, sc, render.Options{Width: 32, Height: 24, SPP: 2, MaxDepth: 5, Reorder: mode})
+		film := renderFilm(t, sc, render.Options{Width: 32, Height: 24, SPP: 2, MaxDepth: 5, Reorder: render.Reorder{Mode: mode}})
 		if ref == nil {
 			ref = film.Beauty
 			continue

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
 
 	"sertrace/render"
-	"sertrace/render/vulkan/layout"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -44,6 +43,14 @@ func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Optio
 	d, err := openDeviceClock(b.Path, b.Device, b.Validation, opts.GPUCost)
 	if err != nil {
 		return nil, err
+	}
+	// What --reorder means on each path: the ser path reorders the
+	// threads by any scheme; the rt path traces without reordering (the
+	// baseline SER is measured against); the ray-query path's wavefront
+	// sorts its hits by material or leaves them in launch order.
+	if m := opts.Reorder.Mode; d.path == PathRayQuery && (m == render.ReorderShader || m == render.ReorderCoherence) {
+		d.destroy()
+		return nil, fmt.Errorf("--reorder %s: the ray-query path has one shading pass; it sorts the hits by material (material, sort) or not at all (none, off)", m)
 	}
 	r, err := newRenderer(d, sc, opts, d.path)
 	if err != nil {
@@ -164,7 +171,7 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 		if r.wave, err = d.newWavefront(r, max(n, 1<<20)); err != nil {
 			return nil, err
 		}
-		if opts.Reorder != render.ReorderNone {
+		if opts.Reorder.Mode != render.ReorderNone {
 			r.params.SortOn = 1
 		}
 	} else if r.pipe, err = d.newPipeline(path); err != nil {
@@ -257,17 +264,14 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	p.Forward = cam.Forward()
 	p.Width, p.Height = uint32(opts.Width), uint32(opts.Height)
 	p.MaxDepth, p.Seed = uint32(opts.MaxDepth), opts.Seed
-	switch opts.Reorder {
-	case render.ReorderNone:
-		p.ReorderBits = math.MaxUint32
-	case render.ReorderShader:
+	switch bits := opts.Reorder.HintBits(); {
+	case bits < 0:
+		p.ReorderBits = layout.ReorderNone
+	case bits == 0:
 		p.ReorderBits = 0
 	default:
-		p.ReorderBits, p.HintFlags = 16, layout.HintMaterial
-		if opts.ReorderBits > 0 {
-			p.ReorderBits = uint32(min(opts.ReorderBits, 32))
-		}
-		if opts.Reorder == render.ReorderCoherence {
+		p.ReorderBits, p.HintFlags = uint32(bits), layout.HintMaterial
+		if opts.Reorder.Mode == render.ReorderCoherence {
 			p.HintFlags |= layout.HintCoherence
 		}
 	}

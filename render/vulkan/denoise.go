@@ -6,7 +6,7 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
-	"sertrace/render/vulkan/layout"
+	"sertrace/render/layout"
 )
 
 // Denoiser runs the denoiser's regression filter (package denoise) in a

@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"sertrace/render"
-	"sertrace/render/vulkan/layout"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -163,7 +163,7 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 		p.collapsed = append(p.collapsed, inv == render.Affine{})
 		hg := render.HitGroupOf(sc, &in)
 		p.hitGroups = append(p.hitGroups, uint32(hg))
-		p.opaque = append(p.opaque, hg != render.HitTrianglesMasked)
+		p.opaque = append(p.opaque, hg != layout.HitTrianglesMasked)
 	}
 	for _, e := range p.lights.Entries {
 		p.lightEnts = append(p.lightEnts, layout.LightEntry{Kind: uint32(e.Kind), Instance: e.Instance, Index: e.Index, Area: e.Area})

@@ -6,7 +6,7 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
-	"sertrace/render/vulkan/layout"
+	"sertrace/render/layout"
 )
 
 // sceneBuffers are the uploaded buffers of a packed scene.

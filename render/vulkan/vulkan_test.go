@@ -461,7 +461,7 @@ func TestSortNeverChangesTheImage(t *testing.T) {
 	sc := loadScene(t, "hairy-cornell")
 	opts := render.Options{Width: 24, Height: 18, SPP: 4, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4}}
 	sorted := renderOn(t, onPath(d, vulkan.PathRayQuery), sc, opts)
-	opts.Reorder = render.ReorderNone
+	opts.Reorder = render.Reorder{Mode: render.ReorderNone}
 	unsorted := renderOn(t, onPath(d, vulkan.PathRayQuery), sc, opts)
 	for i := range sorted.Beauty {
 		if sorted.Beauty[i] != unsorted.Beauty[i] {
@@ -470,6 +470,23 @@ func TestSortNeverChangesTheImage(t *testing.T) {
 	}
 	if m, _ := imageMean(sorted); !(m > 0) {
 		t.Fatalf("image mean %v: the test checks nothing", m)
+	}
+}
+
+// TestRayQueryRefusesShaderReorder: the ray-query path has one shading
+// pass, so reordering by shader (or with coherence bits) means nothing
+// there: it is refused, saying why, never silently turned into a sort by
+// material.
+func TestRayQueryRefusesShaderReorder(t *testing.T) {
+	d := vulkan.DeviceFor(t, vulkan.PathRayQuery)
+	sc := loadScene(t, "cornell")
+	for _, mode := range []render.ReorderMode{render.ReorderShader, render.ReorderCoherence} {
+		opts := render.Options{Width: 8, Height: 6, SPP: 1, MaxDepth: 2, Reorder: render.Reorder{Mode: mode}}
+		film := render.NewFilm(opts.Width, opts.Height)
+		_, err := render.Render(context.Background(), onPath(d, vulkan.PathRayQuery), sc, opts, film, nil)
+		if err == nil || !strings.Contains(err.Error(), "ray-query path") || film.Samples != 0 {
+			t.Errorf("--reorder %s on the ray-query path: %v, %d samples", mode, err, film.Samples)
+		}
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
-	"sertrace/render/vulkan/layout"
+	"sertrace/render/layout"
 )
 
 // wavefront is the ray-query path: compute pipelines for the stages of a

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"sertrace/render"
-	"sertrace/render/vulkan/layout"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 

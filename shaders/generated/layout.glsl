@@ -1,4 +1,4 @@
-// Generated from render/vulkan/layout by `go generate ./render/vulkan/layout`. Do not edit.
+// Generated from render/layout by `go generate ./render/layout`. Do not edit.
 // Needs GL_EXT_buffer_reference, GL_EXT_scalar_block_layout and
 // GL_EXT_shader_explicit_arithmetic_types_int64.
 #ifndef LAYOUT_GLSL
@@ -53,6 +53,27 @@ const uint FILM_DIFFUSE_ALBEDO = 21u;
 const uint FILM_SPECULAR_ALBEDO = 24u;
 const uint FILM_DIFFUSE_LUM_SQ = 27u;
 const uint FILM_SPECULAR_LUM_SQ = 28u;
+const uint DIM_PIXEL_X = 0u;
+const uint DIM_PIXEL_Y = 1u;
+const uint DIM_LENS_U = 2u;
+const uint DIM_LENS_V = 3u;
+const uint DIM_BSDF_U = 4u;
+const uint DIM_BSDF_V = 5u;
+const uint DIM_LOBE = 6u;
+const uint DIM_BSDF_W = 7u;
+const uint DIM_LIGHT_U = 8u;
+const uint DIM_LIGHT_V = 9u;
+const uint DIM_LIGHT = 10u;
+const uint DIM_LIGHT_COIN = 11u;
+const uint DIM_ROULETTE = 12u;
+const uint DIMS_PER_BOUNCE = 13u;
+const uint PAIRS_PER_BOUNCE = 7u;
+const uint EVENT_LIGHT = 1u;
+const uint EVENT_ROULETTE = 2u;
+const uint ROULETTE_START = 3u;
+const uint MAX_HINT_BITS = 16u;
+const uint COHERENCE_BITS = 3u;
+const uint REORDER_NONE = 4294967295u;
 
 struct TextureRef {
     int texture;

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"sertrace/render/vulkan/layout"
+	"sertrace/render/layout"
 )
 
 func main() {

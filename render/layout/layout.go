@@ -3,15 +3,12 @@
 // block layout (every member aligned to 4 bytes, vectors packed), which is
 // Go's own layout for these types. The shaders' header
 // shaders/generated/layout.glsl is generated from these declarations
-// (`go generate ./render/vulkan/layout`); a test fails when it is stale.
+// (`go generate ./render/layout`); a test fails when it is stale.
 package layout
 
-import (
-	"sertrace/render"
-	"sertrace/scene"
-)
+import "sertrace/scene"
 
-//go:generate go run ./gen ../../../shaders/generated/layout.glsl
+//go:generate go run ./gen ../../shaders/generated/layout.glsl
 
 // Geometry kinds (scene.GeometryKind's values).
 const (
@@ -20,17 +17,27 @@ const (
 	KindSweptSpheres = 2
 )
 
-// Hit groups: the instance's shader-binding-table offset divided by the
-// number of ray types (2: radiance, shadow); render.HitGroup's values.
+// HitGroup is an instance's hit group: which closest-hit, any-hit and
+// intersection shaders run for its hits. The GPU pipeline's shader binding
+// table (an instance's offset in it is its hit group times RayTypes) and
+// the CPU emulator's are both laid out by it, so the emulator's grouping by
+// shader is the GPU's (render.HitGroupOf gives an instance's).
+type HitGroup uint8
+
 const (
-	HitTriangles       = int(render.HitTriangles)
-	HitTrianglesMasked = int(render.HitTrianglesMasked)
-	HitSpheres         = int(render.HitSpheres)
-	HitSweptSpheres    = int(render.HitSweptSpheres)
-	HitHair            = int(render.HitHair)
-	HitGroupCount      = int(render.HitGroupCount)
-	RayTypes           = 2
+	HitTriangles       HitGroup = iota // the surface shader
+	HitTrianglesMasked                 // and the alpha-mask any-hit shader
+	HitSpheres                         // the surface shader, the sphere intersection
+	HitSweptSpheres                    // the surface shader, the swept-sphere intersection
+	HitHair                            // the hair shader, the swept-sphere intersection
+	HitGroupCount
 )
+
+// HitGroupNames name the hit groups in statistics.
+var HitGroupNames = [HitGroupCount]string{"triangles", "triangles-alpha-mask", "spheres", "swept-spheres", "hair"}
+
+// RayTypes are the pipeline's ray types: radiance and shadow.
+const RayTypes = 2
 
 // Material flags.
 const (

@@ -11,7 +11,7 @@ import (
 // for shaders/generated/layout.glsl.
 func Header() string {
 	var b strings.Builder
-	b.WriteString("// Generated from render/vulkan/layout by `go generate ./render/vulkan/layout`. Do not edit.\n")
+	b.WriteString("// Generated from render/layout by `go generate ./render/layout`. Do not edit.\n")
 	b.WriteString("// Needs GL_EXT_buffer_reference, GL_EXT_scalar_block_layout and\n// GL_EXT_shader_explicit_arithmetic_types_int64.\n")
 	b.WriteString("#ifndef LAYOUT_GLSL\n#define LAYOUT_GLSL\n\n")
 	for _, c := range constants {
@@ -120,8 +120,8 @@ func c(name string, v int) constant { return constant{"uint", name, fmt.Sprintf(
 
 var constants = []constant{
 	c("KIND_TRIANGLES", KindTriangles), c("KIND_SPHERES", KindSpheres), c("KIND_SWEPT_SPHERES", KindSweptSpheres),
-	c("HIT_TRIANGLES", HitTriangles), c("HIT_TRIANGLES_MASKED", HitTrianglesMasked), c("HIT_SPHERES", HitSpheres),
-	c("HIT_SWEPT_SPHERES", HitSweptSpheres), c("HIT_HAIR", HitHair), c("RAY_TYPES", RayTypes),
+	c("HIT_TRIANGLES", int(HitTriangles)), c("HIT_TRIANGLES_MASKED", int(HitTrianglesMasked)), c("HIT_SPHERES", int(HitSpheres)),
+	c("HIT_SWEPT_SPHERES", int(HitSweptSpheres)), c("HIT_HAIR", int(HitHair)), c("RAY_TYPES", RayTypes),
 	c("MAT_DOUBLE_SIDED", MatDoubleSided), c("MAT_VOLUME", MatVolume), c("MAT_ALPHA_MASK", MatAlphaMask),
 	c("MAT_HAIR", MatHair), c("MAT_EMITS", MatEmits), c("INSTANCE_EXIT_HITS", InstanceExitHits),
 	c("HAIR_EUMELANIN", HairEumelanin), c("HAIR_PHEOMELANIN", HairPheomelanin), c("HAIR_COLOR", HairColor),
@@ -134,4 +134,11 @@ var constants = []constant{
 	c("FILM_LUM_SQ", FilmLumSq), c("FILM_COST", FilmCost), c("FILM_PATH_LENGTH", FilmPathLength), c("FILM_SHADOW_RAYS", FilmShadowRays), c("FILM_CLOCK", FilmClock), c("FILM_LAYERS", FilmLayers),
 	c("FILM_DIFFUSE", FilmDiffuse), c("FILM_SPECULAR", FilmSpecular), c("FILM_DIFFUSE_ALBEDO", FilmDiffuseAlbedo),
 	c("FILM_SPECULAR_ALBEDO", FilmSpecularAlbedo), c("FILM_DIFFUSE_LUM_SQ", FilmDiffuseLumSq), c("FILM_SPECULAR_LUM_SQ", FilmSpecularLumSq),
+	// integrator.go's
+	c("DIM_PIXEL_X", DimPixelX), c("DIM_PIXEL_Y", DimPixelY), c("DIM_LENS_U", DimLensU), c("DIM_LENS_V", DimLensV),
+	c("DIM_BSDF_U", DimBSDFU), c("DIM_BSDF_V", DimBSDFV), c("DIM_LOBE", DimLobe), c("DIM_BSDF_W", DimBSDFW),
+	c("DIM_LIGHT_U", DimLightU), c("DIM_LIGHT_V", DimLightV), c("DIM_LIGHT", DimLight), c("DIM_LIGHT_COIN", DimLightCoin),
+	c("DIM_ROULETTE", DimRoulette), c("DIMS_PER_BOUNCE", DimsPerBounce), c("PAIRS_PER_BOUNCE", PairsPerBounce),
+	c("EVENT_LIGHT", EventLight), c("EVENT_ROULETTE", EventRoulette), c("ROULETTE_START", RouletteStart),
+	c("MAX_HINT_BITS", MaxHintBits), c("COHERENCE_BITS", CoherenceBits), c("REORDER_NONE", ReorderNone),
 }

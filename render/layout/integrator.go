@@ -1,0 +1,59 @@
+package layout
+
+// The integrator's constants that the CPU's Go and the GPU's GLSL both
+// use, declared here once; the generator writes them into the shaders'
+// header (header.go's constants).
+
+// Dimensions of the random stream used at each bounce, in pairs (0 and 1,
+// 2 and 3, …) that are stratified together.
+const (
+	DimPixelX = iota // camera: where in the pixel (through the pixel filter)
+	DimPixelY
+	DimLensU // camera: where on the lens
+	DimLensV
+	DimBSDFU // BSDF: the direction
+	DimBSDFV
+	DimLobe  // which lobe
+	DimBSDFW // the hair BSDF's azimuth
+	DimLightU
+	DimLightV
+	DimLight     // next-event estimation: which alias-table column
+	DimLightCoin // and whether to keep it or take its alias (24 bits each, so that tables of a million lights stay exact)
+	DimRoulette
+	DimsPerBounce
+)
+
+// The pairs of dimensions that Random2 draws together.
+const (
+	PairPixel      = DimPixelX / 2 // DimPixelX, DimPixelY
+	PairLens       = DimLensU / 2  // DimLensU, DimLensV
+	PairBSDF       = DimBSDFU / 2  // DimBSDFU, DimBSDFV
+	PairLobe       = DimLobe / 2   // DimLobe, DimBSDFW
+	PairLightPoint = DimLightU / 2 // DimLightU, DimLightV
+	PairLightPick  = DimLight / 2  // DimLight, DimLightCoin
+)
+
+// PairsPerBounce is the number of pairs of dimensions at a bounce.
+const PairsPerBounce = (DimsPerBounce + 1) / 2
+
+// Path events at a path's last vertex, for the reorder hint's coherence
+// bits: it sampled a light, it survived Russian roulette.
+const (
+	EventLight    = 1
+	EventRoulette = 2
+)
+
+// RouletteStart is the bounce from which Russian roulette may end a path.
+const RouletteStart = 3
+
+// The reorder hint (reorderThreadNV's, and the emulator's Reorder): the
+// number of its low bits that reorder, at most MaxHintBits (NVIDIA honours
+// no more, so the emulator's statistics model what a GPU does with it), and
+// ReorderNone, the raygen's marker for launch order. With the coherence
+// scheme, CoherenceBits of them, above the material's, say the path ends
+// here (a miss), it survived roulette and it sampled a light.
+const (
+	MaxHintBits   = 16
+	CoherenceBits = 3
+	ReorderNone   = 0xffffffff
+)

@@ -1,0 +1,45 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"sertrace/render/layout"
+)
+
+// TestParseReorder: every scheme resolves once into a mode and its hint
+// bits, at most the 16 that NVIDIA honours; and HintBits is what each
+// backend passes on.
+func TestParseReorder(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		want     Reorder
+		hintBits int
+	}{
+		{"", Reorder{ReorderMaterial, 16}, 16},
+		{"material", Reorder{ReorderMaterial, 16}, 16},
+		{"sort", Reorder{ReorderMaterial, 16}, 16},
+		{"material:5", Reorder{ReorderMaterial, 5}, 5},
+		{"coherence", Reorder{ReorderCoherence, 16}, 16},
+		{"coherence:4", Reorder{ReorderCoherence, 4}, 4},
+		{"shader", Reorder{Mode: ReorderShader}, 0},
+		{"none", Reorder{Mode: ReorderNone}, -1},
+		{"off", Reorder{Mode: ReorderNone}, -1},
+	} {
+		got, err := ParseReorder(c.in)
+		if err != nil || got != c.want || got.HintBits() != c.hintBits {
+			t.Errorf("%q: %+v (hint bits %d), %v; want %+v (%d)", c.in, got, got.HintBits(), err, c.want, c.hintBits)
+		}
+	}
+	for _, bad := range []string{"material:17", "material:0", "coherence:3", "coherence:32", "material:x", "random"} {
+		if _, err := ParseReorder(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		} else if strings.HasPrefix(bad, "material:") && !strings.Contains(err.Error(), "1..16") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	// The zero value is the default scheme.
+	if (Reorder{}).HintBits() != layout.MaxHintBits {
+		t.Errorf("the zero Reorder reorders by %d bits", (Reorder{}).HintBits())
+	}
+}

@@ -3,6 +3,7 @@ package render
 import (
 	"math"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -62,18 +63,15 @@ func SampleVisibleNormal(wo scene.Vec3, alpha, u1, u2 float32) scene.Vec3 {
 // Schlick's Fresnel is linear in F0 and F90: A = ∫ D·V·cos, S = ∫ (1 − v·h)⁵·D·V·cos
 // over the hemisphere. Both are tabulated once, over μ = cos θ_o and
 // √α = roughness, by stratified visible-normal sampling.
-const (
-	AlbedoTableSize = 32
-	albedoSamples   = 32 // per axis: 1024 a cell
-)
+const albedoSamples = 32 // per axis: 1024 a cell
 
-var SpecularAlbedoTable = func() (t [AlbedoTableSize][AlbedoTableSize][2]float32) {
-	for i := range AlbedoTableSize {
-		mu := max(float32(i)/(AlbedoTableSize-1), 1e-3)
+var SpecularAlbedoTable = func() (t [layout.AlbedoTableSize][layout.AlbedoTableSize][2]float32) {
+	for i := range layout.AlbedoTableSize {
+		mu := max(float32(i)/(layout.AlbedoTableSize-1), 1e-3)
 		wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Y: 0, Z: mu}
-		for j := range AlbedoTableSize {
-			r := float32(j) / (AlbedoTableSize - 1)
-			alpha := max(r*r, MinAlpha)
+		for j := range layout.AlbedoTableSize {
+			r := float32(j) / (layout.AlbedoTableSize - 1)
+			alpha := max(r*r, layout.MinAlpha)
 			a2 := alpha * alpha
 			var sa, ss float64
 			for u := range albedoSamples {
@@ -96,6 +94,3 @@ var SpecularAlbedoTable = func() (t [AlbedoTableSize][AlbedoTableSize][2]float32
 	return t
 }()
 
-// MinAlpha keeps a roughness-0 surface a very sharp lobe rather than a
-// delta, so one code path (and MIS) serves every roughness.
-const MinAlpha = 1e-3

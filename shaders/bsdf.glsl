@@ -16,8 +16,6 @@
 #define BSDF_GLSL
 
 // minAlpha keeps a roughness-0 surface a very sharp lobe rather than a delta.
-const float MIN_ALPHA = 1e-3;
-const int ALBEDO_TABLE_SIZE = 32;
 
 // BSDF mirrors Go's BSDF; newBSDF leaves transmission, eta and thin at Go's
 // zero values, the shading code sets them for transmissive materials.

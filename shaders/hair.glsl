@@ -36,11 +36,7 @@ struct HairBSDF {
     float cos2kA[3];
 };
 
-// Defaults that look like brown hair.
-const float HAIR_DEFAULT_EUMELANIN = 1.3;
-const float HAIR_DEFAULT_BETA = 0.3;
-const float HAIR_DEFAULT_ALPHA = 2.0; // degrees
-const float HAIR_DEFAULT_ETA = 1.55;
+// The defaults (HAIR_DEFAULT_*) come from render/layout, in the generated header.
 
 // math.Sqrt(math.Pi / 8), 1 / (2 * math.Pi) and math.Log(2 * math.Pi),
 // which Go evaluates in float64.

@@ -112,7 +112,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
             path.events |= EVENT_LIGHT;
             path.rays++;
             path.shadowRays++;
-            if (!occluded(originToward(s, ls.wi), ls.wi, ls.dist * (1.0 - 1e-4))) {
+            if (!occluded(originToward(s, ls.wi), ls.wi, ls.dist * SHADOW_RAY_END)) {
                 vec3 contrib = path.throughput * f * ls.radiance * transmittance(path.medium, ls.dist);
                 if (!ls.delta) {
                     contrib *= powerHeuristic(ls.pdf, pdfB) / ls.pdf;
@@ -154,7 +154,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     path.prevPdf = pdf;
     if (path.bounce >= ROULETTE_START) {
         vec3 rr = path.throughput * path.etaScale;
-        float q = max(0.05, 1.0 - max(max(rr.x, rr.y), rr.z));
+        float q = max(ROULETTE_FLOOR, 1.0 - max(max(rr.x, rr.y), rr.z));
         if (rnd(path, DIM_ROULETTE) < q) {
             path.alive = 0u;
             return;

@@ -290,7 +290,7 @@ bool sampleLight(vec3 p, float u, float coin, float u1, float u2, out LightSampl
     Light l = P.punctual.v[e.index];
     vec3 le = l.color * (l.intensity / sel);
     ls.delta = true;
-    if (l.kind == 2u) { // directional
+    if (l.kind == PUNCTUAL_DIRECTIONAL) {
         ls.wi = -l.direction;
         ls.dist = INF;
         ls.radiance = le;
@@ -303,7 +303,7 @@ bool sampleLight(vec3 p, float u, float coin, float u1, float u2, out LightSampl
     }
     vec3 wi = d * (1.0 / dist);
     float att = 1.0 / (dist * dist);
-    if (l.kind == 1u) { // spot: KHR_lights_punctual's smooth falloff
+    if (l.kind == PUNCTUAL_SPOT) { // KHR_lights_punctual's smooth falloff
         float cosIn = cos(l.innerCone), cosOut = cos(l.outerCone);
         float cd = dot(l.direction, -wi);
         float f = clamp01((cd - cosOut) / max(cosIn - cosOut, 1e-4));

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"sertrace/render"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -82,7 +83,7 @@ func (b *BSDF) glassWeight() float32 { return (1 - b.Metallic) * b.Transmission 
 
 // minAlpha keeps a roughness-0 surface a very sharp lobe rather than a delta,
 // so one code path (and MIS) serves every roughness.
-const minAlpha = render.MinAlpha
+const minAlpha = layout.MinAlpha
 
 // NewBSDF makes the BSDF of a material with the given factors (textures
 // already applied). specular and specularColor are KHR_materials_specular's.
@@ -370,9 +371,9 @@ func (f *Frame) ToWorld(v scene.Vec3) scene.Vec3 {
 
 // specularIntegrals looks up A and S bilinearly.
 func specularIntegrals(mu, alpha float32) (a, s float32) {
-	x := clamp01(mu) * (render.AlbedoTableSize - 1)
-	y := clamp01(sqrt32(alpha)) * (render.AlbedoTableSize - 1)
-	i, j := min(int(x), render.AlbedoTableSize-2), min(int(y), render.AlbedoTableSize-2)
+	x := clamp01(mu) * (layout.AlbedoTableSize - 1)
+	y := clamp01(sqrt32(alpha)) * (layout.AlbedoTableSize - 1)
+	i, j := min(int(x), layout.AlbedoTableSize-2), min(int(y), layout.AlbedoTableSize-2)
 	fx, fy := x-float32(i), y-float32(j)
 	lerp := func(k int) float32 {
 		t := &render.SpecularAlbedoTable

@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -27,13 +28,6 @@ type HairBSDF struct {
 	cos2kA    [3]float32
 }
 
-// Defaults that look like brown hair.
-const (
-	hairDefaultEumelanin = 1.3
-	hairDefaultBeta      = 0.3
-	hairDefaultAlpha     = 2 // degrees
-	hairDefaultEta       = 1.55
-)
 
 // NewHairBSDF makes the BSDF of a hair material at offset h across the
 // fibre. Absorption comes from the melanin concentrations, or from the
@@ -45,10 +39,10 @@ func NewHairBSDF(p *scene.Hair, h float32) HairBSDF {
 		}
 		return def
 	}
-	betaM := clampF(get(p.BetaM, hairDefaultBeta), 0.01, 1)
-	betaN := clampF(get(p.BetaN, hairDefaultBeta), 0.01, 1)
-	alpha := get(p.Alpha, hairDefaultAlpha) * math.Pi / 180
-	b := HairBSDF{h: clampF(h, -1, 1), eta: max(get(p.Eta, hairDefaultEta), 1.0001)}
+	betaM := clampF(get(p.BetaM, layout.HairDefaultBeta), 0.01, 1)
+	betaN := clampF(get(p.BetaN, layout.HairDefaultBeta), 0.01, 1)
+	alpha := get(p.Alpha, layout.HairDefaultAlpha) * math.Pi / 180
+	b := HairBSDF{h: clampF(h, -1, 1), eta: max(get(p.Eta, layout.HairDefaultEta), 1.0001)}
 	b.gammaO = float32(math.Asin(float64(b.h)))
 	switch {
 	case p.Eumelanin != nil || p.Pheomelanin != nil:
@@ -56,7 +50,7 @@ func NewHairBSDF(p *scene.Hair, h float32) HairBSDF {
 	case p.Color != nil:
 		b.sigmaA = colorAbsorption(*p.Color, betaN)
 	default:
-		b.sigmaA = melaninAbsorption(hairDefaultEumelanin, 0)
+		b.sigmaA = melaninAbsorption(layout.HairDefaultEumelanin, 0)
 	}
 	// Longitudinal variance from β_m (the paper's fit), azimuthal logistic scale from β_n.
 	v0 := 0.726*betaM + 0.812*betaM*betaM + 3.7*pow32(betaM, 20)

@@ -220,7 +220,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		}
 		if f != (scene.Vec3{}) {
 			p.events |= layout.EventLight
-			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * (1 - 1e-4)}
+			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * layout.ShadowRayEnd}
 			w.rays.Shadow++
 			p.rays++
 			contrib := p.throughput.Mul3(f).Mul3(ls.radiance).Mul3(r.transmittance(p, ls.dist))
@@ -278,7 +278,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	p.ray = Ray{Origin: origin, Dir: wi, TMax: float32(math.Inf(1))}
 	if p.bounce >= layout.RouletteStart {
 		rr := p.throughput.Scale(p.etaScale)
-		q := max(0.05, 1-max(rr.X, rr.Y, rr.Z))
+		q := max(layout.RouletteFloor, 1-max(rr.X, rr.Y, rr.Z))
 		if w.random(p, layout.DimRoulette) < q {
 			p.alive = false
 			return

@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -116,7 +117,18 @@ func lowerFirst(s string) string {
 
 type constant struct{ typ, name, value string }
 
-func c(name string, v int) constant { return constant{"uint", name, fmt.Sprintf("%du", v)} }
+func c(name string, v int) constant  { return constant{"uint", name, fmt.Sprintf("%du", v)} }
+func ci(name string, v int) constant { return constant{"int", name, fmt.Sprint(v)} }
+
+// cf is a float constant, written as the float32 Go computes with
+// (the shortest decimal that reads back as it, with a point).
+func cf(name string, v float64) constant {
+	s := strconv.FormatFloat(float64(float32(v)), 'g', -1, 32)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return constant{"float", name, s}
+}
 
 var constants = []constant{
 	c("KIND_TRIANGLES", KindTriangles), c("KIND_SPHERES", KindSpheres), c("KIND_SWEPT_SPHERES", KindSweptSpheres),
@@ -141,4 +153,9 @@ var constants = []constant{
 	c("DIM_ROULETTE", DimRoulette), c("DIMS_PER_BOUNCE", DimsPerBounce), c("PAIRS_PER_BOUNCE", PairsPerBounce),
 	c("EVENT_LIGHT", EventLight), c("EVENT_ROULETTE", EventRoulette), c("ROULETTE_START", RouletteStart),
 	c("MAX_HINT_BITS", MaxHintBits), c("COHERENCE_BITS", CoherenceBits), c("REORDER_NONE", ReorderNone),
+	cf("ROULETTE_FLOOR", RouletteFloor), cf("SHADOW_RAY_END", ShadowRayEnd), cf("MIN_ALPHA", MinAlpha),
+	ci("ALBEDO_TABLE_SIZE", AlbedoTableSize),
+	cf("HAIR_DEFAULT_EUMELANIN", HairDefaultEumelanin), cf("HAIR_DEFAULT_BETA", HairDefaultBeta),
+	cf("HAIR_DEFAULT_ALPHA", HairDefaultAlpha), cf("HAIR_DEFAULT_ETA", HairDefaultEta),
+	c("PUNCTUAL_POINT", PunctualPoint), c("PUNCTUAL_SPOT", PunctualSpot), c("PUNCTUAL_DIRECTIONAL", PunctualDirectional),
 }

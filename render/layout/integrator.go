@@ -43,8 +43,33 @@ const (
 	EventRoulette = 2
 )
 
-// RouletteStart is the bounce from which Russian roulette may end a path.
-const RouletteStart = 3
+// Russian roulette: from RouletteStart on, a path ends with probability
+// 1 − its throughput's largest channel, at least RouletteFloor.
+const (
+	RouletteStart = 3
+	RouletteFloor = 0.05
+)
+
+// ShadowRayEnd is how far along the way to its light point a shadow ray
+// looks, short of the light's own surface.
+const ShadowRayEnd = 1 - 1e-4
+
+// MinAlpha keeps a roughness-0 surface a very sharp lobe rather than a
+// delta, so one code path (and MIS) serves every roughness.
+const MinAlpha = 1e-3
+
+// AlbedoTableSize is each side of the specular albedo table
+// (render.SpecularAlbedoTable), over cos θ and √α.
+const AlbedoTableSize = 32
+
+// The hair model's defaults, for what a hair material leaves out: brown
+// hair.
+const (
+	HairDefaultEumelanin = 1.3
+	HairDefaultBeta      = 0.3
+	HairDefaultAlpha     = 2 // degrees: the cuticle's tilt
+	HairDefaultEta       = 1.55
+)
 
 // The reorder hint (reorderThreadNV's, and the emulator's Reorder): the
 // number of its low bits that reorder, at most MaxHintBits (NVIDIA honours

@@ -10,11 +10,18 @@ import "sertrace/scene"
 
 //go:generate go run ./gen ../../shaders/generated/layout.glsl
 
-// Geometry kinds (scene.GeometryKind's values).
+// Geometry kinds: scene.GeometryKind's values.
 const (
-	KindTriangles    = 0
-	KindSpheres      = 1
-	KindSweptSpheres = 2
+	KindTriangles    = int(scene.Triangles)
+	KindSpheres      = int(scene.Spheres)
+	KindSweptSpheres = int(scene.SweptSpheres)
+)
+
+// Punctual light kinds: scene.LightKind's values.
+const (
+	PunctualPoint       = int(scene.PointLight)
+	PunctualSpot        = int(scene.SpotLight)
+	PunctualDirectional = int(scene.DirectionalLight)
 )
 
 // HitGroup is an instance's hit group: which closest-hit, any-hit and

@@ -74,6 +74,17 @@ const uint ROULETTE_START = 3u;
 const uint MAX_HINT_BITS = 16u;
 const uint COHERENCE_BITS = 3u;
 const uint REORDER_NONE = 4294967295u;
+const float ROULETTE_FLOOR = 0.05;
+const float SHADOW_RAY_END = 0.9999;
+const float MIN_ALPHA = 0.001;
+const int ALBEDO_TABLE_SIZE = 32;
+const float HAIR_DEFAULT_EUMELANIN = 1.3;
+const float HAIR_DEFAULT_BETA = 0.3;
+const float HAIR_DEFAULT_ALPHA = 2.0;
+const float HAIR_DEFAULT_ETA = 1.55;
+const uint PUNCTUAL_POINT = 0u;
+const uint PUNCTUAL_SPOT = 1u;
+const uint PUNCTUAL_DIRECTIONAL = 2u;
 
 struct TextureRef {
     int texture;

@@ -93,4 +93,3 @@ var SpecularAlbedoTable = func() (t [layout.AlbedoTableSize][layout.AlbedoTableS
 	}
 	return t
 }()
-

@@ -28,7 +28,6 @@ type HairBSDF struct {
 	cos2kA    [3]float32
 }
 
-
 // NewHairBSDF makes the BSDF of a hair material at offset h across the
 // fibre. Absorption comes from the melanin concentrations, or from the
 // colour when neither is given.

@@ -3,17 +3,22 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mrjoshuak/go-openexr/exr"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 
+	"sertrace/denoise"
 	"sertrace/denoise/unet"
 	"sertrace/render"
 )
@@ -265,5 +270,51 @@ func TestDenoiserChoice(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "weights", "download"); code != 2 || !strings.Contains(errs, "the only action is fetch") {
 		t.Errorf("weights download: exit %d %s", code, errs)
+	}
+}
+
+// TestFlagDefaultsAreTheDeclaredOnes: every render setting has its flag,
+// whose default is render.DefaultSettings' (which batch jobs get too), and
+// the denoiser flags' are the denoise package's.
+func TestFlagDefaultsAreTheDeclaredOnes(t *testing.T) {
+	v := viper.New()
+	flags := newRenderCommand(v).Flags()
+	d := reflect.ValueOf(render.DefaultSettings())
+	for i := 0; i < d.NumField(); i++ {
+		key := d.Type().Field(i).Tag.Get("mapstructure")
+		want := fmt.Sprint(d.Field(i).Interface())
+		name := strings.ReplaceAll(key, "_", "-")
+		switch key {
+		case "exr_precision": // a bool flag: half or not
+			name, want = "exr-half", fmt.Sprint(d.Field(i).String() == "half")
+		case "reorder": // "material" on the command line, "" declared: the same scheme
+			f := flags.Lookup(name)
+			if f == nil {
+				t.Errorf("no --%s flag", name)
+				continue
+			}
+			got, gotBits, err1 := render.ParseReorder(f.DefValue)
+			decl, declBits, err2 := render.ParseReorder(d.Field(i).String())
+			if got != decl || gotBits != declBits || err1 != nil || err2 != nil {
+				t.Errorf("--reorder defaults to %q (%s:%d), the declared default %q is %s:%d", f.DefValue, got, gotBits, d.Field(i).String(), decl, declBits)
+			}
+			continue
+		}
+		f := flags.Lookup(name)
+		if f == nil {
+			t.Errorf("setting %s has no --%s flag", key, name)
+			continue
+		}
+		if f.DefValue != want {
+			t.Errorf("--%s defaults to %q, render.DefaultSettings().%s is %q", name, f.DefValue, d.Type().Field(i).Name, want)
+		}
+	}
+	for _, fs := range []*pflag.FlagSet{flags, newDenoiseCommand(v).Flags()} {
+		if got := fs.Lookup("denoiser").DefValue; got != denoise.DefaultDenoiser {
+			t.Errorf("--denoiser defaults to %q, denoise.DefaultDenoiser is %q", got, denoise.DefaultDenoiser)
+		}
+		if got := fs.Lookup("denoise-passes").DefValue; got != fmt.Sprint(denoise.DefaultPasses) {
+			t.Errorf("--denoise-passes defaults to %s, denoise.DefaultPasses is %d", got, denoise.DefaultPasses)
+		}
 	}
 }

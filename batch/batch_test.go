@@ -283,6 +283,31 @@ func TestEnvColorForms(t *testing.T) {
 	}
 }
 
+// TestJobDefaults: a job that says nothing gets the render command's
+// defaults (render.DefaultSettings, the denoiser's), and its settings,
+// which key its manifest, are what they were: a changed default renders
+// every finished job again, so it is done knowingly.
+func TestJobDefaults(t *testing.T) {
+	cfg, err := Load(writeConfig(t, t.TempDir(), "jobs:\n  - {name: a, scene: x.glb}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := cfg.Jobs[0]
+	if job.Settings != render.DefaultSettings() {
+		t.Errorf("settings %+v, want render.DefaultSettings() %+v", job.Settings, render.DefaultSettings())
+	}
+	if job.Denoiser != denoise.DefaultDenoiser || job.DenoisePasses != denoise.DefaultPasses || job.Denoise {
+		t.Errorf("denoise %v, denoiser %q, passes %d", job.Denoise, job.Denoiser, job.DenoisePasses)
+	}
+	b, _ := json.Marshal(job)
+	const want = `{"name":"a","scene":"x.glb","outputs":["beauty.exr","beauty.png"],"denoiser":"auto","denoise_passes":1,` +
+		`"camera":"0","spp":64,"max_depth":8,"backend":"auto","env_color":"0,0,0","env_intensity":1,"tonemap":"linear",` +
+		`"filter":"box","aperture_radius":-1,"focus_distance":-1,"accel":"auto","exr_precision":"float"}`
+	if string(b) != want {
+		t.Errorf("a job of defaults is\n%s\nwant\n%s", b, want)
+	}
+}
+
 // TestBatchNoticesTexturesAndLocks: editing an image that a .gltf refers to
 // from a subfolder re-renders the job; a second batch on the same output
 // folder is refused while the first holds it.

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
+	"sertrace/denoise"
 	"sertrace/render"
 )
 
@@ -58,13 +59,20 @@ var jobKeys = func() []string {
 
 var topKeys = []string{"output_dir", "defaults", "jobs"}
 
-// defaultJob holds what a job gets when neither it nor the defaults say.
-var defaultJob = map[string]any{
-	"outputs": []string{"beauty.exr", "beauty.png"}, "camera": "0", "spp": 64, "max_depth": 8,
-	"backend": "auto", "accel": "auto", "env_color": "0,0,0", "env_intensity": 1, "tonemap": "linear", "filter": "box",
-	"aperture_radius": -1, "focus_distance": -1, // −1: the camera's own
-	"exr_precision": "float", "denoiser": "auto", "denoise_passes": 1,
-}
+// defaultJob holds what a job gets when neither it nor the defaults say:
+// the render command's defaults (render.DefaultSettings and the denoiser's),
+// under their keys, and the outputs.
+var defaultJob = func() map[string]any {
+	m := map[string]any{"outputs": []string{"beauty.exr", "beauty.png"},
+		"denoiser": denoise.DefaultDenoiser, "denoise_passes": denoise.DefaultPasses}
+	d := reflect.ValueOf(render.DefaultSettings())
+	for i := 0; i < d.NumField(); i++ {
+		if k := d.Type().Field(i).Tag.Get("mapstructure"); k != "" {
+			m[k] = d.Field(i).Interface()
+		}
+	}
+	return m
+}()
 
 // Load reads a batch config with viper, after checking every key against
 // what it may hold: an unknown key is an error naming it, its line and the

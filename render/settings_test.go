@@ -43,3 +43,19 @@ func TestParseReorder(t *testing.T) {
 		t.Errorf("the zero Reorder reorders by %d bits", (Reorder{}).HintBits())
 	}
 }
+
+// TestParseColor: R,G,B or one value, finite and not negative; NaN too is
+// refused (it compares false with every bound).
+func TestParseColor(t *testing.T) {
+	if c, err := ParseColor("0.5"); err != nil || c != [3]float32{0.5, 0.5, 0.5} {
+		t.Errorf("0.5: %v %v", c, err)
+	}
+	if c, err := ParseColor("1, 2,3"); err != nil || c != [3]float32{1, 2, 3} {
+		t.Errorf("1, 2,3: %v %v", c, err)
+	}
+	for _, bad := range []string{"NaN", "1,NaN,1", "-1", "inf", "1e31", "1,2", "x"} {
+		if _, err := ParseColor(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

@@ -258,9 +258,8 @@ func TestFallbackWithoutEmbree(t *testing.T) {
 
 // loops is a scene of closed strands as the loader makes them from glTF's
 // LINE_LOOP: each loop's vertices in order and its first vertex again at
-// the end; every joint chained, the closing one included (its first
-// segment JoinedPrev, although the segment before it in the list is
-// another loop's or none).
+// the end; the joints chained by index order, so the closing one keeps
+// both caps (the same sphere twice).
 func loops(rng *rand.Rand) *scene.Scene {
 	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()}}
 	c := scene.CurveSet{Bounds: scene.EmptyBounds()}
@@ -275,8 +274,18 @@ func loops(rng *rand.Rand) *scene.Scene {
 			c.Positions, c.Radii = append(c.Positions, p), append(c.Radii, r)
 			c.Bounds.ExtendBall(p, r)
 			if k < n {
+				// Joined by index order, as the loader joins a loop: the
+				// first segment to its next only, the last to its previous
+				// only (the closing joint keeps both caps).
+				var j uint8
+				if k > 0 {
+					j |= scene.JoinedPrev
+				}
+				if k < n-1 {
+					j |= scene.JoinedNext
+				}
 				c.Segments = append(c.Segments, uint32(len(c.Positions)-1))
-				c.Joins = append(c.Joins, scene.JoinedPrev|scene.JoinedNext)
+				c.Joins = append(c.Joins, j)
 			}
 		}
 	}

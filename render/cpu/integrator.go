@@ -80,8 +80,9 @@ type worker struct {
 	shadowRays []Ray
 	shadows    []shadowRay
 	occluded   []bool
-	surface    surface     // the shading point closestHit works on
-	light      lightSample // and its light sample
+	stacks     *traceStacks // the BVH walks' (made once: too large to clear per wave)
+	surface    surface      // the shading point closestHit works on
+	light      lightSample  // and its light sample
 }
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
@@ -351,6 +352,9 @@ func newPassBuffers(n int) *passBuffers {
 func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	r := w.r
 	n := (t.x1 - t.x0) * (t.y1 - t.y0) * spp
+	if w.stacks == nil {
+		w.stacks = new(traceStacks)
+	}
 	w.paths = grow(w.paths, n)
 	w.hits = grow(w.hits, n)
 	w.sortKeys = grow(w.sortKeys, n)

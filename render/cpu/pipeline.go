@@ -50,7 +50,7 @@ func (w *worker) TraceRays(order []int32, coherent bool) {
 	for k, i := range order {
 		w.traceRays[k] = w.paths[i].ray
 	}
-	w.r.acc.IntersectAll(w.traceRays, w.traceHits, w.traceFound, coherent)
+	w.r.acc.intersectAll(w.traceRays, w.traceHits, w.traceFound, coherent, w.stacks)
 	for k, i := range order {
 		h := &w.hits[i]
 		h.Ray, h.Live, h.Hit, h.SBT = w.traceRays[k], true, w.traceHits[k], sbtMiss
@@ -81,7 +81,7 @@ func (w *worker) queueShadow(p *pathState, ray Ray, contrib, share scene.Vec3) {
 // light of those that reach their lights.
 func (w *worker) traceShadows() {
 	w.occluded = grow(w.occluded, len(w.shadowRays))
-	w.r.acc.OccludedAll(w.shadowRays, w.occluded)
+	w.r.acc.occludedAll(w.shadowRays, w.occluded, w.stacks)
 	for k := range w.shadows {
 		if !w.occluded[k] {
 			s := &w.shadows[k]

@@ -213,9 +213,15 @@ func asEmbree(rays []Ray) []embree.Ray {
 // for all of them (coherent rays, side by side, in packets), with the BVH
 // one by one.
 func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, coherent bool) {
+	st := stacks.Get().(*traceStacks)
+	defer stacks.Put(st)
+	acc.intersectAll(rays, hits, found, coherent, st)
+}
+
+// intersectAll is IntersectAll with the BVH walks' stacks given (a
+// renderer's worker keeps its own).
+func (acc *Accel) intersectAll(rays []Ray, hits []Hit, found []bool, coherent bool, st *traceStacks) {
 	if acc.embree == nil {
-		st := stacks.Get().(*traceStacks)
-		defer stacks.Put(st)
 		for i := range rays {
 			hits[i], found[i] = acc.trace(&rays[i], false, st)
 		}
@@ -241,9 +247,14 @@ func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, coherent bo
 
 // OccludedAll says for every ray whether anything blocks it.
 func (acc *Accel) OccludedAll(rays []Ray, occluded []bool) {
+	st := stacks.Get().(*traceStacks)
+	defer stacks.Put(st)
+	acc.occludedAll(rays, occluded, st)
+}
+
+// occludedAll is OccludedAll with the BVH walks' stacks given.
+func (acc *Accel) occludedAll(rays []Ray, occluded []bool, st *traceStacks) {
 	if acc.embree == nil {
-		st := stacks.Get().(*traceStacks)
-		defer stacks.Put(st)
 		for i := range rays {
 			_, occluded[i] = acc.trace(&rays[i], true, st)
 		}

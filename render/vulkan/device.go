@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -183,10 +184,16 @@ func (d *device) create() error {
 	p2 := newIn[physicalDeviceProperties2](&a)
 	p2.sType = stPhysicalDeviceProperties2
 	tail := (*chained)(unsafe.Pointer(p2))
-	rt := chainIn[physicalDeviceRayTracingPipelineProperties](&a, &tail, stPhysicalDeviceRayTracingPipelineProperties)
+	// The ray-tracing pipeline's properties exist only with its extension.
+	var rt *physicalDeviceRayTracingPipelineProperties
+	if slices.Contains(exts, "VK_KHR_ray_tracing_pipeline") {
+		rt = chainIn[physicalDeviceRayTracingPipelineProperties](&a, &tail, stPhysicalDeviceRayTracingPipelineProperties)
+	}
 	call(d.in.proc("vkGetPhysicalDeviceProperties2"), uintptr(unsafe.Pointer(pd)), ptr(p2))
-	d.rtProps = *rt
-	d.rtProps.pNext = nil
+	if rt != nil {
+		d.rtProps = *rt
+		d.rtProps.pNext = nil
+	}
 
 	var pool vk.CommandPool
 	if err := result("vkCreateCommandPool", uint64(uint32(vk.CreateCommandPool(d.handle, &vk.CommandPoolCreateInfo{

@@ -170,7 +170,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	if supported.lss != nil {
 		d.Spheres, d.LSS = supported.lss.spheres != 0, supported.lss.linearSweptSpheres != 0
 	}
-	d.ShaderClock = supported.clock != nil && supported.clock.shaderSubgroupClock != 0
+	d.ShaderClock = supported.clock != nil && supported.clock.shaderDeviceClock != 0
 
 	for _, p := range gatedPaths {
 		mods, err := pathModules(p)

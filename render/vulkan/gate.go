@@ -84,10 +84,9 @@ var capabilityRequirements = map[uint32][]requirement{
 		field: func(c *featureChain) *uint32 {
 			return fieldOf(c.rtp, func() *uint32 { return &c.rtp.rayTracingPipeline })
 		}}},
-	5055: {{name: "VkPhysicalDeviceShaderClockFeaturesKHR::shaderSubgroupClock", extension: "VK_KHR_shader_clock",
-		field: func(c *featureChain) *uint32 {
-			return fieldOf(c.clock, func() *uint32 { return &c.clock.shaderSubgroupClock })
-		}}},
+	// ShaderClockKHR: the extension; the clock's scopes need the features
+	// (clockRequirements).
+	5055: {{name: "VK_KHR_shader_clock", extension: "VK_KHR_shader_clock"}},
 	5345: {{name: "VkPhysicalDeviceVulkan12Features::vulkanMemoryModel", field: v12(feat12VulkanMemoryModel)}},
 	5347: {{name: "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress", field: v12(feat12BufferDeviceAddress)}},
 	5383: {{name: "VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV::rayTracingInvocationReorder", extension: "VK_NV_ray_tracing_invocation_reorder",
@@ -122,36 +121,119 @@ var rayTracingRequirements = append([]requirement{
 	{name: "VK_KHR_deferred_host_operations", extension: "VK_KHR_deferred_host_operations"},
 }, bufferRequirements...)
 
-// spirvCapabilities reads the OpCapability operands of a SPIR-V module.
-func spirvCapabilities(code []byte) ([]uint32, error) {
+// spirvModule is what the gate reads of a SPIR-V module: its version,
+// the capabilities and extensions it declares, and the scopes at which it
+// reads the clock (each needs its feature).
+type spirvModule struct {
+	version     uint32 // the header's: 0x00MMmm00
+	caps        []uint32
+	extensions  []string
+	clockScopes map[uint32]bool
+}
+
+// SPIR-V opcodes and the scope the gate reads.
+const (
+	opExtension    = 10
+	opCapability   = 17
+	opConstant     = 43
+	opReadClockKHR = 5056
+	scopeDevice    = 1
+	scopeSubgroup  = 3
+)
+
+// maxSPIRVVersion is the newest SPIR-V that Vulkan 1.2, the version
+// sertrace's instance asks for, consumes (1.5).
+const maxSPIRVVersion = 0x00010500
+
+// readSPIRV reads a module's header and the instructions the gate needs.
+func readSPIRV(code []byte) (spirvModule, error) {
+	var m spirvModule
 	if len(code)%4 != 0 || len(code) < 20 || binary.LittleEndian.Uint32(code) != 0x07230203 {
-		return nil, fmt.Errorf("not a SPIR-V module")
+		return m, fmt.Errorf("not a SPIR-V module")
 	}
-	var caps []uint32
+	m.version = binary.LittleEndian.Uint32(code[4:])
+	word := func(i int) uint32 { return binary.LittleEndian.Uint32(code[i:]) }
+	constants := map[uint32]uint32{}
+	var clockScopes []uint32 // the ids of OpReadClockKHR's scopes
 	for i := 20; i+4 <= len(code); {
-		w := binary.LittleEndian.Uint32(code[i:])
+		w := word(i)
 		op, n := w&0xffff, int(w>>16)
 		if n == 0 || i+4*n > len(code) {
-			return nil, fmt.Errorf("malformed SPIR-V at byte %d", i)
+			return m, fmt.Errorf("malformed SPIR-V at byte %d", i)
 		}
-		if op == 17 && n == 2 { // OpCapability
-			caps = append(caps, binary.LittleEndian.Uint32(code[i+4:]))
+		switch {
+		case op == opCapability && n == 2:
+			m.caps = append(m.caps, word(i+4))
+		case op == opExtension && n >= 2:
+			name := code[i+4 : i+4*n]
+			if k := strings.IndexByte(string(name), 0); k >= 0 {
+				name = name[:k]
+			}
+			m.extensions = append(m.extensions, string(name))
+		case op == opConstant && n == 4: // a 32-bit constant: type, id, value
+			constants[word(i+8)] = word(i + 12)
+		case op == opReadClockKHR && n == 4: // type, id, scope
+			clockScopes = append(clockScopes, word(i+12))
 		}
 		i += 4 * n
 	}
-	return caps, nil
+	m.clockScopes = map[uint32]bool{}
+	for _, id := range clockScopes {
+		scope, ok := constants[id]
+		if !ok {
+			return m, fmt.Errorf("OpReadClockKHR's scope is not a 32-bit constant")
+		}
+		m.clockScopes[scope] = true
+	}
+	return m, nil
 }
 
-// pathRequirements is what a set of modules needs, in a stable order.
+// extensionRequirements maps the SPIR-V extensions sertrace's shaders can
+// declare to the Vulkan device extensions that consume them (the Vulkan
+// environment for SPIR-V).
+var extensionRequirements = map[string]requirement{
+	"SPV_KHR_ray_tracing":              {name: "VK_KHR_ray_tracing_pipeline", extension: "VK_KHR_ray_tracing_pipeline"},
+	"SPV_KHR_ray_query":                {name: "VK_KHR_ray_query", extension: "VK_KHR_ray_query"},
+	"SPV_KHR_shader_clock":             {name: "VK_KHR_shader_clock", extension: "VK_KHR_shader_clock"},
+	"SPV_NV_shader_invocation_reorder": {name: "VK_NV_ray_tracing_invocation_reorder", extension: "VK_NV_ray_tracing_invocation_reorder"},
+}
+
+// clockRequirements are what OpReadClockKHR needs at each scope.
+var clockRequirements = map[uint32]requirement{
+	scopeDevice: {name: "VkPhysicalDeviceShaderClockFeaturesKHR::shaderDeviceClock", extension: "VK_KHR_shader_clock",
+		field: func(c *featureChain) *uint32 {
+			return fieldOf(c.clock, func() *uint32 { return &c.clock.shaderDeviceClock })
+		}},
+	scopeSubgroup: {name: "VkPhysicalDeviceShaderClockFeaturesKHR::shaderSubgroupClock", extension: "VK_KHR_shader_clock",
+		field: func(c *featureChain) *uint32 {
+			return fieldOf(c.clock, func() *uint32 { return &c.clock.shaderSubgroupClock })
+		}},
+}
+
+// pathRequirements is what a set of modules needs, in a stable order: its
+// capabilities' and extensions' requirements and the device clock; a
+// module newer than Vulkan 1.2 consumes, or declaring a capability or an
+// extension the gate does not know, is an error.
 func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 	seen := map[uint32]bool{}
-	for _, m := range modules {
-		caps, err := spirvCapabilities(m)
+	extensions := map[string]bool{}
+	scopes := map[uint32]bool{}
+	for _, code := range modules {
+		m, err := readSPIRV(code)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range caps {
+		if m.version > maxSPIRVVersion {
+			return nil, fmt.Errorf("the shaders are SPIR-V %d.%d, newer than the 1.5 that Vulkan 1.2 consumes", m.version>>16&0xff, m.version>>8&0xff)
+		}
+		for _, c := range m.caps {
 			seen[c] = true
+		}
+		for _, e := range m.extensions {
+			extensions[e] = true
+		}
+		for s := range m.clockScopes {
+			scopes[s] = true
 		}
 	}
 	var ids []uint32
@@ -170,6 +252,28 @@ func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 			return nil, fmt.Errorf("the shaders declare SPIR-V capability %d, which sertrace's capability table does not know", c)
 		}
 		reqs = append(reqs, r...)
+	}
+	var names []string
+	for e := range extensions {
+		names = append(names, e)
+	}
+	sort.Strings(names)
+	for _, e := range names {
+		r, ok := extensionRequirements[e]
+		if !ok {
+			return nil, fmt.Errorf("the shaders declare SPIR-V extension %s, which sertrace's extension table does not know", e)
+		}
+		reqs = append(reqs, r)
+	}
+	for _, s := range []uint32{scopeDevice, scopeSubgroup} {
+		if scopes[s] {
+			reqs = append(reqs, clockRequirements[s])
+		}
+	}
+	for s := range scopes {
+		if _, ok := clockRequirements[s]; !ok {
+			return nil, fmt.Errorf("the shaders read the clock at SPIR-V scope %d, which sertrace's table does not know", s)
+		}
 	}
 	return reqs, nil
 }

@@ -82,9 +82,3 @@ func (m *Affine) UniformScale() (scale float32, ok bool) {
 	}
 	return s, true
 }
-
-// Mirrors reports whether the transform turns space inside out (a negative
-// determinant): it reverses a triangle's winding.
-func (m *Affine) Mirrors() bool {
-	return m[0]*(m[5]*m[10]-m[6]*m[9])-m[1]*(m[4]*m[10]-m[6]*m[8])+m[2]*(m[4]*m[9]-m[5]*m[8]) < 0
-}

@@ -211,6 +211,13 @@ func (m Mat4) Column(c int) Vec3 {
 	return Vec3{float32(m[c*4]), float32(m[c*4+1]), float32(m[c*4+2])}
 }
 
+// Mirrors reports whether the transform turns the winding over: its
+// linear part's determinant is negative (in float64, so that a tiny scale
+// keeps its sign).
+func (m Mat4) Mirrors() bool {
+	return m[0]*(m[5]*m[10]-m[6]*m[9])-m[4]*(m[1]*m[10]-m[2]*m[9])+m[8]*(m[1]*m[6]-m[2]*m[5]) < 0
+}
+
 // Finite reports whether every entry is neither NaN nor infinite.
 func (m Mat4) Finite() bool {
 	for _, v := range m {

@@ -47,3 +47,22 @@ func TestVectorsLookLikeArrays(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrors: a negative determinant mirrors, however small the scale
+// (float32 would round a tiny one's determinant to zero).
+func TestMirrors(t *testing.T) {
+	for _, c := range []struct {
+		m    Mat4
+		want bool
+	}{
+		{Identity, false},
+		{TRS([3]float64{1, 2, 3}, [4]float64{0, 0.6, 0, 0.8}, [3]float64{2, 3, 4}), false},
+		{TRS([3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{-1, 1, 1}), true},
+		{TRS([3]float64{}, [4]float64{0, 0.6, 0, 0.8}, [3]float64{-1e-16, 1e-16, 1e-16}), true},
+		{TRS([3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{-1, -1, 1}), false},
+	} {
+		if got := c.m.Mirrors(); got != c.want {
+			t.Errorf("%v: mirrors %v", c.m, got)
+		}
+	}
+}

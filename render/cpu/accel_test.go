@@ -259,13 +259,22 @@ func TestBoxKernel(t *testing.T) {
 			n.Child[i] = int32(i)
 		}
 		d := scene.Vec3{X: coord(), Y: coord(), Z: coord()}
-		switch rng.IntN(6) {
+		o := scene.Vec3{X: coord(), Y: coord(), Z: coord()}
+		nan := float32(math.NaN())
+		switch rng.IntN(10) {
 		case 0:
 			d.X = 0
 		case 1:
 			d.Y, d.Z = 0, 0
+		case 2:
+			d.X = 1e-40 // a denormal: its reciprocal must stay finite
+			o.X = n.Min[0][rng.IntN(nodeWidth)]
+		case 3:
+			d = scene.Vec3{X: nan, Y: nan, Z: nan} // a NaN ray misses everything
+		case 4:
+			o.Y = nan
 		}
-		r := newBoxRay(scene.Vec3{X: coord(), Y: coord(), Z: coord()}, d, float32(rng.IntN(2))*rng.Float32())
+		r := newBoxRay(o, d, float32(rng.IntN(2))*rng.Float32())
 		tmax := float32(math.Inf(1))
 		if rng.IntN(2) == 0 {
 			tmax = rng.Float32() * 10
@@ -292,6 +301,12 @@ func TestBoxKernel(t *testing.T) {
 			n1, f1 := slab(n.Min[1][i], n.Max[1][i], r.o.Y, r.inv.Y)
 			n2, f2 := slab(n.Min[2][i], n.Max[2][i], r.o.Z, r.inv.Z)
 			tn, tf := max(n0, n1, n2, r.tmin), min(f0, f1, f2, tmax)
+			if math.IsNaN(float64(d.X)) || math.IsNaN(float64(o.Y)) {
+				if hit {
+					t.Fatalf("round %d child %d: a NaN ray hits", round, i)
+				}
+				continue
+			}
 			if hit != (tn <= tf*1.0000004) {
 				t.Fatalf("round %d child %d: hit %v, the slab test says [%v, %v]", round, i, hit, tn, tf)
 			}
@@ -383,5 +398,26 @@ func TestTriangleKernel(t *testing.T) {
 	t.Logf("%d hits, %d lanes handed back", hits, retests)
 	if hits < 10000 || retests < 100 {
 		t.Errorf("%d hits, %d lanes handed back", hits, retests)
+	}
+}
+
+// TestOverflowingInstanceKeepsTheOthers: an instance whose transform
+// overflows float32 (a scale of 1e39) is never hit, and the meshes placed
+// once beside it (traced together in world space) still are.
+func TestOverflowingInstanceKeepsTheOthers(t *testing.T) {
+	quad := scene.Mesh{Positions: []scene.Vec3{{X: -1, Y: -1}, {X: 1, Y: -1}, {X: 1, Y: 1}, {X: -1, Y: 1}}, Indices: []uint32{0, 1, 2, 0, 2, 3}}
+	quad.Bounds = scene.Bounds{Min: scene.Vec3{X: -1, Y: -1}, Max: scene.Vec3{X: 1, Y: 1}}
+	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()}, Meshes: []scene.Mesh{quad, quad, quad}}
+	for i, s := range []float64{1, 1e39, 1} {
+		tr := scene.TRS([3]float64{float64(3 * i), 0, 0}, [4]float64{0, 0, 0, 1}, [3]float64{s, s, s})
+		sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: i}, Transform: tr})
+	}
+	acc := BuildAccel(sc, nil)
+	for _, x := range []float32{0, 6} {
+		r := Ray{Origin: scene.Vec3{X: x, Y: 0.2, Z: 5}, Dir: scene.Vec3{Z: -1}, TMax: float32(math.Inf(1))}
+		h, ok := acc.Intersect(&r)
+		if !ok || math.Abs(float64(h.T-5)) > 1e-5 || h.Instance != int32(x/3) {
+			t.Errorf("ray at x %v: hit %v %+v, want instance %v at t 5", x, ok, h, x/3)
+		}
 	}
 }

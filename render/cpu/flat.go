@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"math"
+
 	"sertrace/scene"
 )
 
@@ -32,10 +34,12 @@ func newFlatMeshes(acc *Accel) *flatMeshes {
 	}
 	var world scene.Mesh
 	for i, in := range sc.Instances {
-		if in.Geometry.Kind != scene.Triangles || uses[in.Geometry] != 1 || acc.toObject[i] == ([12]float32{}) {
+		// (A transform that overflows float32 stays under its instance:
+		// here its NaN vertices would take every flat mesh's box with them.)
+		if in.Geometry.Kind != scene.Triangles || uses[in.Geometry] != 1 || acc.toObject[i] == ([12]float32{}) || !finite(acc.toWorld[i][:]) {
 			continue
 		}
-		f.of[i], f.mirrored[i] = true, acc.toWorld[i].Mirrors()
+		f.of[i], f.mirrored[i] = true, in.Transform.Mirrors()
 		m := &sc.Meshes[in.Geometry.Index]
 		base := uint32(len(world.Positions))
 		for _, p := range m.Positions {
@@ -58,8 +62,13 @@ func newFlatMeshes(acc *Accel) *flatMeshes {
 		return b
 	})
 	f.leaves = newTriangleLeaves(f.bvh, &world)
-	for _, p := range world.Positions {
-		f.bounds.Extend(p)
+	// The box of what the tree holds (a vertex no triangle uses is not in it).
+	root := &f.bvh.Nodes[0]
+	for c := 0; c < nodeWidth; c++ {
+		if root.Child[c] >= 0 || root.Count[c] > 0 {
+			f.bounds.Union(scene.Bounds{Min: scene.Vec3{X: root.Min[0][c], Y: root.Min[1][c], Z: root.Min[2][c]},
+				Max: scene.Vec3{X: root.Max[0][c], Y: root.Max[1][c], Z: root.Max[2][c]}})
+		}
 	}
 	return f
 }
@@ -101,4 +110,14 @@ func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best
 		}
 	}
 	return found
+}
+
+// finite reports whether every value is neither NaN nor infinite.
+func finite(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
 }

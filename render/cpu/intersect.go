@@ -65,17 +65,21 @@ func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin,
 	apx, apy, apz := s.permute(v0.Sub(o))
 	bpx, bpy, bpz := s.permute(v1.Sub(o))
 	cpx, cpy, cpz := s.permute(v2.Sub(o))
-	ax, ay := apx-s.sx*apz, apy-s.sy*apz
-	bx, by := bpx-s.sx*bpz, bpy-s.sy*bpz
-	cx, cy := cpx-s.sx*cpz, cpy-s.sy*cpz
-	e0 := cx*by - cy*bx // weight of v0
-	e1 := ax*cy - ay*cx // of v1
-	e2 := bx*ay - by*ax // of v2
+	// Every product is rounded on its own (the conversions keep a compiler
+	// targeting FMA from fusing it into the sum), as hitTriangles8 and the
+	// GLSL compute it.
+	ax, ay := apx-float32(s.sx*apz), apy-float32(s.sy*apz)
+	bx, by := bpx-float32(s.sx*bpz), bpy-float32(s.sy*bpz)
+	cx, cy := cpx-float32(s.sx*cpz), cpy-float32(s.sy*cpz)
+	e0 := float32(cx*by) - float32(cy*bx) // weight of v0
+	e1 := float32(ax*cy) - float32(ay*cx) // of v1
+	e2 := float32(bx*ay) - float32(by*ax) // of v2
 	if e0 == 0 || e1 == 0 || e2 == 0 {
 		// On an edge in float32: decide in float64 so neighbours agree.
-		e0 = float32(float64(cx)*float64(by) - float64(cy)*float64(bx))
-		e1 = float32(float64(ax)*float64(cy) - float64(ay)*float64(cx))
-		e2 = float32(float64(bx)*float64(ay) - float64(by)*float64(ax))
+		mul := func(a, b float32) float64 { return float64(float64(a) * float64(b)) }
+		e0 = float32(mul(cx, by) - mul(cy, bx))
+		e1 = float32(mul(ax, cy) - mul(ay, cx))
+		e2 = float32(mul(bx, ay) - mul(by, ax))
 	}
 	if (e0 < 0 || e1 < 0 || e2 < 0) && (e0 > 0 || e1 > 0 || e2 > 0) {
 		return 0, 0, 0, false, false
@@ -85,7 +89,7 @@ func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin,
 		return 0, 0, 0, false, false
 	}
 	az, bz, cz := s.sz*apz, s.sz*bpz, s.sz*cpz
-	tScaled := e0*az + e1*bz + e2*cz
+	tScaled := float32(e0*az) + float32(e1*bz) + float32(e2*cz)
 	if det > 0 {
 		if tScaled <= tmin*det || tScaled >= tmax*det {
 			return 0, 0, 0, false, false

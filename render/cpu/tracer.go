@@ -89,7 +89,7 @@ func buildEmbreeAccel(sc *scene.Scene, anyHit AnyHit, dev *embree.Device) (*Acce
 					// The object-space winding decides a triangle's front:
 					// Embree's world normal does in the top level, unless a
 					// mirroring transform put it there, reversing the winding.
-					if in.Geometry.Kind == scene.Triangles && acc.toWorld[i].Mirrors() {
+					if in.Geometry.Kind == scene.Triangles && in.Transform.Mirrors() {
 						kinds[i] = embree.KindInstancedTriangle
 					}
 					continue

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"math"
 	"math/bits"
 	"unsafe"
 
@@ -50,8 +51,10 @@ var (
 
 func newBoxRay(o, d scene.Vec3, tmin float32) boxRay {
 	inv := func(c float32) float32 {
-		if c == 0 {
-			c = 1e-30
+		// A tiny component keeps a finite reciprocal: 1/denormal overflows
+		// to infinity, and 0·∞ is NaN for a box face through the origin.
+		if c < 1e-30 && c > -1e-30 {
+			c = float32(math.Copysign(1e-30, float64(c)))
 		}
 		return 1 / c
 	}
@@ -145,6 +148,9 @@ func (w *walk) next(r *boxRay, tmax float32) (first, count int, ok bool) {
 			base := w.n
 			for ; mask != 0; mask &= mask - 1 {
 				i := bits.TrailingZeros32(mask)
+				if n.Child[i] < 0 {
+					continue // an empty slot (a box test never hits it; a NaN ray might)
+				}
 				c := stackEntry{ref: n.Child[i], count: n.Count[i], tnear: w.near[i]}
 				k := w.n
 				for ; k > base && w.stack[k-1].tnear < c.tnear; k-- {
@@ -152,6 +158,9 @@ func (w *walk) next(r *boxRay, tmax float32) (first, count int, ok bool) {
 				}
 				w.stack[k] = c
 				w.n++
+			}
+			if w.n == base {
+				break // only empty slots were hit
 			}
 			w.n--
 			e = w.stack[w.n]

@@ -27,6 +27,14 @@ TEXT ·hitBoxes8(SB), NOSPLIT, $0-36
 	SLAB(4, 16, 40, 64, Y4, Y5)
 	SLAB(8, 20, 48, 72, Y6, Y7)
 
+	// A NaN among the six distances misses, as Go's max and min make it
+	// (VMAXPS and VMINPS would drop it): the lanes where all are ordered.
+	VCMPPS $7, Y3, Y2, Y10 // ORD_Q
+	VCMPPS $7, Y5, Y4, Y11
+	VANDPS Y11, Y10, Y10
+	VCMPPS $7, Y7, Y6, Y11
+	VANDPS Y11, Y10, Y12
+
 	// tn = max(x, y, z, tmin), tf = min(x, y, z, tmax).
 	VBROADCASTSS 24(DI), Y8
 	VBROADCASTSS tmax+16(FP), Y9
@@ -43,6 +51,7 @@ TEXT ·hitBoxes8(SB), NOSPLIT, $0-36
 	VBROADCASTSS X10, Y10
 	VMULPS       Y10, Y3, Y3
 	VCMPPS       $2, Y3, Y2, Y11 // LE_OS: Y2 <= Y3
+	VANDPS       Y12, Y11, Y11
 	VMOVMSKPS    Y11, AX
 	VMOVUPS      Y2, (DX)
 	VZEROUPPER

@@ -100,6 +100,7 @@ enum {
 	RTC_SCENE_FLAG_ROBUST = 1 << 2,
 	RTC_BUILD_QUALITY_HIGH = 2,
 	RTC_DEVICE_PROPERTY_VERSION = 0,
+	RTC_DEVICE_PROPERTY_NATIVE_RAY8_SUPPORTED = 33,
 	RTC_DEVICE_PROPERTY_BACKFACE_CULLING_CURVES_ENABLED = 63,
 	RTC_DEVICE_PROPERTY_BACKFACE_CULLING_ENABLED = 65,
 	RTC_DEVICE_PROPERTY_FILTER_FUNCTION_SUPPORTED = 66,
@@ -131,6 +132,7 @@ struct sertraceRTC {
 	void (*intersect1)(RTCScene, struct RTCIntersectContext *, struct RTCRayHit *);
 	void (*occluded1)(RTCScene, struct RTCIntersectContext *, struct RTCRay *);
 	void (*intersect8)(const int *, RTCScene, struct RTCIntersectContext *, struct RTCRayHit8 *);
+	int packets; // rtcIntersect8 works (a library built without packets refuses it and writes nothing)
 };
 static struct sertraceRTC rtc;
 
@@ -192,6 +194,7 @@ static const char *sertraceEmbreeLoad(const char *name, const char *config, RTCD
 		dlclose(lib);
 		return why;
 	}
+	f.packets = f.getDeviceProperty(d, RTC_DEVICE_PROPERTY_NATIVE_RAY8_SUPPORTED) == 1;
 	rtc = f;
 	*dev = d;
 	return NULL;
@@ -330,7 +333,13 @@ static void sertraceIntersect(RTCScene s, const sertraceRay *rays, sertraceHit *
 
 // sertraceIntersectCoherent is sertraceIntersect for rays that run side by
 // side (a tile's camera rays): Embree traces them in packets of 8.
+static int sertracePackets(void) { return rtc.packets; }
+static void sertraceSetPackets(int on) { rtc.packets = on; }
 static void sertraceIntersectCoherent(RTCScene s, const sertraceRay *rays, sertraceHit *hits, unsigned char *found, int n, const unsigned char *kinds) {
+	if (!rtc.packets) {
+		sertraceIntersect(s, rays, hits, found, n, kinds);
+		return;
+	}
 	struct RTCIntersectContext ctx;
 	sertraceInitContext(&ctx);
 	ctx.flags = 1; // RTC_INTERSECT_CONTEXT_FLAG_COHERENT
@@ -428,6 +437,20 @@ type Device struct {
 	dev     C.RTCDevice
 	Version string // e.g. "3.13.5"
 	Library string // the file loaded
+}
+
+// Packets reports whether the library traces packets of 8 rays (built
+// with them, for a CPU that has them); without, coherent rays go one by
+// one like the rest.
+func (d *Device) Packets() bool { return C.sertracePackets() != 0 }
+
+// setPackets turns the packets off or back on (tests: the fallback).
+func setPackets(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.sertraceSetPackets(v)
 }
 
 type opened struct {

@@ -47,7 +47,14 @@ func TestHitsAgainstClosedForms(t *testing.T) {
 		{T: 10, U: 0.25, V: 0.5, Inst: 4, Kind: KindFront}, {T: 10, U: 0.25, V: 0.5, Inst: 4, Kind: KindBack}, {T: inf, Inst: -1}}
 	occluded := make([]bool, len(rays))
 	s.Occluded(rays, occluded)
-	for _, coherent := range []bool{false, true} { // one by one, and in packets of 8 (the last one partial)
+	if !d.Packets() {
+		t.Log("this Embree has no packets of 8: coherent rays go one by one")
+	}
+	// One by one, in packets of 8 (the last one partial), and coherent on a
+	// library without packets.
+	defer setPackets(d.Packets())
+	for k, coherent := range []bool{false, true, true} {
+		setPackets(k < 2 && d.Packets())
 		hits := make([]Hit, len(rays))
 		found := make([]bool, len(rays))
 		s.Intersect(rays, hits, found, coherent)

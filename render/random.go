@@ -125,9 +125,14 @@ type StreamKeys struct {
 	scramble            [layout.DimsPerBounce]uint32
 }
 
-// Reset makes k the keys of a pixel's numbers at a bounce (none made yet).
-func (k *StreamKeys) Reset(pixel, bounce, seed uint32) {
-	k.pixel, k.bounce, k.seed, k.made = pixel, bounce, seed, 0
+// Set makes k the keys of a pixel's numbers at a bounce: those made
+// already stay when k holds that pixel, bounce and seed, and are dropped
+// otherwise. (The zero StreamKeys is pixel 0's at bounce 0 with seed 0,
+// none made.)
+func (k *StreamKeys) Set(pixel, bounce, seed uint32) {
+	if k.pixel != pixel || k.bounce != bounce || k.seed != seed {
+		k.pixel, k.bounce, k.seed, k.made = pixel, bounce, seed, 0
+	}
 }
 
 func (k *StreamKeys) shuffleOf(pair uint32) uint32 {

@@ -134,7 +134,6 @@ func V3(a [3]float32) Vec3 { return Vec3{a[0], a[1], a[2]} }
 
 func (a Vec3) Add(b Vec3) Vec3      { return Vec3{a.X + b.X, a.Y + b.Y, a.Z + b.Z} }
 func (a Vec3) Sub(b Vec3) Vec3      { return Vec3{a.X - b.X, a.Y - b.Y, a.Z - b.Z} }
-func (a Vec3) Mul(b Vec3) Vec3      { return Vec3{a.X * b.X, a.Y * b.Y, a.Z * b.Z} }
 func (a Vec3) Mul3(b Vec3) Vec3     { return Vec3{a.X * b.X, a.Y * b.Y, a.Z * b.Z} }
 func (a Vec3) Scale(s float32) Vec3 { return Vec3{a.X * s, a.Y * s, a.Z * s} }
 func (a Vec3) Dot(b Vec3) float32   { return a.X*b.X + a.Y*b.Y + a.Z*b.Z }

@@ -114,7 +114,8 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 		in := sc.Instances[i]
 		if acc.toObject[i] == (render.Affine{}) || acc.flat.has(i) {
 			// Scaled to nothing (glTF files hide objects so): it cannot be
-			// hit, and rays into its object space would be degenerate.
+			// hit, and rays into its object space would be degenerate. Or
+			// its triangles are among the flat meshes, the last entry.
 			return scene.EmptyBounds()
 		}
 		return sc.GeometryBounds(in.Geometry).Transform(in.Transform)

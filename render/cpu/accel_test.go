@@ -74,32 +74,38 @@ func randomScene(rng *rand.Rand) *scene.Scene {
 }
 
 // bruteForce tests every primitive of every instance.
-func bruteForce(sc *scene.Scene, ray *Ray) Hit {
+func bruteForce(sc *scene.Scene, ray *Ray, anyHit AnyHit) Hit {
 	best := Hit{T: ray.TMax, Instance: -1}
 	for i, in := range sc.Instances {
 		inv := render.AffineInverse(in.Transform)
 		o, d := inv.Point(ray.Origin), inv.Vector(ray.Dir)
 		switch in.Geometry.Kind {
 		case scene.Triangles:
-			m := &sc.Meshes[0]
+			m := &sc.Meshes[in.Geometry.Index]
+			masked := anyHit != nil && sc.Materials[in.Material].AlphaMode == scene.AlphaMask
 			sr := newShearedRay(d)
 			for p := 0; p < m.TriangleCount(); p++ {
-				if t, _, _, _, ok := intersectTriangle(o, &sr, m.Positions[3*p], m.Positions[3*p+1], m.Positions[3*p+2], ray.TMin, best.T); ok {
-					best = Hit{T: t, Instance: int32(i), Prim: int32(p)}
+				v := m.Indices[3*p:]
+				t, u, bv, back, ok := intersectTriangle(o, &sr, m.Positions[v[0]], m.Positions[v[1]], m.Positions[v[2]], ray.TMin, best.T)
+				if ok && (!masked || anyHit(i, p, u, bv)) {
+					best = Hit{T: t, Instance: int32(i), Prim: int32(p), Kind: HitFrontFace}
+					if back {
+						best.Kind = HitBackFace
+					}
 				}
 			}
 		case scene.Spheres:
-			s := &sc.SphereSets[0]
+			s := &sc.SphereSets[in.Geometry.Index]
 			for p := range s.Centers {
 				if t, ok := intersectSphere(o, d, s.Centers[p], s.Radii[p], ray.TMin, best.T, render.ExitHits(sc, &sc.Instances[i])); ok {
-					best = Hit{T: t, Instance: int32(i), Prim: int32(p)}
+					best = Hit{T: t, Instance: int32(i), Prim: int32(p), Kind: HitSphere}
 				}
 			}
 		case scene.SweptSpheres:
-			c := &sc.CurveSets[0]
+			c := &sc.CurveSets[in.Geometry.Index]
 			for p, v := range c.Segments {
 				if h, ok := intersectSweptSphere(o, d, c.Positions[v], c.Positions[v+1], c.Radii[v], c.Radii[v+1], c.Joins[p]&scene.JoinedPrev == 0, ray.TMin, best.T); ok {
-					best = Hit{T: h.T, Instance: int32(i), Prim: int32(p)}
+					best = Hit{T: h.T, Instance: int32(i), Prim: int32(p), Kind: HitLinearSweptSphere}
 				}
 			}
 		}
@@ -121,7 +127,7 @@ func TestAccelMatchesBruteForce(t *testing.T) {
 		if i%3 == 0 {
 			ray.TMax = rng.Float32() * 10
 		}
-		want := bruteForce(sc, &ray)
+		want := bruteForce(sc, &ray, nil)
 		got, ok := acc.Intersect(&ray)
 		if ok != (want.Instance >= 0) || (ok && (got.Instance != want.Instance || got.Prim != want.Prim || got.T != want.T)) {
 			t.Fatalf("ray %d: got %+v (%v), brute force %+v", i, got, ok, want)
@@ -135,6 +141,72 @@ func TestAccelMatchesBruteForce(t *testing.T) {
 	}
 	if hits < 500 {
 		t.Errorf("only %d hits: the test checks too little", hits)
+	}
+}
+
+// TestFlatMeshesMatchBruteForce: meshes that one instance each places,
+// traced together in world space, give the hits that testing every
+// triangle in its object space gives: the instance, the triangle, the
+// distance (to rounding) and the side, under mirroring transforms too,
+// and with alpha masks cutting holes.
+func TestFlatMeshesMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	sc := randomScene(rng)
+	mat := scene.DefaultMaterial()
+	mat.AlphaMode = scene.AlphaMask
+	sc.Materials = append(sc.Materials, mat)
+	n := 0
+	for i := range sc.Instances {
+		in := &sc.Instances[i]
+		if in.Geometry.Kind != scene.Triangles {
+			continue
+		}
+		// A copy of the mesh of its own; every other one mirrored, every
+		// third alpha-masked.
+		in.Geometry.Index = len(sc.Meshes)
+		sc.Meshes = append(sc.Meshes, sc.Meshes[0])
+		if n%2 == 1 {
+			in.Transform = in.Transform.Mul(scene.TRS([3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{1, -1, 1}))
+		}
+		if n%3 == 0 {
+			in.Material = 1
+		}
+		n++
+	}
+	cut := func(inst, prim int, u, v float32) bool { return prim%2 == 0 || u > 0.3 }
+	acc := BuildAccel(sc, cut)
+	for i, in := range sc.Instances {
+		if in.Geometry.Kind == scene.Triangles && !acc.flat.has(i) {
+			t.Fatalf("instance %d is not among the flat meshes", i)
+		}
+	}
+	hits, backs, cuts := 0, 0, 0
+	for i := 0; i < 3000; i++ {
+		o := scene.Vec3{X: rng.Float32()*12 - 6, Y: rng.Float32()*12 - 6, Z: rng.Float32()*12 - 6}
+		target := scene.Vec3{X: rng.Float32()*6 - 3, Y: rng.Float32()*6 - 3, Z: rng.Float32()*6 - 3}
+		ray := Ray{Origin: o, Dir: target.Sub(o).Normalize(), TMax: float32(math.Inf(1))}
+		want := bruteForce(sc, &ray, cut)
+		got, ok := acc.Intersect(&ray)
+		if ok != (want.Instance >= 0) || (ok && (got.Instance != want.Instance || got.Prim != want.Prim || got.Kind != want.Kind ||
+			math.Abs(float64(got.T-want.T)) > 1e-5*max(1, float64(want.T)))) {
+			t.Fatalf("ray %d: got %+v (%v), brute force %+v", i, got, ok, want)
+		}
+		if acc.Occluded(&ray) != ok {
+			t.Fatalf("ray %d: occluded %v but closest hit %v", i, !ok, ok)
+		}
+		if ok {
+			hits++
+			if got.Kind == HitBackFace {
+				backs++
+			}
+		}
+		if ok && sc.Instances[got.Instance].Material == 1 {
+			cuts++
+		}
+	}
+	t.Logf("%d hits, %d from behind, %d on masked instances", hits, backs, cuts)
+	if hits < 500 || backs < 100 || cuts < 50 {
+		t.Errorf("%d hits, %d from behind, %d on masked instances: the test checks too little", hits, backs, cuts)
 	}
 }
 
@@ -237,7 +309,7 @@ func TestBuildManyGeometries(t *testing.T) {
 // rays running every way, axis-aligned ones too; and the answers are the
 // slab test's.
 func TestBoxKernel(t *testing.T) {
-	if !useBoxKernel {
+	if !useKernels {
 		t.Skip("no AVX2 here: the Go loop is the only kernel")
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
@@ -329,7 +401,7 @@ func TestBoxKernel(t *testing.T) {
 // side), except the lanes it hands back to be decided in float64; rays
 // aimed at vertices and edges make such lanes.
 func TestTriangleKernel(t *testing.T) {
-	if !useTriangleKernel {
+	if !useKernels {
 		t.Skip("no AVX2 here: intersectTriangle is the only test")
 	}
 	rng := rand.New(rand.NewPCG(31, 32))

@@ -1,8 +1,7 @@
 package cpu
 
 import (
-	"math"
-
+	"sertrace/render"
 	"sertrace/scene"
 )
 
@@ -34,9 +33,7 @@ func newFlatMeshes(acc *Accel) *flatMeshes {
 	}
 	var world scene.Mesh
 	for i, in := range sc.Instances {
-		// (A transform that overflows float32 stays under its instance:
-		// here its NaN vertices would take every flat mesh's box with them.)
-		if in.Geometry.Kind != scene.Triangles || uses[in.Geometry] != 1 || acc.toObject[i] == ([12]float32{}) || !finite(acc.toWorld[i][:]) {
+		if in.Geometry.Kind != scene.Triangles || uses[in.Geometry] != 1 || acc.toObject[i] == (render.Affine{}) {
 			continue
 		}
 		f.of[i], f.mirrored[i] = true, in.Transform.Mirrors()
@@ -62,7 +59,9 @@ func newFlatMeshes(acc *Accel) *flatMeshes {
 		return b
 	})
 	f.leaves = newTriangleLeaves(f.bvh, &world)
-	// The box of what the tree holds (a vertex no triangle uses is not in it).
+	// The box of what the tree holds: a vertex no triangle uses is not in
+	// it, nor a triangle that a transform overflowing float32 made
+	// infinite (BuildBVH leaves it out, so that instance is never hit).
 	root := &f.bvh.Nodes[0]
 	for c := 0; c < nodeWidth; c++ {
 		if root.Child[c] >= 0 || root.Count[c] > 0 {
@@ -110,14 +109,4 @@ func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best
 		}
 	}
 	return found
-}
-
-// finite reports whether every value is neither NaN nor infinite.
-func finite(v []float32) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
 }

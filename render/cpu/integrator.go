@@ -65,14 +65,13 @@ type worker struct {
 	order    []int32
 	sortBuf  []int32 // Reorder's scratch
 	launch   []int32 // the live paths in launch order (by index)
-	// The stream keys of the tile's pixels (render.StreamKeys) and the
-	// bounce+1 each slot holds them for (0: none yet).
-	streams   []render.StreamKeys
-	keyBounce []uint32
-	matStamp  []uint32 // count's: per material (+1, misses 0), the warp it was last seen in
-	stamp     uint32
-	bounces   []simt
-	rays      render.RayCounts
+	// The stream keys of the tile's pixels (render.StreamKeys), at the
+	// bounce their paths were last at.
+	streams  []render.StreamKeys
+	matStamp []uint32 // count's: per material (+1, misses 0), the warp it was last seen in
+	stamp    uint32
+	bounces  []simt
+	rays     render.RayCounts
 	// Streams: a wave's rays and their hits, and the bounce's shadow rays.
 	traceRays  []Ray
 	traceHits  []Hit
@@ -105,12 +104,12 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 	return r
 }
 
-// random is the path's number in a dimension (render.Dim*) at its bounce.
+// random is the path's number in a dimension (layout.Dim*) at its bounce.
 func (w *worker) random(p *pathState, dim uint32) float32 {
 	return w.streamKeys(p).Random(p.sample, dim)
 }
 
-// random2 is the path's two numbers of a pair of dimensions (render.Pair*).
+// random2 is the path's two numbers of a pair of dimensions (layout.Pair*).
 func (w *worker) random2(p *pathState, pair uint32) (float32, float32) {
 	return w.streamKeys(p).Random2(p.sample, pair)
 }
@@ -118,11 +117,9 @@ func (w *worker) random2(p *pathState, pair uint32) (float32, float32) {
 // streamKeys are the keys of the path's pixel at its bounce, made once for
 // all the pixel's paths in the wave (they are at the same bounce).
 func (w *worker) streamKeys(p *pathState) *render.StreamKeys {
-	if w.keyBounce[p.keySlot] != p.bounce+1 {
-		w.streams[p.keySlot].Reset(uint32(p.pixel), p.bounce, w.r.opts.Seed)
-		w.keyBounce[p.keySlot] = p.bounce + 1
-	}
-	return &w.streams[p.keySlot]
+	k := &w.streams[p.keySlot]
+	k.Set(uint32(p.pixel), p.bounce, w.r.opts.Seed)
+	return k
 }
 
 // powerHeuristic is Veach's MIS weight (β = 2) for a sample of pdf a
@@ -360,8 +357,6 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	w.sortKeys = grow(w.sortKeys, n)
 	pixels := (t.x1 - t.x0) * (t.y1 - t.y0)
 	w.streams = grow(w.streams, pixels)
-	w.keyBounce = grow(w.keyBounce, pixels)
-	clear(w.keyBounce)
 	k := 0
 	for y := t.y0; y < t.y1; y++ {
 		for x := t.x0; x < t.x1; x++ {

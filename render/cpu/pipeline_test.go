@@ -41,6 +41,46 @@ func TestReorderGroupsByShaderThenHint(t *testing.T) {
 	}
 }
 
+// TestCountWarpsOfLivePaths: the launch's warps are the runs of 32 lanes
+// that hold live paths (gaps between them idle), each counting its distinct
+// shaders and materials; the reordered paths fill warps side by side; and
+// a wrapping stamp forgets no material.
+func TestCountWarpsOfLivePaths(t *testing.T) {
+	sc := &scene.Scene{Materials: make([]scene.Material, 4)}
+	for m := 0; m < 4; m++ {
+		sc.Instances = append(sc.Instances, scene.Instance{Material: m})
+	}
+	w := &worker{r: &renderer{sc: sc}, stamp: ^uint32(0) - 1}
+	tri, sph := uint8(sbtHitGroup+layout.HitTriangles), uint8(sbtHitGroup+layout.HitSpheres)
+	w.hits = make([]HitObject, 70)
+	w.paths = make([]pathState, 70)
+	// Warp 0: lanes 0 and 5, a triangle of material 0 and a miss. Warp 1:
+	// lanes 40, 41 and 50, triangles of materials 1 and 2 and a sphere of
+	// material 1. Warp 2: lane 69, a triangle of material 0.
+	set := func(i int32, sbt uint8, inst int32) {
+		w.hits[i] = HitObject{SBT: sbt, Hit: Hit{Instance: inst}, Live: true}
+	}
+	set(0, tri, 0)
+	set(5, sbtMiss, -1)
+	set(40, tri, 1)
+	set(41, tri, 2)
+	set(50, sph, 1)
+	set(69, tri, 0)
+	live := []int32{0, 5, 40, 41, 50, 69}
+	var s simt
+	w.count(&s, live, live)
+	want := simt{paths: 6, warps: 3, passes: 2 + 2 + 1, materialsWarp: 2 + 2 + 1,
+		// Side by side the six paths are one warp: two shaders and a miss,
+		// materials 0, 1, 2 and the miss.
+		warpsAfter: 1, passesAfter: 3, materialsWarpAfter: 4}
+	if s != want {
+		t.Errorf("counted %+v, want %+v", s, want)
+	}
+	if e := w.paths[40].simt; e != 3.0/(32*2) {
+		t.Errorf("lane 40's efficiency %v, want 3 paths over 2 passes of 32 lanes", e)
+	}
+}
+
 // TestReorderGroupsMaterialsInARealWave: on the hairy Cornell box, sorting
 // by material hint leaves fewer materials per warp than launch order.
 func TestReorderGroupsMaterialsInARealWave(t *testing.T) {

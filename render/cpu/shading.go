@@ -154,8 +154,8 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		}
 		if m.Tangents != nil && s.mat.NormalTexture.Valid() {
 			t := m.Tangents[i0]
-			tw := scene.Vec3{X: t.X, Y: t.Y, Z: t.Z}.Scale(w).Add(scene.Vec3{X: m.Tangents[i1].X, Y: m.Tangents[i1].Y, Z: m.Tangents[i1].Z}.Scale(h.U)).
-				Add(scene.Vec3{X: m.Tangents[i2].X, Y: m.Tangents[i2].Y, Z: m.Tangents[i2].Z}.Scale(h.V))
+			tw := t.XYZ().Scale(w).Add(m.Tangents[i1].XYZ().Scale(h.U)).
+				Add(m.Tangents[i2].XYZ().Scale(h.V))
 			tw = toWorld.Vector(tw).Normalize()
 			tangent = scene.Vec4{X: tw.X, Y: tw.Y, Z: tw.Z, W: t.W}
 		}
@@ -171,7 +171,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		s.ng = normalToWorld(inv, no)
 		if s.mat.Hair != nil {
 			s.hairFrame(toWorld.Vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
-			s.albedo = scene.Vec3{X: s.mat.BaseColor.X, Y: s.mat.BaseColor.Y, Z: s.mat.BaseColor.Z}
+			s.albedo = s.mat.BaseColor.XYZ()
 			s.aovNormal = s.ng // the strand's surface, not the view-facing BSDF frame
 			return
 		}
@@ -185,7 +185,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		// towards the ray), then turn everything together.
 		tn := sampleTexture(sc, &mat.NormalTexture, &uvs)
 		x, y, z := (2*tn.X-1)*mat.NormalScale, (2*tn.Y-1)*mat.NormalScale, 2*tn.Z-1
-		t := scene.Vec3{X: tangent.X, Y: tangent.Y, Z: tangent.Z}
+		t := tangent.XYZ()
 		t = t.Sub(ns.Scale(ns.Dot(t))).Normalize()
 		b := ns.Cross(t).Scale(tangent.W)
 		if n := t.Scale(x).Add(b.Scale(y)).Add(ns.Scale(z)).Normalize(); n != (scene.Vec3{}) {
@@ -203,11 +203,11 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	s.frame.set(ns)
 
 	bc := sampleTexture(sc, &mat.BaseColorTexture, &uvs)
-	base := scene.Vec3{X: mat.BaseColor.X * bc.X * color.X, Y: mat.BaseColor.Y * bc.Y * color.Y, Z: mat.BaseColor.Z * bc.Z * color.Z}
+	base := mat.BaseColor.XYZ().Mul3(bc.XYZ()).Mul3(color.XYZ())
 	mr := sampleTexture(sc, &mat.MetallicRoughnessTex, &uvs)
 	spec := mat.Specular * sampleTexture(sc, &mat.SpecularTexture, &uvs).W
 	sct := sampleTexture(sc, &mat.SpecularColorTexture, &uvs)
-	specColor := scene.Vec3{X: mat.SpecularColor.X * sct.X, Y: mat.SpecularColor.Y * sct.Y, Z: mat.SpecularColor.Z * sct.Z}
+	specColor := mat.SpecularColor.Mul3(sct.XYZ())
 	s.bsdf.init(base, mat.Metallic*mr.Z, mat.Roughness*mr.Y, mat.IOR, spec, specColor)
 	if mat.Transmission > 0 {
 		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, &mat.TransmissionTexture, &uvs).X
@@ -224,7 +224,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	s.albedo = base
 	if mat.Emits() && (s.front || mat.DoubleSided) {
 		et := sampleTexture(sc, &mat.EmissiveTexture, &uvs)
-		s.emit = scene.Vec3{X: mat.Emissive.X * et.X, Y: mat.Emissive.Y * et.Y, Z: mat.Emissive.Z * et.Z}
+		s.emit = mat.Emissive.Mul3(et.XYZ())
 	}
 }
 

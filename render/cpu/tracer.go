@@ -213,8 +213,11 @@ func asEmbree(rays []Ray) []embree.Ray {
 // for all of them (coherent rays, side by side, in packets), with the BVH
 // one by one.
 func (acc *Accel) IntersectAll(rays []Ray, hits []Hit, found []bool, coherent bool) {
-	st := stacks.Get().(*traceStacks)
-	defer stacks.Put(st)
+	var st *traceStacks // Embree's walks keep their own
+	if acc.embree == nil {
+		st = stacks.Get().(*traceStacks)
+		defer stacks.Put(st)
+	}
 	acc.intersectAll(rays, hits, found, coherent, st)
 }
 
@@ -247,8 +250,11 @@ func (acc *Accel) intersectAll(rays []Ray, hits []Hit, found []bool, coherent bo
 
 // OccludedAll says for every ray whether anything blocks it.
 func (acc *Accel) OccludedAll(rays []Ray, occluded []bool) {
-	st := stacks.Get().(*traceStacks)
-	defer stacks.Put(st)
+	var st *traceStacks
+	if acc.embree == nil {
+		st = stacks.Get().(*traceStacks)
+		defer stacks.Put(st)
+	}
 	acc.occludedAll(rays, occluded, st)
 }
 

@@ -40,13 +40,18 @@ type boxRay struct {
 	near, far [3]int64
 }
 
-// The layout the assembly reads.
+// The layout the assembly reads (each offset neither less nor more).
 var (
 	_ [unsafe.Offsetof(boxRay{}.inv) - 12]struct{}
+	_ [12 - unsafe.Offsetof(boxRay{}.inv)]struct{}
 	_ [unsafe.Offsetof(boxRay{}.tmin) - 24]struct{}
+	_ [24 - unsafe.Offsetof(boxRay{}.tmin)]struct{}
 	_ [unsafe.Offsetof(boxRay{}.near) - 32]struct{}
+	_ [32 - unsafe.Offsetof(boxRay{}.near)]struct{}
 	_ [unsafe.Offsetof(boxRay{}.far) - 56]struct{}
+	_ [56 - unsafe.Offsetof(boxRay{}.far)]struct{}
 	_ [unsafe.Offsetof(Node8{}.Max) - 3*nodeWidth*4]struct{}
+	_ [3*nodeWidth*4 - unsafe.Offsetof(Node8{}.Max)]struct{}
 )
 
 func newBoxRay(o, d scene.Vec3, tmin float32) boxRay {
@@ -72,8 +77,9 @@ func newBoxRay(o, d scene.Vec3, tmin float32) boxRay {
 	return r
 }
 
-// useBoxKernel says whether hitBoxes8's AVX2 kernel may run.
-var useBoxKernel = hasBoxKernel && cpu.X86.HasAVX2
+// useKernels says whether the AVX2 kernels hitBoxes8 and hitTriangles8
+// may run.
+var useKernels = hasKernels && cpu.X86.HasAVX2
 
 // hitBoxesGo is hitBoxes8 in Go, the same arithmetic in the same order
 // (so both give the same bits): the slabs' entry and exit distances
@@ -135,7 +141,7 @@ func (w *walk) next(r *boxRay, tmax float32) (first, count int, ok bool) {
 		for e.count == 0 {
 			n := &w.bvh.Nodes[e.ref]
 			var mask uint32
-			if useBoxKernel {
+			if useKernels {
 				mask = hitBoxes8(n, r, tmax, &w.near)
 			} else {
 				mask = hitBoxesGo(n, r, tmax, &w.near)
@@ -147,10 +153,9 @@ func (w *walk) next(r *boxRay, tmax float32) (first, count int, ok bool) {
 			// off again at once.
 			base := w.n
 			for ; mask != 0; mask &= mask - 1 {
+				// (An empty slot's box, +∞ to −∞, is never hit, by a NaN
+				// ray neither: TestBoxKernel.)
 				i := bits.TrailingZeros32(mask)
-				if n.Child[i] < 0 {
-					continue // an empty slot (a box test never hits it; a NaN ray might)
-				}
 				c := stackEntry{ref: n.Child[i], count: n.Count[i], tnear: w.near[i]}
 				k := w.n
 				for ; k > base && w.stack[k-1].tnear < c.tnear; k-- {
@@ -158,9 +163,6 @@ func (w *walk) next(r *boxRay, tmax float32) (first, count int, ok bool) {
 				}
 				w.stack[k] = c
 				w.n++
-			}
-			if w.n == base {
-				break // only empty slots were hit
 			}
 			w.n--
 			e = w.stack[w.n]

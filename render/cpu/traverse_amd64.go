@@ -1,7 +1,8 @@
 package cpu
 
-// hasBoxKernel: this architecture has hitBoxes8's AVX2 kernel.
-const hasBoxKernel = true
+// hasKernels: this architecture has the AVX2 kernels hitBoxes8 and
+// hitTriangles8.
+const hasKernels = true
 
 // hitBoxes8 tests a ray against a node's eight boxes at once (AVX2): it
 // is hitBoxesGo, the same arithmetic in the same order, eight lanes wide.

@@ -2,8 +2,8 @@
 
 package cpu
 
-// hasBoxKernel: there is no vector kernel for this architecture.
-const hasBoxKernel = false
+// hasKernels: there are no vector kernels for this architecture.
+const hasKernels = false
 
 func hitBoxes8(n *Node8, r *boxRay, tmax float32, near *[nodeWidth]float32) uint32 {
 	panic("cpu: hitBoxes8 without a vector kernel")

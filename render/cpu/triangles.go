@@ -4,8 +4,6 @@ import (
 	"math/bits"
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
-
 	"sertrace/scene"
 )
 
@@ -69,8 +67,11 @@ type triRay struct {
 // The layout the assembly reads.
 var (
 	_ [unsafe.Offsetof(triRay{}.sx) - 12]struct{}
+	_ [12 - unsafe.Offsetof(triRay{}.sx)]struct{}
 	_ [unsafe.Offsetof(triRay{}.kx) - 24]struct{}
+	_ [24 - unsafe.Offsetof(triRay{}.kx)]struct{}
 	_ [unsafe.Offsetof(triRay{}.kz) - 40]struct{}
+	_ [40 - unsafe.Offsetof(triRay{}.kz)]struct{}
 )
 
 func newTriRay(o scene.Vec3, s *shearedRay) triRay {
@@ -87,18 +88,15 @@ type triHits struct {
 	t, u, v [8]float32
 }
 
-// useTriangleKernel says whether hitTriangles8's AVX2 kernel may run.
-var useTriangleKernel = hasBoxKernel && cpu.X86.HasAVX2
-
 // test tests the count triangles of the leaf that starts at first: the
 // lanes hit, with their distances and barycentrics in res, and those seen
 // from behind; the same hits as intersectTriangle on each, which decides
 // the lanes the kernel hands back (an edge function of zero in float32),
-// and every lane of small leaves or where there is no kernel.
+// and every lane where there is no kernel.
 func (l *triangleLeaves) test(first, count int, o scene.Vec3, s *shearedRay, tr *triRay, tmin, tmax float32, res *triHits) (hits, backs uint32) {
 	lanes := uint32(1)<<count - 1
 	retest := lanes
-	if useTriangleKernel {
+	if useKernels {
 		hits, retest, backs = hitTriangles8(&l.rows[l.start[first]], count, tr, tmin, tmax, res)
 		hits &= lanes
 		retest &= lanes

@@ -331,10 +331,12 @@ static void sertraceIntersect(RTCScene s, const sertraceRay *rays, sertraceHit *
 	}
 }
 
-// sertraceIntersectCoherent is sertraceIntersect for rays that run side by
-// side (a tile's camera rays): Embree traces them in packets of 8.
+// Whether coherent rays go in packets (where the library traces them so).
 static int sertracePackets(void) { return rtc.packets; }
 static void sertraceSetPackets(int on) { rtc.packets = on; }
+
+// sertraceIntersectCoherent is sertraceIntersect for rays that run side by
+// side (a tile's camera rays): Embree traces them in packets of 8.
 static void sertraceIntersectCoherent(RTCScene s, const sertraceRay *rays, sertraceHit *hits, unsigned char *found, int n, const unsigned char *kinds) {
 	if (!rtc.packets) {
 		sertraceIntersect(s, rays, hits, found, n, kinds);

@@ -15,8 +15,6 @@
 #ifndef BSDF_GLSL
 #define BSDF_GLSL
 
-// minAlpha keeps a roughness-0 surface a very sharp lobe rather than a delta.
-
 // BSDF mirrors Go's BSDF; newBSDF leaves transmission, eta and thin at Go's
 // zero values, the shading code sets them for transmissive materials.
 struct BSDF {

@@ -147,7 +147,7 @@ vec3 hairColorAbsorption(vec3 c, float betaN) {
               5.574 * hairPow(betaN, 4) + 0.245 * hairPow(betaN, 5);
     vec3 s;
     for (int i = 0; i < 3; i++) {
-        float l = log(clampF(c[i], 1e-4, 1.0)) / d;
+        float l = log(clampF(c[i], HAIR_COLOR_MIN, 1.0)) / d;
         s[i] = l * l;
     }
     return s;
@@ -157,12 +157,12 @@ vec3 hairColorAbsorption(vec3 c, float betaN) {
 // fibre. Absorption comes from the melanin concentrations, or from the
 // colour when neither is given.
 HairBSDF newHairBSDF(HairParams p, float h) {
-    float betaM = clampF((p.set & HAIR_BETA_M) != 0u ? p.betaM : HAIR_DEFAULT_BETA, 0.01, 1.0);
-    float betaN = clampF((p.set & HAIR_BETA_N) != 0u ? p.betaN : HAIR_DEFAULT_BETA, 0.01, 1.0);
+    float betaM = clampF((p.set & HAIR_BETA_M) != 0u ? p.betaM : HAIR_DEFAULT_BETA, HAIR_BETA_MIN, 1.0);
+    float betaN = clampF((p.set & HAIR_BETA_N) != 0u ? p.betaN : HAIR_DEFAULT_BETA, HAIR_BETA_MIN, 1.0);
     float alpha = ((p.set & HAIR_ALPHA) != 0u ? p.alpha : HAIR_DEFAULT_ALPHA) * PI / 180.0;
     HairBSDF b;
     b.h = clampF(h, -1.0, 1.0);
-    b.eta = max((p.set & HAIR_ETA) != 0u ? p.eta : HAIR_DEFAULT_ETA, 1.0001);
+    b.eta = max((p.set & HAIR_ETA) != 0u ? p.eta : HAIR_DEFAULT_ETA, HAIR_ETA_MIN);
     b.gammaO = hairAsin(b.h);
     if ((p.set & (HAIR_EUMELANIN | HAIR_PHEOMELANIN)) != 0u) {
         b.sigmaA = hairMelaninAbsorption((p.set & HAIR_EUMELANIN) != 0u ? p.eumelanin : 0.0,

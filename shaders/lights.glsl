@@ -306,7 +306,7 @@ bool sampleLight(vec3 p, float u, float coin, float u1, float u2, out LightSampl
     if (l.kind == PUNCTUAL_SPOT) { // KHR_lights_punctual's smooth falloff
         float cosIn = cos(l.innerCone), cosOut = cos(l.outerCone);
         float cd = dot(l.direction, -wi);
-        float f = clamp01((cd - cosOut) / max(cosIn - cosOut, 1e-4));
+        float f = clamp01((cd - cosOut) / max(cosIn - cosOut, SPOT_CONE_MIN));
         att *= f * f;
     }
     if (att <= 0.0) {

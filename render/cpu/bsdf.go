@@ -25,7 +25,7 @@ import (
 type BSDF struct {
 	Base     scene.Vec3 // linear base colour
 	Metallic float32
-	Alpha    float32    // roughness², at least minAlpha
+	Alpha    float32    // roughness², at least layout.MinAlpha
 	F0       scene.Vec3 // dielectric reflectance at normal incidence
 	F90      float32    // dielectric reflectance at grazing incidence
 
@@ -81,10 +81,6 @@ func (b *BSDF) lobesAt(cosO float32) *woTerms {
 // glassWeight is the share of f that the glass interface is.
 func (b *BSDF) glassWeight() float32 { return (1 - b.Metallic) * b.Transmission }
 
-// minAlpha keeps a roughness-0 surface a very sharp lobe rather than a delta,
-// so one code path (and MIS) serves every roughness.
-const minAlpha = layout.MinAlpha
-
 // NewBSDF makes the BSDF of a material with the given factors (textures
 // already applied). specular and specularColor are KHR_materials_specular's.
 func NewBSDF(base scene.Vec3, metallic, roughness, ior, specular float32, specularColor scene.Vec3) BSDF {
@@ -101,7 +97,7 @@ func (b *BSDF) init(base scene.Vec3, metallic, roughness, ior, specular float32,
 		f0 = r * r
 	}
 	f90 := clamp01(specular)
-	*b = BSDF{Base: base, Metallic: clamp01(metallic), Alpha: max(roughness*roughness, minAlpha), F90: f90,
+	*b = BSDF{Base: base, Metallic: clamp01(metallic), Alpha: max(roughness*roughness, layout.MinAlpha), F90: f90,
 		F0: scene.Vec3{X: min(f0*specularColor.X, 1) * f90, Y: min(f0*specularColor.Y, 1) * f90, Z: min(f0*specularColor.Z, 1) * f90}}
 }
 

@@ -38,10 +38,10 @@ func NewHairBSDF(p *scene.Hair, h float32) HairBSDF {
 		}
 		return def
 	}
-	betaM := clampF(get(p.BetaM, layout.HairDefaultBeta), 0.01, 1)
-	betaN := clampF(get(p.BetaN, layout.HairDefaultBeta), 0.01, 1)
+	betaM := clampF(get(p.BetaM, layout.HairDefaultBeta), layout.HairBetaMin, 1)
+	betaN := clampF(get(p.BetaN, layout.HairDefaultBeta), layout.HairBetaMin, 1)
 	alpha := get(p.Alpha, layout.HairDefaultAlpha) * math.Pi / 180
-	b := HairBSDF{h: clampF(h, -1, 1), eta: max(get(p.Eta, layout.HairDefaultEta), 1.0001)}
+	b := HairBSDF{h: clampF(h, -1, 1), eta: max(get(p.Eta, layout.HairDefaultEta), layout.HairEtaMin)}
 	b.gammaO = float32(math.Asin(float64(b.h)))
 	switch {
 	case p.Eumelanin != nil || p.Pheomelanin != nil:
@@ -76,7 +76,7 @@ func melaninAbsorption(eu, pheo float32) scene.Vec3 {
 func colorAbsorption(c scene.Vec3, betaN float32) scene.Vec3 {
 	d := 5.969 - 0.215*betaN + 2.532*betaN*betaN - 10.73*pow32(betaN, 3) + 5.574*pow32(betaN, 4) + 0.245*pow32(betaN, 5)
 	sigma := func(c float32) float32 {
-		l := float32(math.Log(float64(clampF(c, 1e-4, 1)))) / d
+		l := float32(math.Log(float64(clampF(c, layout.HairColorMin, 1)))) / d
 		return l * l
 	}
 	return scene.Vec3{X: sigma(c.X), Y: sigma(c.Y), Z: sigma(c.Z)}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"sertrace/render"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -124,7 +125,7 @@ func (ls *lightSampler) sample(out *lightSample, acc *Accel, p scene.Vec3, u, co
 		if t.textured {
 			uvs, _ := triangleAttributes(&acc.scene.Meshes[acc.scene.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
 			et := sampleTexture(acc.scene, &mat.EmissiveTexture, &uvs)
-			le = scene.Vec3{X: mat.Emissive.X * et.X, Y: mat.Emissive.Y * et.Y, Z: mat.Emissive.Z * et.Z}
+			le = mat.Emissive.Mul3(et.XYZ())
 		}
 		d := q.Sub(p)
 		dist := d.Length()
@@ -175,7 +176,7 @@ func (ls *lightSampler) sample(out *lightSample, acc *Accel, p scene.Vec3, u, co
 		// KHR_lights_punctual's smooth falloff between the cone angles.
 		cosIn, cosOut := float32(math.Cos(float64(l.InnerCone))), float32(math.Cos(float64(l.OuterCone)))
 		cd := l.Direction.Dot(wi.Scale(-1))
-		f := clamp01((cd - cosOut) / max(cosIn-cosOut, 1e-4))
+		f := clamp01((cd - cosOut) / max(cosIn-cosOut, layout.SpotConeMin))
 		att *= f * f
 	}
 	if att <= 0 {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"sertrace/scene"
 )
 
 // Header is the GLSL declaration of every structure in Structs, the
@@ -87,8 +89,13 @@ func glslType(t reflect.Type) (typ, arr string) {
 	case reflect.Uint64:
 		return "uint64_t", ""
 	case reflect.Struct:
-		if t.PkgPath() == "sertrace/scene" && strings.HasPrefix(t.Name(), "Vec") {
-			return "vec" + t.Name()[3:], "" // scene.Vec2, Vec3, Vec4
+		switch t {
+		case reflect.TypeFor[scene.Vec2]():
+			return "vec2", ""
+		case reflect.TypeFor[scene.Vec3]():
+			return "vec3", ""
+		case reflect.TypeFor[scene.Vec4]():
+			return "vec4", ""
 		}
 		return t.Name(), ""
 	case reflect.Array:
@@ -152,10 +159,11 @@ var constants = []constant{
 	c("DIM_LIGHT_U", DimLightU), c("DIM_LIGHT_V", DimLightV), c("DIM_LIGHT", DimLight), c("DIM_LIGHT_COIN", DimLightCoin),
 	c("DIM_ROULETTE", DimRoulette), c("DIMS_PER_BOUNCE", DimsPerBounce), c("PAIRS_PER_BOUNCE", PairsPerBounce),
 	c("EVENT_LIGHT", EventLight), c("EVENT_ROULETTE", EventRoulette), c("ROULETTE_START", RouletteStart),
-	c("MAX_HINT_BITS", MaxHintBits), c("COHERENCE_BITS", CoherenceBits), c("REORDER_NONE", ReorderNone),
+	c("MAX_HINT_BITS", MaxHintBits), c("COHERENCE_BITS", CoherenceBits), c("REORDER_NONE", NoReorder),
 	cf("ROULETTE_FLOOR", RouletteFloor), cf("SHADOW_RAY_END", ShadowRayEnd), cf("MIN_ALPHA", MinAlpha),
 	ci("ALBEDO_TABLE_SIZE", AlbedoTableSize),
 	cf("HAIR_DEFAULT_EUMELANIN", HairDefaultEumelanin), cf("HAIR_DEFAULT_BETA", HairDefaultBeta),
 	cf("HAIR_DEFAULT_ALPHA", HairDefaultAlpha), cf("HAIR_DEFAULT_ETA", HairDefaultEta),
+	cf("HAIR_BETA_MIN", HairBetaMin), cf("HAIR_ETA_MIN", HairEtaMin), cf("HAIR_COLOR_MIN", HairColorMin), cf("SPOT_CONE_MIN", SpotConeMin),
 	c("PUNCTUAL_POINT", PunctualPoint), c("PUNCTUAL_SPOT", PunctualSpot), c("PUNCTUAL_DIRECTIONAL", PunctualDirectional),
 }

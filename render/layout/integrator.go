@@ -71,14 +71,29 @@ const (
 	HairDefaultEta       = 1.55
 )
 
+// The hair model's bounds on what a material gives: the roughnesses β_m
+// and β_n at least HairBetaMin (and at most 1), an index of refraction of
+// at least HairEtaMin (above the air's), and a colour's channels at least
+// HairColorMin where their logarithm gives the absorption.
+const (
+	HairBetaMin  = 0.01
+	HairEtaMin   = 1.0001
+	HairColorMin = 1e-4
+)
+
+// SpotConeMin is the least cos(inner) − cos(outer) that a spot light's
+// smooth falloff divides by: equal cone angles make a hard edge, not a
+// division by zero.
+const SpotConeMin = 1e-4
+
 // The reorder hint (reorderThreadNV's, and the emulator's Reorder): the
 // number of its low bits that reorder, at most MaxHintBits (NVIDIA honours
 // no more, so the emulator's statistics model what a GPU does with it), and
-// ReorderNone, the raygen's marker for launch order. With the coherence
+// NoReorder, the raygen's marker for launch order. With the coherence
 // scheme, CoherenceBits of them, above the material's, say the path ends
 // here (a miss), it survived roulette and it sampled a light.
 const (
 	MaxHintBits   = 16
 	CoherenceBits = 3
-	ReorderNone   = 0xffffffff
+	NoReorder     = 0xffffffff
 )

@@ -1,9 +1,11 @@
-// Package layout holds the GPU's view of a render: the structures that the
-// Vulkan backend writes into buffers and the shaders read, in the scalar
-// block layout (every member aligned to 4 bytes, vectors packed), which is
-// Go's own layout for these types. The shaders' header
-// shaders/generated/layout.glsl is generated from these declarations
-// (`go generate ./render/layout`); a test fails when it is stale.
+// Package layout holds what the Go code and the shaders share, declared
+// once: the structures that the Vulkan backend writes into buffers and the
+// shaders read, in the scalar block layout (every member aligned to 4
+// bytes, vectors packed), which is Go's own layout for these types; and the
+// integrator's constants that the CPU backend and the shaders both use
+// (integrator.go). The shaders' header shaders/generated/layout.glsl is
+// generated from these declarations (`go generate ./render/layout`); a
+// test fails when it is stale.
 package layout
 
 import "sertrace/scene"
@@ -39,9 +41,6 @@ const (
 	HitHair                            // the hair shader, the swept-sphere intersection
 	HitGroupCount
 )
-
-// HitGroupNames name the hit groups in statistics.
-var HitGroupNames = [HitGroupCount]string{"triangles", "triangles-alpha-mask", "spheres", "swept-spheres", "hair"}
 
 // RayTypes are the pipeline's ray types: radiance and shadow.
 const RayTypes = 2

@@ -38,9 +38,11 @@ type Config struct {
 	Threads  int      `mapstructure:"threads"`
 	Accel    string   `mapstructure:"accel"` // the cpu backend's tracer: auto, embree or bvh
 	// Backends are what runs the matrix: cpu (the emulator), vulkan:rt
-	// (traceRayEXT: no reordering, one cell per scene) and vulkan:ser (hit
-	// objects and reorderThreadNV, every scheme). A Vulkan path that no
-	// device runs is skipped, and the results say why.
+	// (traceRayEXT: no reordering, one cell per scene), vulkan:ser (hit
+	// objects and reorderThreadNV, every scheme) and vulkan:rayquery (the
+	// wavefront, sorted by material or not: the schemes it runs,
+	// vulkan.CheckReorder). A Vulkan path that no device runs is skipped,
+	// and the results say why.
 	Backends []string `mapstructure:"backends"`
 	dir      string
 }
@@ -80,8 +82,8 @@ func LoadConfig(path string) (*Config, error) {
 		cfg.Backends = []string{"cpu"}
 	}
 	for _, b := range cfg.Backends {
-		if b != "cpu" && b != "vulkan:rt" && b != "vulkan:ser" {
-			return nil, fmt.Errorf("config %s: unknown backend %q (cpu, vulkan:rt, vulkan:ser)", path, b)
+		if b != "cpu" && b != "vulkan:rt" && b != "vulkan:ser" && b != "vulkan:rayquery" {
+			return nil, fmt.Errorf("config %s: unknown backend %q (cpu, vulkan:rt, vulkan:ser, vulkan:rayquery)", path, b)
 		}
 	}
 	if !slices.Contains(cfg.Reorder, "none") {
@@ -183,6 +185,9 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 			for _, scheme := range cfg.Reorder {
 				if be.path == vulkan.PathRT && scheme != "none" {
 					continue // traceRayEXT has nothing to reorder
+				}
+				if reorder, _ := parseScheme(scheme); vulkan.CheckReorder(be.path, reorder) != nil {
+					continue // a scheme the path does not run
 				}
 				c := Cell{Scene: filepath.Base(path), Backend: be.name, Path: be.path, Reorder: scheme, Timer: "wall"}
 				if be.name == "vulkan" {

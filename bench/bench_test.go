@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sertrace/render/vulkan"
 )
 
 // TestSmokeSuite runs configs/bench-smoke.yaml and checks the structure and
@@ -47,7 +49,11 @@ func TestSmokeSuite(t *testing.T) {
 		case b == "vulkan:rt":
 			perScene++
 		default:
-			perScene += len(cfg.Reorder)
+			for _, scheme := range cfg.Reorder {
+				if r, _ := parseScheme(scheme); vulkan.CheckReorder(strings.TrimPrefix(b, "vulkan:"), r) == nil {
+					perScene++
+				}
+			}
 		}
 	}
 	if want := len(cfg.Scenes) * perScene; len(onDisk.Cells) != want {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"sertrace/render"
 	"sertrace/render/cpu"
@@ -62,7 +63,7 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 // sample is accumulated (out of device memory, a pipeline that does not
 // build, a first launch that fails), on the CPU instead.
 type fallback struct {
-	gpu  vulkan.Backend
+	gpu  render.Backend // a vulkan.Backend
 	note func(string)
 }
 
@@ -74,10 +75,22 @@ func (f fallback) Prepare(ctx context.Context, sc *scene.Scene, opts render.Opti
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		f.note(fmt.Sprintf("backend auto: %v; rendering on the cpu instead", err))
-		return cpu.Backend{}.Prepare(ctx, sc, opts)
+		cpuSession, _, cerr := f.toCPU(ctx, sc, opts, err)
+		return cpuSession, cerr
 	}
 	return &fallbackSession{Session: s, f: f, sc: sc, opts: opts}, nil
+}
+
+// toCPU says why the GPU failed and prepares the render on the CPU, in
+// the time it returns.
+func (f fallback) toCPU(ctx context.Context, sc *scene.Scene, opts render.Options, gpuErr error) (render.Session, time.Duration, error) {
+	f.note(fmt.Sprintf("backend auto: %v; rendering on the cpu instead", gpuErr))
+	start := time.Now()
+	s, err := cpu.Backend{}.Prepare(ctx, sc, opts)
+	if err != nil {
+		return nil, 0, errors.Join(gpuErr, err)
+	}
+	return s, time.Since(start), nil
 }
 
 // fallbackSession renders on the GPU session, or on the CPU from the first
@@ -88,6 +101,7 @@ type fallbackSession struct {
 	sc       *scene.Scene
 	opts     render.Options
 	rendered bool
+	cpuBuild time.Duration // preparing the CPU's render, inside a pass
 }
 
 func (s *fallbackSession) Pass(ctx context.Context, first, n int, film *render.Film, progress func(float64)) error {
@@ -96,13 +110,19 @@ func (s *fallbackSession) Pass(ctx context.Context, first, n int, film *render.F
 		s.rendered = s.rendered || err == nil
 		return err
 	}
-	s.f.note(fmt.Sprintf("backend auto: %v; rendering on the cpu instead", err))
-	cpuSession, cerr := cpu.Backend{}.Prepare(ctx, s.sc, s.opts)
-	if cerr != nil {
-		return errors.Join(err, cerr)
+	cpuSession, build, err := s.f.toCPU(ctx, s.sc, s.opts, err)
+	if err != nil {
+		return err
 	}
 	s.Session.Close()
-	s.Session = cpuSession
-	s.rendered = true
+	s.Session, s.rendered, s.cpuBuild = cpuSession, true, build
 	return s.Session.Pass(ctx, first, n, film, progress)
+}
+
+// Finish counts the CPU's preparation, made during the first pass, as
+// building, not rendering.
+func (s *fallbackSession) Finish(stats *render.Stats) error {
+	stats.BuildSeconds += s.cpuBuild.Seconds()
+	stats.RenderSeconds -= s.cpuBuild.Seconds()
+	return s.Session.Finish(stats)
 }

@@ -2,6 +2,7 @@ package backends
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestChoose(t *testing.T) {
 	devs, _ := vulkan.Devices()
 	for _, d := range devs {
 		if d.Type == "cpu" && b.Name() == "vulkan" {
-			if fb, ok := b.(fallback); ok && fb.gpu.Device == d.Index {
+			if fb, ok := b.(fallback); ok && fb.gpu.(vulkan.Backend).Device == d.Index {
 				t.Errorf("auto picked the software device %s", d.Name)
 			}
 		}
@@ -52,12 +53,68 @@ func TestFallbackToCPU(t *testing.T) {
 	fb := fallback{gpu: vulkan.Backend{Path: vulkan.PathSER, Device: devs[0].Index}, note: func(s string) { notes = append(notes, s) }}
 	opts := render.Options{Width: 8, Height: 6, SPP: 3, MaxDepth: 2}
 	film := render.NewFilm(opts.Width, opts.Height)
-	film.Samples = 1 // resumed from a checkpoint: the fall back must still happen
+	film.Samples = 1 // resumed from a checkpoint
 	stats, err := render.Render(context.Background(), fb, sc, opts, film, nil)
 	if err != nil || stats.Backend != (cpu.Backend{}).Name() || film.Samples != 3 {
 		t.Fatalf("fallback: %v, %+v, %d samples", err, stats, film.Samples)
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "rendering on the cpu instead") {
 		t.Errorf("notes %q", notes)
+	}
+}
+
+// failingGPU is a GPU backend whose sessions fail their first pass (a
+// launch that fails), or every pass after some.
+type failingGPU struct{ passes int }
+
+func (failingGPU) Name() string { return "vulkan" }
+
+func (g failingGPU) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
+	return &failingSession{left: g.passes}, nil
+}
+
+type failingSession struct{ left, closed int }
+
+func (s *failingSession) MaxPass() int { return 1 }
+
+func (s *failingSession) Pass(ctx context.Context, first, n int, film *render.Film, progress func(float64)) error {
+	if s.left == 0 {
+		return errors.New("the launch failed")
+	}
+	s.left--
+	return nil
+}
+
+func (s *failingSession) Finish(stats *render.Stats) error { stats.Backend = "vulkan"; return nil }
+func (s *failingSession) Close()                           { s.closed++ }
+
+// TestFallbackWhenTheFirstPassFails: a GPU whose first launch fails hands
+// the render to the CPU, which renders every sample, once said; a GPU that
+// fails after a pass keeps the render (and its error): the film holds its
+// samples, and a CPU would give the pixels other numbers.
+func TestFallbackWhenTheFirstPassFails(t *testing.T) {
+	sc, err := scene.Generate("cornell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := render.Options{Width: 8, Height: 6, SPP: 3, MaxDepth: 2}
+	var notes []string
+	fb := fallback{gpu: failingGPU{}, note: func(s string) { notes = append(notes, s) }}
+	film := render.NewFilm(opts.Width, opts.Height)
+	stats, err := render.Render(context.Background(), fb, sc, opts, film, nil)
+	if err != nil || stats.Backend != (cpu.Backend{}).Name() || film.Samples != 3 || film.Beauty[0] == 0 {
+		t.Fatalf("fallback: %v, %+v, %d samples", err, stats, film.Samples)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "the launch failed; rendering on the cpu instead") {
+		t.Errorf("notes %q", notes)
+	}
+	if stats.BuildSeconds <= 0 || stats.RenderSeconds < 0 {
+		t.Errorf("build %v s, render %v s", stats.BuildSeconds, stats.RenderSeconds)
+	}
+	notes = nil
+	fb.gpu = failingGPU{passes: 1}
+	film = render.NewFilm(opts.Width, opts.Height)
+	if _, err := render.Render(context.Background(), fb, sc, opts, film, nil); err == nil || film.Samples != 1 || len(notes) != 0 {
+		t.Errorf("a GPU failing after a pass: %v, %d samples, notes %q", err, film.Samples, notes)
 	}
 }

@@ -44,13 +44,9 @@ func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Optio
 	if err != nil {
 		return nil, err
 	}
-	// What --reorder means on each path: the ser path reorders the
-	// threads by any scheme; the rt path traces without reordering (the
-	// baseline SER is measured against); the ray-query path's wavefront
-	// sorts its hits by material or leaves them in launch order.
-	if m := opts.Reorder.Mode; d.path == PathRayQuery && (m == render.ReorderShader || m == render.ReorderCoherence) {
+	if err := CheckReorder(d.path, opts.Reorder); err != nil {
 		d.destroy()
-		return nil, fmt.Errorf("--reorder %s: the ray-query path has one shading pass; it sorts the hits by material (material, sort) or not at all (none, off)", m)
+		return nil, err
 	}
 	r, err := newRenderer(d, sc, opts, d.path)
 	if err != nil {
@@ -58,6 +54,18 @@ func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Optio
 		return nil, err
 	}
 	return &session{b: b, d: d, r: r}, nil
+}
+
+// CheckReorder says whether a path runs a reordering scheme. The ser path
+// reorders the threads by any scheme; the rt path traces without
+// reordering whatever the scheme (the baseline SER is measured against);
+// the ray-query path's wavefront sorts its hits by material or leaves them
+// in launch order, and refuses the other schemes.
+func CheckReorder(path string, r render.Reorder) error {
+	if m := r.Mode; path == PathRayQuery && (m == render.ReorderShader || m == render.ReorderCoherence) {
+		return fmt.Errorf("--reorder %s: the ray-query path has one shading pass; it sorts the hits by material (material, sort) or not at all (none, off)", m)
+	}
+	return nil
 }
 
 // session is a scene prepared on a device. Its passes are launches, whose
@@ -74,11 +82,11 @@ type session struct {
 // MaxPass caps a launch at about four million paths (or the ray-query
 // wavefront's size) and 256 samples per pixel.
 func (s *session) MaxPass() int {
-	n := s.r.opts.Width * s.r.opts.Height
+	paths := maxLaunchPaths
 	if s.r.wave != nil {
-		return max(1, min(256, s.r.wave.maxPaths/n))
+		paths = s.r.wave.maxPaths
 	}
-	return max(1, min(256, maxLaunchPaths/n))
+	return max(1, min(256, paths/(s.r.opts.Width*s.r.opts.Height)))
 }
 
 func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
@@ -266,7 +274,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	p.MaxDepth, p.Seed = uint32(opts.MaxDepth), opts.Seed
 	switch bits := opts.Reorder.HintBits(); {
 	case bits < 0:
-		p.ReorderBits = layout.ReorderNone
+		p.ReorderBits = layout.NoReorder
 	case bits == 0:
 		p.ReorderBits = 0
 	default:

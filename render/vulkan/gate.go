@@ -1,9 +1,11 @@
 package vulkan
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -236,46 +238,48 @@ func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 			scopes[s] = true
 		}
 	}
-	var ids []uint32
-	for c := range seen {
-		ids = append(ids, c)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	base := rayTracingRequirements
 	if path == pathDenoise {
 		base = bufferRequirements // builds no acceleration structure
 	}
 	reqs := append([]requirement(nil), base...)
-	for _, c := range ids {
-		r, ok := capabilityRequirements[c]
-		if !ok {
-			return nil, fmt.Errorf("the shaders declare SPIR-V capability %d, which sertrace's capability table does not know", c)
-		}
+	capReqs, err := inTable(seen, capabilityRequirements, func(c uint32) error {
+		return fmt.Errorf("the shaders declare SPIR-V capability %d, which sertrace's capability table does not know", c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range capReqs {
 		reqs = append(reqs, r...)
 	}
-	var names []string
-	for e := range extensions {
-		names = append(names, e)
+	extReqs, err := inTable(extensions, extensionRequirements, func(e string) error {
+		return fmt.Errorf("the shaders declare SPIR-V extension %s, which sertrace's extension table does not know", e)
+	})
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(names)
-	for _, e := range names {
-		r, ok := extensionRequirements[e]
-		if !ok {
-			return nil, fmt.Errorf("the shaders declare SPIR-V extension %s, which sertrace's extension table does not know", e)
-		}
-		reqs = append(reqs, r)
+	clockReqs, err := inTable(scopes, clockRequirements, func(s uint32) error {
+		return fmt.Errorf("the shaders read the clock at SPIR-V scope %d, which sertrace's table does not know", s)
+	})
+	if err != nil {
+		return nil, err
 	}
-	for _, s := range []uint32{scopeDevice, scopeSubgroup} {
-		if scopes[s] {
-			reqs = append(reqs, clockRequirements[s])
-		}
-	}
-	for s := range scopes {
-		if _, ok := clockRequirements[s]; !ok {
-			return nil, fmt.Errorf("the shaders read the clock at SPIR-V scope %d, which sertrace's table does not know", s)
-		}
-	}
+	reqs = append(append(reqs, extReqs...), clockReqs...)
 	return reqs, nil
+}
+
+// inTable gives table's entries for the keys, in the keys' order, or the
+// error unknown makes of the first key it lacks.
+func inTable[K cmp.Ordered, V any](keys map[K]bool, table map[K]V, unknown func(K) error) ([]V, error) {
+	var out []V
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		v, ok := table[k]
+		if !ok {
+			return nil, unknown(k)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // missing checks requirements against what a device supports and returns

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -71,6 +72,34 @@ what has been accumulated, marked as partial.`,
 	return cmd
 }
 
+// settingsOf reads the render settings from their flags (each setting's
+// key with - for _; exr_precision is --exr-half).
+func settingsOf(v *viper.Viper) render.Settings {
+	var s render.Settings
+	render.EachSetting(&s, func(key string, field reflect.Value) {
+		flag := strings.ReplaceAll(key, "_", "-")
+		switch field.Kind() {
+		case reflect.String:
+			field.SetString(v.GetString(flag))
+		case reflect.Int:
+			field.SetInt(int64(v.GetInt(flag)))
+		case reflect.Uint32:
+			field.SetUint(uint64(v.GetUint32(flag)))
+		case reflect.Float32, reflect.Float64:
+			field.SetFloat(v.GetFloat64(flag))
+		case reflect.Bool:
+			field.SetBool(v.GetBool(flag))
+		default:
+			panic("settingsOf: no flag reader for setting " + key) // TestEveryFlagReachesTheSettings
+		}
+	})
+	s.EXRPrecision = "float"
+	if v.GetBool("exr-half") {
+		s.EXRPrecision = "half"
+	}
+	return s
+}
+
 func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	stderr := cmd.ErrOrStderr()
 	if path := v.GetString("cpuprofile"); path != "" {
@@ -93,17 +122,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	default:
 		return usagef("output %q: the extension must be .exr, .pfm or .png", out)
 	}
-	settings := render.Settings{
-		Camera: v.GetString("camera"), Res: v.GetString("res"), SPP: v.GetInt("spp"), MaxDepth: v.GetInt("max-depth"),
-		Seed: v.GetUint32("seed"), Backend: v.GetString("backend"), Path: v.GetString("path"), Reorder: v.GetString("reorder"), ReorderHint: v.GetBool("reorder-hint"), Env: v.GetString("env"), EnvColor: v.GetString("env-color"),
-		EnvRotation: float32(v.GetFloat64("env-rotation")), EnvIntensity: float32(v.GetFloat64("env-intensity")),
-		Exposure: float32(v.GetFloat64("exposure")), ToneMap: v.GetString("tonemap"), Filter: v.GetString("filter"),
-		ApertureRadius: float32(v.GetFloat64("aperture-radius")), FocusDistance: float32(v.GetFloat64("focus-distance")),
-		Threads: v.GetInt("threads"), Accel: v.GetString("accel"), TimeBudget: v.GetFloat64("time-budget"), EXRPrecision: "float",
-	}
-	if v.GetBool("exr-half") {
-		settings.EXRPrecision = "half"
-	}
+	settings := settingsOf(v)
 	// Values that are wrong whatever the scene are bad usage, said before loading it.
 	if err := settings.Check(); err != nil {
 		return settingError(err)

@@ -295,36 +295,35 @@ func TestDenoiserChoice(t *testing.T) {
 func TestFlagDefaultsAreTheDeclaredOnes(t *testing.T) {
 	v := viper.New()
 	flags := newRenderCommand(v).Flags()
-	d := reflect.ValueOf(render.DefaultSettings())
-	for i := 0; i < d.NumField(); i++ {
-		key := d.Type().Field(i).Tag.Get("mapstructure")
-		want := fmt.Sprint(d.Field(i).Interface())
+	d := render.DefaultSettings()
+	render.EachSetting(&d, func(key string, field reflect.Value) {
+		want := fmt.Sprint(field.Interface())
 		name := strings.ReplaceAll(key, "_", "-")
 		switch key {
 		case "exr_precision": // a bool flag: half or not
-			name, want = "exr-half", fmt.Sprint(d.Field(i).String() == "half")
+			name, want = "exr-half", fmt.Sprint(field.String() == "half")
 		case "reorder": // "material" on the command line, "" declared: the same scheme
 			f := flags.Lookup(name)
 			if f == nil {
 				t.Errorf("no --%s flag", name)
-				continue
+				return
 			}
 			got, err1 := render.ParseReorder(f.DefValue)
-			decl, err2 := render.ParseReorder(d.Field(i).String())
+			decl, err2 := render.ParseReorder(field.String())
 			if got != decl || err1 != nil || err2 != nil {
-				t.Errorf("--reorder defaults to %q (%+v), the declared default %q is %+v", f.DefValue, got, d.Field(i).String(), decl)
+				t.Errorf("--reorder defaults to %q (%+v), the declared default %q is %+v", f.DefValue, got, field.String(), decl)
 			}
-			continue
+			return
 		}
 		f := flags.Lookup(name)
 		if f == nil {
 			t.Errorf("setting %s has no --%s flag", key, name)
-			continue
+			return
 		}
 		if f.DefValue != want {
-			t.Errorf("--%s defaults to %q, render.DefaultSettings().%s is %q", name, f.DefValue, d.Type().Field(i).Name, want)
+			t.Errorf("--%s defaults to %q, render.DefaultSettings' %s is %q", name, f.DefValue, key, want)
 		}
-	}
+	})
 	for _, fs := range []*pflag.FlagSet{flags, newDenoiseCommand(v).Flags()} {
 		if got := fs.Lookup("denoiser").DefValue; got != denoise.DefaultDenoiser {
 			t.Errorf("--denoiser defaults to %q, denoise.DefaultDenoiser is %q", got, denoise.DefaultDenoiser)
@@ -333,4 +332,48 @@ func TestFlagDefaultsAreTheDeclaredOnes(t *testing.T) {
 			t.Errorf("--denoise-passes defaults to %s, denoise.DefaultPasses is %d", got, denoise.DefaultPasses)
 		}
 	}
+}
+
+// TestEveryFlagReachesTheSettings: each render setting's flag, given on the
+// command line, changes that setting and no other.
+func TestEveryFlagReachesTheSettings(t *testing.T) {
+	base := render.Settings{EXRPrecision: "float"}
+	render.EachSetting(&base, func(key string, field reflect.Value) {
+		v := viper.New()
+		cmd := newRenderCommand(v)
+		name, value := strings.ReplaceAll(key, "_", "-"), ""
+		switch field.Kind() {
+		case reflect.String:
+			value = "x"
+		case reflect.Bool:
+			value = "true"
+		default:
+			value = "7"
+		}
+		if key == "exr_precision" {
+			name, value = "exr-half", "true"
+		}
+		if err := cmd.Flags().Set(name, value); err != nil {
+			t.Fatalf("--%s %s: %v", name, value, err)
+		}
+		if err := v.BindPFlags(cmd.Flags()); err != nil {
+			t.Fatal(err)
+		}
+		got := settingsOf(v)
+		// Every other setting keeps its flag's default.
+		want := settingsOf(func() *viper.Viper { w := viper.New(); w.BindPFlags(newRenderCommand(w).Flags()); return w }())
+		changed := 0
+		g, w := reflect.ValueOf(got), reflect.ValueOf(want)
+		for i := 0; i < g.NumField(); i++ {
+			if g.Field(i).Interface() != w.Field(i).Interface() {
+				changed++
+				if tag := g.Type().Field(i).Tag.Get("mapstructure"); tag != key {
+					t.Errorf("--%s changed %s", name, tag)
+				}
+			}
+		}
+		if changed != 1 {
+			t.Errorf("--%s %s changed %d settings, want its own", name, value, changed)
+		}
+	})
 }

@@ -48,12 +48,7 @@ type Config struct {
 // every render setting under its flag's name (render.Settings' keys).
 var jobKeys = func() []string {
 	keys := []string{"name", "scene", "outputs", "denoise", "denoiser", "denoise_passes"}
-	t := reflect.TypeOf(render.Settings{})
-	for i := 0; i < t.NumField(); i++ {
-		if k := t.Field(i).Tag.Get("mapstructure"); k != "" {
-			keys = append(keys, k)
-		}
-	}
+	render.EachSetting(&render.Settings{}, func(key string, _ reflect.Value) { keys = append(keys, key) })
 	return keys
 }()
 
@@ -65,12 +60,8 @@ var topKeys = []string{"output_dir", "defaults", "jobs"}
 var defaultJob = func() map[string]any {
 	m := map[string]any{"outputs": []string{"beauty.exr", "beauty.png"},
 		"denoiser": denoise.DefaultDenoiser, "denoise_passes": denoise.DefaultPasses}
-	d := reflect.ValueOf(render.DefaultSettings())
-	for i := 0; i < d.NumField(); i++ {
-		if k := d.Type().Field(i).Tag.Get("mapstructure"); k != "" {
-			m[k] = d.Field(i).Interface()
-		}
-	}
+	d := render.DefaultSettings()
+	render.EachSetting(&d, func(key string, field reflect.Value) { m[key] = field.Interface() })
 	return m
 }()
 

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,15 @@ type Settings struct {
 	Accel          string  `mapstructure:"accel" json:"accel,omitempty"`                 // the CPU backend's tracer: auto, embree or bvh
 	TimeBudget     float64 `mapstructure:"time_budget" json:"time_budget,omitempty"`     // seconds; spp then caps it
 	EXRPrecision   string  `mapstructure:"exr_precision" json:"exr_precision,omitempty"` // float or half
+}
+
+// EachSetting calls f with every setting's key (a batch job's; the render
+// command's flag is it with - for _) and its field in s, which f may set.
+func EachSetting(s *Settings, f func(key string, field reflect.Value)) {
+	v := reflect.ValueOf(s).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f(v.Type().Field(i).Tag.Get("mapstructure"), v.Field(i))
+	}
 }
 
 // DefaultSettings are what a render gets where the user says nothing: the

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"sertrace/atomicfile"
@@ -329,7 +328,7 @@ func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool,
 // content of its files (contentHash).
 func jobKey(job Job, content string) string {
 	h := sha256.New()
-	h.Write([]byte(buildID()))
+	h.Write([]byte(render.BuildID()))
 	job.Threads = 0
 	settings, _ := json.Marshal(job)
 	h.Write(settings)
@@ -338,46 +337,18 @@ func jobKey(job Job, content string) string {
 }
 
 // contentHash hashes the bytes of a job's scene, the buffers and images it
-// refers to, and its environment.
+// refers to, and its environment (scene.ContentHash).
 func (r *Runner) contentHash(job Job, scenePath string) (string, error) {
-	h := sha256.New()
-	files := []string{scenePath}
-	resources, err := scene.Resources(scenePath)
+	var extra []string
+	if job.Env != "" {
+		extra = append(extra, r.Config.resolve(job.Env))
+	}
+	h, err := scene.ContentHash(scenePath, extra...)
 	if err != nil {
 		return "", fmt.Errorf("load %s: %w", scenePath, unwrap(err))
 	}
-	for _, res := range resources {
-		files = append(files, filepath.Join(filepath.Dir(scenePath), res))
-	}
-	if job.Env != "" {
-		files = append(files, r.Config.resolve(job.Env))
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			fmt.Fprintf(h, "%s missing\n", f) // the load will say what is wrong
-			continue
-		}
-		fmt.Fprintf(h, "%s %d\n", f, len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return h, nil
 }
-
-// buildID identifies the running executable by its bytes, so that a newer
-// sertrace re-renders rather than trusting an older one's images and
-// checkpoints.
-var buildID = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return "unknown"
-	}
-	s, err := fileHash(exe)
-	if err != nil {
-		return "unknown"
-	}
-	return s
-})
 
 func readManifest(dir string) (manifest, bool) {
 	var m manifest
@@ -410,6 +381,7 @@ func readCheckpoint(path string) (checkpoint, bool) {
 	if err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(&cp) != nil || cp.Film == nil {
 		return cp, false
 	}
+	cp.Film.FillResiduals()
 	return cp, cp.Film.Whole()
 }
 

@@ -6,14 +6,16 @@ import (
 	"sertrace/scene"
 )
 
-// Film accumulates radiance and the first-hit AOVs per pixel. Backends sum
-// the samples of one pass in float32 and add each pass here in float64, so
-// that millions of samples do not drift (float32 sums of 2^24 samples of a
-// constant were 3% off). Every pixel receives the same number of samples per
-// pass, so one count serves the whole image.
+// Film accumulates radiance and the first-hit AOVs per pixel, as sums over
+// its samples. The image's sums are exact (sums.go): each sample joins them
+// rounded to a multiple of 2^-64 and nothing is rounded after, so the sums,
+// and every image made from them, are the same whatever the passes or the
+// slices the samples were rendered in. Every pixel receives the same
+// number of samples, so one count serves the whole image.
 type Film struct {
 	Width, Height int
-	Samples       int       // per pixel, accumulated so far
+	First         int       // the first sample index the film holds (a slice's; 0 for a whole render)
+	Samples       int       // per pixel, accumulated so far: samples [First, First+Samples)
 	Beauty        []float64 // RGB sums, rows from the top
 	Albedo        []float64 // RGB sums of the first hit's albedo
 	Normal        []float64 // sums of the first hit's world shading normal
@@ -31,57 +33,124 @@ type Film struct {
 	// luminance sums; the rest of the beauty is what the camera saw
 	// directly (emission, the environment). Nil in a film resumed from a
 	// checkpoint written before the split (HasSplit), which backends then
-	// leave out (AddSums).
+	// leave out.
 	Diffuse, Specular             []float64
 	DiffuseAlbedo, SpecularAlbedo []float64
 	DiffuseLumSq, SpecularLumSq   []float64
+
+	// Residual holds, for each exact layer, what its float64 sums leave
+	// out of the exact sums (sums.go); nil for the others.
+	Residual [NumLayers][]float64
 }
+
+// Layer is one of a film's sums.
+type Layer int
+
+// The film's layers, in the order of FilmLayers.
+const (
+	LayerBeauty Layer = iota
+	LayerAlbedo
+	LayerNormal
+	LayerDepth
+	LayerLumSq
+	LayerDiffuse
+	LayerSpecular
+	LayerDiffuseAlbedo
+	LayerSpecularAlbedo
+	LayerDiffuseLumSq
+	LayerSpecularLumSq
+	LayerCost
+	LayerPathLength
+	LayerSIMT
+	NumLayers
+)
+
+// LayerInfo says what a film layer holds.
+type LayerInfo struct {
+	Name     string // in messages and in a slice's EXR channels
+	Channels int    // per pixel
+	// Exact layers sum exactly (sums.go). The others are statistics of the
+	// work, not of the image: ray counts and path lengths (whole numbers,
+	// which float64 sums exactly anyway), the SIMT efficiency (which
+	// depends on the waves a pass made) and the GPU's clock.
+	Exact bool
+	Split bool // part of the denoiser's split, which an old checkpoint lacks
+	sums  func(*Film) *[]float64
+}
+
+// FilmLayers is the table of a film's layers.
+var FilmLayers = [NumLayers]LayerInfo{
+	{"beauty", 3, true, false, func(f *Film) *[]float64 { return &f.Beauty }},
+	{"albedo", 3, true, false, func(f *Film) *[]float64 { return &f.Albedo }},
+	{"normal", 3, true, false, func(f *Film) *[]float64 { return &f.Normal }},
+	{"depth", 1, true, false, func(f *Film) *[]float64 { return &f.Depth }},
+	{"lum_sq", 1, true, false, func(f *Film) *[]float64 { return &f.LumSq }},
+	{"diffuse", 3, true, true, func(f *Film) *[]float64 { return &f.Diffuse }},
+	{"specular", 3, true, true, func(f *Film) *[]float64 { return &f.Specular }},
+	{"diffuse_albedo", 3, true, true, func(f *Film) *[]float64 { return &f.DiffuseAlbedo }},
+	{"specular_albedo", 3, true, true, func(f *Film) *[]float64 { return &f.SpecularAlbedo }},
+	{"diffuse_lum_sq", 1, true, true, func(f *Film) *[]float64 { return &f.DiffuseLumSq }},
+	{"specular_lum_sq", 1, true, true, func(f *Film) *[]float64 { return &f.SpecularLumSq }},
+	{"cost", 1, false, false, func(f *Film) *[]float64 { return &f.Cost }},
+	{"path_length", 1, false, false, func(f *Film) *[]float64 { return &f.PathLength }},
+	{"simt", 1, false, false, func(f *Film) *[]float64 { return &f.SIMT }},
+}
+
+// Sums is a layer's float64 sums (nil where the film lacks it).
+func (f *Film) Sums(l Layer) []float64 { return *FilmLayers[l].sums(f) }
 
 // HasSplit reports whether the film holds the denoiser's diffuse and
 // specular split.
 func (f *Film) HasSplit() bool { return f.Diffuse != nil }
 
 // Whole reports whether every buffer is the image's size, the split's whole
-// or absent: what a film read back from a checkpoint must be.
+// or absent, with the residuals of the exact layers that are there: what a
+// film read back from a checkpoint or a slice must be.
 func (f *Film) Whole() bool {
 	n := f.Width * f.Height
-	sized := func(channels int, bufs ...[]float64) bool {
-		for _, b := range bufs {
-			if len(b) != channels*n {
+	if f.Width <= 0 || f.Height <= 0 || f.First < 0 || f.Samples < 0 {
+		return false
+	}
+	split := f.Diffuse != nil
+	for l, info := range FilmLayers {
+		sums, res := f.Sums(Layer(l)), f.Residual[l]
+		if info.Split && !split {
+			if len(sums) > 0 || len(res) > 0 {
 				return false
 			}
+			continue
 		}
-		return true
+		if len(sums) != info.Channels*n || (info.Exact && len(res) != len(sums)) || (!info.Exact && len(res) > 0) {
+			return false
+		}
 	}
-	split := sized(3, f.Diffuse, f.Specular, f.DiffuseAlbedo, f.SpecularAlbedo) && sized(1, f.DiffuseLumSq, f.SpecularLumSq)
-	none := f.Diffuse == nil && f.Specular == nil && f.DiffuseAlbedo == nil && f.SpecularAlbedo == nil &&
-		f.DiffuseLumSq == nil && f.SpecularLumSq == nil
-	return f.Width > 0 && f.Height > 0 && sized(3, f.Beauty, f.Albedo, f.Normal) &&
-		sized(1, f.Depth, f.LumSq, f.Cost, f.PathLength, f.SIMT) && (split || none)
-}
-
-// AddSums adds a backend's float32 sums of one pass to a film's buffer; a
-// buffer the film lacks (the split, resumed from an older checkpoint) is
-// left out.
-func AddSums(dst []float64, src []float32) {
-	if dst == nil {
-		return
-	}
-	for i, v := range src {
-		dst[i] += float64(v)
-	}
+	return true
 }
 
 // NewFilm makes an empty film.
 func NewFilm(width, height int) *Film {
-	n := width * height * 3
-	return &Film{
-		Width: width, Height: height,
-		Beauty: make([]float64, n), Albedo: make([]float64, n), Normal: make([]float64, n),
-		Depth: make([]float64, width*height), LumSq: make([]float64, width*height),
-		Cost: make([]float64, width*height), PathLength: make([]float64, width*height), SIMT: make([]float64, width*height),
-		Diffuse: make([]float64, n), Specular: make([]float64, n), DiffuseAlbedo: make([]float64, n), SpecularAlbedo: make([]float64, n),
-		DiffuseLumSq: make([]float64, width*height), SpecularLumSq: make([]float64, width*height),
+	f := &Film{Width: width, Height: height}
+	for l, info := range FilmLayers {
+		*info.sums(f) = make([]float64, info.Channels*width*height)
+		if info.Exact {
+			f.Residual[l] = make([]float64, info.Channels*width*height)
+		}
+	}
+	return f
+}
+
+// FillResiduals gives a film read back from a file the residuals its
+// layers lack: zeros (a film written before the sums were exact has float64
+// sums that are their own exact value), and none where the layer is absent
+// or not exact (a decoder's empty slices).
+func (f *Film) FillResiduals() {
+	for l, info := range FilmLayers {
+		switch sums := f.Sums(Layer(l)); {
+		case !info.Exact || len(sums) == 0:
+			f.Residual[l] = nil
+		case f.Residual[l] == nil:
+			f.Residual[l] = make([]float64, len(sums))
+		}
 	}
 }
 

@@ -2,8 +2,10 @@ package scene
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -209,4 +211,34 @@ func Resources(path string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// ContentHash hashes what a render of the scene at path reads: the bytes
+// of the scene, of the buffers and images it refers to (named relative to
+// its folder, so that a copy elsewhere hashes alike) and of the extra
+// files given (an environment map). A file that cannot be read hashes as
+// missing: loading it will say what is wrong.
+func ContentHash(path string, extra ...string) (string, error) {
+	resources, err := Resources(path)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	hashFile := func(name, file string) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(h, "%s missing\n", name)
+			return
+		}
+		fmt.Fprintf(h, "%s %d\n", name, len(data))
+		h.Write(data)
+	}
+	hashFile("scene", path)
+	for _, res := range resources {
+		hashFile(filepath.ToSlash(res), filepath.Join(filepath.Dir(path), res))
+	}
+	for i, f := range extra {
+		hashFile(fmt.Sprintf("extra %d", i), f)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

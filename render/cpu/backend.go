@@ -64,7 +64,7 @@ func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options
 		s.workers[i] = &worker{r: s.r}
 	}
 	n := opts.Width * opts.Height
-	s.pass = newPassBuffers(n)
+	s.pass = newPassBuffers(opts.Width, opts.Height)
 	// Passes of up to 64 samples per pixel and about four million paths.
 	s.maxPass = 1
 	for s.maxPass < 64 && s.maxPass*2*n <= 1<<22 {
@@ -108,15 +108,14 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	}
 	wg.Wait()
 	if p := panicked.Load(); p != nil {
-		s.pass.clear()
+		s.pass.ClearSums()
 		return fmt.Errorf("render failed: internal error: %v", p)
 	}
 	if err := ctx.Err(); err != nil {
-		s.pass.clear()
+		s.pass.ClearSums()
 		return err
 	}
-	addPass(film, s.pass)
-	return nil
+	return addPass(film, s.pass)
 }
 
 func (s *session) Finish(stats *render.Stats) error {
@@ -128,32 +127,11 @@ func (s *session) Finish(stats *render.Stats) error {
 
 func (s *session) Close() { s.acc.Release() }
 
-// addPass moves a completed pass into the film (in float64) and clears it.
-func addPass(film *render.Film, pass *passBuffers) {
-	for _, pair := range pass.layers(film) {
-		render.AddSums(pair.film, pair.pass)
-		clear(pair.pass)
-	}
-}
-
-// filmLayer pairs a film's layer with the pass buffer that adds to it.
-type filmLayer struct {
-	film []float64
-	pass []float32
-}
-
-func (pass *passBuffers) layers(film *render.Film) []filmLayer {
-	return []filmLayer{{film.Beauty, pass.beauty}, {film.Albedo, pass.albedo}, {film.Normal, pass.normal}, {film.Depth, pass.depth},
-		{film.LumSq, pass.lumSq}, {film.Cost, pass.cost}, {film.PathLength, pass.pathLength}, {film.SIMT, pass.simt},
-		{film.Diffuse, pass.diffuse}, {film.Specular, pass.specular}, {film.DiffuseAlbedo, pass.diffAlbedo}, {film.SpecularAlbedo, pass.specAlbedo},
-		{film.DiffuseLumSq, pass.diffLumSq}, {film.SpecularLumSq, pass.specLumSq}}
-}
-
-// clear drops a pass that will not join the film.
-func (pass *passBuffers) clear() {
-	for _, pair := range pass.layers(&render.Film{}) {
-		clear(pair.pass)
-	}
+// addPass moves a completed pass into the film and clears it.
+func addPass(film *render.Film, pass *passBuffers) error {
+	err := film.Add(pass)
+	pass.ClearSums()
+	return err
 }
 
 // collect sums the workers' ray counts and SIMT figures into the stats.

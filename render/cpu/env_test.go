@@ -18,13 +18,11 @@ func renderWith(t *testing.T, opts render.Options, uniform bool) []float32 {
 	r := newRenderer(sc, acc, opts)
 	r.lights.env.uniform = uniform
 	w := &worker{r: r}
-	n := opts.Width * opts.Height
-	pass := newPassBuffers(n)
+	pass := newPassBuffers(opts.Width, opts.Height)
 	w.renderTile(tile{0, 0, opts.Width, opts.Height}, 0, opts.SPP, pass)
-	for i := range pass.beauty {
-		pass.beauty[i] /= float32(opts.SPP)
-	}
-	return pass.beauty
+	pass.Samples = opts.SPP
+	pix, _ := pass.Resolve(render.AOVBeauty)
+	return pix
 }
 
 // TestEnvironmentImportanceSampling: lit by the studio HDR, a diffuse sphere

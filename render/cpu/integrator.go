@@ -328,20 +328,11 @@ func diffuseShare(s *surface, diffAlbedo, wi, f scene.Vec3) scene.Vec3 {
 // tile is a rectangle of the image.
 type tile struct{ x0, y0, x1, y1 int }
 
-// passBuffers receive one pass's samples before they join the film.
-type passBuffers struct {
-	beauty, albedo, normal, depth             []float32
-	lumSq, cost, pathLength, simt             []float32
-	diffuse, specular, diffAlbedo, specAlbedo []float32
-	diffLumSq, specLumSq                      []float32
-}
+// passBuffers receive one pass's samples before they join the film: a
+// film of their own, whose exact sums take each sample as it comes.
+type passBuffers = render.Film
 
-func newPassBuffers(n int) *passBuffers {
-	return &passBuffers{beauty: make([]float32, 3*n), albedo: make([]float32, 3*n), normal: make([]float32, 3*n),
-		depth: make([]float32, n), lumSq: make([]float32, n), cost: make([]float32, n), pathLength: make([]float32, n), simt: make([]float32, n),
-		diffuse: make([]float32, 3*n), specular: make([]float32, 3*n), diffAlbedo: make([]float32, 3*n), specAlbedo: make([]float32, 3*n),
-		diffLumSq: make([]float32, n), specLumSq: make([]float32, n)}
-}
+func newPassBuffers(width, height int) *passBuffers { return render.NewFilm(width, height) }
 
 // renderTile traces spp samples (from sample index first) of every pixel
 // in t as one wavefront: trace all live paths, reorder, shade, compact, and
@@ -412,23 +403,27 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		launch = launch[:k]
 	}
 	w.launch = launch
+	var exact [render.NumLayers]exactSums
+	for l := range render.NumLayers {
+		exact[l] = exactSums{out.Sums(l), out.Residual[l]}
+	}
 	for i := 0; i < n; i++ {
 		p := &w.paths[i]
 		px := int(p.pixel)
-		add3(out.beauty, px, finite3(p.radiance)) // never let one bad sample poison a pixel
-		add3(out.diffuse, px, finite3(p.diffuse))
-		add3(out.specular, px, finite3(p.specular))
-		add3(out.diffAlbedo, px, p.diffAlbedo)
-		add3(out.specAlbedo, px, p.specAlbedo)
-		add3(out.albedo, px, p.albedo)
-		add3(out.normal, px, p.normal)
-		out.depth[px] += p.depth
-		out.lumSq[px] += lumSq(p.radiance)
-		out.diffLumSq[px] += lumSq(p.diffuse)
-		out.specLumSq[px] += lumSq(p.specular)
-		out.cost[px] += float32(p.rays)
-		out.pathLength[px] += float32(p.bounce)
-		out.simt[px] += p.simt / float32(p.bounce+1) // the waves it was in
+		add3(&exact[render.LayerBeauty], px, finite3(p.radiance)) // never let one bad sample poison a pixel
+		add3(&exact[render.LayerDiffuse], px, finite3(p.diffuse))
+		add3(&exact[render.LayerSpecular], px, finite3(p.specular))
+		add3(&exact[render.LayerDiffuseAlbedo], px, p.diffAlbedo)
+		add3(&exact[render.LayerSpecularAlbedo], px, p.specAlbedo)
+		add3(&exact[render.LayerAlbedo], px, p.albedo)
+		add3(&exact[render.LayerNormal], px, p.normal)
+		add1(&exact[render.LayerDepth], px, p.depth)
+		add1(&exact[render.LayerLumSq], px, lumSq(p.radiance))
+		add1(&exact[render.LayerDiffuseLumSq], px, lumSq(p.diffuse))
+		add1(&exact[render.LayerSpecularLumSq], px, lumSq(p.specular))
+		out.Cost[px] += float64(p.rays)
+		out.PathLength[px] += float64(p.bounce)
+		out.SIMT[px] += float64(p.simt / float32(p.bounce+1)) // the waves it was in
 	}
 }
 
@@ -438,12 +433,20 @@ func lumSq(v scene.Vec3) float32 {
 	return l * l
 }
 
-// add3 adds v to pixel px of an RGB buffer.
-func add3(buf []float32, px int, v scene.Vec3) {
-	b := buf[3*px : 3*px+3]
-	b[0] += v.X
-	b[1] += v.Y
-	b[2] += v.Z
+// exactSums are a layer's sums and residuals (render.AddExact).
+type exactSums struct{ sums, res []float64 }
+
+// add3 adds v to pixel px of an RGB layer's exact sums.
+func add3(e *exactSums, px int, v scene.Vec3) {
+	sums, res := e.sums[3*px:3*px+3:3*px+3], e.res[3*px:3*px+3:3*px+3]
+	render.AddExact(&sums[0], &res[0], render.Quantize(v.X))
+	render.AddExact(&sums[1], &res[1], render.Quantize(v.Y))
+	render.AddExact(&sums[2], &res[2], render.Quantize(v.Z))
+}
+
+// add1 adds v to pixel px of a one-channel layer's exact sums.
+func add1(e *exactSums, px int, v float32) {
+	render.AddExact(&e.sums[px], &e.res[px], render.Quantize(v))
 }
 
 // finite3 is v with its NaN and infinite components 0.

@@ -325,25 +325,27 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 func (r *renderer) addTo(film *render.Film) {
 	n := r.opts.Width * r.opts.Height
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), layout.FilmLayers*n)
-	add := func(dst []float64, layer, channels int) { render.AddSums(dst, sums[layer*n:layer*n+channels*n]) }
-	add(film.Beauty, layout.FilmBeauty, 3)
-	add(film.Albedo, layout.FilmAlbedo, 3)
-	add(film.Normal, layout.FilmNormal, 3)
-	add(film.Depth, layout.FilmDepth, 1)
-	add(film.LumSq, layout.FilmLumSq, 1)
-	add(film.Diffuse, layout.FilmDiffuse, 3)
-	add(film.Specular, layout.FilmSpecular, 3)
-	add(film.DiffuseAlbedo, layout.FilmDiffuseAlbedo, 3)
-	add(film.SpecularAlbedo, layout.FilmSpecularAlbedo, 3)
-	add(film.DiffuseLumSq, layout.FilmDiffuseLumSq, 1)
-	add(film.SpecularLumSq, layout.FilmSpecularLumSq, 1)
+	add := func(l render.Layer, layer int) {
+		film.AddPass(l, sums[layer*n:layer*n+render.FilmLayers[l].Channels*n])
+	}
+	add(render.LayerBeauty, layout.FilmBeauty)
+	add(render.LayerAlbedo, layout.FilmAlbedo)
+	add(render.LayerNormal, layout.FilmNormal)
+	add(render.LayerDepth, layout.FilmDepth)
+	add(render.LayerLumSq, layout.FilmLumSq)
+	add(render.LayerDiffuse, layout.FilmDiffuse)
+	add(render.LayerSpecular, layout.FilmSpecular)
+	add(render.LayerDiffuseAlbedo, layout.FilmDiffuseAlbedo)
+	add(render.LayerSpecularAlbedo, layout.FilmSpecularAlbedo)
+	add(render.LayerDiffuseLumSq, layout.FilmDiffuseLumSq)
+	add(render.LayerSpecularLumSq, layout.FilmSpecularLumSq)
 	if r.d.clock {
-		add(film.Cost, layout.FilmClock, 1)
+		add(render.LayerCost, layout.FilmClock)
 		film.CostUnit = "clock ticks"
 	} else {
-		add(film.Cost, layout.FilmCost, 1)
+		add(render.LayerCost, layout.FilmCost)
 	}
-	add(film.PathLength, layout.FilmPathLength, 1)
+	add(render.LayerPathLength, layout.FilmPathLength)
 	var cost, shadow float64
 	for i := 0; i < n; i++ {
 		cost += float64(sums[layout.FilmCost*n+i])

@@ -109,7 +109,7 @@ environment variable.`,
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		return loadOptions(v, cmd)
 	}
-	root.AddCommand(newInspectCommand(v), newGenCommand(v), newRenderCommand(v), newBatchCommand(v), newDenoiseCommand(v), newBenchCommand(v), newDevicesCommand(v), newWeightsCommand(v))
+	root.AddCommand(newInspectCommand(v), newGenCommand(v), newRenderCommand(v), newMergeCommand(v), newBatchCommand(v), newDenoiseCommand(v), newBenchCommand(v), newDevicesCommand(v), newWeightsCommand(v))
 	return root
 }
 

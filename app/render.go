@@ -47,6 +47,7 @@ what has been accumulated, marked as partial.`,
 	f.String("reorder", "material", "reordering before shading, on the cpu and the ser path: material[:BITS], coherence[:BITS] (BITS up to 16), shader or none; the rt path never reorders; the ray-query path sorts by material (material, sort) or not (none, off)")
 	f.Bool("reorder-hint", d.ReorderHint, "add coherence bits (path ends, roulette survived, light sampled) above the material in the reorder hint (turns --reorder material into coherence)")
 	f.Int("spp", d.SPP, "samples per pixel")
+	f.String("samples", d.Samples, "render only samples FIRST:COUNT of the --spp, as a slice (.exr) that sertrace merge adds to the others")
 	f.String("res", d.Res, "resolution WxH (default: 800 wide, the camera's aspect ratio or 4:3)")
 	f.Int("max-depth", d.MaxDepth, "maximum path length in bounces (1: direct light only)")
 	f.Uint32("seed", d.Seed, "selects the random streams")
@@ -131,6 +132,16 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if err != nil {
 		return usagef("--aov: %v", err)
 	}
+	if settings.Samples != "" {
+		switch {
+		case strings.ToLower(filepath.Ext(out)) != ".exr":
+			return usagef("--samples: a slice is written as an EXR (-o NAME.exr), which sertrace merge reads")
+		case v.GetBool("denoise"):
+			return usagef("--samples: a slice is not denoised; denoise the merged image (sertrace merge --denoise)")
+		case len(aovs) > 0:
+			return usagef("--samples: a slice holds every AOV; ask the merge for them (sertrace merge --aov)")
+		}
+	}
 	if v.GetBool("denoise") {
 		if err := checkDenoiser(v); err != nil {
 			return err // before the render, not after it
@@ -176,44 +187,15 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if film.Samples == 0 {
 		return fmt.Errorf("interrupted before the first pass finished: nothing written")
 	}
-	written := []string{out}
-	final := film
-	if v.GetBool("denoise") {
-		method, err := denoise.Choose(v.GetString("denoiser"), v.GetInt("denoise-passes"), stats.Backend, stats.DeviceIndex, func(line string) { fmt.Fprintln(stderr, line) })
-		if err != nil {
-			return err
-		}
-		// The noisy image first: an interrupted denoiser leaves it written.
-		noisy := strings.TrimSuffix(out, filepath.Ext(out)) + ".noisy" + filepath.Ext(out)
-		if err := render.Write(noisy, film, display); err != nil {
-			return err
-		}
-		written = append(written, noisy)
-		// The render's interrupt is spent (it ended the render early); a new
-		// one stops the denoiser.
-		stop()
-		dctx, dstop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer dstop()
-		if final, err = denoise.Film(dctx, film, method); err != nil {
-			if dctx.Err() != nil {
-				return fmt.Errorf("interrupted while denoising: the noisy image is in %s", noisy)
-			}
-			return err
-		}
+	if settings.Samples != "" {
+		return writeSlice(stderr, scenePath, out, settings, opts, display, film, stats, renderErr)
 	}
-	if err := render.Write(out, final, display); err != nil {
+	// The render's interrupt is spent (it ended the render early); a new
+	// one stops the denoiser.
+	stop()
+	written, err := writeImages(stderr, v, out, film, display, aovs, stats.Backend, stats.DeviceIndex)
+	if err != nil {
 		return err
-	}
-	for _, a := range aovs {
-		ext := ".pfm"
-		if slices.Contains(render.Heatmaps, a) {
-			ext = ".png" // a heatmap with its legend
-		}
-		p := strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext
-		if err := render.WriteAOV(p, film, a, render.Display{}); err != nil {
-			return err
-		}
-		written = append(written, p)
 	}
 	if path := v.GetString("stats"); path != "" {
 		if err := atomicfile.WriteJSON(path, stats); err != nil {
@@ -316,4 +298,74 @@ func (p *progressBar) prefix() string {
 		return ""
 	}
 	return p.label + " "
+}
+
+// writeSlice writes a slice render's film (what it holds, if it was
+// stopped early) for sertrace merge.
+func writeSlice(stderr io.Writer, scenePath, out string, settings render.Settings, opts render.Options, display render.Display, film *render.Film, stats *render.Stats, renderErr error) error {
+	var env []string
+	if settings.Env != "" {
+		env = append(env, settings.Env)
+	}
+	content, err := scene.ContentHash(scenePath, env...)
+	if err != nil {
+		return err
+	}
+	info := render.SliceInfo{Scene: scenePath, Content: content, Build: render.BuildID(), Tracer: render.Tracer(stats), Settings: settings, SPP: opts.SPP}
+	if err := render.WriteSlice(out, film, info, display); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "rendered %s: samples %d:%d of %d, %dx%d, in %.2f s on %s -> %s\n",
+		scenePath, film.First, film.Samples, opts.SPP, opts.Width, opts.Height, stats.RenderSeconds, info.Tracer, out)
+	if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
+		return fmt.Errorf("%w; samples %d:%d, the ones before it, were written to %s", renderErr, film.First, film.Samples, out)
+	}
+	if film.Partial {
+		return fmt.Errorf("interrupted: wrote samples %d:%d of the slice %d:%d to %s; render samples %d:%d to complete it", film.First, film.Samples, opts.First, opts.Count, out, film.First+film.Samples, opts.First+opts.Count-film.First-film.Samples)
+	}
+	return nil
+}
+
+// writeImages writes a film as render and merge do: the image at out, the
+// noisy one beside it first and then the denoised one where --denoise asks
+// (on the backend and device the render ran on), and the --aov outputs. It
+// returns the files written.
+func writeImages(stderr io.Writer, v *viper.Viper, out string, film *render.Film, display render.Display, aovs []render.AOV, ranOn string, device int) ([]string, error) {
+	written := []string{out}
+	final := film
+	if v.GetBool("denoise") {
+		method, err := denoise.Choose(v.GetString("denoiser"), v.GetInt("denoise-passes"), ranOn, device, func(line string) { fmt.Fprintln(stderr, line) })
+		if err != nil {
+			return nil, err
+		}
+		// The noisy image first: an interrupted denoiser leaves it written.
+		noisy := strings.TrimSuffix(out, filepath.Ext(out)) + ".noisy" + filepath.Ext(out)
+		if err := render.Write(noisy, film, display); err != nil {
+			return nil, err
+		}
+		written = append(written, noisy)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if final, err = denoise.Film(ctx, film, method); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("interrupted while denoising: the noisy image is in %s", noisy)
+			}
+			return nil, err
+		}
+	}
+	if err := render.Write(out, final, display); err != nil {
+		return nil, err
+	}
+	for _, a := range aovs {
+		ext := ".pfm"
+		if slices.Contains(render.Heatmaps, a) {
+			ext = ".png" // a heatmap with its legend
+		}
+		p := strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext
+		if err := render.WriteAOV(p, film, a, render.Display{}); err != nil {
+			return nil, err
+		}
+		written = append(written, p)
+	}
+	return written, nil
 }

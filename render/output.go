@@ -41,7 +41,7 @@ func WriteAOV(path string, film *Film, a AOV, display Display) error {
 	var write func(io.WriteSeeker) error
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".exr":
-		write = func(w io.WriteSeeker) error { return writeEXR(w, film, a, display.HalfFloat) }
+		write = func(w io.WriteSeeker) error { return writeEXR(w, film, a, display.HalfFloat, nil) }
 	case ".pfm":
 		pix := rgbOf(film, a)
 		write = func(w io.WriteSeeker) error { return writePFMPixels(w, pix, film.Width, film.Height) }
@@ -82,7 +82,9 @@ func writePFMPixels(w io.Writer, pix []float32, width, height int) error {
 	return bw.Flush()
 }
 
-func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool) error {
+// writeEXR writes a film's output as an EXR; a slice's (slice not nil) has
+// the film's sums too (WriteSlice).
+func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *SliceInfo) error {
 	h := exr.NewScanlineHeader(film.Width, film.Height)
 	h.SetCompression(exr.CompressionZIP)
 	channels := exr.NewChannelList()
@@ -134,6 +136,11 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool) error {
 		planes(only, "Y")
 	default:
 		planes(only, "R", "G", "B")
+	}
+	if slice != nil {
+		if err := addSums(film, slice, h, channels, fb); err != nil {
+			return err
+		}
 	}
 	h.SetChannels(channels)
 	h.Set(&exr.Attribute{Name: "sertrace:samples", Type: exr.AttrTypeString, Value: fmt.Sprint(film.Samples)})

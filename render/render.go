@@ -42,6 +42,18 @@ type Options struct {
 	// at least one pass), before SPP if need be. Building the BVHs is not
 	// counted.
 	TimeBudget time.Duration
+	// First and Count, when Count > 0, make the render a slice: samples
+	// [First, First+Count) of the SPP (--samples), which MergeSlices adds
+	// to the other slices' into the image the whole render would make.
+	First, Count int
+}
+
+// SampleRange is the samples a render takes: [first, end).
+func (o *Options) SampleRange() (first, end int) {
+	if o.Count > 0 {
+		return o.First, o.First + o.Count
+	}
+	return 0, o.SPP
 }
 
 // Reorder is a reordering scheme as ParseReorder resolves --reorder: its
@@ -99,6 +111,10 @@ func (o *Options) Validate(sc *scene.Scene) error {
 		return fmt.Errorf("samples per pixel %d is outside 1..%d", o.SPP, MaxSPP)
 	case o.MaxDepth < 1 || o.MaxDepth > MaxDepth:
 		return fmt.Errorf("max depth %d is outside 1..%d", o.MaxDepth, MaxDepth)
+	case o.Count < 0 || (o.Count > 0 && (o.First < 0 || o.First+o.Count > o.SPP)):
+		return fmt.Errorf("samples %d:%d are not within the %d samples per pixel", o.First, o.Count, o.SPP)
+	case o.Count > 0 && o.TimeBudget > 0:
+		return fmt.Errorf("a slice of samples takes all of them: it has no time budget")
 	case o.Camera < 0 || o.Camera >= len(sc.Cameras):
 		return fmt.Errorf("camera %d does not exist (the scene has %d)", o.Camera, len(sc.Cameras))
 	}
@@ -140,8 +156,9 @@ type Session interface {
 	Close()
 }
 
-// Render renders opts.SPP samples per pixel of sc on backend b into film,
-// after the samples film holds already (a checkpoint's). Samples accumulate
+// Render renders opts.SPP samples per pixel of sc on backend b into film
+// (or the slice opts.First, opts.Count), after the samples film holds
+// already (a checkpoint's). Samples accumulate
 // over passes of 1, 2, 4, … samples per pixel up to the session's MaxPass (a
 // schedule fixed by the image size, so the sums, and the image, never
 // depend on timing or threads), each fitted to what is left of
@@ -150,6 +167,12 @@ type Session interface {
 func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film *Film, progress Progress) (*Stats, error) {
 	if err := opts.Validate(sc); err != nil {
 		return nil, err
+	}
+	first, end := opts.SampleRange()
+	if film.Samples == 0 {
+		film.First = first
+	} else if film.First != first {
+		return nil, fmt.Errorf("the film holds samples from %d on, not from %d", film.First, first)
 	}
 	start := time.Now()
 	s, err := b.Prepare(ctx, sc, opts)
@@ -160,18 +183,18 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 	stats := &Stats{Width: opts.Width, Height: opts.Height, BuildSeconds: time.Since(start).Seconds()}
 	renderStart := time.Now()
 	resumed := film.Samples // a checkpoint's samples: not timed here
-	for spp := 1; film.Samples < opts.SPP; spp *= 2 {
+	for spp := 1; film.First+film.Samples < end; spp *= 2 {
 		if err = ctx.Err(); err != nil {
 			break
 		}
-		spp = min(spp, opts.SPP-film.Samples, s.MaxPass())
+		spp = min(spp, end-film.First-film.Samples, s.MaxPass())
 		spp = FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
 		var passDone func(float64)
 		if progress != nil {
 			done, n := float64(film.Samples), float64(spp)
-			passDone = func(f float64) { progress((done + n*f) / float64(opts.SPP)) }
+			passDone = func(f float64) { progress((done + n*f) / float64(end-first)) }
 		}
-		if err = s.Pass(ctx, film.Samples, spp, film, passDone); err != nil {
+		if err = s.Pass(ctx, film.First+film.Samples, spp, film, passDone); err != nil {
 			break
 		}
 		film.Samples += spp

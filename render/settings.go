@@ -19,6 +19,7 @@ type Settings struct {
 	Camera         string  `mapstructure:"camera" json:"camera,omitempty"`
 	Res            string  `mapstructure:"res" json:"res,omitempty"`
 	SPP            int     `mapstructure:"spp" json:"spp,omitempty"`
+	Samples        string  `mapstructure:"samples" json:"samples,omitempty"` // FIRST:COUNT of the spp: a slice (ParseSamples)
 	MaxDepth       int     `mapstructure:"max_depth" json:"max_depth,omitempty"`
 	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
 	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
@@ -109,6 +110,9 @@ func (s *Settings) Check() error {
 	if s.EXRPrecision != "float" && s.EXRPrecision != "half" && s.EXRPrecision != "" {
 		return bad("exr_precision", "%q: float or half", s.EXRPrecision)
 	}
+	if _, _, err := ParseSamples(s.Samples); err != nil {
+		return &SettingError{"samples", err}
+	}
 	if s.TimeBudget < 0 || math.IsNaN(s.TimeBudget) || math.IsInf(s.TimeBudget, 0) {
 		return bad("time_budget", "%v must be finite seconds, not negative", s.TimeBudget)
 	}
@@ -151,6 +155,13 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 	opts := Options{Width: w, Height: h, SPP: s.SPP, MaxDepth: s.MaxDepth, Seed: s.Seed, Camera: camera,
 		EnvColor: env, Threads: s.Threads, Accel: s.Accel, Filter: filter, TimeBudget: time.Duration(s.TimeBudget * float64(time.Second))}
 	opts.Reorder, _ = ParseReorder(s.Reorder)
+	opts.First, opts.Count, _ = ParseSamples(s.Samples)
+	if opts.Count > 0 && opts.First+opts.Count > opts.SPP {
+		return opts, display, bad("samples", "%s goes past the %d samples per pixel (--spp)", s.Samples, opts.SPP)
+	}
+	if opts.Count > 0 && opts.TimeBudget > 0 {
+		return opts, display, bad("samples", "a slice takes all its samples: it has no time budget")
+	}
 	if s.ReorderHint && opts.Reorder.Mode == ReorderMaterial {
 		opts.Reorder.Mode = ReorderCoherence
 	}
@@ -165,6 +176,21 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 		return opts, display, &SettingError{"settings", err}
 	}
 	return opts, display, nil
+}
+
+// ParseSamples reads a slice of samples, FIRST:COUNT: samples [FIRST,
+// FIRST+COUNT) of each pixel. "" is the whole render (count 0).
+func ParseSamples(s string) (first, count int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(s, ":")
+	first, err1 := strconv.Atoi(a)
+	count, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || first < 0 || count < 1 || first > MaxSPP || count > MaxSPP {
+		return 0, 0, fmt.Errorf("%q: want FIRST:COUNT, the first sample (from 0) and how many, as 16:16", s)
+	}
+	return first, count, nil
 }
 
 // ParseReorder reads a reordering scheme: "" or "material" (by shader, then

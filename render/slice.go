@@ -1,0 +1,308 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/mrjoshuak/go-openexr/exr"
+
+	"sertrace/atomicfile"
+)
+
+// A slice is a render of some of a frame's samples (--samples FIRST:COUNT),
+// written as an EXR that shows its own samples like any render and holds
+// its film's exact sums besides: every layer's float64 sums and residuals
+// as pairs of 32-bit words, in UINT channels named sums.LAYER.C.s.hi (and
+// .s.lo, .r.hi, .r.lo), and in the header (sertrace:slice) what it is a
+// slice of. MergeSlices adds slices into the film of the whole render,
+// which, the sums being exact, is bit for bit the one rendering it in one
+// go makes on the same backend.
+
+// Tracer names what rendered a film, from its stats: the backend and its
+// tracer, or the device and path. Slices rendered on different ones are
+// not merged: their sums differ in the last bits.
+func Tracer(stats *Stats) string {
+	switch {
+	case stats.Device != "":
+		return fmt.Sprintf("%s (%s, path %s)", stats.Backend, stats.Device, stats.Path)
+	case stats.Accel != "":
+		return fmt.Sprintf("%s (%s)", stats.Backend, stats.Accel)
+	}
+	return stats.Backend
+}
+
+// SliceInfo says what a slice is a slice of: slices merge when all of it
+// but First and Count is the same.
+type SliceInfo struct {
+	Scene    string   `json:"scene"`   // the scene's path as given (for messages)
+	Content  string   `json:"content"` // scene.ContentHash of the scene and its environment
+	Build    string   `json:"build"`   // BuildID of the sertrace that rendered it
+	Tracer   string   `json:"tracer"`  // the backend and tracer or device that rendered it
+	Settings Settings `json:"settings"`
+	Width    int      `json:"width"`
+	Height   int      `json:"height"`
+	SPP      int      `json:"spp"`   // the whole render's samples per pixel
+	First    int      `json:"first"` // the slice's samples: [First, First+Count)
+	Count    int      `json:"count"`
+	CostUnit string   `json:"cost_unit,omitempty"`
+}
+
+// sliceAttribute is the EXR header attribute that holds a slice's info.
+const sliceAttribute = "sertrace:slice"
+
+// Settings of a slice are its render's, less what only cuts or schedules
+// the work: the samples it took and the thread count.
+func (s Settings) ofSlice() Settings {
+	s.Samples, s.Threads = "", 0
+	return s
+}
+
+// WriteSlice writes film, samples [film.First, film.First+film.Samples) of
+// the render info describes, as a slice EXR.
+func WriteSlice(path string, film *Film, info SliceInfo, display Display) error {
+	if !strings.EqualFold(filepath.Ext(path), ".exr") {
+		return fmt.Errorf("write %s: a slice is written as an EXR", path)
+	}
+	info.Settings = info.Settings.ofSlice()
+	info.Width, info.Height, info.First, info.Count, info.CostUnit = film.Width, film.Height, film.First, film.Samples, film.CostUnit
+	return atomicfile.Write(path, func(w io.WriteSeeker) error {
+		return writeEXR(w, film, AOVBeauty, display.HalfFloat, &info)
+	})
+}
+
+// sumChannel names the EXR channel of word (s.hi, s.lo, r.hi or r.lo) of
+// channel c of layer l's sums.
+func sumChannel(l Layer, c int, word string) string {
+	return fmt.Sprintf("sums.%s.%d.%s", FilmLayers[l].Name, c, word)
+}
+
+// addSums adds a slice's sums and its info to an EXR being written.
+func addSums(film *Film, info *SliceInfo, h *exr.Header, channels *exr.ChannelList, fb *exr.FrameBuffer) error {
+	if !film.Whole() || !film.HasSplit() {
+		return fmt.Errorf("the film is not whole: it cannot be written as a slice")
+	}
+	n := film.Width * film.Height
+	words := func(name string, src []float64, stride, c int) {
+		hi, lo := make([]uint32, n), make([]uint32, n)
+		for i := range n {
+			b := math.Float64bits(src[i*stride+c])
+			hi[i], lo[i] = uint32(b>>32), uint32(b)
+		}
+		for _, w := range []struct {
+			suffix string
+			plane  []uint32
+		}{{".hi", hi}, {".lo", lo}} {
+			channels.Add(exr.Channel{Name: name + w.suffix, Type: exr.PixelTypeUint, XSampling: 1, YSampling: 1})
+			fb.Insert(name+w.suffix, exr.NewSliceFromUint32(w.plane, film.Width, film.Height))
+		}
+	}
+	for l, layer := range FilmLayers {
+		for c := range layer.Channels {
+			words(sumChannel(Layer(l), c, "s"), film.Sums(Layer(l)), layer.Channels, c)
+			if layer.Exact {
+				words(sumChannel(Layer(l), c, "r"), film.Residual[l], layer.Channels, c)
+			}
+		}
+	}
+	text, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	h.Set(&exr.Attribute{Name: sliceAttribute, Type: exr.AttrTypeString, Value: string(text)})
+	return nil
+}
+
+// ReadSliceInfo reads what the slice at path is a slice of.
+func ReadSliceInfo(path string) (SliceInfo, error) {
+	f, err := exr.OpenFile(path)
+	if err != nil {
+		return SliceInfo{}, fmt.Errorf("read %s: %v", path, err)
+	}
+	defer f.Close()
+	return sliceInfoOf(path, f.Header(0))
+}
+
+func sliceInfoOf(path string, h *exr.Header) (SliceInfo, error) {
+	var info SliceInfo
+	a := h.Get(sliceAttribute)
+	text, ok := "", a != nil
+	if ok {
+		text, ok = a.Value.(string)
+	}
+	if !ok {
+		return info, fmt.Errorf("%s is not a slice (no %s attribute): render one with sertrace render --samples FIRST:COUNT", path, sliceAttribute)
+	}
+	if err := json.Unmarshal([]byte(text), &info); err != nil {
+		return info, fmt.Errorf("%s: its %s attribute does not read: %v", path, sliceAttribute, err)
+	}
+	if info.Width < 1 || info.Height < 1 || info.Width*info.Height > MaxPixels || info.SPP < 1 || info.First < 0 || info.Count < 1 || info.First+info.Count > info.SPP {
+		return info, fmt.Errorf("%s: its %s attribute says %dx%d pixels, samples %d:%d of %d, which no slice is", path, sliceAttribute, info.Width, info.Height, info.First, info.Count, info.SPP)
+	}
+	return info, nil
+}
+
+// ReadSlice reads a slice's film and info.
+func ReadSlice(path string) (*Film, SliceInfo, error) {
+	f, err := exr.OpenFile(path)
+	if err != nil {
+		return nil, SliceInfo{}, fmt.Errorf("read %s: %v", path, err)
+	}
+	defer f.Close()
+	h := f.Header(0)
+	info, err := sliceInfoOf(path, h)
+	if err != nil {
+		return nil, info, err
+	}
+	dw := h.DataWindow()
+	if w, ht := int(dw.Max.X-dw.Min.X+1), int(dw.Max.Y-dw.Min.Y+1); w != info.Width || ht != info.Height || f.IsTiled() || f.IsDeep() {
+		return nil, info, fmt.Errorf("read %s: its pixels (%dx%d) are not the %dx%d of its slice attribute", path, w, ht, info.Width, info.Height)
+	}
+	present := map[string]exr.PixelType{}
+	for i := 0; i < h.Channels().Len(); i++ {
+		present[h.Channels().At(i).Name] = h.Channels().At(i).Type
+	}
+	r, err := exr.NewScanlineReader(f)
+	if err != nil {
+		return nil, info, fmt.Errorf("read %s: %v", path, err)
+	}
+	n := info.Width * info.Height
+	fb := exr.NewFrameBuffer()
+	planes := map[string][]uint32{}
+	var missing []string
+	want := func(name string) {
+		for _, suffix := range []string{".hi", ".lo"} {
+			if present[name+suffix] != exr.PixelTypeUint {
+				missing = append(missing, name+suffix)
+				continue
+			}
+			planes[name+suffix] = make([]uint32, n)
+			fb.Insert(name+suffix, exr.NewSliceFromUint32(planes[name+suffix], info.Width, info.Height).WithOrigin(int(dw.Min.X), int(dw.Min.Y)))
+		}
+	}
+	for l, layer := range FilmLayers {
+		for c := range layer.Channels {
+			want(sumChannel(Layer(l), c, "s"))
+			if layer.Exact {
+				want(sumChannel(Layer(l), c, "r"))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return nil, info, fmt.Errorf("read %s: the slice lacks the sums channel %s (and %d more)", path, missing[0], len(missing)-1)
+	}
+	r.SetFrameBuffer(fb)
+	if err := r.ReadPixels(int(dw.Min.Y), int(dw.Max.Y)); err != nil {
+		return nil, info, fmt.Errorf("read %s: %v", path, err)
+	}
+	film := NewFilm(info.Width, info.Height)
+	film.First, film.Samples, film.CostUnit = info.First, info.Count, info.CostUnit
+	fill := func(name string, dst []float64, stride, c int) {
+		hi, lo := planes[name+".hi"], planes[name+".lo"]
+		for i := range n {
+			dst[i*stride+c] = math.Float64frombits(uint64(hi[i])<<32 | uint64(lo[i]))
+		}
+	}
+	for l, layer := range FilmLayers {
+		for c := range layer.Channels {
+			fill(sumChannel(Layer(l), c, "s"), film.Sums(Layer(l)), layer.Channels, c)
+			if layer.Exact {
+				fill(sumChannel(Layer(l), c, "r"), film.Residual[l], layer.Channels, c)
+			}
+		}
+	}
+	return film, info, nil
+}
+
+// MergeSlices adds the slices at paths into the film of the whole render
+// they are slices of, with its info (First 0, Count the SPP). The slices
+// must be of one render (scene, settings, size, sertrace build and
+// tracer) and cover its samples once each: a mismatch, an overlap or a gap
+// is an error naming the files or the samples. Slices are read one at a
+// time.
+func MergeSlices(paths []string) (*Film, SliceInfo, error) {
+	if len(paths) == 0 {
+		return nil, SliceInfo{}, fmt.Errorf("no slices to merge")
+	}
+	infos := make([]SliceInfo, len(paths))
+	for i, p := range paths {
+		info, err := ReadSliceInfo(p)
+		if err != nil {
+			return nil, info, err
+		}
+		infos[i] = info
+		if i > 0 {
+			if why := sliceMismatch(infos[0], info); why != "" {
+				return nil, info, fmt.Errorf("%s and %s are not slices of one render: %s", paths[0], p, why)
+			}
+		}
+	}
+	order := make([]int, len(paths))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return infos[a].First - infos[b].First })
+	next, prev := 0, -1
+	for _, i := range order {
+		info := infos[i]
+		switch {
+		case info.First > next:
+			return nil, info, fmt.Errorf("samples %d:%d (FIRST:COUNT) of the %d are in none of the slices", next, info.First-next, info.SPP)
+		case info.First < next:
+			return nil, info, fmt.Errorf("%s (samples %d:%d) overlaps %s (samples %d:%d)", paths[i], info.First, info.Count, paths[prev], infos[prev].First, infos[prev].Count)
+		}
+		next, prev = info.First+info.Count, i
+	}
+	whole := infos[0]
+	if next < whole.SPP {
+		return nil, whole, fmt.Errorf("samples %d:%d (FIRST:COUNT) of the %d are in none of the slices", next, whole.SPP-next, whole.SPP)
+	}
+	film := NewFilm(whole.Width, whole.Height)
+	film.CostUnit = whole.CostUnit
+	for _, i := range order {
+		part, _, err := ReadSlice(paths[i])
+		if err != nil {
+			return nil, whole, err
+		}
+		if err := film.Add(part); err != nil {
+			return nil, whole, fmt.Errorf("%s: %v", paths[i], err)
+		}
+		film.Samples += part.Samples
+	}
+	whole.First, whole.Count = 0, whole.SPP
+	return film, whole, nil
+}
+
+// sliceMismatch says how two slices' renders differ, or "".
+func sliceMismatch(a, b SliceInfo) string {
+	switch {
+	case a.Content != b.Content:
+		return fmt.Sprintf("their scenes differ (%s, %s: the files' content)", a.Scene, b.Scene)
+	case a.Width != b.Width || a.Height != b.Height:
+		return fmt.Sprintf("%dx%d pixels against %dx%d", a.Width, a.Height, b.Width, b.Height)
+	case a.SPP != b.SPP:
+		return fmt.Sprintf("%d samples per pixel against %d", a.SPP, b.SPP)
+	case a.Build != b.Build:
+		return "different builds of sertrace rendered them"
+	case a.Tracer != b.Tracer:
+		return fmt.Sprintf("rendered on %s against %s", a.Tracer, b.Tracer)
+	}
+	var diffs []string
+	vb := reflect.ValueOf(&b.Settings).Elem()
+	i := 0
+	EachSetting(&a.Settings, func(key string, field reflect.Value) {
+		if x, y := field.Interface(), vb.Field(i).Interface(); x != y {
+			diffs = append(diffs, fmt.Sprintf("%s %v against %v", key, x, y))
+		}
+		i++
+	})
+	if len(diffs) > 0 {
+		return "settings " + strings.Join(diffs, ", ")
+	}
+	return ""
+}

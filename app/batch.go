@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -15,61 +19,190 @@ import (
 	"sertrace/batch"
 )
 
-func newBatchCommand(_ *viper.Viper) *cobra.Command {
-	return &cobra.Command{
+func newBatchCommand(v *viper.Viper) *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "batch CONFIG.yaml",
 		Short: "Render every job of a YAML config, skipping finished ones and resuming interrupted ones",
 		Long: `Render every job of a batch config (see configs/batch-example.yaml): output_dir,
 defaults, and jobs, each with a name, a scene, outputs and any render setting
 under its flag's name (spp, res, max_depth, seed, camera, backend, env,
 env_color, env_rotation, env_intensity, exposure, tonemap, filter,
-aperture_radius, focus_distance, threads). Outputs go to output_dir/NAME/.
-A job whose outputs match its settings and scene (manifest.json) is skipped;
-Ctrl-C writes a checkpoint that the next run continues from. summary.json and
-summary.html (a contact sheet) are written at the end; the exit status is 1 if
-any job failed.`,
+aperture_radius, focus_distance, threads), and split: K to cut its samples
+into K slices that render apart and merge bit for bit. Outputs go to
+output_dir/NAME/. A job whose outputs match its settings and scene
+(manifest.json) is skipped; Ctrl-C writes a checkpoint that the next run
+continues from. summary.json and summary.html (a contact sheet) are written at
+the end; the exit status is 1 if any job failed.
+
+Several runs may share one output folder at once: each unit of work (a job, or
+a slice) is locked while it renders. --shard I/N renders the I-th of N shares
+of the units (also read from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT,
+or from Kubernetes' JOB_COMPLETION_INDEX with --shards N); --slurm N submits
+the units not done to Slurm as an array of N tasks and a finishing step (the
+config's slurm: partition, time, cpus_per_task, extra), and --wait waits for
+them and exits as a local batch would.`,
 		Args: exactArgs("CONFIG.yaml"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := batch.Load(args[0])
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			stderr := cmd.ErrOrStderr()
-			bar := newProgressBar(stderr)
-			var jobIndex, jobCount int
-			r := &batch.Runner{
-				Config: cfg,
-				Log:    stderr,
-				Job: func(name string, i, n int) {
-					bar.finish()
-					jobIndex, jobCount = i, n
-					bar = newProgressBar(stderr)
-					bar.label = fmt.Sprintf("job %d/%d %s", i+1, n, name)
-				},
-				Tick: func(done float64) { bar.update((float64(jobIndex) + done) / float64(jobCount)) },
-			}
-			sum, err := r.Run(ctx)
-			bar.finish()
-			if sum == nil {
-				return err
-			}
-			out := filepath.Join(filepath.Dir(args[0]), cfg.OutputDir)
-			if filepath.IsAbs(cfg.OutputDir) {
-				out = cfg.OutputDir
-			}
-			fmt.Fprintf(stderr, "batch %s: %d jobs, %d failed; summary in %s\n", args[0], len(sum.Jobs), sum.Failed(), filepath.Join(out, "summary.html"))
-			if errors.Is(err, batch.ErrInterrupted) {
-				return fmt.Errorf("batch %s: interrupted: a checkpoint was written; run it again to continue", args[0])
-			}
-			if err != nil {
-				return fmt.Errorf("batch %s: %w", args[0], err)
-			}
-			if n := sum.Failed(); n > 0 {
-				return fmt.Errorf("batch %s: %d of %d jobs failed (see summary.json)", args[0], n, len(sum.Jobs))
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runBatch(cmd, v, args[0]) },
 	}
+	f := cmd.Flags()
+	f.String("shard", "", "render only share I of N (I from 0) of the batch's units, as I/N")
+	f.Int("shards", 0, "the number of shares when JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) gives this run's")
+	f.Int("slurm", 0, "submit the units not done to Slurm as an array of this many tasks, and print its job ids")
+	f.Bool("wait", false, "with --slurm: wait for the array and its finishing step, and exit as a local batch would")
+	f.Bool("finish", false, "merge the split jobs whose slices are all done and write the summary (a submission's last step)")
+	f.String("units", "", "render only the units listed in this file (a submission writes it)")
+	f.Float64("checkpoint-every", 60, "save a unit's film this often (seconds) while it renders, so that a process killed outright loses at most that")
+	f.MarkHidden("finish")
+	f.MarkHidden("units")
+	return cmd
+}
+
+func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
+	cfg, err := batch.Load(configPath)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+	bar := newProgressBar(stderr)
+	var unitIndex, unitCount int
+	r := &batch.Runner{
+		Config: cfg,
+		Log:    stderr,
+		Job: func(name string, i, n int) {
+			bar.finish()
+			unitIndex, unitCount = i, n
+			bar = newProgressBar(stderr)
+			bar.label = fmt.Sprintf("unit %d/%d %s", i+1, n, name)
+		},
+		Tick:            func(done float64) { bar.update((float64(unitIndex) + done) / float64(unitCount)) },
+		CheckpointEvery: time.Duration(v.GetFloat64("checkpoint-every") * float64(time.Second)),
+	}
+	out := filepath.Join(filepath.Dir(configPath), cfg.OutputDir)
+	if filepath.IsAbs(cfg.OutputDir) {
+		out = cfg.OutputDir
+	}
+	summary := filepath.Join(out, "summary.html")
+
+	if n := v.GetInt("slurm"); n != 0 || v.GetBool("wait") {
+		if v.GetString("shard") != "" || v.GetBool("finish") || v.GetString("units") != "" {
+			return usagef("--slurm submits every share: it takes no --shard, --units or --finish")
+		}
+		if n < 1 {
+			return usagef("--wait waits for a --slurm N submission")
+		}
+		return submitBatch(ctx, cmd.OutOrStdout(), stderr, r, configPath, n, v.GetBool("wait"), summary)
+	}
+	if v.GetBool("finish") {
+		sum, err := r.Finish(ctx)
+		if err != nil {
+			return fmt.Errorf("batch %s: %w", configPath, err)
+		}
+		return batchOutcome(stderr, configPath, sum, summary)
+	}
+	if path := v.GetString("units"); path != "" {
+		if r.Units, err = batch.ReadUnits(path); err != nil {
+			return err
+		}
+	}
+	shard := ""
+	if s := v.GetString("shard"); s != "" {
+		i, n, ok := strings.Cut(s, "/")
+		r.Shard, err = strconv.Atoi(i)
+		var err2 error
+		r.Shards, err2 = strconv.Atoi(n)
+		if !ok || err != nil || err2 != nil || r.Shards < 1 || r.Shard < 0 || r.Shard >= r.Shards {
+			return usagef("--shard %q: want I/N with 0 <= I < N, as 0/3", s)
+		}
+		shard = s
+	} else {
+		var inArray bool
+		r.Shard, r.Shards, inArray, err = batch.ShareFromEnv(v.GetInt("shards"), os.Getenv)
+		if err != nil {
+			return err
+		}
+		if inArray {
+			shard = fmt.Sprintf("%d/%d", r.Shard, r.Shards)
+		}
+	}
+	sum, err := r.Run(ctx)
+	bar.finish()
+	if sum == nil {
+		return err
+	}
+	if errors.Is(err, batch.ErrInterrupted) {
+		return fmt.Errorf("batch %s: interrupted: a checkpoint was written; run it again to continue", configPath)
+	}
+	if err != nil {
+		return fmt.Errorf("batch %s: %w", configPath, err)
+	}
+	if shard == "" && r.Units == nil {
+		return batchOutcome(stderr, configPath, sum, summary)
+	}
+	// A share answers for its own units; the summary is the batch's so far.
+	fmt.Fprintf(stderr, "batch %s, share %s: %d units, %d failed; the batch so far: %d jobs, %d failed, %d pending; summary in %s\n",
+		configPath, orDefault(shard, "of the listed units"), len(sum.Units), sum.UnitsFailed(), len(sum.Jobs), sum.Failed(), sum.Pending(), summary)
+	if n := sum.UnitsFailed(); n > 0 {
+		return fmt.Errorf("batch %s: %d of this share's %d units failed (see summary.json)", configPath, n, len(sum.Units))
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// batchOutcome reports a whole batch's summary: exit status 1 if a job
+// failed or is not rendered.
+func batchOutcome(stderr io.Writer, configPath string, sum *batch.Summary, summary string) error {
+	fmt.Fprintf(stderr, "batch %s: %d jobs, %d failed; summary in %s\n", configPath, len(sum.Jobs), sum.Failed(), summary)
+	if n := sum.Failed(); n > 0 {
+		return fmt.Errorf("batch %s: %d of %d jobs failed (see summary.json)", configPath, n, len(sum.Jobs))
+	}
+	if n := sum.Pending(); n > 0 {
+		return fmt.Errorf("batch %s: %d of %d jobs are not rendered yet (see summary.json)", configPath, n, len(sum.Jobs))
+	}
+	return nil
+}
+
+// submitBatch submits the batch to Slurm; with wait it waits for the
+// finishing step and reports the batch as a local run would, each failed
+// job with where it ran.
+func submitBatch(ctx context.Context, stdout, stderr io.Writer, r *batch.Runner, configPath string, tasks int, wait bool, summary string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	sub, err := r.Submit(ctx, configPath, exe, tasks, wait)
+	if err != nil {
+		return err
+	}
+	if sub == nil {
+		fmt.Fprintf(stderr, "batch %s: every job is done: nothing submitted\n", configPath)
+		sum, err := r.Finish(ctx)
+		if err != nil {
+			return err
+		}
+		return batchOutcome(stderr, configPath, sum, summary)
+	}
+	fmt.Fprintf(stderr, "batch %s: submitted %d units as Slurm job %s (%d tasks, %s) and its finishing step %s\n",
+		configPath, sub.Units, sub.Array, sub.Tasks, sub.Script, sub.Finish)
+	fmt.Fprintln(stdout, sub.Array)
+	if !wait {
+		return nil
+	}
+	sum, err := r.ReadSummary()
+	if err != nil {
+		return fmt.Errorf("batch %s: the finishing step %s wrote no summary (its log is in %s): %v", configPath, sub.Finish, filepath.Dir(sub.Script), err)
+	}
+	for _, j := range sum.Jobs {
+		if j.Status == batch.Failed {
+			fmt.Fprintf(stderr, "%s: failed on %s: %s\n", j.Name, j.Where, j.Error)
+		}
+	}
+	return batchOutcome(stderr, configPath, sum, summary)
 }

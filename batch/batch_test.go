@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -237,6 +238,14 @@ func TestConfigErrors(t *testing.T) {
 		{"defaults:\n  env_color: {r: 1}\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): env_color: map[r:1] is not a colour`},
 		{"defaults:\n  max_depth: deep\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): max_depth: "deep" is not a whole number`},
 		{"defaults:\n  reorder_hint: [1]\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): reorder_hint: [1] is not true or false`},
+		// Slices, and Slurm's options.
+		{"jobs:\n  - {name: a, scene: x.glb, spp: 2, split: 5}\n", `job "a": split 5 must be in 0..2`},
+		{"jobs:\n  - {name: a, scene: x.glb, samples: \"0:1\"}\n", `job "a": samples: a batch job is cut into slices with split: K`},
+		{"jobs:\n  - {name: a, scene: x.glb, split: 2, time_budget: 3}\n", `job "a": a split job takes all its samples`},
+		{"slurm: {partiton: gpu}\njobs:\n  - {name: a, scene: x.glb}\n", `line 1 (slurm): unknown key "partiton"; did you mean "partition"?`},
+		{"slurm: {cpus_per_task: many}\njobs:\n  - {name: a, scene: x.glb}\n", `slurm: "many" is not a whole number`},
+		{"slurm: gpu\njobs:\n  - {name: a, scene: x.glb}\n", `line 1: slurm must be a mapping of partition, time, cpus_per_task, extra`},
+		{"jobs:\n  - {name: .slurm, scene: x.glb}\n", "taken by the batch's own files"},
 	}
 	for _, c := range cases {
 		_, err := Load(writeConfig(t, dir, c.text))
@@ -309,8 +318,8 @@ func TestJobDefaults(t *testing.T) {
 }
 
 // TestBatchNoticesTexturesAndLocks: editing an image that a .gltf refers to
-// from a subfolder re-renders the job; a second batch on the same output
-// folder is refused while the first holds it.
+// from a subfolder re-renders the job; a job whose lock another run holds
+// is passed over; no leftover lock file blocks a run.
 func TestBatchNoticesTexturesAndLocks(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "scene", "tex"), 0o755)
@@ -354,9 +363,20 @@ func TestBatchNoticesTexturesAndLocks(t *testing.T) {
 	if s := run(); s != Done {
 		t.Fatalf("after editing tex/a.png: %s", s)
 	}
+	// A lock another process left (an older sertrace's whole-folder lock)
+	// blocks nothing; a unit another holds is passed over, its record kept.
 	os.WriteFile(filepath.Join(dir, "out", "batch.lock"), []byte("1\n"), 0o644)
-	if _, err := (&Runner{Config: cfg}).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "in use by another batch") {
-		t.Errorf("a locked output folder: %v", err)
+	if s := run(); s != Skipped {
+		t.Fatalf("with a stale batch.lock: %s", s)
+	}
+	unlock, err := lock(filepath.Join(dir, "out", "quad", ".lock"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := (&Runner{Config: cfg}).Run(context.Background())
+	unlock()
+	if err != nil || sum.Units[0].Status != Busy || sum.Jobs[0].Status != Skipped {
+		t.Errorf("a unit another holds: %v, unit %+v, job %s", err, sum.Units[0], sum.Jobs[0].Status)
 	}
 }
 
@@ -534,4 +554,110 @@ func (c cancelOn) Write(p []byte) (int, error) {
 		c.cancel()
 	}
 	return len(p), nil
+}
+
+const splitJobs = `
+output_dir: out
+defaults:
+  res: 32x24
+  max_depth: 4
+  outputs: [beauty.exr, beauty.pfm, beauty.png]
+jobs:
+  - name: box
+    scene: SCENES/cornell.glb
+    spp: 10
+    split: 3
+  - name: broken
+    scene: SCENES/nosuch.glb
+  - name: hair
+    scene: SCENES/hairy-cornell.glb
+    spp: 4
+    split: 4
+    denoise: true
+    denoiser: regression
+  - name: plain
+    scene: SCENES/hair.glb
+    spp: 2
+`
+
+func statusOf(s *Summary) string {
+	var out []string
+	for _, j := range s.Jobs {
+		out = append(out, j.Name+"="+j.Status)
+	}
+	return strings.Join(out, " ")
+}
+
+// TestSharesOfASplitBatch: three shares of a batch run at once on one
+// output folder; the split jobs' slices merge into the images one machine
+// renders, byte for byte (the denoised one too); the broken job is
+// reported; a second round of shares redoes nothing.
+func TestSharesOfASplitBatch(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load(writeConfig(t, dir, splitJobs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(cfg.Units()); n != 9 {
+		t.Fatalf("%d units, want 3+1+4+1", n)
+	}
+	shares := func() []*Summary {
+		sums := make([]*Summary, 3)
+		var wg sync.WaitGroup
+		for i := range sums {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sums[i], _ = (&Runner{Config: cfg, Shard: i, Shards: 3}).Run(context.Background())
+			}()
+		}
+		wg.Wait()
+		return sums
+	}
+	sums := shares()
+	units := 0
+	for _, s := range sums {
+		units += len(s.Units)
+	}
+	if units != 9 {
+		t.Errorf("the shares ran %d units, want 9", units)
+	}
+	final, err := (&Runner{Config: cfg}).Finish(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(final); got != "box=done broken=failed hair=done plain=done" {
+		t.Fatalf("after the shares: %s (%+v)", got, final.Jobs)
+	}
+	for _, job := range []string{"box", "hair"} {
+		if _, err := os.Stat(filepath.Join(dir, "out", job, "slices")); err == nil {
+			t.Errorf("%s's slices outlived the merge", job)
+		}
+	}
+
+	// The same jobs, not split, on one machine.
+	one := t.TempDir()
+	whole, err := Load(writeConfig(t, one, strings.NewReplacer("split: 3", "threads: 2", "split: 4", "threads: 1").Replace(splitJobs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := (&Runner{Config: whole}).Run(context.Background()); statusOf(sum) != "box=done broken=failed hair=done plain=done" {
+		t.Fatalf("one machine: %s", statusOf(sum))
+	}
+	for _, f := range []string{"box/beauty.exr", "box/beauty.pfm", "box/beauty.png", "hair/beauty.pfm", "hair/beauty.noisy.pfm", "hair/beauty.exr"} {
+		a, _ := os.ReadFile(filepath.Join(dir, "out", f))
+		b, _ := os.ReadFile(filepath.Join(one, "out", f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s: the merged slices (%d bytes) differ from the one-machine render (%d bytes)", f, len(a), len(b))
+		}
+	}
+	// The manifest does not count the split: the one-machine config sees
+	// the shares' outputs as its own.
+	for _, s := range shares() {
+		for _, u := range s.Units {
+			if u.Status != Skipped && !strings.HasPrefix(u.Name, "broken") {
+				t.Errorf("second round: %s %s", u.Name, u.Status)
+			}
+		}
+	}
 }

@@ -27,12 +27,16 @@ import (
 // Job is one render of a config: its name, scene and outputs, and the
 // render settings under the render flags' names.
 type Job struct {
-	Name            string   `mapstructure:"name" json:"name,omitempty"`
-	Scene           string   `mapstructure:"scene" json:"scene,omitempty"`
-	Outputs         []string `mapstructure:"outputs" json:"outputs,omitempty"`
-	Denoise         bool     `mapstructure:"denoise" json:"denoise,omitempty"`
-	Denoiser        string   `mapstructure:"denoiser" json:"denoiser,omitempty"`             // denoise.Denoisers
-	DenoisePasses   int      `mapstructure:"denoise_passes" json:"denoise_passes,omitempty"` // the network's
+	Name          string   `mapstructure:"name" json:"name,omitempty"`
+	Scene         string   `mapstructure:"scene" json:"scene,omitempty"`
+	Outputs       []string `mapstructure:"outputs" json:"outputs,omitempty"`
+	Denoise       bool     `mapstructure:"denoise" json:"denoise,omitempty"`
+	Denoiser      string   `mapstructure:"denoiser" json:"denoiser,omitempty"`             // denoise.Denoisers
+	DenoisePasses int      `mapstructure:"denoise_passes" json:"denoise_passes,omitempty"` // the network's
+	// Split cuts the job's samples into this many slices, each a unit of
+	// work of its own (for the shares of a batch), merged before the
+	// outputs are written; the image is the same bit for bit.
+	Split           int `mapstructure:"split" json:"split,omitempty"`
 	render.Settings `mapstructure:",squash"`
 }
 
@@ -41,18 +45,34 @@ type Job struct {
 type Config struct {
 	OutputDir string `mapstructure:"output_dir" json:"output_dir,omitempty"`
 	Jobs      []Job
+	Slurm     Slurm // sbatch's options, for batch --slurm
+	Name      string
 	dir       string // the config's folder: relative paths start there
 }
+
+// Slurm holds the sbatch options of a config's slurm key.
+type Slurm struct {
+	Partition   string   `mapstructure:"partition"`
+	Time        string   `mapstructure:"time"` // sbatch --time: minutes, or [D-]HH:MM:SS
+	CPUsPerTask int      `mapstructure:"cpus_per_task"`
+	Extra       []string `mapstructure:"extra"` // more sbatch options, as given
+}
+
+var slurmKeys = []string{"partition", "time", "cpus_per_task", "extra"}
 
 // jobKeys are the settings a job (or the defaults) may hold: its own, and
 // every render setting under its flag's name (render.Settings' keys).
 var jobKeys = func() []string {
-	keys := []string{"name", "scene", "outputs", "denoise", "denoiser", "denoise_passes"}
+	keys := []string{"name", "scene", "outputs", "denoise", "denoiser", "denoise_passes", "split"}
 	render.EachSetting(&render.Settings{}, func(key string, _ reflect.Value) { keys = append(keys, key) })
 	return keys
 }()
 
-var topKeys = []string{"output_dir", "defaults", "jobs"}
+var topKeys = []string{"output_dir", "defaults", "jobs", "slurm"}
+
+// reservedNames are the batch's own files in output_dir, which no job may
+// be named.
+var reservedNames = []string{"summary.json", "summary.html", "batch.lock", ".summary.lock", ".slurm"}
 
 // defaultJob holds what a job gets when neither it nor the defaults say:
 // the render command's defaults (render.DefaultSettings and the denoiser's),
@@ -85,7 +105,14 @@ func Load(path string) (*Config, error) {
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, fmt.Errorf("config %s: %v", path, err)
 	}
-	cfg := &Config{OutputDir: v.GetString("output_dir"), dir: filepath.Dir(path)}
+	cfg := &Config{OutputDir: v.GetString("output_dir"), dir: filepath.Dir(path),
+		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	if err := v.UnmarshalKey("slurm", &cfg.Slurm); err != nil {
+		return nil, fmt.Errorf("config %s: slurm: %s", path, decodeProblem(err).problem)
+	}
+	if cfg.Slurm.CPUsPerTask < 0 {
+		return nil, fmt.Errorf("config %s: slurm: cpus_per_task %d is negative", path, cfg.Slurm.CPUsPerTask)
+	}
 	if cfg.OutputDir == "" {
 		cfg.OutputDir = "out"
 	}
@@ -116,10 +143,16 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config %s: job name %q must be a plain folder name", path, job.Name)
 		case seen[strings.ToLower(job.Name)]:
 			return nil, fmt.Errorf("config %s: two jobs are named %q (names must differ in more than case)", path, job.Name)
-		case slices.Contains([]string{"summary.json", "summary.html", "batch.lock"}, strings.ToLower(job.Name)):
+		case slices.Contains(reservedNames, strings.ToLower(job.Name)):
 			return nil, fmt.Errorf("config %s: job name %q is taken by the batch's own files", path, job.Name)
 		case job.Scene == "":
 			return nil, fmt.Errorf("config %s: job %q has no scene", path, job.Name)
+		case job.Samples != "":
+			return nil, fmt.Errorf("config %s: job %q: samples: a batch job is cut into slices with split: K", path, job.Name)
+		case job.Split < 0 || job.Split > max(job.SPP, 1):
+			return nil, fmt.Errorf("config %s: job %q: split %d must be in 0..%d (its spp: a slice takes one sample or more)", path, job.Name, job.Split, job.SPP)
+		case job.Split > 1 && job.TimeBudget > 0:
+			return nil, fmt.Errorf("config %s: job %q: a split job takes all its samples: it has no time_budget", path, job.Name)
 		}
 		seen[strings.ToLower(job.Name)] = true
 		cfg.Jobs = append(cfg.Jobs, job)
@@ -312,6 +345,15 @@ func checkKeys(root *yaml.Node) error {
 		case "defaults":
 			if err := checkMapping(val, "defaults"); err != nil {
 				return err
+			}
+		case "slurm":
+			if val.Kind != yaml.MappingNode {
+				return fmt.Errorf("line %d: slurm must be a mapping of %s", val.Line, strings.Join(slurmKeys, ", "))
+			}
+			for j := 0; j+1 < len(val.Content); j += 2 {
+				if err := known(val.Content[j], slurmKeys, "slurm"); err != nil {
+					return err
+				}
 			}
 		case "jobs":
 			if val.Kind != yaml.SequenceNode {

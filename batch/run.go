@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,8 @@ const (
 	Done    = "done"
 	Skipped = "skipped" // its outputs were up to date
 	Failed  = "failed"
+	Pending = "pending" // not rendered yet: another share's, or a split job with slices to go
+	Busy    = "busy"    // another process holds it (a unit's status in this run only)
 )
 
 // JobResult is one job's line in summary.json.
@@ -38,83 +41,179 @@ type JobResult struct {
 	Seconds float64  `json:"seconds"`
 	Outputs []string `json:"outputs"`
 	Samples int      `json:"samples_per_pixel,omitempty"`
+	Where   string   `json:"where,omitempty"` // the host (and Slurm job and task) that last worked on it
 	Job     Job      `json:"settings"`
 }
 
-// Summary is summary.json.
+// Summary is summary.json: every job of the batch, as its folder records
+// it, whichever share or run did the work.
 type Summary struct {
 	Jobs []JobResult `json:"jobs"`
+	// Units are what this run did, unit by unit (not in summary.json).
+	Units []UnitResult `json:"-"`
+}
+
+// UnitResult is what a run did with one unit of work.
+type UnitResult struct {
+	Name, Status, Error string
+	Seconds             float64
+	Samples             int
 }
 
 // Failed counts the jobs that failed.
-func (s *Summary) Failed() int {
+func (s *Summary) Failed() int { return s.count(Failed) }
+
+// Pending counts the jobs not rendered yet.
+func (s *Summary) Pending() int { return s.count(Pending) }
+
+func (s *Summary) count(status string) int {
 	n := 0
 	for _, j := range s.Jobs {
-		if j.Status == Failed {
+		if j.Status == status {
 			n++
 		}
 	}
 	return n
 }
 
-// Runner runs a config's jobs.
+// UnitsFailed counts the units of this run that failed.
+func (s *Summary) UnitsFailed() int {
+	n := 0
+	for _, u := range s.Units {
+		if u.Status == Failed {
+			n++
+		}
+	}
+	return n
+}
+
+// Runner runs a config's jobs, or its share of them.
 type Runner struct {
 	Config *Config
-	Log    io.Writer                   // one line per job
-	Job    func(name string, i, n int) // a job starts (for progress)
-	Tick   func(done float64)          // the current job's progress
+	Log    io.Writer                   // one line per unit
+	Job    func(name string, i, n int) // a unit starts (for progress)
+	Tick   func(done float64)          // the current unit's progress
+	// Shard of Shards (0 ≤ Shard < Shards) is this run's share of the
+	// units: Shard, Shard+Shards, Shard+2·Shards, …; Shards 0 is all of them.
+	Shard, Shards int
+	// Units, when not nil, are the units to share out, by name (UnitName),
+	// in order: a Slurm submission fixes them so that its tasks agree.
+	Units []string
+	// CheckpointEvery is how often a unit's film is saved while it renders
+	// (after the pass that ends this long after the last save), so that a
+	// process killed outright (kill -9, an out-of-memory kill, a lost
+	// node, Slurm's time limit) loses at most this much; 0 is a minute.
+	CheckpointEvery time.Duration
 }
 
-// manifest records what a job's outputs were made from.
-type manifest struct {
-	Key     string            `json:"key"` // hash of the settings and the scene's content
-	Outputs map[string]string `json:"outputs"`
-	Samples int               `json:"samples_per_pixel"`
+// Unit is a unit of a batch's work: a job, or one slice of a split job.
+type Unit struct {
+	Job   int // index in Config.Jobs
+	Slice int // the slice, or −1: the whole job
 }
 
-// checkpoint is an interrupted job's accumulation.
-type checkpoint struct {
-	Key  string
-	Film *render.Film
+// Units lists a config's units in order: each job, or its slices.
+func (c *Config) Units() []Unit {
+	var out []Unit
+	for i, job := range c.Jobs {
+		if job.Split > 1 {
+			for k := range job.Split {
+				out = append(out, Unit{i, k})
+			}
+			continue
+		}
+		out = append(out, Unit{i, -1})
+	}
+	return out
+}
+
+// UnitName names a unit: the job's name, and #K for slice K.
+func (c *Config) UnitName(u Unit) string {
+	if u.Slice < 0 {
+		return c.Jobs[u.Job].Name
+	}
+	return fmt.Sprintf("%s#%d", c.Jobs[u.Job].Name, u.Slice)
+}
+
+// sliceRange is the samples of slice k of a job split in n: [first, first+count).
+func sliceRange(spp, k, n int) (first, count int) {
+	first = k * spp / n
+	return first, (k+1)*spp/n - first
+}
+
+// share is this run's units.
+func (r *Runner) share() ([]Unit, error) {
+	cfg := r.Config
+	all := cfg.Units()
+	if r.Units != nil {
+		byName := map[string]Unit{}
+		for _, u := range all {
+			byName[cfg.UnitName(u)] = u
+		}
+		var listed []Unit
+		for _, name := range r.Units {
+			u, ok := byName[name]
+			if !ok {
+				return nil, fmt.Errorf("unit %q is not in the config (was it edited after the submission?)", name)
+			}
+			listed = append(listed, u)
+		}
+		all = listed
+	}
+	if r.Shards == 0 {
+		return all, nil
+	}
+	if r.Shard < 0 || r.Shard >= r.Shards {
+		return nil, fmt.Errorf("share %d of %d does not exist (0..%d)", r.Shard, r.Shards, r.Shards-1)
+	}
+	var mine []Unit
+	for i := r.Shard; i < len(all); i += r.Shards {
+		mine = append(mine, all[i])
+	}
+	return mine, nil
 }
 
 // ErrInterrupted is Run's error when a cancellation stopped a job.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run renders every job, one after another. A cancelled ctx (SIGINT,
-// SIGTERM) stops the job in progress, which writes a checkpoint; the jobs
-// after it are not started. summary.json and summary.html are written
-// whatever happens.
+// Run renders this run's units, one after another: each takes a lock of
+// its own (the kernel's, released when a process dies however it dies), so
+// runs that share an output folder (the shares of a batch, on one machine
+// or many) never render the same unit twice at once, and a unit another
+// holds is passed over. A split job's slices are merged, and its outputs
+// written, by whichever run finds them all done. A cancelled ctx (SIGINT,
+// SIGTERM) stops the unit in progress, which writes a checkpoint; the units
+// after it are not started. summary.json and summary.html, the whole
+// batch's as its folders record it, are written whatever happens.
 func (r *Runner) Run(ctx context.Context) (*Summary, error) {
 	cfg := r.Config
 	outDir := cfg.resolve(cfg.OutputDir)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("output folder %s: %w", outDir, unwrap(err))
 	}
-	lock := filepath.Join(outDir, "batch.lock")
-	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	units, err := r.share()
 	if err != nil {
-		return nil, fmt.Errorf("output folder %s is in use by another batch (remove %s if none is running)", outDir, lock)
+		return nil, err
 	}
-	fmt.Fprintf(f, "%d\n", os.Getpid())
-	f.Close()
-	defer os.Remove(lock)
 	sum := &Summary{}
 	interrupted := false
-	for i, job := range cfg.Jobs {
-		res := JobResult{Name: job.Name, Job: job, Outputs: []string{}}
+	for i, u := range units {
+		res := UnitResult{Name: cfg.UnitName(u)}
 		if interrupted {
 			res.Status, res.Error = Failed, "not started: the batch was interrupted"
-			sum.Jobs = append(sum.Jobs, res)
+			r.record(outDir, u, res)
+			sum.Units = append(sum.Units, res)
 			continue
 		}
 		if r.Job != nil {
-			r.Job(job.Name, i, len(cfg.Jobs))
+			r.Job(res.Name, i, len(units))
 		}
 		start := time.Now()
-		skipped, outputs, samples, err := r.runJob(ctx, job, filepath.Join(outDir, job.Name))
-		res.Seconds, res.Outputs, res.Samples = time.Since(start).Seconds(), outputs, samples
+		skipped, samples, err := r.runUnit(ctx, u, outDir)
+		res.Seconds, res.Samples = time.Since(start).Seconds(), samples
 		switch {
+		case errors.Is(err, errBusy):
+			res.Status, res.Error = Busy, "another batch is rendering it"
 		case errors.Is(err, ErrInterrupted):
 			res.Status, res.Error = Failed, fmt.Sprintf("interrupted after %d samples per pixel: a checkpoint was written, the next run continues from it", samples)
 			interrupted = true
@@ -125,22 +224,550 @@ func (r *Runner) Run(ctx context.Context) (*Summary, error) {
 		default:
 			res.Status = Done
 		}
+		if res.Status != Busy {
+			r.record(outDir, u, res)
+		}
 		if r.Log != nil {
-			line := fmt.Sprintf("%s: %s in %.1f s", job.Name, res.Status, res.Seconds)
+			line := fmt.Sprintf("%s: %s in %.1f s", res.Name, res.Status, res.Seconds)
 			if res.Error != "" {
 				line += ": " + res.Error
 			}
 			fmt.Fprintln(r.Log, line)
 		}
-		sum.Jobs = append(sum.Jobs, res)
+		if u.Slice >= 0 && res.Status != Busy && !interrupted {
+			// The job may be whole now: settle merges it if this was its
+			// last slice, else records its progress (or a failure).
+			merged, _, err := r.settle(ctx, u.Job, filepath.Join(outDir, cfg.Jobs[u.Job].Name), res.Status == Skipped)
+			switch {
+			case errors.Is(err, ErrInterrupted):
+				interrupted = true
+			case err != nil && !errors.Is(err, errBusy):
+				res.Status, res.Error = Failed, err.Error()
+			case merged && r.Log != nil:
+				fmt.Fprintf(r.Log, "%s: merged its %d slices\n", cfg.Jobs[u.Job].Name, cfg.Jobs[u.Job].Split)
+			}
+		}
+		sum.Units = append(sum.Units, res)
 	}
-	if err := writeSummary(outDir, sum); err != nil {
+	whole, err := r.summarize(outDir)
+	if err != nil {
 		return sum, err
 	}
+	sum.Jobs = whole.Jobs
 	if interrupted {
 		return sum, ErrInterrupted
 	}
 	return sum, nil
+}
+
+// Finish merges the split jobs whose slices are all done (a submission's
+// last step, for slices whose own run could not) and writes the summary.
+func (r *Runner) Finish(ctx context.Context) (*Summary, error) {
+	cfg := r.Config
+	outDir := cfg.resolve(cfg.OutputDir)
+	for i, job := range cfg.Jobs {
+		if job.Split > 1 {
+			if _, _, err := r.settle(ctx, i, filepath.Join(outDir, job.Name), false); err != nil && !errors.Is(err, errBusy) && r.Log != nil {
+				fmt.Fprintf(r.Log, "%s: %v\n", job.Name, err)
+			}
+		}
+	}
+	return r.summarize(outDir)
+}
+
+// where names this process's machine, and its Slurm job and task if any.
+func where() string {
+	host, _ := os.Hostname()
+	if id := os.Getenv("SLURM_ARRAY_JOB_ID"); id != "" {
+		return fmt.Sprintf("%s, Slurm job %s task %s", host, id, os.Getenv("SLURM_ARRAY_TASK_ID"))
+	}
+	if id := os.Getenv("SLURM_JOB_ID"); id != "" {
+		return fmt.Sprintf("%s, Slurm job %s", host, id)
+	}
+	return host
+}
+
+// allocatedCPUs is how many CPUs Slurm gave this task (which it does not
+// enforce without cgroups), or 0: all of the machine's.
+func allocatedCPUs() int {
+	for _, v := range []string{"SLURM_CPUS_PER_TASK", "SLURM_CPUS_ON_NODE"} {
+		if n, err := strconv.Atoi(os.Getenv(v)); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// record writes a unit's result where the summary reads it: a whole job's
+// in its status.json (a split job's is settle's, from its slices').
+func (r *Runner) record(outDir string, u Unit, res UnitResult) {
+	job := r.Config.Jobs[u.Job]
+	dir := filepath.Join(outDir, job.Name)
+	if u.Slice >= 0 {
+		if os.MkdirAll(filepath.Join(dir, "slices"), 0o755) == nil {
+			atomicfile.WriteJSON(filepath.Join(dir, "slices", fmt.Sprintf("%d.json", u.Slice)), sliceStatus{res.Status, res.Error, res.Seconds, where()})
+		}
+		return
+	}
+	if res.Status == Done || res.Status == Skipped {
+		return // runUnit wrote it, with the outputs
+	}
+	writeStatus(dir, JobResult{Name: job.Name, Status: res.Status, Error: res.Error, Seconds: res.Seconds, Samples: res.Samples, Outputs: []string{}, Where: where(), Job: job})
+}
+
+// sliceStatus is a slice's record: slices/K.json.
+type sliceStatus struct {
+	Status  string  `json:"status"`
+	Error   string  `json:"error,omitempty"`
+	Seconds float64 `json:"seconds"`
+	Where   string  `json:"where"`
+}
+
+func writeStatus(dir string, res JobResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteJSON(filepath.Join(dir, "status.json"), res)
+}
+
+// summarize writes summary.json and summary.html from every job's
+// status.json, under a lock that orders the runs that finish together.
+func (r *Runner) summarize(outDir string) (*Summary, error) {
+	unlock, err := lock(filepath.Join(outDir, ".summary.lock"), true)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	sum := &Summary{}
+	for _, job := range r.Config.Jobs {
+		res := JobResult{Name: job.Name, Status: Pending, Error: "not rendered yet", Outputs: []string{}, Job: job}
+		if b, err := os.ReadFile(filepath.Join(outDir, job.Name, "status.json")); err == nil {
+			var rec JobResult
+			if json.Unmarshal(b, &rec) == nil && rec.Status != "" {
+				res = rec
+				res.Job = job
+				if res.Outputs == nil {
+					res.Outputs = []string{}
+				}
+			}
+		}
+		sum.Jobs = append(sum.Jobs, res)
+	}
+	return sum, writeSummary(outDir, sum)
+}
+
+// ReadSummary reads the batch's summary.json, as the last run wrote it.
+func (r *Runner) ReadSummary() (*Summary, error) {
+	b, err := os.ReadFile(filepath.Join(r.Config.resolve(r.Config.OutputDir), "summary.json"))
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	var sum Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return nil, err
+	}
+	return &sum, nil
+}
+
+// errBusy is runUnit's error when another process holds the unit.
+var errBusy = errors.New("busy")
+
+// prepared is a job made ready to render: its outputs, keys and scene path.
+type prepared struct {
+	job       Job
+	requested string // the denoiser the config asked for (auto resolves)
+	outputs   []output
+	scenePath string
+	content   string
+	key       string // the manifest's: the outputs' settings and content
+	cpKey     string // the checkpoint's: the noisy film's
+}
+
+func (r *Runner) prepare(job Job) (*prepared, error) {
+	outputs, err := parseOutputs(job.Outputs)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{job: job, requested: job.Denoiser, outputs: outputs, scenePath: r.Config.resolve(job.Scene)}
+	// The key holds what the images depend on: auto's choice, which
+	// differs with what is installed, and passes only for the network.
+	if p.job.Denoise {
+		if err := denoise.CheckChoice(job.Denoiser, job.DenoisePasses); err != nil {
+			return nil, err
+		}
+		p.job.Denoiser = denoise.Resolve(job.Denoiser)
+		if p.job.Denoiser != "network" {
+			p.job.DenoisePasses = 1
+		}
+	} else {
+		p.job.Denoiser, p.job.DenoisePasses = "", 1
+	}
+	if p.content, err = r.contentHash(p.job, p.scenePath); err != nil {
+		return nil, err
+	}
+	p.key = jobKey(p.job, p.content)
+	// A checkpoint holds the noisy film, whatever denoises it after.
+	undenoised := p.job
+	undenoised.Denoise, undenoised.Denoiser, undenoised.DenoisePasses = false, "", 1
+	p.cpKey = jobKey(undenoised, p.content)
+	return p, nil
+}
+
+// upToDate reports whether a job's outputs match its manifest, and lists them.
+func (p *prepared) upToDate(dir string) (bool, []string, int) {
+	m, ok := readManifest(dir)
+	if !ok || m.Key != p.key || !outputsMatch(dir, m, p.outputs) {
+		return false, nil, 0
+	}
+	var names []string
+	for _, o := range p.outputs {
+		names = append(names, o.name)
+	}
+	return true, names, m.Samples
+}
+
+// runUnit renders one unit unless its work is done, holding its lock.
+func (r *Runner) runUnit(ctx context.Context, u Unit, outDir string) (skipped bool, samples int, err error) {
+	job := r.Config.Jobs[u.Job]
+	dir := filepath.Join(outDir, job.Name)
+	if u.Slice >= 0 {
+		dir = filepath.Join(dir, "slices")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, 0, fmt.Errorf("output folder %s: %w", dir, unwrap(err))
+	}
+	if u.Slice < 0 {
+		unlock, err := lock(filepath.Join(dir, ".lock"), false)
+		if err != nil {
+			return false, 0, err
+		}
+		defer unlock()
+		return r.runJob(ctx, u.Job, dir)
+	}
+	unlock, err := lock(filepath.Join(dir, fmt.Sprintf("%d.lock", u.Slice)), false)
+	if err != nil {
+		return false, 0, err
+	}
+	defer unlock()
+	return r.runSlice(ctx, u, filepath.Dir(dir))
+}
+
+// runJob renders a whole job into dir unless its outputs are up to date.
+func (r *Runner) runJob(ctx context.Context, index int, dir string) (skipped bool, samples int, err error) {
+	job := r.Config.Jobs[index]
+	p, err := r.prepare(job)
+	if err != nil {
+		return false, 0, err
+	}
+	if ok, names, n := p.upToDate(dir); ok {
+		return true, n, writeStatus(dir, JobResult{Name: job.Name, Status: Skipped, Outputs: names, Samples: n, Where: where(), Job: job})
+	}
+	start := time.Now()
+	film, display, stats, err := r.renderFilm(ctx, p, -1, filepath.Join(dir, "checkpoint.gob"))
+	if err != nil {
+		if film != nil {
+			samples = film.Samples
+		}
+		return false, samples, err
+	}
+	ran, device := "cpu", -1
+	if stats != nil {
+		ran, device = stats.Backend, stats.DeviceIndex
+	}
+	written, err := r.finishJob(ctx, p, dir, film, display, ran, device, filepath.Join(dir, "checkpoint.gob"))
+	if err != nil {
+		return false, film.Samples, err
+	}
+	return false, film.Samples, writeStatus(dir, JobResult{Name: job.Name, Status: Done, Outputs: written, Samples: film.Samples,
+		Seconds: time.Since(start).Seconds(), Where: where(), Job: job})
+}
+
+// runSlice renders slice u.Slice of a split job into dir/slices/K.exr,
+// unless it is there or the job's outputs are up to date.
+func (r *Runner) runSlice(ctx context.Context, u Unit, dir string) (skipped bool, samples int, err error) {
+	job := r.Config.Jobs[u.Job]
+	p, err := r.prepare(job)
+	if err != nil {
+		return false, 0, err
+	}
+	if ok, _, n := p.upToDate(dir); ok {
+		return true, n, nil
+	}
+	first, count := sliceRange(job.SPP, u.Slice, job.Split)
+	path := filepath.Join(dir, "slices", fmt.Sprintf("%d.exr", u.Slice))
+	want := p.sliceInfo(first, count)
+	if info, err := render.ReadSliceInfo(path); err == nil && sameSlice(info, want) {
+		return true, count, nil
+	}
+	film, display, stats, err := r.renderFilm(ctx, p, u.Slice, filepath.Join(dir, "slices", fmt.Sprintf("%d.checkpoint.gob", u.Slice)))
+	if err != nil {
+		if film != nil {
+			samples = film.Samples
+		}
+		return false, samples, err
+	}
+	want.Tracer = render.Tracer(stats)
+	if err := render.WriteSlice(path, film, want, display); err != nil {
+		return false, film.Samples, err
+	}
+	os.Remove(filepath.Join(dir, "slices", fmt.Sprintf("%d.checkpoint.gob", u.Slice)))
+	return false, film.Samples, nil
+}
+
+// sliceInfo is what slice [first, first+count) of the job is a slice of.
+func (p *prepared) sliceInfo(first, count int) render.SliceInfo {
+	s := p.job.Settings
+	s.Samples = fmt.Sprintf("%d:%d", first, count)
+	return render.SliceInfo{Scene: p.job.Scene, Content: p.content, Build: render.BuildID(), Settings: s.ForSlice(), SPP: p.job.SPP, First: first, Count: count}
+}
+
+// sameSlice reports whether a slice on disk is the one wanted (whatever
+// rendered it).
+func sameSlice(have, want render.SliceInfo) bool {
+	return have.Content == want.Content && have.Build == want.Build && have.Settings == want.Settings &&
+		have.SPP == want.SPP && have.First == want.First && have.Count == want.Count
+}
+
+// settle brings a split job's record up to date with its slices, under the
+// job's lock: when every slice is there it merges them and writes the
+// outputs (merged reports it), else it records the slices' progress or
+// failure in status.json.
+//
+// A job already up to date is recorded as skipped when recordSkip is set
+// (a run's slice found it so), else its record is kept.
+func (r *Runner) settle(ctx context.Context, index int, dir string, recordSkip bool) (merged bool, samples int, err error) {
+	job := r.Config.Jobs[index]
+	unlock, err := lock(filepath.Join(dir, ".lock"), true)
+	if err != nil {
+		return false, 0, err
+	}
+	defer unlock()
+	p, err := r.prepare(job)
+	if err != nil {
+		return false, 0, writeStatus(dir, JobResult{Name: job.Name, Status: Failed, Error: err.Error(), Outputs: []string{}, Where: where(), Job: job})
+	}
+	if ok, names, n := p.upToDate(dir); ok {
+		if !recordSkip {
+			return false, n, nil
+		}
+		return false, n, writeStatus(dir, JobResult{Name: job.Name, Status: Skipped, Outputs: names, Samples: n, Where: where(), Job: job})
+	}
+	var paths, failures []string
+	var seconds float64
+	done := 0
+	for k := range job.Split {
+		first, count := sliceRange(job.SPP, k, job.Split)
+		path := filepath.Join(dir, "slices", fmt.Sprintf("%d.exr", k))
+		var st sliceStatus
+		if b, err := os.ReadFile(filepath.Join(dir, "slices", fmt.Sprintf("%d.json", k))); err == nil {
+			json.Unmarshal(b, &st)
+		}
+		seconds += st.Seconds
+		if info, err := render.ReadSliceInfo(path); err == nil && sameSlice(info, p.sliceInfo(first, count)) {
+			paths = append(paths, path)
+			done++
+			continue
+		}
+		if st.Status == Failed {
+			failures = append(failures, fmt.Sprintf("slice %d (samples %d:%d, on %s): %s", k, first, count, st.Where, st.Error))
+		}
+	}
+	if done < job.Split {
+		res := JobResult{Name: job.Name, Status: Pending, Error: fmt.Sprintf("%d of %d slices rendered", done, job.Split), Outputs: []string{}, Seconds: seconds, Where: where(), Job: job}
+		if len(failures) > 0 {
+			res.Status, res.Error = Failed, strings.Join(failures, "; ")
+		}
+		return false, 0, writeStatus(dir, res)
+	}
+	start := time.Now()
+	film, info, err := render.MergeSlices(paths)
+	if err == nil {
+		display := render.Display{Exposure: job.Exposure, ToneMap: job.ToneMap, HalfFloat: job.EXRPrecision == "half"}
+		var written []string
+		ran, _, _ := strings.Cut(info.Tracer, " ")
+		if written, err = r.finishJob(ctx, p, dir, film, display, ran, -1, ""); err == nil {
+			os.RemoveAll(filepath.Join(dir, "slices")) // the outputs and the manifest say it all now
+			return true, film.Samples, writeStatus(dir, JobResult{Name: job.Name, Status: Done, Outputs: written, Samples: film.Samples,
+				Seconds: seconds + time.Since(start).Seconds(), Where: where(), Job: job})
+		}
+	}
+	if errors.Is(err, ErrInterrupted) {
+		return false, 0, err
+	}
+	err = fmt.Errorf("%s: merging its slices: %w", job.Name, err)
+	if werr := writeStatus(dir, JobResult{Name: job.Name, Status: Failed, Error: err.Error(), Outputs: []string{}, Seconds: seconds, Where: where(), Job: job}); werr != nil {
+		return false, 0, werr
+	}
+	return false, 0, err
+}
+
+// renderFilm renders a job's film (slice K of it, or all of it for −1),
+// from its checkpoint at cpPath where one is current; an interrupted or
+// failing render leaves a checkpoint of what it did.
+func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath string) (*render.Film, render.Display, *render.Stats, error) {
+	job := p.job
+	if job.Denoise {
+		// Finished jobs are skipped without the network's weights; one to
+		// render needs them before it starts.
+		if err := denoise.Ready(job.Denoiser); err != nil {
+			return nil, render.Display{}, nil, err
+		}
+	}
+	sc, err := scene.Load(p.scenePath)
+	if err != nil {
+		return nil, render.Display{}, nil, err
+	}
+	settings, cpKey := job.Settings, p.cpKey
+	if slice >= 0 {
+		first, count := sliceRange(job.SPP, slice, job.Split)
+		settings.Samples = fmt.Sprintf("%d:%d", first, count)
+		cpKey += settings.Samples
+	}
+	opts, display, err := settings.Options(sc, r.Config.resolve)
+	if err != nil {
+		return nil, display, nil, fmt.Errorf("%s: %w", job.Name, err)
+	}
+	if opts.Threads == 0 {
+		opts.Threads = allocatedCPUs()
+	}
+	film := render.NewFilm(opts.Width, opts.Height)
+	// keep writes the film to the checkpoint for the next run; why says
+	// what stopped this one, for the error if even that fails.
+	keep := func(why string) error {
+		if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: film}); err != nil {
+			return fmt.Errorf("%s, and the checkpoint could not be written: %w", why, err)
+		}
+		return nil
+	}
+	if cp, ok := readCheckpoint(cpPath); ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
+		film = cp.Film
+		film.Partial = false
+		r.note(job.Name)(fmt.Sprintf("continuing from its checkpoint (%d samples per pixel)", film.Samples))
+	}
+	var tick render.Progress
+	if r.Tick != nil {
+		tick = r.Tick
+	}
+	every, last := r.CheckpointEvery, time.Now()
+	if every <= 0 {
+		every = time.Minute
+	}
+	opts.AfterPass = func(f *render.Film) {
+		if time.Since(last) >= every {
+			if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: f}); err != nil {
+				r.note(job.Name)("the checkpoint could not be written: " + err.Error())
+			}
+			last = time.Now()
+		}
+	}
+	backend, err := backends.Choose(job.Settings.Backend, job.Settings.Path, r.note(job.Name))
+	if err != nil {
+		return nil, display, nil, err
+	}
+	stats, rerr := render.Render(ctx, backend, sc, opts, film, tick)
+	if rerr != nil && !errors.Is(rerr, context.Canceled) {
+		// A failure after some passes (a lost device) keeps them for the
+		// next run, as an interruption does.
+		if film.Partial && film.Samples > 0 {
+			if err := keep(rerr.Error()); err != nil {
+				return film, display, stats, err
+			}
+			return film, display, stats, fmt.Errorf("%w; the %d samples per pixel before it are kept in the checkpoint", rerr, film.Samples)
+		}
+		return film, display, stats, rerr
+	}
+	if film.Partial {
+		if err := keep("interrupted"); err != nil {
+			return film, display, stats, err
+		}
+		return film, display, stats, ErrInterrupted
+	}
+	return film, display, stats, nil
+}
+
+func (r *Runner) note(name string) func(string) {
+	return func(line string) {
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "%s: %s\n", name, line)
+		}
+	}
+}
+
+// finishJob writes a job's outputs from its film: the noisy beauty and
+// the denoised one where the job denoises (on the backend and device the
+// film was rendered on), the other outputs, a thumbnail and the manifest.
+// An interrupted denoiser leaves the film in the checkpoint at cpPath
+// (where there is one).
+func (r *Runner) finishJob(ctx context.Context, p *prepared, dir string, film *render.Film, display render.Display, ran string, device int, cpPath string) (written []string, err error) {
+	job := p.job
+	m := manifest{Key: p.key, Outputs: map[string]string{}, Samples: film.Samples}
+	final := film
+	if job.Denoise {
+		method, err := denoise.Choose(p.requested, job.DenoisePasses, ran, device, r.note(job.Name))
+		if err != nil {
+			return nil, err
+		}
+		// The noisy beauty is kept beside the denoised one, written first.
+		for _, o := range p.outputs {
+			if o.aov != render.AOVBeauty {
+				continue
+			}
+			name := "beauty.noisy" + filepath.Ext(o.name)
+			if err := render.WriteAOV(filepath.Join(dir, name), film, o.aov, display); err != nil {
+				return written, err
+			}
+			written = append(written, name)
+		}
+		r.note(job.Name)("denoising (" + job.Denoiser + ")")
+		if final, err = denoise.Film(ctx, film, method); err != nil {
+			if ctx.Err() != nil {
+				if cpPath == "" {
+					return written, ErrInterrupted // the slices wait for the next run
+				}
+				// The whole film waits in the checkpoint for the next run.
+				if err := writeCheckpoint(cpPath, checkpoint{Key: p.cpKey, Film: film}); err != nil {
+					return written, fmt.Errorf("interrupted while denoising, and the checkpoint could not be written: %w", err)
+				}
+				return written, ErrInterrupted
+			}
+			return written, err
+		}
+	}
+	for _, o := range p.outputs {
+		path := filepath.Join(dir, o.name)
+		if err := render.WriteAOV(path, final, o.aov, display); err != nil {
+			return written, err
+		}
+		h, err := fileHash(path)
+		if err != nil {
+			return written, err
+		}
+		m.Outputs[o.name] = h
+		written = append(written, o.name)
+	}
+	if err := writeThumbnail(filepath.Join(dir, "thumb.png"), final, display); err != nil {
+		return written, err
+	}
+	if err := atomicfile.WriteJSON(filepath.Join(dir, "manifest.json"), m); err != nil {
+		return written, err
+	}
+	if cpPath != "" {
+		os.Remove(cpPath)
+	}
+	return written, nil
+}
+
+// manifest records what a job's outputs were made from.
+type manifest struct {
+	Key     string            `json:"key"` // hash of the settings and the scene's content
+	Outputs map[string]string `json:"outputs"`
+	Samples int               `json:"samples_per_pixel"`
+}
+
+// checkpoint is an interrupted job's (or slice's) accumulation.
+type checkpoint struct {
+	Key  string
+	Film *render.Film
 }
 
 // output is one file a job writes: which AOV, in which format.
@@ -168,168 +795,13 @@ func parseOutputs(names []string) ([]output, error) {
 	return out, nil
 }
 
-// runJob renders one job into dir unless its outputs are up to date.
-func (r *Runner) runJob(ctx context.Context, job Job, dir string) (skipped bool, written []string, samples int, err error) {
-	outputs, err := parseOutputs(job.Outputs)
-	if err != nil {
-		return false, nil, 0, err
-	}
-	// The key holds what the images depend on: auto's choice, which
-	// differs with what is installed, and passes only for the network.
-	requested := job.Denoiser
-	if job.Denoise {
-		if err := denoise.CheckChoice(job.Denoiser, job.DenoisePasses); err != nil {
-			return false, nil, 0, err
-		}
-		job.Denoiser = denoise.Resolve(job.Denoiser)
-		if job.Denoiser != "network" {
-			job.DenoisePasses = 1
-		}
-	} else {
-		job.Denoiser, job.DenoisePasses = "", 1
-	}
-	scenePath := r.Config.resolve(job.Scene)
-	content, err := r.contentHash(job, scenePath)
-	if err != nil {
-		return false, nil, 0, err
-	}
-	key := jobKey(job, content)
-	// A checkpoint holds the noisy film, whatever denoises it after.
-	undenoised := job
-	undenoised.Denoise, undenoised.Denoiser, undenoised.DenoisePasses = false, "", 1
-	cpKey := jobKey(undenoised, content)
-	if m, ok := readManifest(dir); ok && m.Key == key && outputsMatch(dir, m, outputs) {
-		for _, o := range outputs {
-			written = append(written, o.name)
-		}
-		return true, written, m.Samples, nil
-	}
-	if job.Denoise {
-		// Finished jobs are skipped without the network's weights; one to
-		// render needs them before it starts.
-		if err := denoise.Ready(job.Denoiser); err != nil {
-			return false, nil, 0, err
-		}
-	}
-	sc, err := scene.Load(scenePath)
-	if err != nil {
-		return false, nil, 0, err
-	}
-	opts, display, err := job.Settings.Options(sc, r.Config.resolve)
-	if err != nil {
-		return false, nil, 0, fmt.Errorf("%s: %w", job.Name, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, nil, 0, fmt.Errorf("output folder %s: %w", dir, unwrap(err))
-	}
-	film := render.NewFilm(opts.Width, opts.Height)
-	cpPath := filepath.Join(dir, "checkpoint.gob")
-	// keep writes the film to the checkpoint for the next run; why says
-	// what stopped this one, for the error if even that fails.
-	keep := func(why string) error {
-		if err := writeCheckpoint(cpPath, checkpoint{Key: cpKey, Film: film}); err != nil {
-			return fmt.Errorf("%s, and the checkpoint could not be written: %w", why, err)
-		}
-		return nil
-	}
-	if cp, ok := readCheckpoint(cpPath); ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
-		film = cp.Film
-		film.Partial = false
-	}
-	var tick render.Progress
-	if r.Tick != nil {
-		tick = r.Tick
-	}
-	note := func(line string) {
-		if r.Log != nil {
-			fmt.Fprintf(r.Log, "%s: %s\n", job.Name, line)
-		}
-	}
-	backend, err := backends.Choose(job.Settings.Backend, job.Settings.Path, note)
-	if err != nil {
-		return false, nil, 0, err
-	}
-	stats, rerr := render.Render(ctx, backend, sc, opts, film, tick)
-	if rerr != nil && !errors.Is(rerr, context.Canceled) {
-		// A failure after some passes (a lost device) keeps them for the
-		// next run, as an interruption does.
-		if film.Partial && film.Samples > 0 {
-			if err := keep(rerr.Error()); err != nil {
-				return false, nil, film.Samples, err
-			}
-			return false, nil, film.Samples, fmt.Errorf("%w; the %d samples per pixel before it are kept in the checkpoint", rerr, film.Samples)
-		}
-		return false, nil, film.Samples, rerr
-	}
-	if film.Partial {
-		if err := keep("interrupted"); err != nil {
-			return false, nil, film.Samples, err
-		}
-		return false, nil, film.Samples, ErrInterrupted
-	}
-	m := manifest{Key: key, Outputs: map[string]string{}, Samples: film.Samples}
-	final := film
-	if job.Denoise {
-		ran, device := "cpu", -1
-		if stats != nil {
-			ran, device = stats.Backend, stats.DeviceIndex
-		}
-		method, err := denoise.Choose(requested, job.DenoisePasses, ran, device, note)
-		if err != nil {
-			return false, nil, film.Samples, err
-		}
-		// The noisy beauty is kept beside the denoised one, written first.
-		for _, o := range outputs {
-			if o.aov != render.AOVBeauty {
-				continue
-			}
-			name := "beauty.noisy" + filepath.Ext(o.name)
-			if err := render.WriteAOV(filepath.Join(dir, name), film, o.aov, display); err != nil {
-				return false, written, film.Samples, err
-			}
-			written = append(written, name)
-		}
-		note("denoising (" + job.Denoiser + ")")
-		if final, err = denoise.Film(ctx, film, method); err != nil {
-			if ctx.Err() != nil {
-				// The whole film waits in the checkpoint for the next run.
-				if err := keep("interrupted while denoising"); err != nil {
-					return false, written, film.Samples, err
-				}
-				return false, written, film.Samples, ErrInterrupted
-			}
-			return false, written, film.Samples, err
-		}
-	}
-	for _, o := range outputs {
-		p := filepath.Join(dir, o.name)
-		if err := render.WriteAOV(p, final, o.aov, display); err != nil {
-			return false, written, film.Samples, err
-		}
-		h, err := fileHash(p)
-		if err != nil {
-			return false, written, film.Samples, err
-		}
-		m.Outputs[o.name] = h
-		written = append(written, o.name)
-	}
-	if err := writeThumbnail(filepath.Join(dir, "thumb.png"), final, display); err != nil {
-		return false, written, film.Samples, err
-	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, "manifest.json"), m); err != nil {
-		return false, written, film.Samples, err
-	}
-	os.Remove(cpPath)
-	return false, written, film.Samples, nil
-}
-
 // jobKey hashes what a job's result depends on: the renderer's build, the
 // job's settings (not the thread count, which changes nothing), and the
 // content of its files (contentHash).
 func jobKey(job Job, content string) string {
 	h := sha256.New()
 	h.Write([]byte(render.BuildID()))
-	job.Threads = 0
+	job.Threads, job.Split = 0, 0 // a split job's image is the same bit for bit
 	settings, _ := json.Marshal(job)
 	h.Write(settings)
 	h.Write([]byte(content))

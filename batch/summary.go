@@ -29,7 +29,7 @@ var contactSheet = template.Must(template.New("sheet").Funcs(template.FuncMap{
 body { font: 14px sans-serif; margin: 2em; }
 table { border-collapse: collapse; }
 td, th { border: 1px solid #ccc; padding: 6px 10px; vertical-align: top; text-align: left; }
-.failed { background: #fdd; } .skipped { background: #eef; } .done { background: #efe; }
+.failed { background: #fdd; } .skipped { background: #eef; } .done { background: #efe; } .pending { background: #ffe; }
 img { max-width: 240px; display: block; }
 code { font-size: 12px; }
 </style></head><body>
@@ -37,10 +37,10 @@ code { font-size: 12px; }
 <table>
 <tr><th>image</th><th>job</th><th>status</th><th>settings</th><th>time</th><th>outputs</th></tr>
 {{range .Jobs}}<tr class="{{.Status}}">
-<td>{{if ne .Status "failed"}}<img src="{{.Name}}/thumb.png" alt="{{.Name}}">{{end}}</td>
+<td>{{if or (eq .Status "done") (eq .Status "skipped")}}<img src="{{.Name}}/thumb.png" alt="{{.Name}}">{{end}}</td>
 <td>{{.Name}}</td>
-<td>{{.Status}}{{if .Error}}<br><code>{{.Error}}</code>{{end}}</td>
-<td><code>scene {{.Job.Scene}}<br>res {{or .Job.Res "default"}}, {{.Job.SPP}} spp, depth {{.Job.MaxDepth}}, seed {{.Job.Seed}}<br>camera {{.Job.Camera}}, backend {{.Job.Backend}}<br>{{if .Job.Env}}env {{.Job.Env}}{{else}}env colour {{.Job.EnvColor}}{{end}}, tone map {{.Job.ToneMap}}</code></td>
+<td>{{.Status}}{{if .Error}}<br><code>{{.Error}}</code>{{end}}{{if .Where}}<br><small>on {{.Where}}</small>{{end}}</td>
+<td><code>scene {{.Job.Scene}}<br>res {{or .Job.Res "default"}}, {{.Job.SPP}} spp{{if gt .Job.Split 1}} in {{.Job.Split}} slices{{end}}, depth {{.Job.MaxDepth}}, seed {{.Job.Seed}}<br>camera {{.Job.Camera}}, backend {{.Job.Backend}}<br>{{if .Job.Env}}env {{.Job.Env}}{{else}}env colour {{.Job.EnvColor}}{{end}}, tone map {{.Job.ToneMap}}</code></td>
 <td>{{seconds .Seconds}}{{if .Samples}}<br>{{.Samples}} spp done{{end}}</td>
 <td>{{$name := .Name}}{{range .Outputs}}<a href="{{$name}}/{{.}}">{{.}}</a><br>{{end}}</td>
 </tr>{{end}}

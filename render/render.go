@@ -46,6 +46,9 @@ type Options struct {
 	// [First, First+Count) of the SPP (--samples), which MergeSlices adds
 	// to the other slices' into the image the whole render would make.
 	First, Count int
+	// AfterPass, when set, is called after each pass with the film, whole
+	// and consistent (for a periodic checkpoint).
+	AfterPass func(film *Film)
 }
 
 // SampleRange is the samples a render takes: [first, end).
@@ -198,6 +201,9 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 			break
 		}
 		film.Samples += spp
+		if opts.AfterPass != nil && film.First+film.Samples < end {
+			opts.AfterPass(film)
+		}
 		if opts.TimeBudget > 0 && time.Since(renderStart) >= opts.TimeBudget {
 			break // the budget is spent: what is there is the image
 		}

@@ -56,9 +56,10 @@ type SliceInfo struct {
 // sliceAttribute is the EXR header attribute that holds a slice's info.
 const sliceAttribute = "sertrace:slice"
 
-// Settings of a slice are its render's, less what only cuts or schedules
-// the work: the samples it took and the thread count.
-func (s Settings) ofSlice() Settings {
+// ForSlice is the settings of a render as a slice of it records them: less
+// what only cuts or schedules the work, the samples it took and the thread
+// count.
+func (s Settings) ForSlice() Settings {
 	s.Samples, s.Threads = "", 0
 	return s
 }
@@ -69,7 +70,7 @@ func WriteSlice(path string, film *Film, info SliceInfo, display Display) error 
 	if !strings.EqualFold(filepath.Ext(path), ".exr") {
 		return fmt.Errorf("write %s: a slice is written as an EXR", path)
 	}
-	info.Settings = info.Settings.ofSlice()
+	info.Settings = info.Settings.ForSlice()
 	info.Width, info.Height, info.First, info.Count, info.CostUnit = film.Width, film.Height, film.First, film.Samples, film.CostUnit
 	return atomicfile.Write(path, func(w io.WriteSeeker) error {
 		return writeEXR(w, film, AOVBeauty, display.HalfFloat, &info)

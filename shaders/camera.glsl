@@ -1,14 +1,10 @@
 // camera.glsl: the primary rays of render/camera.go and render/filter.go
 // (CameraRays.Ray, CameraRays.LensRay, concentricDisk, PixelFilter.Sample)
-// in the same float32/float64 arithmetic as the Go. Go's math.Sin and
-// math.Cos (the pure-Go Cephes code that amd64 runs) are ported too, as
-// sinGo/cosGo, since GLSL has no double trigonometry. Computed values are
-// `precise` (SPIR-V NoContraction), so the compiler fuses no multiply-add
-// that Go (amd64, GOAMD64=v1) does not fuse either.
+// in float32, in the Go's order of operations; concentricDisk's angle takes
+// GLSL's sin and cos where the Go takes float64's, so a thin lens's rays
+// agree with the CPU's to float32 rounding, not bit for bit.
 //
-// Extensions: none beyond core GLSL 4.60 (double is core); the device needs
-// shaderFloat64 (concentricDisk's trigonometry and normalizeGo's length are
-// float64 in Go).
+// Extensions: none beyond core GLSL 4.60.
 //
 // The includer defines, before including this file (Camera comes with the
 // generated layout header):
@@ -33,123 +29,25 @@
 
 #include "govec.glsl"
 
-// Go's float64 constants (math.Pi/4, math.Pi/2, 4/math.Pi, each rounded
-// once to float64 as Go's constant arithmetic does).
-const double PI_4_GO = 0.78539816339744830961566084581987572lf;
-const double PI_2_GO = 1.5707963267948966192313216916397514lf;
-const double FOUR_OVER_PI_GO = 1.2732395447351626861510701069801149lf;
-
-// Pi/4 split into three parts, and the polynomial coefficients, of Go's
-// math/sin.go.
-const double SIN_PI4A = 7.85398125648498535156e-1lf;  // 0x3fe921fb40000000
-const double SIN_PI4B = 3.77489470793079817668e-8lf;  // 0x3e64442d00000000
-const double SIN_PI4C = 2.69515142907905952645e-15lf; // 0x3ce8469898cc5170
-const double SIN_S0 = 1.58962301576546568060e-10lf;   // 0x3de5d8fd1fd19ccd
-const double SIN_S1 = -2.50507477628578072866e-8lf;   // 0xbe5ae5e5a9291f5d
-const double SIN_S2 = 2.75573136213857245213e-6lf;    // 0x3ec71de3567d48a1
-const double SIN_S3 = -1.98412698295895385996e-4lf;   // 0xbf2a01a019bfdf03
-const double SIN_S4 = 8.33333333332211858878e-3lf;    // 0x3f8111111110f7d0
-const double SIN_S5 = -1.66666666666666307295e-1lf;   // 0xbfc5555555555548
-const double COS_C0 = -1.13585365213876817300e-11lf;  // 0xbda8fa49a0861a9b
-const double COS_C1 = 2.08757008419747316778e-9lf;    // 0x3e21ee9d7b4e3f05
-const double COS_C2 = -2.75573141792967388112e-7lf;   // 0xbe927e4f7eac4bc6
-const double COS_C3 = 2.48015872888517045348e-5lf;    // 0x3efa01a019c844f5
-const double COS_C4 = -1.38888888888730564116e-3lf;   // 0xbf56c16c16c14f91
-const double COS_C5 = 4.16666666666665929218e-2lf;    // 0x3fa555555555554b
-
-// The two polynomials of math/sin.go; precise keeps the compiler from fusing
-// multiply-adds, which Go (amd64) does not do either.
-double sinPolyGo(double z, double zz) {
-    precise double y = z + z * zz * ((((((SIN_S0 * zz) + SIN_S1) * zz + SIN_S2) * zz + SIN_S3) * zz + SIN_S4) * zz + SIN_S5);
-    return y;
-}
-double cosPolyGo(double zz) {
-    precise double y = 1.0lf - 0.5lf * zz + zz * zz * ((((((COS_C0 * zz) + COS_C1) * zz + COS_C2) * zz + COS_C3) * zz + COS_C4) * zz + COS_C5);
-    return y;
-}
-
-// sinCosReduceGo is the octant reduction of math/sin.go for 0 <= x < 2^29
-// (Go's reduceThreshold; larger arguments take Payne–Hanek there, which is
-// not ported: the camera's angles are below 3π/4).
-void sinCosReduceGo(double x, out uint j, out double z) {
-    j = uint(x * FOUR_OVER_PI_GO); // integer part of x/(Pi/4)
-    double y = double(j);
-    if ((j & 1u) == 1u) { // map zeros to origin
-        j++;
-        y += 1.0lf;
-    }
-    j &= 7u; // octant modulo 2Pi radians
-    precise double zp = ((x - y * SIN_PI4A) - y * SIN_PI4B) - y * SIN_PI4C;
-    z = zp;
-}
-
-// cosGo is Go's math.Cos for |x| < 2^29.
-double cosGo(double x) {
-    if (isnan(x) || isinf(x)) {
-        return x - x; // NaN
-    }
-    bool sign = false;
-    x = abs(x);
-    uint j;
-    double z;
-    sinCosReduceGo(x, j, z);
-    if (j > 3u) {
-        j -= 4u;
-        sign = !sign;
-    }
-    if (j > 1u) {
-        sign = !sign;
-    }
-    double zz = z * z;
-    double y = (j == 1u || j == 2u) ? sinPolyGo(z, zz) : cosPolyGo(zz);
-    return sign ? -y : y;
-}
-
-// sinGo is Go's math.Sin for |x| < 2^29.
-double sinGo(double x) {
-    if (x == 0.0lf || isnan(x)) {
-        return x; // ±0 or NaN
-    }
-    if (isinf(x)) {
-        return x - x; // NaN
-    }
-    bool sign = false;
-    if (x < 0.0lf) {
-        x = -x;
-        sign = true;
-    }
-    uint j;
-    double z;
-    sinCosReduceGo(x, j, z);
-    if (j > 3u) { // reflect in x axis
-        sign = !sign;
-        j -= 4u;
-    }
-    double zz = z * z;
-    double y = (j == 1u || j == 2u) ? cosPolyGo(zz) : sinPolyGo(z, zz);
-    return sign ? -y : y;
-}
-
 // concentricDisk maps the unit square to the unit disk, keeping areas
-// (Shirley and Chiu); the angle and the products are float64 as in Go.
+// (Shirley and Chiu).
 vec2 concentricDisk(float u1, float u2) {
-    precise float a = 2.0 * u1 - 1.0;
-    precise float b = 2.0 * u2 - 1.0;
+    float a = 2.0 * u1 - 1.0;
+    float b = 2.0 * u2 - 1.0;
     if (a == 0.0 && b == 0.0) {
         return vec2(0.0);
     }
-    double r;
-    precise double phi;
+    const float PI_4 = 0.78539816;
+    float r;
+    float phi;
     if (a * a > b * b) {
-        r = double(a);
-        phi = PI_4_GO * double(b / a);
+        r = a;
+        phi = PI_4 * (b / a);
     } else {
-        r = double(b);
-        phi = PI_2_GO - PI_4_GO * double(a / b);
+        r = b;
+        phi = 2.0 * PI_4 - PI_4 * (a / b);
     }
-    precise double x = r * cosGo(phi);
-    precise double y = r * sinGo(phi);
-    return vec2(float(x), float(y));
+    return vec2(r * cos(phi), r * sin(phi));
 }
 
 // cameraRay is CameraRays.Ray: the ray through image point (px, py), in

@@ -12,6 +12,7 @@
 
 #include "generated/layout.glsl"
 #include "random.glsl"
+#include "govec.glsl"
 #include "intersect.glsl"
 
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer ParamsBuf { Params p; };

@@ -1,5 +1,5 @@
-// govec.glsl: Go's scene.Vec3 Dot and Normalize, rounded as Go rounds them
-// (camera.glsl and intersect.glsl need them bit for bit).
+// govec.glsl: Go's scene.Vec3 Dot and Normalize, in Go's order of
+// operations (the sums left to right, the reciprocal then the products).
 #ifndef GO_VEC_GLSL
 #define GO_VEC_GLSL
 // dotGo is scene.Vec3.Dot: float32, summed left to right.
@@ -7,11 +7,11 @@ float dotGo(vec3 a, vec3 b) {
     precise float r = a.x * b.x + a.y * b.y + a.z * b.z;
     return r;
 }
-// normalizeGo is scene.Vec3.Normalize: the length is the float64 square root
-// of the float32 dot product, rounded to float32; the zero vector stays
-// zero; the vector is scaled by the float32 reciprocal of the length.
+// normalizeGo is scene.Vec3.Normalize: the zero vector stays zero; the
+// vector is scaled by the reciprocal of its length. (Go's length is the
+// correctly rounded square root; GLSL's sqrt may be a few ulps off.)
 vec3 normalizeGo(vec3 v) {
-    float l = float(sqrt(double(dotGo(v, v))));
+    float l = sqrt(dotGo(v, v));
     if (l == 0.0) {
         return vec3(0.0);
     }

@@ -136,9 +136,10 @@ func checkFurnace(t *testing.T, path string, film *render.Film, opts render.Opti
 	}
 }
 
-// TestFirstHitAOVsMatchCPU: the camera rays are the same numbers on every
-// backend and path, so the first hit's albedo, normal and depth agree to float
-// rounding on triangles, spheres and swept spheres; only pixels whose ray
+// TestFirstHitAOVsMatchCPU: the camera rays agree to float32 rounding on
+// every backend and path, so the first hit's albedo, normal and depth agree
+// to float rounding on triangles, spheres and swept spheres (the GPU's
+// float32 tests against the CPU's float64 ones); only pixels whose ray
 // grazes an edge may land on a different primitive.
 func TestFirstHitAOVsMatchCPU(t *testing.T) {
 	d := vulkan.DeviceFor(t, vulkan.PathRT)

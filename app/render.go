@@ -326,46 +326,31 @@ func writeSlice(stderr io.Writer, scenePath, out string, settings render.Setting
 	return nil
 }
 
-// writeImages writes a film as render and merge do: the image at out, the
-// noisy one beside it first and then the denoised one where --denoise asks
-// (on the backend and device the render ran on), and the --aov outputs. It
-// returns the files written.
+// writeImages writes a film as render and merge do: the image at out (and
+// the noisy one beside it, where --denoise asks, denoised on the backend
+// and device the render ran on) and the --aov outputs beside it. It returns
+// the files written.
 func writeImages(stderr io.Writer, v *viper.Viper, out string, film *render.Film, display render.Display, aovs []render.AOV, ranOn string, device int) ([]string, error) {
-	written := []string{out}
-	final := film
-	if v.GetBool("denoise") {
-		method, err := denoise.Choose(v.GetString("denoiser"), v.GetInt("denoise-passes"), ranOn, device, func(line string) { fmt.Fprintln(stderr, line) })
-		if err != nil {
-			return nil, err
-		}
-		// The noisy image first: an interrupted denoiser leaves it written.
-		noisy := strings.TrimSuffix(out, filepath.Ext(out)) + ".noisy" + filepath.Ext(out)
-		if err := render.Write(noisy, film, display); err != nil {
-			return nil, err
-		}
-		written = append(written, noisy)
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		if final, err = denoise.Film(ctx, film, method); err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("interrupted while denoising: the noisy image is in %s", noisy)
-			}
-			return nil, err
-		}
-	}
-	if err := render.Write(out, final, display); err != nil {
-		return nil, err
-	}
+	outs := []denoise.Output{{Path: out, AOV: render.AOVBeauty}}
 	for _, a := range aovs {
 		ext := ".pfm"
 		if slices.Contains(render.Heatmaps, a) {
 			ext = ".png" // a heatmap with its legend
 		}
-		p := strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext
-		if err := render.WriteAOV(p, film, a, render.Display{}); err != nil {
+		outs = append(outs, denoise.Output{Path: strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext, AOV: a})
+	}
+	var method denoise.Method
+	if v.GetBool("denoise") {
+		var err error
+		if method, err = denoise.Choose(v.GetString("denoiser"), v.GetInt("denoise-passes"), ranOn, device, func(line string) { fmt.Fprintln(stderr, line) }); err != nil {
 			return nil, err
 		}
-		written = append(written, p)
 	}
-	return written, nil
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	written, _, err := denoise.Write(ctx, film, display, outs, method)
+	if err != nil && ctx.Err() != nil && len(written) > 0 {
+		return nil, fmt.Errorf("interrupted while denoising: the noisy image is in %s", written[0])
+	}
+	return written, err
 }

@@ -700,50 +700,41 @@ func (r *Runner) note(name string) func(string) {
 // (where there is one).
 func (r *Runner) finishJob(ctx context.Context, p *prepared, dir string, film *render.Film, display render.Display, ran string, device int, cpPath string) (written []string, err error) {
 	job := p.job
-	m := manifest{Key: p.key, Outputs: map[string]string{}, Samples: film.Samples}
-	final := film
+	var method denoise.Method
 	if job.Denoise {
-		method, err := denoise.Choose(p.requested, job.DenoisePasses, ran, device, r.note(job.Name))
-		if err != nil {
+		if method, err = denoise.Choose(p.requested, job.DenoisePasses, ran, device, r.note(job.Name)); err != nil {
 			return nil, err
 		}
-		// The noisy beauty is kept beside the denoised one, written first.
-		for _, o := range p.outputs {
-			if o.aov != render.AOVBeauty {
-				continue
-			}
-			name := "beauty.noisy" + filepath.Ext(o.name)
-			if err := render.WriteAOV(filepath.Join(dir, name), film, o.aov, display); err != nil {
-				return written, err
-			}
-			written = append(written, name)
-		}
 		r.note(job.Name)("denoising (" + job.Denoiser + ")")
-		if final, err = denoise.Film(ctx, film, method); err != nil {
-			if ctx.Err() != nil {
-				if cpPath == "" {
-					return written, ErrInterrupted // the slices wait for the next run
-				}
-				// The whole film waits in the checkpoint for the next run.
-				if err := writeCheckpoint(cpPath, checkpoint{Key: p.cpKey, Film: film}); err != nil {
-					return written, fmt.Errorf("interrupted while denoising, and the checkpoint could not be written: %w", err)
-				}
-				return written, ErrInterrupted
-			}
-			return written, err
-		}
 	}
+	var outs []denoise.Output
 	for _, o := range p.outputs {
-		path := filepath.Join(dir, o.name)
-		if err := render.WriteAOV(path, final, o.aov, display); err != nil {
-			return written, err
+		outs = append(outs, denoise.Output{Path: filepath.Join(dir, o.name), AOV: o.aov})
+	}
+	paths, final, err := denoise.Write(ctx, film, display, outs, method)
+	for _, path := range paths {
+		written = append(written, filepath.Base(path))
+	}
+	if err != nil && ctx.Err() != nil {
+		if cpPath == "" {
+			return written, ErrInterrupted // the slices wait for the next run
 		}
-		h, err := fileHash(path)
+		// The whole film waits in the checkpoint for the next run.
+		if err := writeCheckpoint(cpPath, checkpoint{Key: p.cpKey, Film: film}); err != nil {
+			return written, fmt.Errorf("interrupted while denoising, and the checkpoint could not be written: %w", err)
+		}
+		return written, ErrInterrupted
+	}
+	if err != nil {
+		return written, err
+	}
+	m := manifest{Key: p.key, Outputs: map[string]string{}, Samples: film.Samples}
+	for _, o := range p.outputs {
+		h, err := fileHash(filepath.Join(dir, o.name))
 		if err != nil {
 			return written, err
 		}
 		m.Outputs[o.name] = h
-		written = append(written, o.name)
 	}
 	if err := writeThumbnail(filepath.Join(dir, "thumb.png"), final, display); err != nil {
 		return written, err

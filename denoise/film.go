@@ -2,6 +2,8 @@ package denoise
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 
 	"sertrace/render"
 )
@@ -37,5 +39,48 @@ func Film(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
 	for i, v := range out {
 		c.Beauty[i] = float64(v) * float64(f.Samples)
 	}
+	c.Residual[render.LayerBeauty] = make([]float64, len(out)) // the denoised sums are their own value
 	return &c, nil
+}
+
+// Output is one file a film is written to: which AOV, where.
+type Output struct {
+	Path string
+	AOV  render.AOV
+}
+
+// Write writes a film's outputs, as render, merge and batch jobs do: where
+// m is not nil, each beauty output's noisy image first, beside it as
+// NAME.noisy.EXT (so that an interrupted denoiser leaves it written), then
+// the beauty denoised by m; the other outputs as rendered. It returns the
+// files written and the film the outputs were made from; a cancelled ctx
+// stops the denoiser with ctx's error, the noisy images written.
+func Write(ctx context.Context, film *render.Film, display render.Display, outs []Output, m Method) (written []string, final *render.Film, err error) {
+	final = film
+	if m != nil {
+		for _, o := range outs {
+			if o.AOV != render.AOVBeauty {
+				continue
+			}
+			ext := filepath.Ext(o.Path)
+			noisy := strings.TrimSuffix(o.Path, ext) + ".noisy" + ext
+			if err := render.WriteAOV(noisy, film, o.AOV, display); err != nil {
+				return written, nil, err
+			}
+			written = append(written, noisy)
+		}
+		if final, err = Film(ctx, film, m); err != nil {
+			if ctx.Err() != nil {
+				return written, nil, ctx.Err()
+			}
+			return written, nil, err
+		}
+	}
+	for _, o := range outs {
+		if err := render.WriteAOV(o.Path, final, o.AOV, display); err != nil {
+			return written, nil, err
+		}
+		written = append(written, o.Path)
+	}
+	return written, final, nil
 }

@@ -79,6 +79,9 @@ func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
 		Tick:            func(done float64) { bar.update((float64(unitIndex) + done) / float64(unitCount)) },
 		CheckpointEvery: time.Duration(v.GetFloat64("checkpoint-every") * float64(time.Second)),
 	}
+	if every := v.GetFloat64("checkpoint-every"); !(every > 0) {
+		return usagef("--checkpoint-every %v: want seconds, more than 0", every)
+	}
 	out := filepath.Join(filepath.Dir(configPath), cfg.OutputDir)
 	if filepath.IsAbs(cfg.OutputDir) {
 		out = cfg.OutputDir
@@ -90,7 +93,7 @@ func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
 			return usagef("--slurm submits every share: it takes no --shard, --units or --finish")
 		}
 		if n < 1 {
-			return usagef("--wait waits for a --slurm N submission")
+			return usagef("--slurm %d: want one task or more (--wait waits for a --slurm N submission)", n)
 		}
 		return submitBatch(ctx, cmd.OutOrStdout(), stderr, r, configPath, n, v.GetBool("wait"), summary)
 	}
@@ -169,15 +172,20 @@ func batchOutcome(stderr io.Writer, configPath string, sum *batch.Summary, summa
 	return nil
 }
 
-// submitBatch submits the batch to Slurm; with wait it waits for the
-// finishing step and reports the batch as a local run would, each failed
-// job with where it ran.
+// submitBatch submits the batch to Slurm and prints the array's job id as
+// soon as it is queued; with wait it waits for the finishing step and
+// reports the batch as a local run would, each failed job with where it
+// ran, and each task that did not end well.
 func submitBatch(ctx context.Context, stdout, stderr io.Writer, r *batch.Runner, configPath string, tasks int, wait bool, summary string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	sub, err := r.Submit(ctx, configPath, exe, tasks, wait)
+	sub, err := r.Submit(ctx, configPath, exe, tasks, wait, func(sub *batch.Submission) {
+		fmt.Fprintf(stderr, "batch %s: submitted %d units as Slurm job %s (%d tasks; scripts and logs in %s) and its finishing step %s\n",
+			configPath, sub.Units, sub.Array, sub.Tasks, sub.Dir, sub.Finish)
+		fmt.Fprintln(stdout, sub.Array)
+	})
 	if err != nil {
 		return err
 	}
@@ -189,20 +197,38 @@ func submitBatch(ctx context.Context, stdout, stderr io.Writer, r *batch.Runner,
 		}
 		return batchOutcome(stderr, configPath, sum, summary)
 	}
-	fmt.Fprintf(stderr, "batch %s: submitted %d units as Slurm job %s (%d tasks, %s) and its finishing step %s\n",
-		configPath, sub.Units, sub.Array, sub.Tasks, sub.Script, sub.Finish)
-	fmt.Fprintln(stdout, sub.Array)
 	if !wait {
 		return nil
 	}
-	sum, err := r.ReadSummary()
-	if err != nil {
-		return fmt.Errorf("batch %s: the finishing step %s wrote no summary (its log is in %s): %v", configPath, sub.Finish, filepath.Dir(sub.Script), err)
-	}
-	for _, j := range sum.Jobs {
-		if j.Status == batch.Failed {
-			fmt.Fprintf(stderr, "%s: failed on %s: %s\n", j.Name, j.Where, j.Error)
+	// Tasks that ended otherwise than by finishing their share (a time
+	// limit, a lost node, an out-of-memory kill, a command that did not
+	// start) are named with their logs.
+	var broken []string
+	for id, state := range sub.TaskStates {
+		if state != "COMPLETED" && state != "FAILED" {
+			broken = append(broken, id)
+			fmt.Fprintf(stderr, "Slurm task %s ended %s (its log: %s)\n", id, state, filepath.Join(sub.Dir, id+".log"))
 		}
 	}
-	return batchOutcome(stderr, configPath, sum, summary)
+	st, err := os.Stat(filepath.Join(filepath.Dir(summary), "summary.json"))
+	if err != nil || st.ModTime().Before(sub.Submitted) {
+		return fmt.Errorf("batch %s: the finishing step, Slurm job %s, ended %s and wrote no summary: its log is %s",
+			configPath, sub.Finish, orDefault(sub.FinishState, "unseen"), filepath.Join(sub.Dir, sub.Finish+".log"))
+	}
+	sum, err := r.ReadSummary()
+	if err != nil {
+		return fmt.Errorf("batch %s: %s: %v", configPath, filepath.Join(filepath.Dir(summary), "summary.json"), err)
+	}
+	for _, j := range sum.Jobs {
+		if j.Status == batch.Failed || j.Status == batch.Pending {
+			fmt.Fprintf(stderr, "%s: %s on %s: %s\n", j.Name, j.Status, orDefault(j.Where, "no machine"), j.Error)
+		}
+	}
+	if err := batchOutcome(stderr, configPath, sum, summary); err != nil {
+		return err
+	}
+	if len(broken) > 0 {
+		return fmt.Errorf("batch %s: %d Slurm tasks did not end well (%s)", configPath, len(broken), strings.Join(broken, ", "))
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,7 +22,12 @@ render's samples once each and come from one scene, one set of settings, one
 build of sertrace and one tracer; the image is then bit for bit the one a
 render in one go makes (the film's sums are exact). The output's format
 follows -o's extension; --denoise and --aov work as in sertrace render.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("merge needs the slices: sertrace merge SLICE.exr... -o OUT")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
 			out := v.GetString("output")
@@ -33,6 +39,22 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 			aovs, err := parseAOVs(v.GetString("aov"))
 			if err != nil {
 				return usagef("--aov: %v", err)
+			}
+			// Nothing the merge writes may be one of its slices.
+			targets := []string{out, strings.TrimSuffix(out, filepath.Ext(out)) + ".noisy" + filepath.Ext(out)}
+			for _, a := range aovs {
+				targets = append(targets, strings.TrimSuffix(out, filepath.Ext(out))+"."+string(a)+".pfm", strings.TrimSuffix(out, filepath.Ext(out))+"."+string(a)+".png")
+			}
+			for _, target := range targets {
+				to, err := os.Stat(target)
+				if err != nil {
+					continue
+				}
+				for _, in := range args {
+					if from, err := os.Stat(in); err == nil && os.SameFile(from, to) {
+						return usagef("-o %s: %s is one of the slices: write the image elsewhere", out, target)
+					}
+				}
 			}
 			if v.GetBool("denoise") {
 				if err := checkDenoiser(v); err != nil {

@@ -105,8 +105,8 @@ func TestMergeRefusesWhatIsNotOneRender(t *testing.T) {
 		slices []string
 		want   string
 	}{
-		{[]string{a}, "samples 4:4 (FIRST:COUNT) of the 8 are in none of the slices"},
-		{[]string{b}, "samples 0:4 (FIRST:COUNT) of the 8 are in none of the slices"},
+		{[]string{a}, "samples 4:4 (FIRST:COUNT) of the 8, after " + a + ", are in none of the slices"},
+		{[]string{b}, "samples 0:4 (FIRST:COUNT) of the 8, before " + b + ", are in none of the slices"},
 		{[]string{a, b, c}, "c.exr (samples 2:4) overlaps"},
 		{[]string{a, seeded}, "settings seed 0 against 9"},
 		{[]string{a, small}, "16x12 pixels against 16x8"},
@@ -119,6 +119,16 @@ func TestMergeRefusesWhatIsNotOneRender(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a refused merge wrote an image")
+	}
+	// A merge never writes over one of its slices.
+	if code, _, errs := runCLI(t, "merge", "-o", a, a, b); code != 2 || !strings.Contains(errs, "is one of the slices") {
+		t.Errorf("merge -o onto a slice: exit %d, %q", code, errs)
+	}
+	if _, _, err := render.ReadSlice(a); err != nil {
+		t.Errorf("the slice was written over: %v", err)
+	}
+	if code, _, errs := runCLI(t, "merge", "-o", out); code != 2 || !strings.Contains(errs, "SLICE.exr") {
+		t.Errorf("merge without slices: exit %d, %q", code, errs)
 	}
 	for _, tc := range []struct{ args, want string }{
 		{"--samples 6:4", "6:4 goes past the 8 samples per pixel"},

@@ -147,8 +147,10 @@ jobs:
 		}
 	}}
 	sum, err := r.Run(ctx)
-	if err == nil || sum.Jobs[0].Status != Failed || sum.Jobs[1].Status != Failed || !strings.Contains(sum.Jobs[1].Error, "not started") {
-		t.Fatalf("interrupted run: %v %+v", err, sum.Jobs)
+	// The job after the interrupted one is not started: this run says so,
+	// and the batch's summary still has it to render.
+	if err == nil || sum.Jobs[0].Status != Failed || sum.Units[1].Status != Failed || !strings.Contains(sum.Units[1].Error, "not started") || sum.Jobs[1].Status != Pending {
+		t.Fatalf("interrupted run: %v %+v %+v", err, sum.Units, sum.Jobs)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "box", "checkpoint.gob")); err != nil {
 		t.Fatalf("no checkpoint: %v", err)
@@ -659,5 +661,62 @@ func TestSharesOfASplitBatch(t *testing.T) {
 				t.Errorf("second round: %s %s", u.Name, u.Status)
 			}
 		}
+	}
+}
+
+// TestSliceFromAnotherTracerIsRenderedAgain: a split job whose slices came
+// from two tracers (backend auto on a mixed cluster) is not merged; the
+// odd slice is rendered again and the job then merges.
+func TestSliceFromAnotherTracerIsRenderedAgain(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load(writeConfig(t, dir, "output_dir: out\njobs:\n  - {name: box, scene: SCENES/cornell.glb, res: 16x12, spp: 6, split: 3, outputs: [beauty.pfm]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for shard := range 2 {
+		if _, err := (&Runner{Config: cfg, Shard: shard, Shards: 3}).Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	odd := filepath.Join(dir, "out", "box", "slices", "1.exr")
+	film, info, err := render.ReadSlice(odd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Tracer = "cpu (another embree)"
+	if err := render.WriteSlice(odd, film, info, render.Display{}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := (&Runner{Config: cfg, Shard: 2, Shards: 3}).Run(context.Background())
+	if err != nil || sum.Jobs[0].Status != Pending || !strings.Contains(sum.Jobs[0].Error, "1 (cpu (another embree))") {
+		t.Fatalf("the mixed slices: %v %+v", err, sum.Jobs[0])
+	}
+	if _, err := os.Stat(odd); err == nil {
+		t.Error("the odd slice is still there")
+	}
+	sum, err = (&Runner{Config: cfg}).Run(context.Background())
+	if err != nil || sum.Jobs[0].Status != Done {
+		t.Fatalf("after rendering the odd slice again: %v %+v", err, sum.Jobs[0])
+	}
+}
+
+// TestInterruptionKeepsTheOthersRecords: a run interrupted in one job does
+// not mark the jobs after it, already done, as failed in the summary.
+func TestInterruptionKeepsTheOthersRecords(t *testing.T) {
+	dir := t.TempDir()
+	text := "output_dir: out\njobs:\n  - {name: a, scene: SCENES/cornell.glb, res: 40x30, spp: 64, outputs: [beauty.pfm]}\n  - {name: b, scene: SCENES/cornell.glb, res: 8x8, spp: 1, outputs: [beauty.pfm]}\n"
+	cfg, _ := Load(writeConfig(t, dir, text))
+	if _, err := (&Runner{Config: cfg}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	changed, _ := Load(writeConfig(t, dir, strings.Replace(text, "spp: 64", "spp: 65", 1)))
+	ctx, cancel := context.WithCancel(context.Background())
+	sum, err := (&Runner{Config: changed, Tick: func(done float64) {
+		if done > 0.1 {
+			cancel()
+		}
+	}}).Run(ctx)
+	if err == nil || sum.Units[1].Status != Failed || sum.Jobs[0].Status != Failed || sum.Jobs[1].Status != Done {
+		t.Fatalf("%v: units %+v, jobs %s", err, sum.Units, statusOf(sum))
 	}
 }

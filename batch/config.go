@@ -47,6 +47,7 @@ type Config struct {
 	Jobs      []Job
 	Slurm     Slurm // sbatch's options, for batch --slurm
 	Name      string
+	path      string // the config's file, for messages
 	dir       string // the config's folder: relative paths start there
 }
 
@@ -57,6 +58,10 @@ type Slurm struct {
 	CPUsPerTask int      `mapstructure:"cpus_per_task"`
 	Extra       []string `mapstructure:"extra"` // more sbatch options, as given
 }
+
+// MaxSplit is the most slices a job is cut into: each is a film's worth of
+// file, and a merge reads every slice's header.
+const MaxSplit = 4096
 
 var slurmKeys = []string{"partition", "time", "cpus_per_task", "extra"}
 
@@ -105,7 +110,7 @@ func Load(path string) (*Config, error) {
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, fmt.Errorf("config %s: %v", path, err)
 	}
-	cfg := &Config{OutputDir: v.GetString("output_dir"), dir: filepath.Dir(path),
+	cfg := &Config{OutputDir: v.GetString("output_dir"), dir: filepath.Dir(path), path: path,
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
 	if err := v.UnmarshalKey("slurm", &cfg.Slurm); err != nil {
 		return nil, fmt.Errorf("config %s: slurm: %s", path, decodeProblem(err).problem)
@@ -149,8 +154,8 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config %s: job %q has no scene", path, job.Name)
 		case job.Samples != "":
 			return nil, fmt.Errorf("config %s: job %q: samples: a batch job is cut into slices with split: K", path, job.Name)
-		case job.Split < 0 || job.Split > max(job.SPP, 1):
-			return nil, fmt.Errorf("config %s: job %q: split %d must be in 0..%d (its spp: a slice takes one sample or more)", path, job.Name, job.Split, job.SPP)
+		case job.Split < 0 || job.Split > max(min(job.SPP, MaxSplit), 1):
+			return nil, fmt.Errorf("config %s: job %q: split %d must be in 0..%d (at most its spp, a sample or more a slice, and at most %d)", path, job.Name, job.Split, min(job.SPP, MaxSplit), MaxSplit)
 		case job.Split > 1 && job.TimeBudget > 0:
 			return nil, fmt.Errorf("config %s: job %q: a split job takes all its samples: it has no time_budget", path, job.Name)
 		}

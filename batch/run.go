@@ -58,6 +58,7 @@ type UnitResult struct {
 	Name, Status, Error string
 	Seconds             float64
 	Samples             int
+	err                 error
 }
 
 // Failed counts the jobs that failed.
@@ -104,6 +105,8 @@ type Runner struct {
 	// process killed outright (kill -9, an out-of-memory kill, a lost
 	// node, Slurm's time limit) loses at most this much; 0 is a minute.
 	CheckpointEvery time.Duration
+
+	hashes map[string]string // contentHash's, by scene and environment
 }
 
 // Unit is a unit of a batch's work: a job, or one slice of a split job.
@@ -154,7 +157,7 @@ func (r *Runner) share() ([]Unit, error) {
 		for _, name := range r.Units {
 			u, ok := byName[name]
 			if !ok {
-				return nil, fmt.Errorf("unit %q is not in the config (was it edited after the submission?)", name)
+				return nil, fmt.Errorf("unit %q of the list to render is not one of %s's (was the config edited after the submission?)", name, cfg.path)
 			}
 			listed = append(listed, u)
 		}
@@ -200,32 +203,17 @@ func (r *Runner) Run(ctx context.Context) (*Summary, error) {
 	for i, u := range units {
 		res := UnitResult{Name: cfg.UnitName(u)}
 		if interrupted {
+			// Its record stays what it was: a job done stays done.
 			res.Status, res.Error = Failed, "not started: the batch was interrupted"
-			r.record(outDir, u, res)
 			sum.Units = append(sum.Units, res)
 			continue
 		}
 		if r.Job != nil {
 			r.Job(res.Name, i, len(units))
 		}
-		start := time.Now()
-		skipped, samples, err := r.runUnit(ctx, u, outDir)
-		res.Seconds, res.Samples = time.Since(start).Seconds(), samples
-		switch {
-		case errors.Is(err, errBusy):
-			res.Status, res.Error = Busy, "another batch is rendering it"
-		case errors.Is(err, ErrInterrupted):
-			res.Status, res.Error = Failed, fmt.Sprintf("interrupted after %d samples per pixel: a checkpoint was written, the next run continues from it", samples)
+		res = r.runUnit(ctx, u, outDir)
+		if errors.Is(res.err, ErrInterrupted) {
 			interrupted = true
-		case err != nil:
-			res.Status, res.Error = Failed, err.Error()
-		case skipped:
-			res.Status = Skipped
-		default:
-			res.Status = Done
-		}
-		if res.Status != Busy {
-			r.record(outDir, u, res)
 		}
 		if r.Log != nil {
 			line := fmt.Sprintf("%s: %s in %.1f s", res.Name, res.Status, res.Seconds)
@@ -243,6 +231,9 @@ func (r *Runner) Run(ctx context.Context) (*Summary, error) {
 				interrupted = true
 			case err != nil && !errors.Is(err, errBusy):
 				res.Status, res.Error = Failed, err.Error()
+				if r.Log != nil {
+					fmt.Fprintf(r.Log, "%s: %v\n", cfg.Jobs[u.Job].Name, err)
+				}
 			case merged && r.Log != nil:
 				fmt.Fprintf(r.Log, "%s: merged its %d slices\n", cfg.Jobs[u.Job].Name, cfg.Jobs[u.Job].Split)
 			}
@@ -265,7 +256,13 @@ func (r *Runner) Run(ctx context.Context) (*Summary, error) {
 func (r *Runner) Finish(ctx context.Context) (*Summary, error) {
 	cfg := r.Config
 	outDir := cfg.resolve(cfg.OutputDir)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder %s: %w", outDir, unwrap(err))
+	}
 	for i, job := range cfg.Jobs {
+		if _, err := os.Stat(filepath.Join(outDir, job.Name, "slices")); err != nil {
+			continue // no slice of it was rendered
+		}
 		if job.Split > 1 {
 			if _, _, err := r.settle(ctx, i, filepath.Join(outDir, job.Name), false); err != nil && !errors.Is(err, errBusy) && r.Log != nil {
 				fmt.Fprintf(r.Log, "%s: %v\n", job.Name, err)
@@ -310,7 +307,7 @@ func (r *Runner) record(outDir string, u Unit, res UnitResult) {
 		return
 	}
 	if res.Status == Done || res.Status == Skipped {
-		return // runUnit wrote it, with the outputs
+		return // runJob wrote it, with the outputs
 	}
 	writeStatus(dir, JobResult{Name: job.Name, Status: res.Status, Error: res.Error, Seconds: res.Seconds, Samples: res.Samples, Outputs: []string{}, Where: where(), Job: job})
 }
@@ -348,6 +345,15 @@ func (r *Runner) summarize(outDir string) (*Summary, error) {
 				res.Job = job
 				if res.Outputs == nil {
 					res.Outputs = []string{}
+				}
+			}
+		}
+		// A record of outputs made for other settings or another scene
+		// (the config or the files changed since) is not this batch's.
+		if res.Status == Done || res.Status == Skipped {
+			if p, err := r.prepare(job); err == nil {
+				if ok, _, _ := p.upToDate(filepath.Join(outDir, job.Name)); !ok {
+					res.Status, res.Error = Pending, "not rendered yet with the config's settings and the scene's files as they are now"
 				}
 			}
 		}
@@ -426,30 +432,52 @@ func (p *prepared) upToDate(dir string) (bool, []string, int) {
 	return true, names, m.Samples
 }
 
-// runUnit renders one unit unless its work is done, holding its lock.
-func (r *Runner) runUnit(ctx context.Context, u Unit, outDir string) (skipped bool, samples int, err error) {
+// runUnit renders one unit unless its work is done, holding its lock,
+// under which it records the unit's start (so that a run killed outright
+// leaves a trace of where it was) and its end.
+func (r *Runner) runUnit(ctx context.Context, u Unit, outDir string) UnitResult {
+	res := UnitResult{Name: r.Config.UnitName(u)}
 	job := r.Config.Jobs[u.Job]
 	dir := filepath.Join(outDir, job.Name)
+	lockPath := filepath.Join(dir, ".lock")
 	if u.Slice >= 0 {
-		dir = filepath.Join(dir, "slices")
+		lockPath = filepath.Join(dir, "slices", fmt.Sprintf("%d.lock", u.Slice))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, 0, fmt.Errorf("output folder %s: %w", dir, unwrap(err))
+	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
+		res.Status, res.Error, res.err = Failed, fmt.Sprintf("output folder %s: %v", filepath.Dir(lockPath), unwrap(err)), err
+		return res
 	}
-	if u.Slice < 0 {
-		unlock, err := lock(filepath.Join(dir, ".lock"), false)
-		if err != nil {
-			return false, 0, err
-		}
-		defer unlock()
-		return r.runJob(ctx, u.Job, dir)
+	unlock, err := lock(lockPath, false)
+	if errors.Is(err, errBusy) {
+		res.Status, res.Error, res.err = Busy, "another batch is rendering it", err
+		return res
 	}
-	unlock, err := lock(filepath.Join(dir, fmt.Sprintf("%d.lock", u.Slice)), false)
 	if err != nil {
-		return false, 0, err
+		res.Status, res.Error, res.err = Failed, err.Error(), err
+		return res
 	}
 	defer unlock()
-	return r.runSlice(ctx, u, filepath.Dir(dir))
+	r.record(outDir, u, UnitResult{Status: Pending, Error: "started at " + time.Now().UTC().Format(time.RFC3339) + ", not finished"})
+	start := time.Now()
+	var skipped bool
+	if u.Slice < 0 {
+		skipped, res.Samples, err = r.runJob(ctx, u.Job, dir)
+	} else {
+		skipped, res.Samples, err = r.runSlice(ctx, u, dir)
+	}
+	res.Seconds, res.err = time.Since(start).Seconds(), err
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		res.Status, res.Error = Failed, fmt.Sprintf("interrupted after %d samples per pixel: a checkpoint was written, the next run continues from it", res.Samples)
+	case err != nil:
+		res.Status, res.Error = Failed, err.Error()
+	case skipped:
+		res.Status = Skipped
+	default:
+		res.Status = Done
+	}
+	r.record(outDir, u, res)
+	return res
 }
 
 // runJob renders a whole job into dir unless its outputs are up to date.
@@ -547,14 +575,14 @@ func (r *Runner) settle(ctx context.Context, index int, dir string, recordSkip b
 		return false, 0, writeStatus(dir, JobResult{Name: job.Name, Status: Failed, Error: err.Error(), Outputs: []string{}, Where: where(), Job: job})
 	}
 	if ok, names, n := p.upToDate(dir); ok {
-		if !recordSkip {
-			return false, n, nil
+		if rec, _ := readStatus(dir); !recordSkip || rec.Status == Done {
+			return false, n, nil // a merge's record is kept
 		}
 		return false, n, writeStatus(dir, JobResult{Name: job.Name, Status: Skipped, Outputs: names, Samples: n, Where: where(), Job: job})
 	}
 	var paths, failures []string
+	var infos []render.SliceInfo
 	var seconds float64
-	done := 0
 	for k := range job.Split {
 		first, count := sliceRange(job.SPP, k, job.Split)
 		path := filepath.Join(dir, "slices", fmt.Sprintf("%d.exr", k))
@@ -564,41 +592,90 @@ func (r *Runner) settle(ctx context.Context, index int, dir string, recordSkip b
 		}
 		seconds += st.Seconds
 		if info, err := render.ReadSliceInfo(path); err == nil && sameSlice(info, p.sliceInfo(first, count)) {
-			paths = append(paths, path)
-			done++
+			paths, infos = append(paths, path), append(infos, info)
 			continue
 		}
 		if st.Status == Failed {
 			failures = append(failures, fmt.Sprintf("slice %d (samples %d:%d, on %s): %s", k, first, count, st.Where, st.Error))
 		}
 	}
-	if done < job.Split {
-		res := JobResult{Name: job.Name, Status: Pending, Error: fmt.Sprintf("%d of %d slices rendered", done, job.Split), Outputs: []string{}, Seconds: seconds, Where: where(), Job: job}
-		if len(failures) > 0 {
-			res.Status, res.Error = Failed, strings.Join(failures, "; ")
+	record := func(status, why string) error {
+		return writeStatus(dir, JobResult{Name: job.Name, Status: status, Error: why, Outputs: []string{}, Seconds: seconds, Where: where(), Job: job})
+	}
+	if len(failures) > 0 {
+		return false, 0, record(Failed, strings.Join(failures, "; "))
+	}
+	if len(paths) < job.Split {
+		return false, 0, record(Pending, fmt.Sprintf("%d of %d slices rendered", len(paths), job.Split))
+	}
+	// Slices from different tracers (backend auto on a mixed cluster, two
+	// Embree versions) do not merge bit for bit: the most common tracer's
+	// stay, the others are rendered again by the next runs.
+	counts := map[string]int{}
+	for _, info := range infos {
+		counts[info.Tracer]++
+	}
+	keep := infos[0].Tracer
+	for tracer, n := range counts {
+		if n > counts[keep] || (n == counts[keep] && tracer < keep) {
+			keep = tracer
 		}
-		return false, 0, writeStatus(dir, res)
+	}
+	if len(counts) > 1 {
+		var redo []string
+		for i, info := range infos {
+			if info.Tracer != keep {
+				os.Remove(paths[i])
+				redo = append(redo, fmt.Sprintf("%d (%s)", i, info.Tracer))
+			}
+		}
+		return false, 0, record(Pending, fmt.Sprintf("slices %s were rendered on another tracer than %s: they are rendered again", strings.Join(redo, ", "), keep))
 	}
 	start := time.Now()
-	film, info, err := render.MergeSlices(paths)
-	if err == nil {
-		display := render.Display{Exposure: job.Exposure, ToneMap: job.ToneMap, HalfFloat: job.EXRPrecision == "half"}
-		var written []string
-		ran, _, _ := strings.Cut(info.Tracer, " ")
-		if written, err = r.finishJob(ctx, p, dir, film, display, ran, -1, ""); err == nil {
-			os.RemoveAll(filepath.Join(dir, "slices")) // the outputs and the manifest say it all now
-			return true, film.Samples, writeStatus(dir, JobResult{Name: job.Name, Status: Done, Outputs: written, Samples: film.Samples,
-				Seconds: seconds + time.Since(start).Seconds(), Where: where(), Job: job})
+	var film *render.Film
+	for i, path := range paths {
+		part, _, err := render.ReadSlice(path)
+		if err == nil && film == nil {
+			film = part
+			continue
 		}
+		if err == nil {
+			if err = film.Add(part); err == nil {
+				film.Samples += part.Samples
+				continue
+			}
+		}
+		// A slice that does not read back is rendered again.
+		os.Remove(path)
+		return false, 0, record(Pending, fmt.Sprintf("slice %d does not read back (%v): it is rendered again", i, err))
+	}
+	film.First = 0
+	display := render.Display{Exposure: job.Exposure, ToneMap: job.ToneMap, HalfFloat: job.EXRPrecision == "half"}
+	ran, _, _ := strings.Cut(keep, " ")
+	written, err := r.finishJob(ctx, p, dir, film, display, ran, -1, "")
+	if err == nil {
+		os.RemoveAll(filepath.Join(dir, "slices")) // the outputs and the manifest say it all now
+		return true, film.Samples, writeStatus(dir, JobResult{Name: job.Name, Status: Done, Outputs: written, Samples: film.Samples,
+			Seconds: seconds + time.Since(start).Seconds(), Where: where(), Job: job})
 	}
 	if errors.Is(err, ErrInterrupted) {
 		return false, 0, err
 	}
-	err = fmt.Errorf("%s: merging its slices: %w", job.Name, err)
-	if werr := writeStatus(dir, JobResult{Name: job.Name, Status: Failed, Error: err.Error(), Outputs: []string{}, Seconds: seconds, Where: where(), Job: job}); werr != nil {
+	err = fmt.Errorf("merging its slices: %w", err)
+	if werr := record(Failed, err.Error()); werr != nil {
 		return false, 0, werr
 	}
 	return false, 0, err
+}
+
+// readStatus reads a job's status.json.
+func readStatus(dir string) (JobResult, error) {
+	var rec JobResult
+	b, err := os.ReadFile(filepath.Join(dir, "status.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &rec)
+	}
+	return rec, err
 }
 
 // renderFilm renders a job's film (slice K of it, or all of it for −1),
@@ -801,15 +878,24 @@ func jobKey(job Job, content string) string {
 
 // contentHash hashes the bytes of a job's scene, the buffers and images it
 // refers to, and its environment (scene.ContentHash).
+// A run hashes each scene once: its units and its summary ask again.
 func (r *Runner) contentHash(job Job, scenePath string) (string, error) {
 	var extra []string
 	if job.Env != "" {
 		extra = append(extra, r.Config.resolve(job.Env))
 	}
+	key := scenePath + "\x00" + strings.Join(extra, "\x00")
+	if h, ok := r.hashes[key]; ok {
+		return h, nil
+	}
 	h, err := scene.ContentHash(scenePath, extra...)
 	if err != nil {
 		return "", fmt.Errorf("load %s: %w", scenePath, unwrap(err))
 	}
+	if r.hashes == nil {
+		r.hashes = map[string]string{}
+	}
+	r.hashes[key] = h
 	return h, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +21,12 @@ import (
 type Submission struct {
 	Array, Finish string // the Slurm job ids
 	Tasks, Units  int
-	Script        string // the array's sbatch script
+	Dir           string // output_dir/.slurm: the scripts, the list of units, the logs
+	Submitted     time.Time
+	// After a wait: how the finishing step and each array task ended
+	// (squeue's states, by JOBID_TASK), where Slurm still says.
+	FinishState string
+	TaskStates  map[string]string
 }
 
 // Pending lists the units whose work is not done: a job whose outputs are
@@ -58,10 +64,12 @@ func (r *Runner) Pending() []string {
 // Submit submits the units not done as a Slurm array of at most tasks
 // tasks, each running exe's batch on configPath for its share, and a
 // finishing step that runs after the array however it ends (merging what
-// a task could not, writing the summary). With wait, it returns when the
-// finishing step has ended. It returns a nil Submission when every unit
-// is done.
-func (r *Runner) Submit(ctx context.Context, configPath, exe string, tasks int, wait bool) (*Submission, error) {
+// a task could not, writing the summary); submitted is told of them as soon
+// as both are in Slurm's queue. With wait, it returns when the finishing
+// step has ended. It returns a nil Submission when every unit is done. The
+// options (the config's slurm key) go to sbatch as arguments, so that no
+// name or path is parsed by a shell or by sbatch's script scanner.
+func (r *Runner) Submit(ctx context.Context, configPath, exe string, tasks int, wait bool, submitted func(*Submission)) (*Submission, error) {
 	cfg := r.Config
 	if tasks < 1 {
 		return nil, fmt.Errorf("--slurm %d: want one task or more", tasks)
@@ -83,75 +91,85 @@ func (r *Runner) Submit(ctx context.Context, configPath, exe string, tasks int, 
 		return nil, nil
 	}
 	tasks = min(tasks, len(pending))
-	slurmDir := filepath.Join(outDir, ".slurm")
-	if err := os.MkdirAll(slurmDir, 0o755); err != nil {
-		return nil, fmt.Errorf("output folder %s: %w", slurmDir, unwrap(err))
+	sub := &Submission{Tasks: tasks, Units: len(pending), Dir: filepath.Join(outDir, ".slurm"), Submitted: time.Now()}
+	if err := os.MkdirAll(sub.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder %s: %w", sub.Dir, unwrap(err))
 	}
-	stamp := time.Now().UTC().Format("20060102T150405.000000000")
-	unitsFile := filepath.Join(slurmDir, stamp+".units")
+	stamp := sub.Submitted.UTC().Format("20060102T150405.000000000")
+	unitsFile := filepath.Join(sub.Dir, stamp+".units")
 	if err := atomicfile.WriteBytes(unitsFile, []byte(strings.Join(pending, "\n")+"\n")); err != nil {
 		return nil, err
 	}
-	name := "sertrace-" + cfg.Name
-	header := func(jobName, output string) []string {
-		lines := []string{"#!/bin/sh", "#SBATCH --job-name=" + jobName, "#SBATCH --output=" + output}
+	options := func(jobName, output string) []string {
+		args := []string{"--parsable", "--job-name=" + jobName, "--output=" + output}
 		if s := cfg.Slurm.Partition; s != "" {
-			lines = append(lines, "#SBATCH --partition="+s)
+			args = append(args, "--partition="+s)
 		}
 		if s := cfg.Slurm.Time; s != "" {
-			lines = append(lines, "#SBATCH --time="+s)
+			args = append(args, "--time="+s)
 		}
 		if n := cfg.Slurm.CPUsPerTask; n > 0 {
-			lines = append(lines, "#SBATCH --cpus-per-task="+strconv.Itoa(n))
+			args = append(args, "--cpus-per-task="+strconv.Itoa(n))
 		}
-		for _, e := range cfg.Slurm.Extra {
-			lines = append(lines, "#SBATCH "+e)
-		}
-		return lines
+		return append(args, cfg.Slurm.Extra...)
 	}
-	array := append(header(name, filepath.Join(slurmDir, "%A_%a.log")), fmt.Sprintf("#SBATCH --array=0-%d", tasks-1),
-		"# Each task renders its share of the units listed (sertrace batch reads", "# SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT).",
+	script := func(name string, lines ...string) (string, error) {
+		path := filepath.Join(sub.Dir, stamp+"."+name+".sh")
+		text := "#!/bin/sh\n# Written by sertrace batch --slurm; submitted with the config's slurm options.\n" + strings.Join(lines, "\n") + "\n"
+		return path, atomicfile.WriteBytes(path, []byte(text))
+	}
+	arrayScript, err := script("array", "# Each task renders its share of the units listed (sertrace batch reads",
+		"# SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT).",
 		fmt.Sprintf("exec %s batch %s --units %s", shellQuote(exe), shellQuote(configPath), shellQuote(unitsFile)))
-	arrayScript := filepath.Join(slurmDir, stamp+".array.sh")
-	if err := atomicfile.WriteBytes(arrayScript, []byte(strings.Join(array, "\n")+"\n")); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	sub := &Submission{Tasks: tasks, Units: len(pending), Script: arrayScript}
-	if sub.Array, err = submit(ctx, sbatch, arrayScript); err != nil {
+	name := "sertrace-" + cfg.Name
+	args := append(options(name, filepath.Join(sub.Dir, "%A_%a.log")), fmt.Sprintf("--array=0-%d", tasks-1), arrayScript)
+	if sub.Array, err = submit(ctx, sbatch, args); err != nil {
 		return nil, err
 	}
-	finish := append(header(name+"-finish", filepath.Join(slurmDir, "%j.log")), "#SBATCH --dependency=afterany:"+sub.Array,
-		fmt.Sprintf("exec %s batch %s --finish", shellQuote(exe), shellQuote(configPath)))
-	finishScript := filepath.Join(slurmDir, stamp+".finish.sh")
-	if err := atomicfile.WriteBytes(finishScript, []byte(strings.Join(finish, "\n")+"\n")); err != nil {
+	// From here on, the array is in the queue: errors name it.
+	queued := fmt.Sprintf("the array, Slurm job %s, is queued (scancel %s stops it)", sub.Array, sub.Array)
+	finishScript, err := script("finish", fmt.Sprintf("exec %s batch %s --finish", shellQuote(exe), shellQuote(configPath)))
+	if err != nil {
+		return sub, fmt.Errorf("%v; %s", err, queued)
+	}
+	args = append(options(name+"-finish", filepath.Join(sub.Dir, "%j.log")), "--dependency=afterany:"+sub.Array, finishScript)
+	if sub.Finish, err = submit(ctx, sbatch, args); err != nil {
+		return sub, fmt.Errorf("%v; %s", err, queued)
+	}
+	if submitted != nil {
+		submitted(sub)
+	}
+	if !wait {
+		return sub, nil
+	}
+	if sub.FinishState, err = waitFor(ctx, sub.Finish); err != nil {
 		return sub, err
 	}
-	if sub.Finish, err = submit(ctx, sbatch, finishScript); err != nil {
-		return sub, err
-	}
-	if wait {
-		return sub, waitFor(ctx, sub.Finish)
-	}
+	sub.TaskStates = taskStates(sub.Array)
 	return sub, nil
 }
 
-// waitFor polls squeue every second until job id has ended (sbatch --wait
-// polls at up to ten-second intervals: it added 25 s to a 17 s batch).
-func waitFor(ctx context.Context, id string) error {
+// waitFor polls squeue every second until job id has ended, and returns
+// the state it ended in ("" once squeue no longer lists it). (sbatch --wait
+// polls at up to ten-second intervals: it added 25 s to a 17 s batch.)
+func waitFor(ctx context.Context, id string) (string, error) {
 	squeue, err := exec.LookPath("squeue")
 	if err != nil {
-		return fmt.Errorf("--wait: squeue is not on the PATH")
+		return "", fmt.Errorf("--wait: squeue is not on the PATH (Slurm job %s goes on)", id)
 	}
 	for {
 		out, err := exec.CommandContext(ctx, squeue, "-h", "-t", "all", "-j", id, "-o", "%T").Output()
 		state := strings.TrimSpace(string(out))
 		switch {
 		case ctx.Err() != nil:
-			return fmt.Errorf("stopped waiting for Slurm job %s, which goes on (scancel %s stops it)", id, id)
+			return "", fmt.Errorf("stopped waiting for Slurm job %s, which goes on (scancel %s stops it)", id, id)
 		case err != nil || state == "":
-			return nil // gone from squeue: ended long enough ago
-		case state != "PENDING" && state != "RUNNING" && state != "CONFIGURING" && state != "COMPLETING" && state != "SUSPENDED" && state != "REQUEUED":
-			return nil
+			return "", nil // gone from squeue: ended long enough ago
+		case !slices.Contains([]string{"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"}, state):
+			return state, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -160,22 +178,34 @@ func waitFor(ctx context.Context, id string) error {
 	}
 }
 
-// submit runs sbatch --parsable and returns the job id it prints.
-func submit(ctx context.Context, sbatch string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, sbatch, append([]string{"--parsable"}, args...)...)
+// taskStates is how each task of an array ended, as squeue still says.
+func taskStates(array string) map[string]string {
+	out, err := exec.Command("squeue", "-h", "-t", "all", "-j", array, "-o", "%i %T").Output()
+	states := map[string]string{}
+	if err != nil {
+		return states
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if id, state, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
+			states[id] = state
+		}
+	}
+	return states
+}
+
+// submit runs sbatch with args and returns the job id it prints.
+func submit(ctx context.Context, sbatch string, args []string) (string, error) {
+	cmd := exec.CommandContext(ctx, sbatch, args...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	id, _, _ := strings.Cut(strings.TrimSpace(stdout.String()), ";") // id;cluster
-	if _, convErr := strconv.Atoi(id); convErr != nil {
+	if _, convErr := strconv.Atoi(id); err != nil || convErr != nil {
 		why := strings.TrimSpace(stderr.String())
 		if why == "" && err != nil {
 			why = err.Error()
 		}
-		return "", fmt.Errorf("sbatch %s: %s", args[len(args)-1], oneLine(why))
-	}
-	if err != nil {
-		return id, fmt.Errorf("sbatch %s: %v", args[len(args)-1], err)
+		return "", fmt.Errorf("sbatch %s: %s", filepath.Base(args[len(args)-1]), oneLine(why))
 	}
 	return id, nil
 }
@@ -227,6 +257,9 @@ func ReadUnits(path string) ([]string, error) {
 		if line = strings.TrimSpace(line); line != "" {
 			out = append(out, line)
 		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--units %s: the list of units is empty", path)
 	}
 	return out, nil
 }

@@ -137,8 +137,10 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 	default:
 		planes(only, "R", "G", "B")
 	}
+	var sums []*sumPlane
 	if slice != nil {
-		if err := addSums(film, slice, h, channels, fb); err != nil {
+		var err error
+		if sums, err = addSums(film, slice, h, channels); err != nil {
 			return err
 		}
 	}
@@ -151,9 +153,20 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 	if err != nil {
 		return err
 	}
-	sw.SetFrameBuffer(fb)
-	if err := sw.WritePixels(0, film.Height-1); err != nil {
-		return err
+	if sums == nil {
+		sw.SetFrameBuffer(fb)
+		if err := sw.WritePixels(0, film.Height-1); err != nil {
+			return err
+		}
+		return sw.Close()
+	}
+	for y0 := 0; y0 < film.Height; y0 += sumRows {
+		y1 := min(y0+sumRows, film.Height)
+		fillBlock(sums, fb, film.Width, y0, y1)
+		sw.SetFrameBuffer(fb)
+		if err := sw.WritePixels(y0, y1-1); err != nil {
+			return err
+		}
 	}
 	return sw.Close()
 }

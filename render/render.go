@@ -100,7 +100,10 @@ func (r Reorder) HintBits() int {
 
 // Limits that keep a render's memory bounded.
 const (
-	MaxPixels = 1 << 25 // 8192×4096 pixels: about 4 GiB of film and pass buffers
+	// 8192×4096 pixels. A film takes 424 bytes a pixel (28 float64 sums,
+	// 25 residuals): 14 GiB at this size, and the CPU backend's pass
+	// buffers as much again.
+	MaxPixels = 1 << 25
 	MaxSPP    = 1 << 24
 	MaxDepth  = 1024
 )

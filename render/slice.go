@@ -83,40 +83,78 @@ func sumChannel(l Layer, c int, word string) string {
 	return fmt.Sprintf("sums.%s.%d.%s", FilmLayers[l].Name, c, word)
 }
 
-// addSums adds a slice's sums and its info to an EXR being written.
-func addSums(film *Film, info *SliceInfo, h *exr.Header, channels *exr.ChannelList, fb *exr.FrameBuffer) error {
-	if !film.Whole() || !film.HasSplit() {
-		return fmt.Errorf("the film is not whole: it cannot be written as a slice")
-	}
-	n := film.Width * film.Height
-	words := func(name string, src []float64, stride, c int) {
-		hi, lo := make([]uint32, n), make([]uint32, n)
-		for i := range n {
-			b := math.Float64bits(src[i*stride+c])
-			hi[i], lo[i] = uint32(b>>32), uint32(b)
-		}
-		for _, w := range []struct {
-			suffix string
-			plane  []uint32
-		}{{".hi", hi}, {".lo", lo}} {
-			channels.Add(exr.Channel{Name: name + w.suffix, Type: exr.PixelTypeUint, XSampling: 1, YSampling: 1})
-			fb.Insert(name+w.suffix, exr.NewSliceFromUint32(w.plane, film.Width, film.Height))
+// sumRows is how many rows of a slice's sums are converted at a time (a
+// multiple of ZIP's 16-row chunks), so that the words cost a few MB, not
+// another film.
+const sumRows = 64
+
+// sumPlane is one UINT channel of a slice's sums: word (hi or lo) of the
+// float64s of channel c of a layer's sums or residuals.
+type sumPlane struct {
+	name  string
+	src   []float64 // the film's: sums or residuals
+	chans int       // per pixel in src
+	c     int
+	hi    bool
+	words []uint32 // a block of rows
+}
+
+// sumPlanes lists a film's sums channels, in the EXR's names.
+func sumPlanes(film *Film, rows int) []*sumPlane {
+	var out []*sumPlane
+	add := func(name string, src []float64, chans, c int) {
+		for _, hi := range []bool{true, false} {
+			suffix := ".lo"
+			if hi {
+				suffix = ".hi"
+			}
+			out = append(out, &sumPlane{name: name + suffix, src: src, chans: chans, c: c, hi: hi, words: make([]uint32, film.Width*rows)})
 		}
 	}
 	for l, layer := range FilmLayers {
 		for c := range layer.Channels {
-			words(sumChannel(Layer(l), c, "s"), film.Sums(Layer(l)), layer.Channels, c)
+			add(sumChannel(Layer(l), c, "s"), film.Sums(Layer(l)), layer.Channels, c)
 			if layer.Exact {
-				words(sumChannel(Layer(l), c, "r"), film.Residual[l], layer.Channels, c)
+				add(sumChannel(Layer(l), c, "r"), film.Residual[l], layer.Channels, c)
 			}
 		}
 	}
+	return out
+}
+
+// addSums declares a slice's sums channels and its info in an EXR being
+// written; writeBlock then fills the sums' frame buffer a block of rows at
+// a time.
+func addSums(film *Film, info *SliceInfo, h *exr.Header, channels *exr.ChannelList) ([]*sumPlane, error) {
+	if !film.Whole() || !film.HasSplit() {
+		return nil, fmt.Errorf("the film is not whole: it cannot be written as a slice")
+	}
+	planes := sumPlanes(film, min(sumRows, film.Height))
+	for _, p := range planes {
+		channels.Add(exr.Channel{Name: p.name, Type: exr.PixelTypeUint, XSampling: 1, YSampling: 1})
+	}
 	text, err := json.Marshal(info)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	h.Set(&exr.Attribute{Name: sliceAttribute, Type: exr.AttrTypeString, Value: string(text)})
-	return nil
+	return planes, nil
+}
+
+// fillBlock converts rows [y0, y1) of the sums into the planes' words and
+// points fb at them.
+func fillBlock(planes []*sumPlane, fb *exr.FrameBuffer, width, y0, y1 int) {
+	for _, p := range planes {
+		for i := range (y1 - y0) * width {
+			b := math.Float64bits(p.src[(y0*width+i)*p.chans+p.c])
+			if p.hi {
+				p.words[i] = uint32(b >> 32)
+			} else {
+				p.words[i] = uint32(b)
+			}
+		}
+		fb.Set(p.name, exr.NewSliceFromUint32(p.words, width, y1-y0).WithOrigin(0, y0))
+	}
 }
 
 // ReadSliceInfo reads what the slice at path is a slice of.
@@ -142,7 +180,7 @@ func sliceInfoOf(path string, h *exr.Header) (SliceInfo, error) {
 	if err := json.Unmarshal([]byte(text), &info); err != nil {
 		return info, fmt.Errorf("%s: its %s attribute does not read: %v", path, sliceAttribute, err)
 	}
-	if info.Width < 1 || info.Height < 1 || info.Width*info.Height > MaxPixels || info.SPP < 1 || info.First < 0 || info.Count < 1 || info.First+info.Count > info.SPP {
+	if info.Width < 1 || info.Height < 1 || info.Width > MaxPixels || info.Height > MaxPixels/info.Width || info.SPP < 1 || info.First < 0 || info.Count < 1 || info.First+info.Count > info.SPP {
 		return info, fmt.Errorf("%s: its %s attribute says %dx%d pixels, samples %d:%d of %d, which no slice is", path, sliceAttribute, info.Width, info.Height, info.First, info.Count, info.SPP)
 	}
 	return info, nil
@@ -172,49 +210,40 @@ func ReadSlice(path string) (*Film, SliceInfo, error) {
 	if err != nil {
 		return nil, info, fmt.Errorf("read %s: %v", path, err)
 	}
-	n := info.Width * info.Height
-	fb := exr.NewFrameBuffer()
-	planes := map[string][]uint32{}
-	var missing []string
-	want := func(name string) {
-		for _, suffix := range []string{".hi", ".lo"} {
-			if present[name+suffix] != exr.PixelTypeUint {
-				missing = append(missing, name+suffix)
-				continue
-			}
-			planes[name+suffix] = make([]uint32, n)
-			fb.Insert(name+suffix, exr.NewSliceFromUint32(planes[name+suffix], info.Width, info.Height).WithOrigin(int(dw.Min.X), int(dw.Min.Y)))
-		}
-	}
-	for l, layer := range FilmLayers {
-		for c := range layer.Channels {
-			want(sumChannel(Layer(l), c, "s"))
-			if layer.Exact {
-				want(sumChannel(Layer(l), c, "r"))
-			}
-		}
-	}
-	if len(missing) > 0 {
-		return nil, info, fmt.Errorf("read %s: the slice lacks the sums channel %s (and %d more)", path, missing[0], len(missing)-1)
-	}
-	r.SetFrameBuffer(fb)
-	if err := r.ReadPixels(int(dw.Min.Y), int(dw.Max.Y)); err != nil {
-		return nil, info, fmt.Errorf("read %s: %v", path, err)
-	}
 	film := NewFilm(info.Width, info.Height)
 	film.First, film.Samples, film.CostUnit = info.First, info.Count, info.CostUnit
-	fill := func(name string, dst []float64, stride, c int) {
-		hi, lo := planes[name+".hi"], planes[name+".lo"]
-		for i := range n {
-			dst[i*stride+c] = math.Float64frombits(uint64(hi[i])<<32 | uint64(lo[i]))
+	planes := sumPlanes(film, min(sumRows, info.Height))
+	for _, p := range planes {
+		if typ, ok := present[p.name]; !ok || typ != exr.PixelTypeUint {
+			return nil, info, fmt.Errorf("read %s: the slice lacks the sums channel %s", path, p.name)
 		}
 	}
-	for l, layer := range FilmLayers {
-		for c := range layer.Channels {
-			fill(sumChannel(Layer(l), c, "s"), film.Sums(Layer(l)), layer.Channels, c)
-			if layer.Exact {
-				fill(sumChannel(Layer(l), c, "r"), film.Residual[l], layer.Channels, c)
+	for y0 := 0; y0 < info.Height; y0 += sumRows {
+		y1 := min(y0+sumRows, info.Height)
+		fb := exr.NewFrameBuffer()
+		for _, p := range planes {
+			fb.Insert(p.name, exr.NewSliceFromUint32(p.words, info.Width, y1-y0).WithOrigin(int(dw.Min.X), int(dw.Min.Y)+y0))
+		}
+		r.SetFrameBuffer(fb)
+		if err := r.ReadPixels(int(dw.Min.Y)+y0, int(dw.Min.Y)+y1-1); err != nil {
+			return nil, info, fmt.Errorf("read %s: %v", path, err)
+		}
+		for _, p := range planes {
+			for i := range (y1 - y0) * info.Width {
+				j := (y0*info.Width+i)*p.chans + p.c
+				b := math.Float64bits(p.src[j])
+				if p.hi {
+					b = uint64(p.words[i])<<32 | b&0xffffffff
+				} else {
+					b = b&^0xffffffff | uint64(p.words[i])
+				}
+				p.src[j] = math.Float64frombits(b)
 			}
+		}
+	}
+	for _, l := range FilmLayers {
+		if sums := *l.sums(film); slices.ContainsFunc(sums, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }) {
+			return nil, info, fmt.Errorf("read %s: its %s sums are not all finite: the file is damaged", path, l.Name)
 		}
 	}
 	return film, info, nil
@@ -243,6 +272,9 @@ func MergeSlices(paths []string) (*Film, SliceInfo, error) {
 			}
 		}
 	}
+	if err := infos[0].Settings.Check(); err != nil {
+		return nil, infos[0], fmt.Errorf("%s: the settings it records do not read: %v", paths[0], err)
+	}
 	order := make([]int, len(paths))
 	for i := range order {
 		order[i] = i
@@ -252,8 +284,10 @@ func MergeSlices(paths []string) (*Film, SliceInfo, error) {
 	for _, i := range order {
 		info := infos[i]
 		switch {
+		case info.First > next && prev >= 0:
+			return nil, info, fmt.Errorf("samples %d:%d (FIRST:COUNT) of the %d, between %s and %s, are in none of the slices", next, info.First-next, info.SPP, paths[prev], paths[i])
 		case info.First > next:
-			return nil, info, fmt.Errorf("samples %d:%d (FIRST:COUNT) of the %d are in none of the slices", next, info.First-next, info.SPP)
+			return nil, info, fmt.Errorf("samples %d:%d (FIRST:COUNT) of the %d, before %s, are in none of the slices", next, info.First-next, info.SPP, paths[i])
 		case info.First < next:
 			return nil, info, fmt.Errorf("%s (samples %d:%d) overlaps %s (samples %d:%d)", paths[i], info.First, info.Count, paths[prev], infos[prev].First, infos[prev].Count)
 		}
@@ -261,20 +295,24 @@ func MergeSlices(paths []string) (*Film, SliceInfo, error) {
 	}
 	whole := infos[0]
 	if next < whole.SPP {
-		return nil, whole, fmt.Errorf("samples %d:%d (FIRST:COUNT) of the %d are in none of the slices", next, whole.SPP-next, whole.SPP)
+		return nil, whole, fmt.Errorf("samples %d:%d (FIRST:COUNT) of the %d, after %s, are in none of the slices", next, whole.SPP-next, whole.SPP, paths[prev])
 	}
-	film := NewFilm(whole.Width, whole.Height)
-	film.CostUnit = whole.CostUnit
+	var film *Film // the first slice's, which the others join
 	for _, i := range order {
 		part, _, err := ReadSlice(paths[i])
 		if err != nil {
 			return nil, whole, err
+		}
+		if film == nil {
+			film = part
+			continue
 		}
 		if err := film.Add(part); err != nil {
 			return nil, whole, fmt.Errorf("%s: %v", paths[i], err)
 		}
 		film.Samples += part.Samples
 	}
+	film.First = 0
 	whole.First, whole.Count = 0, whole.SPP
 	return film, whole, nil
 }

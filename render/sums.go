@@ -28,10 +28,18 @@ const Quantum = 0x1p-64
 
 // Quantize rounds a sample to a multiple of Quantum, which float32 values
 // of magnitude 2^-41 and above are already.
+//
+// An infinite sample (a square of luminance past float32's range) joins as
+// float32's largest value, which keeps the sums finite; NaN joins as 0.
 func Quantize(v float32) float64 {
 	x := float64(v)
-	if math.Abs(x) < 0x1p-41 {
+	switch a := math.Abs(x); {
+	case a < 0x1p-41:
 		return math.RoundToEven(x*0x1p64) * Quantum
+	case a > math.MaxFloat32:
+		return math.Copysign(math.MaxFloat32, x)
+	case x != x:
+		return 0
 	}
 	return x
 }

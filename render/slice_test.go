@@ -1,0 +1,68 @@
+package render
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mrjoshuak/go-openexr/exr"
+)
+
+// writeHostileSlice writes a 2×2 EXR whose slice attribute says info.
+func writeHostileSlice(t *testing.T, path string, info SliceInfo) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := exr.NewScanlineHeader(2, 2)
+	channels := exr.NewChannelList()
+	channels.Add(exr.Channel{Name: "R", Type: exr.PixelTypeFloat, XSampling: 1, YSampling: 1})
+	h.SetChannels(channels)
+	text, _ := json.Marshal(info)
+	h.Set(&exr.Attribute{Name: sliceAttribute, Type: exr.AttrTypeString, Value: string(text)})
+	w, err := exr.NewScanlineWriter(f, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := exr.NewFrameBuffer()
+	fb.Insert("R", exr.NewSliceFromFloat32(make([]float32, 4), 2, 2))
+	w.SetFrameBuffer(fb)
+	if err := w.WritePixels(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+}
+
+// TestHostileSlices: slice headers that lie (sizes that overflow, sample
+// ranges that make no sense, pixels that are not there) are refused with an
+// error naming the file, never a panic or an allocation of what they claim.
+func TestHostileSlices(t *testing.T) {
+	dir := t.TempDir()
+	good := SliceInfo{Width: 2, Height: 2, SPP: 4, First: 0, Count: 4, Settings: DefaultSettings()}
+	for _, tc := range []struct {
+		name string
+		edit func(*SliceInfo)
+		want string
+	}{
+		{"overflow", func(i *SliceInfo) { i.Width, i.Height = 1<<62, 2 }, "which no slice is"},
+		{"huge", func(i *SliceInfo) { i.Width, i.Height = 1<<16, 1<<16 }, "which no slice is"},
+		{"count", func(i *SliceInfo) { i.Count = 0 }, "which no slice is"},
+		{"past", func(i *SliceInfo) { i.First = 3 }, "which no slice is"},
+		{"pixels", func(i *SliceInfo) { i.Width, i.Height = 4, 4 }, "are not the 4x4"},
+		{"sums", func(*SliceInfo) {}, "lacks the sums channel"},
+		{"settings", func(i *SliceInfo) { i.Settings.ToneMap = "sepia" }, "settings it records"},
+	} {
+		info := good
+		tc.edit(&info)
+		path := filepath.Join(dir, tc.name+".exr")
+		writeHostileSlice(t, path, info)
+		_, _, err := MergeSlices([]string{path})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: %v, want an error naming %s that says %q", tc.name, err, path, tc.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"sertrace/render"
 	"sertrace/render/cpu/embree"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -20,6 +21,14 @@ const (
 	HitBackFace                  // a triangle from behind
 	HitSphere                    // a particle
 	HitLinearSweptSphere         // a hair segment
+)
+
+// The procedural kinds are the ones the GPU's intersection shaders report.
+var (
+	_ [HitSphere - layout.HitKindSphere]struct{}
+	_ [layout.HitKindSphere - HitSphere]struct{}
+	_ [HitLinearSweptSphere - layout.HitKindSweptSphere]struct{}
+	_ [layout.HitKindSweptSphere - HitLinearSweptSphere]struct{}
 )
 
 // Hit is where a ray stopped: which instance, primitive and where on it.

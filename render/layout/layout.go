@@ -19,6 +19,14 @@ const (
 	KindSweptSpheres = int(scene.SweptSpheres)
 )
 
+// Hit kinds of procedural primitives, which their intersection shaders
+// report (reportIntersectionEXT's hitKind, user values below 128; Vulkan's
+// triangles report 0xFE and 0xFF): the CPU emulator's HitKind has them too.
+const (
+	HitKindSphere      = 3 // a particle
+	HitKindSweptSphere = 4 // a hair segment (a linear swept sphere)
+)
+
 // Punctual light kinds: scene.LightKind's values.
 const (
 	PunctualPoint       = int(scene.PointLight)

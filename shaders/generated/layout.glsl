@@ -7,6 +7,8 @@
 const uint KIND_TRIANGLES = 0u;
 const uint KIND_SPHERES = 1u;
 const uint KIND_SWEPT_SPHERES = 2u;
+const uint HIT_KIND_SPHERE = 3u;
+const uint HIT_KIND_SWEPT_SPHERE = 4u;
 const uint HIT_TRIANGLES = 0u;
 const uint HIT_TRIANGLES_MASKED = 1u;
 const uint HIT_SPHERES = 2u;

@@ -27,3 +27,4 @@ for stage in generate trace scan scatter shade advance resolve; do
 	build rq_$stage.comp rq_$stage.comp
 done
 build denoise.comp denoise.comp
+build probe.comp probe.comp

@@ -13,6 +13,7 @@
 #include "generated/layout.glsl"
 #include "random.glsl"
 #include "govec.glsl"
+#include "math.glsl"
 #include "intersect.glsl"
 
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer ParamsBuf { Params p; };
@@ -23,10 +24,6 @@ layout(push_constant, scalar) uniform Push { ParamsBuf params; } push;
 #endif
 #define P (push.params.p)
 
-const float PI = 3.14159265358979323846;
-const float INF = 1.0 / 0.0;
-
-float luminance(vec3 c) { return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z; }
 
 // The path state one sample carries between bounces (render/cpu's
 // pathState, layout.Path): the raygen shader traces path.origin/dir; the

@@ -140,6 +140,9 @@ func cf(name string, v float64) constant {
 var constants = []constant{
 	c("KIND_TRIANGLES", KindTriangles), c("KIND_SPHERES", KindSpheres), c("KIND_SWEPT_SPHERES", KindSweptSpheres),
 	c("HIT_KIND_SPHERE", HitKindSphere), c("HIT_KIND_SWEPT_SPHERE", HitKindSweptSphere),
+	c("PROBE_RANDOM", ProbeRandom), c("PROBE_SPHERE", ProbeSphere), c("PROBE_SWEPT_SPHERE", ProbeSweptSphere),
+	c("PROBE_BSDF_EVAL", ProbeBSDFEval), c("PROBE_BSDF_SAMPLE", ProbeBSDFSample), c("PROBE_VISIBLE_NORMAL", ProbeVisibleNormal),
+	c("PROBE_IN", ProbeIn), c("PROBE_OUT", ProbeOut),
 	c("HIT_TRIANGLES", int(HitTriangles)), c("HIT_TRIANGLES_MASKED", int(HitTrianglesMasked)), c("HIT_SPHERES", int(HitSpheres)),
 	c("HIT_SWEPT_SPHERES", int(HitSweptSpheres)), c("HIT_HAIR", int(HitHair)), c("RAY_TYPES", RayTypes),
 	c("MAT_DOUBLE_SIDED", MatDoubleSided), c("MAT_VOLUME", MatVolume), c("MAT_ALPHA_MASK", MatAlphaMask),

@@ -27,6 +27,19 @@ const (
 	HitKindSweptSphere = 4 // a hair segment (a linear swept sphere)
 )
 
+// The probe shader's functions (shaders/probe.comp), each a GLSL helper the
+// tests hold against its Go function, and its records' sizes in floats.
+const (
+	ProbeRandom = iota
+	ProbeSphere
+	ProbeSweptSphere
+	ProbeBSDFEval
+	ProbeBSDFSample
+	ProbeVisibleNormal
+	ProbeIn  = 20
+	ProbeOut = 8
+)
+
 // Punctual light kinds: scene.LightKind's values.
 const (
 	PunctualPoint       = int(scene.PointLight)

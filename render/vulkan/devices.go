@@ -25,7 +25,7 @@ var PathNames = []string{PathSER, PathRT, PathRayQuery}
 
 // gatedPaths are what the capability gate decides for each device: the
 // paths and the denoiser.
-var gatedPaths = []string{PathSER, PathRT, PathRayQuery, pathDenoise}
+var gatedPaths = []string{PathSER, PathRT, PathRayQuery, pathDenoise, pathProbe}
 
 // PathStatus says whether a device can run a path, and why not.
 type PathStatus struct {
@@ -91,6 +91,8 @@ func modules(path string, clock bool) ([][]byte, error) {
 		}
 	case pathDenoise:
 		names = []string{"denoise.comp"}
+	case pathProbe:
+		names = []string{"probe.comp"}
 	default:
 		return nil, fmt.Errorf("no shaders for path %q", path)
 	}
@@ -194,7 +196,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 // see, leaves out the denoiser's compute shader.
 func (d *Device) setStatus(p string, st PathStatus) {
 	d.status[p] = st
-	if p != pathDenoise {
+	if p != pathDenoise && p != pathProbe {
 		d.Paths[p] = st
 	}
 }

@@ -239,7 +239,7 @@ func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 		}
 	}
 	base := rayTracingRequirements
-	if path == pathDenoise {
+	if path == pathDenoise || path == pathProbe {
 		base = bufferRequirements // builds no acceleration structure
 	}
 	reqs := append([]requirement(nil), base...)

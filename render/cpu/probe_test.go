@@ -1,0 +1,255 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"sertrace/render"
+	"sertrace/render/layout"
+	"sertrace/render/vulkan"
+	"sertrace/scene"
+)
+
+// The probe tests run each GLSL helper of shaders/probe.comp on thousands
+// of inputs on a Vulkan device (lavapipe here) and hold it against its Go
+// function, within the stated tolerance: breaking a helper in either
+// language fails them, where the image comparisons might only blur it.
+
+// probe runs fn on the records and returns the outputs, skipping the test
+// where no Vulkan device runs the probe shader (failing it under CI).
+func probe(t *testing.T, fn int, in []float32) []float32 {
+	t.Helper()
+	out, err := vulkan.Probe(-1, fn, in)
+	if err != nil {
+		if os.Getenv("CI") == "" && (strings.Contains(err.Error(), "Vulkan") || strings.Contains(err.Error(), "no device")) {
+			t.Skipf("no Vulkan device runs the probe shader: %v", err)
+		}
+		t.Fatal(err)
+	}
+	return out
+}
+
+// records lays out n input records, fill writing each.
+func records(n int, fill func(i int, r []float32)) []float32 {
+	in := make([]float32, n*layout.ProbeIn)
+	for i := range n {
+		fill(i, in[i*layout.ProbeIn:(i+1)*layout.ProbeIn])
+	}
+	return in
+}
+
+func put3(r []float32, k int, v scene.Vec3) { r[k], r[k+1], r[k+2] = v.X, v.Y, v.Z }
+func get3(r []float32, k int) scene.Vec3    { return scene.Vec3{X: r[k], Y: r[k+1], Z: r[k+2]} }
+func fbits(v uint32) float32                { return math.Float32frombits(v) }
+
+func randVec(rng *rand.Rand, s float32) scene.Vec3 {
+	return scene.Vec3{X: s * (2*rng.Float32() - 1), Y: s * (2*rng.Float32() - 1), Z: s * (2*rng.Float32() - 1)}
+}
+
+func randDir(rng *rand.Rand) scene.Vec3 {
+	for {
+		if v := randVec(rng, 1); v.Dot(v) > 1e-4 && v.Dot(v) <= 1 {
+			return v.Normalize()
+		}
+	}
+}
+
+// TestProbeRandom: the random streams are bit for bit the same.
+func TestProbeRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n = 8192
+	in := records(n, func(i int, r []float32) {
+		r[0], r[1], r[2], r[3], r[4] = fbits(rng.Uint32()), fbits(rng.Uint32()%4096), fbits(rng.Uint32()%64), fbits(rng.Uint32()%layout.DimsPerBounce), fbits(rng.Uint32())
+	})
+	out := probe(t, layout.ProbeRandom, in)
+	for i := range n {
+		r := in[i*layout.ProbeIn:]
+		want := render.Random(math.Float32bits(r[0]), math.Float32bits(r[1]), math.Float32bits(r[2]), math.Float32bits(r[3]), math.Float32bits(r[4]))
+		if got := out[i*layout.ProbeOut]; got != want {
+			t.Fatalf("record %d: GLSL %v, Go %v", i, got, want)
+		}
+	}
+}
+
+// TestProbeIntersections: the GPU's float32 sphere and swept-sphere tests
+// find the hits the CPU's float64 ones do, at the same t to a few float32
+// roundings of the distance, on rays aimed at, past and from inside the
+// primitives, from near and far, at sizes from hair to particles; only rays
+// that graze a silhouette may disagree on whether they hit.
+func TestProbeIntersections(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 3))
+	const n = 8192
+	type rec struct{ o, d scene.Vec3 }
+	spheres := records(n, func(i int, r []float32) {
+		c := randVec(rng, 2)
+		rad := float32(math.Pow(10, -3+3*rng.Float64()))
+		o := c.Add(randDir(rng).Scale(rad * float32(math.Pow(10, 4*rng.Float64())) * 0.5))
+		target := c.Add(randVec(rng, 1.3*rad))
+		d := target.Sub(o).Scale(float32(math.Pow(10, 2*rng.Float64()-1))) // not unit length
+		put3(r, 0, o)
+		put3(r, 3, d)
+		put3(r, 6, c)
+		r[9], r[10], r[11] = rad, 0, float32(math.Inf(1))
+		if rng.IntN(4) == 0 {
+			r[11] = 2 * rng.Float32()
+		}
+		r[12] = fbits(uint32(rng.IntN(2)))
+	})
+	out := probe(t, layout.ProbeSphere, spheres)
+	disagree := 0
+	for i := range n {
+		r, g := spheres[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
+		o, d, c := get3(r, 0), get3(r, 3), get3(r, 6)
+		tw, hw := intersectSphere(o, d, c, r[9], r[10], r[11], math.Float32bits(r[12]) != 0)
+		if hg := g[0] != 0; hg != hw {
+			disagree++
+			continue
+		}
+		if hw && !close(g[1], tw, o.Sub(c).Length()/d.Length()+r[9]/d.Length()) {
+			t.Errorf("sphere %d: t GLSL %v, Go %v", i, g[1], tw)
+		}
+	}
+	if disagree > n/200 {
+		t.Errorf("spheres: %d of %d rays hit on one side only", disagree, n)
+	}
+
+	swept := records(n, func(i int, r []float32) {
+		a := randVec(rng, 2)
+		l := float32(math.Pow(10, -2+2*rng.Float64()))
+		b := a.Add(randDir(rng).Scale(l))
+		ra, rb := l*float32(math.Pow(10, -2.5+2*rng.Float64())), l*float32(math.Pow(10, -2.5+2*rng.Float64()))
+		mid := a.Add(b.Sub(a).Scale(rng.Float32()))
+		o := mid.Add(randDir(rng).Scale(l * float32(math.Pow(10, 3*rng.Float64()))))
+		target := mid.Add(randVec(rng, 1.3*max(ra, rb)))
+		d := target.Sub(o).Scale(float32(math.Pow(10, 2*rng.Float64()-1)))
+		put3(r, 0, o)
+		put3(r, 3, d)
+		put3(r, 6, a)
+		put3(r, 9, b)
+		r[12], r[13], r[14], r[15], r[16] = ra, rb, fbits(uint32(rng.IntN(2))), 0, float32(math.Inf(1))
+	})
+	out = probe(t, layout.ProbeSweptSphere, swept)
+	disagree = 0
+	for i := range n {
+		r, g := swept[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
+		o, d, a, b := get3(r, 0), get3(r, 3), get3(r, 6), get3(r, 9)
+		hit, hw := intersectSweptSphere(o, d, a, b, r[12], r[13], math.Float32bits(r[14]) != 0, r[15], r[16])
+		if hg := g[0] != 0; hg != hw {
+			disagree++
+			continue
+		}
+		scale := (o.Sub(a).Length() + b.Sub(a).Length()) / d.Length()
+		if hw && (!close(g[1], hit.T, scale) || math.Abs(float64(g[2]-hit.U)) > 1e-3) {
+			t.Errorf("swept sphere %d: (t, u) GLSL (%v, %v), Go (%v, %v)", i, g[1], g[2], hit.T, hit.U)
+		}
+	}
+	if disagree > n/200 {
+		t.Errorf("swept spheres: %d of %d rays hit on one side only", disagree, n)
+	}
+}
+
+// close reports whether two hit distances agree to the float32 roundings
+// of a computation on distances of about scale.
+func close(a, b, scale float32) bool {
+	return math.Abs(float64(a-b)) <= 1e-5*float64(scale)
+}
+
+// TestProbeBSDF: the metallic-roughness BSDF's value and pdf agree with
+// the Go's to 1e-4 relative, its samples' directions to 2e-5 and weights
+// and pdfs to 1e-3 (a grazing sample's cosine amplifies a direction's
+// rounding; one sample in a thousand may agree only to 1e-2), and the
+// visible-normal samples to 2e-5, over random materials and directions,
+// both hemispheres.
+func TestProbeBSDF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	const n = 8192
+	material := func(r []float32) BSDF {
+		base := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
+		spec := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
+		metallic, rough, ior, specular := rng.Float32(), rng.Float32(), 1+1.5*rng.Float32(), rng.Float32()
+		if rng.IntN(4) == 0 {
+			metallic = float32(rng.IntN(2))
+		}
+		put3(r, 0, base)
+		r[3], r[4], r[5], r[6] = metallic, rough, ior, specular
+		put3(r, 7, spec)
+		return NewBSDF(base, metallic, rough, ior, specular, spec)
+	}
+	upper := func() scene.Vec3 {
+		d := randDir(rng)
+		d.Z = float32(math.Abs(float64(d.Z)))
+		return d
+	}
+	bsdfs := make([]BSDF, n)
+	in := records(n, func(i int, r []float32) {
+		bsdfs[i] = material(r)
+		put3(r, 10, upper())
+		wi := randDir(rng)
+		put3(r, 13, wi)
+	})
+	out := probe(t, layout.ProbeBSDFEval, in)
+	for i := range n {
+		r, g := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
+		f, pdf := bsdfs[i].Eval(get3(r, 10), get3(r, 13))
+		if !agree3(get3(g, 0), f, 1e-4) || !agree(g[3], pdf, 1e-4) {
+			t.Errorf("eval %d: GLSL %v pdf %v, Go %v pdf %v", i, get3(g, 0), g[3], f, pdf)
+		}
+	}
+	in = records(n, func(i int, r []float32) {
+		bsdfs[i] = material(r)
+		put3(r, 10, upper())
+		r[13], r[14], r[15] = rng.Float32(), rng.Float32(), rng.Float32()
+	})
+	out = probe(t, layout.ProbeBSDFSample, in)
+	loose := 0 // samples where a rounding is amplified past the tolerance (grazing, at a lobe's edge)
+	for i := range n {
+		r, g := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
+		wi, weight, pdf, ok := bsdfs[i].Sample(get3(r, 10), r[13], r[14], r[15])
+		if (g[0] != 0) != ok {
+			t.Errorf("sample %d: ok GLSL %v, Go %v", i, g[0] != 0, ok)
+			continue
+		}
+		if !ok || (sameDir(get3(g, 1), wi) && agree3(get3(g, 4), weight, 1e-3) && agree(g[7], pdf, 1e-3)) {
+			continue
+		}
+		loose++
+		if d := get3(g, 1).Sub(wi); d.Dot(d) > 1e-4 || !agree3(get3(g, 4), weight, 1e-2) || !agree(g[7], pdf, 1e-2) {
+			t.Errorf("sample %d: GLSL wi %v weight %v pdf %v, Go %v %v %v", i, get3(g, 1), get3(g, 4), g[7], wi, weight, pdf)
+		}
+	}
+	if loose > n/1000 {
+		t.Errorf("%d of %d samples agree only to 1e-2", loose, n)
+	}
+	in = records(n, func(i int, r []float32) {
+		put3(r, 0, upper())
+		r[3], r[4], r[5] = max(rng.Float32(), layout.MinAlpha), rng.Float32(), rng.Float32()
+	})
+	out = probe(t, layout.ProbeVisibleNormal, in)
+	for i := range n {
+		r, g := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
+		h := render.SampleVisibleNormal(get3(r, 0), r[3], r[4], r[5])
+		if !sameDir(get3(g, 0), h) {
+			t.Errorf("visible normal %d: GLSL %v, Go %v", i, get3(g, 0), h)
+		}
+	}
+}
+
+// agree reports whether a and b agree to rel relative to the larger (and an
+// absolute floor of rel times 1e-3, for values near 0).
+func agree(a, b, rel float32) bool {
+	d := math.Abs(float64(a - b))
+	return d <= float64(rel)*max(math.Abs(float64(a)), math.Abs(float64(b)), 1e-3)
+}
+
+// sameDir reports whether two unit vectors agree to float32 roundings.
+func sameDir(a, b scene.Vec3) bool {
+	d := a.Sub(b)
+	return d.Dot(d) <= 2e-5*2e-5
+}
+
+func agree3(a, b scene.Vec3, rel float32) bool {
+	return agree(a.X, b.X, rel) && agree(a.Y, b.Y, rel) && agree(a.Z, b.Z, rel)
+}

@@ -1,0 +1,78 @@
+package vulkan
+
+import (
+	"errors"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"sertrace/render"
+	"sertrace/render/layout"
+)
+
+// pathProbe is the probe shader: not a render path, but gated and created
+// like one.
+const pathProbe = "probe"
+
+// Probe runs one GLSL helper of the probe shader (shaders/probe.comp:
+// layout.ProbeRandom, ProbeSphere, …) on a device (−1: the first that can)
+// for each record of layout.ProbeIn floats in in, and returns a record of
+// layout.ProbeOut floats for each: what the tests hold against the helper's
+// Go function.
+func Probe(device int, fn int, in []float32) ([]float32, error) {
+	n := len(in) / layout.ProbeIn
+	if n == 0 || len(in) != n*layout.ProbeIn {
+		return nil, errors.New("vulkan probe: the input is not whole records")
+	}
+	d, err := openDevice(pathProbe, device, false)
+	if err != nil {
+		return nil, err
+	}
+	defer d.destroy()
+	inBuf, err := d.upload(bytesOf(in), 0, false)
+	if err != nil {
+		return nil, err
+	}
+	table := render.SpecularAlbedoTable
+	tableBuf, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table)), unsafe.Sizeof(table)), 0, false)
+	if err != nil {
+		return nil, err
+	}
+	out, err := d.newBuffer(uint64(4*layout.ProbeOut*n), 0, memReadback, false)
+	if err != nil {
+		return nil, err
+	}
+	push := struct {
+		in, out, table uint64
+		fn, n          uint32
+	}{inBuf.addr, out.addr, tableBuf.addr, uint32(fn), uint32(n)}
+
+	m, err := d.shaderModule("probe.comp")
+	if err != nil {
+		return nil, err
+	}
+	defer vk.DestroyShaderModule(d.handle, m, nil)
+	pl, err := d.pushLayout(stageCompute, int(unsafe.Sizeof(push)))
+	if err != nil {
+		return nil, err
+	}
+	defer vk.DestroyPipelineLayout(d.handle, pl, nil)
+	pipe, err := d.computePipeline("probe.comp", m, pl)
+	if err != nil {
+		return nil, err
+	}
+	defer vk.DestroyPipeline(d.handle, pipe, nil)
+	if err := d.begin(); err != nil {
+		return nil, err
+	}
+	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, pipe)
+	vk.CmdPushConstants(d.cmd, pl, vk.ShaderStageFlags(stageCompute), 0, uint32(unsafe.Sizeof(push)), unsafe.Pointer(&push))
+	vk.CmdDispatch(d.cmd, uint32((n+63)/64), 1, 1)
+	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
+	if err := d.submit(); err != nil {
+		return nil, err
+	}
+	res := make([]float32, layout.ProbeOut*n)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&res[0])), 4*len(res)), out.data)
+	return res, nil
+}

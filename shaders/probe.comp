@@ -1,0 +1,82 @@
+#version 460
+// The probe shader: one GLSL helper, chosen by push.fn (layout.Probe*), run
+// on push.n input records of PROBE_IN floats into records of PROBE_OUT
+// floats, for the tests that hold each helper against its Go function
+// (render/cpu/probe_test.go). Integer inputs come as their bits.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_scalar_block_layout : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#include "generated/layout.glsl"
+#include "math.glsl"
+#include "random.glsl"
+#include "govec.glsl"
+#include "intersect.glsl"
+
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Floats { float v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec2s { vec2 v[]; };
+layout(push_constant, scalar) uniform Push { Floats in_; Floats out_; Vec2s table; uint fn; uint n; } push;
+
+vec2 albedoTableAt(int i, int j) { return push.table.v[i * ALBEDO_TABLE_SIZE + j]; }
+#include "bsdf.glsl"
+
+layout(local_size_x = 64) in;
+
+float inF(uint i, uint k) { return push.in_.v[i * PROBE_IN + k]; }
+uint inU(uint i, uint k) { return floatBitsToUint(inF(i, k)); }
+vec3 inV(uint i, uint k) { return vec3(inF(i, k), inF(i, k + 1u), inF(i, k + 2u)); }
+void outF(uint i, uint k, float v) { push.out_.v[i * PROBE_OUT + k] = v; }
+void outV(uint i, uint k, vec3 v) {
+    outF(i, k, v.x);
+    outF(i, k + 1u, v.y);
+    outF(i, k + 2u, v.z);
+}
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= push.n) {
+        return;
+    }
+    switch (push.fn) {
+    case PROBE_RANDOM: // pixel, sample, bounce, dim, seed
+        outF(i, 0u, random(inU(i, 0u), inU(i, 1u), inU(i, 2u), inU(i, 3u), inU(i, 4u)));
+        break;
+    case PROBE_SPHERE: { // o, d, c, r, tmin, tmax, exits
+        float t;
+        bool hit = intersectSphere(inV(i, 0u), inV(i, 3u), inV(i, 6u), inF(i, 9u), inF(i, 10u), inF(i, 11u), inU(i, 12u) != 0u, t);
+        outF(i, 0u, hit ? 1.0 : 0.0);
+        outF(i, 1u, t);
+        break;
+    }
+    case PROBE_SWEPT_SPHERE: { // o, d, a, b, ra, rb, startCap, tmin, tmax
+        float t, u;
+        bool hit = intersectSweptSphere(inV(i, 0u), inV(i, 3u), inV(i, 6u), inV(i, 9u), inF(i, 12u), inF(i, 13u),
+                                        inU(i, 14u) != 0u, inF(i, 15u), inF(i, 16u), t, u);
+        outF(i, 0u, hit ? 1.0 : 0.0);
+        outF(i, 1u, t);
+        outF(i, 2u, u);
+        break;
+    }
+    case PROBE_BSDF_EVAL: { // base, metallic, roughness, ior, specular, specular colour, wo, wi
+        BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));
+        float pdf;
+        outV(i, 0u, bsdfEval(b, inV(i, 10u), inV(i, 13u), pdf));
+        outF(i, 3u, pdf);
+        break;
+    }
+    case PROBE_BSDF_SAMPLE: { // base, metallic, roughness, ior, specular, specular colour, wo, u, u1, u2
+        BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));
+        vec3 wi, weight;
+        float pdf;
+        bool ok = bsdfSample(b, inV(i, 10u), inF(i, 13u), inF(i, 14u), inF(i, 15u), wi, weight, pdf);
+        outF(i, 0u, ok ? 1.0 : 0.0);
+        outV(i, 1u, wi);
+        outV(i, 4u, weight);
+        outF(i, 7u, pdf);
+        break;
+    }
+    case PROBE_VISIBLE_NORMAL: // wo, alpha, u1, u2
+        outV(i, 0u, sampleVisibleNormal(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u)));
+        break;
+    }
+}

@@ -3,6 +3,7 @@ package render
 import (
 	"strings"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -75,25 +76,42 @@ type LayerInfo struct {
 	// depends on the waves a pass made) and the GPU's clock.
 	Exact bool
 	Split bool // part of the denoiser's split, which an old checkpoint lacks
-	sums  func(*Film) *[]float64
+	// AOV is the output that shows the layer averaged ("" for the squared
+	// luminances, which the variance outputs read).
+	AOV AOV
+	// GPU is the layer's first float in the GPU's film buffer (layout.Film*;
+	// −1: the GPU keeps none).
+	GPU  int
+	sums func(*Film) *[]float64
 }
 
 // FilmLayers is the table of a film's layers.
 var FilmLayers = [NumLayers]LayerInfo{
-	{"beauty", 3, true, false, func(f *Film) *[]float64 { return &f.Beauty }},
-	{"albedo", 3, true, false, func(f *Film) *[]float64 { return &f.Albedo }},
-	{"normal", 3, true, false, func(f *Film) *[]float64 { return &f.Normal }},
-	{"depth", 1, true, false, func(f *Film) *[]float64 { return &f.Depth }},
-	{"lum_sq", 1, true, false, func(f *Film) *[]float64 { return &f.LumSq }},
-	{"diffuse", 3, true, true, func(f *Film) *[]float64 { return &f.Diffuse }},
-	{"specular", 3, true, true, func(f *Film) *[]float64 { return &f.Specular }},
-	{"diffuse_albedo", 3, true, true, func(f *Film) *[]float64 { return &f.DiffuseAlbedo }},
-	{"specular_albedo", 3, true, true, func(f *Film) *[]float64 { return &f.SpecularAlbedo }},
-	{"diffuse_lum_sq", 1, true, true, func(f *Film) *[]float64 { return &f.DiffuseLumSq }},
-	{"specular_lum_sq", 1, true, true, func(f *Film) *[]float64 { return &f.SpecularLumSq }},
-	{"cost", 1, false, false, func(f *Film) *[]float64 { return &f.Cost }},
-	{"path_length", 1, false, false, func(f *Film) *[]float64 { return &f.PathLength }},
-	{"simt", 1, false, false, func(f *Film) *[]float64 { return &f.SIMT }},
+	{"beauty", 3, true, false, AOVBeauty, layout.FilmBeauty, func(f *Film) *[]float64 { return &f.Beauty }},
+	{"albedo", 3, true, false, AOVAlbedo, layout.FilmAlbedo, func(f *Film) *[]float64 { return &f.Albedo }},
+	{"normal", 3, true, false, AOVNormal, layout.FilmNormal, func(f *Film) *[]float64 { return &f.Normal }},
+	{"depth", 1, true, false, AOVDepth, layout.FilmDepth, func(f *Film) *[]float64 { return &f.Depth }},
+	{"lum_sq", 1, true, false, "", layout.FilmLumSq, func(f *Film) *[]float64 { return &f.LumSq }},
+	{"diffuse", 3, true, true, AOVDiffuse, layout.FilmDiffuse, func(f *Film) *[]float64 { return &f.Diffuse }},
+	{"specular", 3, true, true, AOVSpecular, layout.FilmSpecular, func(f *Film) *[]float64 { return &f.Specular }},
+	{"diffuse_albedo", 3, true, true, AOVDiffuseAlbedo, layout.FilmDiffuseAlbedo, func(f *Film) *[]float64 { return &f.DiffuseAlbedo }},
+	{"specular_albedo", 3, true, true, AOVSpecularAlbedo, layout.FilmSpecularAlbedo, func(f *Film) *[]float64 { return &f.SpecularAlbedo }},
+	{"diffuse_lum_sq", 1, true, true, "", layout.FilmDiffuseLumSq, func(f *Film) *[]float64 { return &f.DiffuseLumSq }},
+	{"specular_lum_sq", 1, true, true, "", layout.FilmSpecularLumSq, func(f *Film) *[]float64 { return &f.SpecularLumSq }},
+	{"cost", 1, false, false, AOVCost, layout.FilmCost, func(f *Film) *[]float64 { return &f.Cost }},
+	{"path_length", 1, false, false, AOVPathLength, layout.FilmPathLength, func(f *Film) *[]float64 { return &f.PathLength }},
+	{"simt", 1, false, false, AOVSIMT, -1, func(f *Film) *[]float64 { return &f.SIMT }},
+}
+
+// LayerOf is the layer an AOV averages, and whether there is one (the
+// variance has none: it is made of two).
+func LayerOf(a AOV) (Layer, bool) {
+	for l, info := range FilmLayers {
+		if info.AOV == a {
+			return Layer(l), true
+		}
+	}
+	return 0, false
 }
 
 // Sums is a layer's float64 sums (nil where the film lacks it).
@@ -198,30 +216,12 @@ var Heatmaps = []AOV{AOVVariance, AOVCost, AOVPathLength, AOVSIMT}
 // Resolve returns an AOV averaged over the samples: 3 channels per pixel
 // (depth: 1).
 func (f *Film) Resolve(a AOV) (pix []float32, channels int) {
-	src, channels := f.Beauty, 3
-	switch a {
-	case AOVAlbedo:
-		src = f.Albedo
-	case AOVNormal:
-		src = f.Normal
-	case AOVDepth:
-		src, channels = f.Depth, 1
-	case AOVCost:
-		src, channels = f.Cost, 1
-	case AOVPathLength:
-		src, channels = f.PathLength, 1
-	case AOVSIMT:
-		src, channels = f.SIMT, 1
-	case AOVDiffuse:
-		src = f.Diffuse
-	case AOVSpecular:
-		src = f.Specular
-	case AOVDiffuseAlbedo:
-		src = f.DiffuseAlbedo
-	case AOVSpecularAlbedo:
-		src = f.SpecularAlbedo
-	case AOVVariance:
+	if a == AOVVariance {
 		return sampleVariance(f.Beauty, f.LumSq, f.Width*f.Height, f.Samples), 1
+	}
+	src, channels := f.Beauty, 3
+	if l, ok := LayerOf(a); ok {
+		src, channels = f.Sums(l), FilmLayers[l].Channels
 	}
 	out := make([]float32, channels*f.Width*f.Height) // zero where the film lacks the buffer
 	if f.Samples == 0 || src == nil {

@@ -325,27 +325,16 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 func (r *renderer) addTo(film *render.Film) {
 	n := r.opts.Width * r.opts.Height
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), layout.FilmLayers*n)
-	add := func(l render.Layer, layer int) {
-		film.AddPass(l, sums[layer*n:layer*n+render.FilmLayers[l].Channels*n])
+	for l, info := range render.FilmLayers {
+		first := info.GPU
+		if render.Layer(l) == render.LayerCost && r.d.clock {
+			first = layout.FilmClock // the shader clock's ticks stand for the rays
+			film.CostUnit = "clock ticks"
+		}
+		if first >= 0 {
+			film.AddPass(render.Layer(l), sums[first*n:(first+info.Channels)*n])
+		}
 	}
-	add(render.LayerBeauty, layout.FilmBeauty)
-	add(render.LayerAlbedo, layout.FilmAlbedo)
-	add(render.LayerNormal, layout.FilmNormal)
-	add(render.LayerDepth, layout.FilmDepth)
-	add(render.LayerLumSq, layout.FilmLumSq)
-	add(render.LayerDiffuse, layout.FilmDiffuse)
-	add(render.LayerSpecular, layout.FilmSpecular)
-	add(render.LayerDiffuseAlbedo, layout.FilmDiffuseAlbedo)
-	add(render.LayerSpecularAlbedo, layout.FilmSpecularAlbedo)
-	add(render.LayerDiffuseLumSq, layout.FilmDiffuseLumSq)
-	add(render.LayerSpecularLumSq, layout.FilmSpecularLumSq)
-	if r.d.clock {
-		add(render.LayerCost, layout.FilmClock)
-		film.CostUnit = "clock ticks"
-	} else {
-		add(render.LayerCost, layout.FilmCost)
-	}
-	add(render.LayerPathLength, layout.FilmPathLength)
 	var cost, shadow float64
 	for i := 0; i < n; i++ {
 		cost += float64(sums[layout.FilmCost*n+i])

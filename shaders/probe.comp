@@ -19,6 +19,7 @@ layout(push_constant, scalar) uniform Push { Floats in_; Floats out_; Vec2s tabl
 
 vec2 albedoTableAt(int i, int j) { return push.table.v[i * ALBEDO_TABLE_SIZE + j]; }
 #include "bsdf.glsl"
+#include "hair.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -78,5 +79,25 @@ void main() {
     case PROBE_VISIBLE_NORMAL: // wo, alpha, u1, u2
         outV(i, 0u, sampleVisibleNormal(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u)));
         break;
+    case PROBE_HAIR_EVAL: { // HairParams (eumelanin, pheomelanin, colour, betaM, betaN, alpha, eta, set), h, wo, wi
+        HairParams p = HairParams(inF(i, 0u), inF(i, 1u), inV(i, 2u), inF(i, 5u), inF(i, 6u), inF(i, 7u), inF(i, 8u), inU(i, 9u));
+        HairBSDF b = newHairBSDF(p, inF(i, 10u));
+        float pdf;
+        outV(i, 0u, hairEval(b, inV(i, 11u), inV(i, 14u), pdf));
+        outF(i, 3u, pdf);
+        break;
+    }
+    case PROBE_HAIR_SAMPLE: { // HairParams, h, wo, u, u1, u2, u3
+        HairParams p = HairParams(inF(i, 0u), inF(i, 1u), inV(i, 2u), inF(i, 5u), inF(i, 6u), inF(i, 7u), inF(i, 8u), inU(i, 9u));
+        HairBSDF b = newHairBSDF(p, inF(i, 10u));
+        vec3 wi, weight;
+        float pdf;
+        bool ok = hairSample(b, inV(i, 11u), inF(i, 14u), inF(i, 15u), inF(i, 16u), inF(i, 17u), wi, weight, pdf);
+        outF(i, 0u, ok ? 1.0 : 0.0);
+        outV(i, 1u, wi);
+        outV(i, 4u, weight);
+        outF(i, 7u, pdf);
+        break;
+    }
     }
 }

@@ -36,6 +36,8 @@ const (
 	ProbeBSDFEval
 	ProbeBSDFSample
 	ProbeVisibleNormal
+	ProbeHairEval
+	ProbeHairSample
 	ProbeIn  = 20
 	ProbeOut = 8
 )

@@ -20,6 +20,8 @@ layout(push_constant, scalar) uniform Push { Floats in_; Floats out_; Vec2s tabl
 vec2 albedoTableAt(int i, int j) { return push.table.v[i * ALBEDO_TABLE_SIZE + j]; }
 #include "bsdf.glsl"
 #include "hair.glsl"
+float filterCDF(int i) { return 0.0; } // camera.glsl's pixel filter, which the probe does not run
+#include "camera.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -97,6 +99,16 @@ void main() {
         outV(i, 1u, wi);
         outV(i, 4u, weight);
         outF(i, 7u, pdf);
+        break;
+    }
+    case PROBE_CAMERA: { // Camera (eye, x, y, z, ortho, sx, sy, w, h, aperture, focus), px, py, u1, u2
+        Camera c = Camera(inV(i, 0u), inV(i, 3u), inV(i, 6u), inV(i, 9u), inU(i, 12u), inF(i, 13u), inF(i, 14u), inF(i, 15u),
+                          inF(i, 16u), inF(i, 17u), inF(i, 18u));
+        vec3 o, d;
+        cameraRay(c, inF(i, 19u), inF(i, 20u), o, d);
+        lensRay(c, o, d, inF(i, 21u), inF(i, 22u));
+        outV(i, 0u, o);
+        outV(i, 3u, d);
         break;
     }
     }

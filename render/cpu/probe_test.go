@@ -344,3 +344,48 @@ func TestProbeHair(t *testing.T) {
 		t.Errorf("%d of %d hair samples agree only to 1e-2", loose, n)
 	}
 }
+
+// TestProbeCamera: camera rays, pinhole and thin lens, perspective and
+// orthographic, agree with the Go's: directions to 2e-5, origins to 1e-5 of
+// the camera's distance from the origin (the GLSL takes float32 sin and cos
+// for the lens where the Go takes float64's).
+func TestProbeCamera(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	const n = 8192
+	cams := make([]render.CameraRays, n)
+	in := records(n, func(i int, r []float32) {
+		eye := randVec(rng, 10)
+		cam := scene.Camera{Transform: scene.LookAt(eye, randVec(rng, 1), scene.Vec3{Y: 1}), YFov: 0.2 + 1.3*rng.Float32()}
+		if rng.IntN(5) == 0 {
+			cam.Orthographic, cam.YMag = true, 0.5+5*rng.Float32()
+		}
+		if rng.IntN(2) == 0 {
+			cam.ApertureRadius, cam.FocusDistance = 0.2*rng.Float32(), 0.5+10*rng.Float32()
+		}
+		w, h := 16+rng.IntN(2000), 16+rng.IntN(2000)
+		cams[i] = render.NewCameraRays(cam, w, h)
+		p := cams[i].Params()
+		put3(r, 0, p.Eye)
+		put3(r, 3, p.X)
+		put3(r, 6, p.Y)
+		put3(r, 9, p.Z)
+		if p.Ortho {
+			r[12] = fbits(1)
+		}
+		r[13], r[14], r[15], r[16], r[17], r[18] = p.Sx, p.Sy, p.W, p.H, p.Aperture, p.Focus
+		r[19], r[20], r[21], r[22] = float32(w)*rng.Float32(), float32(h)*rng.Float32(), rng.Float32(), rng.Float32()
+	})
+	out := probe(t, layout.ProbeCamera, in)
+	for i := range n {
+		r, g := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
+		o, d := cams[i].Ray(r[19], r[20])
+		if cams[i].Lens() {
+			o, d = cams[i].LensRay(o, d, r[21], r[22])
+		}
+		do := get3(g, 0).Sub(o)
+		scale := 1e-5 * (get3(r, 0).Length() + 1)
+		if !sameDir(get3(g, 3), d) || do.Dot(do) > scale*scale {
+			t.Errorf("camera ray %d: GLSL %v %v, Go %v %v", i, get3(g, 0), get3(g, 3), o, d)
+		}
+	}
+}

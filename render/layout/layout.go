@@ -38,7 +38,8 @@ const (
 	ProbeVisibleNormal
 	ProbeHairEval
 	ProbeHairSample
-	ProbeIn  = 20
+	ProbeCamera
+	ProbeIn  = 24
 	ProbeOut = 8
 )
 

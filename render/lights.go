@@ -3,6 +3,7 @@ package render
 import (
 	"math"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -10,10 +11,10 @@ import (
 type LightKind uint8
 
 const (
-	LightTriangle    LightKind = iota // one emissive triangle of an instance
-	LightPunctual                     // a KHR_lights_punctual light
-	LightEnvironment                  // the environment
-	LightSphere                       // one emissive sphere of an instance's sphere set
+	LightTriangle    LightKind = layout.LightTriangle    // one emissive triangle of an instance
+	LightPunctual    LightKind = layout.LightPunctual    // a KHR_lights_punctual light
+	LightEnvironment LightKind = layout.LightEnvironment // the environment
+	LightSphere      LightKind = layout.LightSphere      // one emissive sphere of an instance's sphere set
 )
 
 // LightEntry is one light of the table.

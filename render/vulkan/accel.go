@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"unsafe"
 
+	vk "github.com/vulkan-go/vulkan"
+
 	"sertrace/scene"
 )
 
@@ -12,48 +14,19 @@ import (
 // the spheres, whose intersection shaders do the CPU backend's math), and
 // a TLAS over the instances. BLASes are compacted after their build.
 type accel struct {
-	blas     map[scene.GeometryRef]uint64 // the compacted structures' handles
-	tlas     uint64
+	blas     map[scene.GeometryRef]accelerationStructure // the compacted structures
+	tlas     accelerationStructure
 	tlasAddr uint64
 }
 
-const (
-	asTopLevel    = 0
-	asBottomLevel = 1
-
-	geometryTriangles = 0
-	geometryAABBs     = 1
-	geometryInstances = 2
-
-	buildPreferFastTrace  = 0x4
-	buildAllowCompaction  = 0x2
-	queryCompactedSize    = 1000150000
-	stageASBuild          = 0x02000000
-	stageRayTracing       = 0x00200000
-	stageTransfer         = 0x1000
-	stageHost             = 0x4000
-	accessASRead          = 0x00200000
-	accessASWrite         = 0x00400000
-	accessShaderRead      = 0x20
-	accessShaderWrite     = 0x40
-	accessTransferWrite   = 0x1000
-	accessHostRead        = 0x2000
-	instanceCullDisable   = 0x1
-	instanceForceOpaque   = 0x4
-	stageComputeShader    = 0x800
-	buildOnDevice         = 1 // VK_ACCELERATION_STRUCTURE_BUILD_TYPE_DEVICE_KHR
-	formatR32G32B32Sfloat = 106
-	indexTypeUint32       = 1
-)
-
 // buildAccel builds the acceleration structures over the uploaded scene.
 func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc *accel, err error) {
-	acc = &accel{blas: map[scene.GeometryRef]uint64{}}
+	acc = &accel{blas: map[scene.GeometryRef]accelerationStructure{}}
 	blasAddr := map[scene.GeometryRef]uint64{}
-	var uncompacted []uint64
+	var uncompacted []accelerationStructure
 	defer func() {
 		for _, as := range uncompacted {
-			d.call("vkDestroyAccelerationStructureKHR", d.h(), uintptr(as), 0)
+			d.fn.destroyAccelerationStructure(d.handle, as)
 		}
 		if err != nil {
 			acc.destroy(d)
@@ -81,7 +54,7 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 	type build struct {
 		info *asBuildGeometryInfo
 		rng  *asBuildRangeInfo
-		as   uint64
+		as   accelerationStructure
 		ref  scene.GeometryRef
 		size uint64
 	}
@@ -97,11 +70,11 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 			geo.geometryType = geometryTriangles
 			t := (*asTrianglesData)(unsafe.Pointer(&geo.geometry[0]))
 			t.sType = stAccelerationStructureGeometryTrianglesData
-			t.vertexFormat = formatR32G32B32Sfloat
+			t.vertexFormat = vk.FormatR32g32b32Sfloat
 			t.vertexData = bufs.positions.addr + 12*uint64(m.FirstVertex)
 			t.vertexStride = 12
 			t.maxVertex = uint32(max(len(sc.Meshes[g.Index].Positions)-1, 0))
-			t.indexType = indexTypeUint32
+			t.indexType = vk.IndexTypeUint32
 			t.indexData = bufs.indices.addr + 4*uint64(m.FirstIndex)
 			rng.primitiveCount = m.TriangleCount
 		case scene.Spheres, scene.SweptSpheres:
@@ -124,13 +97,14 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 		info.sType = stAccelerationStructureBuildGeometryInfo
 		info.typ = asBottomLevel
 		info.flags = buildPreferFastTrace | buildAllowCompaction
+		info.mode = buildModeBuild
 		info.geometryCount = 1
 		info.pGeometries = geo
 		sizes := newIn[asBuildSizesInfo](&a)
 		sizes.sType = stAccelerationStructureBuildSizesInfo
 		count := newIn[uint32](&a)
 		*count = rng.primitiveCount
-		d.call("vkGetAccelerationStructureBuildSizesKHR", d.h(), buildOnDevice, ptr(info), ptr(count), ptr(sizes))
+		d.fn.getAccelerationStructureBuildSizes(d.handle, buildOnDevice, info, count, sizes)
 		as, err := d.createAS(asBottomLevel, sizes.asSize, true, &a)
 		if err != nil {
 			return nil, err
@@ -159,16 +133,16 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 		d.resetQueryPool(pool, len(builds))
 		for _, b := range builds {
 			b.info.scratch = (scratch.addr + align - 1) / align * align
-			ranges := newIn[uintptr](&a)
-			*ranges = ptr(b.rng)
-			d.call("vkCmdBuildAccelerationStructuresKHR", d.cmdH(), 1, ptr(b.info), ptr(ranges))
+			ranges := newIn[*asBuildRangeInfo](&a)
+			*ranges = b.rng
+			d.fn.cmdBuildAccelerationStructures(d.cmd, 1, b.info, ranges)
 			d.barrier(stageASBuild, accessASWrite, stageASBuild, accessASRead|accessASWrite)
 		}
-		handles := sliceIn[uint64](&a, len(builds))
+		handles := sliceIn[accelerationStructure](&a, len(builds))
 		for i, b := range builds {
 			handles[i] = b.as
 		}
-		d.call("vkCmdWriteAccelerationStructuresPropertiesKHR", d.cmdH(), uintptr(len(builds)), ptr(&handles[0]), queryCompactedSize, uintptr(unsafe.Pointer(pool)), 0)
+		d.fn.cmdWriteAccelerationStructuresProperties(d.cmd, uint32(len(builds)), &handles[0], queryCompactedSize, pool, 0)
 		if err := d.submit(); err != nil {
 			return nil, fmt.Errorf("building the BLASes: %w", err)
 		}
@@ -191,8 +165,8 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 			}
 			cp := newIn[copyASInfo](&a)
 			cp.sType = stCopyAccelerationStructureInfo
-			cp.src, cp.dst, cp.mode = b.as, as, 1
-			d.call("vkCmdCopyAccelerationStructureKHR", d.cmdH(), ptr(cp))
+			cp.src, cp.dst, cp.mode = b.as, as, copyCompact
+			d.fn.cmdCopyAccelerationStructure(d.cmd, cp)
 			acc.blas[b.ref] = as
 		}
 		// The TLAS build reads the compacted BLASes' bounds.
@@ -204,7 +178,7 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 			info := newIn[asDeviceAddressInfo](&a)
 			info.sType = stAccelerationStructureDeviceAddressInfo
 			info.as = as
-			blasAddr[ref] = d.call("vkGetAccelerationStructureDeviceAddressKHR", d.h(), ptr(info))
+			blasAddr[ref] = d.fn.getAccelerationStructureDeviceAddress(d.handle, info)
 		}
 	}
 
@@ -223,11 +197,11 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 			copy(x.transform[4*r:4*r+4], g.ToWorld[r][:])
 		}
 		x.customMask = uint32(i)&0xffffff | 0xff<<24
-		flags := uint32(instanceCullDisable)
+		flags := instanceCullDisable
 		if p.opaque[i] {
 			flags |= instanceForceOpaque
 		}
-		x.sbtFlags = (p.hitGroups[i]*2)&0xffffff | flags<<24
+		x.sbtFlags = (p.hitGroups[i]*2)&0xffffff | uint32(flags)<<24
 		x.blasAddress = blasAddr[in.Geometry]
 		insts = append(insts, x)
 	}
@@ -245,13 +219,14 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 	info.sType = stAccelerationStructureBuildGeometryInfo
 	info.typ = asTopLevel
 	info.flags = buildPreferFastTrace
+	info.mode = buildModeBuild
 	info.geometryCount = 1
 	info.pGeometries = geo
 	count := newIn[uint32](&a)
 	*count = uint32(len(insts))
 	sizes := newIn[asBuildSizesInfo](&a)
 	sizes.sType = stAccelerationStructureBuildSizesInfo
-	d.call("vkGetAccelerationStructureBuildSizesKHR", d.h(), buildOnDevice, ptr(info), ptr(count), ptr(sizes))
+	d.fn.getAccelerationStructureBuildSizes(d.handle, buildOnDevice, info, count, sizes)
 	tlas, err := d.createAS(asTopLevel, sizes.asSize, false, &a)
 	if err != nil {
 		return nil, err
@@ -264,12 +239,12 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 	info.scratch = (scratch.addr + 255) / 256 * 256
 	rng := newIn[asBuildRangeInfo](&a)
 	rng.primitiveCount = uint32(len(insts))
-	ranges := newIn[uintptr](&a)
-	*ranges = ptr(rng)
+	ranges := newIn[*asBuildRangeInfo](&a)
+	*ranges = rng
 	if err := d.begin(); err != nil {
 		return nil, err
 	}
-	d.call("vkCmdBuildAccelerationStructuresKHR", d.cmdH(), 1, ptr(info), ptr(ranges))
+	d.fn.cmdBuildAccelerationStructures(d.cmd, 1, info, ranges)
 	d.barrier(stageASBuild, accessASWrite, stageRayTracing|stageComputeShader, accessASRead)
 	if err := d.submit(); err != nil {
 		return nil, fmt.Errorf("building the TLAS: %w", err)
@@ -278,12 +253,12 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 	ai := newIn[asDeviceAddressInfo](&a)
 	ai.sType = stAccelerationStructureDeviceAddressInfo
 	ai.as = tlas
-	acc.tlasAddr = d.call("vkGetAccelerationStructureDeviceAddressKHR", d.h(), ptr(ai))
+	acc.tlasAddr = d.fn.getAccelerationStructureDeviceAddress(d.handle, ai)
 	return acc, nil
 }
 
 // createAS makes an acceleration structure of size bytes in a new buffer.
-func (d *device) createAS(typ uint32, size uint64, temp bool, a *arena) (uint64, error) {
+func (d *device) createAS(typ asType, size uint64, temp bool, a *arena) (accelerationStructure, error) {
 	buf, err := d.newBuffer(size, usageASStorage, memDevice, temp)
 	if err != nil {
 		return 0, err
@@ -293,8 +268,8 @@ func (d *device) createAS(typ uint32, size uint64, temp bool, a *arena) (uint64,
 	ci.buffer = uint64(uintptr(unsafe.Pointer(buf.handle)))
 	ci.size = size
 	ci.typ = typ
-	out := newIn[uint64](a)
-	if err := result("vkCreateAccelerationStructureKHR", d.call("vkCreateAccelerationStructureKHR", d.h(), ptr(ci), 0, ptr(out))); err != nil {
+	out := newIn[accelerationStructure](a)
+	if err := d.fn.createAccelerationStructure(d.handle, ci, out); err != nil {
 		return 0, err
 	}
 	return *out, nil
@@ -306,10 +281,10 @@ func (acc *accel) destroy(d *device) {
 	}
 	for _, as := range acc.blas {
 		if as != 0 {
-			d.call("vkDestroyAccelerationStructureKHR", d.h(), uintptr(as), 0)
+			d.fn.destroyAccelerationStructure(d.handle, as)
 		}
 	}
 	if acc.tlas != 0 {
-		d.call("vkDestroyAccelerationStructureKHR", d.h(), uintptr(acc.tlas), 0)
+		d.fn.destroyAccelerationStructure(d.handle, acc.tlas)
 	}
 }

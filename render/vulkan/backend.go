@@ -104,7 +104,7 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 		dt, err = r.launch(first, spp)
 	}
 	if loseDeviceAfter > 0 && r.launches > loseDeviceAfter {
-		err = &vkError{what: "vkQueueSubmit (injected by a test)", code: -4}
+		err = &vkError{what: "vkQueueSubmit (injected by a test)", code: int32(vk.ErrorDeviceLost)}
 	}
 	if err != nil {
 		return fmt.Errorf("rendering on %s: %w", s.d.info.Name, err)
@@ -299,16 +299,15 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	vk.CmdFillBuffer(d.cmd, r.film.handle, 0, vk.DeviceSize(vk.WholeSize), 0)
 	d.barrier(stageTransfer, accessTransferWrite, stageRayTracing, accessShaderRead|accessShaderWrite)
 	d.resetQueryPool(r.times, 2)
-	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPoint(1000165000), r.pipe.handle)
+	vk.CmdBindPipeline(d.cmd, pipelineBindPointRayTracing, r.pipe.handle)
 	addr := r.pbuf.addr
-	vk.CmdPushConstants(d.cmd, r.pipe.layout, vk.ShaderStageFlags(stagesRayTracing), 0, 8, unsafe.Pointer(&addr))
+	vk.CmdPushConstants(d.cmd, r.pipe.layout, stagesRayTracing, 0, 8, unsafe.Pointer(&addr))
 	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageTopOfPipeBit, r.times, 0)
 	var a arena // the regions, in C memory for the call
 	defer a.free()
 	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
 	regions[0], regions[1], regions[2], regions[3] = r.pipe.raygen, r.pipe.miss, r.pipe.hit, r.pipe.clb
-	d.call("vkCmdTraceRaysKHR", d.cmdH(), ptr(&regions[0]), ptr(&regions[1]), ptr(&regions[2]), ptr(&regions[3]),
-		uintptr(r.opts.Width), uintptr(r.opts.Height), 1)
+	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], uint32(r.opts.Width), uint32(r.opts.Height), 1)
 	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageBottomOfPipeBit, r.times, 1)
 	d.barrier(stageRayTracing, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {

@@ -11,9 +11,12 @@ package vulkan
 // each argument as a 64-bit integer and takes the result from the integer
 // return register. Vulkan's entry points take only handles, pointers and
 // 32- or 64-bit integers and return void, VkResult or VkDeviceAddress, which
-// the x86-64 and AArch64 C calling conventions pass that way. Structures are
-// Go mirrors of the specification's, allocated in C memory (an arena), so
-// nothing the driver sees points into Go's heap.
+// the x86-64 and AArch64 C calling conventions pass that way. The rest of
+// the package calls them through typed function tables (funcs.go), loaded
+// once per instance and per device. Structures are Go mirrors of the
+// specification's, allocated in C memory (an arena), so nothing the driver
+// sees points into Go's heap; the constants they hold are typed by their
+// enumeration (enums.go).
 
 /*
 #cgo LDFLAGS: -ldl
@@ -97,6 +100,8 @@ import (
 	"fmt"
 	"os"
 	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
 )
 
 // loaderName is the library sertrace loads; SERTRACE_VULKAN_LIBRARY
@@ -120,8 +125,8 @@ func openLoader() (unsafe.Pointer, error) {
 	return p, nil
 }
 
-// proc looks an entry point up with vkGetInstanceProcAddr.
-func proc(gipa, instance unsafe.Pointer, name string) unsafe.Pointer {
+// instanceProc looks an entry point up with vkGetInstanceProcAddr.
+func instanceProc(gipa, instance unsafe.Pointer, name string) unsafe.Pointer {
 	n := C.CString(name)
 	defer C.free(unsafe.Pointer(n))
 	return C.sertraceProc(gipa, instance, n)
@@ -134,7 +139,8 @@ func deviceProc(gdpa, device unsafe.Pointer, name string) unsafe.Pointer {
 	return C.sertraceDeviceProc(gdpa, device, n)
 }
 
-// call calls entry point fn with integer or pointer arguments.
+// call calls entry point fn with integer or pointer arguments. Only the
+// typed function tables (funcs.go) call it, each entry point in one place.
 func call(fn unsafe.Pointer, args ...uintptr) uint64 {
 	if fn == nil {
 		panic("vulkan: call of an entry point that was not loaded")
@@ -176,7 +182,9 @@ func (e *vkError) Error() string {
 var ErrDeviceLost = errors.New("device lost")
 
 // Is makes a VK_ERROR_DEVICE_LOST match ErrDeviceLost.
-func (e *vkError) Is(target error) bool { return target == ErrDeviceLost && e.code == -4 }
+func (e *vkError) Is(target error) bool {
+	return target == ErrDeviceLost && e.code == int32(vk.ErrorDeviceLost)
+}
 
 // arena allocates C memory for the structures of one batch of calls.
 type arena struct{ blocks []unsafe.Pointer }
@@ -231,47 +239,15 @@ func validationMessages() (int, []string) {
 
 func messengerCallback() unsafe.Pointer { return C.sertraceMessengerFn() }
 
-// Structure types, from the specification.
-const (
-	stPipelineShaderStageCreateInfo                       = 18
-	stPhysicalDeviceVulkan11Features                      = 49
-	stPhysicalDeviceVulkan12Features                      = 51
-	stPhysicalDeviceFeatures2                             = 1000059000
-	stPhysicalDeviceProperties2                           = 1000059001
-	stMemoryAllocateFlagsInfo                             = 1000060000
-	stDebugUtilsMessengerCreateInfo                       = 1000128004
-	stAccelerationStructureBuildGeometryInfo              = 1000150000
-	stAccelerationStructureDeviceAddressInfo              = 1000150002
-	stAccelerationStructureGeometryAabbsData              = 1000150003
-	stAccelerationStructureGeometryInstancesData          = 1000150004
-	stAccelerationStructureGeometryTrianglesData          = 1000150005
-	stAccelerationStructureGeometry                       = 1000150006
-	stCopyAccelerationStructureInfo                       = 1000150010
-	stPhysicalDeviceAccelerationStructureFeatures         = 1000150013
-	stRayTracingPipelineCreateInfo                        = 1000150015
-	stRayTracingShaderGroupCreateInfo                     = 1000150016
-	stAccelerationStructureCreateInfo                     = 1000150017
-	stAccelerationStructureBuildSizesInfo                 = 1000150020
-	stPhysicalDeviceShaderClockFeatures                   = 1000181000
-	stPhysicalDeviceDriverProperties                      = 1000196000
-	stBufferDeviceAddressInfo                             = 1000244001
-	stPhysicalDeviceRayTracingPipelineFeatures            = 1000347000
-	stPhysicalDeviceRayTracingPipelineProperties          = 1000347001
-	stPhysicalDeviceRayQueryFeatures                      = 1000348013
-	stPhysicalDeviceRayTracingInvocationReorderFeatures   = 1000490000
-	stPhysicalDeviceRayTracingInvocationReorderProperties = 1000490001
-	stPhysicalDeviceRayTracingLinearSweptSpheresFeatures  = 1000429008
-)
-
 // chained is the head every structure of a pNext chain starts with.
 type chained struct {
-	sType uint32
+	sType vk.StructureType
 	pNext unsafe.Pointer
 }
 
 // chainIn allocates a T (a structure that starts with sType and pNext) in
 // the arena, sets its sType, and links it after *tail, which it becomes.
-func chainIn[T any](a *arena, tail **chained, sType uint32) *T {
+func chainIn[T any](a *arena, tail **chained, sType vk.StructureType) *T {
 	p := newIn[T](a)
 	h := (*chained)(unsafe.Pointer(p))
 	h.sType = sType
@@ -283,7 +259,7 @@ func chainIn[T any](a *arena, tail **chained, sType uint32) *T {
 type vkBool = uint32
 
 type physicalDeviceFeatures2 struct {
-	sType    uint32
+	sType    vk.StructureType
 	pNext    unsafe.Pointer
 	features [55]vkBool // VkPhysicalDeviceFeatures, in the specification's order
 }
@@ -296,13 +272,13 @@ const (
 )
 
 type physicalDeviceVulkan11Features struct {
-	sType uint32
+	sType vk.StructureType
 	pNext unsafe.Pointer
 	f     [12]vkBool
 }
 
 type physicalDeviceVulkan12Features struct {
-	sType uint32
+	sType vk.StructureType
 	pNext unsafe.Pointer
 	f     [47]vkBool
 }
@@ -317,48 +293,48 @@ const (
 )
 
 type physicalDeviceAccelerationStructureFeatures struct {
-	sType                 uint32
+	sType                 vk.StructureType
 	pNext                 unsafe.Pointer
 	accelerationStructure vkBool
 	rest                  [4]vkBool
 }
 
 type physicalDeviceRayTracingPipelineFeatures struct {
-	sType              uint32
+	sType              vk.StructureType
 	pNext              unsafe.Pointer
 	rayTracingPipeline vkBool
 	rest               [4]vkBool
 }
 
 type physicalDeviceRayQueryFeatures struct {
-	sType    uint32
+	sType    vk.StructureType
 	pNext    unsafe.Pointer
 	rayQuery vkBool
 }
 
 type physicalDeviceShaderClockFeatures struct {
-	sType               uint32
+	sType               vk.StructureType
 	pNext               unsafe.Pointer
 	shaderSubgroupClock vkBool
 	shaderDeviceClock   vkBool
 }
 
 type physicalDeviceRayTracingInvocationReorderFeatures struct {
-	sType                       uint32
+	sType                       vk.StructureType
 	pNext                       unsafe.Pointer
 	rayTracingInvocationReorder vkBool
 }
 
 // VK_NV_ray_tracing_linear_swept_spheres.
 type physicalDeviceRayTracingLinearSweptSpheresFeatures struct {
-	sType              uint32
+	sType              vk.StructureType
 	pNext              unsafe.Pointer
 	spheres            vkBool
 	linearSweptSpheres vkBool
 }
 
 type physicalDeviceRayTracingPipelineProperties struct {
-	sType                              uint32
+	sType                              vk.StructureType
 	pNext                              unsafe.Pointer
 	shaderGroupHandleSize              uint32
 	maxRayRecursionDepth               uint32
@@ -371,13 +347,13 @@ type physicalDeviceRayTracingPipelineProperties struct {
 }
 
 type physicalDeviceRayTracingInvocationReorderProperties struct {
-	sType       uint32
+	sType       vk.StructureType
 	pNext       unsafe.Pointer
-	reorderHint uint32 // VkRayTracingInvocationReorderModeNV: 0 none, 1 reorder
+	reorderHint reorderMode
 }
 
 type physicalDeviceDriverProperties struct {
-	sType       uint32
+	sType       vk.StructureType
 	pNext       unsafe.Pointer
 	driverID    uint32
 	driverName  [256]byte
@@ -389,30 +365,30 @@ type physicalDeviceDriverProperties struct {
 // 824 bytes on 64-bit platforms; sertrace reads it through vulkan-go and
 // only needs the chain here.
 type physicalDeviceProperties2 struct {
-	sType      uint32
+	sType      vk.StructureType
 	pNext      unsafe.Pointer
 	properties [824]byte
 }
 
 type memoryAllocateFlagsInfo struct {
-	sType      uint32
+	sType      vk.StructureType
 	pNext      unsafe.Pointer
-	flags      uint32
+	flags      vk.MemoryAllocateFlags
 	deviceMask uint32
 }
 
 type bufferDeviceAddressInfo struct {
-	sType  uint32
+	sType  vk.StructureType
 	pNext  unsafe.Pointer
 	buffer uint64
 }
 
 type debugUtilsMessengerCreateInfo struct {
-	sType           uint32
+	sType           vk.StructureType
 	pNext           unsafe.Pointer
 	flags           uint32
-	messageSeverity uint32
-	messageType     uint32
+	messageSeverity vk.DebugUtilsMessageSeverityFlags
+	messageType     vk.DebugUtilsMessageTypeFlags
 	callback        unsafe.Pointer
 	userData        unsafe.Pointer
 }
@@ -420,19 +396,19 @@ type debugUtilsMessengerCreateInfo struct {
 // VkAccelerationStructureGeometryTrianglesDataKHR, the largest member of
 // the geometry union (64 bytes).
 type asTrianglesData struct {
-	sType        uint32
+	sType        vk.StructureType
 	pNext        unsafe.Pointer
-	vertexFormat uint32
+	vertexFormat vk.Format
 	vertexData   uint64
 	vertexStride uint64
 	maxVertex    uint32
-	indexType    uint32
+	indexType    vk.IndexType
 	indexData    uint64
 	transform    uint64
 }
 
 type asAabbsData struct {
-	sType  uint32
+	sType  vk.StructureType
 	pNext  unsafe.Pointer
 	data   uint64
 	stride uint64
@@ -440,7 +416,7 @@ type asAabbsData struct {
 }
 
 type asInstancesData struct {
-	sType           uint32
+	sType           vk.StructureType
 	pNext           unsafe.Pointer
 	arrayOfPointers vkBool
 	data            uint64
@@ -448,20 +424,20 @@ type asInstancesData struct {
 }
 
 type asGeometry struct {
-	sType        uint32
+	sType        vk.StructureType
 	pNext        unsafe.Pointer
-	geometryType uint32
+	geometryType geometryType
 	geometry     [8]uint64 // one of the *Data structures above (the union is 8-byte aligned)
-	flags        uint32
+	flags        uint32    // VkGeometryFlagsKHR
 }
 
 type asBuildGeometryInfo struct {
-	sType         uint32
+	sType         vk.StructureType
 	pNext         unsafe.Pointer
-	typ           uint32 // 0 top level, 1 bottom level
-	flags         uint32
-	mode          uint32 // 0 build
-	src, dst      uint64
+	typ           asType
+	flags         buildASFlags
+	mode          buildASMode
+	src, dst      accelerationStructure
 	geometryCount uint32
 	pGeometries   *asGeometry
 	ppGeometries  unsafe.Pointer
@@ -473,19 +449,19 @@ type asBuildRangeInfo struct {
 }
 
 type asBuildSizesInfo struct {
-	sType                                   uint32
+	sType                                   vk.StructureType
 	pNext                                   unsafe.Pointer
 	asSize, updateScratchSize, buildScratch uint64
 }
 
 type asCreateInfo struct {
-	sType         uint32
+	sType         vk.StructureType
 	pNext         unsafe.Pointer
 	createFlags   uint32
 	buffer        uint64
 	offset        uint64
 	size          uint64
-	typ           uint32
+	typ           asType
 	deviceAddress uint64
 }
 
@@ -498,38 +474,38 @@ type asInstance struct {
 }
 
 type asDeviceAddressInfo struct {
-	sType uint32
+	sType vk.StructureType
 	pNext unsafe.Pointer
-	as    uint64
+	as    accelerationStructure
 }
 
 type copyASInfo struct {
-	sType    uint32
+	sType    vk.StructureType
 	pNext    unsafe.Pointer
-	src, dst uint64
-	mode     uint32 // 1 compact
+	src, dst accelerationStructure
+	mode     copyASMode
 }
 
 type pipelineShaderStageCreateInfo struct {
-	sType          uint32
+	sType          vk.StructureType
 	pNext          unsafe.Pointer
 	flags          uint32
-	stage          uint32
+	stage          vk.ShaderStageFlags // one VkShaderStageFlagBits
 	module         uint64
 	name           *byte
 	specialization unsafe.Pointer
 }
 
 type rayTracingShaderGroupCreateInfo struct {
-	sType                                  uint32
+	sType                                  vk.StructureType
 	pNext                                  unsafe.Pointer
-	typ                                    uint32
+	typ                                    shaderGroupType
 	general, closestHit, anyHit, intersect uint32
 	captureReplay                          unsafe.Pointer
 }
 
 type rayTracingPipelineCreateInfo struct {
-	sType             uint32
+	sType             vk.StructureType
 	pNext             unsafe.Pointer
 	flags             uint32
 	stageCount        uint32

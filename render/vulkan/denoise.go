@@ -82,7 +82,7 @@ func (dn Denoiser) Regress(in *RegressionInput) ([]float32, error) {
 	}
 	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, pipe)
 	addr := pbuf.addr
-	vk.CmdPushConstants(d.cmd, pl, vk.ShaderStageFlags(stageCompute), 0, 8, unsafe.Pointer(&addr))
+	vk.CmdPushConstants(d.cmd, pl, stageCompute, 0, 8, unsafe.Pointer(&addr))
 	vk.CmdDispatch(d.cmd, uint32((in.Width+7)/8), uint32((in.Height+7)/8), 1)
 	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {

@@ -16,8 +16,8 @@ import (
 )
 
 // device is a logical device made for one path, with the entry points of
-// sertrace's own binding, a queue, a command buffer, and memory blocks that
-// buffers are sub-allocated from.
+// sertrace's own binding (those of the extensions it enabled), a queue, a
+// command buffer, and memory blocks that buffers are sub-allocated from.
 type device struct {
 	in            *instance
 	info          Device
@@ -29,24 +29,14 @@ type device struct {
 	fence         vk.Fence
 	memProps      vk.PhysicalDeviceMemoryProperties
 	rtProps       physicalDeviceRayTracingPipelineProperties
-	fn            map[string]unsafe.Pointer
+	fn            deviceFuncs
+	extensions    []string // the device extensions enabled
 	blocks        []*memBlock
 	buffers       []*buffer
 	tempBuffers   []*buffer
 	path          string // what it was made for
 	clock         bool   // the pipeline times pixels with the shader clock
 	timestampBits uint32
-}
-
-// The device entry points sertrace's own binding calls, by what brings
-// them ("" for Vulkan 1.2 itself): a device loads those of the extensions it
-// enables, and all of them must be there.
-var deviceEntryPoints = map[string][]string{
-	"": {"vkGetBufferDeviceAddress"},
-	"VK_KHR_acceleration_structure": {"vkGetAccelerationStructureBuildSizesKHR", "vkCreateAccelerationStructureKHR",
-		"vkDestroyAccelerationStructureKHR", "vkCmdBuildAccelerationStructuresKHR", "vkGetAccelerationStructureDeviceAddressKHR",
-		"vkCmdWriteAccelerationStructuresPropertiesKHR", "vkCmdCopyAccelerationStructureKHR"},
-	"VK_KHR_ray_tracing_pipeline": {"vkCreateRayTracingPipelinesKHR", "vkGetRayTracingShaderGroupHandlesKHR", "vkCmdTraceRaysKHR"},
 }
 
 // openDevice picks a device that can run path (the first that can, or the
@@ -93,7 +83,7 @@ func openDeviceClock(path string, index int, validation, clock bool) (*device, e
 		}
 		return nil, fmt.Errorf("no device can run path %s (%s)", path, strings.Join(reasons, "; "))
 	}
-	d := &device{in: in, info: *chosen, path: path, fn: map[string]unsafe.Pointer{}}
+	d := &device{in: in, info: *chosen, path: path}
 	// The clock variants differ from the pipeline's raygen by ShaderClockKHR
 	// alone, which the gate enables when create reads their modules.
 	d.clock = clock && (path == PathSER || path == PathRT) && chosen.ShaderClock
@@ -162,16 +152,11 @@ func (d *device) create() error {
 	if err := result("vkCreateDevice", uint64(uint32(vk.CreateDevice(pd, &info, nil, &dev)))); err != nil {
 		return err
 	}
-	d.handle = dev
-	gdpa := d.in.proc("vkGetDeviceProcAddr")
-	for _, from := range append([]string{""}, exts...) {
-		for _, name := range deviceEntryPoints[from] {
-			p := deviceProc(gdpa, unsafe.Pointer(d.handle), name)
-			if p == nil {
-				return fmt.Errorf("the driver has no %s", name)
-			}
-			d.fn[name] = p
-		}
+	d.handle, d.extensions = dev, exts
+	// The entry points of Vulkan 1.2 and of the extensions enabled, all of
+	// which must be there.
+	if err := d.fn.load(d.in, dev, exts); err != nil {
+		return err
 	}
 	var q vk.Queue
 	vk.GetDeviceQueue(d.handle, d.family, 0, &q)
@@ -189,7 +174,7 @@ func (d *device) create() error {
 	if slices.Contains(exts, "VK_KHR_ray_tracing_pipeline") {
 		rt = chainIn[physicalDeviceRayTracingPipelineProperties](&a, &tail, stPhysicalDeviceRayTracingPipelineProperties)
 	}
-	call(d.in.proc("vkGetPhysicalDeviceProperties2"), uintptr(unsafe.Pointer(pd)), ptr(p2))
+	d.in.fn.getPhysicalDeviceProperties2(pd, p2)
 	if rt != nil {
 		d.rtProps = *rt
 		d.rtProps.pNext = nil
@@ -214,12 +199,6 @@ func (d *device) create() error {
 	d.fence = fence
 	return err
 }
-
-func (d *device) call(name string, args ...uintptr) uint64 { return call(d.fn[name], args...) }
-
-func (d *device) h() uintptr { return uintptr(unsafe.Pointer(d.handle)) }
-
-func (d *device) cmdH() uintptr { return uintptr(unsafe.Pointer(d.cmd)) }
 
 // begin starts recording the command buffer.
 func (d *device) begin() error {
@@ -246,9 +225,9 @@ func (d *device) submit() error {
 }
 
 // barrier makes the writes of the stages before visible to those after.
-func (d *device) barrier(srcStage, srcAccess, dstStage, dstAccess uint32) {
-	vk.CmdPipelineBarrier(d.cmd, vk.PipelineStageFlags(srcStage), vk.PipelineStageFlags(dstStage), 0, 1,
-		[]vk.MemoryBarrier{{SType: vk.StructureTypeMemoryBarrier, SrcAccessMask: vk.AccessFlags(srcAccess), DstAccessMask: vk.AccessFlags(dstAccess)}},
+func (d *device) barrier(srcStage vk.PipelineStageFlags, srcAccess vk.AccessFlags, dstStage vk.PipelineStageFlags, dstAccess vk.AccessFlags) {
+	vk.CmdPipelineBarrier(d.cmd, srcStage, dstStage, 0, 1,
+		[]vk.MemoryBarrier{{SType: vk.StructureTypeMemoryBarrier, SrcAccessMask: srcAccess, DstAccessMask: dstAccess}},
 		0, nil, 0, nil)
 }
 
@@ -313,24 +292,6 @@ type buffer struct {
 	temp   bool
 }
 
-// Buffer usages.
-const (
-	usageTransferSrc = 0x1
-	usageTransferDst = 0x2
-	usageStorage     = 0x20
-	usageAddress     = 0x20000
-	usageASInput     = 0x80000
-	usageASStorage   = 0x100000
-	usageSBT         = 0x400
-)
-
-const (
-	memDeviceLocal  = 0x1
-	memHostVisible  = 0x2
-	memHostCoherent = 0x4
-	memHostCached   = 0x8
-)
-
 // memoryTypes lists the types a buffer of kind may use, best first.
 func (d *device) memoryTypes(bits uint32, kind memKind) []uint32 {
 	type cand struct {
@@ -344,7 +305,7 @@ func (d *device) memoryTypes(bits uint32, kind memKind) []uint32 {
 		}
 		t := d.memProps.MemoryTypes[i]
 		t.Deref()
-		f := uint32(t.PropertyFlags)
+		f := t.PropertyFlags
 		score := 0
 		switch kind {
 		case memDevice:
@@ -378,17 +339,17 @@ func (d *device) memoryTypes(bits uint32, kind memKind) []uint32 {
 func (d *device) hostVisible(typ uint32) bool {
 	t := d.memProps.MemoryTypes[typ]
 	t.Deref()
-	return uint32(t.PropertyFlags)&memHostVisible != 0
+	return t.PropertyFlags&memHostVisible != 0
 }
 
 // newBuffer makes a buffer of size bytes with a device address, in a block
 // of a memory type that suits kind; temp buffers go in temporary blocks.
-func (d *device) newBuffer(size uint64, usage uint32, kind memKind, temp bool) (*buffer, error) {
+func (d *device) newBuffer(size uint64, usage vk.BufferUsageFlags, kind memKind, temp bool) (*buffer, error) {
 	size = max(size, 16)
 	var h vk.Buffer
 	if err := result("vkCreateBuffer", uint64(uint32(vk.CreateBuffer(d.handle, &vk.BufferCreateInfo{
 		SType: vk.StructureTypeBufferCreateInfo, Size: vk.DeviceSize(size),
-		Usage:       vk.BufferUsageFlags(usage | usageAddress | usageStorage | usageTransferDst | usageTransferSrc),
+		Usage:       usage | usageAddress | usageStorage | usageTransferDst | usageTransferSrc,
 		SharingMode: vk.SharingModeExclusive}, nil, &h)))); err != nil {
 		return nil, err
 	}
@@ -443,7 +404,7 @@ func (d *device) newBuffer(size uint64, usage uint32, kind memKind, temp bool) (
 	info := newIn[bufferDeviceAddressInfo](&a)
 	info.sType = stBufferDeviceAddressInfo
 	info.buffer = uint64(uintptr(unsafe.Pointer(h)))
-	b.addr = d.call("vkGetBufferDeviceAddress", d.h(), ptr(info))
+	b.addr = d.fn.getBufferDeviceAddress(d.handle, info)
 	return b, nil
 }
 
@@ -452,7 +413,7 @@ func (d *device) newBlock(typ uint32, size uint64, temp bool) (*memBlock, error)
 	defer a.free()
 	flags := newIn[memoryAllocateFlagsInfo](&a)
 	flags.sType = stMemoryAllocateFlagsInfo
-	flags.flags = 0x2 // VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT
+	flags.flags = allocateDeviceAddress
 	var mem vk.DeviceMemory
 	err := result("vkAllocateMemory", uint64(uint32(vk.AllocateMemory(d.handle, &vk.MemoryAllocateInfo{
 		SType: vk.StructureTypeMemoryAllocateInfo, PNext: unsafe.Pointer(flags), AllocationSize: vk.DeviceSize(size), MemoryTypeIndex: typ}, nil, &mem))))
@@ -492,7 +453,7 @@ func (d *device) freeTemp() {
 
 // upload makes a device-local buffer holding data, through a staging
 // buffer when its memory is not host-visible.
-func (d *device) upload(data []byte, usage uint32, temp bool) (*buffer, error) {
+func (d *device) upload(data []byte, usage vk.BufferUsageFlags, temp bool) (*buffer, error) {
 	b, err := d.newBuffer(uint64(len(data)), usage, memDevice, temp)
 	if err != nil {
 		return nil, err
@@ -513,11 +474,6 @@ func (d *device) upload(data []byte, usage uint32, temp bool) (*buffer, error) {
 	d.barrier(stageTransfer, accessTransferWrite, stageAll, accessMemoryRead)
 	return b, d.submit()
 }
-
-const (
-	stageAll         = 0x10000
-	accessMemoryRead = 0x8000
-)
 
 // memoryBytes is the device memory sertrace holds now.
 func (d *device) memoryBytes() uint64 {
@@ -546,7 +502,7 @@ func (d *device) elapsed(t0, t1 uint64, tick float64) time.Duration {
 func (d *device) newQueryPool(n int) (vk.QueryPool, error) {
 	var pool vk.QueryPool
 	err := result("vkCreateQueryPool", uint64(uint32(vk.CreateQueryPool(d.handle, &vk.QueryPoolCreateInfo{
-		SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: vk.QueryType(queryCompactedSize), QueryCount: uint32(n)}, nil, &pool))))
+		SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: queryCompactedSize, QueryCount: uint32(n)}, nil, &pool))))
 	return pool, err
 }
 
@@ -566,9 +522,8 @@ func (d *device) destroyQueryPool(pool vk.QueryPool) { vk.DestroyQueryPool(d.han
 // queryResults reads n 64-bit results, waiting for them.
 func (d *device) queryResults(pool vk.QueryPool, n int) ([]uint64, error) {
 	out := make([]uint64, n)
-	const result64, wait = 0x1, 0x2
 	err := result("vkGetQueryPoolResults", uint64(uint32(vk.GetQueryPoolResults(d.handle, pool, 0, uint32(n), uint(8*n),
-		unsafe.Pointer(&out[0]), 8, vk.QueryResultFlags(result64|wait)))))
+		unsafe.Pointer(&out[0]), 8, vk.QueryResultFlags(vk.QueryResult64Bit|vk.QueryResultWaitBit)))))
 	return out, err
 }
 
@@ -603,10 +558,10 @@ func (d *device) computePipeline(name string, m vk.ShaderModule, layout vk.Pipel
 }
 
 // pushLayout makes a pipeline layout with one push-constant range.
-func (d *device) pushLayout(stages uint32, size int) (vk.PipelineLayout, error) {
+func (d *device) pushLayout(stages vk.ShaderStageFlags, size int) (vk.PipelineLayout, error) {
 	var pl vk.PipelineLayout
 	err := result("vkCreatePipelineLayout", uint64(uint32(vk.CreatePipelineLayout(d.handle, &vk.PipelineLayoutCreateInfo{
 		SType: vk.StructureTypePipelineLayoutCreateInfo, PushConstantRangeCount: 1,
-		PPushConstantRanges: []vk.PushConstantRange{{StageFlags: vk.ShaderStageFlags(stages), Size: uint32(size)}}}, nil, &pl))))
+		PPushConstantRanges: []vk.PushConstantRange{{StageFlags: stages, Size: uint32(size)}}}, nil, &pl))))
 	return pl, err
 }

@@ -154,21 +154,21 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	if d.exts["VK_NV_ray_tracing_invocation_reorder"] {
 		ser = chainIn[physicalDeviceRayTracingInvocationReorderProperties](&a, &tail, stPhysicalDeviceRayTracingInvocationReorderProperties)
 	}
-	call(in.proc("vkGetPhysicalDeviceProperties2"), uintptr(unsafe.Pointer(pd)), ptr(p2))
+	in.fn.getPhysicalDeviceProperties2(pd, p2)
 	d.Driver = cString(drv.driverName[:])
 	if info := cString(drv.driverInfo[:]); info != "" {
 		d.Driver += " " + info
 	}
 	if ser != nil {
 		mode := "none"
-		if ser.reorderHint == 1 {
+		if ser.reorderHint == reorderModeReorder {
 			mode = "reorder"
 		}
 		d.ReorderMode = &mode
 	}
 
 	supported := newFeatureChain(&a, d.exts)
-	call(in.proc("vkGetPhysicalDeviceFeatures2"), uintptr(unsafe.Pointer(pd)), ptr(supported.f2))
+	in.fn.getPhysicalDeviceFeatures2(pd, supported.f2)
 	if supported.lss != nil {
 		d.Spheres, d.LSS = supported.lss.spheres != 0, supported.lss.linearSweptSpheres != 0
 	}

@@ -21,7 +21,8 @@ import (
 type instance struct {
 	handle    vk.Instance
 	gipa      unsafe.Pointer
-	messenger uint64
+	fn        instanceFuncs
+	messenger debugUtilsMessenger
 }
 
 var (
@@ -60,12 +61,13 @@ func newInstance(validation bool) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	var layers, exts []string
+	var layers, exts, extNames []string
 	if validation {
 		if !hasInstanceLayer("VK_LAYER_KHRONOS_validation") {
 			return nil, errors.New("the Khronos validation layer is not installed (Debian: vulkan-validationlayers)")
 		}
 		layers = append(layers, "VK_LAYER_KHRONOS_validation\x00")
+		extNames = append(extNames, "VK_EXT_debug_utils")
 		exts = append(exts, "VK_EXT_debug_utils\x00")
 	}
 	var pin runtime.Pinner // vulkan-go keeps pointers to these in C memory during the call
@@ -90,21 +92,20 @@ func newInstance(validation bool) (*instance, error) {
 		return nil, err
 	}
 	in := &instance{handle: h, gipa: gipa}
+	if err := in.fn.load(gipa, h, extNames); err != nil {
+		in.destroy()
+		return nil, err
+	}
 	if validation {
 		var a arena
 		defer a.free()
 		ci := newIn[debugUtilsMessengerCreateInfo](&a)
 		ci.sType = stDebugUtilsMessengerCreateInfo
-		ci.messageSeverity = 0x100 | 0x1000 // warning, error
-		ci.messageType = 0x1 | 0x2 | 0x4    // general, validation, performance
+		ci.messageSeverity = severityWarning | severityError
+		ci.messageType = messageGeneral | messageValidation | messagePerformance
 		ci.callback = messengerCallback()
-		m := newIn[uint64](&a)
-		fn := in.proc("vkCreateDebugUtilsMessengerEXT")
-		if fn == nil {
-			in.destroy()
-			return nil, errors.New("VK_EXT_debug_utils is missing")
-		}
-		if err := result("vkCreateDebugUtilsMessengerEXT", call(fn, uintptr(unsafe.Pointer(h)), ptr(ci), 0, ptr(m))); err != nil {
+		m := newIn[debugUtilsMessenger](&a)
+		if err := in.fn.createDebugUtilsMessenger(h, ci, m); err != nil {
 			in.destroy()
 			return nil, err
 		}
@@ -127,13 +128,9 @@ func hasInstanceLayer(name string) bool {
 	return false
 }
 
-func (in *instance) proc(name string) unsafe.Pointer {
-	return proc(in.gipa, unsafe.Pointer(in.handle), name)
-}
-
 func (in *instance) destroy() {
 	if in.messenger != 0 {
-		call(in.proc("vkDestroyDebugUtilsMessengerEXT"), uintptr(unsafe.Pointer(in.handle)), uintptr(in.messenger), 0)
+		in.fn.destroyDebugUtilsMessenger(in.handle, in.messenger)
 	}
 	vk.DestroyInstance(in.handle, nil)
 }

@@ -20,7 +20,7 @@ type sceneBuffers struct {
 func (d *device) uploadScene(p *packed) (*sceneBuffers, error) {
 	b := &sceneBuffers{}
 	var err error
-	up := func(dst **buffer, data []byte, usage uint32) {
+	up := func(dst **buffer, data []byte, usage vk.BufferUsageFlags) {
 		if err == nil {
 			*dst, err = d.upload(data, usage, false)
 		}
@@ -59,20 +59,6 @@ type pipeline struct {
 	raygen, miss, hit, clb stridedDeviceAddressRegion
 }
 
-// Shader stages.
-const (
-	stageRaygen       = 0x100
-	stageAnyHit       = 0x200
-	stageClosestHit   = 0x400
-	stageMiss         = 0x800
-	stageIntersection = 0x1000
-	stagesRayTracing  = 0x1f00
-
-	groupGeneral    = 0
-	groupTriangles  = 1
-	groupProcedural = 2
-)
-
 // newPipeline creates the pipeline: stages in the order of the modules
 // below, groups raygen, miss, shadow miss, then per hit group (layout.Hit*)
 // its radiance and shadow records.
@@ -83,7 +69,7 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 	raygen := raygenModule(path, d.clock)
 	type stage struct {
 		module string
-		flag   uint32
+		flag   vk.ShaderStageFlags
 	}
 	stages := []stage{{raygen, stageRaygen}, {"miss.rmiss", stageMiss}, {"shadow.rmiss", stageMiss},
 		{"surface.rchit", stageClosestHit}, {"hair.rchit", stageClosestHit}, {"alpha.rahit", stageAnyHit},
@@ -111,7 +97,10 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 		pstages[i] = pipelineShaderStageCreateInfo{sType: stPipelineShaderStageCreateInfo, stage: s.flag,
 			module: uint64(uintptr(unsafe.Pointer(m))), name: a.cstr("main")}
 	}
-	type group struct{ typ, general, chit, ahit, isect uint32 }
+	type group struct {
+		typ                        shaderGroupType
+		general, chit, ahit, isect uint32
+	}
 	gen := func(s uint32) group { return group{groupGeneral, s, unused, unused, unused} }
 	groups := []group{gen(sRaygen), gen(sMiss), gen(sShadowMiss)}
 	hitGroups := [layout.HitGroupCount][layout.RayTypes]group{
@@ -143,11 +132,11 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 	ci.maxRecursionDepth = 2
 	ci.layout = uint64(uintptr(unsafe.Pointer(pl)))
 	ci.basePipelineIndex = -1
-	out := newIn[uint64](&a)
-	if err := result("vkCreateRayTracingPipelinesKHR", d.call("vkCreateRayTracingPipelinesKHR", d.h(), 0, 0, 1, ptr(ci), 0, ptr(out))); err != nil {
+	out := newIn[vk.Pipeline](&a)
+	if err := d.fn.createRayTracingPipelines(d.handle, 0, nil, 1, ci, out); err != nil {
 		return nil, fmt.Errorf("the %s pipeline failed to build: %w", path, err)
 	}
-	p.handle = *(*vk.Pipeline)(unsafe.Pointer(out)) // a 64-bit handle either way
+	p.handle = *out
 
 	// The shader binding table: raygen, misses, hit groups, each region
 	// aligned to shaderGroupBaseAlignment, records to shaderGroupHandleAlignment.
@@ -157,8 +146,7 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 	alignUp := func(v, a uint64) uint64 { return (v + a - 1) / a * a }
 	stride := alignUp(hs, ha)
 	handles := sliceIn[byte](&a, int(hs)*len(groups))
-	if err := result("vkGetRayTracingShaderGroupHandlesKHR", d.call("vkGetRayTracingShaderGroupHandlesKHR", d.h(), uintptr(*out), 0,
-		uintptr(len(groups)), uintptr(len(handles)), uintptr(unsafe.Pointer(&handles[0])))); err != nil {
+	if err := d.fn.getRayTracingShaderGroupHandles(d.handle, p.handle, 0, uint32(len(groups)), uintptr(len(handles)), unsafe.Pointer(&handles[0])); err != nil {
 		return nil, err
 	}
 	raygenSize := alignUp(stride, ba)

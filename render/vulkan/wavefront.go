@@ -33,8 +33,6 @@ type wavefrontPush struct {
 	pad    uint32
 }
 
-const stageCompute = 0x20
-
 func (d *device) newWavefront(r *renderer, maxPaths int) (w *wavefront, err error) {
 	w = &wavefront{pipelines: map[string]vk.Pipeline{}, maxPaths: maxPaths}
 	defer func() {
@@ -83,14 +81,12 @@ func (d *device) newWavefront(r *renderer, maxPaths int) (w *wavefront, err erro
 	return w, nil
 }
 
-const usageIndirect = 0x100
-
 // dispatch runs a stage over n invocations, in groups laid out in 2D (one
 // dimension holds at most 65535 groups on many devices; rq_common.glsl's
 // flatIndex undoes the layout).
 func (w *wavefront) dispatch(d *device, name string, push *wavefrontPush, n int) {
 	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, w.pipelines[name])
-	vk.CmdPushConstants(d.cmd, w.layout, vk.ShaderStageFlags(stageCompute), 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
+	vk.CmdPushConstants(d.cmd, w.layout, stageCompute, 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
 	x, y := groupsFor(n)
 	vk.CmdDispatch(d.cmd, x, y, 1)
 }
@@ -107,15 +103,14 @@ func groupsFor(n int) (x, y uint32) {
 
 func (w *wavefront) dispatchIndirect(d *device, name string, push *wavefrontPush) {
 	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, w.pipelines[name])
-	vk.CmdPushConstants(d.cmd, w.layout, vk.ShaderStageFlags(stageCompute), 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
+	vk.CmdPushConstants(d.cmd, w.layout, stageCompute, 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
 	vk.CmdDispatchIndirect(d.cmd, w.counters.handle, vk.DeviceSize(4*layout.CounterDispatch))
 }
 
 // computeBarrier orders one stage's buffer writes before the next stage's
 // reads, indirect arguments included.
 func computeBarrier(d *device) {
-	const stageDrawIndirect, accessIndirect = 0x2, 0x1
-	d.barrier(0x800, accessShaderWrite, 0x800|stageDrawIndirect, accessShaderRead|accessShaderWrite|accessIndirect)
+	d.barrier(stageComputeShader, accessShaderWrite, stageComputeShader|stageDrawIndirect, accessShaderRead|accessShaderWrite|accessIndirectCommandRead)
 }
 
 // launch runs spp samples per pixel from sample first through the
@@ -157,7 +152,7 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q+3)
 	}
 	w.dispatch(d, "rq_resolve.comp", &push, n)
-	d.barrier(0x800, accessShaderWrite, stageHost, accessHostRead)
+	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
 		return 0, stageTimes{}, err
 	}
@@ -185,7 +180,7 @@ func (w *wavefront) resetCounters(d *device, r *renderer, paths int) {
 	gx, gy := groupsFor(paths)
 	head := []uint32{uint32(paths), 0, gx, gy, 1} // live, next, dispatch x, y, z
 	vk.CmdUpdateBuffer(d.cmd, w.counters.handle, 0, vk.DeviceSize(4*len(head)), &head[0])
-	d.barrier(stageTransfer, accessTransferWrite, stageComputeShader|0x2, accessShaderRead|accessShaderWrite|0x1)
+	d.barrier(stageTransfer, accessTransferWrite, stageComputeShader|stageDrawIndirect, accessShaderRead|accessShaderWrite|accessIndirectCommandRead)
 }
 
 func (w *wavefront) destroy(d *device) {

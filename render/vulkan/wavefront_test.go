@@ -47,7 +47,7 @@ func TestSortIsAPermutationGroupedByKey(t *testing.T) {
 	w.dispatch(d, "rq_scan.comp", &push, 1)
 	computeBarrier(d)
 	w.dispatchIndirect(d, "rq_scatter.comp", &push)
-	d.barrier(0x800, accessShaderWrite, stageHost, accessHostRead)
+	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
 		t.Fatal(err)
 	}

@@ -340,16 +340,19 @@ func writeImages(stderr io.Writer, v *viper.Viper, out string, film *render.Film
 		outs = append(outs, denoise.Output{Path: strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext, AOV: a})
 	}
 	var method denoise.Method
+	ctx := context.Background()
 	if v.GetBool("denoise") {
 		var err error
 		if method, err = denoise.Choose(v.GetString("denoiser"), v.GetInt("denoise-passes"), ranOn, device, func(line string) { fmt.Fprintln(stderr, line) }); err != nil {
 			return nil, err
 		}
+		// An interrupt stops the denoiser, the noisy image written.
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	written, _, err := denoise.Write(ctx, film, display, outs, method)
-	if err != nil && ctx.Err() != nil && len(written) > 0 {
+	if errors.Is(err, context.Canceled) && len(written) > 0 {
 		return nil, fmt.Errorf("interrupted while denoising: the noisy image is in %s", written[0])
 	}
 	return written, err

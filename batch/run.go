@@ -792,7 +792,7 @@ func (r *Runner) finishJob(ctx context.Context, p *prepared, dir string, film *r
 	for _, path := range paths {
 		written = append(written, filepath.Base(path))
 	}
-	if err != nil && ctx.Err() != nil {
+	if errors.Is(err, context.Canceled) {
 		if cpPath == "" {
 			return written, ErrInterrupted // the slices wait for the next run
 		}

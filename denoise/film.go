@@ -28,7 +28,9 @@ func FromFilm(f *render.Film) *Image {
 
 // Film denoises a film's beauty with m (stopped when ctx is done) and
 // returns a copy of the film holding it (the AOVs unchanged), ready for the
-// image writers.
+// image writers. Its squared-luminance sums are moved with the mean, so
+// that the variance it shows (the EXR's variance layer) is still the
+// noisy render's, what a later denoiser would weigh noise by.
 func Film(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
 	out, err := m(ctx, FromFilm(f))
 	if err != nil {
@@ -40,6 +42,14 @@ func Film(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
 		c.Beauty[i] = float64(v) * float64(f.Samples)
 	}
 	c.Residual[render.LayerBeauty] = make([]float64, len(out)) // the denoised sums are their own value
+	lum := func(b []float64, i int) float64 { return 0.2126*b[3*i] + 0.7152*b[3*i+1] + 0.0722*b[3*i+2] }
+	n := float64(f.Samples)
+	c.LumSq = make([]float64, len(f.LumSq))
+	for i := range c.LumSq {
+		noisy, clean := lum(f.Beauty, i)/n, lum(c.Beauty, i)/n
+		c.LumSq[i] = f.LumSq[i] + n*(clean*clean-noisy*noisy)
+	}
+	c.Residual[render.LayerLumSq] = make([]float64, len(c.LumSq))
 	return &c, nil
 }
 
@@ -52,9 +62,9 @@ type Output struct {
 // Write writes a film's outputs, as render, merge and batch jobs do: where
 // m is not nil, each beauty output's noisy image first, beside it as
 // NAME.noisy.EXT (so that an interrupted denoiser leaves it written), then
-// the beauty denoised by m; the other outputs as rendered. It returns the
-// files written and the film the outputs were made from; a cancelled ctx
-// stops the denoiser with ctx's error, the noisy images written.
+// the beauty denoised by m; the other outputs from the film as rendered. It
+// returns the files written and the denoised film; a cancelled ctx stops
+// the denoiser with context.Canceled, the noisy images written.
 func Write(ctx context.Context, film *render.Film, display render.Display, outs []Output, m Method) (written []string, final *render.Film, err error) {
 	final = film
 	if m != nil {
@@ -71,13 +81,17 @@ func Write(ctx context.Context, film *render.Film, display render.Display, outs 
 		}
 		if final, err = Film(ctx, film, m); err != nil {
 			if ctx.Err() != nil {
-				return written, nil, ctx.Err()
+				return written, nil, context.Canceled
 			}
 			return written, nil, err
 		}
 	}
 	for _, o := range outs {
-		if err := render.WriteAOV(o.Path, final, o.AOV, display); err != nil {
+		from := film
+		if o.AOV == render.AOVBeauty {
+			from = final
+		}
+		if err := render.WriteAOV(o.Path, from, o.AOV, display); err != nil {
 			return written, nil, err
 		}
 		written = append(written, o.Path)

@@ -43,15 +43,15 @@
 // FLOAT_EPS is float32's unit roundoff, 2^-24.
 const float FLOAT_EPS = 5.9604645e-8;
 
-// Error-free transformations (Knuth's TwoSum, and TwoProduct by a fused
-// multiply-add): the origin moved next to a primitive, (o − a) + t0·d, is
-// computed as a float32 pair and then rounded once, so that it is as
+// Error-free transformations (Knuth's TwoSum, Dekker's TwoProduct with
+// Veltkamp's split): the origin moved next to a primitive, (o − a) + t0·d,
+// is computed as a float32 pair and then rounded once, so that it is as
 // precise as the float64 of the CPU backend's test, which GPU and CPU then
 // agree with to a float32 rounding of t. Every value is `precise`: no
-// contraction, no reassociation. GPUs fuse fma, and lavapipe runs it on the
-// CPU's FMA; a device that did not (GLSL allows it) would only move the
-// origin less precisely, which hitErrorBound still covers. (Dekker's
-// TwoProduct without fma cost lavapipe 2-4% more than float64.)
+// contraction, no reassociation. TwoProduct by fma would be cheaper, but
+// GLSL does not promise a fused fma, and lavapipe does not fuse it: its
+// moved origin was 3 ulps off where this one is within a ulp
+// (TestProbeMovedOrigin, render/cpu/probe_test.go).
 vec3 twoSumErr(vec3 a, vec3 b, vec3 s) {
     precise vec3 bb = s - a;
     precise vec3 e = (a - (s - bb)) + (b - bb);
@@ -59,7 +59,14 @@ vec3 twoSumErr(vec3 a, vec3 b, vec3 s) {
 }
 
 vec3 twoProdErr(float a, vec3 b, vec3 p) {
-    precise vec3 e = fma(vec3(a), b, -p);
+    const float SPLIT = 4097.0; // 2^12 + 1
+    precise float ca = SPLIT * a;
+    precise float ah = ca - (ca - a);
+    precise float al = a - ah;
+    precise vec3 cb = SPLIT * b;
+    precise vec3 bh = cb - (cb - b);
+    precise vec3 bl = b - bh;
+    precise vec3 e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
     return e;
 }
 
@@ -218,6 +225,13 @@ bool intersectSweptSphere(vec3 o, vec3 d, vec3 a, vec3 b, float ra, float rb, bo
     }
     t = best + t0;
     u = clamp(bestU, 0.0, 1.0);
+    // best < tmax − t0, both rounded, can round to a t a ulp past tmax,
+    // which a ray query must never be given (VUID 06353).
+    if (!(t > tmin && t < tmax)) {
+        t = 0.0;
+        u = 0.0;
+        return false;
+    }
     return true;
 }
 

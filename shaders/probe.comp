@@ -14,6 +14,7 @@
 #include "intersect.glsl"
 
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Floats { float v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Uints { uint v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec2s { vec2 v[]; };
 layout(push_constant, scalar) uniform Push { Floats in_; Floats out_; Vec2s table; uint fn; uint n; } push;
 
@@ -26,7 +27,9 @@ float filterCDF(int i) { return 0.0; } // camera.glsl's pixel filter, which the 
 layout(local_size_x = 64) in;
 
 float inF(uint i, uint k) { return push.in_.v[i * PROBE_IN + k]; }
-uint inU(uint i, uint k) { return floatBitsToUint(inF(i, k)); }
+// Integers are read as integers: a small one's bits are a denormal float,
+// which a device may flush to zero.
+uint inU(uint i, uint k) { return Uints(uint64_t(push.in_)).v[i * PROBE_IN + k]; }
 vec3 inV(uint i, uint k) { return vec3(inF(i, k), inF(i, k + 1u), inF(i, k + 2u)); }
 void outF(uint i, uint k, float v) { push.out_.v[i * PROBE_OUT + k] = v; }
 void outV(uint i, uint k, vec3 v) {
@@ -101,6 +104,9 @@ void main() {
         outF(i, 7u, pdf);
         break;
     }
+    case PROBE_MOVED_ORIGIN: // o, a, t, d
+        outV(i, 0u, movedOrigin(inV(i, 0u), inV(i, 3u), inF(i, 6u), inV(i, 7u)));
+        break;
     case PROBE_CAMERA: { // Camera (eye, x, y, z, ortho, sx, sy, w, h, aperture, focus), px, py, u1, u2
         Camera c = Camera(inV(i, 0u), inV(i, 3u), inV(i, 6u), inV(i, 9u), inU(i, 12u), inF(i, 13u), inF(i, 14u), inF(i, 15u),
                           inF(i, 16u), inF(i, 17u), inF(i, 18u));

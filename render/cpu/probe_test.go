@@ -86,7 +86,7 @@ func TestProbeIntersections(t *testing.T) {
 	spheres := records(n, func(i int, r []float32) {
 		c := randVec(rng, 2)
 		rad := float32(math.Pow(10, -3+3*rng.Float64()))
-		o := c.Add(randDir(rng).Scale(rad * float32(math.Pow(10, 4*rng.Float64())) * 0.5))
+		o := c.Add(randDir(rng).Scale(rad * float32(math.Pow(10, 6*rng.Float64())) * 0.5))
 		target := c.Add(randVec(rng, 1.3*rad))
 		d := target.Sub(o).Scale(float32(math.Pow(10, 2*rng.Float64()-1))) // not unit length
 		put3(r, 0, o)
@@ -130,6 +130,9 @@ func TestProbeIntersections(t *testing.T) {
 		put3(r, 6, a)
 		put3(r, 9, b)
 		r[12], r[13], r[14], r[15], r[16] = ra, rb, fbits(uint32(rng.IntN(2))), 0, float32(math.Inf(1))
+		if rng.IntN(4) == 0 { // a closer hit found already: tmax about where this one lies
+			r[16] = o.Sub(mid).Length() / d.Length() * (0.5 + rng.Float32())
+		}
 	})
 	out = probe(t, layout.ProbeSweptSphere, swept)
 	disagree = 0
@@ -386,6 +389,38 @@ func TestProbeCamera(t *testing.T) {
 		scale := 1e-5 * (get3(r, 0).Length() + 1)
 		if !sameDir(get3(g, 3), d) || do.Dot(do) > scale*scale {
 			t.Errorf("camera ray %d: GLSL %v %v, Go %v %v", i, get3(g, 0), get3(g, 3), o, d)
+		}
+	}
+}
+
+// TestProbeMovedOrigin: the intersection tests' moved origin, (o − a) +
+// t·d rounded once through error-free transformations, is the float64
+// value rounded to float32, to a ulp, even where t·d cancels (o − a) to a
+// ten-thousandth of it; a device whose fma did not fuse, or a TwoSum that
+// the compiler reassociated, would be off by float32's rounding of o − a.
+func TestProbeMovedOrigin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	const n = 8192
+	in := records(n, func(i int, r []float32) {
+		o := randVec(rng, float32(math.Pow(10, 4*rng.Float64())))
+		a := randVec(rng, 1)
+		d := randDir(rng).Scale(float32(math.Pow(10, 2*rng.Float64()-1)))
+		tt := -o.Sub(a).Dot(d) / d.Dot(d) // the nearest approach: the sum nearly cancels
+		put3(r, 0, o)
+		put3(r, 3, a)
+		r[6] = tt
+		put3(r, 7, d)
+	})
+	out := probe(t, layout.ProbeMovedOrigin, in)
+	for i := range n {
+		r, g := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
+		o, a, tt, d := get3(r, 0), get3(r, 3), float64(r[6]), get3(r, 7)
+		for k := range 3 {
+			want := float32((float64(o.At(k)) - float64(a.At(k))) + tt*float64(d.At(k)))
+			ulp := math.Nextafter32(float32(math.Abs(float64(want))), float32(math.Inf(1))) - float32(math.Abs(float64(want)))
+			if math.Abs(float64(g[k]-want)) > float64(ulp)+1e-12*float64(o.Sub(a).Length()) {
+				t.Fatalf("record %d, axis %d: GLSL %v, float64 rounded %v (o %v, a %v, t %v, d %v)", i, k, g[k], want, o, a, tt, d)
+			}
 		}
 	}
 }

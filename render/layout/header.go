@@ -142,7 +142,7 @@ var constants = []constant{
 	c("HIT_KIND_SPHERE", HitKindSphere), c("HIT_KIND_SWEPT_SPHERE", HitKindSweptSphere),
 	c("PROBE_RANDOM", ProbeRandom), c("PROBE_SPHERE", ProbeSphere), c("PROBE_SWEPT_SPHERE", ProbeSweptSphere),
 	c("PROBE_BSDF_EVAL", ProbeBSDFEval), c("PROBE_BSDF_SAMPLE", ProbeBSDFSample), c("PROBE_VISIBLE_NORMAL", ProbeVisibleNormal),
-	c("PROBE_HAIR_EVAL", ProbeHairEval), c("PROBE_HAIR_SAMPLE", ProbeHairSample), c("PROBE_CAMERA", ProbeCamera),
+	c("PROBE_HAIR_EVAL", ProbeHairEval), c("PROBE_HAIR_SAMPLE", ProbeHairSample), c("PROBE_CAMERA", ProbeCamera), c("PROBE_MOVED_ORIGIN", ProbeMovedOrigin),
 	c("PROBE_IN", ProbeIn), c("PROBE_OUT", ProbeOut),
 	c("HIT_TRIANGLES", int(HitTriangles)), c("HIT_TRIANGLES_MASKED", int(HitTrianglesMasked)), c("HIT_SPHERES", int(HitSpheres)),
 	c("HIT_SWEPT_SPHERES", int(HitSweptSpheres)), c("HIT_HAIR", int(HitHair)), c("RAY_TYPES", RayTypes),

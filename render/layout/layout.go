@@ -39,6 +39,7 @@ const (
 	ProbeHairEval
 	ProbeHairSample
 	ProbeCamera
+	ProbeMovedOrigin
 	ProbeIn  = 24
 	ProbeOut = 8
 )

@@ -18,6 +18,7 @@ const uint PROBE_VISIBLE_NORMAL = 5u;
 const uint PROBE_HAIR_EVAL = 6u;
 const uint PROBE_HAIR_SAMPLE = 7u;
 const uint PROBE_CAMERA = 8u;
+const uint PROBE_MOVED_ORIGIN = 9u;
 const uint PROBE_IN = 24u;
 const uint PROBE_OUT = 8u;
 const uint HIT_TRIANGLES = 0u;

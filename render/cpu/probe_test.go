@@ -111,6 +111,10 @@ func TestProbeIntersections(t *testing.T) {
 		if hw && !close(g[1], tw, o.Sub(c).Length()/d.Length()+r[9]/d.Length()) {
 			t.Errorf("sphere %d: t GLSL %v, Go %v", i, g[1], tw)
 		}
+		// The GPU's hit lies on the sphere, to its float32 rounding.
+		if hg := g[0] != 0; hg && !onSurface(o, d, g[1], c, r[9]) {
+			t.Errorf("sphere %d: the GPU's hit at t %v is off the sphere (Go's t %v)", i, g[1], tw)
+		}
 	}
 	if disagree > n/200 {
 		t.Errorf("spheres: %d of %d rays hit on one side only", disagree, n)
@@ -148,10 +152,28 @@ func TestProbeIntersections(t *testing.T) {
 		if hw && (!close(g[1], hit.T, scale) || math.Abs(float64(g[2]-hit.U)) > 1e-3) {
 			t.Errorf("swept sphere %d: (t, u) GLSL (%v, %v), Go (%v, %v)", i, g[1], g[2], hit.T, hit.U)
 		}
+		// The GPU's hit lies on the sphere of the segment at its u.
+		if u := g[2]; hw && !onSurface(o, d, g[1], a.Add(b.Sub(a).Scale(u)), r[12]+(r[13]-r[12])*u) {
+			t.Errorf("swept sphere %d: the GPU's hit at (t, u) (%v, %v) is off the round cone (Go's %v, %v)", i, g[1], g[2], hit.T, hit.U)
+		}
 	}
 	if disagree > n/200 {
 		t.Errorf("swept spheres: %d of %d rays hit on one side only", disagree, n)
 	}
+}
+
+// onSurface reports whether the point at t along the ray lies on the sphere
+// (c, r), to float32 roundings of the distance travelled and of the
+// coordinates (in float64 from the float32 inputs).
+func onSurface(o, d scene.Vec3, t float32, c scene.Vec3, r float32) bool {
+	var dist2 float64
+	for k := range 3 {
+		p := float64(o.At(k)) + float64(t)*float64(d.At(k)) - float64(c.At(k))
+		dist2 += p * p
+	}
+	travel := math.Abs(float64(t)) * float64(d.Length())
+	slack := 1e-3*float64(r) + 64*0x1p-24*(travel+float64(o.Sub(c).Length()))
+	return math.Abs(math.Sqrt(dist2)-float64(r)) <= slack
 }
 
 // close reports whether two hit distances agree to the float32 roundings

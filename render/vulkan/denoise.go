@@ -4,8 +4,6 @@ import (
 	"errors"
 	"unsafe"
 
-	vk "github.com/vulkan-go/vulkan"
-
 	"sertrace/render/layout"
 )
 
@@ -59,33 +57,10 @@ func (dn Denoiser) Regress(in *RegressionInput) ([]float32, error) {
 		return nil, err
 	}
 
-	m, err := d.shaderModule("denoise.comp")
-	if err != nil {
-		return nil, err
-	}
-	defer vk.DestroyShaderModule(d.handle, m, nil)
-	pl, err := d.pushLayout(stageCompute, 8)
-	if err != nil {
-		return nil, err
-	}
-	defer vk.DestroyPipelineLayout(d.handle, pl, nil)
-	pipe, err := d.computePipeline("denoise.comp", m, pl)
-	if err != nil {
-		return nil, err
-	}
-	defer vk.DestroyPipeline(d.handle, pipe, nil)
-
 	// One dispatch: at 4K and a 9×9 window it is about 700 M window
 	// samples, well under a second on a GPU.
-	if err := d.begin(); err != nil {
-		return nil, err
-	}
-	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, pipe)
 	addr := pbuf.addr
-	vk.CmdPushConstants(d.cmd, pl, stageCompute, 0, 8, unsafe.Pointer(&addr))
-	vk.CmdDispatch(d.cmd, uint32((in.Width+7)/8), uint32((in.Height+7)/8), 1)
-	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
-	if err := d.submit(); err != nil {
+	if err := d.dispatchOnce("denoise.comp", unsafe.Pointer(&addr), 8, uint32((in.Width+7)/8), uint32((in.Height+7)/8)); err != nil {
 		return nil, err
 	}
 	if dn.Validation {

@@ -557,6 +557,35 @@ func (d *device) computePipeline(name string, m vk.ShaderModule, layout vk.Pipel
 	return pipes[0], nil
 }
 
+// dispatchOnce runs the compute shader module once: its pipeline made,
+// push (size bytes) pushed, groups dispatched, and the host waiting until
+// its writes are visible. The denoiser and the probe shader run so.
+func (d *device) dispatchOnce(module string, push unsafe.Pointer, size int, groupsX, groupsY uint32) error {
+	m, err := d.shaderModule(module)
+	if err != nil {
+		return err
+	}
+	defer vk.DestroyShaderModule(d.handle, m, nil)
+	pl, err := d.pushLayout(stageCompute, size)
+	if err != nil {
+		return err
+	}
+	defer vk.DestroyPipelineLayout(d.handle, pl, nil)
+	pipe, err := d.computePipeline(module, m, pl)
+	if err != nil {
+		return err
+	}
+	defer vk.DestroyPipeline(d.handle, pipe, nil)
+	if err := d.begin(); err != nil {
+		return err
+	}
+	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, pipe)
+	vk.CmdPushConstants(d.cmd, pl, stageCompute, 0, uint32(size), push)
+	vk.CmdDispatch(d.cmd, groupsX, groupsY, 1)
+	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
+	return d.submit()
+}
+
 // pushLayout makes a pipeline layout with one push-constant range.
 func (d *device) pushLayout(stages vk.ShaderStageFlags, size int) (vk.PipelineLayout, error) {
 	var pl vk.PipelineLayout

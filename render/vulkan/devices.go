@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -25,7 +26,11 @@ var PathNames = []string{PathSER, PathRT, PathRayQuery}
 
 // gatedPaths are what the capability gate decides for each device: the
 // paths and the denoiser.
-var gatedPaths = []string{PathSER, PathRT, PathRayQuery, pathDenoise, pathProbe}
+var gatedPaths = append(append([]string{}, PathNames...), computePaths...)
+
+// computePaths are the compute shaders gated like render paths: they build
+// no acceleration structure, and devices does not list them.
+var computePaths = []string{pathDenoise, pathProbe}
 
 // PathStatus says whether a device can run a path, and why not.
 type PathStatus struct {
@@ -196,7 +201,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 // see, leaves out the denoiser's compute shader.
 func (d *Device) setStatus(p string, st PathStatus) {
 	d.status[p] = st
-	if p != pathDenoise && p != pathProbe {
+	if !slices.Contains(computePaths, p) {
 		d.Paths[p] = st
 	}
 }

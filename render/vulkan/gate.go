@@ -239,7 +239,7 @@ func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 		}
 	}
 	base := rayTracingRequirements
-	if path == pathDenoise || path == pathProbe {
+	if slices.Contains(computePaths, path) {
 		base = bufferRequirements // builds no acceleration structure
 	}
 	reqs := append([]requirement(nil), base...)

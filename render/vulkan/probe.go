@@ -4,8 +4,6 @@ import (
 	"errors"
 	"unsafe"
 
-	vk "github.com/vulkan-go/vulkan"
-
 	"sertrace/render"
 	"sertrace/render/layout"
 )
@@ -47,29 +45,7 @@ func Probe(device int, fn int, in []float32) ([]float32, error) {
 		fn, n          uint32
 	}{inBuf.addr, out.addr, tableBuf.addr, uint32(fn), uint32(n)}
 
-	m, err := d.shaderModule("probe.comp")
-	if err != nil {
-		return nil, err
-	}
-	defer vk.DestroyShaderModule(d.handle, m, nil)
-	pl, err := d.pushLayout(stageCompute, int(unsafe.Sizeof(push)))
-	if err != nil {
-		return nil, err
-	}
-	defer vk.DestroyPipelineLayout(d.handle, pl, nil)
-	pipe, err := d.computePipeline("probe.comp", m, pl)
-	if err != nil {
-		return nil, err
-	}
-	defer vk.DestroyPipeline(d.handle, pipe, nil)
-	if err := d.begin(); err != nil {
-		return nil, err
-	}
-	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, pipe)
-	vk.CmdPushConstants(d.cmd, pl, vk.ShaderStageFlags(stageCompute), 0, uint32(unsafe.Sizeof(push)), unsafe.Pointer(&push))
-	vk.CmdDispatch(d.cmd, uint32((n+63)/64), 1, 1)
-	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
-	if err := d.submit(); err != nil {
+	if err := d.dispatchOnce("probe.comp", unsafe.Pointer(&push), int(unsafe.Sizeof(push)), uint32((n+63)/64), 1); err != nil {
 		return nil, err
 	}
 	res := make([]float32, layout.ProbeOut*n)

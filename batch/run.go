@@ -302,7 +302,7 @@ func (r *Runner) record(outDir string, u Unit, res UnitResult) {
 	dir := filepath.Join(outDir, job.Name)
 	if u.Slice >= 0 {
 		if os.MkdirAll(filepath.Join(dir, "slices"), 0o755) == nil {
-			atomicfile.WriteJSON(filepath.Join(dir, "slices", fmt.Sprintf("%d.json", u.Slice)), sliceStatus{res.Status, res.Error, res.Seconds, where()})
+			atomicfile.WriteJSON(sliceFile(dir, u.Slice, "json"), sliceStatus{res.Status, res.Error, res.Seconds, where()})
 		}
 		return
 	}
@@ -441,7 +441,7 @@ func (r *Runner) runUnit(ctx context.Context, u Unit, outDir string) UnitResult 
 	dir := filepath.Join(outDir, job.Name)
 	lockPath := filepath.Join(dir, ".lock")
 	if u.Slice >= 0 {
-		lockPath = filepath.Join(dir, "slices", fmt.Sprintf("%d.lock", u.Slice))
+		lockPath = sliceFile(dir, u.Slice, "lock")
 	}
 	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
 		res.Status, res.Error, res.err = Failed, fmt.Sprintf("output folder %s: %v", filepath.Dir(lockPath), unwrap(err)), err
@@ -521,13 +521,12 @@ func (r *Runner) runSlice(ctx context.Context, u Unit, dir string) (skipped bool
 	if ok, _, n := p.upToDate(dir); ok {
 		return true, n, nil
 	}
-	first, count := sliceRange(job.SPP, u.Slice, job.Split)
-	path := filepath.Join(dir, "slices", fmt.Sprintf("%d.exr", u.Slice))
-	want := p.sliceInfo(first, count)
-	if info, err := render.ReadSliceInfo(path); err == nil && sameSlice(info, want) {
-		return true, count, nil
+	want := p.sliceInfo(u.Slice)
+	if _, ok := p.sliceDone(dir, u.Slice); ok {
+		return true, want.Count, nil
 	}
-	film, display, stats, err := r.renderFilm(ctx, p, u.Slice, filepath.Join(dir, "slices", fmt.Sprintf("%d.checkpoint.gob", u.Slice)))
+	checkpoint := sliceFile(dir, u.Slice, "checkpoint.gob")
+	film, display, stats, err := r.renderFilm(ctx, p, u.Slice, checkpoint)
 	if err != nil {
 		if film != nil {
 			samples = film.Samples
@@ -535,18 +534,32 @@ func (r *Runner) runSlice(ctx context.Context, u Unit, dir string) (skipped bool
 		return false, samples, err
 	}
 	want.Tracer = render.Tracer(stats)
-	if err := render.WriteSlice(path, film, want, display); err != nil {
+	if err := render.WriteSlice(sliceFile(dir, u.Slice, "exr"), film, want, display); err != nil {
 		return false, film.Samples, err
 	}
-	os.Remove(filepath.Join(dir, "slices", fmt.Sprintf("%d.checkpoint.gob", u.Slice)))
+	os.Remove(checkpoint)
 	return false, film.Samples, nil
 }
 
-// sliceInfo is what slice [first, first+count) of the job is a slice of.
-func (p *prepared) sliceInfo(first, count int) render.SliceInfo {
-	s := p.job.Settings
-	s.Samples = fmt.Sprintf("%d:%d", first, count)
-	return render.SliceInfo{Scene: p.job.Scene, Content: p.content, Build: render.BuildID(), Settings: s.ForSlice(), SPP: p.job.SPP, First: first, Count: count}
+// sliceInfo is what slice k of the job is a slice of.
+func (p *prepared) sliceInfo(k int) render.SliceInfo {
+	first, count := sliceRange(p.job.SPP, k, p.job.Split)
+	return render.SliceInfo{Scene: p.job.Scene, Content: p.content, Build: render.BuildID(), Settings: p.job.Settings.ForSlice(),
+		SPP: p.job.SPP, First: first, Count: count}
+}
+
+// sliceFile is a file of slice k of the job in dir: its EXR, record
+// (json), lock or checkpoint (checkpoint.gob).
+func sliceFile(dir string, k int, ext string) string {
+	return filepath.Join(dir, "slices", fmt.Sprintf("%d.%s", k, ext))
+}
+
+// sliceDone reports whether slice k of the job is rendered in dir, for the
+// job's settings and scene as they are (whatever rendered it), and what its
+// header says.
+func (p *prepared) sliceDone(dir string, k int) (render.SliceInfo, bool) {
+	info, err := render.ReadSliceInfo(sliceFile(dir, k, "exr"))
+	return info, err == nil && sameSlice(info, p.sliceInfo(k))
 }
 
 // sameSlice reports whether a slice on disk is the one wanted (whatever
@@ -584,19 +597,18 @@ func (r *Runner) settle(ctx context.Context, index int, dir string, recordSkip b
 	var infos []render.SliceInfo
 	var seconds float64
 	for k := range job.Split {
-		first, count := sliceRange(job.SPP, k, job.Split)
-		path := filepath.Join(dir, "slices", fmt.Sprintf("%d.exr", k))
 		var st sliceStatus
-		if b, err := os.ReadFile(filepath.Join(dir, "slices", fmt.Sprintf("%d.json", k))); err == nil {
+		if b, err := os.ReadFile(sliceFile(dir, k, "json")); err == nil {
 			json.Unmarshal(b, &st)
 		}
 		seconds += st.Seconds
-		if info, err := render.ReadSliceInfo(path); err == nil && sameSlice(info, p.sliceInfo(first, count)) {
-			paths, infos = append(paths, path), append(infos, info)
+		if info, ok := p.sliceDone(dir, k); ok {
+			paths, infos = append(paths, sliceFile(dir, k, "exr")), append(infos, info)
 			continue
 		}
 		if st.Status == Failed {
-			failures = append(failures, fmt.Sprintf("slice %d (samples %d:%d, on %s): %s", k, first, count, st.Where, st.Error))
+			want := p.sliceInfo(k)
+			failures = append(failures, fmt.Sprintf("slice %d (samples %d:%d, on %s): %s", k, want.First, want.Count, st.Where, st.Error))
 		}
 	}
 	record := func(status, why string) error {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"sertrace/atomicfile"
-	"sertrace/render"
 )
 
 // Submission is a batch submitted to Slurm: an array of tasks that render
@@ -35,23 +34,16 @@ func (r *Runner) Pending() []string {
 	cfg := r.Config
 	outDir := cfg.resolve(cfg.OutputDir)
 	var out []string
-	prepared := map[int]*prepared{}
 	for _, u := range cfg.Units() {
 		job := cfg.Jobs[u.Job]
 		dir := filepath.Join(outDir, job.Name)
-		p, ok := prepared[u.Job]
-		if !ok {
-			p, _ = r.prepare(job) // a job that cannot be prepared is pending: its run says why
-			prepared[u.Job] = p
-		}
-		if p != nil {
+		// A job that cannot be prepared is pending: its run says why.
+		if p, err := r.prepare(job); err == nil {
 			if done, _, _ := p.upToDate(dir); done {
 				continue
 			}
 			if u.Slice >= 0 {
-				first, count := sliceRange(job.SPP, u.Slice, job.Split)
-				info, err := render.ReadSliceInfo(filepath.Join(dir, "slices", fmt.Sprintf("%d.exr", u.Slice)))
-				if err == nil && sameSlice(info, p.sliceInfo(first, count)) {
+				if _, done := p.sliceDone(dir, u.Slice); done {
 					continue
 				}
 			}

@@ -113,11 +113,3 @@ func (f *Film) Add(o *Film) error {
 	}
 	return nil
 }
-
-// ClearSums sets every sum of the film to zero.
-func (f *Film) ClearSums() {
-	for l := range NumLayers {
-		clear(f.Sums(l))
-		clear(f.Residual[l])
-	}
-}

@@ -108,11 +108,9 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	}
 	wg.Wait()
 	if p := panicked.Load(); p != nil {
-		s.pass.ClearSums()
 		return fmt.Errorf("render failed: internal error: %v", p)
 	}
 	if err := ctx.Err(); err != nil {
-		s.pass.ClearSums()
 		return err
 	}
 	return addPass(film, s.pass)
@@ -127,12 +125,9 @@ func (s *session) Finish(stats *render.Stats) error {
 
 func (s *session) Close() { s.acc.Release() }
 
-// addPass moves a completed pass into the film and clears it.
-func addPass(film *render.Film, pass *passBuffers) error {
-	err := film.Add(pass)
-	pass.ClearSums()
-	return err
-}
+// addPass adds a completed pass to the film. Its buffers need no clearing:
+// the next pass writes every pixel of them again (pixelSums.store).
+func addPass(film *render.Film, pass *passBuffers) error { return film.Add(pass) }
 
 // collect sums the workers' ray counts and SIMT figures into the stats.
 func collect(stats *render.Stats, workers []*worker) {

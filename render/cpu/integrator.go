@@ -403,50 +403,68 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		launch = launch[:k]
 	}
 	w.launch = launch
-	var exact [render.NumLayers]exactSums
-	for l := range render.NumLayers {
-		exact[l] = exactSums{out.Sums(l), out.Residual[l]}
+	// A pixel's samples are consecutive paths: they are summed exactly in
+	// a local accumulator and stored once, so the pass buffers (cold at
+	// large sizes) are written, never read back.
+	var sums pixelSums
+	for i := 0; i < n; i += spp {
+		sums = pixelSums{}
+		for j := i; j < i+spp; j++ {
+			p := &w.paths[j]
+			sums.add3(render.LayerBeauty, finite3(p.radiance)) // never let one bad sample poison a pixel
+			sums.add3(render.LayerDiffuse, finite3(p.diffuse))
+			sums.add3(render.LayerSpecular, finite3(p.specular))
+			sums.add3(render.LayerDiffuseAlbedo, p.diffAlbedo)
+			sums.add3(render.LayerSpecularAlbedo, p.specAlbedo)
+			sums.add3(render.LayerAlbedo, p.albedo)
+			sums.add3(render.LayerNormal, p.normal)
+			sums.add1(render.LayerDepth, p.depth)
+			sums.add1(render.LayerLumSq, lumSq(p.radiance))
+			sums.add1(render.LayerDiffuseLumSq, lumSq(p.diffuse))
+			sums.add1(render.LayerSpecularLumSq, lumSq(p.specular))
+			sums.cost += float64(p.rays)
+			sums.pathLength += float64(p.bounce)
+			sums.simt += float64(p.simt / float32(p.bounce+1)) // the waves it was in
+		}
+		sums.store(out, int(w.paths[i].pixel))
 	}
-	for i := 0; i < n; i++ {
-		p := &w.paths[i]
-		px := int(p.pixel)
-		add3(&exact[render.LayerBeauty], px, finite3(p.radiance)) // never let one bad sample poison a pixel
-		add3(&exact[render.LayerDiffuse], px, finite3(p.diffuse))
-		add3(&exact[render.LayerSpecular], px, finite3(p.specular))
-		add3(&exact[render.LayerDiffuseAlbedo], px, p.diffAlbedo)
-		add3(&exact[render.LayerSpecularAlbedo], px, p.specAlbedo)
-		add3(&exact[render.LayerAlbedo], px, p.albedo)
-		add3(&exact[render.LayerNormal], px, p.normal)
-		add1(&exact[render.LayerDepth], px, p.depth)
-		add1(&exact[render.LayerLumSq], px, lumSq(p.radiance))
-		add1(&exact[render.LayerDiffuseLumSq], px, lumSq(p.diffuse))
-		add1(&exact[render.LayerSpecularLumSq], px, lumSq(p.specular))
-		out.Cost[px] += float64(p.rays)
-		out.PathLength[px] += float64(p.bounce)
-		out.SIMT[px] += float64(p.simt / float32(p.bounce+1)) // the waves it was in
+}
+
+// pixelSums are one pixel's sums over a pass: the exact layers' sums and
+// residuals (render.AddExact) and the statistics' plain sums.
+type pixelSums struct {
+	sum, res               [render.NumLayers][3]float64
+	cost, pathLength, simt float64
+}
+
+func (a *pixelSums) add3(l render.Layer, v scene.Vec3) {
+	render.AddExact(&a.sum[l][0], &a.res[l][0], render.Quantize(v.X))
+	render.AddExact(&a.sum[l][1], &a.res[l][1], render.Quantize(v.Y))
+	render.AddExact(&a.sum[l][2], &a.res[l][2], render.Quantize(v.Z))
+}
+
+func (a *pixelSums) add1(l render.Layer, v float32) {
+	render.AddExact(&a.sum[l][0], &a.res[l][0], render.Quantize(v))
+}
+
+// store writes the pixel's sums into pass buffers that hold nothing of
+// this pass for it yet (each pixel belongs to one tile).
+func (a *pixelSums) store(out *passBuffers, px int) {
+	for l, info := range render.FilmLayers {
+		if !info.Exact {
+			continue
+		}
+		c := info.Channels
+		copy(out.Sums(render.Layer(l))[c*px:c*px+c], a.sum[l][:c])
+		copy(out.Residual[l][c*px:c*px+c], a.res[l][:c])
 	}
+	out.Cost[px], out.PathLength[px], out.SIMT[px] = a.cost, a.pathLength, a.simt
 }
 
 // lumSq is the squared luminance of a sample (0 for a bad one).
 func lumSq(v scene.Vec3) float32 {
 	l := finiteOr0(luminance(v))
 	return l * l
-}
-
-// exactSums are a layer's sums and residuals (render.AddExact).
-type exactSums struct{ sums, res []float64 }
-
-// add3 adds v to pixel px of an RGB layer's exact sums.
-func add3(e *exactSums, px int, v scene.Vec3) {
-	sums, res := e.sums[3*px:3*px+3:3*px+3], e.res[3*px:3*px+3:3*px+3]
-	render.AddExact(&sums[0], &res[0], render.Quantize(v.X))
-	render.AddExact(&sums[1], &res[1], render.Quantize(v.Y))
-	render.AddExact(&sums[2], &res[2], render.Quantize(v.Z))
-}
-
-// add1 adds v to pixel px of a one-channel layer's exact sums.
-func add1(e *exactSums, px int, v float32) {
-	render.AddExact(&e.sums[px], &e.res[px], render.Quantize(v))
 }
 
 // finite3 is v with its NaN and infinite components 0.

@@ -61,7 +61,8 @@ func (o *Options) SampleRange() (first, end int) {
 
 // Reorder is a reordering scheme as ParseReorder resolves --reorder: its
 // mode and, for the material and coherence schemes, how many of the hint's
-// low bits reorder (1..layout.MaxHintBits; 0: all of them).
+// low bits reorder when fewer than all (1..layout.MaxHintBits−1; 0: all
+// of them, layout.MaxHintBits). ParseReorder gives each scheme one value.
 type Reorder struct {
 	Mode ReorderMode
 	Bits int

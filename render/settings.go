@@ -198,24 +198,29 @@ func ParseSamples(s string) (first, count int, err error) {
 // material with coherence bits above it), "shader" (by shader only),
 // "none" or "off" (launch order), and "sort", the ray-query path's name for
 // sorting by material. BITS is at most layout.MaxHintBits, what NVIDIA's
-// reorderThreadNV honours.
+// reorderThreadNV honours. A scheme has one value: all the bits is Bits 0,
+// however it was written, so that "material", "material:16" and "sort"
+// are the zero Reorder.
 func ParseReorder(s string) (Reorder, error) {
 	bitsOf := func(spec string, least int) (int, error) {
 		bits, err := strconv.Atoi(spec)
 		if err != nil || bits < least || bits > layout.MaxHintBits {
 			return 0, fmt.Errorf("%q: BITS must be in %d..%d", s, least, layout.MaxHintBits)
 		}
+		if bits == layout.MaxHintBits {
+			return 0, nil // all of them, as Reorder's zero Bits says
+		}
 		return bits, nil
 	}
 	switch {
 	case s == "" || s == "material" || s == "sort":
-		return Reorder{Mode: ReorderMaterial, Bits: layout.MaxHintBits}, nil
+		return Reorder{}, nil
 	case s == "none" || s == "off":
 		return Reorder{Mode: ReorderNone}, nil
 	case s == "shader":
 		return Reorder{Mode: ReorderShader}, nil
 	case s == "coherence":
-		return Reorder{Mode: ReorderCoherence, Bits: layout.MaxHintBits}, nil
+		return Reorder{Mode: ReorderCoherence}, nil
 	case strings.HasPrefix(s, "coherence:"):
 		bits, err := bitsOf(strings.TrimPrefix(s, "coherence:"), layout.CoherenceBits+1)
 		return Reorder{Mode: ReorderCoherence, Bits: bits}, err

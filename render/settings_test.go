@@ -16,11 +16,13 @@ func TestParseReorder(t *testing.T) {
 		want     Reorder
 		hintBits int
 	}{
-		{"", Reorder{ReorderMaterial, 16}, 16},
-		{"material", Reorder{ReorderMaterial, 16}, 16},
-		{"sort", Reorder{ReorderMaterial, 16}, 16},
+		{"", Reorder{}, 16},
+		{"material", Reorder{}, 16},
+		{"sort", Reorder{}, 16},
+		{"material:16", Reorder{}, 16}, // one value per scheme: the zero Reorder
 		{"material:5", Reorder{ReorderMaterial, 5}, 5},
-		{"coherence", Reorder{ReorderCoherence, 16}, 16},
+		{"coherence", Reorder{ReorderCoherence, 0}, 16},
+		{"coherence:16", Reorder{ReorderCoherence, 0}, 16},
 		{"coherence:4", Reorder{ReorderCoherence, 4}, 4},
 		{"shader", Reorder{Mode: ReorderShader}, 0},
 		{"none", Reorder{Mode: ReorderNone}, -1},

@@ -8,38 +8,24 @@ import (
 	"sertrace/scene"
 )
 
-// pathState is everything one path carries between bounces (the wavefront's
-// per-path state, listed once).
+// pathState is everything one path carries between bounces: layout.Path,
+// the GPU's payload and wavefront element, declared once for both, and what
+// only the emulator keeps.
 type pathState struct {
-	ray        Ray
-	throughput scene.Vec3
-	radiance   scene.Vec3
-	pixel      int32  // y·width + x
-	keySlot    int32  // its pixel's slot in the worker's stream keys
-	sample     uint32 // sample index within the pixel
-	bounce     uint32 // vertices so far: 0 while the camera ray flies
-	prevPdf    float32
-	alive      bool
-	medium     int32 // the material whose volume the path is inside, or −1
-	// etaScale undoes the 1/η² by which refraction scales radiance, for
-	// Russian roulette: a path inside glass carries less radiance but as
-	// much flux, and rouletting it by its radiance would make it a firefly
-	// when it leaves (pbrt-v4's etaScale).
-	etaScale float32
-	rays     int32      // traced for this sample
-	simt     float32    // sum over its bounces of its warp's SIMT efficiency (launch order)
-	events   uint8      // at the last vertex: layout.EventLight, layout.EventRoulette
-	albedo   scene.Vec3 // first-hit AOVs
-	normal   scene.Vec3
-	depth    float32
-	// The denoiser's split of the light the first hit reflects: the diffuse
-	// lobe's and the other lobes' (specular, metal, glass) light, their
-	// directional albedos there, and the diffuse lobe's share (per channel)
-	// of the throughput the first hit's BSDF sample carries on. The camera's
-	// direct view (emission, the environment) is in neither.
-	diffuse, specular      scene.Vec3
-	diffAlbedo, specAlbedo scene.Vec3
-	split                  scene.Vec3
+	layout.Path
+	keySlot int32   // its pixel's slot in the worker's stream keys
+	simt    float32 // sum over its bounces of its warp's SIMT efficiency (launch order)
+}
+
+// alive is whether the path goes on to trace another ray.
+func (p *pathState) alive() bool { return p.Alive != 0 }
+
+// end stops the path.
+func (p *pathState) end() { p.Alive = 0 }
+
+// ray is the ray the path traces next.
+func (p *pathState) ray() Ray {
+	return Ray{Origin: p.Origin, Dir: p.Dir, TMax: float32(math.Inf(1))}
 }
 
 // renderer is what every worker shares, read-only, for one render.
@@ -106,19 +92,19 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 
 // random is the path's number in a dimension (layout.Dim*) at its bounce.
 func (w *worker) random(p *pathState, dim uint32) float32 {
-	return w.streamKeys(p).Random(p.sample, dim)
+	return w.streamKeys(p).Random(p.SampleIndex, dim)
 }
 
 // random2 is the path's two numbers of a pair of dimensions (layout.Pair*).
 func (w *worker) random2(p *pathState, pair uint32) (float32, float32) {
-	return w.streamKeys(p).Random2(p.sample, pair)
+	return w.streamKeys(p).Random2(p.SampleIndex, pair)
 }
 
 // streamKeys are the keys of the path's pixel at its bounce, made once for
 // all the pixel's paths in the wave (they are at the same bounce).
 func (w *worker) streamKeys(p *pathState) *render.StreamKeys {
 	k := &w.streams[p.keySlot]
-	k.Set(uint32(p.pixel), p.bounce, w.r.opts.Seed)
+	k.Set(p.Pixel, p.Bounce, w.r.opts.Seed)
 	return k
 }
 
@@ -135,16 +121,16 @@ func powerHeuristic(a, b float32) float32 {
 // absorb applies Beer–Lambert absorption over a distance t inside the
 // path's medium (KHR_materials_volume's attenuation colour and distance).
 func (r *renderer) absorb(p *pathState, t float32) {
-	p.throughput = p.throughput.Mul3(r.transmittance(p, t))
+	p.Throughput = p.Throughput.Mul3(r.transmittance(p, t))
 }
 
 // transmittance is what the path's medium lets through over distance t
 // (one path is in one medium at a time: nested volumes are not tracked).
 func (r *renderer) transmittance(p *pathState, t float32) scene.Vec3 {
-	if p.medium < 0 {
+	if p.Medium < 0 {
 		return scene.Vec3{X: 1, Y: 1, Z: 1}
 	}
-	m := &r.sc.Materials[p.medium]
+	m := &r.sc.Materials[p.Medium]
 	if math.IsInf(float64(m.AttenuationDistance), 1) {
 		return scene.Vec3{X: 1, Y: 1, Z: 1}
 	}
@@ -160,13 +146,13 @@ func (r *renderer) transmittance(p *pathState, t float32) scene.Vec3 {
 
 func miss(w *worker, p *pathState, _ *HitObject) {
 	w.r.absorb(p, float32(math.Inf(1)))
-	env := w.r.lights.env.radiance(p.ray.Dir)
+	env := w.r.lights.env.radiance(p.Dir)
 	weight := float32(1)
-	if p.bounce > 0 && p.prevPdf > 0 {
-		weight = powerHeuristic(p.prevPdf, w.r.lights.pdfEnvironment(p.ray.Dir))
+	if p.Bounce > 0 && p.PrevPdf > 0 {
+		weight = powerHeuristic(p.PrevPdf, w.r.lights.pdfEnvironment(p.Dir))
 	}
-	p.addLight(p.throughput.Mul3(env).Scale(weight))
-	p.alive = false
+	p.addLight(p.Throughput.Mul3(env).Scale(weight))
+	p.end()
 }
 
 // closestHit shades a surface: emission (MIS-weighted against light
@@ -178,30 +164,30 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	s := &w.surface
 	r.acc.shade(s, &h.Hit, &h.Ray)
 	wo := h.Ray.Dir.Scale(-1)
-	if p.bounce == 0 {
-		p.albedo, p.normal, p.depth = s.albedo, s.frame.N, h.Hit.T*h.Ray.Dir.Dot(r.forward)
+	if p.Bounce == 0 {
+		p.Albedo, p.Normal, p.Depth = s.albedo, s.frame.N, h.Hit.T*h.Ray.Dir.Dot(r.forward)
 		if s.aovNormal != (scene.Vec3{}) {
-			p.normal = s.aovNormal
+			p.Normal = s.aovNormal
 		}
 		if s.isHair {
-			p.diffAlbedo = s.albedo
+			p.DiffAlbedo = s.albedo
 		} else {
-			p.diffAlbedo, p.specAlbedo = s.bsdf.Albedos(wo.Dot(s.frame.N))
+			p.DiffAlbedo, p.SpecAlbedo = s.bsdf.Albedos(wo.Dot(s.frame.N))
 		}
 	}
 	if s.emit != (scene.Vec3{}) {
 		weight := float32(1)
-		if p.bounce > 0 && p.prevPdf > 0 {
-			weight = powerHeuristic(p.prevPdf, r.lights.pdfEmitter(r.acc, &h.Hit, h.Ray.Origin, s.ng.Dot(wo)))
+		if p.Bounce > 0 && p.PrevPdf > 0 {
+			weight = powerHeuristic(p.PrevPdf, r.lights.pdfEmitter(r.acc, &h.Hit, h.Ray.Origin, s.ng.Dot(wo)))
 		}
-		p.addLight(p.throughput.Mul3(s.emit).Scale(weight))
+		p.addLight(p.Throughput.Mul3(s.emit).Scale(weight))
 	}
-	if int(p.bounce) >= r.opts.MaxDepth {
-		p.alive = false
+	if int(p.Bounce) >= r.opts.MaxDepth {
+		p.end()
 		return
 	}
 	woLocal := s.frame.ToLocal(wo)
-	p.events = 0
+	p.Events = 0
 	// Next-event estimation. Surfaces reflect only (light from below the
 	// geometric surface cannot reach them); hair also transmits.
 	pick, coin := w.random2(p, layout.PairLightPick)
@@ -217,17 +203,18 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			f, pdfB = s.bsdf.Eval(woLocal, wiL)
 		}
 		if f != (scene.Vec3{}) {
-			p.events |= layout.EventLight
+			p.Events |= layout.EventLight
 			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * layout.ShadowRayEnd}
 			w.rays.Shadow++
-			p.rays++
-			contrib := p.throughput.Mul3(f).Mul3(ls.radiance).Mul3(r.transmittance(p, ls.dist))
+			p.Rays++
+			p.ShadowRays++
+			contrib := p.Throughput.Mul3(f).Mul3(ls.radiance).Mul3(r.transmittance(p, ls.dist))
 			if !ls.delta {
 				contrib = contrib.Scale(powerHeuristic(ls.pdf, pdfB) / ls.pdf)
 			}
-			share := p.split
-			if p.bounce == 0 {
-				share = diffuseShare(s, p.diffAlbedo, wiL, f)
+			share := p.Split
+			if p.Bounce == 0 {
+				share = diffuseShare(s, p.DiffAlbedo, wiL, f)
 			}
 			w.queueShadow(p, shadow, contrib, share) // traced with the wave's others, after shading
 		}
@@ -253,58 +240,58 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	// that the shading frame puts on the other side is dropped.
 	crosses := wi.Dot(s.ng) < 0
 	if !ok || (!s.transmits() && crosses) || (!s.isHair && crosses != (wiLocal.Z < 0)) {
-		p.alive = false
+		p.end()
 		return
 	}
 	// Passing through a volume's boundary enters or leaves its medium.
 	if !s.isHair && crosses && s.mat.Volume {
 		if s.front {
-			p.medium = int32(r.sc.Instances[h.Hit.Instance].Material)
+			p.Medium = int32(r.sc.Instances[h.Hit.Instance].Material)
 		} else {
-			p.medium = -1
+			p.Medium = -1
 		}
 	}
 	if !s.isHair && crosses && !s.bsdf.Thin {
-		p.etaScale *= s.bsdf.Eta * s.bsdf.Eta
+		p.EtaScale *= s.bsdf.Eta * s.bsdf.Eta
 	}
-	if p.bounce == 0 {
-		p.split = diffuseShare(s, p.diffAlbedo, wiLocal, weight.Scale(pdf)) // f·|cos|
+	if p.Bounce == 0 {
+		p.Split = diffuseShare(s, p.DiffAlbedo, wiLocal, weight.Scale(pdf)) // f·|cos|
 	}
 	origin := s.originToward(wi)
-	p.throughput = p.throughput.Mul3(weight)
-	p.prevPdf = pdf
-	p.ray = Ray{Origin: origin, Dir: wi, TMax: float32(math.Inf(1))}
-	if p.bounce >= layout.RouletteStart {
-		rr := p.throughput.Scale(p.etaScale)
+	p.Throughput = p.Throughput.Mul3(weight)
+	p.PrevPdf = pdf
+	p.Origin, p.Dir = origin, wi
+	if p.Bounce >= layout.RouletteStart {
+		rr := p.Throughput.Scale(p.EtaScale)
 		q := max(layout.RouletteFloor, 1-max(rr.X, rr.Y, rr.Z))
 		if w.random(p, layout.DimRoulette) < q {
-			p.alive = false
+			p.end()
 			return
 		}
-		p.throughput = p.throughput.Scale(1 / (1 - q))
-		p.events |= layout.EventRoulette
+		p.Throughput = p.Throughput.Scale(1 / (1 - q))
+		p.Events |= layout.EventRoulette
 	}
-	p.bounce++
+	p.Bounce++
 }
 
 // addLight adds light that reached the camera along the path: after the
 // first hit has been shaded, to the diffuse and specular parts too, by the
 // diffuse share of the first hit's sample that carried it.
 func (p *pathState) addLight(l scene.Vec3) {
-	if p.bounce == 0 {
-		p.radiance = p.radiance.Add(l) // the camera's direct view
+	if p.Bounce == 0 {
+		p.Radiance = p.Radiance.Add(l) // the camera's direct view
 		return
 	}
-	p.addSplit(l, p.split)
+	p.addSplit(l, p.Split)
 }
 
 // addSplit adds light that the first hit reflected, share of it (per
 // channel) by the diffuse lobe.
 func (p *pathState) addSplit(l, share scene.Vec3) {
-	p.radiance = p.radiance.Add(l)
+	p.Radiance = p.Radiance.Add(l)
 	d := l.Mul3(share)
-	p.diffuse = p.diffuse.Add(d)
-	p.specular = p.specular.Add(l.Sub(d))
+	p.Diffuse = p.Diffuse.Add(d)
+	p.Specular = p.Specular.Add(l.Sub(d))
 }
 
 // diffuseShare is, per channel, the diffuse lobe's part of f, the first
@@ -353,7 +340,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		for x := t.x0; x < t.x1; x++ {
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
-				*p = pathState{pixel: int32(y*r.opts.Width + x), keySlot: int32(k / spp), sample: uint32(first + s), throughput: scene.Vec3{X: 1, Y: 1, Z: 1}, alive: true, medium: -1, etaScale: 1}
+				*p = pathState{Path: layout.Path{Pixel: uint32(y*r.opts.Width + x), SampleIndex: uint32(first + s), Throughput: scene.Vec3{X: 1, Y: 1, Z: 1}, Alive: 1, Medium: -1, EtaScale: 1}, keySlot: int32(k / spp)}
 				rx, ry := w.random2(p, layout.PairPixel)
 				jx, jy := r.filter.Sample(rx), r.filter.Sample(ry)
 				o, d := r.cam.Ray(float32(x)+0.5+jx, float32(y)+0.5+jy)
@@ -361,7 +348,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 					lu, lv := w.random2(p, layout.PairLens)
 					o, d = r.cam.LensRay(o, d, lu, lv)
 				}
-				p.ray = Ray{Origin: o, Dir: d, TMax: float32(math.Inf(1))}
+				p.Origin, p.Dir = o, d
 				k++
 			}
 		}
@@ -374,7 +361,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	for bounce := 0; len(launch) > 0; bounce++ {
 		w.TraceRays(launch, bounce == 0)
 		for _, i := range launch {
-			w.paths[i].rays++
+			w.paths[i].Rays++
 		}
 		if bounce > 0 {
 			w.rays.Extension += int64(len(launch))
@@ -395,7 +382,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		// Compact: the survivors, in launch order.
 		k := 0
 		for _, i := range launch {
-			if w.paths[i].alive {
+			if w.paths[i].alive() {
 				launch[k] = i
 				k++
 			}
@@ -411,22 +398,22 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 		sums = pixelSums{}
 		for j := i; j < i+spp; j++ {
 			p := &w.paths[j]
-			sums.add3(render.LayerBeauty, finite3(p.radiance)) // never let one bad sample poison a pixel
-			sums.add3(render.LayerDiffuse, finite3(p.diffuse))
-			sums.add3(render.LayerSpecular, finite3(p.specular))
-			sums.add3(render.LayerDiffuseAlbedo, p.diffAlbedo)
-			sums.add3(render.LayerSpecularAlbedo, p.specAlbedo)
-			sums.add3(render.LayerAlbedo, p.albedo)
-			sums.add3(render.LayerNormal, p.normal)
-			sums.add1(render.LayerDepth, p.depth)
-			sums.add1(render.LayerLumSq, lumSq(p.radiance))
-			sums.add1(render.LayerDiffuseLumSq, lumSq(p.diffuse))
-			sums.add1(render.LayerSpecularLumSq, lumSq(p.specular))
-			sums.cost += float64(p.rays)
-			sums.pathLength += float64(p.bounce)
-			sums.simt += float64(p.simt / float32(p.bounce+1)) // the waves it was in
+			sums.add3(render.LayerBeauty, finite3(p.Radiance)) // never let one bad sample poison a pixel
+			sums.add3(render.LayerDiffuse, finite3(p.Diffuse))
+			sums.add3(render.LayerSpecular, finite3(p.Specular))
+			sums.add3(render.LayerDiffuseAlbedo, p.DiffAlbedo)
+			sums.add3(render.LayerSpecularAlbedo, p.SpecAlbedo)
+			sums.add3(render.LayerAlbedo, p.Albedo)
+			sums.add3(render.LayerNormal, p.Normal)
+			sums.add1(render.LayerDepth, p.Depth)
+			sums.add1(render.LayerLumSq, lumSq(p.Radiance))
+			sums.add1(render.LayerDiffuseLumSq, lumSq(p.Diffuse))
+			sums.add1(render.LayerSpecularLumSq, lumSq(p.Specular))
+			sums.cost += float64(p.Rays)
+			sums.pathLength += float64(p.Bounce)
+			sums.simt += float64(p.simt / float32(p.Bounce+1)) // the waves it was in
 		}
-		sums.store(out, int(w.paths[i].pixel))
+		sums.store(out, int(w.paths[i].Pixel))
 	}
 }
 

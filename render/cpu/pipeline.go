@@ -48,7 +48,7 @@ func (w *worker) TraceRays(order []int32, coherent bool) {
 	w.traceHits = grow(w.traceHits, len(order))
 	w.traceFound = grow(w.traceFound, len(order))
 	for k, i := range order {
-		w.traceRays[k] = w.paths[i].ray
+		w.traceRays[k] = w.paths[i].ray()
 	}
 	w.r.acc.intersectAll(w.traceRays, w.traceHits, w.traceFound, coherent, w.stacks)
 	for k, i := range order {
@@ -106,7 +106,7 @@ func (w *worker) hint(h *HitObject, p *pathState, bits int) uint32 {
 		if h.Hit.Instance < 0 {
 			c = 1
 		}
-		c |= uint32(p.events&3) << 1
+		c |= uint32(p.Events&3) << 1
 		hint = hint&(1<<low-1) | c<<low
 	}
 	return hint

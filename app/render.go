@@ -21,8 +21,8 @@ import (
 
 	"sertrace/atomicfile"
 	"sertrace/denoise"
+	"sertrace/job"
 	"sertrace/render"
-	"sertrace/render/backends"
 	"sertrace/scene"
 )
 
@@ -147,37 +147,29 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 			return err // before the render, not after it
 		}
 	}
-	sc, err := scene.Load(scenePath)
-	if err != nil {
-		return err
+	var bar *progressBar // once the render runs, lines are written above it
+	note := func(line string) {
+		if bar != nil {
+			bar.println(line)
+			return
+		}
+		fmt.Fprintln(stderr, line)
 	}
-	opts, display, err := settings.Options(sc, func(p string) string { return p })
+	j, err := job.Prepare(job.Spec{Scene: scenePath, Settings: settings, AOVs: aovs, Note: note})
 	if err != nil {
 		return settingError(err)
 	}
-	// A cost heatmap from a GPU is its shader clock's, where it has one.
-	opts.GPUCost = slices.Contains(aovs, render.AOVCost)
+	opts, display := j.Options, j.Display
 	w, h := opts.Width, opts.Height
-
-	backend, err := backends.Choose(settings.Backend, settings.Path, func(line string) { fmt.Fprintln(stderr, line) })
-	if err != nil {
-		return err
-	}
-	for _, warn := range sc.Warnings {
-		fmt.Fprintf(stderr, "warning: %s: %s\n", scenePath, warn)
-	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	film := render.NewFilm(w, h)
-	bar := newProgressBar(stderr)
-	stats, renderErr := render.Render(ctx, backend, sc, opts, film, bar.update)
+	bar = newProgressBar(stderr)
+	stats, renderErr := j.Render(ctx, film, bar.update)
 	bar.finish()
 	if stats == nil {
 		return renderErr
-	}
-	for _, warn := range stats.Warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", warn)
 	}
 	// A failure that ends a render after some passes (a lost device) keeps
 	// them: they are written, marked partial, and the error is still reported.
@@ -287,6 +279,18 @@ func (p *progressBar) update(done float64) {
 	}
 }
 
+// println writes a line where the bar is, which the next update redraws
+// below it.
+func (p *progressBar) println(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.terminal {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.last = time.Time{}
+	}
+	fmt.Fprintln(p.w, line)
+}
+
 func (p *progressBar) finish() {
 	if p.terminal {
 		fmt.Fprint(p.w, "\r\033[K")
@@ -339,19 +343,15 @@ func writeImages(stderr io.Writer, v *viper.Viper, out string, film *render.Film
 		}
 		outs = append(outs, denoise.Output{Path: strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext, AOV: a})
 	}
-	var method denoise.Method
 	ctx := context.Background()
-	if v.GetBool("denoise") {
-		var err error
-		if method, err = denoise.Choose(v.GetString("denoiser"), v.GetInt("denoise-passes"), ranOn, device, func(line string) { fmt.Fprintln(stderr, line) }); err != nil {
-			return nil, err
-		}
+	d := job.Denoise{On: v.GetBool("denoise"), Name: v.GetString("denoiser"), Passes: v.GetInt("denoise-passes")}
+	if d.On {
 		// An interrupt stops the denoiser, the noisy image written.
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
 	}
-	written, _, err := denoise.Write(ctx, film, display, outs, method)
+	written, _, err := job.Write(ctx, film, display, outs, d, ranOn, device, func(line string) { fmt.Fprintln(stderr, line) })
 	if errors.Is(err, context.Canceled) && len(written) > 0 {
 		return nil, fmt.Errorf("interrupted while denoising: the noisy image is in %s", written[0])
 	}

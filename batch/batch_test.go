@@ -3,6 +3,7 @@ package batch
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"image"
@@ -718,5 +719,34 @@ func TestInterruptionKeepsTheOthersRecords(t *testing.T) {
 	}}).Run(ctx)
 	if err == nil || sum.Units[1].Status != Failed || sum.Jobs[0].Status != Failed || sum.Jobs[1].Status != Done {
 		t.Fatalf("%v: units %+v, jobs %s", err, sum.Units, statusOf(sum))
+	}
+}
+
+// TestBatchReportsSceneWarnings: a job's scene warnings (here an extension
+// the loader does not read) reach the batch's log, as sertrace render
+// prints them: both run the same job (package job).
+func TestBatchReportsSceneWarnings(t *testing.T) {
+	dir := t.TempDir()
+	var pos bytes.Buffer
+	binary.Write(&pos, binary.LittleEndian, []float32{-1, -1, -3, 1, -1, -3, 0, 1, -3})
+	gltf := `{"asset":{"version":"2.0"},"extensionsUsed":["EXT_made_up"],"scene":0,"scenes":[{"nodes":[0]}],"nodes":[{"mesh":0}],
+"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],
+"accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[-1,-1,-3],"max":[1,1,-3]}],
+"bufferViews":[{"buffer":0,"byteLength":36}],
+"buffers":[{"byteLength":36,"uri":"data:application/octet-stream;base64,` + base64.StdEncoding.EncodeToString(pos.Bytes()) + `"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "tri.gltf"), []byte(gltf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(writeConfig(t, dir, "output_dir: out\ndefaults: {res: 8x6, spp: 1}\njobs:\n  - name: tri\n    scene: tri.gltf\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	sum, err := (&Runner{Config: cfg, Log: &log}).Run(context.Background())
+	if err != nil || sum.Jobs[0].Status != Done {
+		t.Fatalf("%v %+v", err, sum)
+	}
+	if !strings.Contains(log.String(), "tri: warning: ") || !strings.Contains(log.String(), "extension EXT_made_up is not supported") {
+		t.Errorf("the scene's warning is not in the log:\n%s", log.String())
 	}
 }

@@ -19,8 +19,8 @@ import (
 
 	"sertrace/atomicfile"
 	"sertrace/denoise"
+	jobs "sertrace/job"
 	"sertrace/render"
-	"sertrace/render/backends"
 	"sertrace/scene"
 )
 
@@ -702,20 +702,24 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 			return nil, render.Display{}, nil, err
 		}
 	}
-	sc, err := scene.Load(p.scenePath)
-	if err != nil {
-		return nil, render.Display{}, nil, err
-	}
 	settings, cpKey := job.Settings, p.cpKey
 	if slice >= 0 {
 		first, count := sliceRange(job.SPP, slice, job.Split)
 		settings.Samples = fmt.Sprintf("%d:%d", first, count)
 		cpKey += settings.Samples
 	}
-	opts, display, err := settings.Options(sc, r.Config.resolve)
-	if err != nil {
-		return nil, display, nil, fmt.Errorf("%s: %w", job.Name, err)
+	var aovs []render.AOV
+	for _, o := range p.outputs {
+		aovs = append(aovs, o.aov)
 	}
+	j, err := jobs.Prepare(jobs.Spec{Scene: p.scenePath, Settings: settings, Resolve: r.Config.resolve, AOVs: aovs, Note: r.note(job.Name)})
+	var bad *render.SettingError
+	if errors.As(err, &bad) {
+		return nil, render.Display{}, nil, fmt.Errorf("%s: %w", job.Name, err)
+	} else if err != nil {
+		return nil, render.Display{}, nil, err
+	}
+	opts, display := &j.Options, j.Display
 	if opts.Threads == 0 {
 		opts.Threads = allocatedCPUs()
 	}
@@ -749,11 +753,7 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 			last = time.Now()
 		}
 	}
-	backend, err := backends.Choose(job.Settings.Backend, job.Settings.Path, r.note(job.Name))
-	if err != nil {
-		return nil, display, nil, err
-	}
-	stats, rerr := render.Render(ctx, backend, sc, opts, film, tick)
+	stats, rerr := j.Render(ctx, film, tick)
 	if rerr != nil && !errors.Is(rerr, context.Canceled) {
 		// A failure after some passes (a lost device) keeps them for the
 		// next run, as an interruption does.
@@ -789,18 +789,14 @@ func (r *Runner) note(name string) func(string) {
 // (where there is one).
 func (r *Runner) finishJob(ctx context.Context, p *prepared, dir string, film *render.Film, display render.Display, ran string, device int, cpPath string) (written []string, err error) {
 	job := p.job
-	var method denoise.Method
 	if job.Denoise {
-		if method, err = denoise.Choose(p.requested, job.DenoisePasses, ran, device, r.note(job.Name)); err != nil {
-			return nil, err
-		}
 		r.note(job.Name)("denoising (" + job.Denoiser + ")")
 	}
 	var outs []denoise.Output
 	for _, o := range p.outputs {
 		outs = append(outs, denoise.Output{Path: filepath.Join(dir, o.name), AOV: o.aov})
 	}
-	paths, final, err := denoise.Write(ctx, film, display, outs, method)
+	paths, final, err := jobs.Write(ctx, film, display, outs, jobs.Denoise{On: job.Denoise, Name: p.requested, Passes: job.DenoisePasses}, ran, device, r.note(job.Name))
 	for _, path := range paths {
 		written = append(written, filepath.Base(path))
 	}

@@ -1,0 +1,107 @@
+// Package job is one render job, as sertrace render and every batch job run
+// it: the scene loaded, its settings resolved into options, a backend
+// chosen, the render run into a film (a new one or a checkpoint's); then the
+// film denoised, where the job asks, and written.
+package job
+
+import (
+	"context"
+	"slices"
+
+	"sertrace/denoise"
+	"sertrace/render"
+	"sertrace/render/backends"
+	"sertrace/scene"
+)
+
+// Spec is what a job is made of.
+type Spec struct {
+	Scene    string // the glTF file
+	Settings render.Settings
+	// Resolve maps a file the settings name (the environment map) to its
+	// path; nil takes them as they are.
+	Resolve func(string) string
+	// AOVs are the job's outputs: a cost heatmap is the GPU's shader clock
+	// where the render runs on one.
+	AOVs []render.AOV
+	// Note is told, a line each, the scene's warnings and the backend's
+	// choice; nil drops them.
+	Note func(string)
+}
+
+// Job is a job prepared to render.
+type Job struct {
+	Scene   *scene.Scene
+	Options render.Options // the caller may still set Threads and AfterPass
+	Display render.Display
+	Backend render.Backend
+	note    func(string)
+}
+
+// Prepare loads the job's scene, resolves its settings against it and
+// chooses its backend. Settings that do not fit the scene are returned as
+// the *render.SettingError that Settings.Options gives.
+func Prepare(s Spec) (*Job, error) {
+	note := s.Note
+	if note == nil {
+		note = func(string) {}
+	}
+	resolve := s.Resolve
+	if resolve == nil {
+		resolve = func(p string) string { return p }
+	}
+	sc, err := scene.Load(s.Scene)
+	if err != nil {
+		return nil, err
+	}
+	opts, display, err := s.Settings.Options(sc, resolve)
+	if err != nil {
+		return nil, err
+	}
+	opts.GPUCost = slices.Contains(s.AOVs, render.AOVCost)
+	backend, err := backends.Choose(s.Settings.Backend, s.Settings.Path, note)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range sc.Warnings {
+		note("warning: " + s.Scene + ": " + w)
+	}
+	return &Job{Scene: sc, Options: opts, Display: display, Backend: backend, note: note}, nil
+}
+
+// Render renders the job into film (a new one, or one to continue), telling
+// progress its fraction done. Its statistics are nil where it failed
+// before the first pass; after that, a failure or a cancelled ctx returns
+// them with the film marked partial.
+func (j *Job) Render(ctx context.Context, film *render.Film, progress render.Progress) (*render.Stats, error) {
+	stats, err := render.Render(ctx, j.Backend, j.Scene, j.Options, film, progress)
+	if stats != nil {
+		for _, w := range stats.Warnings {
+			j.note("warning: " + w)
+		}
+	}
+	return stats, err
+}
+
+// Denoise is how a job's beauty is denoised: the denoiser's name and
+// passes as the settings give them.
+type Denoise struct {
+	On     bool
+	Name   string
+	Passes int
+}
+
+// Write writes a film to outs, as render, merge and batch do
+// (denoise.Write): with the beauty denoised where d asks, on the backend
+// and device (−1: any) the film was rendered on. It returns the files
+// written and the film the beauty was written from.
+func Write(ctx context.Context, film *render.Film, display render.Display, outs []denoise.Output, d Denoise, ranOn string, device int, note func(string)) ([]string, *render.Film, error) {
+	var method denoise.Method
+	if d.On {
+		var err error
+		if method, err = denoise.Choose(d.Name, d.Passes, ranOn, device, note); err != nil {
+			return nil, nil, err
+		}
+	}
+	return denoise.Write(ctx, film, display, outs, method)
+}

@@ -204,7 +204,8 @@ func (e *EnvMap) uv(d scene.Vec3) (u, v float32) {
 	if !(u >= 0 && u < 1) {
 		u = 0 // a NaN rotation
 	}
-	v = float32(math.Acos(float64(min(max(d.Y, -1), 1))) / math.Pi)
+	v = float32(math.Atan2(math.Hypot(float64(d.X), float64(d.Z)), float64(d.Y)) / math.Pi) // as the GLSL, whose acos is less precise
+
 	return u, v
 }
 

@@ -23,7 +23,8 @@ import (
 // Burley's constants.
 
 func pcg4d(x, y, z, w uint32) (uint32, uint32, uint32, uint32) {
-	x, y, z, w = x*1664525+1013904223, y*1664525+1013904223, z*1664525+1013904223, w*1664525+1013904223
+	const a, c = layout.PCGMultiplier, layout.PCGIncrement
+	x, y, z, w = x*a+c, y*a+c, z*a+c, w*a+c
 	x += y * w
 	y += z * x
 	z += x * y
@@ -82,10 +83,10 @@ var sobolReversedBytes = func() (t [4][256]uint32) {
 // flips each bit of x by a hash of the bits below it and of seed.
 func laineKarras(x, seed uint32) uint32 {
 	x += seed
-	x ^= x * 0x6c50b47c
-	x ^= x * 0xb82f1e52
-	x ^= x * 0xc7afe638
-	x ^= x * 0x8d22f6e6
+	x ^= x * layout.LaineKarras0
+	x ^= x * layout.LaineKarras1
+	x ^= x * layout.LaineKarras2
+	x ^= x * layout.LaineKarras3
 	return x
 }
 
@@ -174,14 +175,14 @@ func shuffledIndex(pixel, sample, bounce, pair, seed uint32) uint32 {
 // shuffleKey is the hash that shuffles a pair's sample order in a pixel at
 // a bounce.
 func shuffleKey(pixel, bounce, pair, seed uint32) uint32 {
-	key, _, _, _ := pcg4d(pixel, bounce*layout.PairsPerBounce+pair, seed, 0x9e3779b9)
+	key, _, _, _ := pcg4d(pixel, bounce*layout.PairsPerBounce+pair, seed, layout.ShuffleSalt)
 	return key
 }
 
 // scrambleKey is the hash that scrambles a dimension's points in a pixel
 // at a bounce.
 func scrambleKey(pixel, bounce, dim, seed uint32) uint32 {
-	key, _, _, _ := pcg4d(pixel, bounce*layout.DimsPerBounce+dim, seed, 0x85ebca6b)
+	key, _, _, _ := pcg4d(pixel, bounce*layout.DimsPerBounce+dim, seed, layout.ScrambleSalt)
 	return key
 }
 

@@ -28,3 +28,4 @@ for stage in generate trace scan scatter shade advance resolve; do
 done
 build denoise.comp denoise.comp
 build probe.comp probe.comp
+build probe_scene.comp probe_scene.comp

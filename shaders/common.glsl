@@ -17,8 +17,12 @@
 #include "intersect.glsl"
 
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer ParamsBuf { Params p; };
-#ifdef PUSH_BOUNCE
+#if defined(PUSH_BOUNCE)
 layout(push_constant, scalar) uniform Push { ParamsBuf params; uint bounce; uint pad; } push;
+#elif defined(PUSH_PROBE)
+// probe_scene.comp's: the records in and out, the helper and their count.
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer ProbeFloats { float v[]; };
+layout(push_constant, scalar) uniform Push { ParamsBuf params; ProbeFloats in_; ProbeFloats out_; uint fn; uint n; } push;
 #else
 layout(push_constant, scalar) uniform Push { ParamsBuf params; } push;
 #endif

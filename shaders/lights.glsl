@@ -24,7 +24,7 @@ vec2 envUV(vec3 d) {
     if (!(u >= 0.0 && u < 1.0)) {
         u = 0.0;
     }
-    float v = acos(clamp(d.y, -1.0, 1.0)) / PI;
+    float v = atan(length(d.xz), d.y) / PI; // acos(d.y) is 5e-5 off near the rows' edges on lavapipe
     return vec2(u, v);
 }
 

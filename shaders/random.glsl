@@ -12,10 +12,11 @@
 #define RANDOM_GLSL
 
 // The dimensions of the random stream at each bounce (DIM_*, in pairs that
-// are stratified together) come from render/layout, in the generated header.
+// are stratified together) and the hashes' constants come from
+// render/layout, in the generated header.
 
 uvec4 pcg4d(uvec4 v) {
-    v = v * 1664525u + 1013904223u;
+    v = v * PCG_MULTIPLIER + PCG_INCREMENT;
     v.x += v.y * v.w;
     v.y += v.z * v.x;
     v.z += v.x * v.y;
@@ -33,10 +34,10 @@ uvec4 pcg4d(uvec4 v) {
 uint nestedUniformScramble(uint x, uint seed) {
     x = bitfieldReverse(x);
     x += seed;
-    x ^= x * 0x6c50b47cu;
-    x ^= x * 0xb82f1e52u;
-    x ^= x * 0xc7afe638u;
-    x ^= x * 0x8d22f6e6u;
+    x ^= x * LAINE_KARRAS_0;
+    x ^= x * LAINE_KARRAS_1;
+    x ^= x * LAINE_KARRAS_2;
+    x ^= x * LAINE_KARRAS_3;
     return bitfieldReverse(x);
 }
 
@@ -58,8 +59,8 @@ uint sobol(uint index, bool second) {
 // random returns a number in [0, 1) for a pixel, sample, bounce and
 // dimension of the stream that seed selects (Go's Random).
 float random(uint pixel, uint sampleIndex, uint bounce, uint dim, uint seed) {
-    uint shuffle = pcg4d(uvec4(pixel, bounce * PAIRS_PER_BOUNCE + dim / 2u, seed, 0x9e3779b9u)).x;
-    uint scramble = pcg4d(uvec4(pixel, bounce * DIMS_PER_BOUNCE + dim, seed, 0x85ebca6bu)).x;
+    uint shuffle = pcg4d(uvec4(pixel, bounce * PAIRS_PER_BOUNCE + dim / 2u, seed, SHUFFLE_SALT)).x;
+    uint scramble = pcg4d(uvec4(pixel, bounce * DIMS_PER_BOUNCE + dim, seed, SCRAMBLE_SALT)).x;
     uint x = nestedUniformScramble(sobol(nestedUniformScramble(sampleIndex, shuffle), (dim & 1u) != 0u), scramble);
     return float(x >> 8u) * (1.0 / 16777216.0);
 }

@@ -81,7 +81,7 @@ Hit traceClosest(vec3 o, vec3 d) {
     float procU = 0.0;
     RQ_CANDIDATES(q, o, d, INF, procU)
     Hit h;
-    h.instance = 0xffffffffu;
+    h.instance = MISS_INSTANCE;
     h.prim = 0u;
     h.u = 0.0;
     h.v = 0.0;

@@ -16,7 +16,7 @@ void main() {
     uint p = P.sortOn != 0u ? P.sorted.v[i] : queueIn().v[i];
     Path path = P.paths.v[p];
     Hit h = P.hits.v[p];
-    if (h.instance == 0xffffffffu) {
+    if (h.instance == MISS_INSTANCE) {
         missShader(path, path.dir);
     } else {
         closestHitShader(path, h.instance, h.prim, vec2(h.u, h.v), h.t, path.origin, path.dir);

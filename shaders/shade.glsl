@@ -6,7 +6,7 @@
 #define SHADE_GLSL
 
 // The specular albedo table (render.SpecularAlbedoTable, 32×32).
-vec2 albedoTableAt(int i, int j) { return P.albedoTable.v[i * 32 + j]; }
+vec2 albedoTableAt(int i, int j) { return P.albedoTable.v[i * ALBEDO_TABLE_SIZE + j]; }
 
 #include "bsdf.glsl"
 #include "hair.glsl"

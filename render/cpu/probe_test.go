@@ -1,9 +1,11 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -445,4 +447,183 @@ func TestProbeMovedOrigin(t *testing.T) {
 			}
 		}
 	}
+}
+
+// probeScene is probe for the scene probe shader, with sc's parameter block.
+func probeScene(t *testing.T, sc *scene.Scene, opts render.Options, fn int, in []float32) []float32 {
+	t.Helper()
+	out, err := vulkan.ProbeScene(-1, sc, opts, fn, in)
+	if err != nil {
+		if os.Getenv("CI") == "" && (strings.Contains(err.Error(), "Vulkan") || strings.Contains(err.Error(), "no device")) {
+			t.Skipf("no Vulkan device runs the probe shader: %v", err)
+		}
+		t.Fatal(err)
+	}
+	return out
+}
+
+// flatHDR is a Radiance .hdr of w×h pixels (flat scanlines) of random
+// radiance with a bright patch, decoded: an environment worth importance
+// sampling.
+func flatHDR(t *testing.T, rng *rand.Rand, w, h int) *render.EnvMap {
+	b := []byte(fmt.Sprintf("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y %d +X %d\n", h, w))
+	for y := range h {
+		for x := range w {
+			v := [3]float64{rng.Float64(), rng.Float64(), rng.Float64()}
+			if x > w/2 && x < w/2+3 && y > h/4 && y < h/4+2 {
+				v = [3]float64{40, 30, 20}
+			}
+			e := math.Ceil(math.Log2(max(v[0], v[1], v[2]) + 1e-9))
+			s := math.Ldexp(1, int(e)-8)
+			b = append(b, byte(v[0]/s), byte(v[1]/s), byte(v[2]/s), byte(e+128))
+		}
+	}
+	env, err := render.DecodeHDR(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Rotation, env.Intensity = 0.7, 1.5
+	return env
+}
+
+// withPunctualLights adds a point, a spot and a directional light above
+// the scene's middle, so that every kind of light is in its table.
+func withPunctualLights(sc *scene.Scene) {
+	b := sc.Bounds
+	mid := b.Min.Add(b.Max).Scale(0.5)
+	top := mid.Add(scene.Vec3{Y: 0.4 * (b.Max.Y - b.Min.Y)})
+	down := scene.Vec3{X: 0.1, Y: -1, Z: 0.05}.Normalize()
+	sc.Lights = append(sc.Lights,
+		scene.Light{Name: "point", Kind: scene.PointLight, Color: scene.Vec3{X: 1, Y: 0.8, Z: 0.6}, Intensity: 5, Position: top},
+		scene.Light{Name: "spot", Kind: scene.SpotLight, Color: scene.Vec3{X: 0.5, Y: 1, Z: 1}, Intensity: 8, Position: top.Add(scene.Vec3{X: 0.1}), Direction: down, InnerCone: 0.2, OuterCone: 0.6},
+		scene.Light{Name: "sun", Kind: scene.DirectionalLight, Color: scene.Vec3{X: 1, Y: 1, Z: 0.9}, Intensity: 2, Direction: down})
+}
+
+// TestProbeLights: next-event estimation's light sample (which light, the
+// point on it, its radiance and pdf) and the pdfs MIS weighs it by are the
+// same on the GPU as in Go, over scenes whose tables hold emissive
+// triangles (textured too) and spheres, point, spot and directional lights
+// and an importance-sampled HDR environment; the environment's radiance
+// too. Picks must agree exactly (the alias table is 24-bit exact); values
+// to float32 roundings of GLSL's own math.
+func TestProbeLights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	kinds := map[render.LightKind]int{}
+	for _, name := range []string{"cornell", "particles", "hairy-cornell"} {
+		t.Run(name, func(t *testing.T) {
+			sc, err := scene.Load(filepath.Join("..", "..", "scenes", name+".glb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			withPunctualLights(sc)
+			env := flatHDR(t, rng, 32, 16)
+			opts := render.Options{Width: 16, Height: 12, SPP: 1, MaxDepth: 4, EnvMap: env, EnvColor: [3]float32{1, 1, 1}}
+			acc, _, _, err := NewAccel(sc, nil, "bvh")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls := newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: env})
+			for _, e := range ls.Entries {
+				kinds[e.Kind]++
+			}
+			b := sc.Bounds
+			const n = 8192
+			in := records(n, func(i int, r []float32) {
+				ext := b.Max.Sub(b.Min)
+				put3(r, 0, b.Min.Add(scene.Vec3{X: ext.X * rng.Float32(), Y: ext.Y * rng.Float32(), Z: ext.Z * rng.Float32()}))
+				r[3], r[4], r[5], r[6] = rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32()
+			})
+			out := probeScene(t, sc, opts, layout.ProbeLightSample, in)
+			// A direction on the edge between two texels of the
+			// environment, or a point on a light's plane or a sphere's
+			// rim, can fall either way in float32 and float64: a few such
+			// records are allowed, a pattern is not.
+			mismatched, compared := 0, 0
+			mismatch := func(format string, args ...any) {
+				if mismatched++; mismatched <= 3 {
+					t.Logf(format, args...)
+				}
+			}
+			for i := range n {
+				r, o := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
+				var want lightSample
+				ok := ls.sample(&want, acc, get3(r, 0), r[3], r[4], r[5], r[6])
+				if gotOK := o[0] != 0; gotOK != ok {
+					mismatch("record %d: GLSL found a sample: %v, Go: %v", i, gotOK, ok)
+					continue
+				}
+				if !ok {
+					continue
+				}
+				compared++
+				if (o[9] != 0) != want.delta || !close3(get3(o, 1), want.wi, 2e-4) || !closeRel(o[4], want.dist, 2e-4) ||
+					!close3Rel(get3(o, 5), want.radiance, 2e-4) || !closeRel(o[8], want.pdf, 2e-3) {
+					mismatch("record %d (p %v, u %v %v %v %v): GLSL wi %v dist %v radiance %v pdf %v delta %v; Go %+v",
+						i, get3(r, 0), r[3], r[4], r[5], r[6], get3(o, 1), o[4], get3(o, 5), o[8], o[9], want)
+				}
+			}
+			if mismatched > n/1000 || compared < n/2 {
+				t.Errorf("light samples: %d of %d differ; %d compared", mismatched, n, compared)
+			}
+			mismatched = 0
+
+			// The pdfs MIS weighs BSDF samples by: of hitting each emitter,
+			// and of the environment in each direction.
+			var emitters []int
+			for k, e := range ls.Entries {
+				if e.Kind == render.LightTriangle || e.Kind == render.LightSphere {
+					emitters = append(emitters, k)
+				}
+			}
+			in = records(n, func(i int, r []float32) {
+				if len(emitters) > 0 {
+					k := emitters[rng.IntN(len(emitters))]
+					e := ls.Entries[k]
+					r[0], r[1] = fbits(uint32(e.Instance)), fbits(uint32(int32(k)-ls.FirstLight[e.Instance]))
+				}
+				r[2], r[3] = 0.1+3*rng.Float32(), rng.Float32()
+				put3(r, 4, b.Min.Add(b.Max.Sub(b.Min).Scale(rng.Float32())))
+				put3(r, 7, randDir(rng))
+			})
+			if len(emitters) > 0 {
+				out = probeScene(t, sc, opts, layout.ProbePdfEmitter, in)
+				for i := range n {
+					r := in[i*layout.ProbeIn:]
+					h := Hit{Instance: int32(math.Float32bits(r[0])), Prim: int32(math.Float32bits(r[1])), T: r[2]}
+					want := ls.pdfEmitter(acc, &h, get3(r, 4), r[3])
+					if got := out[i*layout.ProbeOut]; !closeRel(got, want, 2e-4) {
+						mismatch("pdfEmitter record %d (%+v from %v, cos %v): GLSL %v, Go %v", i, h, get3(r, 4), r[3], got, want)
+					}
+				}
+			}
+			for i := range n {
+				copy(in[i*layout.ProbeIn:], in[i*layout.ProbeIn+7:i*layout.ProbeIn+10])
+			}
+			out = probeScene(t, sc, opts, layout.ProbeEnvironment, in)
+			for i := range n {
+				d, o := get3(in[i*layout.ProbeIn:], 0), out[i*layout.ProbeOut:]
+				if want := ls.pdfEnvironment(d); !closeRel(o[0], want, 2e-3) {
+					mismatch("pdfEnvironment(%v): GLSL %v, Go %v", d, o[0], want)
+				} else if want := ls.env.radiance(d); !close3Rel(get3(o, 1), want, 1e-5) {
+					mismatch("environment radiance(%v): GLSL %v, Go %v", d, get3(o, 1), want)
+				}
+			}
+			if mismatched > 2*n/1000 {
+				t.Errorf("pdfs and the environment: %d of %d differ", mismatched, 2*n)
+			}
+		})
+	}
+	for _, k := range []render.LightKind{render.LightTriangle, render.LightSphere, render.LightPunctual, render.LightEnvironment} {
+		if kinds[k] == 0 {
+			t.Errorf("no light of kind %d was probed", k)
+		}
+	}
+}
+
+func closeRel(a, b, tol float32) bool {
+	return a == b || math.Abs(float64(a-b)) <= float64(tol)*max(math.Abs(float64(a)), math.Abs(float64(b)))
+}
+
+func close3Rel(a, b scene.Vec3, tol float32) bool {
+	return closeRel(a.X, b.X, tol) && closeRel(a.Y, b.Y, tol) && closeRel(a.Z, b.Z, tol)
 }

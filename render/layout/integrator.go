@@ -36,6 +36,21 @@ const (
 // PairsPerBounce is the number of pairs of dimensions at a bounce.
 const PairsPerBounce = (DimsPerBounce + 1) / 2
 
+// The random streams' hash constants (render/random.go and
+// shaders/random.glsl): pcg4d's linear congruential step (Jarzynski and
+// Olano), the Laine–Karras permutation's multipliers (Burley), and the
+// salts that make a pixel's shuffle and scramble keys two different hashes.
+const (
+	PCGMultiplier = 1664525
+	PCGIncrement  = 1013904223
+	LaineKarras0  = 0x6c50b47c
+	LaineKarras1  = 0xb82f1e52
+	LaineKarras2  = 0xc7afe638
+	LaineKarras3  = 0x8d22f6e6
+	ShuffleSalt   = 0x9e3779b9
+	ScrambleSalt  = 0x85ebca6b
+)
+
 // Path events at a path's last vertex, for the reorder hint's coherence
 // bits: it sampled a light, it survived Russian roulette.
 const (

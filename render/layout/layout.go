@@ -40,8 +40,12 @@ const (
 	ProbeHairSample
 	ProbeCamera
 	ProbeMovedOrigin
+	// probe_scene.comp's, which read a render's parameter block.
+	ProbeLightSample
+	ProbePdfEmitter
+	ProbeEnvironment
 	ProbeIn  = 24
-	ProbeOut = 8
+	ProbeOut = 12
 )
 
 // Punctual light kinds: scene.LightKind's values.
@@ -262,8 +266,9 @@ type Camera struct {
 }
 
 // Path is the state one sample's path carries between bounces: the
-// payload of the ray-tracing pipeline, and an element of the ray-query
-// wavefront's path buffer.
+// payload of the ray-tracing pipeline, an element of the ray-query
+// wavefront's path buffer, and the CPU emulator's path (render/cpu's
+// pathState embeds it).
 type Path struct {
 	Origin      scene.Vec3 // the ray to trace next
 	Dir         scene.Vec3
@@ -276,14 +281,21 @@ type Path struct {
 	SampleIndex uint32
 	Bounce      uint32
 	PrevPdf     float32
-	Medium      int32   // the material whose volume the path is in, or −1
-	EtaScale    float32 // render/cpu's pathState.etaScale
-	Alive       uint32
-	Rays        uint32 // traced for this sample
-	ShadowRays  uint32 // of them
-	Events      uint32 // coherence bits for the reorder hint
-	// The denoiser's split of the first hit's reflected light (render/cpu's
-	// pathState says how).
+	Medium      int32 // the material whose volume the path is in, or −1
+	// EtaScale undoes the 1/η² by which refraction scales radiance, for
+	// Russian roulette: a path inside glass carries less radiance but as
+	// much flux, and rouletting it by its radiance would make it a firefly
+	// when it leaves (pbrt-v4's etaScale).
+	EtaScale   float32
+	Alive      uint32
+	Rays       uint32 // traced for this sample
+	ShadowRays uint32 // of them
+	Events     uint32 // coherence bits for the reorder hint
+	// The denoiser's split of the light the first hit reflects: the diffuse
+	// lobe's and the other lobes' (specular, metal, glass) light, their
+	// directional albedos there, and the diffuse lobe's share (per channel)
+	// of the throughput the first hit's BSDF sample carries on. The camera's
+	// direct view (emission, the environment) is in neither.
 	Diffuse, Specular      scene.Vec3
 	DiffAlbedo, SpecAlbedo scene.Vec3
 	Split                  scene.Vec3
@@ -291,12 +303,15 @@ type Path struct {
 
 // Hit is the ray-query wavefront's record of what a path's ray hit.
 type Hit struct {
-	Instance uint32 // ^0: a miss
+	Instance uint32 // MissInstance: a miss
 	Prim     uint32
 	U, V     float32
 	T        float32
 	Key      uint32 // the sort key: 0 for a miss, 1 + the material for a hit
 }
+
+// MissInstance is a Hit's Instance where its ray hit nothing.
+const MissInstance = 0xffffffff
 
 // Wavefront counters, in the counter buffer: the live paths of this
 // bounce, the survivors for the next, the next dispatch's indirect

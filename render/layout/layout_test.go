@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -24,9 +26,14 @@ func TestHeaderIsCurrent(t *testing.T) {
 // generates from Go (a hand-kept copy could drift from the Go's value).
 func TestNoHandKeptCopies(t *testing.T) {
 	generated := map[string]bool{}
+	magic := map[uint64]string{} // the generated values too large to be written by chance
 	for _, c := range constants {
 		generated[c.name] = true
+		if v, err := strconv.ParseUint(strings.TrimSuffix(c.value, "u"), 10, 32); err == nil && v >= 1<<16 {
+			magic[v] = c.name
+		}
 	}
+	literal := regexp.MustCompile(`\b(0[xX][0-9a-fA-F]+|[0-9]+)[uU]?\b`)
 	sources, _ := filepath.Glob("../../shaders/*.*")
 	declared := regexp.MustCompile(`(?m)^\s*(?:const\s+\w+\s+(\w+)\s*=|#define\s+(\w+))`)
 	checked := 0
@@ -44,6 +51,11 @@ func TestNoHandKeptCopies(t *testing.T) {
 		for _, m := range declared.FindAllStringSubmatch(string(src), -1) {
 			if name := m[1] + m[2]; generated[name] {
 				t.Errorf("%s declares %s, which the header generates from render/layout", filepath.Base(path), name)
+			}
+		}
+		for _, m := range literal.FindAllStringSubmatch(string(src), -1) {
+			if v, err := strconv.ParseUint(m[1], 0, 64); err == nil && magic[v] != "" {
+				t.Errorf("%s writes %s, the value of %s: use the generated constant", filepath.Base(path), m[0], magic[v])
 			}
 		}
 	}

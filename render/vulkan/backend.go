@@ -209,7 +209,9 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 func (r *renderer) setParams(sc *scene.Scene) error {
 	d, opts, b := r.d, r.opts, r.bufs
 	p := &r.params
-	p.TLAS = r.acc.tlasAddr
+	if r.acc != nil { // the scene probe has none
+		p.TLAS = r.acc.tlasAddr
+	}
 	p.Instances, p.Materials, p.Meshes = b.instances.addr, b.materials.addr, b.meshes.addr
 	p.SphereSets, p.CurveSets, p.Textures = b.sphereSets.addr, b.curveSets.addr, b.textures.addr
 	p.Positions, p.Normals, p.TexCoords, p.Colors, p.Tangents = b.positions.addr, b.normals.addr, b.texCoords.addr, b.colors.addr, b.tangents.addr
@@ -283,7 +285,9 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 			p.HintFlags |= layout.HintCoherence
 		}
 	}
-	p.Film = r.film.addr
+	if r.film != nil {
+		p.Film = r.film.addr
+	}
 	return nil
 }
 

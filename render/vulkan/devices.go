@@ -97,7 +97,7 @@ func modules(path string, clock bool) ([][]byte, error) {
 	case pathDenoise:
 		names = []string{"denoise.comp"}
 	case pathProbe:
-		names = []string{"probe.comp"}
+		names = []string{"probe.comp", "probe_scene.comp"}
 	default:
 		return nil, fmt.Errorf("no shaders for path %q", path)
 	}

@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -20,6 +21,10 @@ type sceneBuffers struct {
 func (d *device) uploadScene(p *packed) (*sceneBuffers, error) {
 	b := &sceneBuffers{}
 	var err error
+	asInput := usageASInput
+	if !slices.Contains(d.extensions, "VK_KHR_acceleration_structure") {
+		asInput = 0 // the scene probe's device builds none
+	}
 	up := func(dst **buffer, data []byte, usage vk.BufferUsageFlags) {
 		if err == nil {
 			*dst, err = d.upload(data, usage, false)
@@ -31,12 +36,12 @@ func (d *device) uploadScene(p *packed) (*sceneBuffers, error) {
 	up(&b.sphereSets, bytesOf(p.sphereSets), 0)
 	up(&b.curveSets, bytesOf(p.curveSets), 0)
 	up(&b.textures, bytesOf(p.textures), 0)
-	up(&b.positions, bytesOf(p.positions), usageASInput)
+	up(&b.positions, bytesOf(p.positions), asInput)
 	up(&b.normals, bytesOf(p.normals), 0)
 	up(&b.texCoords, bytesOf(p.texCoords), 0)
 	up(&b.colors, bytesOf(p.colors), 0)
 	up(&b.tangents, bytesOf(p.tangents), 0)
-	up(&b.indices, bytesOf(p.indices), usageASInput)
+	up(&b.indices, bytesOf(p.indices), asInput)
 	up(&b.points, bytesOf(p.points), 0)
 	up(&b.radii, bytesOf(p.radii), 0)
 	up(&b.segments, bytesOf(p.segments), 0)

@@ -6,6 +6,7 @@ import (
 
 	"sertrace/render"
 	"sertrace/render/layout"
+	"sertrace/scene"
 )
 
 // pathProbe is the probe shader: not a render path, but gated and created
@@ -46,6 +47,53 @@ func Probe(device int, fn int, in []float32) ([]float32, error) {
 	}{inBuf.addr, out.addr, tableBuf.addr, uint32(fn), uint32(n)}
 
 	if err := d.dispatchOnce("probe.comp", unsafe.Pointer(&push), int(unsafe.Sizeof(push)), uint32((n+63)/64), 1); err != nil {
+		return nil, err
+	}
+	res := make([]float32, layout.ProbeOut*n)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&res[0])), 4*len(res)), out.data)
+	return res, nil
+}
+
+// ProbeScene runs one GLSL helper of the scene probe shader
+// (shaders/probe_scene.comp: layout.ProbeLightSample, ProbePdfEmitter,
+// ProbeEnvironment) with the parameter block a render of sc with opts
+// would have (its buffers, light table and environment, without
+// acceleration structures or film), as Probe does.
+func ProbeScene(device int, sc *scene.Scene, opts render.Options, fn int, in []float32) ([]float32, error) {
+	n := len(in) / layout.ProbeIn
+	if n == 0 || len(in) != n*layout.ProbeIn {
+		return nil, errors.New("vulkan probe: the input is not whole records")
+	}
+	d, err := openDevice(pathProbe, device, false)
+	if err != nil {
+		return nil, err
+	}
+	defer d.destroy()
+	r := &renderer{d: d, opts: opts}
+	r.p = packScene(sc, render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor)))
+	if r.bufs, err = d.uploadScene(r.p); err != nil {
+		return nil, err
+	}
+	if err := r.setParams(sc); err != nil {
+		return nil, err
+	}
+	params, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)), 0, false)
+	if err != nil {
+		return nil, err
+	}
+	inBuf, err := d.upload(bytesOf(in), 0, false)
+	if err != nil {
+		return nil, err
+	}
+	out, err := d.newBuffer(uint64(4*layout.ProbeOut*n), 0, memReadback, false)
+	if err != nil {
+		return nil, err
+	}
+	push := struct {
+		params, in, out uint64
+		fn, n           uint32
+	}{params.addr, inBuf.addr, out.addr, uint32(fn), uint32(n)}
+	if err := d.dispatchOnce("probe_scene.comp", unsafe.Pointer(&push), int(unsafe.Sizeof(push)), uint32((n+63)/64), 1); err != nil {
 		return nil, err
 	}
 	res := make([]float32, layout.ProbeOut*n)

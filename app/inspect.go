@@ -50,6 +50,9 @@ func printSummary(w io.Writer, s scene.Summary) {
 		fmt.Fprintf(w, "  cameras     %d %q\n", s.Cameras, s.CameraNames)
 	}
 	fmt.Fprintf(w, "  bounds      %v .. %v\n", s.Bounds.Min, s.Bounds.Max)
+	if len(s.Variants) > 0 {
+		fmt.Fprintf(w, "  variants    %q (render --variant NAME)\n", s.Variants)
+	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}

@@ -52,6 +52,7 @@ what has been accumulated, marked as partial.`,
 	f.Int("max-depth", d.MaxDepth, "maximum path length in bounces (1: direct light only)")
 	f.Uint32("seed", d.Seed, "selects the random streams")
 	f.String("camera", d.Camera, "camera by name or index")
+	f.String("variant", d.Variant, "render the materials of this KHR_materials_variants variant (sertrace inspect lists them)")
 	f.String("env-color", d.EnvColor, "constant environment radiance R,G,B (or one value)")
 	f.String("env", d.Env, "equirectangular Radiance .hdr environment (replaces --env-color)")
 	f.Float32("env-rotation", d.EnvRotation, "turn the --env map about +Y, in degrees")

@@ -50,7 +50,7 @@ func Prepare(s Spec) (*Job, error) {
 	if resolve == nil {
 		resolve = func(p string) string { return p }
 	}
-	sc, err := scene.Load(s.Scene)
+	sc, err := scene.Load(s.Scene, scene.WithVariant(s.Settings.Variant))
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ func HitGroupOf(sc *scene.Scene, in *scene.Instance) layout.HitGroup {
 		}
 		return layout.HitSweptSpheres
 	}
-	if mat.AlphaMode == scene.AlphaMask {
+	if mat.AlphaTested() {
 		return layout.HitTrianglesMasked
 	}
 	return layout.HitTriangles

@@ -57,9 +57,9 @@ func NewLightTable(sc *scene.Scene, envPower float32) *LightTable {
 	for i, in := range sc.Instances {
 		ls.FirstLight[i] = -1
 		mat := &sc.Materials[in.Material]
-		// Alpha-masked emitters are left to BSDF sampling (MIS weight 1):
+		// Alpha-tested emitters are left to BSDF sampling (MIS weight 1):
 		// light sampling would pick points in their holes.
-		if !mat.Emits() || mat.AlphaMode == scene.AlphaMask {
+		if !mat.Emits() || mat.AlphaTested() {
 			continue
 		}
 		w := AffineOf(in.Transform)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math"
 	"math/bits"
 
 	"sertrace/render/layout"
@@ -184,6 +185,15 @@ func shuffleKey(pixel, bounce, pair, seed uint32) uint32 {
 func scrambleKey(pixel, bounce, dim, seed uint32) uint32 {
 	key, _, _, _ := pcg4d(pixel, bounce*layout.DimsPerBounce+dim, seed, layout.ScrambleSalt)
 	return key
+}
+
+// HitCoin is a number in [0, 1) for a candidate hit: a hash of its
+// instance, primitive, barycentrics and distance, the same however often a
+// ray meets it, independent between rays (their distances differ). BLEND
+// keeps a candidate whose alpha is above it: stochastic transparency.
+func HitCoin(instance, prim uint32, u, v, t float32) float32 {
+	x, _, _, _ := pcg4d(math.Float32bits(u), math.Float32bits(v), math.Float32bits(t), instance*layout.HitCoinStride+prim)
+	return float32(x>>8) * (1.0 / (1 << 24))
 }
 
 // scrambledPoint is the Sobol point of a (shuffled) index in the pair's

@@ -16,6 +16,7 @@ import (
 // command's flags and a batch job's keys (named alike, with underscores).
 // Options turns them into what a backend takes, in one place for both.
 type Settings struct {
+	Variant        string  `mapstructure:"variant" json:"variant,omitempty"` // KHR_materials_variants: the materials of this variant
 	Camera         string  `mapstructure:"camera" json:"camera,omitempty"`
 	Res            string  `mapstructure:"res" json:"res,omitempty"`
 	SPP            int     `mapstructure:"spp" json:"spp,omitempty"`

@@ -20,6 +20,9 @@ const (
 	extInstancing       = "EXT_mesh_gpu_instancing"
 	extQuantization     = "KHR_mesh_quantization"
 	extSpecular         = "KHR_materials_specular"
+	extClearcoat        = "KHR_materials_clearcoat"
+	extUnlit            = "KHR_materials_unlit"
+	extVariants         = "KHR_materials_variants"
 )
 
 // supportedExtensions is every extension the loader implements; a file that
@@ -31,6 +34,9 @@ var supportedExtensions = map[string]bool{
 	extVolume:                      true,
 	extInstancing:                  true,
 	extSpecular:                    true,
+	extClearcoat:                   true,
+	extUnlit:                       true,
+	extVariants:                    true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
 	lightspunctual.ExtensionName:   true,
@@ -63,6 +69,26 @@ type specular struct {
 	SpecularColorTexture *gltf.TextureInfo `json:"specularColorTexture,omitempty"`
 }
 
+type clearcoat struct {
+	ClearcoatFactor           float64             `json:"clearcoatFactor"`
+	ClearcoatTexture          *gltf.TextureInfo   `json:"clearcoatTexture,omitempty"`
+	ClearcoatRoughnessFactor  float64             `json:"clearcoatRoughnessFactor"`
+	ClearcoatRoughnessTexture *gltf.TextureInfo   `json:"clearcoatRoughnessTexture,omitempty"`
+	ClearcoatNormalTexture    *gltf.NormalTexture `json:"clearcoatNormalTexture,omitempty"`
+}
+
+// materialVariants is KHR_materials_variants' payload: the file's variants
+// at the root, a primitive's mappings on it.
+type materialVariants struct {
+	Variants []struct {
+		Name string `json:"name"`
+	} `json:"variants"`
+	Mappings []struct {
+		Material int   `json:"material"`
+		Variants []int `json:"variants"`
+	} `json:"mappings"`
+}
+
 type instancing struct {
 	Attributes map[string]int `json:"attributes"`
 }
@@ -86,6 +112,8 @@ func init() {
 	register(extIOR, func(e *ior) { e.IOR = 1.5 })
 	register[volume](extVolume, nil)
 	register[instancing](extInstancing, nil)
+	register[clearcoat](extClearcoat, nil)
+	register[materialVariants](extVariants, nil)
 	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })
 }
 

@@ -183,12 +183,63 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 			return out, err
 		}
 	}
+	_, out.Unlit = m.Extensions[extUnlit]
+	if c, err := extension[clearcoat](m.Extensions, extClearcoat); err != nil {
+		return out, err
+	} else if c != nil {
+		if !finite(c.ClearcoatFactor, c.ClearcoatRoughnessFactor) {
+			return out, fmt.Errorf("%s factors must be finite", extClearcoat)
+		}
+		out.Clearcoat, out.ClearcoatRoughness = clamp01(c.ClearcoatFactor), clamp01(c.ClearcoatRoughnessFactor)
+		if out.ClearcoatTexture, err = l.textureInfo(c.ClearcoatTexture, Linear, "clearcoatTexture"); err != nil {
+			return out, err
+		}
+		if out.ClearcoatRoughnessTexture, err = l.textureInfo(c.ClearcoatRoughnessTexture, Linear, "clearcoatRoughnessTexture"); err != nil {
+			return out, err
+		}
+		if t := c.ClearcoatNormalTexture; t != nil && t.Index != nil {
+			info := &gltf.TextureInfo{Index: *t.Index, TexCoord: t.TexCoord, Extensions: t.Extensions}
+			if out.ClearcoatNormalTexture, err = l.textureInfo(info, Linear, "clearcoatNormalTexture"); err != nil {
+				return out, err
+			}
+			if t.Scale != nil && finite(*t.Scale) {
+				out.ClearcoatNormalScale = float32(*t.Scale)
+			}
+		}
+	}
 	if hair, err := hairFromExtras(m.Extras); err != nil {
 		return out, err
 	} else {
 		out.Hair = hair
 	}
 	return out, nil
+}
+
+// variants reads the file's KHR_materials_variants and finds the one
+// WithVariant asked for.
+func (l *loader) variants() error {
+	l.variantIdx = -1
+	v, err := extension[materialVariants](l.doc.Extensions, extVariants)
+	if err != nil {
+		return err
+	}
+	if v != nil {
+		for _, n := range v.Variants {
+			l.sc.Variants = append(l.sc.Variants, n.Name)
+		}
+	}
+	if l.variant == "" {
+		return nil
+	}
+	l.variantIdx = slices.Index(l.sc.Variants, l.variant)
+	if l.variantIdx < 0 {
+		if len(l.sc.Variants) == 0 {
+			return fmt.Errorf("variant %q: the file has no material variants (%s)", l.variant, extVariants)
+		}
+		return fmt.Errorf("variant %q is not one of the file's: %q", l.variant, l.sc.Variants)
+	}
+	l.sc.Variant = l.variant
+	return nil
 }
 
 // hairFromExtras reads extras.sertrace.hair, the convention in DESIGN.md.

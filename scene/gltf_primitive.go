@@ -15,12 +15,8 @@ const radiusAttribute = "_RADIUS"
 // accessors between primitives). ok is false for a primitive that is skipped
 // (with a warning). radius is the node's extras.radius, the fallback for
 // points and lines.
-func (l *loader) geometry(m, p int, prim *gltf.Primitive, radius float64) (GeometryRef, bool, error) {
-	needTangents := false
-	if prim.Material != nil && *prim.Material >= 0 && *prim.Material < len(l.sc.Materials) {
-		n := l.sc.Materials[*prim.Material].NormalTexture
-		needTangents = n.Valid()
-	}
+func (l *loader) geometry(m, p int, prim *gltf.Primitive, material int, radius float64) (GeometryRef, bool, error) {
+	needTangents := l.sc.Materials[material].NormalMapped()
 	_, hasRadius := prim.Attributes[radiusAttribute]
 	if hasRadius || !isCurveOrPoints(prim.Mode) {
 		radius = 0 // the key must not split geometry that does not use it

@@ -34,9 +34,16 @@ func (l *loader) charge(n int64, what string) error {
 	return nil
 }
 
+// Option is a choice Load and Decode make while reading a file.
+type Option func(*loader)
+
+// WithVariant loads the scene with the materials that KHR_materials_variants
+// maps to the variant of that name ("": the primitives' own materials).
+func WithVariant(name string) Option { return func(l *loader) { l.variant = name } }
+
 // Load reads a .gltf or .glb file, with the buffers and images it refers to
 // (only files in its own folder, or data: URIs).
-func Load(path string) (*Scene, error) {
+func Load(path string, opts ...Option) (*Scene, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, unwrapPathError(err))
@@ -46,7 +53,7 @@ func Load(path string) (*Scene, error) {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	defer root.Close()
-	return Decode(data, path, DirResources(root.FS()))
+	return Decode(data, path, DirResources(root.FS()), opts...)
 }
 
 func unwrapPathError(err error) error {
@@ -59,7 +66,7 @@ func unwrapPathError(err error) error {
 
 // Decode builds a scene from a glTF or GLB file's bytes; name labels errors
 // and warnings, read supplies the files it refers to.
-func Decode(data []byte, name string, read ResourceReader) (sc *Scene, err error) {
+func Decode(data []byte, name string, read ResourceReader, opts ...Option) (sc *Scene, err error) {
 	defer func() {
 		// A safety net: a loader bug must still end in one clear line.
 		if r := recover(); r != nil {
@@ -75,6 +82,9 @@ func Decode(data []byte, name string, read ResourceReader) (sc *Scene, err error
 		textures:   map[textureKey]int{},
 		images:     map[int]*decodedImage{},
 		defaultMat: -1,
+	}
+	for _, o := range opts {
+		o(l)
 	}
 	if err := l.load(data); err != nil {
 		return nil, fmt.Errorf("load %s: %w", name, err)
@@ -97,6 +107,8 @@ type loader struct {
 	texelBytes  int64
 	defaultMat  int
 	visited     []bool // nodes placed: each node is placed once
+	variant     string // WithVariant's name
+	variantIdx  int    // its index in the file's variants, or −1
 }
 
 type geometryEntry struct {
@@ -146,6 +158,9 @@ func (l *loader) load(data []byte) error {
 	}
 	l.budget = decodeAllowance + decodeFactor*l.bufferBytes
 	if err := l.materials(); err != nil {
+		return err
+	}
+	if err := l.variants(); err != nil {
 		return err
 	}
 	if len(doc.Skins) > 0 {
@@ -366,16 +381,16 @@ func (l *loader) meshInstances(node, m int, world Mat4) error {
 		radius = r
 	}
 	for p, prim := range l.doc.Meshes[m].Primitives {
-		g, ok, err := l.geometry(m, p, prim, radius)
+		mat, err := l.primitiveMaterial(prim)
+		if err != nil {
+			return fmt.Errorf("mesh %d primitive %d: %w", m, p, err)
+		}
+		g, ok, err := l.geometry(m, p, prim, mat, radius)
 		if err != nil {
 			return fmt.Errorf("mesh %d (%s) primitive %d: %w", m, l.doc.Meshes[m].Name, p, err)
 		}
 		if !ok {
 			continue
-		}
-		mat, err := l.primitiveMaterial(prim)
-		if err != nil {
-			return fmt.Errorf("mesh %d primitive %d: %w", m, p, err)
 		}
 		if err := l.charge(int64(len(transforms))*int64(unsafe.Sizeof(Instance{})), "instances"); err != nil {
 			return err
@@ -388,6 +403,22 @@ func (l *loader) meshInstances(node, m int, world Mat4) error {
 }
 
 func (l *loader) primitiveMaterial(p *gltf.Primitive) (int, error) {
+	if l.variantIdx >= 0 {
+		v, err := extension[materialVariants](p.Extensions, extVariants)
+		if err != nil {
+			return 0, err
+		}
+		if v != nil {
+			for _, m := range v.Mappings {
+				if slices.Contains(m.Variants, l.variantIdx) {
+					if m.Material < 0 || m.Material >= len(l.doc.Materials) {
+						return 0, fmt.Errorf("%s: material %d does not exist (%d in the file)", extVariants, m.Material, len(l.doc.Materials))
+					}
+					return m.Material, nil
+				}
+			}
+		}
+	}
 	if p.Material == nil {
 		return l.defaultMaterial(), nil
 	}

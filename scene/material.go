@@ -51,7 +51,31 @@ type Material struct {
 	SpecularColor        Vec3
 	SpecularColorTexture TextureRef
 
+	// KHR_materials_clearcoat: a clear coat (IOR 1.5) of this weight (R of
+	// its texture) and roughness (G of its texture) over the material,
+	// normal-mapped by its own texture (not by NormalTexture).
+	Clearcoat                 float32
+	ClearcoatTexture          TextureRef
+	ClearcoatRoughness        float32
+	ClearcoatRoughnessTexture TextureRef
+	ClearcoatNormalTexture    TextureRef
+	ClearcoatNormalScale      float32
+
+	// KHR_materials_unlit: the surface shows its base colour (texture and
+	// vertex colour included) to every ray and reflects nothing.
+	Unlit bool
+
 	Hair *Hair // from extras.sertrace.hair: strands get the hair BSDF
+}
+
+// AlphaTested reports whether the material's alpha decides where its
+// surface is (MASK: against the cutoff; BLEND: stochastically).
+func (m *Material) AlphaTested() bool { return m.AlphaMode == AlphaMask || m.AlphaMode == AlphaBlend }
+
+// NormalMapped reports whether a normal map perturbs the material's
+// shading normal or its clearcoat's (its meshes need tangents).
+func (m *Material) NormalMapped() bool {
+	return m.NormalTexture.Valid() || (m.Clearcoat > 0 && m.ClearcoatNormalTexture.Valid())
 }
 
 // Emits reports whether the material gives off light.
@@ -81,6 +105,11 @@ func DefaultMaterial() Material {
 		SpecularTexture:      NoTexture,
 		SpecularColor:        Vec3{1, 1, 1},
 		SpecularColorTexture: NoTexture,
+
+		ClearcoatTexture:          NoTexture,
+		ClearcoatRoughnessTexture: NoTexture,
+		ClearcoatNormalTexture:    NoTexture,
+		ClearcoatNormalScale:      1,
 	}
 }
 

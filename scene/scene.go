@@ -16,6 +16,10 @@ type Scene struct {
 	Cameras    []Camera // never empty: a framing camera is added when the file has none
 	Bounds     Bounds   // world bounds of every instance, radii included
 	Warnings   []string
+	// KHR_materials_variants: the file's variants, and the one whose
+	// materials the primitives took ("": their default materials).
+	Variants []string
+	Variant  string
 }
 
 // GeometryKind says which array of the scene a GeometryRef points into.

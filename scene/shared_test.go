@@ -133,7 +133,7 @@ func TestSharedScenesLoad(t *testing.T) {
 		"TextureCoordinateTest/TextureCoordinateTest.glb", "NormalTangentMirrorTest/NormalTangentMirrorTest.glb",
 		"EmissiveStrengthTest/EmissiveStrengthTest.glb", "SimpleInstancing/SimpleInstancing.glb",
 		"Cameras/Cameras.gltf", "MeshPrimitiveModes/MeshPrimitiveModes.gltf",
-		"CornellBox/cornellBox-2.80-Eevee-gltf.gltf",
+		"CornellBox/cornellBox-2.80-Eevee-gltf.gltf", "ClearCoatTest/ClearCoatTest.glb",
 	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
@@ -173,6 +173,35 @@ func TestSharedSceneDetails(t *testing.T) {
 		}
 		return sc
 	}
+	t.Run("ClearCoatTest reads every coat", func(t *testing.T) {
+		sc := load(t, "ClearCoatTest/ClearCoatTest.glb")
+		if len(sc.Warnings) > 0 {
+			t.Errorf("warnings: %v", sc.Warnings)
+		}
+		coats, textured, rough, normal := 0, 0, 0, 0
+		for _, m := range sc.Materials {
+			if m.Clearcoat > 0 {
+				coats++
+			}
+			if m.ClearcoatTexture.Valid() {
+				textured++
+			}
+			if m.ClearcoatRoughnessTexture.Valid() {
+				rough++
+			}
+			if m.ClearcoatNormalTexture.Valid() {
+				normal++
+			}
+		}
+		if coats != 6 || textured != 1 || rough != 1 || normal != 2 {
+			t.Errorf("%d coats, %d with a coat texture, %d with a roughness texture, %d with a normal map; want 6, 1, 1, 2", coats, textured, rough, normal)
+		}
+		for _, in := range sc.Instances {
+			if m := &sc.Materials[in.Material]; in.Geometry.Kind == Triangles && m.ClearcoatNormalTexture.Valid() && sc.Meshes[in.Geometry.Index].Tangents == nil {
+				t.Errorf("%s: a coat normal map without tangents", m.Name)
+			}
+		}
+	})
 	t.Run("Box is a unit cube turned Y-up", func(t *testing.T) {
 		s := load(t, "Box/Box.glb").Summarize()
 		if s.Triangles != 12 || s.Instances != 1 || s.Bounds != (Bounds{Vec3{-0.5, -0.5, -0.5}, Vec3{0.5, 0.5, 0.5}}) {

@@ -22,6 +22,7 @@ type Summary struct {
 	CameraNames        []string `json:"camera_names"`
 	DefaultCamera      bool     `json:"default_camera"` // the loader made one: the file has none
 	Bounds             Bounds   `json:"bounds"`
+	Variants           []string `json:"variants"` // KHR_materials_variants, for --variant
 	Warnings           []string `json:"warnings"`
 }
 
@@ -37,6 +38,7 @@ func (s *Scene) Summarize() Summary {
 		Textures:    len(s.Textures),
 		Lights:      len(s.Lights),
 		Bounds:      s.Bounds,
+		Variants:    append([]string{}, s.Variants...),
 		Warnings:    append([]string{}, s.Warnings...),
 		CameraNames: []string{},
 	}

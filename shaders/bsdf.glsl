@@ -26,6 +26,9 @@ struct BSDF {
     float transmission; // KHR_materials_transmission share of the dielectric
     float eta;          // index of the far side over the viewer's
     bool thin;          // a sheet: transmits without bending
+    float coat;         // KHR_materials_clearcoat's weight (0: none)
+    float coatAlpha;    // its roughness², at least MIN_ALPHA
+    vec3 coatN;         // its normal, local (+Z unless it differs)
 };
 
 // Frame is an orthonormal basis about a normal (Duff et al. 2017).
@@ -215,7 +218,68 @@ BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specul
     b.transmission = 0.0;
     b.eta = 0.0;
     b.thin = false;
+    b.coat = 0.0;
+    b.coatAlpha = MIN_ALPHA;
+    b.coatN = vec3(0.0, 0.0, 1.0);
     return b;
+}
+
+// setCoat puts a clearcoat of weight coat and roughness over b, about the
+// local normal n (unit, on the +Z side; the zero vector for +Z): Go's SetCoat.
+void setCoat(inout BSDF b, float coat, float roughness, vec3 n) {
+    b.coat = clamp01(coat);
+    b.coatAlpha = max(roughness * roughness, MIN_ALPHA);
+    b.coatN = n;
+    if (n == vec3(0.0) || !(n.z > 0.0)) {
+        b.coatN = vec3(0.0, 0.0, 1.0);
+    }
+}
+
+// coatAlbedo is the coat's directional albedo seen from wo, times its weight.
+float coatAlbedo(BSDF b, vec3 wo) {
+    if (b.coat <= 0.0) {
+        return 0.0;
+    }
+    float c = dot(b.coatN, wo);
+    if (!(c > 0.0)) {
+        return 0.0;
+    }
+    float ca, cs;
+    specularIntegrals(c, b.coatAlpha, ca, cs);
+    return b.coat * min(COAT_F0 * ca + (1.0 - COAT_F0) * cs, 1.0);
+}
+
+// coatEval is the coat's f·cos θi about its normal and, in pdf, the pdf of
+// its visible-normal sample.
+float coatEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
+    pdf = 0.0;
+    vec3 n = b.coatN;
+    float co = dot(n, wo), ci = dot(n, wi);
+    if (co <= 0.0 || ci <= 0.0) {
+        return 0.0;
+    }
+    float a2 = b.coatAlpha * b.coatAlpha;
+    vec3 h = normalizeOrZero(wo + wi);
+    vec3 hl = h; // h about the coat's normal: D needs its cosine and sine there
+    if (n != vec3(0.0, 0.0, 1.0)) {
+        hl = vec3(length(cross(h, n)), 0.0, dot(n, h));
+    }
+    float d = ggxD(hl, a2);
+    float fr = COAT_F0 + (1.0 - COAT_F0) * schlick5(dot(wo, h));
+    pdf = smithG1(co, a2) * d / (4.0 * co);
+    return b.coat * fr * d * smithV(co, ci, a2) * ci;
+}
+
+// coatSample reflects wo about a visible normal of the coat.
+vec3 coatSample(BSDF b, vec3 wo, float u1, float u2) {
+    if (b.coatN == vec3(0.0, 0.0, 1.0)) {
+        vec3 h = sampleVisibleNormal(wo, b.coatAlpha, u1, u2);
+        return h * (2.0 * dot(wo, h)) - wo;
+    }
+    Frame f = newFrame(b.coatN);
+    vec3 woC = toLocal(f, wo);
+    vec3 h = sampleVisibleNormal(woC, b.coatAlpha, u1, u2);
+    return toWorld(f, h * (2.0 * dot(woC, h)) - woC);
 }
 
 // glassWeight is the share of f that the glass interface is.
@@ -248,32 +312,37 @@ vec3 specularAlbedo(BSDF b, float cosO) {
     return schlickAlbedo(b.f0, b.f90, a, s);
 }
 
-// bsdfAlbedos are the directional albedos seen from cosO of the diffuse
-// lobe and (estimated for the metal and the glass) of the rest. The diffuse
+// bsdfAlbedos are the directional albedos seen from wo (local) of the
+// diffuse lobe and (estimated for the metal and the glass) of the rest, the
+// coat included. The diffuse
 // lobe's f·|cos wi| is its albedo·cos wi/π.
-void bsdfAlbedos(BSDF b, float cosO, out vec3 diffuse, out vec3 specular) {
+void bsdfAlbedos(BSDF b, vec3 wo, out vec3 diffuse, out vec3 specular) {
     float a, s;
-    specularIntegrals(cosO, b.alpha, a, s);
+    specularIntegrals(wo.z, b.alpha, a, s);
     vec3 e = schlickAlbedo(b.f0, b.f90, a, s);
     float opaque = opaqueWeight(b);
-    diffuse = opaque * (1.0 - e) * b.base;
-    specular = opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, a, s) + glassWeight(b) * b.base;
+    float ec = coatAlbedo(b, wo);
+    float under = 1.0 - ec; // what the coat lets through to the rest
+    diffuse = under * opaque * (1.0 - e) * b.base;
+    specular = ec + under * (opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, a, s) + glassWeight(b) * b.base);
 }
 
-// lobeProbabilities are how often bsdfSample uses visible-normal reflection,
-// cosine (diffuse) and the glass interface.
-void lobeProbabilities(BSDF b, float cosO, vec3 e, out float spec, out float diff, out float glass) {
+// lobeProbabilities are how often bsdfSample uses the base's strategies,
+// visible-normal reflection, cosine (diffuse) and the glass interface, given
+// that it does not take the coat's; sum is their estimates' sum.
+void lobeProbabilities(BSDF b, float cosO, vec3 e, out float spec, out float diff, out float glass, out float sum) {
     float lb = luminance(b.base);
     float le = luminance(e);
     float opaque = opaqueWeight(b);
     spec = opaque * le + b.metallic * (lb + (1.0 - lb) * schlick5(cosO));
     diff = opaque * (1.0 - le) * lb;
     glass = glassWeight(b);
-    float sum = spec + diff + glass;
+    sum = spec + diff + glass;
     if (sum <= 0.0) {
         spec = 1.0;
         diff = 0.0;
         glass = 0.0;
+        sum = 0.0;
         return;
     }
     spec = spec / sum;
@@ -350,6 +419,13 @@ bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi) {
     return t.z < 0.0;
 }
 
+// coatProbability is how often bsdfSample takes the coat's strategy, given
+// the coat's albedo ec and the base's estimates' sum.
+float coatProbability(float ec, float base) {
+    float w = ec + (1.0 - ec) * base;
+    return w > 0.0 ? ec / w : 0.0;
+}
+
 // bsdfEval returns f(wo, wi)·|cos(wi)| and, in pdf, the pdf with which
 // bsdfSample picks wi. wo is on the +Z side; wi below it only transmits.
 vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
@@ -359,8 +435,8 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     }
     float a2 = b.alpha * b.alpha;
     vec3 e = specularAlbedo(b, wo.z);
-    float ps, pd, pg;
-    lobeProbabilities(b, wo.z, e, ps, pd, pg);
+    float ps, pd, pg, sum;
+    lobeProbabilities(b, wo.z, e, ps, pd, pg, sum);
     vec3 f = vec3(0.0);
     if (wi.z > 0.0) {
         vec3 h = normalizeOrZero(wo + wi);
@@ -379,6 +455,14 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
         f = f + gf * glassWeight(b);
         pdf += pg * gpdf;
     }
+    if (b.coat > 0.0) {
+        float ec = coatAlbedo(b, wo);
+        float pc = coatProbability(ec, sum);
+        float cpdf;
+        float cf = coatEval(b, wo, wi, cpdf);
+        f = f * (1.0 - ec) + vec3(cf);
+        pdf = pc * cpdf + (1.0 - pc) * pdf;
+    }
     return f;
 }
 
@@ -392,11 +476,32 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
     if (wo.z <= 0.0) {
         return false;
     }
-    float ps, pd, pg;
-    lobeProbabilities(b, wo.z, specularAlbedo(b, wo.z), ps, pd, pg);
+    float ps, pd, pg, sum;
+    lobeProbabilities(b, wo.z, specularAlbedo(b, wo.z), ps, pd, pg, sum);
+    float pc = b.coat > 0.0 ? coatProbability(coatAlbedo(b, wo), sum) : 0.0;
+    if (pc > 0.0) {
+        if (u < pc) {
+            wi = coatSample(b, wo, u1, u2);
+            if (dot(b.coatN, wi) <= 0.0) {
+                return false; // lost, as a reflection below the surface is
+            }
+            float p;
+            vec3 f = bsdfEval(b, wo, wi, p);
+            if (p <= 0.0) {
+                return false;
+            }
+            weight = f * (1.0 / p);
+            pdf = p;
+            return true;
+        }
+        u = min((u - pc) / (1.0 - pc), 0.99999994); // what is left of u picks among the base's
+    }
     if (u < ps) {
         vec3 h = sampleVisibleNormal(wo, b.alpha, u1, u2);
         wi = h * (2.0 * dot(wo, h)) - wo;
+        if (wi.z <= 0.0) {
+            return false; // lost: another lobe must not take it in
+        }
     } else if (u < ps + pd) {
         wi = sampleCosine(u1, u2);
     } else {

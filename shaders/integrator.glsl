@@ -78,8 +78,8 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         path.depth = t * dot(d, fwd);
         if (IS_HAIR(s)) {
             path.diffAlbedo = s.albedo;
-        } else {
-            bsdfAlbedos(s.bsdf, dot(wo, s.frame.n), path.diffAlbedo, path.specAlbedo);
+        } else if (!s.unlit) { // an unlit surface reflects nothing: its light is the camera's direct view
+            bsdfAlbedos(s.bsdf, toLocal(s.frame, wo), path.diffAlbedo, path.specAlbedo);
         }
     }
     if (s.emit != vec3(0.0)) {
@@ -89,7 +89,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         }
         addLight(path, path.throughput * s.emit * weight);
     }
-    if (path.bounce >= P.maxDepth) {
+    if (s.unlit || path.bounce >= P.maxDepth) {
         path.alive = 0u;
         return;
     }

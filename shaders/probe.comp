@@ -47,6 +47,9 @@ void main() {
     case PROBE_RANDOM: // pixel, sample, bounce, dim, seed
         outF(i, 0u, random(inU(i, 0u), inU(i, 1u), inU(i, 2u), inU(i, 3u), inU(i, 4u)));
         break;
+    case PROBE_HIT_COIN: // instance, prim, u, v, t
+        outF(i, 0u, hitCoin(inU(i, 0u), inU(i, 1u), inF(i, 2u), inF(i, 3u), inF(i, 4u)));
+        break;
     case PROBE_SPHERE: { // o, d, c, r, tmin, tmax, exits
         float t;
         bool hit = intersectSphere(inV(i, 0u), inV(i, 3u), inV(i, 6u), inF(i, 9u), inF(i, 10u), inF(i, 11u), inU(i, 12u) != 0u, t);
@@ -63,15 +66,21 @@ void main() {
         outF(i, 2u, u);
         break;
     }
-    case PROBE_BSDF_EVAL: { // base, metallic, roughness, ior, specular, specular colour, wo, wi
+    case PROBE_BSDF_EVAL: { // base, metallic, roughness, ior, specular, specular colour, wo, wi, coat, its roughness and normal
         BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));
+        if (inF(i, 16u) > 0.0) {
+            setCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
+        }
         float pdf;
         outV(i, 0u, bsdfEval(b, inV(i, 10u), inV(i, 13u), pdf));
         outF(i, 3u, pdf);
         break;
     }
-    case PROBE_BSDF_SAMPLE: { // base, metallic, roughness, ior, specular, specular colour, wo, u, u1, u2
+    case PROBE_BSDF_SAMPLE: { // base, metallic, roughness, ior, specular, specular colour, wo, u, u1, u2, coat, its roughness and normal
         BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));
+        if (inF(i, 16u) > 0.0) {
+            setCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
+        }
         vec3 wi, weight;
         float pdf;
         bool ok = bsdfSample(b, inV(i, 10u), inF(i, 13u), inF(i, 14u), inF(i, 15u), wi, weight, pdf);

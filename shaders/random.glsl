@@ -65,4 +65,11 @@ float random(uint pixel, uint sampleIndex, uint bounce, uint dim, uint seed) {
     return float(x >> 8u) * (1.0 / 16777216.0);
 }
 
+// hitCoin is a number in [0, 1) for a candidate hit, a hash of its
+// instance, primitive, barycentrics and distance (Go's HitCoin).
+float hitCoin(uint inst, uint prim, float u, float v, float t) {
+    uint x = pcg4d(uvec4(floatBitsToUint(u), floatBitsToUint(v), floatBitsToUint(t), inst * HIT_COIN_STRIDE + prim)).x;
+    return float(x >> 8u) * (1.0 / 16777216.0);
+}
+
 #endif // RANDOM_GLSL

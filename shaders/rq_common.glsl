@@ -58,7 +58,8 @@ bool procedural(uint inst, uint prim, vec3 o, vec3 d, float tmax, out float t, o
             Instance cIn = P.instances.v[cInst];                                                                  \
             Material cMat = P.materials.v[cIn.material];                                                          \
             vec2 cBary = rayQueryGetIntersectionBarycentricsEXT(q, false);                                       \
-            if (alphaAt(cMat, P.meshes.v[cIn.geometry], cPrim, cBary.x, cBary.y) >= cMat.alphaCutoff) {           \
+            if (alphaKeeps(cMat, P.meshes.v[cIn.geometry], cInst, cPrim, cBary.x, cBary.y,                      \
+                           rayQueryGetIntersectionTEXT(q, false))) {                                              \
                 rayQueryConfirmIntersectionEXT(q);                                                                \
             }                                                                                                     \
         } else {                                                                                                  \

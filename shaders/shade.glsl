@@ -99,6 +99,18 @@ float alphaAt(Material mat, Mesh m, uint prim, float u, float v) {
     return mat.baseColor.w * sampleTexture(mat.baseColorTex, uv0, uv1).w * color.w;
 }
 
+// alphaKeeps is the any-hit decision on a candidate at distance t of an
+// alpha-tested material (render/cpu's): MASK keeps alpha at or above the
+// cutoff (a NaN alpha is no hit); BLEND keeps it with probability alpha,
+// by hitCoin.
+bool alphaKeeps(Material mat, Mesh m, uint inst, uint prim, float u, float v, float t) {
+    float alpha = alphaAt(mat, m, prim, u, v);
+    if ((mat.flags & MAT_ALPHA_BLEND) != 0u) {
+        return hitCoin(inst, prim, u, v, t) < alpha;
+    }
+    return alpha >= mat.alphaCutoff;
+}
+
 // Surface is a shading point (render/cpu's surface).
 struct Surface {
     vec3 p;
@@ -112,6 +124,7 @@ struct Surface {
     vec3 aovNormal;
     vec3 emit;
     vec3 albedo;
+    bool unlit; // KHR_materials_unlit: emit shows the base colour and the path ends
 };
 
 // hairFrame sets up the hair BSDF: x along the fibre, z towards the viewer
@@ -137,6 +150,20 @@ void hairFrame(inout Surface s, Material mat, vec3 tangent, vec3 wo) {
 
 // shadeHit evaluates the surface at a hit of instance inst, primitive prim,
 // with hit parameters (u, v) and distance t, for a ray (o, d).
+// normalMapped is n perturbed by a tangent-space normal map, in the
+// surface's own frame (before it is turned towards the ray).
+vec3 normalMapped(vec3 n, vec4 tangent, TextureRef tex, float scale, vec2 uv0, vec2 uv1) {
+    vec4 tn = sampleTexture(tex, uv0, uv1);
+    float x = (2.0 * tn.x - 1.0) * scale, y = (2.0 * tn.y - 1.0) * scale, z = 2.0 * tn.z - 1.0;
+    vec3 tt = normalizeGo(tangent.xyz - n * dot(n, tangent.xyz));
+    vec3 bb = cross(n, tt) * tangent.w;
+    vec3 m = normalizeGo(tt * x + bb * y + n * z);
+    if (m != vec3(0.0)) {
+        return m;
+    }
+    return n;
+}
+
 Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d) {
     Instance in_ = P.instances.v[inst];
     Material mat = P.materials.v[in_.material];
@@ -147,6 +174,7 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     s.front = false;
     s.aovNormal = vec3(0.0);
     s.emit = vec3(0.0);
+    s.unlit = false;
     s.albedo = vec3(0.0);
     s.bsdf.transmission = 0.0;
     vec3 ns = vec3(0.0);
@@ -167,7 +195,7 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
             vec3 n = P.normals.v[o + i0] * w + P.normals.v[o + i1] * u + P.normals.v[o + i2] * v;
             ns = normalToWorld(in_.toObject, n);
         }
-        if (m.tangents >= 0 && mat.normalTex.texture >= 0) {
+        if (m.tangents >= 0 && (mat.normalTex.texture >= 0 || (mat.clearcoat > 0.0 && mat.clearcoatNormalTex.texture >= 0))) {
             uint o = uint(m.tangents);
             vec4 t0 = P.tangents.v[o + i0], t1 = P.tangents.v[o + i1], t2 = P.tangents.v[o + i2];
             vec3 tw = t0.xyz * w + t1.xyz * u + t2.xyz * v;
@@ -195,14 +223,13 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     if (ns == vec3(0.0)) {
         ns = s.ng;
     }
+    vec3 nc = ns; // the clearcoat's normal: the vertex normal unless its own map perturbs it
     if (tangent != vec4(0.0)) {
-        vec4 tn = sampleTexture(mat.normalTex, uv0, uv1);
-        float x = (2.0 * tn.x - 1.0) * mat.normalScale, y = (2.0 * tn.y - 1.0) * mat.normalScale, z = 2.0 * tn.z - 1.0;
-        vec3 tt = normalizeGo(tangent.xyz - ns * dot(ns, tangent.xyz));
-        vec3 bb = cross(ns, tt) * tangent.w;
-        vec3 n = normalizeGo(tt * x + bb * y + ns * z);
-        if (n != vec3(0.0)) {
-            ns = n;
+        if (mat.normalTex.texture >= 0) {
+            ns = normalMapped(ns, tangent, mat.normalTex, mat.normalScale, uv0, uv1);
+        }
+        if (mat.clearcoat > 0.0 && mat.clearcoatNormalTex.texture >= 0) {
+            nc = normalMapped(nc, tangent, mat.clearcoatNormalTex, mat.clearcoatNormalScale, uv0, uv1);
         }
     }
     vec3 wo = -d;
@@ -210,9 +237,13 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     if (!s.front) {
         s.ng = -s.ng;
         ns = -ns;
+        nc = -nc;
     }
     if (dot(ns, wo) <= 0.0) {
         ns = s.ng;
+    }
+    if (dot(nc, wo) <= 0.0) {
+        nc = s.ng;
     }
     s.frame = newFrame(ns);
 
@@ -234,7 +265,20 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
             s.bsdf.eta = 1.0 / ior;
         }
     }
+    if (mat.clearcoat > 0.0) {
+        vec3 n = vec3(0.0); // the shading normal
+        if (nc != ns) {
+            n = toLocal(s.frame, nc);
+        }
+        setCoat(s.bsdf, mat.clearcoat * sampleTexture(mat.clearcoatTex, uv0, uv1).x,
+                mat.clearcoatRoughness * sampleTexture(mat.clearcoatRoughnessTex, uv0, uv1).y, n);
+    }
     s.albedo = base;
+    if ((mat.flags & MAT_UNLIT) != 0u) {
+        s.unlit = true;
+        s.emit = base;
+        return s;
+    }
     if ((mat.flags & MAT_EMITS) != 0u && (s.front || (mat.flags & MAT_DOUBLE_SIDED) != 0u)) {
         vec4 et = sampleTexture(mat.emissiveTex, uv0, uv1);
         s.emit = mat.emissive * et.xyz;

@@ -42,7 +42,7 @@ type Hit struct {
 
 // AnyHit decides whether a candidate hit counts (alpha masks); nil means
 // every hit does.
-type AnyHit func(instance, prim int, u, v float32) bool
+type AnyHit func(instance, prim int, u, v, t float32) bool
 
 // Accel is the scene's acceleration structure: a BVH per geometry (the
 // bottom level) and one over the instances (the top level).
@@ -145,7 +145,7 @@ func newAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 		acc.toObject[i] = render.AffineInverse(in.Transform)
 		acc.toWorld[i] = render.AffineOf(in.Transform)
 		acc.opaque[i] = anyHit == nil || in.Geometry.Kind != scene.Triangles ||
-			sc.Materials[in.Material].AlphaMode != scene.AlphaMask
+			!sc.Materials[in.Material].AlphaTested()
 	}
 	return acc
 }
@@ -253,7 +253,7 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 	// take keeps a candidate hit unless the any-hit test rejects it (alpha
 	// masks); true: the walk is over (a shadow ray is blocked).
 	take := func(h Hit) (taken bool) {
-		if !acc.opaque[i] && !acc.anyHit(i, int(h.Prim), h.U, h.V) {
+		if !acc.opaque[i] && !acc.anyHit(i, int(h.Prim), h.U, h.V, h.T) {
 			return false
 		}
 		h.Instance = int32(i)

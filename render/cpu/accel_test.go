@@ -82,12 +82,12 @@ func bruteForce(sc *scene.Scene, ray *Ray, anyHit AnyHit) Hit {
 		switch in.Geometry.Kind {
 		case scene.Triangles:
 			m := &sc.Meshes[in.Geometry.Index]
-			masked := anyHit != nil && sc.Materials[in.Material].AlphaMode == scene.AlphaMask
+			masked := anyHit != nil && sc.Materials[in.Material].AlphaTested()
 			sr := newShearedRay(d)
 			for p := 0; p < m.TriangleCount(); p++ {
 				v := m.Indices[3*p:]
 				t, u, bv, back, ok := intersectTriangle(o, &sr, m.Positions[v[0]], m.Positions[v[1]], m.Positions[v[2]], ray.TMin, best.T)
-				if ok && (!masked || anyHit(i, p, u, bv)) {
+				if ok && (!masked || anyHit(i, p, u, bv, t)) {
 					best = Hit{T: t, Instance: int32(i), Prim: int32(p), Kind: HitFrontFace}
 					if back {
 						best.Kind = HitBackFace
@@ -173,7 +173,7 @@ func TestFlatMeshesMatchBruteForce(t *testing.T) {
 		}
 		n++
 	}
-	cut := func(inst, prim int, u, v float32) bool { return prim%2 == 0 || u > 0.3 }
+	cut := func(inst, prim int, u, v, _ float32) bool { return prim%2 == 0 || u > 0.3 }
 	acc := BuildAccel(sc, cut)
 	for i, in := range sc.Instances {
 		if in.Geometry.Kind == scene.Triangles && !acc.flat.has(i) {

@@ -42,10 +42,17 @@ func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = min(threads, (opts.Width+tileSize-1)/tileSize*((opts.Height+tileSize-1)/tileSize))
-	acc, chosen, note, err := NewAccel(sc, func(inst, prim int, u, v float32) bool {
+	acc, chosen, note, err := NewAccel(sc, func(inst, prim int, u, v, t float32) bool {
 		in := &sc.Instances[inst]
 		mat := &sc.Materials[in.Material]
-		return alphaAt(sc, mat, &sc.Meshes[in.Geometry.Index], prim, u, v) >= mat.AlphaCutoff
+		alpha := alphaAt(sc, mat, &sc.Meshes[in.Geometry.Index], prim, u, v)
+		if mat.AlphaMode == scene.AlphaBlend {
+			// Stochastic transparency: the hit is there with probability
+			// alpha, decided by a hash of the candidate (a ray that meets it
+			// again decides the same).
+			return render.HitCoin(uint32(inst), uint32(prim), u, v, t) < alpha
+		}
+		return alpha >= mat.AlphaCutoff // a NaN alpha is no hit
 	}, opts.Accel)
 	if err != nil {
 		return nil, err
@@ -172,28 +179,22 @@ func collect(stats *render.Stats, workers []*worker) {
 // not reproduce yet.
 func materialWarnings(sc *scene.Scene) []string {
 	var out []string
-	used := map[int]bool{}
 	hairOnSurfaces := map[int]bool{}
+	alphaOnPrimitives := map[int]bool{} // alpha tests run on triangles only
 	for _, in := range sc.Instances {
-		used[in.Material] = true
-		if sc.Materials[in.Material].Hair != nil && in.Geometry.Kind != scene.SweptSpheres {
+		mat := &sc.Materials[in.Material]
+		if mat.Hair != nil && in.Geometry.Kind != scene.SweptSpheres {
 			hairOnSurfaces[in.Material] = true
 		}
-	}
-	blended, hair := 0, len(hairOnSurfaces)
-	for i := range sc.Materials {
-		if !used[i] {
-			continue
-		}
-		if sc.Materials[i].AlphaMode == scene.AlphaBlend {
-			blended++
+		if mat.AlphaTested() && in.Geometry.Kind != scene.Triangles {
+			alphaOnPrimitives[in.Material] = true
 		}
 	}
-	if hair > 0 {
-		out = append(out, fmt.Sprintf("%d hair materials are on triangles or spheres, which render with their glTF factors (the hair BSDF needs strands)", hair))
+	if n := len(hairOnSurfaces); n > 0 {
+		out = append(out, fmt.Sprintf("%d hair materials are on triangles or spheres, which render with their glTF factors (the hair BSDF needs strands)", n))
 	}
-	if blended > 0 {
-		out = append(out, fmt.Sprintf("%d materials use alphaMode BLEND, which renders opaque", blended))
+	if n := len(alphaOnPrimitives); n > 0 {
+		out = append(out, fmt.Sprintf("%d materials with alphaMode MASK or BLEND are on spheres or strands, which render opaque (only triangles are alpha-tested)", n))
 	}
 	return out
 }

@@ -38,11 +38,21 @@ type BSDF struct {
 	Eta          float32
 	Thin         bool
 
-	// What Eval, Sample and Albedos need of wo, for the last cos θo they
-	// were given (0: none yet): a shading point evaluates its light sample
+	// KHR_materials_clearcoat: a clear dielectric coat (F0 0.04, its IOR
+	// 1.5; F90 1) of weight Coat and roughness² CoatAlpha over the rest,
+	// about its own normal CoatN (local: +Z, the shading normal, unless the
+	// coat's normal differs). The rest is scaled by 1 − Coat·Ec(wo), Ec the
+	// coat's directional albedo seen from wo: albedo scaling, as the
+	// specular layer scales the diffuse, so the coat never adds energy.
+	Coat      float32
+	CoatAlpha float32
+	CoatN     scene.Vec3
+
+	// What Eval, Sample and Albedos need of wo, for the last wo they were
+	// given (zero: none yet): a shading point evaluates its light sample
 	// and samples its next direction from one wo.
-	lobeCos float32
-	lobe    woTerms
+	lobeWo scene.Vec3
+	lobe   woTerms
 }
 
 // woTerms are a BSDF's quantities that depend on wo alone: the
@@ -51,7 +61,10 @@ type BSDF struct {
 type woTerms struct {
 	a, s       float32
 	e          scene.Vec3
-	ps, pd, pg float32
+	ps, pd, pg float32 // of the base's strategies, given that the coat's was not taken
+	coatCos    float32 // cos θo about the coat's normal
+	ec         float32 // the coat's directional albedo times Coat
+	pc         float32 // of the coat's strategy
 }
 
 // lambertian reports whether the BSDF is its diffuse lobe alone: no metal,
@@ -59,23 +72,81 @@ type woTerms struct {
 // specular 0), a base that reflects. Its f·cos is base·cos/π, sampled by
 // the cosine: the general formulas give exactly that, at more cost.
 func (b *BSDF) lambertian() bool {
-	return b.Metallic == 0 && b.Transmission == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && luminance(b.Base) > 0
+	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && luminance(b.Base) > 0
 }
 
-// lobesAt is woTerms for cos θo > 0, computed once per wo.
-func (b *BSDF) lobesAt(cosO float32) *woTerms {
-	if b.lobeCos != cosO {
-		b.lobeCos = cosO
+// lobesAt is woTerms for wo (cos θo > 0), computed once per wo.
+func (b *BSDF) lobesAt(wo scene.Vec3) *woTerms {
+	if b.lobeWo != wo {
+		b.lobeWo = wo
 		if b.lambertian() {
 			b.lobe = woTerms{pd: 1}
 		} else {
-			l := &b.lobe
-			l.a, l.s = specularIntegrals(cosO, b.Alpha)
-			l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
-			l.ps, l.pd, l.pg = b.lobeProbabilities(cosO, l.e)
+			b.lobe = b.terms(wo)
 		}
 	}
 	return &b.lobe
+}
+
+// terms computes woTerms for wo.
+func (b *BSDF) terms(wo scene.Vec3) woTerms {
+	var l woTerms
+	l.a, l.s = specularIntegrals(wo.Z, b.Alpha)
+	l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
+	var base float32
+	l.ps, l.pd, l.pg, base = b.lobeProbabilities(wo.Z, l.e)
+	if b.Coat > 0 {
+		l.coatCos = b.CoatN.Dot(wo)
+		if l.coatCos > 0 {
+			ca, cs := specularIntegrals(l.coatCos, b.CoatAlpha)
+			l.ec = b.Coat * min(layout.CoatF0*ca+(1-layout.CoatF0)*cs, 1)
+		}
+		if w := l.ec + (1-l.ec)*base; w > 0 {
+			l.pc = l.ec / w
+		}
+	}
+	return l
+}
+
+// SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
+// about the local normal n (unit, on the +Z side; the zero vector for +Z).
+func (b *BSDF) SetCoat(coat, roughness float32, n scene.Vec3) {
+	b.Coat, b.CoatAlpha, b.CoatN = clamp01(coat), max(roughness*roughness, layout.MinAlpha), n
+	if n == (scene.Vec3{}) || !(n.Z > 0) {
+		b.CoatN = scene.Vec3{Z: 1}
+	}
+	b.lobeWo = scene.Vec3{}
+}
+
+// coatEval is the coat's f·cos θi about its normal and the pdf of its
+// visible-normal sample, for wo and wi in the shading frame.
+func (b *BSDF) coatEval(wo, wi scene.Vec3) (float32, float32) {
+	n := b.CoatN
+	co, ci := n.Dot(wo), n.Dot(wi)
+	if co <= 0 || ci <= 0 {
+		return 0, 0
+	}
+	a2 := b.CoatAlpha * b.CoatAlpha
+	h := wo.Add(wi).Normalize()
+	hl := h // h about the coat's normal: D needs its cosine and sine there
+	if n != (scene.Vec3{Z: 1}) {
+		hl = scene.Vec3{X: h.Cross(n).Length(), Z: n.Dot(h)}
+	}
+	d := ggxD(hl, a2)
+	fr := layout.CoatF0 + (1-layout.CoatF0)*render.Schlick5(wo.Dot(h))
+	return b.Coat * fr * d * render.SmithV(co, ci, a2) * ci, render.SmithG1(co, a2) * d / (4 * co)
+}
+
+// coatSample reflects wo about a visible normal of the coat.
+func (b *BSDF) coatSample(wo scene.Vec3, u1, u2 float32) scene.Vec3 {
+	if b.CoatN == (scene.Vec3{Z: 1}) {
+		h := render.SampleVisibleNormal(wo, b.CoatAlpha, u1, u2)
+		return h.Scale(2 * wo.Dot(h)).Sub(wo)
+	}
+	f := NewFrame(b.CoatN)
+	woC := f.ToLocal(wo)
+	h := render.SampleVisibleNormal(woC, b.CoatAlpha, u1, u2)
+	return f.ToWorld(h.Scale(2 * woC.Dot(h)).Sub(woC))
 }
 
 // glassWeight is the share of f that the glass interface is.
@@ -131,44 +202,45 @@ func schlickAlbedo(f0 scene.Vec3, f90, a, s float32) scene.Vec3 {
 // specular layer) is.
 func (b *BSDF) opaqueWeight() float32 { return (1 - b.Metallic) * (1 - b.Transmission) }
 
-// Albedos are the directional albedos seen from cosO of the diffuse lobe
-// and (estimated for the metal and the glass) of the rest. The diffuse
-// lobe's f·|cos wi| is its albedo·cos wi/π.
-func (b *BSDF) Albedos(cosO float32) (diffuse, specular scene.Vec3) {
+// Albedos are the directional albedos seen from wo (local) of the diffuse
+// lobe and (estimated for the metal and the glass) of the rest, the coat
+// included. The diffuse lobe's f·|cos wi| is its albedo·cos wi/π.
+func (b *BSDF) Albedos(wo scene.Vec3) (diffuse, specular scene.Vec3) {
 	if b.lambertian() {
 		return b.Base, scene.Vec3{}
 	}
 	var t woTerms
-	if cosO > 0 {
-		t = *b.lobesAt(cosO)
+	if wo.Z > 0 {
+		t = *b.lobesAt(wo)
 	} else {
-		t.a, t.s = specularIntegrals(cosO, b.Alpha)
-		t.e = schlickAlbedo(b.F0, b.F90, t.a, t.s)
+		t = b.terms(wo)
 	}
 	e, metal := t.e, schlickAlbedo(b.Base, 1, t.a, t.s)
 	opaque, glass := b.opaqueWeight(), b.glassWeight()
-	diff := func(e, base float32) float32 { return opaque * (1 - e) * base }
-	spec := func(e, metal, base float32) float32 { return opaque*e + b.Metallic*metal + glass*base }
+	under := 1 - t.ec // what the coat lets through to the rest
+	diff := func(e, base float32) float32 { return under * opaque * (1 - e) * base }
+	spec := func(e, metal, base float32) float32 { return t.ec + under*(opaque*e+b.Metallic*metal+glass*base) }
 	diffuse = scene.Vec3{X: diff(e.X, b.Base.X), Y: diff(e.Y, b.Base.Y), Z: diff(e.Z, b.Base.Z)}
 	specular = scene.Vec3{X: spec(e.X, metal.X, b.Base.X), Y: spec(e.Y, metal.Y, b.Base.Y), Z: spec(e.Z, metal.Z, b.Base.Z)}
 	return diffuse, specular
 }
 
-// lobeProbabilities are how often Sample uses each strategy: visible-normal
-// reflection, cosine (diffuse), and the glass interface, in proportion to an
-// estimate of what each lobe reflects seen from wo (the metal's estimated).
-func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass float32) {
+// lobeProbabilities are how often Sample uses each of the base's
+// strategies: visible-normal reflection, cosine (diffuse), and the glass
+// interface, in proportion to an estimate of what each lobe reflects seen
+// from wo (the metal's estimated); sum is the estimates' sum.
+func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass, sum float32) {
 	lb := luminance(b.Base)
 	le := luminance(e)
 	opaque := b.opaqueWeight()
 	spec = opaque*le + b.Metallic*(lb+(1-lb)*render.Schlick5(cosO))
 	diff = opaque * (1 - le) * lb
 	glass = b.glassWeight()
-	sum := spec + diff + glass
+	sum = spec + diff + glass
 	if sum <= 0 {
-		return 1, 0, 0
+		return 1, 0, 0, 0
 	}
-	return spec / sum, diff / sum, glass / sum
+	return spec / sum, diff / sum, glass / sum, sum
 }
 
 // Eval returns f(wo, wi)·|cos(wi)| and the pdf with which Sample picks wi.
@@ -184,7 +256,7 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		return scene.Vec3{X: b.Base.X / math.Pi * wi.Z, Y: b.Base.Y / math.Pi * wi.Z, Z: b.Base.Z / math.Pi * wi.Z}, wi.Z / math.Pi
 	}
 	a2 := b.Alpha * b.Alpha
-	l := b.lobesAt(wo.Z)
+	l := b.lobesAt(wo)
 	e, ps, pd, pg := l.e, l.ps, l.pd, l.pg
 	var f scene.Vec3
 	var pdf float32
@@ -207,6 +279,11 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		f = f.Add(gf.Scale(b.glassWeight()))
 		pdf += pg * gpdf
 	}
+	if b.Coat > 0 {
+		cf, cpdf := b.coatEval(wo, wi)
+		f = f.Scale(1 - l.ec).Add(scene.Vec3{X: cf, Y: cf, Z: cf})
+		pdf = l.pc*cpdf + (1-l.pc)*pdf
+	}
 	return f, pdf
 }
 
@@ -217,12 +294,32 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	if wo.Z <= 0 {
 		return
 	}
-	l := b.lobesAt(wo.Z)
+	l := b.lobesAt(wo)
+	if l.pc > 0 {
+		if u < l.pc {
+			wi = b.coatSample(wo, u1, u2)
+			if b.CoatN.Dot(wi) <= 0 {
+				return wi, scene.Vec3{}, 0, false // lost, as a reflection below the surface is
+			}
+			f, pdf := b.Eval(wo, wi)
+			if pdf <= 0 {
+				return wi, scene.Vec3{}, 0, false
+			}
+			return wi, f.Scale(1 / pdf), pdf, true
+		}
+		u = min((u-l.pc)/(1-l.pc), 0x1.fffffep-1) // what is left of u picks among the base's
+	}
 	ps, pd := l.ps, l.pd
 	switch {
 	case u < ps:
 		h := render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
 		wi = h.Scale(2 * wo.Dot(h)).Sub(wo)
+		if wi.Z <= 0 {
+			// Lost: a reflection below the surface has no density in this
+			// strategy, and another lobe's (the glass's, a tilted coat's)
+			// must not take it in.
+			return wi, scene.Vec3{}, 0, false
+		}
 	case u < ps+pd:
 		wi = sampleCosine(u1, u2)
 	default:

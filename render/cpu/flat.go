@@ -94,7 +94,7 @@ func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best
 			hits &^= 1 << k
 			t := f.bvh.Prims[first+k]
 			i, prim := f.inst[t], f.prim[t]
-			if !acc.opaque[i] && !acc.anyHit(int(i), int(prim), res.u[k], res.v[k]) {
+			if !acc.opaque[i] && !acc.anyHit(int(i), int(prim), res.u[k], res.v[k], res.t[k]) {
 				continue
 			}
 			kind := HitFrontFace

@@ -127,7 +127,7 @@ func TestHairLobesChiSquare(t *testing.T) {
 // the whole sphere and compares them with the pdf integrated over each bin.
 func sphereChiSquare(t *testing.T, name string, sample func() (scene.Vec3, bool), pdf func(scene.Vec3) float32) {
 	t.Helper()
-	const zBins, phiBins, n, sub = 16, 32, 400000, 6
+	const zBins, phiBins, n, sub = 16, 32, 400000, 12
 	var observed [zBins * phiBins]float64
 	for i := 0; i < n; i++ {
 		wi, ok := sample()

@@ -171,8 +171,8 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		}
 		if s.isHair {
 			p.DiffAlbedo = s.albedo
-		} else {
-			p.DiffAlbedo, p.SpecAlbedo = s.bsdf.Albedos(wo.Dot(s.frame.N))
+		} else if !s.unlit { // an unlit surface reflects nothing: its light is the camera's direct view
+			p.DiffAlbedo, p.SpecAlbedo = s.bsdf.Albedos(s.frame.ToLocal(wo))
 		}
 	}
 	if s.emit != (scene.Vec3{}) {
@@ -182,7 +182,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		}
 		p.addLight(p.Throughput.Mul3(s.emit).Scale(weight))
 	}
-	if int(p.Bounce) >= r.opts.MaxDepth {
+	if s.unlit || int(p.Bounce) >= r.opts.MaxDepth {
 		p.end()
 		return
 	}

@@ -76,6 +76,24 @@ func TestProbeRandom(t *testing.T) {
 	}
 }
 
+// TestProbeHitCoin: BLEND's coin is bit for bit the same.
+func TestProbeHitCoin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const n = 8192
+	in := records(n, func(i int, r []float32) {
+		r[0], r[1] = fbits(rng.Uint32()%1000), fbits(rng.Uint32())
+		r[2], r[3], r[4] = rng.Float32(), rng.Float32(), 100*rng.Float32()
+	})
+	out := probe(t, layout.ProbeHitCoin, in)
+	for i := range n {
+		r := in[i*layout.ProbeIn:]
+		want := render.HitCoin(math.Float32bits(r[0]), math.Float32bits(r[1]), r[2], r[3], r[4])
+		if got := out[i*layout.ProbeOut]; got != want {
+			t.Fatalf("record %d: GLSL %v, Go %v", i, got, want)
+		}
+	}
+}
+
 // TestProbeIntersections: the GPU's float32 sphere and swept-sphere tests
 // find the hits the CPU's float64 ones do, at the same t to a few float32
 // roundings of the distance, on rays aimed at, past and from inside the
@@ -203,7 +221,20 @@ func TestProbeBSDF(t *testing.T) {
 		put3(r, 0, base)
 		r[3], r[4], r[5], r[6] = metallic, rough, ior, specular
 		put3(r, 7, spec)
-		return NewBSDF(base, metallic, rough, ior, specular, spec)
+		b := NewBSDF(base, metallic, rough, ior, specular, spec)
+		// Half of them under a clearcoat, a third of those about a tilted
+		// normal of their own.
+		if rng.IntN(2) == 0 {
+			coat, coatRough := rng.Float32(), rng.Float32()
+			var n scene.Vec3
+			if rng.IntN(3) == 0 {
+				n = scene.Vec3{X: 0.6 * (2*rng.Float32() - 1), Y: 0.6 * (2*rng.Float32() - 1), Z: 1}.Normalize()
+			}
+			r[16], r[17] = coat, coatRough
+			put3(r, 18, n)
+			b.SetCoat(coat, coatRough, n)
+		}
+		return b
 	}
 	upper := func() scene.Vec3 {
 		d := randDir(rng)
@@ -256,12 +287,20 @@ func TestProbeBSDF(t *testing.T) {
 		r[3], r[4], r[5] = max(rng.Float32(), layout.MinAlpha), rng.Float32(), rng.Float32()
 	})
 	out = probe(t, layout.ProbeVisibleNormal, in)
+	loose = 0 // a smooth lobe's rim (u near 1) amplifies a rounding of sin and cos
 	for i := range n {
 		r, g := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
 		h := render.SampleVisibleNormal(get3(r, 0), r[3], r[4], r[5])
-		if !sameDir(get3(g, 0), h) {
-			t.Errorf("visible normal %d: GLSL %v, Go %v", i, get3(g, 0), h)
+		if sameDir(get3(g, 0), h) {
+			continue
 		}
+		loose++
+		if d := get3(g, 0).Sub(h); d.Dot(d) > 1e-6 {
+			t.Errorf("visible normal %d (wo %v, alpha %v, u %v %v): GLSL %v, Go %v", i, get3(r, 0), r[3], r[4], r[5], get3(g, 0), h)
+		}
+	}
+	if loose > n/1000 {
+		t.Errorf("%d of %d visible normals agree only to 1e-3", loose, n)
 	}
 }
 

@@ -236,7 +236,7 @@ func TestTileAllocatesNothing(t *testing.T) {
 	}
 	opts := render.Options{Width: 32, Height: 32, SPP: 1, MaxDepth: 8, EnvColor: [3]float32{0.2, 0.2, 0.2}}
 	for _, tracer := range []string{"bvh", "embree"} {
-		acc, _, _, err := NewAccel(sc, func(inst, prim int, u, v float32) bool { return true }, tracer)
+		acc, _, _, err := NewAccel(sc, func(inst, prim int, u, v, _ float32) bool { return true }, tracer)
 		if err != nil {
 			t.Logf("%s: %v", tracer, err)
 			continue

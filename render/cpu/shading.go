@@ -86,6 +86,7 @@ type surface struct {
 	aovNormal scene.Vec3 // the normal AOV when it is not the shading frame's
 	emit      scene.Vec3 // emitted radiance towards the ray's origin
 	albedo    scene.Vec3 // the first-hit albedo AOV
+	unlit     bool       // KHR_materials_unlit: emit shows the base colour and the path ends
 }
 
 // triangleAttributes interpolates a triangle's UVs and vertex colour.
@@ -152,7 +153,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 			n := m.Normals[i0].Scale(w).Add(m.Normals[i1].Scale(h.U)).Add(m.Normals[i2].Scale(h.V))
 			ns = normalToWorld(inv, n)
 		}
-		if m.Tangents != nil && s.mat.NormalTexture.Valid() {
+		if m.Tangents != nil && s.mat.NormalMapped() {
 			t := m.Tangents[i0]
 			tw := t.XYZ().Scale(w).Add(m.Tangents[i1].XYZ().Scale(h.U)).
 				Add(m.Tangents[i2].XYZ().Scale(h.V))
@@ -180,25 +181,25 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		ns = s.ng
 	}
 	mat := s.mat
+	nc := ns // the clearcoat's normal: the vertex normal unless its own map perturbs it
 	if tangent != (scene.Vec4{}) {
-		// Perturb the normal in the surface's own frame (before it is turned
-		// towards the ray), then turn everything together.
-		tn := sampleTexture(sc, &mat.NormalTexture, &uvs)
-		x, y, z := (2*tn.X-1)*mat.NormalScale, (2*tn.Y-1)*mat.NormalScale, 2*tn.Z-1
-		t := tangent.XYZ()
-		t = t.Sub(ns.Scale(ns.Dot(t))).Normalize()
-		b := ns.Cross(t).Scale(tangent.W)
-		if n := t.Scale(x).Add(b.Scale(y)).Add(ns.Scale(z)).Normalize(); n != (scene.Vec3{}) {
-			ns = n
+		if mat.NormalTexture.Valid() {
+			ns = normalMapped(sc, ns, tangent, &mat.NormalTexture, mat.NormalScale, &uvs)
+		}
+		if mat.Clearcoat > 0 && mat.ClearcoatNormalTexture.Valid() {
+			nc = normalMapped(sc, nc, tangent, &mat.ClearcoatNormalTexture, mat.ClearcoatNormalScale, &uvs)
 		}
 	}
 	wo := ray.Dir.Scale(-1)
 	s.front = s.ng.Dot(wo) > 0
 	if !s.front {
-		s.ng, ns = s.ng.Scale(-1), ns.Scale(-1)
+		s.ng, ns, nc = s.ng.Scale(-1), ns.Scale(-1), nc.Scale(-1)
 	}
 	if ns.Dot(wo) <= 0 {
 		ns = s.ng // a shading normal facing away from the viewer is not usable
+	}
+	if nc.Dot(wo) <= 0 {
+		nc = s.ng
 	}
 	s.frame.set(ns)
 
@@ -221,11 +222,37 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 			s.bsdf.Eta = 1 / ior // leaving the volume (a thin sheet has air on both sides)
 		}
 	}
+	if mat.Clearcoat > 0 {
+		var n scene.Vec3 // the zero vector: the shading normal
+		if nc != ns {
+			n = s.frame.ToLocal(nc)
+		}
+		s.bsdf.SetCoat(mat.Clearcoat*sampleTexture(sc, &mat.ClearcoatTexture, &uvs).X,
+			mat.ClearcoatRoughness*sampleTexture(sc, &mat.ClearcoatRoughnessTexture, &uvs).Y, n)
+	}
 	s.albedo = base
+	if mat.Unlit {
+		s.unlit, s.emit = true, base
+		return
+	}
 	if mat.Emits() && (s.front || mat.DoubleSided) {
 		et := sampleTexture(sc, &mat.EmissiveTexture, &uvs)
 		s.emit = mat.Emissive.Mul3(et.XYZ())
 	}
+}
+
+// normalMapped is n perturbed by a tangent-space normal map, in the
+// surface's own frame (before it is turned towards the ray).
+func normalMapped(sc *scene.Scene, n scene.Vec3, tangent scene.Vec4, tex *scene.TextureRef, scale float32, uvs *[2]scene.Vec2) scene.Vec3 {
+	tn := sampleTexture(sc, tex, uvs)
+	x, y, z := (2*tn.X-1)*scale, (2*tn.Y-1)*scale, 2*tn.Z-1
+	t := tangent.XYZ()
+	t = t.Sub(n.Scale(n.Dot(t))).Normalize()
+	b := n.Cross(t).Scale(tangent.W)
+	if m := t.Scale(x).Add(b.Scale(y)).Add(n.Scale(z)).Normalize(); m != (scene.Vec3{}) {
+		return m
+	}
+	return n
 }
 
 // offsetRay moves a ray's origin off the surface along n by a few ulps of

@@ -66,8 +66,8 @@ func buildEmbreeAccel(sc *scene.Scene, anyHit AnyHit, dev *embree.Device) (*Acce
 	for i := range sc.Instances {
 		uses[keyOf(i)]++
 	}
-	var masked embree.AnyHit = func(inst, prim uint32, u, v float32) bool {
-		return acc.opaque[inst] || anyHit(int(inst), int(prim), u, v)
+	var masked embree.AnyHit = func(inst, prim uint32, u, v, t float32) bool {
+		return acc.opaque[inst] || anyHit(int(inst), int(prim), u, v, t)
 	}
 	es, err := dev.Build(func(es *embree.Scene) error {
 		built := map[key]embree.Geometry{}

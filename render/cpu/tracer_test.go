@@ -152,7 +152,7 @@ func TestEmbreeMatchesBVH(t *testing.T) {
 		}
 		return sc, nil
 	}
-	cut := func(inst, prim int, u, v float32) bool { return prim%2 == 0 || u > 0.3 }
+	cut := func(inst, prim int, u, v, _ float32) bool { return prim%2 == 0 || u > 0.3 }
 	// Each geometry placed once (so in Embree's top level, in world space),
 	// the triangles and the spheres mirrored.
 	once := func() (*scene.Scene, error) {

@@ -25,6 +25,20 @@ type Case struct {
 	// Shadowed: some pixels are clearly below 1 (direct light only, where
 	// the geometry shadows itself).
 	Shadowed bool
+	// MinMean: the image's mean is at least this (materials that lose only
+	// what a layer's single scattering loses: at or just below 1).
+	MinMean float64
+	// Level is the answer in place of 1 (0: 1), where the environment is
+	// not 1 (the mean of its channels).
+	Level float64
+}
+
+// level is what a lossless render of the case shows.
+func (c Case) level() float64 {
+	if c.Level > 0 {
+		return c.Level
+	}
+	return 1
 }
 
 // FullDepth is a depth no furnace path reaches: Russian roulette ends them.
@@ -75,6 +89,65 @@ func Glass(roughness float32, thin bool) scene.Material {
 	return m
 }
 
+// Clearcoated is White under a KHR_materials_clearcoat coat of the given
+// roughness: the coat reflects what the white base then does not get, so
+// it loses only what the coat's single-scattering GGX loses.
+func Clearcoated(roughness float32) scene.Material {
+	m := White()
+	m.Name = fmt.Sprintf("white under a clearcoat (roughness %v)", roughness)
+	m.Clearcoat, m.ClearcoatRoughness = 1, roughness
+	return m
+}
+
+// Unlit is a KHR_materials_unlit material of the given base colour.
+func Unlit(base scene.Vec3) scene.Material {
+	m := White()
+	m.Name = fmt.Sprintf("unlit %v", base)
+	m.BaseColor = scene.Vec4{X: base.X, Y: base.Y, Z: base.Z, W: 1}
+	m.Unlit = true
+	return m
+}
+
+// BlendedSheets are two large parallel squares, each many triangles, of
+// unlit white with alphaMode BLEND, alpha front in front of alpha back, seen
+// square on against a black environment: a camera ray sees white with
+// probability front + (1 − front)·back, so every pixel is that (stochastic
+// transparency keeps each candidate with probability alpha, and a ray that
+// passes the front sheet goes on to the back one).
+func BlendedSheets(front, back float32) *scene.Scene {
+	sheet := func(alpha float32) scene.Material {
+		m := Unlit(scene.Vec3{X: 1, Y: 1, Z: 1})
+		m.AlphaMode, m.BaseColor.W = scene.AlphaBlend, alpha
+		return m
+	}
+	sc := &scene.Scene{Materials: []scene.Material{sheet(front), sheet(back)}, Meshes: []scene.Mesh{gridMesh(3, 12)}}
+	behind := scene.Mat4(scene.Identity)
+	behind[14] = -1
+	sc.Instances = []scene.Instance{
+		{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity, Material: 0},
+		{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: behind, Material: 1},
+	}
+	return withCamera(sc, scene.Vec3{X: 0, Y: 0, Z: 4}, 0.6)
+}
+
+// gridMesh is an n×n grid of quads over [−h, h]² in the z = 0 plane,
+// facing +Z.
+func gridMesh(h float32, n int) scene.Mesh {
+	m := scene.Mesh{Name: "grid"}
+	for j := 0; j <= n; j++ {
+		for i := 0; i <= n; i++ {
+			m.Positions = append(m.Positions, scene.Vec3{X: h * (2*float32(i)/float32(n) - 1), Y: h * (2*float32(j)/float32(n) - 1)})
+		}
+	}
+	at := func(i, j int) uint32 { return uint32(j*(n+1) + i) }
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			m.Indices = append(m.Indices, at(i, j), at(i+1, j), at(i+1, j+1), at(i, j), at(i+1, j+1), at(i, j+1))
+		}
+	}
+	return m
+}
+
 // options renders w×h pixels at spp samples to depth under the white furnace.
 func options(w, h, spp, depth int) render.Options {
 	return render.Options{Width: w, Height: h, SPP: spp, MaxDepth: depth, EnvColor: [3]float32{1, 1, 1}}
@@ -116,17 +189,28 @@ func Cases(scale float64) ([]Case, error) {
 	for _, p := range []struct {
 		mat      scene.Material
 		lossless bool
-	}{{White(), true}, {RoughMetal(), false}, {Glass(0, false), true}} {
+		minMean  float64
+	}{{White(), true, 0}, {RoughMetal(), false, 0}, {Glass(0, false), true, 0}, {Clearcoated(0.3), false, 0.97}, {Clearcoated(0.8), false, 0.95}} {
 		cloud, err := generated("particles", func(in *scene.Instance) scene.Material {
 			if in.Geometry.Kind == scene.Spheres {
 				return p.mat
 			}
 			return White()
 		})
-		if err := add(Case{Name: "particle cloud of " + p.mat.Name, Scene: cloud, Options: options(32, 24, spp(32), FullDepth), Lossless: p.lossless}, err); err != nil {
+		if err := add(Case{Name: "particle cloud of " + p.mat.Name, Scene: cloud, Options: options(32, 24, spp(32), FullDepth), Lossless: p.lossless, MinMean: p.minMean}, err); err != nil {
 			return nil, err
 		}
 	}
+	// Unlit objects show their base colour to every ray and reflect
+	// nothing: under an environment of that colour, every pixel is it
+	// (a Lambertian of that colour would show less).
+	colour := scene.Vec3{X: 0.25, Y: 0.5, Z: 0.75}
+	unlit := Case{Name: "unlit objects", Scene: GlassObjects(Unlit(colour)), Options: options(32, 32, spp(16), FullDepth), Lossless: true, Level: 0.5}
+	unlit.Options.EnvColor = [3]float32{colour.X, colour.Y, colour.Z}
+	out = append(out, unlit)
+	blend := Case{Name: "blended sheets", Scene: BlendedSheets(0.3, 0.6), Options: options(32, 24, spp(64), FullDepth), Lossless: true, Level: 0.3 + 0.7*0.6}
+	blend.Options.EnvColor = [3]float32{}
+	out = append(out, blend)
 	for _, g := range []struct {
 		roughness float32
 		thin      bool
@@ -381,7 +465,7 @@ func Check(c Case, film *render.Film) Result {
 		sum += v
 		res.Min, res.Max = min(res.Min, v), max(res.Max, v)
 		tol := pixelErrors*se + floor
-		bad := !(v <= 1+tol) || (c.Lossless && !(v >= 1-tol)) // NaN fails
+		bad := !(v <= c.level()+tol) || (c.Lossless && !(v >= c.level()-tol)) // NaN fails
 		if bad && worst < 10 {
 			worst++
 			res.Problems = append(res.Problems, fmt.Sprintf("pixel (%d, %d) = %.4f ± %.4f, want %s", i%film.Width, i/film.Width, v, se, answer(c)))
@@ -390,8 +474,11 @@ func Check(c Case, film *render.Film) Result {
 	res.Mean = sum / float64(n)
 	res.MeanError = math.Sqrt(sumVar) / float64(n)
 	tol := meanErrors*res.MeanError + floor/4
-	if !(res.Mean <= 1+tol) || (c.Lossless && !(res.Mean >= 1-tol)) {
+	if !(res.Mean <= c.level()+tol) || (c.Lossless && !(res.Mean >= c.level()-tol)) {
 		res.Problems = append(res.Problems, fmt.Sprintf("mean %.4f ± %.4f, want %s", res.Mean, tol, answer(c)))
+	}
+	if c.MinMean > 0 && !(res.Mean >= c.MinMean-tol) {
+		res.Problems = append(res.Problems, fmt.Sprintf("mean %.4f ± %.4f, want at least %v", res.Mean, tol, c.MinMean))
 	}
 	if c.Shadowed && !(res.Min < 0.5) {
 		res.Problems = append(res.Problems, fmt.Sprintf("darkest pixel %.4f: direct light should leave shadowed pixels well below 1", res.Min))
@@ -401,7 +488,7 @@ func Check(c Case, film *render.Film) Result {
 
 func answer(c Case) string {
 	if c.Lossless {
-		return "1"
+		return fmt.Sprint(c.level())
 	}
-	return "at most 1"
+	return fmt.Sprint("at most ", c.level())
 }

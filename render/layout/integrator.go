@@ -33,6 +33,14 @@ const (
 	PairLightPick  = DimLight / 2  // DimLight, DimLightCoin
 )
 
+// HitCoinStride spreads instances apart in HitCoin's hash of (instance,
+// primitive): a prime, so that neighbouring instances' primitives differ.
+const HitCoinStride = 0x9e3779b1
+
+// CoatF0 is KHR_materials_clearcoat's reflectance at normal incidence: the
+// coat's index of refraction is 1.5.
+const CoatF0 = 0.04
+
 // PairsPerBounce is the number of pairs of dimensions at a bounce.
 const PairsPerBounce = (DimsPerBounce + 1) / 2
 

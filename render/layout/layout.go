@@ -40,6 +40,7 @@ const (
 	ProbeHairSample
 	ProbeCamera
 	ProbeMovedOrigin
+	ProbeHitCoin
 	// probe_scene.comp's, which read a render's parameter block.
 	ProbeLightSample
 	ProbePdfEmitter
@@ -81,6 +82,8 @@ const (
 	MatAlphaMask   = 4
 	MatHair        = 8
 	MatEmits       = 16
+	MatUnlit       = 32 // KHR_materials_unlit
+	MatAlphaBlend  = 64 // alphaMode BLEND: stochastic transparency
 )
 
 // Instance flags.
@@ -176,7 +179,14 @@ type Material struct {
 	TransmissionTex     TextureRef
 	SpecularTex         TextureRef
 	SpecularColorTex    TextureRef
-	Hair                HairParams
+	// KHR_materials_clearcoat
+	Clearcoat             float32
+	ClearcoatRoughness    float32
+	ClearcoatNormalScale  float32
+	ClearcoatTex          TextureRef // R
+	ClearcoatRoughnessTex TextureRef // G
+	ClearcoatNormalTex    TextureRef
+	Hair                  HairParams
 }
 
 // Texture is an RGBA8 image in the texel buffer.

@@ -56,7 +56,10 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			BaseColorTex: packTextureRef(m.BaseColorTexture), MetallicRoughness: packTextureRef(m.MetallicRoughnessTex),
 			NormalTex: packTextureRef(m.NormalTexture), EmissiveTex: packTextureRef(m.EmissiveTexture),
 			TransmissionTex: packTextureRef(m.TransmissionTexture), SpecularTex: packTextureRef(m.SpecularTexture),
-			SpecularColorTex: packTextureRef(m.SpecularColorTexture)}
+			SpecularColorTex: packTextureRef(m.SpecularColorTexture),
+			Clearcoat:        m.Clearcoat, ClearcoatRoughness: m.ClearcoatRoughness, ClearcoatNormalScale: m.ClearcoatNormalScale,
+			ClearcoatTex: packTextureRef(m.ClearcoatTexture), ClearcoatRoughnessTex: packTextureRef(m.ClearcoatRoughnessTexture),
+			ClearcoatNormalTex: packTextureRef(m.ClearcoatNormalTexture)}
 		if m.DoubleSided {
 			g.Flags |= layout.MatDoubleSided
 		}
@@ -66,8 +69,14 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 		if m.AlphaMode == scene.AlphaMask {
 			g.Flags |= layout.MatAlphaMask
 		}
+		if m.AlphaMode == scene.AlphaBlend {
+			g.Flags |= layout.MatAlphaBlend
+		}
 		if m.Emits() {
 			g.Flags |= layout.MatEmits
+		}
+		if m.Unlit {
+			g.Flags |= layout.MatUnlit
 		}
 		if h := m.Hair; h != nil {
 			g.Flags |= layout.MatHair

@@ -313,18 +313,24 @@ func compareTiles(t *testing.T, a, b *render.Film, tile int) {
 }
 
 // featureScene exercises what the generated scenes do not: a glass sphere
-// with a coloured volume, a rough metal sphere, a textured ground (bilinear
-// sRGB texels with a texture transform), an alpha-masked card, a spot light,
-// and a camera with depth of field.
+// with a coloured volume, a rough metal sphere under a clearcoat, a textured
+// ground (bilinear sRGB texels with a texture transform) under a clearcoat
+// with its own normal map, an unlit sphere, an alpha-masked card, a spot
+// light, and a camera with depth of field.
 func featureScene() *scene.Scene {
 	glass := scene.DefaultMaterial()
 	glass.Metallic, glass.Roughness, glass.Transmission = 0, 0.05, 1
 	glass.Volume, glass.AttenuationColor, glass.AttenuationDistance = true, scene.Vec3{X: 0.9, Y: 0.6, Z: 0.3}, 0.8
 	metal := scene.DefaultMaterial()
 	metal.Roughness, metal.BaseColor = 0.3, scene.Vec4{X: 0.9, Y: 0.7, Z: 0.5, W: 1}
+	metal.Clearcoat, metal.ClearcoatRoughness = 1, 0.1
 	ground := scene.DefaultMaterial()
 	ground.Metallic = 0
 	ground.BaseColorTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{4, 0, 0.1, 0, 4, 0}}
+	ground.Clearcoat, ground.ClearcoatRoughness, ground.ClearcoatNormalScale = 0.8, 0.2, 0.7
+	ground.ClearcoatNormalTexture = scene.TextureRef{Texture: 1, Transform: [6]float32{6, 0, 0, 0, 6, 0}}
+	unlit := scene.DefaultMaterial()
+	unlit.BaseColor, unlit.Unlit = scene.Vec4{X: 0.1, Y: 0.8, Z: 0.3, W: 1}, true
 	card := scene.DefaultMaterial()
 	card.Metallic, card.AlphaMode, card.DoubleSided = 0, scene.AlphaMask, true
 	card.BaseColorTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{3, 0, 0, 0, 3, 0}}
@@ -343,6 +349,12 @@ func featureScene() *scene.Scene {
 		}
 		copy(checker.Pixels[4*i:], []uint8{v, v / 2, 255 - v, a})
 	}
+	// A normal map of tilted bumps, in linear texels.
+	bumps := scene.Texture{Width: 4, Height: 4, Pixels: make([]uint8, 64), ColorSpace: scene.Linear}
+	for i := 0; i < 16; i++ {
+		x, y := uint8(128+90*((i%4)%2*2-1)/2), uint8(128+90*((i/4)%2*2-1)/2)
+		copy(bumps.Pixels[4*i:], []uint8{x, y, 230, 255})
+	}
 	quad := func(p [4]scene.Vec3) scene.Mesh {
 		m := scene.Mesh{Positions: p[:], Indices: []uint32{0, 1, 2, 0, 2, 3},
 			UV0: []scene.Vec2{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 1, Y: 1}, {X: 0, Y: 1}}, Normals: nil}
@@ -353,6 +365,7 @@ func featureScene() *scene.Scene {
 				m.Bounds.Max.Set(k, max(m.Bounds.Max.At(k), v.At(k)))
 			}
 		}
+		m.Tangents = scene.GenerateTangents(&m)
 		return m
 	}
 	sc := &scene.Scene{
@@ -363,8 +376,8 @@ func featureScene() *scene.Scene {
 		},
 		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{X: -0.6, Y: 0.5, Z: 0}, {X: 0.7, Y: 0.4, Z: 0.4}}, Radii: []float32{0.5, 0.4},
 			Bounds: scene.Bounds{Min: scene.Vec3{X: -1.1, Y: 0, Z: -0.5}, Max: scene.Vec3{X: 1.1, Y: 1, Z: 0.8}}}},
-		Materials: []scene.Material{glass, metal, ground, card, lamp},
-		Textures:  []scene.Texture{checker},
+		Materials: []scene.Material{glass, metal, ground, card, lamp, unlit},
+		Textures:  []scene.Texture{checker, bumps},
 		Lights: []scene.Light{{Kind: scene.SpotLight, Color: scene.Vec3{X: 1, Y: 0.9, Z: 0.8}, Intensity: 20, Position: scene.Vec3{X: 2, Y: 3, Z: 2},
 			Direction: scene.Vec3{X: -0.5, Y: -0.7, Z: -0.5}, InnerCone: 0.3, OuterCone: 0.6}},
 		Bounds: scene.Bounds{Min: scene.Vec3{X: -4, Y: 0, Z: -4}, Max: scene.Vec3{X: 4, Y: 3, Z: 4}},
@@ -383,6 +396,8 @@ func featureScene() *scene.Scene {
 	moved := scene.Identity
 	moved[12], moved[14] = 1.2, -0.8
 	sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.Spheres, Index: 0}, Transform: moved, Material: 1})
+	moved[12], moved[13], moved[14] = -1.6, 0.1, 0.9
+	sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.Spheres, Index: 0}, Transform: moved, Material: 5})
 	cam := scene.Camera{Name: "dof", YFov: 0.7, ApertureRadius: 0.05, FocusDistance: 4.5,
 		Transform: scene.LookAt(scene.Vec3{X: 0.5, Y: 1.6, Z: 4.5}, scene.Vec3{X: 0, Y: 0.5, Z: 0}, scene.Vec3{X: 0, Y: 1, Z: 0})}
 	sc.Cameras = []scene.Camera{cam}

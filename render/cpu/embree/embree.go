@@ -80,7 +80,7 @@ struct RTCFilterFunctionNArguments {
 // of ray k of an RTCRayN or RTCHitN of N rays.
 #define RAYN(p, N, f, k) (((float *)(p))[(f) * (N) + (k)])
 #define HITN_UINT(p, N, f, k) (((unsigned *)(p))[(f) * (N) + (k)])
-enum { RAY_DIR_X = 4, RAY_DIR_Y = 5, RAY_DIR_Z = 6 };
+enum { RAY_DIR_X = 4, RAY_DIR_Y = 5, RAY_DIR_Z = 6, RAY_TFAR = 8 }; // a filter sees its candidate's distance in tfar
 enum { HIT_NG_X = 0, HIT_NG_Y = 1, HIT_NG_Z = 2, HIT_U = 3, HIT_V = 4, HIT_PRIM = 5, HIT_GEOM = 6, HIT_INST = 7 };
 
 enum {
@@ -218,7 +218,7 @@ typedef struct {
 enum { KIND_FRONT = 1, KIND_BACK = 2, KIND_SPHERE = 3, KIND_CURVE = 4, KIND_INSTANCED_TRIANGLE = 5 };
 
 // Any-hit decisions that Go makes (alpha masks): exported from Go.
-extern int sertraceEmbreeAnyHit(uintptr_t handle, unsigned inst, unsigned prim, float u, float v);
+extern int sertraceEmbreeAnyHit(uintptr_t handle, unsigned inst, unsigned prim, float u, float v, float t);
 
 // enteringOnly rejects a hit where the ray leaves the surface (a ray that
 // starts inside a sphere or round cone sees nothing of it, as native swept
@@ -251,7 +251,7 @@ static void sertraceAnyHit(const struct RTCFilterFunctionNArguments *args) {
 			inst = HITN_UINT(args->hit, N, HIT_GEOM, k);
 		}
 		if (!sertraceEmbreeAnyHit((uintptr_t)args->geometryUserPtr, inst, HITN_UINT(args->hit, N, HIT_PRIM, k),
-				RAYN(args->hit, N, HIT_U, k), RAYN(args->hit, N, HIT_V, k))) {
+				RAYN(args->hit, N, HIT_U, k), RAYN(args->hit, N, HIT_V, k), RAYN(args->ray, N, RAY_TFAR, k))) {
 			args->valid[k] = 0;
 		}
 	}
@@ -616,9 +616,9 @@ func (d *Device) err(what string) error {
 	return fmt.Errorf("embree: %s failed: %s", what, errorName(C.sertraceError(d.dev)))
 }
 
-// AnyHit decides, for an alpha-masked geometry, whether a candidate hit on
-// an instance counts.
-type AnyHit func(inst, prim uint32, u, v float32) bool
+// AnyHit decides, for an alpha-tested geometry, whether a candidate hit on
+// an instance, at distance t along the ray, counts.
+type AnyHit func(inst, prim uint32, u, v, t float32) bool
 
 // Target is where a geometry goes: a scene of its own, for instances to place, or
 // the top level itself as instance id (a geometry placed once, its

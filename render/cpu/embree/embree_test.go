@@ -122,7 +122,7 @@ func TestAnyHit(t *testing.T) {
 	d := openOrSkip(t)
 	calls := 0
 	s, err := d.Build(func(s *Scene) error {
-		g, err := s.Triangles(Own, []float32{-1, -1, 0, 1, -1, 0, 0, 1, 0}, []uint32{0, 1, 2}, func(inst, prim uint32, u, v float32) bool {
+		g, err := s.Triangles(Own, []float32{-1, -1, 0, 1, -1, 0, 0, 1, 0}, []uint32{0, 1, 2}, func(inst, prim uint32, u, v, _ float32) bool {
 			calls++
 			switch inst {
 			case 9:

@@ -13,13 +13,13 @@ import "runtime/cgo"
 // surface stays opaque there) instead of taking the process down.
 //
 //export sertraceEmbreeAnyHit
-func sertraceEmbreeAnyHit(handle C.uintptr_t, inst, prim C.uint, u, v C.float) (accept C.int) {
+func sertraceEmbreeAnyHit(handle C.uintptr_t, inst, prim C.uint, u, v, t C.float) (accept C.int) {
 	defer func() {
 		if recover() != nil {
 			accept = 1
 		}
 	}()
-	if cgo.Handle(handle).Value().(AnyHit)(uint32(inst), uint32(prim), float32(u), float32(v)) {
+	if cgo.Handle(handle).Value().(AnyHit)(uint32(inst), uint32(prim), float32(u), float32(v), float32(t)) {
 		return 1
 	}
 	return 0

@@ -23,6 +23,7 @@ const (
 	extClearcoat        = "KHR_materials_clearcoat"
 	extUnlit            = "KHR_materials_unlit"
 	extVariants         = "KHR_materials_variants"
+	extSheen            = "KHR_materials_sheen"
 )
 
 // supportedExtensions is every extension the loader implements; a file that
@@ -37,6 +38,7 @@ var supportedExtensions = map[string]bool{
 	extClearcoat:                   true,
 	extUnlit:                       true,
 	extVariants:                    true,
+	extSheen:                       true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
 	lightspunctual.ExtensionName:   true,
@@ -77,6 +79,13 @@ type clearcoat struct {
 	ClearcoatNormalTexture    *gltf.NormalTexture `json:"clearcoatNormalTexture,omitempty"`
 }
 
+type sheen struct {
+	SheenColorFactor      [3]float64        `json:"sheenColorFactor"`
+	SheenColorTexture     *gltf.TextureInfo `json:"sheenColorTexture,omitempty"`
+	SheenRoughnessFactor  float64           `json:"sheenRoughnessFactor"`
+	SheenRoughnessTexture *gltf.TextureInfo `json:"sheenRoughnessTexture,omitempty"`
+}
+
 // materialVariants is KHR_materials_variants' payload: the file's variants
 // at the root, a primitive's mappings on it.
 type materialVariants struct {
@@ -114,6 +123,7 @@ func init() {
 	register[instancing](extInstancing, nil)
 	register[clearcoat](extClearcoat, nil)
 	register[materialVariants](extVariants, nil)
+	register[sheen](extSheen, nil)
 	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })
 }
 

@@ -184,6 +184,21 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		}
 	}
 	_, out.Unlit = m.Extensions[extUnlit]
+	if sh, err := extension[sheen](m.Extensions, extSheen); err != nil {
+		return out, err
+	} else if sh != nil {
+		c := sh.SheenColorFactor
+		if !finite(c[0], c[1], c[2], sh.SheenRoughnessFactor) {
+			return out, fmt.Errorf("%s factors must be finite", extSheen)
+		}
+		out.SheenColor, out.SheenRoughness = Vec3{clamp01(c[0]), clamp01(c[1]), clamp01(c[2])}, clamp01(sh.SheenRoughnessFactor)
+		if out.SheenColorTexture, err = l.textureInfo(sh.SheenColorTexture, SRGB, "sheenColorTexture"); err != nil {
+			return out, err
+		}
+		if out.SheenRoughnessTexture, err = l.textureInfo(sh.SheenRoughnessTexture, Linear, "sheenRoughnessTexture"); err != nil {
+			return out, err
+		}
+	}
 	if c, err := extension[clearcoat](m.Extensions, extClearcoat); err != nil {
 		return out, err
 	} else if c != nil {

@@ -61,6 +61,13 @@ type Material struct {
 	ClearcoatNormalTexture    TextureRef
 	ClearcoatNormalScale      float32
 
+	// KHR_materials_sheen: a sheen of this colour (RGB of its texture) and
+	// roughness (A of its texture) over the material, under its coat.
+	SheenColor            Vec3
+	SheenColorTexture     TextureRef
+	SheenRoughness        float32
+	SheenRoughnessTexture TextureRef
+
 	// KHR_materials_unlit: the surface shows its base colour (texture and
 	// vertex colour included) to every ray and reflects nothing.
 	Unlit bool
@@ -110,6 +117,8 @@ func DefaultMaterial() Material {
 		ClearcoatRoughnessTexture: NoTexture,
 		ClearcoatNormalTexture:    NoTexture,
 		ClearcoatNormalScale:      1,
+		SheenColorTexture:         NoTexture,
+		SheenRoughnessTexture:     NoTexture,
 	}
 }
 

@@ -133,7 +133,7 @@ func TestSharedScenesLoad(t *testing.T) {
 		"TextureCoordinateTest/TextureCoordinateTest.glb", "NormalTangentMirrorTest/NormalTangentMirrorTest.glb",
 		"EmissiveStrengthTest/EmissiveStrengthTest.glb", "SimpleInstancing/SimpleInstancing.glb",
 		"Cameras/Cameras.gltf", "MeshPrimitiveModes/MeshPrimitiveModes.gltf",
-		"CornellBox/cornellBox-2.80-Eevee-gltf.gltf", "ClearCoatTest/ClearCoatTest.glb",
+		"CornellBox/cornellBox-2.80-Eevee-gltf.gltf", "ClearCoatTest/ClearCoatTest.glb", "SheenCloth/SheenCloth.gltf", "UnlitTest/UnlitTest.glb",
 	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
@@ -200,6 +200,26 @@ func TestSharedSceneDetails(t *testing.T) {
 			if m := &sc.Materials[in.Material]; in.Geometry.Kind == Triangles && m.ClearcoatNormalTexture.Valid() && sc.Meshes[in.Geometry.Index].Tangents == nil {
 				t.Errorf("%s: a coat normal map without tangents", m.Name)
 			}
+		}
+	})
+	t.Run("SheenCloth and UnlitTest read their extensions", func(t *testing.T) {
+		sc := load(t, "SheenCloth/SheenCloth.gltf")
+		m := sc.Materials[0]
+		if len(sc.Warnings) > 0 || m.SheenColor != (Vec3{1, 1, 1}) || m.SheenRoughness != 1 || !m.SheenColorTexture.Valid() || !m.SheenRoughnessTexture.Valid() {
+			t.Errorf("SheenCloth: warnings %q, sheen %v %v, textures %v %v", sc.Warnings, m.SheenColor, m.SheenRoughness, m.SheenColorTexture, m.SheenRoughnessTexture)
+		}
+		if sc.Textures[m.SheenColorTexture.Texture].ColorSpace != SRGB || sc.Textures[m.SheenRoughnessTexture.Texture].ColorSpace != Linear {
+			t.Error("the sheen colour is sRGB, its roughness linear")
+		}
+		sc = load(t, "UnlitTest/UnlitTest.glb")
+		unlit := 0
+		for _, m := range sc.Materials {
+			if m.Unlit {
+				unlit++
+			}
+		}
+		if len(sc.Warnings) > 0 || unlit == 0 {
+			t.Errorf("UnlitTest: warnings %q, %d unlit materials", sc.Warnings, unlit)
 		}
 	})
 	t.Run("Box is a unit cube turned Y-up", func(t *testing.T) {

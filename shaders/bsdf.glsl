@@ -6,9 +6,11 @@
 // Included after common.glsl (PI, luminance). The includer must define
 //
 //	vec2 albedoTableAt(int i, int j)
+//	float sheenTableAt(int i, int j)
 //
-// before this file: Go's albedoTable[i][j], i the mu index, j the sqrt(alpha)
-// index, ALBEDO_TABLE_SIZE each.
+// before this file: Go's SpecularAlbedoTable[i][j] and SheenAlbedoTable()[i][j],
+// i the mu index, j the sqrt(alpha) (the sheen roughness) index,
+// ALBEDO_TABLE_SIZE each.
 //
 // Directions are in the local frame, the normal along +Z.
 
@@ -29,6 +31,8 @@ struct BSDF {
     float coat;         // KHR_materials_clearcoat's weight (0: none)
     float coatAlpha;    // its roughness², at least MIN_ALPHA
     vec3 coatN;         // its normal, local (+Z unless it differs)
+    vec3 sheenColor;    // KHR_materials_sheen's colour (0: none)
+    float sheenRoughness;
 };
 
 // Frame is an orthonormal basis about a normal (Duff et al. 2017).
@@ -221,7 +225,53 @@ BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specul
     b.coat = 0.0;
     b.coatAlpha = MIN_ALPHA;
     b.coatN = vec3(0.0, 0.0, 1.0);
+    b.sheenColor = vec3(0.0);
+    b.sheenRoughness = 0.0;
     return b;
+}
+
+// charlieD is the Charlie sheen distribution at a half vector whose cosine
+// with the normal is cosH (render.CharlieD).
+float charlieD(float cosH, float alpha) {
+    float inv = 1.0 / alpha;
+    float sin2 = max(1.0 - cosH * cosH, 0.0);
+    return (2.0 + inv) * pow(sin2, 0.5 * inv) / (2.0 * PI);
+}
+
+// sheenV is the sheen's visibility term, with the 1/(4·cos·cos).
+float sheenV(float cosO, float cosI) {
+    return 1.0 / (4.0 * (cosI + cosO - cosI * cosO));
+}
+
+float sheenAlphaOf(float roughness) {
+    return max(roughness * roughness, SHEEN_MIN_ALPHA);
+}
+
+// setSheen puts a sheen of the given colour and roughness over the base.
+void setSheen(inout BSDF b, vec3 color, float roughness) {
+    b.sheenColor = vec3(clamp01(color.x), clamp01(color.y), clamp01(color.z));
+    b.sheenRoughness = clamp01(roughness);
+}
+
+// sheenEval is the sheen lobe's f·cos θi (before its colour and norm).
+float sheenEval(BSDF b, vec3 wo, vec3 wi) {
+    if (wi.z <= 0.0) {
+        return 0.0;
+    }
+    vec3 h = normalizeOrZero(wo + wi);
+    return charlieD(h.z, sheenAlphaOf(b.sheenRoughness)) * sheenV(wo.z, wi.z) * wi.z;
+}
+
+// sheenAlbedo looks the sheen's directional albedo up bilinearly, over
+// cos θo and the sheen roughness (render.SheenAlbedoTable, which the
+// includer reads with sheenTableAt).
+float sheenAlbedo(float mu, float roughness) {
+    float x = clamp01(mu) * float(ALBEDO_TABLE_SIZE - 1);
+    float y = clamp01(roughness) * float(ALBEDO_TABLE_SIZE - 1);
+    int i = min(int(x), ALBEDO_TABLE_SIZE - 2), j = min(int(y), ALBEDO_TABLE_SIZE - 2);
+    float fx = x - float(i), fy = y - float(j);
+    return (sheenTableAt(i, j) * (1.0 - fx) + sheenTableAt(i + 1, j) * fx) * (1.0 - fy) +
+           (sheenTableAt(i, j + 1) * (1.0 - fx) + sheenTableAt(i + 1, j + 1) * fx) * fy;
 }
 
 // setCoat puts a clearcoat of weight coat and roughness over b, about the
@@ -312,20 +362,6 @@ vec3 specularAlbedo(BSDF b, float cosO) {
     return schlickAlbedo(b.f0, b.f90, a, s);
 }
 
-// bsdfAlbedos are the directional albedos seen from wo (local) of the
-// diffuse lobe and (estimated for the metal and the glass) of the rest, the
-// coat included. The diffuse
-// lobe's f·|cos wi| is its albedo·cos wi/π.
-void bsdfAlbedos(BSDF b, vec3 wo, out vec3 diffuse, out vec3 specular) {
-    float a, s;
-    specularIntegrals(wo.z, b.alpha, a, s);
-    vec3 e = schlickAlbedo(b.f0, b.f90, a, s);
-    float opaque = opaqueWeight(b);
-    float ec = coatAlbedo(b, wo);
-    float under = 1.0 - ec; // what the coat lets through to the rest
-    diffuse = under * opaque * (1.0 - e) * b.base;
-    specular = ec + under * (opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, a, s) + glassWeight(b) * b.base);
-}
 
 // lobeProbabilities are how often bsdfSample uses the base's strategies,
 // visible-normal reflection, cosine (diffuse) and the glass interface, given
@@ -420,10 +456,66 @@ bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi) {
 }
 
 // coatProbability is how often bsdfSample takes the coat's strategy, given
-// the coat's albedo ec and the base's estimates' sum.
+// the coat's albedo ec and the rest's estimated albedo.
 float coatProbability(float ec, float base) {
     float w = ec + (1.0 - ec) * base;
     return w > 0.0 ? ec / w : 0.0;
+}
+
+// LayerTerms are the sheen's and the coat's terms for wo (Go's woTerms).
+struct LayerTerms {
+    float se;        // the sheen's albedo (capped at 1) times max(sheenColor)
+    float sheenNorm; // what scales the sheen lobe down to albedo 1
+    float psh;       // of the sheen's strategy, given that the coat's was not taken
+    float ec;        // the coat's albedo times its weight
+    float pc;        // of the coat's strategy
+};
+
+// layerTerms computes them, given the base's estimates' sum.
+LayerTerms layerTerms(BSDF b, vec3 wo, float base) {
+    LayerTerms l;
+    l.se = 0.0;
+    l.sheenNorm = 1.0;
+    l.psh = 0.0;
+    l.ec = 0.0;
+    l.pc = 0.0;
+    if (b.sheenColor != vec3(0.0)) {
+        float es = sheenAlbedo(wo.z, b.sheenRoughness);
+        l.sheenNorm = 1.0 / max(es, 1.0);
+        l.se = max(b.sheenColor.x, max(b.sheenColor.y, b.sheenColor.z)) * min(es, 1.0);
+        float w = l.se + (1.0 - l.se) * base;
+        if (w > 0.0) {
+            l.psh = l.se / w;
+        }
+        base = l.se + (1.0 - l.se) * base; // the rest under the coat, estimated
+    }
+    if (b.coat > 0.0) {
+        l.ec = coatAlbedo(b, wo);
+        l.pc = coatProbability(l.ec, base);
+    }
+    return l;
+}
+
+// bsdfAlbedos are the directional albedos seen from wo (local) of the
+// diffuse lobe and (estimated for the metal and the glass) of the rest, the
+// coat included. The diffuse
+// lobe's f·|cos wi| is its albedo·cos wi/π.
+void bsdfAlbedos(BSDF b, vec3 wo, out vec3 diffuse, out vec3 specular) {
+    float a, s;
+    specularIntegrals(wo.z, b.alpha, a, s);
+    vec3 e = schlickAlbedo(b.f0, b.f90, a, s);
+    float opaque = opaqueWeight(b);
+    float ps, pd, pg, sum;
+    lobeProbabilities(b, wo.z, e, ps, pd, pg, sum);
+    LayerTerms l = layerTerms(b, wo, sum);
+    float under = 1.0 - l.ec; // what the coat lets through to the rest
+    float es = 0.0;          // the sheen's albedo for a white sheen
+    if (b.sheenColor != vec3(0.0)) {
+        es = min(sheenAlbedo(wo.z, b.sheenRoughness), 1.0);
+    }
+    float below = under * (1.0 - l.se); // what the sheen lets through to the base
+    diffuse = below * opaque * (1.0 - e) * b.base;
+    specular = l.ec + under * b.sheenColor * es + below * (opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, a, s) + glassWeight(b) * b.base);
 }
 
 // bsdfEval returns f(wo, wi)·|cos(wi)| and, in pdf, the pdf with which
@@ -455,13 +547,21 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
         f = f + gf * glassWeight(b);
         pdf += pg * gpdf;
     }
+    LayerTerms l = layerTerms(b, wo, sum);
+    if (l.se > 0.0) {
+        float sf = sheenEval(b, wo, wi) * l.sheenNorm;
+        f = f * (1.0 - l.se) + b.sheenColor * sf;
+        float spdf = 0.0;
+        if (wi.z > 0.0) {
+            spdf = wi.z / PI;
+        }
+        pdf = l.psh * spdf + (1.0 - l.psh) * pdf;
+    }
     if (b.coat > 0.0) {
-        float ec = coatAlbedo(b, wo);
-        float pc = coatProbability(ec, sum);
         float cpdf;
         float cf = coatEval(b, wo, wi, cpdf);
-        f = f * (1.0 - ec) + vec3(cf);
-        pdf = pc * cpdf + (1.0 - pc) * pdf;
+        f = f * (1.0 - l.ec) + vec3(cf);
+        pdf = l.pc * cpdf + (1.0 - l.pc) * pdf;
     }
     return f;
 }
@@ -478,7 +578,8 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
     }
     float ps, pd, pg, sum;
     lobeProbabilities(b, wo.z, specularAlbedo(b, wo.z), ps, pd, pg, sum);
-    float pc = b.coat > 0.0 ? coatProbability(coatAlbedo(b, wo), sum) : 0.0;
+    LayerTerms l = layerTerms(b, wo, sum);
+    float pc = l.pc;
     if (pc > 0.0) {
         if (u < pc) {
             wi = coatSample(b, wo, u1, u2);
@@ -494,7 +595,21 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
             pdf = p;
             return true;
         }
-        u = min((u - pc) / (1.0 - pc), 0.99999994); // what is left of u picks among the base's
+        u = min((u - pc) / (1.0 - pc), 0.99999994); // what is left of u picks among the rest's
+    }
+    if (l.psh > 0.0) {
+        if (u < l.psh) {
+            wi = sampleCosine(u1, u2); // the sheen's lobe is broad: by the cosine
+            float p;
+            vec3 f = bsdfEval(b, wo, wi, p);
+            if (p <= 0.0) {
+                return false;
+            }
+            weight = f * (1.0 / p);
+            pdf = p;
+            return true;
+        }
+        u = min((u - l.psh) / (1.0 - l.psh), 0.99999994); // what is left of u picks among the base's
     }
     if (u < ps) {
         vec3 h = sampleVisibleNormal(wo, b.alpha, u1, u2);

@@ -19,6 +19,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec2s { vec2
 layout(push_constant, scalar) uniform Push { Floats in_; Floats out_; Vec2s table; uint fn; uint n; } push;
 
 vec2 albedoTableAt(int i, int j) { return push.table.v[i * ALBEDO_TABLE_SIZE + j]; }
+float sheenTableAt(int i, int j) { return push.table.v[ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + i * ALBEDO_TABLE_SIZE + j].x; }
 #include "bsdf.glsl"
 #include "hair.glsl"
 float filterCDF(int i) { return 0.0; } // camera.glsl's pixel filter, which the probe does not run
@@ -71,6 +72,7 @@ void main() {
         if (inF(i, 16u) > 0.0) {
             setCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
         }
+        setSheen(b, inV(i, 21u), inF(i, 24u));
         float pdf;
         outV(i, 0u, bsdfEval(b, inV(i, 10u), inV(i, 13u), pdf));
         outF(i, 3u, pdf);
@@ -81,6 +83,7 @@ void main() {
         if (inF(i, 16u) > 0.0) {
             setCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
         }
+        setSheen(b, inV(i, 21u), inF(i, 24u));
         vec3 wi, weight;
         float pdf;
         bool ok = bsdfSample(b, inV(i, 10u), inF(i, 13u), inF(i, 14u), inF(i, 15u), wi, weight, pdf);

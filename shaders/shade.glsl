@@ -7,6 +7,8 @@
 
 // The specular albedo table (render.SpecularAlbedoTable, 32×32).
 vec2 albedoTableAt(int i, int j) { return P.albedoTable.v[i * ALBEDO_TABLE_SIZE + j]; }
+// The sheen's table follows the specular one, in .x.
+float sheenTableAt(int i, int j) { return P.albedoTable.v[ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + i * ALBEDO_TABLE_SIZE + j].x; }
 
 #include "bsdf.glsl"
 #include "hair.glsl"
@@ -264,6 +266,10 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
         if (!s.front && !s.bsdf.thin) {
             s.bsdf.eta = 1.0 / ior;
         }
+    }
+    if (mat.sheenColor != vec3(0.0)) {
+        setSheen(s.bsdf, mat.sheenColor * sampleTexture(mat.sheenColorTex, uv0, uv1).xyz,
+                 mat.sheenRoughness * sampleTexture(mat.sheenRoughnessTex, uv0, uv1).w);
     }
     if (mat.clearcoat > 0.0) {
         vec3 n = vec3(0.0); // the shading normal

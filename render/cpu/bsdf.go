@@ -48,6 +48,14 @@ type BSDF struct {
 	CoatAlpha float32
 	CoatN     scene.Vec3
 
+	// KHR_materials_sheen: a Charlie sheen lobe of this colour and
+	// roughness over the base (under the coat), which keeps
+	// 1 − max(SheenColor)·Es(wo), Es the lobe's tabulated albedo capped at
+	// 1 (where the lobe's visibility term would reflect more than it gets,
+	// at grazing angles, the lobe is scaled down to albedo 1).
+	SheenColor     scene.Vec3
+	SheenRoughness float32
+
 	// What Eval, Sample and Albedos need of wo, for the last wo they were
 	// given (zero: none yet): a shading point evaluates its light sample
 	// and samples its next direction from one wo.
@@ -65,6 +73,9 @@ type woTerms struct {
 	coatCos    float32 // cos θo about the coat's normal
 	ec         float32 // the coat's directional albedo times Coat
 	pc         float32 // of the coat's strategy
+	se         float32 // the sheen's directional albedo (capped at 1) times max(SheenColor)
+	sheenNorm  float32 // what scales the sheen lobe down to albedo 1
+	psh        float32 // of the sheen's strategy, given that the coat's was not taken
 }
 
 // lambertian reports whether the BSDF is its diffuse lobe alone: no metal,
@@ -72,7 +83,7 @@ type woTerms struct {
 // specular 0), a base that reflects. Its f·cos is base·cos/π, sampled by
 // the cosine: the general formulas give exactly that, at more cost.
 func (b *BSDF) lambertian() bool {
-	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && luminance(b.Base) > 0
+	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.SheenColor == (scene.Vec3{}) && b.F90 == 0 && b.F0 == (scene.Vec3{}) && luminance(b.Base) > 0
 }
 
 // lobesAt is woTerms for wo (cos θo > 0), computed once per wo.
@@ -95,6 +106,16 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
 	var base float32
 	l.ps, l.pd, l.pg, base = b.lobeProbabilities(wo.Z, l.e)
+	l.sheenNorm = 1
+	if b.SheenColor != (scene.Vec3{}) {
+		es := sheenAlbedo(wo.Z, b.SheenRoughness)
+		l.sheenNorm = 1 / max(es, 1)
+		l.se = max(b.SheenColor.X, b.SheenColor.Y, b.SheenColor.Z) * min(es, 1)
+		if w := l.se + (1-l.se)*base; w > 0 {
+			l.psh = l.se / w
+		}
+		base = l.se + (1-l.se)*base // the rest under the coat, estimated
+	}
 	if b.Coat > 0 {
 		l.coatCos = b.CoatN.Dot(wo)
 		if l.coatCos > 0 {
@@ -106,6 +127,33 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 		}
 	}
 	return l
+}
+
+// SetSheen puts a sheen of the given colour and roughness over the base.
+func (b *BSDF) SetSheen(color scene.Vec3, roughness float32) {
+	b.SheenColor = scene.Vec3{X: clamp01(color.X), Y: clamp01(color.Y), Z: clamp01(color.Z)}
+	b.SheenRoughness = clamp01(roughness)
+	b.lobeWo = scene.Vec3{}
+}
+
+// sheenEval is the sheen lobe's f·cos θi (before its colour and norm).
+func (b *BSDF) sheenEval(wo, wi scene.Vec3) float32 {
+	if wi.Z <= 0 {
+		return 0
+	}
+	h := wo.Add(wi).Normalize()
+	return render.CharlieD(h.Z, render.SheenAlpha(b.SheenRoughness)) * render.SheenV(wo.Z, wi.Z) * wi.Z
+}
+
+// sheenAlbedo looks the sheen's directional albedo up bilinearly, over
+// cos θo and the sheen roughness.
+func sheenAlbedo(mu, roughness float32) float32 {
+	x := clamp01(mu) * (layout.AlbedoTableSize - 1)
+	y := clamp01(roughness) * (layout.AlbedoTableSize - 1)
+	i, j := min(int(x), layout.AlbedoTableSize-2), min(int(y), layout.AlbedoTableSize-2)
+	fx, fy := x-float32(i), y-float32(j)
+	t := render.SheenAlbedoTable()
+	return (t[i][j]*(1-fx)+t[i+1][j]*fx)*(1-fy) + (t[i][j+1]*(1-fx)+t[i+1][j+1]*fx)*fy
 }
 
 // SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
@@ -218,10 +266,17 @@ func (b *BSDF) Albedos(wo scene.Vec3) (diffuse, specular scene.Vec3) {
 	e, metal := t.e, schlickAlbedo(b.Base, 1, t.a, t.s)
 	opaque, glass := b.opaqueWeight(), b.glassWeight()
 	under := 1 - t.ec // what the coat lets through to the rest
-	diff := func(e, base float32) float32 { return under * opaque * (1 - e) * base }
-	spec := func(e, metal, base float32) float32 { return t.ec + under*(opaque*e+b.Metallic*metal+glass*base) }
+	var es float32    // the sheen's albedo for a white sheen
+	if b.SheenColor != (scene.Vec3{}) {
+		es = min(sheenAlbedo(wo.Z, b.SheenRoughness), 1)
+	}
+	below := under * (1 - t.se) // what the sheen lets through to the base
+	diff := func(e, base float32) float32 { return below * opaque * (1 - e) * base }
+	spec := func(e, metal, base, sheen float32) float32 {
+		return t.ec + under*sheen*es + below*(opaque*e+b.Metallic*metal+glass*base)
+	}
 	diffuse = scene.Vec3{X: diff(e.X, b.Base.X), Y: diff(e.Y, b.Base.Y), Z: diff(e.Z, b.Base.Z)}
-	specular = scene.Vec3{X: spec(e.X, metal.X, b.Base.X), Y: spec(e.Y, metal.Y, b.Base.Y), Z: spec(e.Z, metal.Z, b.Base.Z)}
+	specular = scene.Vec3{X: spec(e.X, metal.X, b.Base.X, b.SheenColor.X), Y: spec(e.Y, metal.Y, b.Base.Y, b.SheenColor.Y), Z: spec(e.Z, metal.Z, b.Base.Z, b.SheenColor.Z)}
 	return diffuse, specular
 }
 
@@ -279,6 +334,15 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		f = f.Add(gf.Scale(b.glassWeight()))
 		pdf += pg * gpdf
 	}
+	if l.se > 0 {
+		sf := b.sheenEval(wo, wi) * l.sheenNorm
+		f = f.Scale(1 - l.se).Add(b.SheenColor.Scale(sf))
+		var spdf float32
+		if wi.Z > 0 {
+			spdf = wi.Z / math.Pi
+		}
+		pdf = l.psh*spdf + (1-l.psh)*pdf
+	}
 	if b.Coat > 0 {
 		cf, cpdf := b.coatEval(wo, wi)
 		f = f.Scale(1 - l.ec).Add(scene.Vec3{X: cf, Y: cf, Z: cf})
@@ -307,7 +371,18 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 			}
 			return wi, f.Scale(1 / pdf), pdf, true
 		}
-		u = min((u-l.pc)/(1-l.pc), 0x1.fffffep-1) // what is left of u picks among the base's
+		u = min((u-l.pc)/(1-l.pc), 0x1.fffffep-1) // what is left of u picks among the rest's
+	}
+	if l.psh > 0 {
+		if u < l.psh {
+			wi = sampleCosine(u1, u2) // the sheen's lobe is broad: by the cosine
+			f, pdf := b.Eval(wo, wi)
+			if pdf <= 0 {
+				return wi, scene.Vec3{}, 0, false
+			}
+			return wi, f.Scale(1 / pdf), pdf, true
+		}
+		u = min((u-l.psh)/(1-l.psh), 0x1.fffffep-1) // what is left of u picks among the base's
 	}
 	ps, pd := l.ps, l.pd
 	switch {

@@ -28,8 +28,17 @@ func bsdfCases() []bsdfCase {
 		{"white dielectric, clearcoat", coated(NewBSDF(white, 0, 0.45, 1.5, 1, white), 1, 0.3, scene.Vec3{})},
 		{"red diffuse, tilted rough clearcoat", coated(NewBSDF(scene.Vec3{X: 0.8, Y: 0.1, Z: 0.1}, 0, 1, 1.5, 0, white), 0.7, 0.6, scene.Vec3{X: 0.3, Z: 0.9539392})},
 		{"gold, glossy clearcoat", coated(NewBSDF(scene.Vec3{X: 1, Y: 0.78, Z: 0.34}, 1, 0.5, 1.5, 1, white), 1, 0.15, scene.Vec3{})},
+		{"white diffuse, white sheen", sheened(NewBSDF(white, 0, 1, 1.5, 0, white), white, 0.5)},
+		{"velvet: dark base, red sheen", sheened(NewBSDF(scene.Vec3{X: 0.05, Y: 0.02, Z: 0.02}, 0, 0.8, 1.5, 1, white), scene.Vec3{X: 0.9, Y: 0.2, Z: 0.2}, 0.3)},
+		{"smooth sheen under a clearcoat", coated(sheened(NewBSDF(scene.Vec3{X: 0.3, Y: 0.5, Z: 0.2}, 0, 0.6, 1.5, 1, white), white, 0.1), 0.6, 0.4, scene.Vec3{})},
 		{"rough glass, half clearcoat", coated(glass(0.5, 1.5, false), 0.5, 0.4, scene.Vec3{})},
 	}
+}
+
+// sheened puts a sheen over b.
+func sheened(b BSDF, color scene.Vec3, roughness float32) BSDF {
+	b.SetSheen(color, roughness)
+	return b
 }
 
 // coated puts a clearcoat over b.
@@ -101,6 +110,11 @@ func TestBSDFEnergy(t *testing.T) {
 			// own single-scattering GGX loses: at or just below 1.
 			if c.name == "white dielectric, clearcoat" && (imp.X > 1+4*se.X+1e-4 || imp.X < 0.97) {
 				t.Errorf("a white dielectric under a clearcoat keeps %v at cos %v; want at or just below 1", imp, cosO)
+			}
+			// Sheen over a lossless base only trades the base's light for
+			// its own: never above 1, and close to it.
+			if c.name == "white diffuse, white sheen" && (imp.X > 1+4*se.X+1e-4 || imp.X < 0.97) {
+				t.Errorf("a white sheen over white keeps %v at cos %v; want at or just below 1", imp, cosO)
 			}
 			if c.name == "smooth white metal" && cosO > 0.1 && math.Abs(float64(imp.X)-1) > 0.01 {
 				t.Errorf("a smooth white mirror must keep all energy: %v at cos %v", imp, cosO)

@@ -234,6 +234,13 @@ func TestProbeBSDF(t *testing.T) {
 			put3(r, 18, n)
 			b.SetCoat(coat, coatRough, n)
 		}
+		// Half under a sheen (the GLSL sets a zero one on the others).
+		if rng.IntN(2) == 0 {
+			color, rough := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}, rng.Float32()
+			put3(r, 21, color)
+			r[24] = rough
+			b.SetSheen(color, rough)
+		}
 		return b
 	}
 	upper := func() scene.Vec3 {

@@ -222,6 +222,10 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 			s.bsdf.Eta = 1 / ior // leaving the volume (a thin sheet has air on both sides)
 		}
 	}
+	if mat.SheenColor != (scene.Vec3{}) {
+		s.bsdf.SetSheen(mat.SheenColor.Mul3(sampleTexture(sc, &mat.SheenColorTexture, &uvs).XYZ()),
+			mat.SheenRoughness*sampleTexture(sc, &mat.SheenRoughnessTexture, &uvs).W)
+	}
 	if mat.Clearcoat > 0 {
 		var n scene.Vec3 // the zero vector: the shading normal
 		if nc != ns {

@@ -99,6 +99,16 @@ func Clearcoated(roughness float32) scene.Material {
 	return m
 }
 
+// Sheened is White under a white KHR_materials_sheen of the given
+// roughness: the sheen takes from the base what it reflects itself, so it
+// never adds light.
+func Sheened(roughness float32) scene.Material {
+	m := White()
+	m.Name = fmt.Sprintf("white under a white sheen (roughness %v)", roughness)
+	m.SheenColor, m.SheenRoughness = scene.Vec3{X: 1, Y: 1, Z: 1}, roughness
+	return m
+}
+
 // Unlit is a KHR_materials_unlit material of the given base colour.
 func Unlit(base scene.Vec3) scene.Material {
 	m := White()
@@ -190,7 +200,8 @@ func Cases(scale float64) ([]Case, error) {
 		mat      scene.Material
 		lossless bool
 		minMean  float64
-	}{{White(), true, 0}, {RoughMetal(), false, 0}, {Glass(0, false), true, 0}, {Clearcoated(0.3), false, 0.97}, {Clearcoated(0.8), false, 0.95}} {
+	}{{White(), true, 0}, {RoughMetal(), false, 0}, {Glass(0, false), true, 0}, {Clearcoated(0.3), false, 0.97}, {Clearcoated(0.8), false, 0.95},
+		{Sheened(0.3), false, 0.97}, {Sheened(1), false, 0.97}} {
 		cloud, err := generated("particles", func(in *scene.Instance) scene.Material {
 			if in.Geometry.Kind == scene.Spheres {
 				return p.mat

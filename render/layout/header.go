@@ -169,7 +169,7 @@ var constants = []constant{
 	c("SHUFFLE_SALT", ShuffleSalt), c("SCRAMBLE_SALT", ScrambleSalt), c("HIT_COIN_STRIDE", HitCoinStride),
 	c("EVENT_LIGHT", EventLight), c("EVENT_ROULETTE", EventRoulette), c("ROULETTE_START", RouletteStart),
 	c("MAX_HINT_BITS", MaxHintBits), c("COHERENCE_BITS", CoherenceBits), c("REORDER_NONE", NoReorder),
-	cf("COAT_F0", CoatF0), cf("ROULETTE_FLOOR", RouletteFloor), cf("SHADOW_RAY_END", ShadowRayEnd), cf("MIN_ALPHA", MinAlpha),
+	cf("COAT_F0", CoatF0), cf("SHEEN_MIN_ALPHA", SheenMinAlpha), cf("ROULETTE_FLOOR", RouletteFloor), cf("SHADOW_RAY_END", ShadowRayEnd), cf("MIN_ALPHA", MinAlpha),
 	ci("ALBEDO_TABLE_SIZE", AlbedoTableSize),
 	cf("HAIR_DEFAULT_EUMELANIN", HairDefaultEumelanin), cf("HAIR_DEFAULT_BETA", HairDefaultBeta),
 	cf("HAIR_DEFAULT_ALPHA", HairDefaultAlpha), cf("HAIR_DEFAULT_ETA", HairDefaultEta),

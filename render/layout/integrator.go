@@ -37,6 +37,10 @@ const (
 // primitive): a prime, so that neighbouring instances' primitives differ.
 const HitCoinStride = 0x9e3779b1
 
+// SheenMinAlpha bounds the Charlie sheen's α = roughness² from below (its
+// exponent 1/α stays finite).
+const SheenMinAlpha = 0.007
+
 // CoatF0 is KHR_materials_clearcoat's reflectance at normal incidence: the
 // coat's index of refraction is 1.5.
 const CoatF0 = 0.04

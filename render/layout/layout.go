@@ -45,7 +45,7 @@ const (
 	ProbeLightSample
 	ProbePdfEmitter
 	ProbeEnvironment
-	ProbeIn  = 24
+	ProbeIn  = 28
 	ProbeOut = 12
 )
 
@@ -186,7 +186,12 @@ type Material struct {
 	ClearcoatTex          TextureRef // R
 	ClearcoatRoughnessTex TextureRef // G
 	ClearcoatNormalTex    TextureRef
-	Hair                  HairParams
+	// KHR_materials_sheen
+	SheenColor        scene.Vec3
+	SheenRoughness    float32
+	SheenColorTex     TextureRef // RGB
+	SheenRoughnessTex TextureRef // A
+	Hair              HairParams
 }
 
 // Texture is an RGBA8 image in the texel buffer.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -220,8 +221,9 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	p.LightCount = uint32(len(r.p.lights.Entries))
 	p.EnvLight = r.p.lights.EnvIndex
 
-	table := render.SpecularAlbedoTable
-	albedo, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table)), unsafe.Sizeof(table)), 0, false)
+	sheen := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.SheenColor != (scene.Vec3{}) })
+	table := render.AlbedoTables(sheen)
+	albedo, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table[0])), 8*len(table)), 0, false)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,9 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			SpecularColorTex: packTextureRef(m.SpecularColorTexture),
 			Clearcoat:        m.Clearcoat, ClearcoatRoughness: m.ClearcoatRoughness, ClearcoatNormalScale: m.ClearcoatNormalScale,
 			ClearcoatTex: packTextureRef(m.ClearcoatTexture), ClearcoatRoughnessTex: packTextureRef(m.ClearcoatRoughnessTexture),
-			ClearcoatNormalTex: packTextureRef(m.ClearcoatNormalTexture)}
+			ClearcoatNormalTex: packTextureRef(m.ClearcoatNormalTexture),
+			SheenColor:         m.SheenColor, SheenRoughness: m.SheenRoughness,
+			SheenColorTex: packTextureRef(m.SheenColorTexture), SheenRoughnessTex: packTextureRef(m.SheenRoughnessTexture)}
 		if m.DoubleSided {
 			g.Flags |= layout.MatDoubleSided
 		}

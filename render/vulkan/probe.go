@@ -32,8 +32,8 @@ func Probe(device int, fn int, in []float32) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	table := render.SpecularAlbedoTable
-	tableBuf, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table)), unsafe.Sizeof(table)), 0, false)
+	table := render.AlbedoTables(true)
+	tableBuf, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table[0])), 8*len(table)), 0, false)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ const uint PROBE_HIT_COIN = 10u;
 const uint PROBE_LIGHT_SAMPLE = 11u;
 const uint PROBE_PDF_EMITTER = 12u;
 const uint PROBE_ENVIRONMENT = 13u;
-const uint PROBE_IN = 24u;
+const uint PROBE_IN = 28u;
 const uint PROBE_OUT = 12u;
 const uint HIT_TRIANGLES = 0u;
 const uint HIT_TRIANGLES_MASKED = 1u;
@@ -105,6 +105,7 @@ const uint MAX_HINT_BITS = 16u;
 const uint COHERENCE_BITS = 3u;
 const uint REORDER_NONE = 4294967295u;
 const float COAT_F0 = 0.04;
+const float SHEEN_MIN_ALPHA = 0.007;
 const float ROULETTE_FLOOR = 0.05;
 const float SHADOW_RAY_END = 0.9999;
 const float MIN_ALPHA = 0.001;
@@ -165,6 +166,10 @@ struct Material {
     TextureRef clearcoatTex;
     TextureRef clearcoatRoughnessTex;
     TextureRef clearcoatNormalTex;
+    vec3 sheenColor;
+    float sheenRoughness;
+    TextureRef sheenColorTex;
+    TextureRef sheenRoughnessTex;
     HairParams hair;
 };
 

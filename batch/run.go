@@ -712,8 +712,8 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 	for _, o := range p.outputs {
 		aovs = append(aovs, o.aov)
 	}
-	j, err := jobs.Prepare(jobs.Spec{Scene: p.scenePath, Settings: settings, Resolve: r.Config.resolve, AOVs: aovs, Note: r.note(job.Name)})
-	var bad *render.SettingError
+	j, err := jobs.Prepare(jobs.Spec{Scene: p.scenePath, Settings: settings, Resolve: r.Config.resolve, AOVs: aovs, Note: r.note(job.Name), QuietScene: slice > 0})
+	var bad *jobs.OptionsError
 	if errors.As(err, &bad) {
 		return nil, render.Display{}, nil, fmt.Errorf("%s: %w", job.Name, err)
 	} else if err != nil {

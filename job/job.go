@@ -27,7 +27,18 @@ type Spec struct {
 	// Note is told, a line each, the scene's warnings and the backend's
 	// choice; nil drops them.
 	Note func(string)
+	// QuietScene leaves the scene's warnings out (a split job's slices
+	// after its first, which would repeat them).
+	QuietScene bool
 }
+
+// OptionsError is settings that do not fit the job's scene (what
+// Settings.Options refused): a *render.SettingError or another error,
+// which it wraps.
+type OptionsError struct{ Err error }
+
+func (e *OptionsError) Error() string { return e.Err.Error() }
+func (e *OptionsError) Unwrap() error { return e.Err }
 
 // Job is a job prepared to render.
 type Job struct {
@@ -39,8 +50,8 @@ type Job struct {
 }
 
 // Prepare loads the job's scene, resolves its settings against it and
-// chooses its backend. Settings that do not fit the scene are returned as
-// the *render.SettingError that Settings.Options gives.
+// chooses its backend. Settings that do not fit the scene are an
+// *OptionsError.
 func Prepare(s Spec) (*Job, error) {
 	note := s.Note
 	if note == nil {
@@ -56,7 +67,7 @@ func Prepare(s Spec) (*Job, error) {
 	}
 	opts, display, err := s.Settings.Options(sc, resolve)
 	if err != nil {
-		return nil, err
+		return nil, &OptionsError{err}
 	}
 	opts.GPUCost = slices.Contains(s.AOVs, render.AOVCost)
 	backend, err := backends.Choose(s.Settings.Backend, s.Settings.Path, note)
@@ -64,7 +75,9 @@ func Prepare(s Spec) (*Job, error) {
 		return nil, err
 	}
 	for _, w := range sc.Warnings {
-		note("warning: " + s.Scene + ": " + w)
+		if !s.QuietScene {
+			note("warning: " + s.Scene + ": " + w)
+		}
 	}
 	return &Job{Scene: sc, Options: opts, Display: display, Backend: backend, note: note}, nil
 }

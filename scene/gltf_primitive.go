@@ -15,8 +15,7 @@ const radiusAttribute = "_RADIUS"
 // accessors between primitives). ok is false for a primitive that is skipped
 // (with a warning). radius is the node's extras.radius, the fallback for
 // points and lines.
-func (l *loader) geometry(m, p int, prim *gltf.Primitive, material int, radius float64) (GeometryRef, bool, error) {
-	needTangents := l.sc.Materials[material].NormalMapped()
+func (l *loader) geometry(m, p int, prim *gltf.Primitive, needTangents bool, radius float64) (GeometryRef, bool, error) {
 	_, hasRadius := prim.Attributes[radiusAttribute]
 	if hasRadius || !isCurveOrPoints(prim.Mode) {
 		radius = 0 // the key must not split geometry that does not use it

@@ -381,16 +381,23 @@ func (l *loader) meshInstances(node, m int, world Mat4) error {
 		radius = r
 	}
 	for p, prim := range l.doc.Meshes[m].Primitives {
-		mat, err := l.primitiveMaterial(prim)
-		if err != nil {
-			return fmt.Errorf("mesh %d primitive %d: %w", m, p, err)
-		}
-		g, ok, err := l.geometry(m, p, prim, mat, radius)
+		// The material (the variant's, where one is chosen) decides whether
+		// the geometry needs tangents; a skipped primitive's material is
+		// not looked at further, as before variants.
+		mat, matErr := l.primitiveMaterialIndex(prim)
+		needTangents := matErr == nil && mat >= 0 && l.sc.Materials[mat].NormalMapped()
+		g, ok, err := l.geometry(m, p, prim, needTangents, radius)
 		if err != nil {
 			return fmt.Errorf("mesh %d (%s) primitive %d: %w", m, l.doc.Meshes[m].Name, p, err)
 		}
 		if !ok {
 			continue
+		}
+		if matErr != nil {
+			return fmt.Errorf("mesh %d primitive %d: %w", m, p, matErr)
+		}
+		if mat < 0 {
+			mat = l.defaultMaterial()
 		}
 		if err := l.charge(int64(len(transforms))*int64(unsafe.Sizeof(Instance{})), "instances"); err != nil {
 			return err
@@ -402,7 +409,9 @@ func (l *loader) meshInstances(node, m int, world Mat4) error {
 	return nil
 }
 
-func (l *loader) primitiveMaterial(p *gltf.Primitive) (int, error) {
+// primitiveMaterialIndex is the material a primitive is drawn with: the
+// chosen variant's mapping, else its own, else −1 for glTF's default.
+func (l *loader) primitiveMaterialIndex(p *gltf.Primitive) (int, error) {
 	if l.variantIdx >= 0 {
 		v, err := extension[materialVariants](p.Extensions, extVariants)
 		if err != nil {
@@ -420,7 +429,7 @@ func (l *loader) primitiveMaterial(p *gltf.Primitive) (int, error) {
 		}
 	}
 	if p.Material == nil {
-		return l.defaultMaterial(), nil
+		return -1, nil
 	}
 	if *p.Material < 0 || *p.Material >= len(l.doc.Materials) {
 		return 0, fmt.Errorf("material %d does not exist (%d in the file)", *p.Material, len(l.doc.Materials))

@@ -85,8 +85,11 @@ func (m *Material) NormalMapped() bool {
 	return m.NormalTexture.Valid() || (m.Clearcoat > 0 && m.ClearcoatNormalTexture.Valid())
 }
 
-// Emits reports whether the material gives off light.
-func (m *Material) Emits() bool { return m.Emissive.X > 0 || m.Emissive.Y > 0 || m.Emissive.Z > 0 }
+// Emits reports whether the material gives off light: an unlit one shows
+// its base colour instead, and its emission is not used.
+func (m *Material) Emits() bool {
+	return !m.Unlit && (m.Emissive.X > 0 || m.Emissive.Y > 0 || m.Emissive.Z > 0)
+}
 
 // DefaultMaterial is what glTF specifies for primitives without a material.
 func DefaultMaterial() Material {

@@ -305,8 +305,8 @@ float coatEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     pdf = 0.0;
     vec3 n = b.coatN;
     float co = dot(n, wo), ci = dot(n, wi);
-    if (co <= 0.0 || ci <= 0.0) {
-        return 0.0;
+    if (co <= 0.0 || ci <= 0.0 || wi.z <= 0.0) {
+        return 0.0; // nothing below the shading surface (Go's coatEval says why)
     }
     float a2 = b.coatAlpha * b.coatAlpha;
     vec3 h = normalizeOrZero(wo + wi);
@@ -583,7 +583,7 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
     if (pc > 0.0) {
         if (u < pc) {
             wi = coatSample(b, wo, u1, u2);
-            if (dot(b.coatN, wi) <= 0.0) {
+            if (dot(b.coatN, wi) <= 0.0 || wi.z <= 0.0) {
                 return false; // lost, as a reflection below the surface is
             }
             float p;

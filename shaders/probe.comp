@@ -67,23 +67,29 @@ void main() {
         outF(i, 2u, u);
         break;
     }
-    case PROBE_BSDF_EVAL: { // base, metallic, roughness, ior, specular, specular colour, wo, wi, coat, its roughness and normal
+    case PROBE_BSDF_EVAL: { // base, metallic, roughness, ior, specular, specular colour, wo, wi, coat, its roughness and normal, sheen colour and roughness, glass
         BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));
         if (inF(i, 16u) > 0.0) {
             setCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
         }
         setSheen(b, inV(i, 21u), inF(i, 24u));
+        b.transmission = inF(i, 25u); // glass, its index and whether thin
+        b.eta = inF(i, 26u);
+        b.thin = inF(i, 27u) != 0.0;
         float pdf;
         outV(i, 0u, bsdfEval(b, inV(i, 10u), inV(i, 13u), pdf));
         outF(i, 3u, pdf);
         break;
     }
-    case PROBE_BSDF_SAMPLE: { // base, metallic, roughness, ior, specular, specular colour, wo, u, u1, u2, coat, its roughness and normal
+    case PROBE_BSDF_SAMPLE: { // base, metallic, roughness, ior, specular, specular colour, wo, u, u1, u2, coat, its roughness and normal, sheen colour and roughness, glass
         BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));
         if (inF(i, 16u) > 0.0) {
             setCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
         }
         setSheen(b, inV(i, 21u), inF(i, 24u));
+        b.transmission = inF(i, 25u); // glass, its index and whether thin
+        b.eta = inF(i, 26u);
+        b.thin = inF(i, 27u) != 0.0;
         vec3 wi, weight;
         float pdf;
         bool ok = bsdfSample(b, inV(i, 10u), inF(i, 13u), inF(i, 14u), inF(i, 15u), wi, weight, pdf);

@@ -167,11 +167,14 @@ func (b *BSDF) SetCoat(coat, roughness float32, n scene.Vec3) {
 }
 
 // coatEval is the coat's f·cos θi about its normal and the pdf of its
-// visible-normal sample, for wo and wi in the shading frame.
+// visible-normal sample, for wo and wi in the shading frame. A tilted
+// coat reflects nothing below the shading surface: the surface is opaque
+// there (or, for glass, the other side is the glass's), and its sample
+// there is lost.
 func (b *BSDF) coatEval(wo, wi scene.Vec3) (float32, float32) {
 	n := b.CoatN
 	co, ci := n.Dot(wo), n.Dot(wi)
-	if co <= 0 || ci <= 0 {
+	if co <= 0 || ci <= 0 || wi.Z <= 0 {
 		return 0, 0
 	}
 	a2 := b.CoatAlpha * b.CoatAlpha
@@ -362,7 +365,7 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	if l.pc > 0 {
 		if u < l.pc {
 			wi = b.coatSample(wo, u1, u2)
-			if b.CoatN.Dot(wi) <= 0 {
+			if b.CoatN.Dot(wi) <= 0 || wi.Z <= 0 {
 				return wi, scene.Vec3{}, 0, false // lost, as a reflection below the surface is
 			}
 			f, pdf := b.Eval(wo, wi)

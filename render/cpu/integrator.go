@@ -207,7 +207,6 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * layout.ShadowRayEnd}
 			w.rays.Shadow++
 			p.Rays++
-			p.ShadowRays++
 			contrib := p.Throughput.Mul3(f).Mul3(ls.radiance).Mul3(r.transmittance(p, ls.dist))
 			if !ls.delta {
 				contrib = contrib.Scale(powerHeuristic(ls.pdf, pdfB) / ls.pdf)

@@ -222,6 +222,14 @@ func TestProbeBSDF(t *testing.T) {
 		r[3], r[4], r[5], r[6] = metallic, rough, ior, specular
 		put3(r, 7, spec)
 		b := NewBSDF(base, metallic, rough, ior, specular, spec)
+		// A quarter are glass (refracting or thin), under the layers too.
+		if rng.IntN(4) == 0 {
+			b.Transmission, b.Eta, b.Thin = rng.Float32(), 1/1.6+rng.Float32(), rng.IntN(2) == 0
+			r[25], r[26] = b.Transmission, b.Eta
+			if b.Thin {
+				r[27] = 1
+			}
+		}
 		// Half of them under a clearcoat, a third of those about a tilted
 		// normal of their own.
 		if rng.IntN(2) == 0 {

@@ -31,6 +31,10 @@ type Case struct {
 	// Level is the answer in place of 1 (0: 1), where the environment is
 	// not 1 (the mean of its channels).
 	Level float64
+	// Unlit, where not zero, replaces the checks above: every pixel is this
+	// colour times the share of it that unlit surfaces cover (against a
+	// black environment), some pixels all of it and some none.
+	Unlit scene.Vec3
 }
 
 // level is what a lossless render of the case shows.
@@ -116,6 +120,26 @@ func Unlit(base scene.Vec3) scene.Material {
 	m.BaseColor = scene.Vec4{X: base.X, Y: base.Y, Z: base.Z, W: 1}
 	m.Unlit = true
 	return m
+}
+
+// BlendShadow is a white Lambertian square facing +Z, lit square on by a
+// directional light of irradiance π through a black, unlit sheet of alpha
+// in front of it, which the camera also looks through: a pixel sees the
+// square (radiance 1 where lit) with probability 1 − alpha, and the square
+// receives the light with probability 1 − alpha, so every pixel is
+// (1 − alpha)².
+func BlendShadow(alpha float32) *scene.Scene {
+	sheet := Unlit(scene.Vec3{})
+	sheet.AlphaMode, sheet.BaseColor.W = scene.AlphaBlend, alpha
+	sc := &scene.Scene{Materials: []scene.Material{sheet, White()}, Meshes: []scene.Mesh{gridMesh(3, 12)}}
+	behind := scene.Mat4(scene.Identity)
+	behind[14] = -1
+	sc.Instances = []scene.Instance{
+		{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity, Material: 0},
+		{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: behind, Material: 1},
+	}
+	sc.Lights = []scene.Light{{Kind: scene.DirectionalLight, Color: scene.Vec3{X: 1, Y: 1, Z: 1}, Intensity: math.Pi, Direction: scene.Vec3{Z: -1}}}
+	return withCamera(sc, scene.Vec3{X: 0, Y: 0, Z: 4}, 0.6)
 }
 
 // BlendedSheets are two large parallel squares, each many triangles, of
@@ -213,15 +237,21 @@ func Cases(scale float64) ([]Case, error) {
 		}
 	}
 	// Unlit objects show their base colour to every ray and reflect
-	// nothing: under an environment of that colour, every pixel is it
-	// (a Lambertian of that colour would show less).
+	// nothing, whatever lights them: against black, every pixel is that
+	// colour times its coverage (a Lambertian, an invisible surface or
+	// swapped channels would not be).
 	colour := scene.Vec3{X: 0.25, Y: 0.5, Z: 0.75}
-	unlit := Case{Name: "unlit objects", Scene: GlassObjects(Unlit(colour)), Options: options(32, 32, spp(16), FullDepth), Lossless: true, Level: 0.5}
-	unlit.Options.EnvColor = [3]float32{colour.X, colour.Y, colour.Z}
+	lit := GlassObjects(Unlit(colour))
+	lit.Lights = []scene.Light{{Kind: scene.DirectionalLight, Color: scene.Vec3{X: 1, Y: 1, Z: 1}, Intensity: 3, Direction: scene.Vec3{Y: -1}}}
+	unlit := Case{Name: "unlit objects", Scene: lit, Options: options(32, 32, spp(16), FullDepth), Unlit: colour}
+	unlit.Options.EnvColor = [3]float32{}
 	out = append(out, unlit)
 	blend := Case{Name: "blended sheets", Scene: BlendedSheets(0.3, 0.6), Options: options(32, 24, spp(64), FullDepth), Lossless: true, Level: 0.3 + 0.7*0.6}
 	blend.Options.EnvColor = [3]float32{}
 	out = append(out, blend)
+	shade := Case{Name: "shadow of a blended sheet", Scene: BlendShadow(0.4), Options: options(32, 24, spp(64), FullDepth), Lossless: true, Level: 0.6 * 0.6}
+	shade.Options.EnvColor = [3]float32{}
+	out = append(out, shade)
 	for _, g := range []struct {
 		roughness float32
 		thin      bool
@@ -440,6 +470,37 @@ func boxMesh(h float32) scene.Mesh {
 	return m
 }
 
+// checkUnlit checks that every pixel is a share of c.Unlit.
+func checkUnlit(c Case, film *render.Film, pix []float32) Result {
+	res := Result{Min: math.Inf(1), Max: math.Inf(-1)}
+	col := c.Unlit
+	cc := float64(col.Dot(col))
+	full, empty := 0, 0
+	for i := 0; i < film.Width*film.Height; i++ {
+		p := scene.Vec3{X: pix[3*i], Y: pix[3*i+1], Z: pix[3*i+2]}
+		k := float64(p.Dot(col)) / cc // the share covered
+		d := p.Sub(col.Scale(float32(k)))
+		res.Mean += k
+		res.Min, res.Max = min(res.Min, k), max(res.Max, k)
+		if !(math.Sqrt(float64(d.Dot(d))) <= 1e-4) || !(k >= -1e-4 && k <= 1+1e-4) {
+			if len(res.Problems) < 10 {
+				res.Problems = append(res.Problems, fmt.Sprintf("pixel (%d, %d) = %v, not a share of %v", i%film.Width, i/film.Width, p, col))
+			}
+		}
+		if k > 1-1e-4 {
+			full++
+		}
+		if k < 1e-4 {
+			empty++
+		}
+	}
+	res.Mean /= float64(film.Width * film.Height)
+	if full == 0 || empty == 0 {
+		res.Problems = append(res.Problems, fmt.Sprintf("%d pixels all covered, %d not at all: the unlit objects must show, and the black around them", full, empty))
+	}
+	return res
+}
+
 // Result is what a furnace render showed.
 type Result struct {
 	Mean, Min, Max float64
@@ -462,6 +523,9 @@ const (
 // Check compares a furnace film with the case's answer.
 func Check(c Case, film *render.Film) Result {
 	pix, _ := film.Resolve(render.AOVBeauty)
+	if c.Unlit != (scene.Vec3{}) {
+		return checkUnlit(c, film, pix)
+	}
 	variance := film.MeanVariance()
 	res := Result{Min: math.Inf(1), Max: math.Inf(-1)}
 	var sum, sumVar float64

@@ -28,8 +28,10 @@ func HitGroupOf(sc *scene.Scene, in *scene.Instance) layout.HitGroup {
 // (a ray that starts inside a sphere or swept sphere, or enters through a
 // left-out end cap, hits nothing of it), so that the AABB fallback, the CPU and
 // native geometry agree; but glass and volume spheres track their medium by
-// the hit where the path leaves them, so on every backend they keep the far
-// side (and the intersection shader, never native spheres).
+// the hit where the path leaves them, and light a sphere transmits
+// diffusely leaves through its far side, so on every backend they keep the
+// far side (and the intersection shader, never native spheres).
 func ExitHits(sc *scene.Scene, in *scene.Instance) bool {
-	return in.Geometry.Kind == scene.Spheres && sc.Materials[in.Material].Transmission > 0
+	mat := &sc.Materials[in.Material]
+	return in.Geometry.Kind == scene.Spheres && (mat.Transmission > 0 || mat.DiffuseTransmission > 0)
 }

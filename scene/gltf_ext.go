@@ -24,6 +24,7 @@ const (
 	extUnlit            = "KHR_materials_unlit"
 	extVariants         = "KHR_materials_variants"
 	extSheen            = "KHR_materials_sheen"
+	extDiffTransmission = "KHR_materials_diffuse_transmission"
 )
 
 // supportedExtensions is every extension the loader implements; a file that
@@ -39,6 +40,7 @@ var supportedExtensions = map[string]bool{
 	extUnlit:                       true,
 	extVariants:                    true,
 	extSheen:                       true,
+	extDiffTransmission:            true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
 	lightspunctual.ExtensionName:   true,
@@ -86,6 +88,13 @@ type sheen struct {
 	SheenRoughnessTexture *gltf.TextureInfo `json:"sheenRoughnessTexture,omitempty"`
 }
 
+type diffuseTransmission struct {
+	DiffuseTransmissionFactor       float64           `json:"diffuseTransmissionFactor"`
+	DiffuseTransmissionTexture      *gltf.TextureInfo `json:"diffuseTransmissionTexture,omitempty"`
+	DiffuseTransmissionColorFactor  [3]float64        `json:"diffuseTransmissionColorFactor"`
+	DiffuseTransmissionColorTexture *gltf.TextureInfo `json:"diffuseTransmissionColorTexture,omitempty"`
+}
+
 // materialVariants is KHR_materials_variants' payload: the file's variants
 // at the root, a primitive's mappings on it.
 type materialVariants struct {
@@ -124,6 +133,7 @@ func init() {
 	register[clearcoat](extClearcoat, nil)
 	register[materialVariants](extVariants, nil)
 	register[sheen](extSheen, nil)
+	register(extDiffTransmission, func(e *diffuseTransmission) { e.DiffuseTransmissionColorFactor = [3]float64{1, 1, 1} })
 	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })
 }
 

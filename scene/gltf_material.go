@@ -184,6 +184,22 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		}
 	}
 	_, out.Unlit = m.Extensions[extUnlit]
+	if dt, err := extension[diffuseTransmission](m.Extensions, extDiffTransmission); err != nil {
+		return out, err
+	} else if dt != nil {
+		c := dt.DiffuseTransmissionColorFactor
+		if !finite(c[0], c[1], c[2], dt.DiffuseTransmissionFactor) {
+			return out, fmt.Errorf("%s factors must be finite", extDiffTransmission)
+		}
+		out.DiffuseTransmission = clamp01(dt.DiffuseTransmissionFactor)
+		out.DiffuseTransmissionColor = Vec3{clamp01(c[0]), clamp01(c[1]), clamp01(c[2])}
+		if out.DiffuseTransmissionTexture, err = l.textureInfo(dt.DiffuseTransmissionTexture, Linear, "diffuseTransmissionTexture"); err != nil {
+			return out, err
+		}
+		if out.DiffuseTransmissionColorTexture, err = l.textureInfo(dt.DiffuseTransmissionColorTexture, SRGB, "diffuseTransmissionColorTexture"); err != nil {
+			return out, err
+		}
+	}
 	if sh, err := extension[sheen](m.Extensions, extSheen); err != nil {
 		return out, err
 	} else if sh != nil {

@@ -68,6 +68,14 @@ type Material struct {
 	SheenRoughness        float32
 	SheenRoughnessTexture TextureRef
 
+	// KHR_materials_diffuse_transmission: this share (A of its texture) of
+	// the diffuse light leaves through the other side, tinted by its colour
+	// (RGB of its texture).
+	DiffuseTransmission             float32
+	DiffuseTransmissionTexture      TextureRef
+	DiffuseTransmissionColor        Vec3
+	DiffuseTransmissionColorTexture TextureRef
+
 	// KHR_materials_unlit: the surface shows its base colour (texture and
 	// vertex colour included) to every ray and reflects nothing.
 	Unlit bool
@@ -122,6 +130,10 @@ func DefaultMaterial() Material {
 		ClearcoatNormalScale:      1,
 		SheenColorTexture:         NoTexture,
 		SheenRoughnessTexture:     NoTexture,
+
+		DiffuseTransmissionTexture:      NoTexture,
+		DiffuseTransmissionColor:        Vec3{1, 1, 1},
+		DiffuseTransmissionColorTexture: NoTexture,
 	}
 }
 

@@ -33,6 +33,8 @@ struct BSDF {
     vec3 coatN;         // its normal, local (+Z unless it differs)
     vec3 sheenColor;    // KHR_materials_sheen's colour (0: none)
     float sheenRoughness;
+    float diffTrans;     // KHR_materials_diffuse_transmission's share of the diffuse lobe
+    vec3 diffTransColor; // and its tint
 };
 
 // Frame is an orthonormal basis about a normal (Duff et al. 2017).
@@ -227,7 +229,38 @@ BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specul
     b.coatN = vec3(0.0, 0.0, 1.0);
     b.sheenColor = vec3(0.0);
     b.sheenRoughness = 0.0;
+    b.diffTrans = 0.0;
+    b.diffTransColor = vec3(0.0);
     return b;
+}
+
+// diffuseReflected and diffuseTransmitted are the diffuse lobe's colours
+// (Go's diffuseColors).
+vec3 diffuseReflected(BSDF b) {
+    if (b.diffTrans <= 0.0) {
+        return b.base;
+    }
+    return b.base * (1.0 - b.diffTrans);
+}
+
+vec3 diffuseTransmitted(BSDF b) {
+    if (b.diffTrans <= 0.0) {
+        return vec3(0.0);
+    }
+    return b.diffTransColor * b.diffTrans;
+}
+
+// diffuseBelow is the probability that the diffuse strategy samples the
+// far side.
+float diffuseBelow(BSDF b) {
+    if (b.diffTrans <= 0.0) {
+        return 0.0;
+    }
+    float lr = luminance(diffuseReflected(b)), lt = luminance(diffuseTransmitted(b));
+    if (lr + lt <= 0.0) {
+        return b.diffTrans;
+    }
+    return lt / (lr + lt);
 }
 
 // charlieD is the Charlie sheen distribution at a half vector whose cosine
@@ -372,6 +405,9 @@ void lobeProbabilities(BSDF b, float cosO, vec3 e, out float spec, out float dif
     float opaque = opaqueWeight(b);
     spec = opaque * le + b.metallic * (lb + (1.0 - lb) * schlick5(cosO));
     diff = opaque * (1.0 - le) * lb;
+    if (b.diffTrans > 0.0) {
+        diff = opaque * (1.0 - le) * (luminance(diffuseReflected(b)) + luminance(diffuseTransmitted(b)));
+    }
     glass = glassWeight(b);
     sum = spec + diff + glass;
     if (sum <= 0.0) {
@@ -514,8 +550,9 @@ void bsdfAlbedos(BSDF b, vec3 wo, out vec3 diffuse, out vec3 specular) {
         es = min(sheenAlbedo(wo.z, b.sheenRoughness), 1.0);
     }
     float below = under * (1.0 - l.se); // what the sheen lets through to the base
-    diffuse = below * opaque * (1.0 - e) * b.base;
-    specular = l.ec + under * b.sheenColor * es + below * (opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, a, s) + glassWeight(b) * b.base);
+    diffuse = below * opaque * (1.0 - e) * diffuseReflected(b);
+    specular = l.ec + under * b.sheenColor * es +
+               below * (opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, a, s) + glassWeight(b) * b.base + opaque * (1.0 - e) * diffuseTransmitted(b));
 }
 
 // bsdfEval returns f(wo, wi)·|cos(wi)| and, in pdf, the pdf with which
@@ -530,6 +567,7 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     float ps, pd, pg, sum;
     lobeProbabilities(b, wo.z, e, ps, pd, pg, sum);
     vec3 f = vec3(0.0);
+    float below = diffuseBelow(b);
     if (wi.z > 0.0) {
         vec3 h = normalizeOrZero(wo + wi);
         float d = ggxD(h, a2);
@@ -538,8 +576,13 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
         float opaque = opaqueWeight(b);
         vec3 fd = b.f0 + (b.f90 - b.f0) * s5;
         vec3 fm = b.base + (1.0 - b.base) * s5;
-        f = (opaque * ((1.0 - e) * b.base / PI + fd * spec) + b.metallic * fm * spec) * wi.z;
-        pdf = ps * smithG1(wo.z, a2) * d / (4.0 * wo.z) + pd * wi.z / PI;
+        f = (opaque * ((1.0 - e) * diffuseReflected(b) / PI + fd * spec) + b.metallic * fm * spec) * wi.z;
+        pdf = ps * smithG1(wo.z, a2) * d / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / PI;
+    } else if (below > 0.0) {
+        // The diffuse light that leaves through the far side.
+        float c = opaqueWeight(b) * -wi.z / PI;
+        f = c * (1.0 - e) * diffuseTransmitted(b);
+        pdf = pd * below * -wi.z / PI;
     }
     if (pg > 0.0) {
         float gpdf;
@@ -619,6 +662,9 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
         }
     } else if (u < ps + pd) {
         wi = sampleCosine(u1, u2);
+        if ((u - ps) / pd < diffuseBelow(b)) { // what is left of u picks the side
+            wi.z = -wi.z;
+        }
     } else {
         // The glass picks reflection or transmission by the microfacet's
         // Fresnel: reuse what is left of u for that choice.

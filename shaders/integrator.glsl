@@ -142,7 +142,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     if (!IS_HAIR(s) && crosses && (mat.flags & MAT_VOLUME) != 0u) {
         path.medium = s.front ? int(s.material) : -1;
     }
-    if (!IS_HAIR(s) && crosses && !s.bsdf.thin) {
+    if (!IS_HAIR(s) && crosses && s.bsdf.transmission > 0.0 && !s.bsdf.thin) { // refracted (diffuse transmission does not bend)
         path.etaScale *= s.bsdf.eta * s.bsdf.eta;
     }
     if (path.bounce == 0u) {

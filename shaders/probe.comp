@@ -76,6 +76,8 @@ void main() {
         b.transmission = inF(i, 25u); // glass, its index and whether thin
         b.eta = inF(i, 26u);
         b.thin = inF(i, 27u) != 0.0;
+        b.diffTrans = inF(i, 28u); // diffuse transmission and its tint
+        b.diffTransColor = inV(i, 29u);
         float pdf;
         outV(i, 0u, bsdfEval(b, inV(i, 10u), inV(i, 13u), pdf));
         outF(i, 3u, pdf);
@@ -90,6 +92,8 @@ void main() {
         b.transmission = inF(i, 25u); // glass, its index and whether thin
         b.eta = inF(i, 26u);
         b.thin = inF(i, 27u) != 0.0;
+        b.diffTrans = inF(i, 28u); // diffuse transmission and its tint
+        b.diffTransColor = inV(i, 29u);
         vec3 wi, weight;
         float pdf;
         bool ok = bsdfSample(b, inV(i, 10u), inF(i, 13u), inF(i, 14u), inF(i, 15u), wi, weight, pdf);

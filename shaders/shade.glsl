@@ -267,6 +267,10 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
             s.bsdf.eta = 1.0 / ior;
         }
     }
+    if (mat.diffuseTransmission > 0.0) {
+        s.bsdf.diffTrans = clamp01(mat.diffuseTransmission * sampleTexture(mat.diffuseTransmissionTex, uv0, uv1).w);
+        s.bsdf.diffTransColor = mat.diffuseTransmissionColor * sampleTexture(mat.diffuseTransColorTex, uv0, uv1).xyz;
+    }
     if (mat.sheenColor != vec3(0.0)) {
         setSheen(s.bsdf, mat.sheenColor * sampleTexture(mat.sheenColorTex, uv0, uv1).xyz,
                  mat.sheenRoughness * sampleTexture(mat.sheenRoughnessTex, uv0, uv1).w);
@@ -299,6 +303,6 @@ vec3 originToward(Surface s, vec3 w) {
     return offsetRay(s.p, dot(w, s.ng) >= 0.0 ? s.ng : -s.ng);
 }
 
-bool transmits(Surface s) { return s.isHair || s.bsdf.transmission > 0.0; }
+bool transmits(Surface s) { return s.isHair || s.bsdf.transmission > 0.0 || s.bsdf.diffTrans > 0.0; }
 
 #endif

@@ -56,6 +56,11 @@ type BSDF struct {
 	SheenColor     scene.Vec3
 	SheenRoughness float32
 
+	// KHR_materials_diffuse_transmission: that share of the diffuse lobe
+	// leaves through the other side, Lambertian, tinted by DiffTransColor.
+	DiffTrans      float32
+	DiffTransColor scene.Vec3
+
 	// What Eval, Sample and Albedos need of wo, for the last wo they were
 	// given (zero: none yet): a shading point evaluates its light sample
 	// and samples its next direction from one wo.
@@ -83,7 +88,7 @@ type woTerms struct {
 // specular 0), a base that reflects. Its f·cos is base·cos/π, sampled by
 // the cosine: the general formulas give exactly that, at more cost.
 func (b *BSDF) lambertian() bool {
-	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.SheenColor == (scene.Vec3{}) && b.F90 == 0 && b.F0 == (scene.Vec3{}) && luminance(b.Base) > 0
+	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.SheenColor == (scene.Vec3{}) && b.DiffTrans == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && luminance(b.Base) > 0
 }
 
 // lobesAt is woTerms for wo (cos θo > 0), computed once per wo.
@@ -127,6 +132,28 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 		}
 	}
 	return l
+}
+
+// diffuseColors are the diffuse lobe's reflected and transmitted colours.
+func (b *BSDF) diffuseColors() (reflected, transmitted scene.Vec3) {
+	if b.DiffTrans <= 0 {
+		return b.Base, scene.Vec3{}
+	}
+	return b.Base.Scale(1 - b.DiffTrans), b.DiffTransColor.Scale(b.DiffTrans)
+}
+
+// diffuseBelow is the probability that the diffuse strategy samples the
+// far side: the transmitted colour's share of the lobe's.
+func (b *BSDF) diffuseBelow() float32 {
+	if b.DiffTrans <= 0 {
+		return 0
+	}
+	r, t := b.diffuseColors()
+	lr, lt := luminance(r), luminance(t)
+	if lr+lt <= 0 {
+		return b.DiffTrans
+	}
+	return lt / (lr + lt)
 }
 
 // SetSheen puts a sheen of the given colour and roughness over the base.
@@ -274,12 +301,15 @@ func (b *BSDF) Albedos(wo scene.Vec3) (diffuse, specular scene.Vec3) {
 		es = min(sheenAlbedo(wo.Z, b.SheenRoughness), 1)
 	}
 	below := under * (1 - t.se) // what the sheen lets through to the base
-	diff := func(e, base float32) float32 { return below * opaque * (1 - e) * base }
-	spec := func(e, metal, base, sheen float32) float32 {
-		return t.ec + under*sheen*es + below*(opaque*e+b.Metallic*metal+glass*base)
+	// The diffuse albedo is the reflected diffuse light's; what the diffuse
+	// lobe transmits counts with the rest, as the glass's does.
+	dr, dt := b.diffuseColors()
+	diff := func(e, diffuse float32) float32 { return below * opaque * (1 - e) * diffuse }
+	spec := func(e, metal, base, sheen, trans float32) float32 {
+		return t.ec + under*sheen*es + below*(opaque*e+b.Metallic*metal+glass*base+opaque*(1-e)*trans)
 	}
-	diffuse = scene.Vec3{X: diff(e.X, b.Base.X), Y: diff(e.Y, b.Base.Y), Z: diff(e.Z, b.Base.Z)}
-	specular = scene.Vec3{X: spec(e.X, metal.X, b.Base.X, b.SheenColor.X), Y: spec(e.Y, metal.Y, b.Base.Y, b.SheenColor.Y), Z: spec(e.Z, metal.Z, b.Base.Z, b.SheenColor.Z)}
+	diffuse = scene.Vec3{X: diff(e.X, dr.X), Y: diff(e.Y, dr.Y), Z: diff(e.Z, dr.Z)}
+	specular = scene.Vec3{X: spec(e.X, metal.X, b.Base.X, b.SheenColor.X, dt.X), Y: spec(e.Y, metal.Y, b.Base.Y, b.SheenColor.Y, dt.Y), Z: spec(e.Z, metal.Z, b.Base.Z, b.SheenColor.Z, dt.Z)}
 	return diffuse, specular
 }
 
@@ -293,6 +323,10 @@ func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass,
 	opaque := b.opaqueWeight()
 	spec = opaque*le + b.Metallic*(lb+(1-lb)*render.Schlick5(cosO))
 	diff = opaque * (1 - le) * lb
+	if b.DiffTrans > 0 {
+		r, t := b.diffuseColors()
+		diff = opaque * (1 - le) * (luminance(r) + luminance(t))
+	}
 	glass = b.glassWeight()
 	sum = spec + diff + glass
 	if sum <= 0 {
@@ -318,19 +352,26 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	e, ps, pd, pg := l.e, l.ps, l.pd, l.pg
 	var f scene.Vec3
 	var pdf float32
+	dr, dt := b.diffuseColors()
+	below := b.diffuseBelow()
 	if wi.Z > 0 {
 		h := wo.Add(wi).Normalize()
 		d := ggxD(h, a2)
 		spec := d * render.SmithV(wo.Z, wi.Z, a2)
 		s5 := render.Schlick5(wo.Dot(h))
 		opaque := b.opaqueWeight()
-		channel := func(f0, base, e float32) float32 {
+		channel := func(f0, base, diffuse, e float32) float32 {
 			fd := f0 + (b.F90-f0)*s5
 			fm := base + (1-base)*s5
-			return (opaque*((1-e)*base/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi.Z
+			return (opaque*((1-e)*diffuse/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi.Z
 		}
-		f = scene.Vec3{X: channel(b.F0.X, b.Base.X, e.X), Y: channel(b.F0.Y, b.Base.Y, e.Y), Z: channel(b.F0.Z, b.Base.Z, e.Z)}
-		pdf = ps*render.SmithG1(wo.Z, a2)*d/(4*wo.Z) + pd*wi.Z/math.Pi
+		f = scene.Vec3{X: channel(b.F0.X, b.Base.X, dr.X, e.X), Y: channel(b.F0.Y, b.Base.Y, dr.Y, e.Y), Z: channel(b.F0.Z, b.Base.Z, dr.Z, e.Z)}
+		pdf = ps*render.SmithG1(wo.Z, a2)*d/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
+	} else if below > 0 {
+		// The diffuse light that leaves through the far side.
+		c := b.opaqueWeight() * -wi.Z / math.Pi
+		f = scene.Vec3{X: c * (1 - e.X) * dt.X, Y: c * (1 - e.Y) * dt.Y, Z: c * (1 - e.Z) * dt.Z}
+		pdf = pd * below * -wi.Z / math.Pi
 	}
 	if pg > 0 {
 		gf, gpdf := b.glassEval(wo, wi)
@@ -400,6 +441,9 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 		}
 	case u < ps+pd:
 		wi = sampleCosine(u1, u2)
+		if (u-ps)/pd < b.diffuseBelow() { // what is left of u picks the side
+			wi.Z = -wi.Z
+		}
 	default:
 		// The glass picks reflection or transmission by the microfacet's
 		// Fresnel: reuse what is left of u for that choice.

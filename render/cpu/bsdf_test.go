@@ -31,8 +31,16 @@ func bsdfCases() []bsdfCase {
 		{"white diffuse, white sheen", sheened(NewBSDF(white, 0, 1, 1.5, 0, white), white, 0.5)},
 		{"velvet: dark base, red sheen", sheened(NewBSDF(scene.Vec3{X: 0.05, Y: 0.02, Z: 0.02}, 0, 0.8, 1.5, 1, white), scene.Vec3{X: 0.9, Y: 0.2, Z: 0.2}, 0.3)},
 		{"smooth sheen under a clearcoat", coated(sheened(NewBSDF(scene.Vec3{X: 0.3, Y: 0.5, Z: 0.2}, 0, 0.6, 1.5, 1, white), white, 0.1), 0.6, 0.4, scene.Vec3{})},
+		{"white, half diffuse transmission", transmitting(NewBSDF(white, 0, 1, 1.5, 0, white), 0.5, white)},
+		{"leaf: green, diffuse transmission under a specular layer", transmitting(NewBSDF(scene.Vec3{X: 0.1, Y: 0.4, Z: 0.05}, 0, 0.5, 1.5, 1, white), 0.6, scene.Vec3{X: 0.3, Y: 0.8, Z: 0.1})},
 		{"rough glass, half clearcoat", coated(glass(0.5, 1.5, false), 0.5, 0.4, scene.Vec3{})},
 	}
+}
+
+// transmitting makes b's diffuse lobe transmit share of its light, tinted.
+func transmitting(b BSDF, share float32, tint scene.Vec3) BSDF {
+	b.DiffTrans, b.DiffTransColor = share, tint
+	return b
 }
 
 // sheened puts a sheen over b.
@@ -94,9 +102,12 @@ func TestBSDFEnergy(t *testing.T) {
 				// Uniform sampling cannot find a sharp lobe: compare only rough
 				// ones; it samples the upper hemisphere, which has no glass's
 				// transmission (glass_test.go checks that).
-				if c.b.Alpha >= 0.05 && (c.b.Coat == 0 || c.b.CoatAlpha >= 0.05) && c.b.Transmission == 0 && math.Abs(float64(imp.At(ch)-uni.At(ch))) > float64(4*se.At(ch)+0.02) {
+				if c.b.Alpha >= 0.05 && (c.b.Coat == 0 || c.b.CoatAlpha >= 0.05) && c.b.Transmission == 0 && c.b.DiffTrans == 0 && math.Abs(float64(imp.At(ch)-uni.At(ch))) > float64(4*se.At(ch)+0.02) {
 					t.Errorf("%s, cos %v: importance %v, uniform %v", c.name, cosO, imp, uni)
 				}
+			}
+			if c.name == "white, half diffuse transmission" && math.Abs(float64(imp.X)-1) > 1e-4 {
+				t.Errorf("a white Lambertian that transmits half must keep all energy: %v", imp)
 			}
 			if c.name == "diffuse white (specular 0)" && math.Abs(float64(imp.X)-1) > 1e-4 {
 				t.Errorf("a white Lambertian must keep all energy: %v", imp)

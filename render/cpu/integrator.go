@@ -250,7 +250,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			p.Medium = -1
 		}
 	}
-	if !s.isHair && crosses && !s.bsdf.Thin {
+	if !s.isHair && crosses && s.bsdf.Transmission > 0 && !s.bsdf.Thin { // refracted (diffuse transmission does not bend)
 		p.EtaScale *= s.bsdf.Eta * s.bsdf.Eta
 	}
 	if p.Bounce == 0 {

@@ -230,6 +230,12 @@ func TestProbeBSDF(t *testing.T) {
 				r[27] = 1
 			}
 		}
+		// A quarter transmit some of their diffuse light.
+		if rng.IntN(4) == 0 {
+			b.DiffTrans, b.DiffTransColor = rng.Float32(), scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
+			r[28] = b.DiffTrans
+			put3(r, 29, b.DiffTransColor)
+		}
 		// Half of them under a clearcoat, a third of those about a tilted
 		// normal of their own.
 		if rng.IntN(2) == 0 {

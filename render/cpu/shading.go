@@ -222,6 +222,10 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 			s.bsdf.Eta = 1 / ior // leaving the volume (a thin sheet has air on both sides)
 		}
 	}
+	if mat.DiffuseTransmission > 0 {
+		s.bsdf.DiffTrans = clamp01(mat.DiffuseTransmission * sampleTexture(sc, &mat.DiffuseTransmissionTexture, &uvs).W)
+		s.bsdf.DiffTransColor = mat.DiffuseTransmissionColor.Mul3(sampleTexture(sc, &mat.DiffuseTransmissionColorTexture, &uvs).XYZ())
+	}
 	if mat.SheenColor != (scene.Vec3{}) {
 		s.bsdf.SetSheen(mat.SheenColor.Mul3(sampleTexture(sc, &mat.SheenColorTexture, &uvs).XYZ()),
 			mat.SheenRoughness*sampleTexture(sc, &mat.SheenRoughnessTexture, &uvs).W)
@@ -312,4 +316,6 @@ func (s *surface) originToward(w scene.Vec3) scene.Vec3 {
 
 // transmits reports whether light can pass through the surface (so light
 // from behind it counts, and paths may continue behind it).
-func (s *surface) transmits() bool { return s.isHair || s.bsdf.Transmission > 0 }
+func (s *surface) transmits() bool {
+	return s.isHair || s.bsdf.Transmission > 0 || s.bsdf.DiffTrans > 0
+}

@@ -113,6 +113,15 @@ func Sheened(roughness float32) scene.Material {
 	return m
 }
 
+// Translucent is White transmitting share of its diffuse light, white, as
+// a thin sheet (KHR_materials_diffuse_transmission): lossless.
+func Translucent(share float32) scene.Material {
+	m := White()
+	m.Name = fmt.Sprintf("white transmitting %v of its diffuse light", share)
+	m.DiffuseTransmission = share
+	return m
+}
+
 // Unlit is a KHR_materials_unlit material of the given base colour.
 func Unlit(base scene.Vec3) scene.Material {
 	m := White()
@@ -225,7 +234,7 @@ func Cases(scale float64) ([]Case, error) {
 		lossless bool
 		minMean  float64
 	}{{White(), true, 0}, {RoughMetal(), false, 0}, {Glass(0, false), true, 0}, {Clearcoated(0.3), false, 0.97}, {Clearcoated(0.8), false, 0.95},
-		{Sheened(0.3), false, 0.97}, {Sheened(1), false, 0.97}} {
+		{Sheened(0.3), false, 0.97}, {Sheened(1), false, 0.97}, {Translucent(0.5), true, 0}} {
 		cloud, err := generated("particles", func(in *scene.Instance) scene.Material {
 			if in.Geometry.Kind == scene.Spheres {
 				return p.mat

@@ -45,7 +45,7 @@ const (
 	ProbeLightSample
 	ProbePdfEmitter
 	ProbeEnvironment
-	ProbeIn  = 28
+	ProbeIn  = 32
 	ProbeOut = 12
 )
 
@@ -191,7 +191,12 @@ type Material struct {
 	SheenRoughness    float32
 	SheenColorTex     TextureRef // RGB
 	SheenRoughnessTex TextureRef // A
-	Hair              HairParams
+	// KHR_materials_diffuse_transmission
+	DiffuseTransmission      float32
+	DiffuseTransmissionColor scene.Vec3
+	DiffuseTransmissionTex   TextureRef // A
+	DiffuseTransColorTex     TextureRef // RGB
+	Hair                     HairParams
 }
 
 // Texture is an RGBA8 image in the texel buffer.

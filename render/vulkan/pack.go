@@ -61,7 +61,9 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			ClearcoatTex: packTextureRef(m.ClearcoatTexture), ClearcoatRoughnessTex: packTextureRef(m.ClearcoatRoughnessTexture),
 			ClearcoatNormalTex: packTextureRef(m.ClearcoatNormalTexture),
 			SheenColor:         m.SheenColor, SheenRoughness: m.SheenRoughness,
-			SheenColorTex: packTextureRef(m.SheenColorTexture), SheenRoughnessTex: packTextureRef(m.SheenRoughnessTexture)}
+			SheenColorTex: packTextureRef(m.SheenColorTexture), SheenRoughnessTex: packTextureRef(m.SheenRoughnessTexture),
+			DiffuseTransmission: m.DiffuseTransmission, DiffuseTransmissionColor: m.DiffuseTransmissionColor,
+			DiffuseTransmissionTex: packTextureRef(m.DiffuseTransmissionTexture), DiffuseTransColorTex: packTextureRef(m.DiffuseTransmissionColorTexture)}
 		if m.DoubleSided {
 			g.Flags |= layout.MatDoubleSided
 		}

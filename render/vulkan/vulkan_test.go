@@ -315,8 +315,9 @@ func compareTiles(t *testing.T, a, b *render.Film, tile int) {
 // featureScene exercises what the generated scenes do not: a glass sphere
 // with a coloured volume, a rough metal sphere under a clearcoat, a textured
 // ground (bilinear sRGB texels with a texture transform) under a sheen and
-// a clearcoat with its own normal map, an unlit sphere, an alpha-masked card, a spot
-// light, and a camera with depth of field.
+// a clearcoat with its own normal map, an unlit sphere, an alpha-masked
+// card that transmits half its diffuse light, a spot light, and a camera
+// with depth of field.
 func featureScene() *scene.Scene {
 	glass := scene.DefaultMaterial()
 	glass.Metallic, glass.Roughness, glass.Transmission = 0, 0.05, 1
@@ -334,6 +335,7 @@ func featureScene() *scene.Scene {
 	unlit.BaseColor, unlit.Unlit = scene.Vec4{X: 0.1, Y: 0.8, Z: 0.3, W: 1}, true
 	card := scene.DefaultMaterial()
 	card.Metallic, card.AlphaMode, card.DoubleSided = 0, scene.AlphaMask, true
+	card.DiffuseTransmission, card.DiffuseTransmissionColor = 0.5, scene.Vec3{X: 1, Y: 0.5, Z: 0.2}
 	card.BaseColorTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{3, 0, 0, 0, 3, 0}}
 	lamp := scene.DefaultMaterial()
 	lamp.Metallic, lamp.Emissive = 0, scene.Vec3{X: 4, Y: 4, Z: 3}

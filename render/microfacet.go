@@ -44,7 +44,31 @@ func Schlick5(cos float32) float32 {
 // SampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
 // the GGX Distribution of Visible Normals", JCGT 2018).
 func SampleVisibleNormal(wo scene.Vec3, alpha, u1, u2 float32) scene.Vec3 {
-	vh := scene.Vec3{X: alpha * wo.X, Y: alpha * wo.Y, Z: wo.Z}.Normalize()
+	return SampleVisibleNormalAniso(wo, alpha, alpha, u1, u2)
+}
+
+// GGXDAniso is the anisotropic GGX distribution at the unit half vector h,
+// of roughness ax along x and ay along y.
+func GGXDAniso(h scene.Vec3, ax, ay float32) float32 {
+	x, y := h.X/ax, h.Y/ay
+	d := x*x + y*y + h.Z*h.Z
+	return 1 / (math.Pi * ax * ay * d * d)
+}
+
+// LambdaAniso is Λ of the anisotropic Smith masking for direction w.
+func LambdaAniso(w scene.Vec3, ax, ay float32) float32 {
+	c2 := w.Z * w.Z
+	if c2 <= 0 {
+		return 1e30
+	}
+	x, y := ax*w.X, ay*w.Y
+	return (-1 + sqrtClamped(1+(x*x+y*y)/c2)) / 2
+}
+
+// SampleVisibleNormalAniso is SampleVisibleNormal for roughness ax along x
+// and ay along y.
+func SampleVisibleNormalAniso(wo scene.Vec3, ax, ay, u1, u2 float32) scene.Vec3 {
+	vh := scene.Vec3{X: ax * wo.X, Y: ay * wo.Y, Z: wo.Z}.Normalize()
 	t1 := scene.Vec3{X: 1, Y: 0, Z: 0}
 	if l2 := vh.X*vh.X + vh.Y*vh.Y; l2 > 0 {
 		inv := 1 / sqrtClamped(l2)
@@ -57,7 +81,7 @@ func SampleVisibleNormal(wo scene.Vec3, alpha, u1, u2 float32) scene.Vec3 {
 	sh := 0.5 * (1 + vh.Z)
 	p2 = (1-sh)*sqrtClamped(1-p1*p1) + sh*p2
 	nh := t1.Scale(p1).Add(t2.Scale(p2)).Add(vh.Scale(sqrtClamped(1 - p1*p1 - p2*p2)))
-	return scene.Vec3{X: alpha * nh.X, Y: alpha * nh.Y, Z: max(nh.Z, 1e-7)}.Normalize()
+	return scene.Vec3{X: ax * nh.X, Y: ay * nh.Y, Z: max(nh.Z, 1e-7)}.Normalize()
 }
 
 // CharlieD is the Charlie sheen distribution (Estevez and Kulla,

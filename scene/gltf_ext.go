@@ -25,6 +25,7 @@ const (
 	extVariants         = "KHR_materials_variants"
 	extSheen            = "KHR_materials_sheen"
 	extDiffTransmission = "KHR_materials_diffuse_transmission"
+	extAnisotropy       = "KHR_materials_anisotropy"
 )
 
 // supportedExtensions is every extension the loader implements; a file that
@@ -41,6 +42,7 @@ var supportedExtensions = map[string]bool{
 	extVariants:                    true,
 	extSheen:                       true,
 	extDiffTransmission:            true,
+	extAnisotropy:                  true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
 	lightspunctual.ExtensionName:   true,
@@ -95,6 +97,12 @@ type diffuseTransmission struct {
 	DiffuseTransmissionColorTexture *gltf.TextureInfo `json:"diffuseTransmissionColorTexture,omitempty"`
 }
 
+type anisotropy struct {
+	AnisotropyStrength float64           `json:"anisotropyStrength"`
+	AnisotropyRotation float64           `json:"anisotropyRotation"`
+	AnisotropyTexture  *gltf.TextureInfo `json:"anisotropyTexture,omitempty"`
+}
+
 // materialVariants is KHR_materials_variants' payload: the file's variants
 // at the root, a primitive's mappings on it.
 type materialVariants struct {
@@ -133,6 +141,7 @@ func init() {
 	register[clearcoat](extClearcoat, nil)
 	register[materialVariants](extVariants, nil)
 	register[sheen](extSheen, nil)
+	register[anisotropy](extAnisotropy, nil)
 	register(extDiffTransmission, func(e *diffuseTransmission) { e.DiffuseTransmissionColorFactor = [3]float64{1, 1, 1} })
 	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })
 }

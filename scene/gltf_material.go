@@ -184,6 +184,17 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		}
 	}
 	_, out.Unlit = m.Extensions[extUnlit]
+	if a, err := extension[anisotropy](m.Extensions, extAnisotropy); err != nil {
+		return out, err
+	} else if a != nil {
+		if !finite(a.AnisotropyStrength, a.AnisotropyRotation) {
+			return out, fmt.Errorf("%s factors must be finite", extAnisotropy)
+		}
+		out.AnisotropyStrength, out.AnisotropyRotation = clamp01(a.AnisotropyStrength), float32(a.AnisotropyRotation)
+		if out.AnisotropyTexture, err = l.textureInfo(a.AnisotropyTexture, Linear, "anisotropyTexture"); err != nil {
+			return out, err
+		}
+	}
 	if dt, err := extension[diffuseTransmission](m.Extensions, extDiffTransmission); err != nil {
 		return out, err
 	} else if dt != nil {

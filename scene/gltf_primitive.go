@@ -92,7 +92,7 @@ func (l *loader) convertPrimitive(m, p int, prim *gltf.Primitive, needTangents b
 	}
 	if needTangents && mesh.Tangents == nil {
 		if mesh.UV0 == nil {
-			l.warn("mesh %d primitive %d: its material has a normal map but the mesh has no TEXCOORD_0: normal map ignored", m, p)
+			l.warn("mesh %d primitive %d: its material needs tangents (a normal map or anisotropy) but the mesh has no TEXCOORD_0: they are ignored", m, p)
 		} else {
 			mesh.Tangents = GenerateTangents(&mesh)
 		}

@@ -385,7 +385,7 @@ func (l *loader) meshInstances(node, m int, world Mat4) error {
 		// the geometry needs tangents; a skipped primitive's material is
 		// not looked at further, as before variants.
 		mat, matErr := l.primitiveMaterialIndex(prim)
-		needTangents := matErr == nil && mat >= 0 && l.sc.Materials[mat].NormalMapped()
+		needTangents := matErr == nil && mat >= 0 && l.sc.Materials[mat].NeedsTangents()
 		g, ok, err := l.geometry(m, p, prim, needTangents, radius)
 		if err != nil {
 			return fmt.Errorf("mesh %d (%s) primitive %d: %w", m, l.doc.Meshes[m].Name, p, err)

@@ -68,6 +68,14 @@ type Material struct {
 	SheenRoughness        float32
 	SheenRoughnessTexture TextureRef
 
+	// KHR_materials_anisotropy: the metal lobe's roughness stretched along
+	// a direction in the tangent plane, AnisotropyRotation (radians,
+	// counter-clockwise) from the tangent, or from the direction in RG of
+	// its texture, by this strength (times B of its texture).
+	AnisotropyStrength float32
+	AnisotropyRotation float32
+	AnisotropyTexture  TextureRef
+
 	// KHR_materials_diffuse_transmission: this share (A of its texture) of
 	// the diffuse light leaves through the other side, tinted by its colour
 	// (RGB of its texture).
@@ -87,10 +95,11 @@ type Material struct {
 // surface is (MASK: against the cutoff; BLEND: stochastically).
 func (m *Material) AlphaTested() bool { return m.AlphaMode == AlphaMask || m.AlphaMode == AlphaBlend }
 
-// NormalMapped reports whether a normal map perturbs the material's
-// shading normal or its clearcoat's (its meshes need tangents).
-func (m *Material) NormalMapped() bool {
-	return m.NormalTexture.Valid() || (m.Clearcoat > 0 && m.ClearcoatNormalTexture.Valid())
+// NeedsTangents reports whether the material reads its meshes' tangents: a
+// normal map perturbs its shading normal or its clearcoat's, or
+// anisotropy stretches its metal along them.
+func (m *Material) NeedsTangents() bool {
+	return m.NormalTexture.Valid() || (m.Clearcoat > 0 && m.ClearcoatNormalTexture.Valid()) || m.AnisotropyStrength > 0
 }
 
 // Emits reports whether the material gives off light: an unlit one shows
@@ -131,6 +140,7 @@ func DefaultMaterial() Material {
 		SheenColorTexture:         NoTexture,
 		SheenRoughnessTexture:     NoTexture,
 
+		AnisotropyTexture:               NoTexture,
 		DiffuseTransmissionTexture:      NoTexture,
 		DiffuseTransmissionColor:        Vec3{1, 1, 1},
 		DiffuseTransmissionColorTexture: NoTexture,

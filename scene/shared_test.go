@@ -134,6 +134,7 @@ func TestSharedScenesLoad(t *testing.T) {
 		"EmissiveStrengthTest/EmissiveStrengthTest.glb", "SimpleInstancing/SimpleInstancing.glb",
 		"Cameras/Cameras.gltf", "MeshPrimitiveModes/MeshPrimitiveModes.gltf",
 		"CornellBox/cornellBox-2.80-Eevee-gltf.gltf", "ClearCoatTest/ClearCoatTest.glb", "SheenCloth/SheenCloth.gltf", "UnlitTest/UnlitTest.glb",
+		"AnisotropyStrengthTest/AnisotropyStrengthTest.glb",
 	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
@@ -199,6 +200,21 @@ func TestSharedSceneDetails(t *testing.T) {
 		for _, in := range sc.Instances {
 			if m := &sc.Materials[in.Material]; in.Geometry.Kind == Triangles && m.ClearcoatNormalTexture.Valid() && sc.Meshes[in.Geometry.Index].Tangents == nil {
 				t.Errorf("%s: a coat normal map without tangents", m.Name)
+			}
+		}
+	})
+	t.Run("AnisotropyStrengthTest reads its strengths, with tangents", func(t *testing.T) {
+		sc := load(t, "AnisotropyStrengthTest/AnisotropyStrengthTest.glb")
+		strengths := map[float32]bool{}
+		for _, m := range sc.Materials {
+			strengths[m.AnisotropyStrength] = true
+		}
+		if len(sc.Warnings) > 0 || len(strengths) < 6 {
+			t.Errorf("warnings %q; %d distinct strengths", sc.Warnings, len(strengths))
+		}
+		for _, in := range sc.Instances {
+			if m := &sc.Materials[in.Material]; in.Geometry.Kind == Triangles && m.AnisotropyStrength > 0 && sc.Meshes[in.Geometry.Index].Tangents == nil {
+				t.Fatalf("%s: anisotropic without tangents", m.Name)
 			}
 		}
 	})

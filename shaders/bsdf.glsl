@@ -35,6 +35,8 @@ struct BSDF {
     float sheenRoughness;
     float diffTrans;     // KHR_materials_diffuse_transmission's share of the diffuse lobe
     vec3 diffTransColor; // and its tint
+    float anisoAlpha;    // KHR_materials_anisotropy: the metal's roughness along anisoDir (0: isotropic)
+    vec3 anisoDir;       // local, in the tangent plane
 };
 
 // Frame is an orthonormal basis about a normal (Duff et al. 2017).
@@ -160,8 +162,26 @@ float fresnelDielectric(float cosI, float eta) {
 // --- sampling --------------------------------------------------------------
 
 // sampleVisibleNormal samples a GGX normal as seen from wo (Heitz 2018).
-vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
-    vec3 vh = normalizeOrZero(vec3(alpha * wo.x, alpha * wo.y, wo.z));
+// ggxDAniso, lambdaAniso and sampleVisibleNormalAniso are the anisotropic
+// GGX's (render.GGXDAniso, LambdaAniso, SampleVisibleNormalAniso): ax along
+// x, ay along y.
+float ggxDAniso(vec3 h, float ax, float ay) {
+    float x = h.x / ax, y = h.y / ay;
+    float d = x * x + y * y + h.z * h.z;
+    return 1.0 / (PI * ax * ay * d * d);
+}
+
+float lambdaAniso(vec3 w, float ax, float ay) {
+    float c2 = w.z * w.z;
+    if (c2 <= 0.0) {
+        return 1e30;
+    }
+    float x = ax * w.x, y = ay * w.y;
+    return (-1.0 + sqrt32(1.0 + (x * x + y * y) / c2)) / 2.0;
+}
+
+vec3 sampleVisibleNormalAniso(vec3 wo, float ax, float ay, float u1, float u2) {
+    vec3 vh = normalizeOrZero(vec3(ax * wo.x, ay * wo.y, wo.z));
     vec3 t1 = vec3(1.0, 0.0, 0.0);
     float l2 = vh.x * vh.x + vh.y * vh.y;
     if (l2 > 0.0) {
@@ -178,7 +198,11 @@ vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
     float sh = 0.5 * (1.0 + vh.z);
     p2 = (1.0 - sh) * sqrt32(1.0 - p1 * p1) + sh * p2;
     vec3 nh = t1 * p1 + t2 * p2 + vh * sqrt32(1.0 - p1 * p1 - p2 * p2);
-    return normalizeOrZero(vec3(alpha * nh.x, alpha * nh.y, max(nh.z, 1e-7)));
+    return normalizeOrZero(vec3(ax * nh.x, ay * nh.y, max(nh.z, 1e-7)));
+}
+
+vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
+    return sampleVisibleNormalAniso(wo, alpha, alpha, u1, u2);
 }
 
 // sampleCosine samples the hemisphere about +Z in proportion to cos θ.
@@ -231,7 +255,45 @@ BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specul
     b.sheenRoughness = 0.0;
     b.diffTrans = 0.0;
     b.diffTransColor = vec3(0.0);
+    b.anisoAlpha = 0.0;
+    b.anisoDir = vec3(1.0, 0.0, 0.0);
     return b;
+}
+
+// setAnisotropy stretches the metal lobe's roughness along the local
+// direction dir (Go's SetAnisotropy).
+void setAnisotropy(inout BSDF b, float strength, vec3 dir) {
+    strength = clamp01(strength);
+    if (strength == 0.0) {
+        b.anisoAlpha = 0.0;
+        return;
+    }
+    b.anisoAlpha = b.alpha + (1.0 - b.alpha) * strength * strength;
+    b.anisoDir = normalizeOrZero(vec3(dir.x, dir.y, 0.0));
+    if (b.anisoDir == vec3(0.0)) {
+        b.anisoDir = vec3(1.0, 0.0, 0.0);
+    }
+}
+
+vec3 toAniso(BSDF b, vec3 w) {
+    vec3 d = b.anisoDir;
+    return vec3(w.x * d.x + w.y * d.y, w.y * d.x - w.x * d.y, w.z);
+}
+
+vec3 fromAniso(BSDF b, vec3 w) {
+    vec3 d = b.anisoDir;
+    return vec3(w.x * d.x - w.y * d.y, w.x * d.y + w.y * d.x, w.z);
+}
+
+// anisoTerms are the anisotropic metal lobe's D, D·V and the masking of wo
+// for the half vector h.
+float anisoTerms(BSDF b, vec3 wo, vec3 wi, vec3 h, out float dv, out float g1) {
+    float ax = b.anisoAlpha, ay = b.alpha;
+    float lo = lambdaAniso(toAniso(b, wo), ax, ay), li = lambdaAniso(toAniso(b, wi), ax, ay);
+    float d = ggxDAniso(toAniso(b, h), ax, ay);
+    dv = d / ((1.0 + lo + li) * 4.0 * wo.z * wi.z);
+    g1 = 1.0 / (1.0 + lo);
+    return d;
 }
 
 // diffuseReflected and diffuseTransmitted are the diffuse lobe's colours
@@ -491,6 +553,14 @@ bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi) {
     return t.z < 0.0;
 }
 
+// metalShare is the metal's part of the specular strategy's estimate.
+float metalShare(BSDF b, float cosO, vec3 e) {
+    float lb = luminance(b.base);
+    float metal = b.metallic * (lb + (1.0 - lb) * schlick5(cosO));
+    float s = opaqueWeight(b) * luminance(e) + metal;
+    return s > 0.0 ? metal / s : 0.0;
+}
+
 // coatProbability is how often bsdfSample takes the coat's strategy, given
 // the coat's albedo ec and the rest's estimated albedo.
 float coatProbability(float ec, float base) {
@@ -572,12 +642,22 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
         vec3 h = normalizeOrZero(wo + wi);
         float d = ggxD(h, a2);
         float spec = d * smithV(wo.z, wi.z, a2);
+        float specM = spec; // the metal's, anisotropic or not
+        float dm = 0.0, g1m = 0.0;
+        if (b.anisoAlpha > 0.0) {
+            dm = anisoTerms(b, wo, wi, h, specM, g1m);
+        }
         float s5 = schlick5(dot(wo, h));
         float opaque = opaqueWeight(b);
         vec3 fd = b.f0 + (b.f90 - b.f0) * s5;
         vec3 fm = b.base + (1.0 - b.base) * s5;
-        f = (opaque * ((1.0 - e) * diffuseReflected(b) / PI + fd * spec) + b.metallic * fm * spec) * wi.z;
-        pdf = ps * smithG1(wo.z, a2) * d / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / PI;
+        f = (opaque * ((1.0 - e) * diffuseReflected(b) / PI + fd * spec) + b.metallic * fm * specM) * wi.z;
+        if (b.anisoAlpha > 0.0) {
+            float qm = metalShare(b, wo.z, e);
+            pdf = ps * ((1.0 - qm) * smithG1(wo.z, a2) * d + qm * g1m * dm) / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / PI;
+        } else {
+            pdf = ps * smithG1(wo.z, a2) * d / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / PI;
+        }
     } else if (below > 0.0) {
         // The diffuse light that leaves through the far side.
         float c = opaqueWeight(b) * -wi.z / PI;
@@ -620,7 +700,8 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
         return false;
     }
     float ps, pd, pg, sum;
-    lobeProbabilities(b, wo.z, specularAlbedo(b, wo.z), ps, pd, pg, sum);
+    vec3 e = specularAlbedo(b, wo.z);
+    lobeProbabilities(b, wo.z, e, ps, pd, pg, sum);
     LayerTerms l = layerTerms(b, wo, sum);
     float pc = l.pc;
     if (pc > 0.0) {
@@ -655,7 +736,12 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
         u = min((u - l.psh) / (1.0 - l.psh), 0.99999994); // what is left of u picks among the base's
     }
     if (u < ps) {
-        vec3 h = sampleVisibleNormal(wo, b.alpha, u1, u2);
+        vec3 h;
+        if (b.anisoAlpha > 0.0 && u < ps * metalShare(b, wo.z, e)) { // the anisotropic metal's visible normals
+            h = fromAniso(b, sampleVisibleNormalAniso(toAniso(b, wo), b.anisoAlpha, b.alpha, u1, u2));
+        } else {
+            h = sampleVisibleNormal(wo, b.alpha, u1, u2);
+        }
         wi = h * (2.0 * dot(wo, h)) - wo;
         if (wi.z <= 0.0) {
             return false; // lost: another lobe must not take it in

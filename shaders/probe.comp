@@ -78,6 +78,7 @@ void main() {
         b.thin = inF(i, 27u) != 0.0;
         b.diffTrans = inF(i, 28u); // diffuse transmission and its tint
         b.diffTransColor = inV(i, 29u);
+        setAnisotropy(b, inF(i, 32u), inV(i, 33u)); // the metal's anisotropy and its direction
         float pdf;
         outV(i, 0u, bsdfEval(b, inV(i, 10u), inV(i, 13u), pdf));
         outF(i, 3u, pdf);
@@ -94,6 +95,7 @@ void main() {
         b.thin = inF(i, 27u) != 0.0;
         b.diffTrans = inF(i, 28u); // diffuse transmission and its tint
         b.diffTransColor = inV(i, 29u);
+        setAnisotropy(b, inF(i, 32u), inV(i, 33u)); // the metal's anisotropy and its direction
         vec3 wi, weight;
         float pdf;
         bool ok = bsdfSample(b, inV(i, 10u), inF(i, 13u), inF(i, 14u), inF(i, 15u), wi, weight, pdf);

@@ -166,6 +166,22 @@ vec3 normalMapped(vec3 n, vec4 tangent, TextureRef tex, float scale, vec2 uv0, v
     return n;
 }
 
+// anisotropyDirection is KHR_materials_anisotropy's direction in the world
+// (render/cpu's anisotropyDirection).
+vec3 anisotropyDirection(vec3 n, vec4 tangent, Material mat, vec2 uv0, vec2 uv1) {
+    float dx = 1.0, dy = 0.0;
+    if (mat.anisotropyTex.texture >= 0) {
+        vec4 at = sampleTexture(mat.anisotropyTex, uv0, uv1);
+        dx = 2.0 * at.x - 1.0;
+        dy = 2.0 * at.y - 1.0;
+    }
+    float s = sin(mat.anisotropyRotation), c = cos(mat.anisotropyRotation);
+    float rx = c * dx - s * dy, ry = s * dx + c * dy;
+    vec3 t = normalizeGo(tangent.xyz - n * dot(n, tangent.xyz));
+    vec3 b = cross(n, t) * tangent.w;
+    return t * rx + b * ry;
+}
+
 Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d) {
     Instance in_ = P.instances.v[inst];
     Material mat = P.materials.v[in_.material];
@@ -197,7 +213,8 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
             vec3 n = P.normals.v[o + i0] * w + P.normals.v[o + i1] * u + P.normals.v[o + i2] * v;
             ns = normalToWorld(in_.toObject, n);
         }
-        if (m.tangents >= 0 && (mat.normalTex.texture >= 0 || (mat.clearcoat > 0.0 && mat.clearcoatNormalTex.texture >= 0))) {
+        if (m.tangents >= 0 && (mat.normalTex.texture >= 0 || (mat.clearcoat > 0.0 && mat.clearcoatNormalTex.texture >= 0) ||
+                                mat.anisotropyStrength > 0.0)) {
             uint o = uint(m.tangents);
             vec4 t0 = P.tangents.v[o + i0], t1 = P.tangents.v[o + i1], t2 = P.tangents.v[o + i2];
             vec3 tw = t0.xyz * w + t1.xyz * u + t2.xyz * v;
@@ -234,6 +251,10 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
             nc = normalMapped(nc, tangent, mat.clearcoatNormalTex, mat.clearcoatNormalScale, uv0, uv1);
         }
     }
+    vec3 anisoDir = vec3(0.0); // world, in the surface's own tangent frame (before it turns)
+    if (tangent != vec4(0.0) && mat.anisotropyStrength > 0.0) {
+        anisoDir = anisotropyDirection(ns, tangent, mat, uv0, uv1);
+    }
     vec3 wo = -d;
     s.front = dot(s.ng, wo) > 0.0;
     if (!s.front) {
@@ -266,6 +287,13 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
         if (!s.front && !s.bsdf.thin) {
             s.bsdf.eta = 1.0 / ior;
         }
+    }
+    if (anisoDir != vec3(0.0)) {
+        float strength = mat.anisotropyStrength;
+        if (mat.anisotropyTex.texture >= 0) {
+            strength *= sampleTexture(mat.anisotropyTex, uv0, uv1).z;
+        }
+        setAnisotropy(s.bsdf, strength, toLocal(s.frame, anisoDir));
     }
     if (mat.diffuseTransmission > 0.0) {
         s.bsdf.diffTrans = clamp01(mat.diffuseTransmission * sampleTexture(mat.diffuseTransmissionTex, uv0, uv1).w);

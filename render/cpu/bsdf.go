@@ -56,6 +56,16 @@ type BSDF struct {
 	SheenColor     scene.Vec3
 	SheenRoughness float32
 
+	// KHR_materials_anisotropy: the metal lobe's roughness is AnisoAlpha
+	// along AnisoDir (local, in the tangent plane) and Alpha across it (0:
+	// isotropic). The dielectric's specular layer and the glass stay
+	// isotropic: the albedo scaling that keeps the dielectric from making
+	// energy is tabulated for isotropic roughness, and read at either of
+	// the two roughnesses it let an anisotropic white dielectric reflect
+	// 1.02 (or lose 70% at grazing angles).
+	AnisoAlpha float32
+	AnisoDir   scene.Vec3
+
 	// KHR_materials_diffuse_transmission: that share of the diffuse lobe
 	// leaves through the other side, Lambertian, tinted by DiffTransColor.
 	DiffTrans      float32
@@ -81,6 +91,7 @@ type woTerms struct {
 	se         float32 // the sheen's directional albedo (capped at 1) times max(SheenColor)
 	sheenNorm  float32 // what scales the sheen lobe down to albedo 1
 	psh        float32 // of the sheen's strategy, given that the coat's was not taken
+	qm         float32 // of the anisotropic metal's visible normals in the specular strategy
 }
 
 // lambertian reports whether the BSDF is its diffuse lobe alone: no metal,
@@ -111,6 +122,9 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
 	var base float32
 	l.ps, l.pd, l.pg, base = b.lobeProbabilities(wo.Z, l.e)
+	if b.AnisoAlpha > 0 {
+		l.qm = b.metalShare(wo.Z, l.e)
+	}
 	l.sheenNorm = 1
 	if b.SheenColor != (scene.Vec3{}) {
 		es := sheenAlbedo(wo.Z, b.SheenRoughness)
@@ -132,6 +146,55 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 		}
 	}
 	return l
+}
+
+// metalShare is the metal's part of the specular strategy's estimate.
+func (b *BSDF) metalShare(cosO float32, e scene.Vec3) float32 {
+	lb := luminance(b.Base)
+	metal := b.Metallic * (lb + (1-lb)*render.Schlick5(cosO))
+	if s := b.opaqueWeight()*luminance(e) + metal; s > 0 {
+		return metal / s
+	}
+	return 0
+}
+
+// SetAnisotropy stretches the metal lobe's roughness along the local
+// direction dir (projected into the tangent plane; +X if it has no part
+// there) by strength, as KHR_materials_anisotropy does: α along it is
+// mix(α, 1, strength²).
+func (b *BSDF) SetAnisotropy(strength float32, dir scene.Vec3) {
+	strength = clamp01(strength)
+	if strength == 0 {
+		b.AnisoAlpha = 0
+		return
+	}
+	b.AnisoAlpha = b.Alpha + (1-b.Alpha)*strength*strength
+	b.AnisoDir = scene.Vec3{X: dir.X, Y: dir.Y}.Normalize()
+	if b.AnisoDir == (scene.Vec3{}) {
+		b.AnisoDir = scene.Vec3{X: 1}
+	}
+	b.lobeWo = scene.Vec3{}
+}
+
+// toAniso expresses a local direction in the anisotropy's frame (x along
+// AnisoDir), and fromAniso back.
+func (b *BSDF) toAniso(w scene.Vec3) scene.Vec3 {
+	d := b.AnisoDir
+	return scene.Vec3{X: w.X*d.X + w.Y*d.Y, Y: w.Y*d.X - w.X*d.Y, Z: w.Z}
+}
+
+func (b *BSDF) fromAniso(w scene.Vec3) scene.Vec3 {
+	d := b.AnisoDir
+	return scene.Vec3{X: w.X*d.X - w.Y*d.Y, Y: w.X*d.Y + w.Y*d.X, Z: w.Z}
+}
+
+// anisoTerms are the anisotropic metal lobe's D, D·V and the masking of
+// wo for the half vector h.
+func (b *BSDF) anisoTerms(wo, wi, h scene.Vec3) (d, dv, g1 float32) {
+	ax, ay := b.AnisoAlpha, b.Alpha
+	lo, li := render.LambdaAniso(b.toAniso(wo), ax, ay), render.LambdaAniso(b.toAniso(wi), ax, ay)
+	d = render.GGXDAniso(b.toAniso(h), ax, ay)
+	return d, d / ((1 + lo + li) * 4 * wo.Z * wi.Z), 1 / (1 + lo)
 }
 
 // diffuseColors are the diffuse lobe's reflected and transmitted colours.
@@ -347,7 +410,6 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		}
 		return scene.Vec3{X: b.Base.X / math.Pi * wi.Z, Y: b.Base.Y / math.Pi * wi.Z, Z: b.Base.Z / math.Pi * wi.Z}, wi.Z / math.Pi
 	}
-	a2 := b.Alpha * b.Alpha
 	l := b.lobesAt(wo)
 	e, ps, pd, pg := l.e, l.ps, l.pd, l.pg
 	var f scene.Vec3
@@ -356,17 +418,27 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	below := b.diffuseBelow()
 	if wi.Z > 0 {
 		h := wo.Add(wi).Normalize()
+		a2 := b.Alpha * b.Alpha
 		d := ggxD(h, a2)
 		spec := d * render.SmithV(wo.Z, wi.Z, a2)
+		specM := spec // the metal's, anisotropic or not
+		var dm, g1m float32
+		if b.AnisoAlpha > 0 {
+			dm, specM, g1m = b.anisoTerms(wo, wi, h)
+		}
 		s5 := render.Schlick5(wo.Dot(h))
 		opaque := b.opaqueWeight()
 		channel := func(f0, base, diffuse, e float32) float32 {
 			fd := f0 + (b.F90-f0)*s5
 			fm := base + (1-base)*s5
-			return (opaque*((1-e)*diffuse/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi.Z
+			return (opaque*((1-e)*diffuse/math.Pi+fd*spec) + b.Metallic*fm*specM) * wi.Z
 		}
 		f = scene.Vec3{X: channel(b.F0.X, b.Base.X, dr.X, e.X), Y: channel(b.F0.Y, b.Base.Y, dr.Y, e.Y), Z: channel(b.F0.Z, b.Base.Z, dr.Z, e.Z)}
-		pdf = ps*render.SmithG1(wo.Z, a2)*d/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
+		if b.AnisoAlpha > 0 {
+			pdf = ps*((1-l.qm)*render.SmithG1(wo.Z, a2)*d+l.qm*g1m*dm)/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
+		} else {
+			pdf = ps*render.SmithG1(wo.Z, a2)*d/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
+		}
 	} else if below > 0 {
 		// The diffuse light that leaves through the far side.
 		c := b.opaqueWeight() * -wi.Z / math.Pi
@@ -431,7 +503,12 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	ps, pd := l.ps, l.pd
 	switch {
 	case u < ps:
-		h := render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
+		var h scene.Vec3
+		if b.AnisoAlpha > 0 && u < ps*l.qm { // the anisotropic metal's visible normals
+			h = b.fromAniso(render.SampleVisibleNormalAniso(b.toAniso(wo), b.AnisoAlpha, b.Alpha, u1, u2))
+		} else {
+			h = render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
+		}
 		wi = h.Scale(2 * wo.Dot(h)).Sub(wo)
 		if wi.Z <= 0 {
 			// Lost: a reflection below the surface has no density in this

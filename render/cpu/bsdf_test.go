@@ -33,6 +33,9 @@ func bsdfCases() []bsdfCase {
 		{"smooth sheen under a clearcoat", coated(sheened(NewBSDF(scene.Vec3{X: 0.3, Y: 0.5, Z: 0.2}, 0, 0.6, 1.5, 1, white), white, 0.1), 0.6, 0.4, scene.Vec3{})},
 		{"white, half diffuse transmission", transmitting(NewBSDF(white, 0, 1, 1.5, 0, white), 0.5, white)},
 		{"leaf: green, diffuse transmission under a specular layer", transmitting(NewBSDF(scene.Vec3{X: 0.1, Y: 0.4, Z: 0.05}, 0, 0.5, 1.5, 1, white), 0.6, scene.Vec3{X: 0.3, Y: 0.8, Z: 0.1})},
+		{"brushed white metal", anisotropic(NewBSDF(white, 1, 0.3, 1.5, 1, white), 0.9, scene.Vec3{X: 1})},
+		{"half brushed metal", anisotropic(NewBSDF(scene.Vec3{X: 0.9, Y: 0.6, Z: 0.4}, 0.5, 0.35, 1.5, 1, white), 0.7, scene.Vec3{X: 0.2, Y: -1})},
+		{"brushed gold under a coat", coated(anisotropic(NewBSDF(scene.Vec3{X: 1, Y: 0.78, Z: 0.34}, 1, 0.2, 1.5, 1, white), 0.6, scene.Vec3{X: -0.3, Y: 0.9}), 1, 0.3, scene.Vec3{})},
 		{"rough glass, half clearcoat", coated(glass(0.5, 1.5, false), 0.5, 0.4, scene.Vec3{})},
 	}
 }
@@ -40,6 +43,12 @@ func bsdfCases() []bsdfCase {
 // transmitting makes b's diffuse lobe transmit share of its light, tinted.
 func transmitting(b BSDF, share float32, tint scene.Vec3) BSDF {
 	b.DiffTrans, b.DiffTransColor = share, tint
+	return b
+}
+
+// anisotropic stretches b's specular roughness along dir.
+func anisotropic(b BSDF, strength float32, dir scene.Vec3) BSDF {
+	b.SetAnisotropy(strength, dir)
 	return b
 }
 

@@ -236,6 +236,13 @@ func TestProbeBSDF(t *testing.T) {
 			r[28] = b.DiffTrans
 			put3(r, 29, b.DiffTransColor)
 		}
+		// A third are anisotropic.
+		if rng.IntN(3) == 0 {
+			strength, dir := rng.Float32(), scene.Vec3{X: 2*rng.Float32() - 1, Y: 2*rng.Float32() - 1, Z: rng.Float32()}
+			r[32] = strength
+			put3(r, 33, dir)
+			b.SetAnisotropy(strength, dir)
+		}
 		// Half of them under a clearcoat, a third of those about a tilted
 		// normal of their own.
 		if rng.IntN(2) == 0 {

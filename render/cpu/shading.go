@@ -153,7 +153,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 			n := m.Normals[i0].Scale(w).Add(m.Normals[i1].Scale(h.U)).Add(m.Normals[i2].Scale(h.V))
 			ns = normalToWorld(inv, n)
 		}
-		if m.Tangents != nil && s.mat.NormalMapped() {
+		if m.Tangents != nil && s.mat.NeedsTangents() {
 			t := m.Tangents[i0]
 			tw := t.XYZ().Scale(w).Add(m.Tangents[i1].XYZ().Scale(h.U)).
 				Add(m.Tangents[i2].XYZ().Scale(h.V))
@@ -190,6 +190,10 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 			nc = normalMapped(sc, nc, tangent, &mat.ClearcoatNormalTexture, mat.ClearcoatNormalScale, &uvs)
 		}
 	}
+	var anisoDir scene.Vec3 // world, in the surface's own tangent frame (before it turns)
+	if tangent != (scene.Vec4{}) && mat.AnisotropyStrength > 0 {
+		anisoDir = anisotropyDirection(sc, ns, tangent, mat, &uvs)
+	}
 	wo := ray.Dir.Scale(-1)
 	s.front = s.ng.Dot(wo) > 0
 	if !s.front {
@@ -222,6 +226,13 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 			s.bsdf.Eta = 1 / ior // leaving the volume (a thin sheet has air on both sides)
 		}
 	}
+	if anisoDir != (scene.Vec3{}) {
+		strength := mat.AnisotropyStrength
+		if mat.AnisotropyTexture.Valid() {
+			strength *= sampleTexture(sc, &mat.AnisotropyTexture, &uvs).Z
+		}
+		s.bsdf.SetAnisotropy(strength, s.frame.ToLocal(anisoDir))
+	}
 	if mat.DiffuseTransmission > 0 {
 		s.bsdf.DiffTrans = clamp01(mat.DiffuseTransmission * sampleTexture(sc, &mat.DiffuseTransmissionTexture, &uvs).W)
 		s.bsdf.DiffTransColor = mat.DiffuseTransmissionColor.Mul3(sampleTexture(sc, &mat.DiffuseTransmissionColorTexture, &uvs).XYZ())
@@ -247,6 +258,23 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		et := sampleTexture(sc, &mat.EmissiveTexture, &uvs)
 		s.emit = mat.Emissive.Mul3(et.XYZ())
 	}
+}
+
+// anisotropyDirection is KHR_materials_anisotropy's direction in the world:
+// its texture's RG (or the tangent) turned by its rotation, in the tangent
+// frame about the shading normal n.
+func anisotropyDirection(sc *scene.Scene, n scene.Vec3, tangent scene.Vec4, mat *scene.Material, uvs *[2]scene.Vec2) scene.Vec3 {
+	dx, dy := float32(1), float32(0)
+	if mat.AnisotropyTexture.Valid() {
+		at := sampleTexture(sc, &mat.AnisotropyTexture, uvs)
+		dx, dy = 2*at.X-1, 2*at.Y-1
+	}
+	s, c := math.Sincos(float64(mat.AnisotropyRotation))
+	rx, ry := float32(c)*dx-float32(s)*dy, float32(s)*dx+float32(c)*dy
+	t := tangent.XYZ()
+	t = t.Sub(n.Scale(n.Dot(t))).Normalize()
+	b := n.Cross(t).Scale(tangent.W)
+	return t.Scale(rx).Add(b.Scale(ry))
 }
 
 // normalMapped is n perturbed by a tangent-space normal map, in the

@@ -45,7 +45,7 @@ const (
 	ProbeLightSample
 	ProbePdfEmitter
 	ProbeEnvironment
-	ProbeIn  = 32
+	ProbeIn  = 36
 	ProbeOut = 12
 )
 
@@ -196,7 +196,11 @@ type Material struct {
 	DiffuseTransmissionColor scene.Vec3
 	DiffuseTransmissionTex   TextureRef // A
 	DiffuseTransColorTex     TextureRef // RGB
-	Hair                     HairParams
+	// KHR_materials_anisotropy
+	AnisotropyStrength float32
+	AnisotropyRotation float32
+	AnisotropyTex      TextureRef // RG: direction, B: strength
+	Hair               HairParams
 }
 
 // Texture is an RGBA8 image in the texel buffer.

@@ -63,7 +63,8 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			SheenColor:         m.SheenColor, SheenRoughness: m.SheenRoughness,
 			SheenColorTex: packTextureRef(m.SheenColorTexture), SheenRoughnessTex: packTextureRef(m.SheenRoughnessTexture),
 			DiffuseTransmission: m.DiffuseTransmission, DiffuseTransmissionColor: m.DiffuseTransmissionColor,
-			DiffuseTransmissionTex: packTextureRef(m.DiffuseTransmissionTexture), DiffuseTransColorTex: packTextureRef(m.DiffuseTransmissionColorTexture)}
+			DiffuseTransmissionTex: packTextureRef(m.DiffuseTransmissionTexture), DiffuseTransColorTex: packTextureRef(m.DiffuseTransmissionColorTexture),
+			AnisotropyStrength: m.AnisotropyStrength, AnisotropyRotation: m.AnisotropyRotation, AnisotropyTex: packTextureRef(m.AnisotropyTexture)}
 		if m.DoubleSided {
 			g.Flags |= layout.MatDoubleSided
 		}

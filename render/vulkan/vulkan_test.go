@@ -314,8 +314,8 @@ func compareTiles(t *testing.T, a, b *render.Film, tile int) {
 
 // featureScene exercises what the generated scenes do not: a glass sphere
 // with a coloured volume, a rough metal sphere under a clearcoat, a textured
-// ground (bilinear sRGB texels with a texture transform) under a sheen and
-// a clearcoat with its own normal map, an unlit sphere, an alpha-masked
+// ground (bilinear sRGB texels with a texture transform), half brushed
+// metal, under a sheen and a clearcoat with its own normal map, an unlit sphere, an alpha-masked
 // card that transmits half its diffuse light, a spot light, and a camera
 // with depth of field.
 func featureScene() *scene.Scene {
@@ -331,6 +331,7 @@ func featureScene() *scene.Scene {
 	ground.Clearcoat, ground.ClearcoatRoughness, ground.ClearcoatNormalScale = 0.8, 0.2, 0.7
 	ground.ClearcoatNormalTexture = scene.TextureRef{Texture: 1, Transform: [6]float32{6, 0, 0, 0, 6, 0}}
 	ground.SheenColor, ground.SheenRoughness = scene.Vec3{X: 0.8, Y: 0.6, Z: 0.9}, 0.4
+	ground.Metallic, ground.Roughness, ground.AnisotropyStrength, ground.AnisotropyRotation = 0.5, 0.3, 0.8, 0.6
 	unlit := scene.DefaultMaterial()
 	unlit.BaseColor, unlit.Unlit = scene.Vec4{X: 0.1, Y: 0.8, Z: 0.3, W: 1}, true
 	card := scene.DefaultMaterial()

@@ -23,7 +23,7 @@ const uint PROBE_HIT_COIN = 10u;
 const uint PROBE_LIGHT_SAMPLE = 11u;
 const uint PROBE_PDF_EMITTER = 12u;
 const uint PROBE_ENVIRONMENT = 13u;
-const uint PROBE_IN = 32u;
+const uint PROBE_IN = 36u;
 const uint PROBE_OUT = 12u;
 const uint HIT_TRIANGLES = 0u;
 const uint HIT_TRIANGLES_MASKED = 1u;
@@ -174,6 +174,9 @@ struct Material {
     vec3 diffuseTransmissionColor;
     TextureRef diffuseTransmissionTex;
     TextureRef diffuseTransColorTex;
+    float anisotropyStrength;
+    float anisotropyRotation;
+    TextureRef anisotropyTex;
     HairParams hair;
 };
 

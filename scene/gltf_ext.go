@@ -26,6 +26,7 @@ const (
 	extSheen            = "KHR_materials_sheen"
 	extDiffTransmission = "KHR_materials_diffuse_transmission"
 	extAnisotropy       = "KHR_materials_anisotropy"
+	extWebP             = "EXT_texture_webp"
 )
 
 // supportedExtensions is every extension the loader implements; a file that
@@ -43,6 +44,7 @@ var supportedExtensions = map[string]bool{
 	extSheen:                       true,
 	extDiffTransmission:            true,
 	extAnisotropy:                  true,
+	extWebP:                        true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
 	lightspunctual.ExtensionName:   true,
@@ -103,6 +105,11 @@ type anisotropy struct {
 	AnisotropyTexture  *gltf.TextureInfo `json:"anisotropyTexture,omitempty"`
 }
 
+// textureSource is EXT_texture_webp's payload: the WebP image.
+type textureSource struct {
+	Source *int `json:"source"`
+}
+
 // materialVariants is KHR_materials_variants' payload: the file's variants
 // at the root, a primitive's mappings on it.
 type materialVariants struct {
@@ -142,6 +149,7 @@ func init() {
 	register[materialVariants](extVariants, nil)
 	register[sheen](extSheen, nil)
 	register[anisotropy](extAnisotropy, nil)
+	register[textureSource](extWebP, nil)
 	register(extDiffTransmission, func(e *diffuseTransmission) { e.DiffuseTransmissionColorFactor = [3]float64{1, 1, 1} })
 	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })
 }

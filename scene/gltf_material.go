@@ -9,6 +9,8 @@ import (
 	"image/color"
 	_ "image/jpeg" // glTF's two core image formats
 	_ "image/png"
+
+	_ "golang.org/x/image/webp" // EXT_texture_webp
 	"math"
 	"slices"
 	"strings"
@@ -359,17 +361,25 @@ func (l *loader) texture(i int, space ColorSpace) (int, error) {
 		return idx, nil
 	}
 	t := l.doc.Textures[i]
-	if t.Source == nil {
+	source := t.Source
+	// EXT_texture_webp names the WebP image, which the file prefers to its
+	// fallback source.
+	if w, err := extension[textureSource](t.Extensions, extWebP); err != nil {
+		return -1, fmt.Errorf("texture %d: %w", i, err)
+	} else if w != nil && w.Source != nil {
+		source = w.Source
+	}
+	if source == nil {
 		names := make([]string, 0, len(t.Extensions))
 		for k := range t.Extensions {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		l.warn("texture %d has no PNG or JPEG source (extensions: %s): ignored", i, strings.Join(names, ", "))
+		l.warn("texture %d has no PNG, JPEG or WebP source (extensions: %s): ignored", i, strings.Join(names, ", "))
 		l.textures[key] = -1
 		return -1, nil
 	}
-	img, err := l.image(*t.Source)
+	img, err := l.image(*source)
 	if err != nil {
 		return -1, fmt.Errorf("texture %d: %w", i, err)
 	}
@@ -439,12 +449,12 @@ func imageLabel(im *gltf.Image) string {
 	return "embedded"
 }
 
-// decodeImage decodes a PNG or JPEG to non-premultiplied RGBA8, checking its
+// decodeImage decodes a PNG, JPEG or WebP to non-premultiplied RGBA8, checking its
 // size before it allocates anything; total counts the bytes of all textures.
 func decodeImage(data []byte, total *int64) (*decodedImage, error) {
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("does not decode as PNG or JPEG: %v", err)
+		return nil, fmt.Errorf("does not decode as PNG, JPEG or WebP: %v", err)
 	}
 	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > maxImageSide || cfg.Height > maxImageSide ||
 		cfg.Width*cfg.Height > maxImagePixels {

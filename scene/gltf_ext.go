@@ -27,6 +27,7 @@ const (
 	extDiffTransmission = "KHR_materials_diffuse_transmission"
 	extAnisotropy       = "KHR_materials_anisotropy"
 	extWebP             = "EXT_texture_webp"
+	extDispersion       = "KHR_materials_dispersion"
 )
 
 // supportedExtensions is every extension the loader implements; a file that
@@ -45,6 +46,7 @@ var supportedExtensions = map[string]bool{
 	extDiffTransmission:            true,
 	extAnisotropy:                  true,
 	extWebP:                        true,
+	extDispersion:                  true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
 	lightspunctual.ExtensionName:   true,
@@ -105,6 +107,10 @@ type anisotropy struct {
 	AnisotropyTexture  *gltf.TextureInfo `json:"anisotropyTexture,omitempty"`
 }
 
+type dispersion struct {
+	Dispersion float64 `json:"dispersion"`
+}
+
 // textureSource is EXT_texture_webp's payload: the WebP image.
 type textureSource struct {
 	Source *int `json:"source"`
@@ -150,6 +156,7 @@ func init() {
 	register[sheen](extSheen, nil)
 	register[anisotropy](extAnisotropy, nil)
 	register[textureSource](extWebP, nil)
+	register[dispersion](extDispersion, nil)
 	register(extDiffTransmission, func(e *diffuseTransmission) { e.DiffuseTransmissionColorFactor = [3]float64{1, 1, 1} })
 	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })
 }

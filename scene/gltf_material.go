@@ -186,6 +186,14 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		}
 	}
 	_, out.Unlit = m.Extensions[extUnlit]
+	if d, err := extension[dispersion](m.Extensions, extDispersion); err != nil {
+		return out, err
+	} else if d != nil {
+		if !finite(d.Dispersion) || d.Dispersion < 0 {
+			return out, fmt.Errorf("%s: dispersion %v must be finite and not negative", extDispersion, d.Dispersion)
+		}
+		out.Dispersion = float32(d.Dispersion)
+	}
 	if a, err := extension[anisotropy](m.Extensions, extAnisotropy); err != nil {
 		return out, err
 	} else if a != nil {

@@ -76,6 +76,10 @@ type Material struct {
 	AnisotropyRotation float32
 	AnisotropyTexture  TextureRef
 
+	// KHR_materials_dispersion: 20 over the Abbe number of the glass
+	// (KHR_materials_transmission with KHR_materials_volume); 0: none.
+	Dispersion float32
+
 	// KHR_materials_diffuse_transmission: this share (A of its texture) of
 	// the diffuse light leaves through the other side, tinted by its colour
 	// (RGB of its texture).

@@ -12,6 +12,7 @@
 #include "shade.glsl"
 #include "lights.glsl"
 #include "medium.glsl"
+#include "spectrum.glsl"
 
 #if defined(HAIR)
 #define IS_HAIR(s) true
@@ -92,6 +93,19 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     if (s.unlit || path.bounce >= P.maxDepth) {
         path.alive = 0u;
         return;
+    }
+    // A dispersive interface refracts by the path's one wavelength, which
+    // the first such interface picks and weighs the throughput by.
+    if (!IS_HAIR(s) && s.bsdf.transmission > 0.0 && !s.bsdf.thin) {
+        Material dm = P.materials.v[s.material];
+        if (dm.dispersion > 0.0) {
+            if (path.wavelength == 0.0) {
+                path.wavelength = sampleWavelength(rnd(path, DIM_BSDF_W));
+                path.throughput *= wavelengthWeights(path.wavelength);
+            }
+            float n = dispersionIOR(dm.ior < 1.0 ? 1.5 : dm.ior, dm.dispersion, path.wavelength);
+            s.bsdf.eta = s.front ? n : 1.0 / n;
+        }
     }
     vec3 woLocal = toLocal(s.frame, wo);
     path.events = 0u;

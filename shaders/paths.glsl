@@ -27,6 +27,7 @@ Path newPath(uint x, uint y, uint sampleIndex) {
     path.prevPdf = 0.0;
     path.medium = -1;
     path.etaScale = 1.0;
+    path.wavelength = 0.0;
     path.alive = 1u;
     path.rays = 0u;
     path.shadowRays = 0u;

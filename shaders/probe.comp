@@ -12,6 +12,7 @@
 #include "random.glsl"
 #include "govec.glsl"
 #include "intersect.glsl"
+#include "spectrum.glsl"
 
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Floats { float v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Uints { uint v[]; };
@@ -48,6 +49,13 @@ void main() {
     case PROBE_RANDOM: // pixel, sample, bounce, dim, seed
         outF(i, 0u, random(inU(i, 0u), inU(i, 1u), inU(i, 2u), inU(i, 3u), inU(i, 4u)));
         break;
+    case PROBE_SPECTRUM: { // u, ior, dispersion
+        float lambda = sampleWavelength(inF(i, 0u));
+        outF(i, 0u, lambda);
+        outV(i, 1u, wavelengthWeights(lambda));
+        outF(i, 4u, dispersionIOR(inF(i, 1u), inF(i, 2u), lambda));
+        break;
+    }
     case PROBE_HIT_COIN: // instance, prim, u, v, t
         outF(i, 0u, hitCoin(inU(i, 0u), inU(i, 1u), inF(i, 2u), inF(i, 3u), inF(i, 4u)));
         break;

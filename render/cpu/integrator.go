@@ -186,6 +186,21 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		p.end()
 		return
 	}
+	// A dispersive interface refracts by the path's one wavelength, which
+	// the first such interface picks (DimBSDFW: surfaces do not use it)
+	// and weighs the throughput by.
+	if !s.isHair && s.mat.Dispersion > 0 && s.bsdf.Transmission > 0 && !s.bsdf.Thin {
+		if p.Wavelength == 0 {
+			p.Wavelength = render.SampleWavelength(w.random(p, layout.DimBSDFW))
+			p.Throughput = p.Throughput.Mul3(render.WavelengthWeights(p.Wavelength))
+		}
+		n := render.DispersionIOR(glassIOR(s.mat), s.mat.Dispersion, p.Wavelength)
+		if s.front {
+			s.bsdf.Eta = n
+		} else {
+			s.bsdf.Eta = 1 / n
+		}
+	}
 	woLocal := s.frame.ToLocal(wo)
 	p.Events = 0
 	// Next-event estimation. Surfaces reflect only (light from below the

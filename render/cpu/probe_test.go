@@ -94,6 +94,24 @@ func TestProbeHitCoin(t *testing.T) {
 	}
 }
 
+// TestProbeSpectrum: a dispersive path's wavelength, its RGB weights and
+// the glass's index at it are the Go's (the weights to 1e-4: GLSL's exp).
+func TestProbeSpectrum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	const n = 8192
+	in := records(n, func(i int, r []float32) {
+		r[0], r[1], r[2] = rng.Float32(), 1+1.5*rng.Float32(), 2*rng.Float32()
+	})
+	out := probe(t, layout.ProbeSpectrum, in)
+	for i := range n {
+		r, o := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
+		lambda := render.SampleWavelength(r[0])
+		if o[0] != lambda || !close3Rel(get3(o, 1), render.WavelengthWeights(lambda), 1e-4) || !closeRel(o[4], render.DispersionIOR(r[1], r[2], lambda), 1e-6) {
+			t.Fatalf("record %d: GLSL %v %v %v, Go %v %v %v", i, o[0], get3(o, 1), o[4], lambda, render.WavelengthWeights(lambda), render.DispersionIOR(r[1], r[2], lambda))
+		}
+	}
+}
+
 // TestProbeIntersections: the GPU's float32 sphere and swept-sphere tests
 // find the hits the CPU's float64 ones do, at the same t to a few float32
 // roundings of the distance, on rays aimed at, past and from inside the

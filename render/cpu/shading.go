@@ -216,10 +216,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	s.bsdf.init(base, mat.Metallic*mr.Z, mat.Roughness*mr.Y, mat.IOR, spec, specColor)
 	if mat.Transmission > 0 {
 		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, &mat.TransmissionTexture, &uvs).X
-		ior := mat.IOR
-		if ior < 1 {
-			ior = 1.5 // KHR_materials_ior's 0 ("no refraction") is not physical; glass it is
-		}
+		ior := glassIOR(mat)
 		s.bsdf.Eta = ior
 		s.bsdf.Thin = !mat.Volume
 		if !s.front && !s.bsdf.Thin {
@@ -275,6 +272,15 @@ func anisotropyDirection(sc *scene.Scene, n scene.Vec3, tangent scene.Vec4, mat 
 	t = t.Sub(n.Scale(n.Dot(t))).Normalize()
 	b := n.Cross(t).Scale(tangent.W)
 	return t.Scale(rx).Add(b.Scale(ry))
+}
+
+// glassIOR is the index a transmissive material refracts by:
+// KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
+func glassIOR(mat *scene.Material) float32 {
+	if mat.IOR < 1 {
+		return 1.5
+	}
+	return mat.IOR
 }
 
 // normalMapped is n perturbed by a tangent-space normal map, in the

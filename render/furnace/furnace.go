@@ -261,6 +261,11 @@ func Cases(scale float64) ([]Case, error) {
 	shade := Case{Name: "shadow of a blended sheet", Scene: BlendShadow(0.4), Options: options(32, 24, spp(64), FullDepth), Lossless: true, Level: 0.6 * 0.6}
 	shade.Options.EnvColor = [3]float32{}
 	out = append(out, shade)
+	// Dispersive glass: each path refracts by one wavelength, weighted so
+	// that white stays white.
+	prism := Glass(0, false)
+	prism.Name, prism.Dispersion = "dispersive glass", 2
+	out = append(out, Case{Name: prism.Name, Scene: GlassObjects(prism), Options: options(32, 32, spp(64), FullDepth), Lossless: true})
 	for _, g := range []struct {
 		roughness float32
 		thin      bool

@@ -41,6 +41,7 @@ const (
 	ProbeCamera
 	ProbeMovedOrigin
 	ProbeHitCoin
+	ProbeSpectrum
 	// probe_scene.comp's, which read a render's parameter block.
 	ProbeLightSample
 	ProbePdfEmitter
@@ -200,6 +201,7 @@ type Material struct {
 	AnisotropyStrength float32
 	AnisotropyRotation float32
 	AnisotropyTex      TextureRef // RG: direction, B: strength
+	Dispersion         float32    // KHR_materials_dispersion: 20 over the Abbe number
 	Hair               HairParams
 }
 
@@ -310,7 +312,11 @@ type Path struct {
 	// Russian roulette: a path inside glass carries less radiance but as
 	// much flux, and rouletting it by its radiance would make it a firefly
 	// when it leaves (pbrt-v4's etaScale).
-	EtaScale   float32
+	EtaScale float32
+	// Wavelength is the one wavelength (nm) the path carries since it
+	// first met a dispersive interface (KHR_materials_dispersion), its
+	// throughput weighted by render.WavelengthWeights; 0: none yet.
+	Wavelength float32
 	Alive      uint32
 	Rays       uint32 // traced for this sample
 	ShadowRays uint32 // of them

@@ -64,7 +64,8 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			SheenColorTex: packTextureRef(m.SheenColorTexture), SheenRoughnessTex: packTextureRef(m.SheenRoughnessTexture),
 			DiffuseTransmission: m.DiffuseTransmission, DiffuseTransmissionColor: m.DiffuseTransmissionColor,
 			DiffuseTransmissionTex: packTextureRef(m.DiffuseTransmissionTexture), DiffuseTransColorTex: packTextureRef(m.DiffuseTransmissionColorTexture),
-			AnisotropyStrength: m.AnisotropyStrength, AnisotropyRotation: m.AnisotropyRotation, AnisotropyTex: packTextureRef(m.AnisotropyTexture)}
+			AnisotropyStrength: m.AnisotropyStrength, AnisotropyRotation: m.AnisotropyRotation, AnisotropyTex: packTextureRef(m.AnisotropyTexture),
+			Dispersion: m.Dispersion}
 		if m.DoubleSided {
 			g.Flags |= layout.MatDoubleSided
 		}

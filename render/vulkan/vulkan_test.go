@@ -312,8 +312,8 @@ func compareTiles(t *testing.T, a, b *render.Film, tile int) {
 	}
 }
 
-// featureScene exercises what the generated scenes do not: a glass sphere
-// with a coloured volume, a rough metal sphere under a clearcoat, a textured
+// featureScene exercises what the generated scenes do not: a dispersive
+// glass sphere with a coloured volume, a rough metal sphere under a clearcoat, a textured
 // ground (bilinear sRGB texels with a texture transform), half brushed
 // metal, under a sheen and a clearcoat with its own normal map, an unlit sphere, an alpha-masked
 // card that transmits half its diffuse light, a spot light, and a camera
@@ -322,6 +322,7 @@ func featureScene() *scene.Scene {
 	glass := scene.DefaultMaterial()
 	glass.Metallic, glass.Roughness, glass.Transmission = 0, 0.05, 1
 	glass.Volume, glass.AttenuationColor, glass.AttenuationDistance = true, scene.Vec3{X: 0.9, Y: 0.6, Z: 0.3}, 0.8
+	glass.Dispersion = 1.5
 	metal := scene.DefaultMaterial()
 	metal.Roughness, metal.BaseColor = 0.3, scene.Vec4{X: 0.9, Y: 0.7, Z: 0.5, W: 1}
 	metal.Clearcoat, metal.ClearcoatRoughness = 1, 0.1

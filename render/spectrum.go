@@ -1,0 +1,44 @@
+package render
+
+import (
+	"math"
+
+	"sertrace/render/layout"
+	"sertrace/scene"
+)
+
+// SampleWavelength maps a number in [0, 1) to a wavelength in nanometres,
+// uniformly over layout.WavelengthMin..WavelengthMax.
+func SampleWavelength(u float32) float32 {
+	return layout.WavelengthMin + (layout.WavelengthMax-layout.WavelengthMin)*u
+}
+
+// WavelengthWeights are the RGB weights of one wavelength: each channel's
+// Gaussian response over its mean (layout.SpectrumNorm), so that they
+// average (1, 1, 1) over the uniform wavelength.
+func WavelengthWeights(lambda float32) scene.Vec3 {
+	g := func(mu, sigma, norm float64) float32 {
+		x := (float64(lambda) - mu) / sigma
+		return float32(math.Exp(-0.5*x*x) / norm)
+	}
+	return scene.Vec3{
+		X: g(layout.SpectrumRedMu, layout.SpectrumRedSigma, layout.SpectrumNorm[0]),
+		Y: g(layout.SpectrumGreenMu, layout.SpectrumGreenSigma, layout.SpectrumNorm[1]),
+		Z: g(layout.SpectrumBlueMu, layout.SpectrumBlueSigma, layout.SpectrumNorm[2]),
+	}
+}
+
+// DispersionIOR is KHR_materials_dispersion's index at a wavelength (nm):
+// Cauchy's n = A + B/λ², fitted so that n is ior at the d line and the Abbe
+// number (n_d − 1)/(n_F − n_C) is 20/dispersion; never below 1.
+func DispersionIOR(ior, dispersion, lambda float32) float32 {
+	if dispersion <= 0 {
+		return ior
+	}
+	abbe := 20 / dispersion
+	um := func(nm float32) float32 { return nm / 1000 }
+	invF, invC, invD := 1/(um(layout.LineF)*um(layout.LineF)), 1/(um(layout.LineC)*um(layout.LineC)), 1/(um(layout.LineD)*um(layout.LineD))
+	b := (ior - 1) / (abbe * (invF - invC))
+	l := um(lambda)
+	return max(ior+b*(1/(l*l)-invD), 1)
+}

@@ -719,7 +719,7 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
             pdf = p;
             return true;
         }
-        u = min((u - pc) / (1.0 - pc), 0.99999994); // what is left of u picks among the rest's
+        u = min((u - pc) / (1.0 - pc), ONE_BELOW_ONE); // what is left of u picks among the rest's
     }
     if (l.psh > 0.0) {
         if (u < l.psh) {
@@ -733,7 +733,7 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
             pdf = p;
             return true;
         }
-        u = min((u - l.psh) / (1.0 - l.psh), 0.99999994); // what is left of u picks among the base's
+        u = min((u - l.psh) / (1.0 - l.psh), ONE_BELOW_ONE); // what is left of u picks among the base's
     }
     if (u < ps) {
         vec3 h;

@@ -487,7 +487,7 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 			}
 			return wi, f.Scale(1 / pdf), pdf, true
 		}
-		u = min((u-l.pc)/(1-l.pc), 0x1.fffffep-1) // what is left of u picks among the rest's
+		u = min((u-l.pc)/(1-l.pc), layout.OneBelowOne) // what is left of u picks among the rest's
 	}
 	if l.psh > 0 {
 		if u < l.psh {
@@ -498,7 +498,7 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 			}
 			return wi, f.Scale(1 / pdf), pdf, true
 		}
-		u = min((u-l.psh)/(1-l.psh), 0x1.fffffep-1) // what is left of u picks among the base's
+		u = min((u-l.psh)/(1-l.psh), layout.OneBelowOne) // what is left of u picks among the base's
 	}
 	ps, pd := l.ps, l.pd
 	switch {

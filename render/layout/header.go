@@ -174,7 +174,7 @@ var constants = []constant{
 	cf("SPECTRUM_GREEN_MU", SpectrumGreenMu), cf("SPECTRUM_GREEN_SIGMA", SpectrumGreenSigma), cf("SPECTRUM_GREEN_NORM", SpectrumNorm[1]),
 	cf("SPECTRUM_BLUE_MU", SpectrumBlueMu), cf("SPECTRUM_BLUE_SIGMA", SpectrumBlueSigma), cf("SPECTRUM_BLUE_NORM", SpectrumNorm[2]),
 	cf("LINE_F", LineF), cf("LINE_D", LineD), cf("LINE_C", LineC),
-	cf("COAT_F0", CoatF0), cf("SHEEN_MIN_ALPHA", SheenMinAlpha), cf("ROULETTE_FLOOR", RouletteFloor), cf("SHADOW_RAY_END", ShadowRayEnd), cf("MIN_ALPHA", MinAlpha),
+	cf("ONE_BELOW_ONE", OneBelowOne), cf("COAT_F0", CoatF0), cf("SHEEN_MIN_ALPHA", SheenMinAlpha), cf("ROULETTE_FLOOR", RouletteFloor), cf("SHADOW_RAY_END", ShadowRayEnd), cf("MIN_ALPHA", MinAlpha),
 	ci("ALBEDO_TABLE_SIZE", AlbedoTableSize),
 	cf("HAIR_DEFAULT_EUMELANIN", HairDefaultEumelanin), cf("HAIR_DEFAULT_BETA", HairDefaultBeta),
 	cf("HAIR_DEFAULT_ALPHA", HairDefaultAlpha), cf("HAIR_DEFAULT_ETA", HairDefaultEta),

@@ -41,6 +41,10 @@ const HitCoinStride = 0x9e3779b1
 // exponent 1/α stays finite).
 const SheenMinAlpha = 0.007
 
+// OneBelowOne is the largest float32 below 1: a random number reused for a
+// second choice stays in [0, 1).
+const OneBelowOne = 0x1.fffffep-1
+
 // CoatF0 is KHR_materials_clearcoat's reflectance at normal incidence: the
 // coat's index of refraction is 1.5.
 const CoatF0 = 0.04

@@ -119,6 +119,7 @@ const float SPECTRUM_BLUE_NORM = 0.21580704;
 const float LINE_F = 486.13;
 const float LINE_D = 587.56;
 const float LINE_C = 656.27;
+const float ONE_BELOW_ONE = 0.99999994;
 const float COAT_F0 = 0.04;
 const float SHEEN_MIN_ALPHA = 0.007;
 const float ROULETTE_FLOOR = 0.05;

@@ -205,6 +205,13 @@ vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
     return sampleVisibleNormalAniso(wo, alpha, alpha, u1, u2);
 }
 
+// sampleUniform samples the hemisphere about +Z uniformly (Go's).
+vec3 sampleUniform(float u1, float u2) {
+    float r = sqrt32(1.0 - u1 * u1);
+    float phi = 2.0 * PI * u2;
+    return vec3(r * cos(phi), r * sin(phi), u1);
+}
+
 // sampleCosine samples the hemisphere about +Z in proportion to cos θ.
 vec3 sampleCosine(float u1, float u2) {
     float r = sqrt32(u1);
@@ -676,7 +683,7 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
         f = f * (1.0 - l.se) + b.sheenColor * sf;
         float spdf = 0.0;
         if (wi.z > 0.0) {
-            spdf = wi.z / PI;
+            spdf = 1.0 / (2.0 * PI);
         }
         pdf = l.psh * spdf + (1.0 - l.psh) * pdf;
     }
@@ -723,7 +730,7 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
     }
     if (l.psh > 0.0) {
         if (u < l.psh) {
-            wi = sampleCosine(u1, u2); // the sheen's lobe is broad: by the cosine
+            wi = sampleUniform(u1, u2); // the sheen's lobe is broad and grazing: uniformly
             float p;
             vec3 f = bsdfEval(b, wo, wi, p);
             if (p <= 0.0) {

@@ -696,6 +696,20 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     return f;
 }
 
+// weighed gives a sampled wi its weight f·|cos|/pdf and pdf, which
+// bsdfEval gives for whichever strategy drew it; false where the pdf is 0
+// (weight and pdf then stay zero). Go's weighed.
+bool weighed(BSDF b, vec3 wo, vec3 wi, inout vec3 weight, inout float pdf) {
+    float p;
+    vec3 f = bsdfEval(b, wo, wi, p);
+    if (p <= 0.0) {
+        return false;
+    }
+    weight = f * (1.0 / p);
+    pdf = p;
+    return true;
+}
+
 // bsdfSample picks wi for wo with the numbers u (strategy) and u1, u2
 // (direction); weight is f·|cos|/pdf. Returns false when nothing was sampled
 // (the path ends); weight and pdf are then zero.
@@ -717,28 +731,14 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
             if (dot(b.coatN, wi) <= 0.0 || wi.z <= 0.0) {
                 return false; // lost, as a reflection below the surface is
             }
-            float p;
-            vec3 f = bsdfEval(b, wo, wi, p);
-            if (p <= 0.0) {
-                return false;
-            }
-            weight = f * (1.0 / p);
-            pdf = p;
-            return true;
+            return weighed(b, wo, wi, weight, pdf);
         }
         u = min((u - pc) / (1.0 - pc), ONE_BELOW_ONE); // what is left of u picks among the rest's
     }
     if (l.psh > 0.0) {
         if (u < l.psh) {
             wi = sampleUniform(u1, u2); // the sheen's lobe is broad and grazing: uniformly
-            float p;
-            vec3 f = bsdfEval(b, wo, wi, p);
-            if (p <= 0.0) {
-                return false;
-            }
-            weight = f * (1.0 / p);
-            pdf = p;
-            return true;
+            return weighed(b, wo, wi, weight, pdf);
         }
         u = min((u - l.psh) / (1.0 - l.psh), ONE_BELOW_ONE); // what is left of u picks among the base's
     }
@@ -765,14 +765,7 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
             return false;
         }
     }
-    float p;
-    vec3 f = bsdfEval(b, wo, wi, p);
-    if (p <= 0.0) {
-        return false;
-    }
-    weight = f * (1.0 / p);
-    pdf = p;
-    return true;
+    return weighed(b, wo, wi, weight, pdf);
 }
 
 #endif // BSDF_GLSL

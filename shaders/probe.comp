@@ -17,7 +17,7 @@
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Floats { float v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Uints { uint v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec2s { vec2 v[]; };
-layout(push_constant, scalar) uniform Push { Floats in_; Floats out_; Vec2s table; uint fn; uint n; } push;
+layout(push_constant, scalar) uniform Push { Vec2s table; Floats in_; Floats out_; uint fn; uint n; } push;
 
 vec2 albedoTableAt(int i, int j) { return push.table.v[i * ALBEDO_TABLE_SIZE + j]; }
 float sheenTableAt(int i, int j) { return push.table.v[ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + i * ALBEDO_TABLE_SIZE + j].x; }

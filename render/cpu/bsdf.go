@@ -481,22 +481,14 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 			if b.CoatN.Dot(wi) <= 0 || wi.Z <= 0 {
 				return wi, scene.Vec3{}, 0, false // lost, as a reflection below the surface is
 			}
-			f, pdf := b.Eval(wo, wi)
-			if pdf <= 0 {
-				return wi, scene.Vec3{}, 0, false
-			}
-			return wi, f.Scale(1 / pdf), pdf, true
+			return b.weighed(wo, wi)
 		}
 		u = min((u-l.pc)/(1-l.pc), layout.OneBelowOne) // what is left of u picks among the rest's
 	}
 	if l.psh > 0 {
 		if u < l.psh {
 			wi = sampleUniform(u1, u2) // the sheen's lobe is broad and grazing: uniformly
-			f, pdf := b.Eval(wo, wi)
-			if pdf <= 0 {
-				return wi, scene.Vec3{}, 0, false
-			}
-			return wi, f.Scale(1 / pdf), pdf, true
+			return b.weighed(wo, wi)
 		}
 		u = min((u-l.psh)/(1-l.psh), layout.OneBelowOne) // what is left of u picks among the base's
 	}
@@ -529,6 +521,12 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 			return wi, scene.Vec3{}, 0, false
 		}
 	}
+	return b.weighed(wo, wi)
+}
+
+// weighed is a sampled wi with its weight f·|cos|/pdf and pdf, which Eval
+// gives for whichever strategy drew it; ok is false where the pdf is 0.
+func (b *BSDF) weighed(wo, wi scene.Vec3) (scene.Vec3, scene.Vec3, float32, bool) {
 	f, pdf := b.Eval(wo, wi)
 	if pdf <= 0 {
 		return wi, scene.Vec3{}, 0, false

@@ -632,17 +632,31 @@ void bsdfAlbedos(BSDF b, vec3 wo, out vec3 diffuse, out vec3 specular) {
                below * (opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, a, s) + glassWeight(b) * b.base + opaque * (1.0 - e) * diffuseTransmitted(b));
 }
 
-// bsdfEval returns f(wo, wi)·|cos(wi)| and, in pdf, the pdf with which
-// bsdfSample picks wi. wo is on the +Z side; wi below it only transmits.
-vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
+// WoTerms are what bsdfEval and bsdfSample need of wo alone, computed once
+// per call of bsdfSample (Go caches them per wo: BSDF.lobesAt).
+struct WoTerms {
+    vec3 e;                     // the specular layer's albedo
+    float ps, pd, pg, sum;      // the base's strategies and their estimates' sum
+    LayerTerms l;               // the sheen's and the coat's
+};
+
+WoTerms woTerms(BSDF b, vec3 wo) {
+    WoTerms t;
+    t.e = specularAlbedo(b, wo.z);
+    lobeProbabilities(b, wo.z, t.e, t.ps, t.pd, t.pg, t.sum);
+    t.l = layerTerms(b, wo, t.sum);
+    return t;
+}
+
+// bsdfEvalWith is bsdfEval with wo's terms given.
+vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
     pdf = 0.0;
     if (wo.z <= 0.0 || wi.z == 0.0) {
         return vec3(0.0);
     }
     float a2 = b.alpha * b.alpha;
-    vec3 e = specularAlbedo(b, wo.z);
-    float ps, pd, pg, sum;
-    lobeProbabilities(b, wo.z, e, ps, pd, pg, sum);
+    vec3 e = t.e;
+    float ps = t.ps, pd = t.pd, pg = t.pg;
     vec3 f = vec3(0.0);
     float below = diffuseBelow(b);
     if (wi.z > 0.0) {
@@ -677,7 +691,7 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
         f = f + gf * glassWeight(b);
         pdf += pg * gpdf;
     }
-    LayerTerms l = layerTerms(b, wo, sum);
+    LayerTerms l = t.l;
     if (l.se > 0.0) {
         float sf = sheenEval(b, wo, wi) * l.sheenNorm;
         f = f * (1.0 - l.se) + b.sheenColor * sf;
@@ -696,12 +710,22 @@ vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     return f;
 }
 
+// bsdfEval returns f(wo, wi)·|cos(wi)| and, in pdf, the pdf with which
+// bsdfSample picks wi. wo is on the +Z side; wi below it only transmits.
+vec3 bsdfEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
+    pdf = 0.0;
+    if (wo.z <= 0.0 || wi.z == 0.0) {
+        return vec3(0.0);
+    }
+    return bsdfEvalWith(b, woTerms(b, wo), wo, wi, pdf);
+}
+
 // weighed gives a sampled wi its weight f·|cos|/pdf and pdf, which
 // bsdfEval gives for whichever strategy drew it; false where the pdf is 0
 // (weight and pdf then stay zero). Go's weighed.
-bool weighed(BSDF b, vec3 wo, vec3 wi, inout vec3 weight, inout float pdf) {
+bool weighed(BSDF b, WoTerms t, vec3 wo, vec3 wi, inout vec3 weight, inout float pdf) {
     float p;
-    vec3 f = bsdfEval(b, wo, wi, p);
+    vec3 f = bsdfEvalWith(b, t, wo, wi, p);
     if (p <= 0.0) {
         return false;
     }
@@ -720,10 +744,9 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
     if (wo.z <= 0.0) {
         return false;
     }
-    float ps, pd, pg, sum;
-    vec3 e = specularAlbedo(b, wo.z);
-    lobeProbabilities(b, wo.z, e, ps, pd, pg, sum);
-    LayerTerms l = layerTerms(b, wo, sum);
+    WoTerms t = woTerms(b, wo);
+    float ps = t.ps, pd = t.pd;
+    LayerTerms l = t.l;
     float pc = l.pc;
     if (pc > 0.0) {
         if (u < pc) {
@@ -731,20 +754,20 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
             if (dot(b.coatN, wi) <= 0.0 || wi.z <= 0.0) {
                 return false; // lost, as a reflection below the surface is
             }
-            return weighed(b, wo, wi, weight, pdf);
+            return weighed(b, t, wo, wi, weight, pdf);
         }
         u = min((u - pc) / (1.0 - pc), ONE_BELOW_ONE); // what is left of u picks among the rest's
     }
     if (l.psh > 0.0) {
         if (u < l.psh) {
             wi = sampleUniform(u1, u2); // the sheen's lobe is broad and grazing: uniformly
-            return weighed(b, wo, wi, weight, pdf);
+            return weighed(b, t, wo, wi, weight, pdf);
         }
         u = min((u - l.psh) / (1.0 - l.psh), ONE_BELOW_ONE); // what is left of u picks among the base's
     }
     if (u < ps) {
         vec3 h;
-        if (b.anisoAlpha > 0.0 && u < ps * metalShare(b, wo.z, e)) { // the anisotropic metal's visible normals
+        if (b.anisoAlpha > 0.0 && u < ps * metalShare(b, wo.z, t.e)) { // the anisotropic metal's visible normals
             h = fromAniso(b, sampleVisibleNormalAniso(toAniso(b, wo), b.anisoAlpha, b.alpha, u1, u2));
         } else {
             h = sampleVisibleNormal(wo, b.alpha, u1, u2);
@@ -765,7 +788,7 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
             return false;
         }
     }
-    return weighed(b, wo, wi, weight, pdf);
+    return weighed(b, t, wo, wi, weight, pdf);
 }
 
 #endif // BSDF_GLSL

@@ -103,7 +103,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
                 path.wavelength = sampleWavelength(rnd(path, DIM_BSDF_W));
                 path.throughput *= wavelengthWeights(path.wavelength);
             }
-            float n = dispersionIOR(dm.ior < 1.0 ? 1.5 : dm.ior, dm.dispersion, path.wavelength);
+            float n = dispersionIOR(glassIOR(dm), dm.dispersion, path.wavelength);
             s.bsdf.eta = s.front ? n : 1.0 / n;
         }
     }

@@ -150,8 +150,12 @@ void hairFrame(inout Surface s, Material mat, vec3 tangent, vec3 wo) {
     }
 }
 
-// shadeHit evaluates the surface at a hit of instance inst, primitive prim,
-// with hit parameters (u, v) and distance t, for a ray (o, d).
+// glassIOR is the index a transmissive material refracts by (Go's):
+// KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
+float glassIOR(Material mat) {
+    return mat.ior < 1.0 ? 1.5 : mat.ior;
+}
+
 // normalMapped is n perturbed by a tangent-space normal map, in the
 // surface's own frame (before it is turned towards the ray).
 vec3 normalMapped(vec3 n, vec4 tangent, TextureRef tex, float scale, vec2 uv0, vec2 uv1) {
@@ -182,6 +186,8 @@ vec3 anisotropyDirection(vec3 n, vec4 tangent, Material mat, vec2 uv0, vec2 uv1)
     return t * rx + b * ry;
 }
 
+// shadeHit evaluates the surface at a hit of instance inst, primitive prim,
+// with hit parameters (u, v) and distance t, for a ray (o, d).
 Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d) {
     Instance in_ = P.instances.v[inst];
     Material mat = P.materials.v[in_.material];
@@ -194,7 +200,9 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     s.emit = vec3(0.0);
     s.unlit = false;
     s.albedo = vec3(0.0);
-    s.bsdf.transmission = 0.0;
+    s.bsdf.transmission = 0.0; // what the integrator reads of a hair's BSDF too
+    s.bsdf.diffTrans = 0.0;
+    s.bsdf.thin = false;
     vec3 ns = vec3(0.0);
     vec2 uv0 = vec2(0.0), uv1 = vec2(0.0);
     vec4 color = vec4(1.0);
@@ -278,10 +286,7 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     s.bsdf = newBSDF(base, mat.metallic * mr.z, mat.roughness * mr.y, mat.ior, spec, mat.specularColor * sct.xyz);
     if (mat.transmission > 0.0) {
         s.bsdf.transmission = mat.transmission * sampleTexture(mat.transmissionTex, uv0, uv1).x;
-        float ior = mat.ior;
-        if (ior < 1.0) {
-            ior = 1.5;
-        }
+        float ior = glassIOR(mat);
         s.bsdf.eta = ior;
         s.bsdf.thin = (mat.flags & MAT_VOLUME) == 0u;
         if (!s.front && !s.bsdf.thin) {

@@ -85,7 +85,6 @@ type woTerms struct {
 	a, s       float32
 	e          scene.Vec3
 	ps, pd, pg float32 // of the base's strategies, given that the coat's was not taken
-	coatCos    float32 // cos θo about the coat's normal
 	ec         float32 // the coat's directional albedo times Coat
 	pc         float32 // of the coat's strategy
 	se         float32 // the sheen's directional albedo (capped at 1) times max(SheenColor)
@@ -136,9 +135,8 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 		base = l.se + (1-l.se)*base // the rest under the coat, estimated
 	}
 	if b.Coat > 0 {
-		l.coatCos = b.CoatN.Dot(wo)
-		if l.coatCos > 0 {
-			ca, cs := specularIntegrals(l.coatCos, b.CoatAlpha)
+		if c := b.CoatN.Dot(wo); c > 0 {
+			ca, cs := specularIntegrals(c, b.CoatAlpha)
 			l.ec = b.Coat * min(layout.CoatF0*ca+(1-layout.CoatF0)*cs, 1)
 		}
 		if w := l.ec + (1-l.ec)*base; w > 0 {

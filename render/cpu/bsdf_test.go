@@ -245,3 +245,49 @@ func close3(a, b scene.Vec3, tol float64) bool {
 	}
 	return true
 }
+
+// TestLayersDoSomething: each layer shows where the energy tests, which a
+// layer switched off would pass too, cannot see it: a coat or a sheen
+// over a black base reflects, more at grazing angles; an anisotropic
+// metal's value changes as wi turns about the normal; a diffuse lobe that
+// transmits half sends half its samples below.
+func TestLayersDoSomething(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	white, black := scene.Vec3{X: 1, Y: 1, Z: 1}, scene.Vec3{}
+	for _, c := range []struct {
+		name           string
+		b              BSDF
+		normal, grazed float32 // at least this albedo at cos 1 and at cos 0.05
+	}{
+		{"coat over black", coated(NewBSDF(black, 0, 1, 1.5, 0, white), 1, 0.3, scene.Vec3{}), 0.03, 0.2},
+		{"white sheen over black", sheened(NewBSDF(black, 0, 1, 1.5, 0, white), white, 0.5), 0.02, 0.3},
+	} {
+		for _, cos := range []float64{1, 0.05} {
+			want := c.normal
+			if cos < 1 {
+				want = c.grazed
+			}
+			if imp, _, _ := albedo(&c.b, directionAt(cos), 100000, rng); !(imp.X >= want) {
+				t.Errorf("%s reflects %v at cos %v; want at least %v", c.name, imp.X, cos, want)
+			}
+		}
+	}
+	metal := anisotropic(NewBSDF(white, 1, 0.3, 1.5, 1, white), 0.9, scene.Vec3{X: 1})
+	wo := scene.Vec3{Z: 1}
+	along, _ := metal.Eval(wo, scene.Vec3{X: 0.5, Z: 0.866})
+	across, _ := metal.Eval(wo, scene.Vec3{Y: 0.5, Z: 0.866})
+	if !(along.X > 1.5*across.X) {
+		t.Errorf("an anisotropic metal reflects %v along its direction and %v across it: the lobe is not stretched", along.X, across.X)
+	}
+	translucent := transmitting(NewBSDF(white, 0, 1, 1.5, 0, white), 0.5, white)
+	below := 0
+	const n = 20000
+	for range n {
+		if wi, _, _, ok := translucent.Sample(directionAt(0.7), rng.Float32(), rng.Float32(), rng.Float32()); ok && wi.Z < 0 {
+			below++
+		}
+	}
+	if f := float64(below) / n; math.Abs(f-0.5) > 0.02 {
+		t.Errorf("a diffuse lobe that transmits half sends %v of its samples below", f)
+	}
+}

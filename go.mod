@@ -25,7 +25,7 @@ require (
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/klauspost/compress v1.18.2 // indirect
+	github.com/klauspost/compress v1.18.2
 	github.com/mazznoer/csscolorparser v0.1.8 // indirect
 	github.com/mrjoshuak/go-jpeg2000 v1.5.6 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.4 // indirect

@@ -17,6 +17,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(glb(encode(f, validDoc()), nil))
 	f.Add(encode(f, texturedDoc(dataURI(pngBytes(f, 2, 2)))))
 	f.Add(encode(f, texturedDoc("data:image/webp;base64,"+tinyWebP)))
+	f.Add(encode(f, texturedDoc("data:image/ktx2;base64,"+tinyKTX2)))
 	f.Add(encode(f, variantsDoc()))
 	for _, c := range hostileCases() {
 		f.Add(c.file(f))

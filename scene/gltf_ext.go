@@ -27,6 +27,7 @@ const (
 	extDiffTransmission = "KHR_materials_diffuse_transmission"
 	extAnisotropy       = "KHR_materials_anisotropy"
 	extWebP             = "EXT_texture_webp"
+	extBasisu           = "KHR_texture_basisu"
 	extDispersion       = "KHR_materials_dispersion"
 )
 
@@ -46,6 +47,7 @@ var supportedExtensions = map[string]bool{
 	extDiffTransmission:            true,
 	extAnisotropy:                  true,
 	extWebP:                        true,
+	extBasisu:                      true,
 	extDispersion:                  true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
@@ -111,7 +113,8 @@ type dispersion struct {
 	Dispersion float64 `json:"dispersion"`
 }
 
-// textureSource is EXT_texture_webp's payload: the WebP image.
+// textureSource is EXT_texture_webp's and KHR_texture_basisu's payload: the
+// WebP or KTX2 image.
 type textureSource struct {
 	Source *int `json:"source"`
 }
@@ -156,6 +159,7 @@ func init() {
 	register[sheen](extSheen, nil)
 	register[anisotropy](extAnisotropy, nil)
 	register[textureSource](extWebP, nil)
+	register[textureSource](extBasisu, nil)
 	register[dispersion](extDispersion, nil)
 	register(extDiffTransmission, func(e *diffuseTransmission) { e.DiffuseTransmissionColorFactor = [3]float64{1, 1, 1} })
 	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })

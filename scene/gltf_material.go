@@ -17,6 +17,8 @@ import (
 
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/ext/texturetransform"
+
+	"sertrace/scene/ktx2"
 )
 
 // Limits that keep a hostile image from taking unbounded memory.
@@ -370,12 +372,15 @@ func (l *loader) texture(i int, space ColorSpace) (int, error) {
 	}
 	t := l.doc.Textures[i]
 	source := t.Source
-	// EXT_texture_webp names the WebP image, which the file prefers to its
-	// fallback source.
-	if w, err := extension[textureSource](t.Extensions, extWebP); err != nil {
-		return -1, fmt.Errorf("texture %d: %w", i, err)
-	} else if w != nil && w.Source != nil {
-		source = w.Source
+	// KHR_texture_basisu and EXT_texture_webp name the KTX2 or WebP image,
+	// which the file prefers to its fallback source.
+	for _, ext := range []string{extBasisu, extWebP} {
+		if w, err := extension[textureSource](t.Extensions, ext); err != nil {
+			return -1, fmt.Errorf("texture %d: %w", i, err)
+		} else if w != nil && w.Source != nil {
+			source = w.Source
+			break
+		}
 	}
 	if source == nil {
 		names := make([]string, 0, len(t.Extensions))
@@ -383,7 +388,7 @@ func (l *loader) texture(i int, space ColorSpace) (int, error) {
 			names = append(names, k)
 		}
 		slices.Sort(names)
-		l.warn("texture %d has no PNG, JPEG or WebP source (extensions: %s): ignored", i, strings.Join(names, ", "))
+		l.warn("texture %d has no PNG, JPEG, WebP or KTX2 source (extensions: %s): ignored", i, strings.Join(names, ", "))
 		l.textures[key] = -1
 		return -1, nil
 	}
@@ -457,12 +462,21 @@ func imageLabel(im *gltf.Image) string {
 	return "embedded"
 }
 
-// decodeImage decodes a PNG, JPEG or WebP to non-premultiplied RGBA8, checking its
-// size before it allocates anything; total counts the bytes of all textures.
+// decodeImage decodes a PNG, JPEG, WebP or KTX2 to non-premultiplied RGBA8,
+// checking its size before it allocates anything; total counts the bytes of
+// all textures.
 func decodeImage(data []byte, total *int64) (*decodedImage, error) {
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	var cfg image.Config
+	var format string
+	var err error
+	if ktx2.Is(data) {
+		format = "KTX2"
+		cfg.Width, cfg.Height, err = ktx2.DecodeConfig(data)
+	} else if cfg, format, err = image.DecodeConfig(bytes.NewReader(data)); err != nil {
+		err = fmt.Errorf("does not decode as PNG, JPEG, WebP or KTX2: %v", err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("does not decode as PNG, JPEG or WebP: %v", err)
+		return nil, err
 	}
 	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > maxImageSide || cfg.Height > maxImageSide ||
 		cfg.Width*cfg.Height > maxImagePixels {
@@ -471,6 +485,13 @@ func decodeImage(data []byte, total *int64) (*decodedImage, error) {
 	}
 	if *total += int64(cfg.Width) * int64(cfg.Height) * 4; *total > maxTexelBytes {
 		return nil, fmt.Errorf("textures take more than %d GiB", maxTexelBytes>>30)
+	}
+	if format == "KTX2" {
+		k, err := ktx2.Decode(data)
+		if err != nil {
+			return nil, err
+		}
+		return &decodedImage{w: k.Width, h: k.Height, pixels: k.Pixels}, nil
 	}
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {

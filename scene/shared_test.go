@@ -134,7 +134,7 @@ func TestSharedScenesLoad(t *testing.T) {
 		"EmissiveStrengthTest/EmissiveStrengthTest.glb", "SimpleInstancing/SimpleInstancing.glb",
 		"Cameras/Cameras.gltf", "MeshPrimitiveModes/MeshPrimitiveModes.gltf",
 		"CornellBox/cornellBox-2.80-Eevee-gltf.gltf", "ClearCoatTest/ClearCoatTest.glb", "SheenCloth/SheenCloth.gltf", "UnlitTest/UnlitTest.glb",
-		"AnisotropyStrengthTest/AnisotropyStrengthTest.glb",
+		"AnisotropyStrengthTest/AnisotropyStrengthTest.glb", "StainedGlassLamp/StainedGlassLamp.gltf",
 	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
@@ -215,6 +215,22 @@ func TestSharedSceneDetails(t *testing.T) {
 		for _, in := range sc.Instances {
 			if m := &sc.Materials[in.Material]; in.Geometry.Kind == Triangles && m.AnisotropyStrength > 0 && sc.Meshes[in.Geometry.Index].Tangents == nil {
 				t.Fatalf("%s: anisotropic without tangents", m.Name)
+			}
+		}
+	})
+	t.Run("StainedGlassLamp's KTX2 textures decode", func(t *testing.T) {
+		sc := load(t, "StainedGlassLamp/StainedGlassLamp.gltf")
+		if len(sc.Warnings) > 0 || len(sc.Textures) < 18 {
+			t.Fatalf("warnings %q, %d textures (the file has 18 KTX2 images)", sc.Warnings, len(sc.Textures))
+		}
+		for _, tex := range sc.Textures {
+			// Each is a real image: its texels are not all one value.
+			lo, hi := tex.Pixels[0], tex.Pixels[0]
+			for _, p := range tex.Pixels {
+				lo, hi = min(lo, p), max(hi, p)
+			}
+			if len(tex.Pixels) != 4*tex.Width*tex.Height || hi-lo < 16 {
+				t.Errorf("%s: %d×%d, %d bytes ranging %d..%d", tex.Name, tex.Width, tex.Height, len(tex.Pixels), lo, hi)
 			}
 		}
 	})

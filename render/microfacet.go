@@ -139,11 +139,12 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 }
 
 // AlbedoTables is what the GPU reads its tables from: the specular table,
-// then the sheen's in the first of each pair (zeros when sheen is false:
-// no material has one, and the table is not made).
-func AlbedoTables(sheen bool) [][2]float32 {
+// then the sheen's in the first of each pair, then the film's bins
+// (IridescenceBinTable); zeros for a table no material needs, which is not
+// made.
+func AlbedoTables(sheen, iridescence bool) [][2]float32 {
 	const n = layout.AlbedoTableSize
-	t := make([][2]float32, 2*n*n)
+	t := make([][2]float32, 2*n*n+n*n*layout.IridBins)
 	for i := range n {
 		for j := range n {
 			t[i*n+j] = SpecularAlbedoTable[i][j]
@@ -154,6 +155,14 @@ func AlbedoTables(sheen bool) [][2]float32 {
 		for i := range n {
 			for j := range n {
 				t[n*n+i*n+j] = [2]float32{s[i][j], 0}
+			}
+		}
+	}
+	if iridescence {
+		b := IridescenceBinTable()
+		for i := range n {
+			for j := range n {
+				copy(t[2*n*n+(i*n+j)*layout.IridBins:], b[i][j][:])
 			}
 		}
 	}

@@ -29,6 +29,7 @@ const (
 	extWebP             = "EXT_texture_webp"
 	extBasisu           = "KHR_texture_basisu"
 	extDispersion       = "KHR_materials_dispersion"
+	extIridescence      = "KHR_materials_iridescence"
 )
 
 // supportedExtensions is every extension the loader implements; a file that
@@ -49,6 +50,7 @@ var supportedExtensions = map[string]bool{
 	extWebP:                        true,
 	extBasisu:                      true,
 	extDispersion:                  true,
+	extIridescence:                 true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
 	lightspunctual.ExtensionName:   true,
@@ -109,6 +111,15 @@ type anisotropy struct {
 	AnisotropyTexture  *gltf.TextureInfo `json:"anisotropyTexture,omitempty"`
 }
 
+type iridescence struct {
+	IridescenceFactor           float64           `json:"iridescenceFactor"`
+	IridescenceTexture          *gltf.TextureInfo `json:"iridescenceTexture,omitempty"`
+	IridescenceIOR              float64           `json:"iridescenceIor"`
+	IridescenceThicknessMinimum float64           `json:"iridescenceThicknessMinimum"`
+	IridescenceThicknessMaximum float64           `json:"iridescenceThicknessMaximum"`
+	IridescenceThicknessTexture *gltf.TextureInfo `json:"iridescenceThicknessTexture,omitempty"`
+}
+
 type dispersion struct {
 	Dispersion float64 `json:"dispersion"`
 }
@@ -161,6 +172,9 @@ func init() {
 	register[textureSource](extWebP, nil)
 	register[textureSource](extBasisu, nil)
 	register[dispersion](extDispersion, nil)
+	register(extIridescence, func(e *iridescence) {
+		e.IridescenceIOR, e.IridescenceThicknessMinimum, e.IridescenceThicknessMaximum = 1.3, 100, 400
+	})
 	register(extDiffTransmission, func(e *diffuseTransmission) { e.DiffuseTransmissionColorFactor = [3]float64{1, 1, 1} })
 	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })
 }

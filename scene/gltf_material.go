@@ -196,6 +196,25 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		}
 		out.Dispersion = float32(d.Dispersion)
 	}
+	if ir, err := extension[iridescence](m.Extensions, extIridescence); err != nil {
+		return out, err
+	} else if ir != nil {
+		if !finite(ir.IridescenceFactor, ir.IridescenceIOR, ir.IridescenceThicknessMinimum, ir.IridescenceThicknessMaximum) {
+			return out, fmt.Errorf("%s factors must be finite", extIridescence)
+		}
+		if ir.IridescenceIOR < 1 || ir.IridescenceThicknessMinimum < 0 || ir.IridescenceThicknessMaximum < 0 {
+			return out, fmt.Errorf("%s: iridescenceIor %v must be at least 1 and the thicknesses %v, %v not negative",
+				extIridescence, ir.IridescenceIOR, ir.IridescenceThicknessMinimum, ir.IridescenceThicknessMaximum)
+		}
+		out.Iridescence, out.IridescenceIOR = clamp01(ir.IridescenceFactor), float32(ir.IridescenceIOR)
+		out.IridescenceThicknessMin, out.IridescenceThicknessMax = float32(ir.IridescenceThicknessMinimum), float32(ir.IridescenceThicknessMaximum)
+		if out.IridescenceTexture, err = l.textureInfo(ir.IridescenceTexture, Linear, "iridescenceTexture"); err != nil {
+			return out, err
+		}
+		if out.IridescenceThicknessTexture, err = l.textureInfo(ir.IridescenceThicknessTexture, Linear, "iridescenceThicknessTexture"); err != nil {
+			return out, err
+		}
+	}
 	if a, err := extension[anisotropy](m.Extensions, extAnisotropy); err != nil {
 		return out, err
 	} else if a != nil {

@@ -306,6 +306,12 @@ func hostileCases() []hostileCase {
 			doc["materials"] = []any{map[string]any{"extensions": map[string]any{"KHR_materials_ior": "glass"}}}
 			return encode(t, doc)
 		}, "KHR_materials_ior is malformed"},
+		{"thin film of index below 1", func(t testing.TB) []byte {
+			doc := validDoc()
+			at(doc, "meshes", 0, "primitives", 0)["material"] = 0
+			doc["materials"] = []any{map[string]any{"extensions": map[string]any{"KHR_materials_iridescence": map[string]any{"iridescenceFactor": 1, "iridescenceIor": 0.5}}}}
+			return encode(t, doc)
+		}, "iridescenceIor 0.5 must be at least 1"},
 		{"camera with zero field of view", func(t testing.TB) []byte {
 			doc := validDoc()
 			at(doc, "nodes", 0)["camera"] = 0

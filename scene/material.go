@@ -76,6 +76,17 @@ type Material struct {
 	AnisotropyRotation float32
 	AnisotropyTexture  TextureRef
 
+	// KHR_materials_iridescence: a thin film of this index over the
+	// specular layers, its Fresnel mixed in by Iridescence (times R of its
+	// texture); its thickness in nanometres is the maximum, or with a
+	// thickness texture mix(min, max, G).
+	Iridescence                 float32
+	IridescenceTexture          TextureRef
+	IridescenceIOR              float32
+	IridescenceThicknessMin     float32
+	IridescenceThicknessMax     float32
+	IridescenceThicknessTexture TextureRef
+
 	// KHR_materials_dispersion: 20 over the Abbe number of the glass
 	// (KHR_materials_transmission with KHR_materials_volume); 0: none.
 	Dispersion float32
@@ -145,6 +156,11 @@ func DefaultMaterial() Material {
 		SheenRoughnessTexture:     NoTexture,
 
 		AnisotropyTexture:               NoTexture,
+		IridescenceTexture:              NoTexture,
+		IridescenceIOR:                  1.3,
+		IridescenceThicknessMin:         100,
+		IridescenceThicknessMax:         400,
+		IridescenceThicknessTexture:     NoTexture,
 		DiffuseTransmissionTexture:      NoTexture,
 		DiffuseTransmissionColor:        Vec3{1, 1, 1},
 		DiffuseTransmissionColorTexture: NoTexture,

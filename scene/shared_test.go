@@ -135,6 +135,7 @@ func TestSharedScenesLoad(t *testing.T) {
 		"Cameras/Cameras.gltf", "MeshPrimitiveModes/MeshPrimitiveModes.gltf",
 		"CornellBox/cornellBox-2.80-Eevee-gltf.gltf", "ClearCoatTest/ClearCoatTest.glb", "SheenCloth/SheenCloth.gltf", "UnlitTest/UnlitTest.glb",
 		"AnisotropyStrengthTest/AnisotropyStrengthTest.glb", "StainedGlassLamp/StainedGlassLamp.gltf",
+		"IridescenceSuzanne/IridescenceSuzanne.glb",
 	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
@@ -232,6 +233,21 @@ func TestSharedSceneDetails(t *testing.T) {
 			if len(tex.Pixels) != 4*tex.Width*tex.Height || hi-lo < 16 {
 				t.Errorf("%s: %d×%d, %d bytes ranging %d..%d", tex.Name, tex.Width, tex.Height, len(tex.Pixels), lo, hi)
 			}
+		}
+	})
+	t.Run("IridescenceSuzanne reads its films", func(t *testing.T) {
+		sc := load(t, "IridescenceSuzanne/IridescenceSuzanne.glb")
+		films, textured := 0, 0
+		for _, m := range sc.Materials {
+			if m.Iridescence == 1 && m.IridescenceIOR > 1 && m.IridescenceThicknessMax >= 400 {
+				films++
+			}
+			if m.IridescenceThicknessTexture.Valid() && m.IridescenceThicknessMin == 200 && m.IridescenceThicknessMax == 600 && m.IridescenceIOR == 1.8 {
+				textured++
+			}
+		}
+		if len(sc.Warnings) > 0 || films != 3 || textured != 1 {
+			t.Errorf("warnings %q, %d films (want 3), %d with a thickness texture of 200..600 nm and index 1.8 (want 1)", sc.Warnings, films, textured)
 		}
 	})
 	t.Run("SheenCloth and UnlitTest read their extensions", func(t *testing.T) {

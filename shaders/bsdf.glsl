@@ -7,10 +7,11 @@
 //
 //	vec2 albedoTableAt(int i, int j)
 //	float sheenTableAt(int i, int j)
+//	vec2 iridBinAt(int i, int j, int k)
 //
-// before this file: Go's SpecularAlbedoTable[i][j] and SheenAlbedoTable()[i][j],
-// i the mu index, j the sqrt(alpha) (the sheen roughness) index,
-// ALBEDO_TABLE_SIZE each.
+// before this file: Go's SpecularAlbedoTable[i][j], SheenAlbedoTable()[i][j]
+// and IridescenceBinTable()[i][j][k], i the mu index, j the sqrt(alpha)
+// (the sheen roughness) index, ALBEDO_TABLE_SIZE each, k the v·h bin.
 //
 // Directions are in the local frame, the normal along +Z.
 
@@ -37,6 +38,9 @@ struct BSDF {
     vec3 diffTransColor; // and its tint
     float anisoAlpha;    // KHR_materials_anisotropy: the metal's roughness along anisoDir (0: isotropic)
     vec3 anisoDir;       // local, in the tangent plane
+    float irid;          // KHR_materials_iridescence: how much of the film's Fresnel (0: none)
+    float filmIOR;       // the film's index
+    float filmThickness; // and thickness, nm
 };
 
 // Frame is an orthonormal basis about a normal (Duff et al. 2017).
@@ -264,7 +268,108 @@ BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specul
     b.diffTransColor = vec3(0.0);
     b.anisoAlpha = 0.0;
     b.anisoDir = vec3(1.0, 0.0, 0.0);
+    b.irid = 0.0;
+    b.filmIOR = 1.0;
+    b.filmThickness = 0.0;
     return b;
+}
+
+// --- thin film (KHR_materials_iridescence) ---------------------------------
+
+// thinFilmSensitivity is render.thinFilmSensitivity: the RGB sensitivity of
+// an optical path difference (nm) with per-channel phase shifts.
+vec3 thinFilmSensitivity(float opd, vec3 shift) {
+    float phase = 2.0 * PI * opd * 1e-9;
+    float p2 = phase * phase;
+    float x = IRID_SENS_AMP_X * cos(IRID_SENS_POS_X * phase + shift.x) * exp(-p2 * IRID_SENS_VAR_X) +
+              IRID_SENS_AMP_X2 * cos(IRID_SENS_POS_X2 * phase + shift.x) * exp(-p2 * IRID_SENS_VAR_X2);
+    float y = IRID_SENS_AMP_Y * cos(IRID_SENS_POS_Y * phase + shift.y) * exp(-p2 * IRID_SENS_VAR_Y);
+    float z = IRID_SENS_AMP_Z * cos(IRID_SENS_POS_Z * phase + shift.z) * exp(-p2 * IRID_SENS_VAR_Z);
+    return vec3(XYZ_TO_REC709_00 * x + XYZ_TO_REC709_01 * y + XYZ_TO_REC709_02 * z,
+                XYZ_TO_REC709_10 * x + XYZ_TO_REC709_11 * y + XYZ_TO_REC709_12 * z,
+                XYZ_TO_REC709_20 * x + XYZ_TO_REC709_21 * y + XYZ_TO_REC709_22 * z);
+}
+
+// thinFilmFresnel is render.ThinFilm.Fresnel: the reflectance at cos1 = v·h
+// of a film of index ior and thickness (nm) under a medium of index
+// outside, over a base of reflectance baseF0 at normal incidence.
+vec3 thinFilmFresnel(float outside, float ior, float thickness, float cos1, vec3 baseF0) {
+    float film = outside + (ior - outside) * smoothstep(0.0, 0.03, thickness);
+    float ratio = outside / film;
+    float sin2 = ratio * ratio * (1.0 - cos1 * cos1);
+    if (sin2 >= 1.0) {
+        return vec3(1.0); // total internal reflection in the film
+    }
+    float cos2 = sqrt32(1.0 - sin2);
+    float r0 = (film - outside) / (film + outside);
+    r0 *= r0;
+    float r12 = r0 + (1.0 - r0) * schlick5(cos1);
+    float t121 = 1.0 - r12;
+    float phi12 = film < outside ? PI : 0.0;
+    float phi21 = PI - phi12;
+    float opd = 2.0 * film * thickness * cos2;
+    float s5 = schlick5(cos2);
+    vec3 sf0 = vec3(sqrt32(min(baseF0.x + 0.0001, 0.9999)), sqrt32(min(baseF0.y + 0.0001, 0.9999)), sqrt32(min(baseF0.z + 0.0001, 0.9999)));
+    vec3 base = (1.0 + sf0) / (1.0 - sf0);
+    vec3 r1 = (base - film) / (base + film);
+    r1 *= r1;
+    vec3 r23 = r1 + (1.0 - r1) * s5;
+    vec3 phi = vec3(phi21) + vec3(base.x < film ? PI : 0.0, base.y < film ? PI : 0.0, base.z < film ? PI : 0.0);
+    vec3 p = min(max(r12 * r23, vec3(1e-5)), vec3(0.9999));
+    vec3 r123 = sqrt(p);
+    vec3 rs = t121 * t121 * r23 / (1.0 - p);
+    vec3 cm = rs - t121;
+    vec3 outR = r12 + rs;
+    for (int m = 1; m <= 2; m++) {
+        vec3 sm = thinFilmSensitivity(float(m) * opd, float(m) * phi);
+        cm *= r123;
+        outR += cm * 2.0 * sm;
+    }
+    return vec3(clamp01(outR.x), clamp01(outR.y), clamp01(outR.z));
+}
+
+// thinFilmAlbedo is render.ThinFilm.Albedo: the albedo, seen from mu, of a
+// GGX layer of roughness² alpha with the film's Fresnel, summed over the
+// bins of v·h.
+vec3 thinFilmAlbedo(float outside, float ior, float thickness, float mu, float alpha, vec3 baseF0) {
+    float x = clamp01(mu) * float(ALBEDO_TABLE_SIZE - 1);
+    float y = clamp01(sqrt32(alpha)) * float(ALBEDO_TABLE_SIZE - 1);
+    int i = min(int(x), ALBEDO_TABLE_SIZE - 2);
+    int j = min(int(y), ALBEDO_TABLE_SIZE - 2);
+    float fx = x - float(i), fy = y - float(j);
+    vec3 e = vec3(0.0);
+    for (int k = 0; k < IRID_BINS; k++) {
+        vec2 l = (iridBinAt(i, j, k) * (1.0 - fx) + iridBinAt(i + 1, j, k) * fx) * (1.0 - fy) +
+                 (iridBinAt(i, j + 1, k) * (1.0 - fx) + iridBinAt(i + 1, j + 1, k) * fx) * fy;
+        if (l.x <= 0.0) {
+            continue;
+        }
+        e += thinFilmFresnel(outside, ior, thickness, l.y / l.x, baseF0) * l.x;
+    }
+    return min(e, vec3(1.0));
+}
+
+// setIridescence puts a thin film of index ior and thickness (nm) over the
+// specular layers, mixed in by factor.
+void setIridescence(inout BSDF b, float factor, float ior, float thickness) {
+    b.irid = clamp01(factor);
+    b.filmIOR = max(ior, 1.0);
+    b.filmThickness = max(thickness, 0.0);
+}
+
+// filmOutside is the index above the film: air, or as much of the coat's as
+// the coat covers.
+float filmOutside(BSDF b) {
+    return 1.0 + (COAT_IOR - 1.0) * b.coat;
+}
+
+// dielectricF0 is the dielectric's F0 before the specular factor: what lies
+// under its film.
+vec3 dielectricF0(BSDF b) {
+    if (b.f90 <= 0.0) {
+        return vec3(0.0);
+    }
+    return b.f0 * (1.0 / b.f90);
 }
 
 // setAnisotropy stretches the metal lobe's roughness along the local
@@ -456,12 +561,22 @@ float opaqueWeight(BSDF b) {
     return (1.0 - b.metallic) * (1.0 - b.transmission);
 }
 
-// specularAlbedo is E for each channel: the dielectric specular layer's
-// directional albedo seen from cosO.
+// specularAlbedoWith is E for each channel: the dielectric specular
+// layer's directional albedo seen from cosO, its film's mixed in, given
+// the tabulated integrals a and s.
+vec3 specularAlbedoWith(BSDF b, float cosO, float a, float s) {
+    vec3 e = schlickAlbedo(b.f0, b.f90, a, s);
+    if (b.irid > 0.0) {
+        vec3 ei = thinFilmAlbedo(filmOutside(b), b.filmIOR, b.filmThickness, cosO, b.alpha, dielectricF0(b)) * b.f90;
+        e = e * (1.0 - b.irid) + ei * b.irid;
+    }
+    return e;
+}
+
 vec3 specularAlbedo(BSDF b, float cosO) {
     float a, s;
     specularIntegrals(cosO, b.alpha, a, s);
-    return schlickAlbedo(b.f0, b.f90, a, s);
+    return specularAlbedoWith(b, cosO, a, s);
 }
 
 
@@ -491,27 +606,45 @@ void lobeProbabilities(BSDF b, float cosO, vec3 e, out float spec, out float dif
     glass = glass / sum;
 }
 
+// glassFresnel is the glass interface's reflectance per channel at cos
+// (v·m), and in pr the probability with which glassSample reflects: the
+// exact Fresnel, a thin film's mixed in where light enters.
+vec3 glassFresnel(BSDF b, float cos_, out float pr) {
+    float eta = glassEta(b);
+    float fr = fresnelDielectric(cos_, eta);
+    if (b.irid <= 0.0 || eta < 1.0) {
+        pr = fr;
+        return vec3(fr);
+    }
+    float r = (eta - 1.0) / (eta + 1.0);
+    vec3 fi = thinFilmFresnel(filmOutside(b), b.filmIOR, b.filmThickness, cos_, vec3(r * r));
+    vec3 rgb = vec3(fr) * (1.0 - b.irid) + fi * b.irid;
+    pr = (rgb.x + rgb.y + rgb.z) / 3.0;
+    return rgb;
+}
+
 // glassEval is the glass interface's f·|cos wi| and the pdf of glassSample.
 vec3 glassEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     float a2 = b.alpha * b.alpha;
+    float pr;
     if (wi.z > 0.0) { // reflection off the interface
         vec3 h = normalizeOrZero(wo + wi);
-        float fr = fresnelDielectric(dot(wo, h), glassEta(b));
+        vec3 fr = glassFresnel(b, dot(wo, h), pr);
         float d = ggxD(h, a2);
-        float v = fr * d * smithG2(wo, wi, a2) / (4.0 * wo.z);
-        pdf = fr * smithG1(wo.z, a2) * d / (4.0 * wo.z);
-        return vec3(v);
+        float g = smithG2(wo, wi, a2);
+        pdf = pr * smithG1(wo.z, a2) * d / (4.0 * wo.z);
+        return fr * d * g / (4.0 * wo.z);
     }
     if (b.thin) {
         // A sheet: the transmitted direction is the reflected one mirrored
         // through the surface, tinted by the base colour.
         vec3 wr = vec3(wi.x, wi.y, -wi.z);
         vec3 h = normalizeOrZero(wo + wr);
-        float t = 1.0 - fresnelDielectric(dot(wo, h), glassEta(b));
+        vec3 fr = glassFresnel(b, dot(wo, h), pr);
         float d = ggxD(h, a2);
-        float v = t * d * smithG2(wo, wr, a2) / (4.0 * wo.z);
-        pdf = t * smithG1(wo.z, a2) * d / (4.0 * wo.z);
-        return b.base * v;
+        float g = smithG2(wo, wr, a2);
+        pdf = (1.0 - pr) * smithG1(wo.z, a2) * d / (4.0 * wo.z);
+        return b.base * ((vec3(1.0) - fr) * d * g / (4.0 * wo.z));
     }
     float eta = glassEta(b);
     vec3 wm = normalizeOrZero(wi * eta + wo);
@@ -523,14 +656,15 @@ vec3 glassEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
         pdf = 0.0;
         return vec3(0.0);
     }
-    float t = 1.0 - fresnelDielectric(dot(wo, wm), eta);
+    vec3 fr = glassFresnel(b, dot(wo, wm), pr);
     float d = ggxD(wm, a2);
     float denom = dot(wi, wm) + dot(wo, wm) / eta;
     denom *= denom;
     // Walter et al.'s BTDF times |cos wi|, radiance scaled by 1/η².
-    float v = t * d * smithG2(wo, wi, a2) * abs(dot(wi, wm) * dot(wo, wm) / (wo.z * denom)) / (eta * eta);
-    pdf = t * smithG1(wo.z, a2) * d * dot(wo, wm) / wo.z * abs(dot(wi, wm)) / denom;
-    return b.base * v;
+    float g = smithG2(wo, wi, a2);
+    float j = abs(dot(wi, wm) * dot(wo, wm) / (wo.z * denom));
+    pdf = (1.0 - pr) * smithG1(wo.z, a2) * d * dot(wo, wm) / wo.z * abs(dot(wi, wm)) / denom;
+    return b.base * ((vec3(1.0) - fr) * d * g * j / (eta * eta));
 }
 
 // glassSample samples a visible microfacet normal, then reflects (with the
@@ -541,7 +675,9 @@ bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi) {
     float cosO = dot(wo, h);
     float eta = glassEta(b);
     vec3 r = h * (2.0 * cosO) - wo;
-    if (u < fresnelDielectric(cosO, eta)) {
+    float pr;
+    glassFresnel(b, cosO, pr);
+    if (u < pr) {
         wi = r;
         return r.z > 0.0;
     }
@@ -616,7 +752,7 @@ LayerTerms layerTerms(BSDF b, vec3 wo, float base) {
 void bsdfAlbedos(BSDF b, vec3 wo, out vec3 diffuse, out vec3 specular) {
     float a, s;
     specularIntegrals(wo.z, b.alpha, a, s);
-    vec3 e = schlickAlbedo(b.f0, b.f90, a, s);
+    vec3 e = specularAlbedoWith(b, wo.z, a, s);
     float opaque = opaqueWeight(b);
     float ps, pd, pg, sum;
     lobeProbabilities(b, wo.z, e, ps, pd, pg, sum);
@@ -668,10 +804,20 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
         if (b.anisoAlpha > 0.0) {
             dm = anisoTerms(b, wo, wi, h, specM, g1m);
         }
-        float s5 = schlick5(dot(wo, h));
+        float vh = dot(wo, h);
+        float s5 = schlick5(vh);
         float opaque = opaqueWeight(b);
         vec3 fd = b.f0 + (b.f90 - b.f0) * s5;
         vec3 fm = b.base + (1.0 - b.base) * s5;
+        if (b.irid > 0.0) {
+            float outside = filmOutside(b);
+            if (opaque > 0.0) {
+                fd = fd * (1.0 - b.irid) + thinFilmFresnel(outside, b.filmIOR, b.filmThickness, vh, dielectricF0(b)) * (b.f90 * b.irid);
+            }
+            if (b.metallic > 0.0) {
+                fm = fm * (1.0 - b.irid) + thinFilmFresnel(outside, b.filmIOR, b.filmThickness, vh, b.base) * b.irid;
+            }
+        }
         f = (opaque * ((1.0 - e) * diffuseReflected(b) / PI + fd * spec) + b.metallic * fm * specM) * wi.z;
         if (b.anisoAlpha > 0.0) {
             float qm = metalShare(b, wo.z, e);

@@ -21,6 +21,7 @@ layout(push_constant, scalar) uniform Push { Vec2s table; Floats in_; Floats out
 
 vec2 albedoTableAt(int i, int j) { return push.table.v[i * ALBEDO_TABLE_SIZE + j]; }
 float sheenTableAt(int i, int j) { return push.table.v[ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + i * ALBEDO_TABLE_SIZE + j].x; }
+vec2 iridBinAt(int i, int j, int k) { return push.table.v[2 * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + (i * ALBEDO_TABLE_SIZE + j) * IRID_BINS + k]; }
 #include "bsdf.glsl"
 #include "hair.glsl"
 float filterCDF(int i) { return 0.0; } // camera.glsl's pixel filter, which the probe does not run
@@ -87,6 +88,7 @@ void main() {
         b.diffTrans = inF(i, 28u); // diffuse transmission and its tint
         b.diffTransColor = inV(i, 29u);
         setAnisotropy(b, inF(i, 32u), inV(i, 33u)); // the metal's anisotropy and its direction
+        setIridescence(b, inF(i, 36u), inF(i, 37u), inF(i, 38u)); // the film: how much, its index and thickness
         float pdf;
         outV(i, 0u, bsdfEval(b, inV(i, 10u), inV(i, 13u), pdf));
         outF(i, 3u, pdf);
@@ -104,6 +106,7 @@ void main() {
         b.diffTrans = inF(i, 28u); // diffuse transmission and its tint
         b.diffTransColor = inV(i, 29u);
         setAnisotropy(b, inF(i, 32u), inV(i, 33u)); // the metal's anisotropy and its direction
+        setIridescence(b, inF(i, 36u), inF(i, 37u), inF(i, 38u)); // the film: how much, its index and thickness
         vec3 wi, weight;
         float pdf;
         bool ok = bsdfSample(b, inV(i, 10u), inF(i, 13u), inF(i, 14u), inF(i, 15u), wi, weight, pdf);

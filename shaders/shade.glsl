@@ -9,6 +9,8 @@
 vec2 albedoTableAt(int i, int j) { return P.albedoTable.v[i * ALBEDO_TABLE_SIZE + j]; }
 // The sheen's table follows the specular one, in .x.
 float sheenTableAt(int i, int j) { return P.albedoTable.v[ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + i * ALBEDO_TABLE_SIZE + j].x; }
+// The film's bins follow the sheen's: weight and weight times mean v·h.
+vec2 iridBinAt(int i, int j, int k) { return P.albedoTable.v[2 * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + (i * ALBEDO_TABLE_SIZE + j) * IRID_BINS + k]; }
 
 #include "bsdf.glsl"
 #include "hair.glsl"
@@ -299,6 +301,14 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
             strength *= sampleTexture(mat.anisotropyTex, uv0, uv1).z;
         }
         setAnisotropy(s.bsdf, strength, toLocal(s.frame, anisoDir));
+    }
+    if (mat.iridescence > 0.0) {
+        float thickness = mat.iridescenceThicknessMax;
+        if (mat.iridescenceThicknessTex.texture >= 0) {
+            float g = sampleTexture(mat.iridescenceThicknessTex, uv0, uv1).y;
+            thickness = mat.iridescenceThicknessMin + (mat.iridescenceThicknessMax - mat.iridescenceThicknessMin) * g;
+        }
+        setIridescence(s.bsdf, mat.iridescence * sampleTexture(mat.iridescenceTex, uv0, uv1).x, mat.iridescenceIOR, thickness);
     }
     if (mat.diffuseTransmission > 0.0) {
         s.bsdf.diffTrans = clamp01(mat.diffuseTransmission * sampleTexture(mat.diffuseTransmissionTex, uv0, uv1).w);

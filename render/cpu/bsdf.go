@@ -71,6 +71,16 @@ type BSDF struct {
 	DiffTrans      float32
 	DiffTransColor scene.Vec3
 
+	// KHR_materials_iridescence: a thin film over the dielectric's specular
+	// layer and the metal, whose Fresnel (Film.Fresnel, the film over the
+	// dielectric's F0 or the metal's base colour) is mixed into theirs by
+	// Irid. The diffuse keeps 1 − E, E now the albedo of the mixed layer
+	// (Film.Albedo), so the film never makes light. Where light enters
+	// glass, the film's Fresnel is mixed into the interface's exact one
+	// per channel, each channel transmitting the rest (glassFresnel).
+	Irid float32
+	Film render.ThinFilm
+
 	// What Eval, Sample and Albedos need of wo, for the last wo they were
 	// given (zero: none yet): a shading point evaluates its light sample
 	// and samples its next direction from one wo.
@@ -98,7 +108,7 @@ type woTerms struct {
 // specular 0), a base that reflects. Its f·cos is base·cos/π, sampled by
 // the cosine: the general formulas give exactly that, at more cost.
 func (b *BSDF) lambertian() bool {
-	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.SheenColor == (scene.Vec3{}) && b.DiffTrans == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && luminance(b.Base) > 0
+	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.SheenColor == (scene.Vec3{}) && b.DiffTrans == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && b.Irid == 0 && luminance(b.Base) > 0
 }
 
 // lobesAt is woTerms for wo (cos θo > 0), computed once per wo.
@@ -119,6 +129,10 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	var l woTerms
 	l.a, l.s = specularIntegrals(wo.Z, b.Alpha)
 	l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
+	if b.Irid > 0 {
+		ei := b.film().Albedo(wo.Z, b.Alpha, b.dielectricF0()).Scale(b.F90)
+		l.e = l.e.Scale(1 - b.Irid).Add(ei.Scale(b.Irid))
+	}
 	var base float32
 	l.ps, l.pd, l.pg, base = b.lobeProbabilities(wo.Z, l.e)
 	if b.AnisoAlpha > 0 {
@@ -215,6 +229,31 @@ func (b *BSDF) diffuseBelow() float32 {
 		return b.DiffTrans
 	}
 	return lt / (lr + lt)
+}
+
+// SetIridescence puts a thin film of index ior and thickness (nm) over the
+// specular layers, mixed in by factor.
+func (b *BSDF) SetIridescence(factor, ior, thickness float32) {
+	b.Irid = clamp01(factor)
+	b.Film = render.ThinFilm{Outside: 1, IOR: max(ior, 1), Thickness: max(thickness, 0)}
+	b.lobeWo = scene.Vec3{}
+}
+
+// film is the thin film with the medium above it: air, or as much of the
+// coat's index as the coat covers.
+func (b *BSDF) film() render.ThinFilm {
+	f := b.Film
+	f.Outside = 1 + (layout.CoatIOR-1)*b.Coat
+	return f
+}
+
+// dielectricF0 is the dielectric's reflectance at normal incidence before
+// KHR_materials_specular's factor (F0 = that·F90): what lies under its film.
+func (b *BSDF) dielectricF0() scene.Vec3 {
+	if b.F90 <= 0 {
+		return scene.Vec3{}
+	}
+	return b.F0.Scale(1 / b.F90)
 }
 
 // SetSheen puts a sheen of the given colour and roughness over the base.
@@ -424,14 +463,24 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		if b.AnisoAlpha > 0 {
 			dm, specM, g1m = b.anisoTerms(wo, wi, h)
 		}
-		s5 := render.Schlick5(wo.Dot(h))
+		vh := wo.Dot(h)
+		s5 := render.Schlick5(vh)
 		opaque := b.opaqueWeight()
-		channel := func(f0, base, diffuse, e float32) float32 {
-			fd := f0 + (b.F90-f0)*s5
-			fm := base + (1-base)*s5
+		fd := scene.Vec3{X: b.F0.X + (b.F90-b.F0.X)*s5, Y: b.F0.Y + (b.F90-b.F0.Y)*s5, Z: b.F0.Z + (b.F90-b.F0.Z)*s5}
+		fm := scene.Vec3{X: b.Base.X + (1-b.Base.X)*s5, Y: b.Base.Y + (1-b.Base.Y)*s5, Z: b.Base.Z + (1-b.Base.Z)*s5}
+		if b.Irid > 0 {
+			film := b.film()
+			if opaque > 0 {
+				fd = fd.Scale(1 - b.Irid).Add(film.Fresnel(vh, b.dielectricF0()).Scale(b.F90 * b.Irid))
+			}
+			if b.Metallic > 0 {
+				fm = fm.Scale(1 - b.Irid).Add(film.Fresnel(vh, b.Base).Scale(b.Irid))
+			}
+		}
+		channel := func(fd, fm, diffuse, e float32) float32 {
 			return (opaque*((1-e)*diffuse/math.Pi+fd*spec) + b.Metallic*fm*specM) * wi.Z
 		}
-		f = scene.Vec3{X: channel(b.F0.X, b.Base.X, dr.X, e.X), Y: channel(b.F0.Y, b.Base.Y, dr.Y, e.Y), Z: channel(b.F0.Z, b.Base.Z, dr.Z, e.Z)}
+		f = scene.Vec3{X: channel(fd.X, fm.X, dr.X, e.X), Y: channel(fd.Y, fm.Y, dr.Y, e.Y), Z: channel(fd.Z, fm.Z, dr.Z, e.Z)}
 		if b.AnisoAlpha > 0 {
 			pdf = ps*((1-l.qm)*render.SmithG1(wo.Z, a2)*d+l.qm*g1m*dm)/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
 		} else {
@@ -547,26 +596,43 @@ func smithG2(wo, wi scene.Vec3, a2 float32) float32 {
 	return 1 / (1 + smithLambda(wo, a2) + smithLambda(wi, a2))
 }
 
+// glassFresnel is the glass interface's reflectance per channel at cos
+// (v·m) and the probability with which glassSample reflects there: the
+// exact Fresnel, with a thin film's mixed in (the channels' mean for the
+// choice) where light enters; each channel transmits what it does not
+// reflect, so the film colours the glass without making light.
+func (b *BSDF) glassFresnel(cos float32) (scene.Vec3, float32) {
+	eta := b.glassEta()
+	fr := fresnelDielectric(cos, eta)
+	if b.Irid <= 0 || eta < 1 {
+		return scene.Vec3{X: fr, Y: fr, Z: fr}, fr
+	}
+	r := (eta - 1) / (eta + 1)
+	fi := b.film().Fresnel(cos, scene.Vec3{X: r * r, Y: r * r, Z: r * r})
+	rgb := scene.Vec3{X: fr, Y: fr, Z: fr}.Scale(1 - b.Irid).Add(fi.Scale(b.Irid))
+	return rgb, (rgb.X + rgb.Y + rgb.Z) / 3
+}
+
 // glassEval is the glass interface's f·|cos wi| and the pdf of glassSample.
 func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	a2 := b.Alpha * b.Alpha
 	if wi.Z > 0 { // reflection off the interface
 		h := wo.Add(wi).Normalize()
-		fr := fresnelDielectric(wo.Dot(h), b.glassEta())
-		d := ggxD(h, a2)
-		v := fr * d * smithG2(wo, wi, a2) / (4 * wo.Z)
-		pdf := fr * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
-		return scene.Vec3{X: v, Y: v, Z: v}, pdf
+		fr, pr := b.glassFresnel(wo.Dot(h))
+		d, g := ggxD(h, a2), smithG2(wo, wi, a2)
+		v := func(f float32) float32 { return f * d * g / (4 * wo.Z) }
+		pdf := pr * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
+		return scene.Vec3{X: v(fr.X), Y: v(fr.Y), Z: v(fr.Z)}, pdf
 	}
 	if b.Thin {
 		// A sheet: the transmitted direction is the reflected one mirrored
 		// through the surface, tinted by the base colour.
 		wr := scene.Vec3{X: wi.X, Y: wi.Y, Z: -wi.Z}
 		h := wo.Add(wr).Normalize()
-		t := 1 - fresnelDielectric(wo.Dot(h), b.glassEta())
-		d := ggxD(h, a2)
-		v := t * d * smithG2(wo, wr, a2) / (4 * wo.Z)
-		return b.Base.Scale(v), t * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
+		fr, pr := b.glassFresnel(wo.Dot(h))
+		d, g := ggxD(h, a2), smithG2(wo, wr, a2)
+		v := func(base, f float32) float32 { return base * ((1 - f) * d * g / (4 * wo.Z)) }
+		return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, (1 - pr) * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
 	}
 	eta := b.glassEta()
 	wm := wi.Scale(eta).Add(wo).Normalize()
@@ -577,15 +643,16 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	if wm.Dot(wi) >= 0 || wm.Dot(wo) <= 0 {
 		return scene.Vec3{}, 0
 	}
-	t := 1 - fresnelDielectric(wo.Dot(wm), eta)
+	fr, pr := b.glassFresnel(wo.Dot(wm))
 	d := ggxD(wm, a2)
 	denom := wi.Dot(wm) + wo.Dot(wm)/eta
 	denom *= denom
 	// Walter et al.'s BTDF times |cos wi|, with the radiance scaled by 1/η²
 	// as it crosses into the denser side (and back).
-	v := t * d * smithG2(wo, wi, a2) * float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo.Z*denom)))) / (eta * eta)
-	pdf := t * render.SmithG1(wo.Z, a2) * d * wo.Dot(wm) / wo.Z * float32(math.Abs(float64(wi.Dot(wm)))) / denom
-	return b.Base.Scale(v), pdf
+	g, j := smithG2(wo, wi, a2), float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo.Z*denom))))
+	v := func(base, f float32) float32 { return base * ((1 - f) * d * g * j / (eta * eta)) }
+	pdf := (1 - pr) * render.SmithG1(wo.Z, a2) * d * wo.Dot(wm) / wo.Z * float32(math.Abs(float64(wi.Dot(wm)))) / denom
+	return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, pdf
 }
 
 // glassEta is the relative index the glass interface bends by.
@@ -601,7 +668,7 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32) (scene.Vec3, bool) 
 	// A rough microfacet can send either direction to the wrong side of the
 	// surface; such samples are lost (Eval gives those directions to the
 	// other branch, so keeping them would break the pdf).
-	if u < fresnelDielectric(cosO, eta) {
+	if _, pr := b.glassFresnel(cosO); u < pr {
 		return r, r.Z > 0
 	}
 	if b.Thin {

@@ -20,34 +20,56 @@ func glass(roughness, eta float32, thin bool) BSDF {
 
 // TestGlassEnergy: with no absorption, what a dielectric interface reflects
 // and transmits (transmitted radiance scaled back by η² to flux) adds up to
-// one for a smooth interface, and to no more than one for a rough one.
+// one for a smooth interface, and to no more than one for a rough one, in
+// every channel: a thin film over the glass colours what it reflects and
+// transmits, and makes no light.
 func TestGlassEnergy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	for _, c := range []struct {
 		roughness, eta float32
 		thin           bool
-	}{{0, 1.5, false}, {0, 1 / 1.5, false}, {0.3, 1.5, false}, {0.6, 1 / 1.5, false}, {0, 1.5, true}, {0.4, 1.5, true}} {
+		film           float32 // the film's share (index 1.8, 500 nm)
+	}{{0, 1.5, false, 0}, {0, 1 / 1.5, false, 0}, {0.3, 1.5, false, 0}, {0.6, 1 / 1.5, false, 0}, {0, 1.5, true, 0}, {0.4, 1.5, true, 0},
+		{0, 1.5, false, 1}, {0.3, 1.5, false, 0.7}, {0, 1.5, true, 1}, {0.4, 1 / 1.5, false, 1}} {
 		b := glass(c.roughness, c.eta, c.thin)
+		b.SetIridescence(c.film, 1.8, 500)
 		for _, cosO := range []float64{1, 0.6, 0.2} {
 			wo := directionAt(cosO)
 			const n = 100000
-			var sum float64
+			var sum [3]float64
 			for i := 0; i < n; i++ {
 				wi, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32())
 				if !ok {
 					continue
 				}
-				flux := float64(w.Y)
-				if wi.Z < 0 && !c.thin {
-					flux *= float64(c.eta * c.eta)
+				for ch := range 3 {
+					flux := float64(w.At(ch))
+					if wi.Z < 0 && !c.thin {
+						flux *= float64(c.eta * c.eta)
+					}
+					sum[ch] += flux
 				}
-				sum += flux
 			}
-			e := sum / n
-			if e > 1.01 || (c.roughness == 0 && math.Abs(e-1) > 0.01) {
-				t.Errorf("roughness %v, eta %v, thin %v, cos %v: reflected and transmitted %.4f", c.roughness, c.eta, c.thin, cosO, e)
+			for ch := range 3 {
+				e := sum[ch] / n
+				if e > 1.01 || (c.roughness == 0 && math.Abs(e-1) > 0.01) {
+					t.Errorf("roughness %v, eta %v, thin %v, film %v, cos %v: channel %d reflected and transmitted %.4f", c.roughness, c.eta, c.thin, c.film, cosO, ch, e)
+				}
 			}
 		}
+	}
+}
+
+// TestFilmColoursGlass: a thin film over glass reflects its channels
+// differently (interference), where the bare glass reflects grey.
+func TestFilmColoursGlass(t *testing.T) {
+	b := glass(0.05, 1.5, false)
+	wo := scene.Vec3{Z: 1}
+	bare, _ := b.Eval(wo, wo)
+	b.SetIridescence(1, 1.3, 400)
+	filmed, _ := b.Eval(wo, wo)
+	if bare.X != bare.Z || !(max(filmed.X, filmed.Y, filmed.Z)-min(filmed.X, filmed.Y, filmed.Z) > 0.2*max(filmed.X, filmed.Y, filmed.Z)) {
+		t.Errorf("glass reflects %v bare and %v under a film: no interference colours", bare, filmed)
 	}
 }
 
@@ -156,11 +178,13 @@ func TestRoughGlassSamplingChiSquare(t *testing.T) {
 	for _, c := range []struct {
 		eta  float32
 		thin bool
-	}{{1.5, false}, {1 / 1.5, false}, {1.5, true}} {
+		film float32
+	}{{1.5, false, 0}, {1 / 1.5, false, 0}, {1.5, true, 0}, {1.5, false, 1}, {1.5, true, 0.6}} {
 		b := glass(0.5, c.eta, c.thin)
 		b.Base = scene.Vec3{X: 0.9, Y: 0.8, Z: 0.7}
+		b.SetIridescence(c.film, 1.6, 350)
 		wo := directionAt(0.6)
-		sphereChiSquare(t, fmt.Sprintf("glass eta %v thin %v", c.eta, c.thin), func() (scene.Vec3, bool) {
+		sphereChiSquare(t, fmt.Sprintf("glass eta %v thin %v film %v", c.eta, c.thin, c.film), func() (scene.Vec3, bool) {
 			wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32())
 			return wi, ok
 		}, func(wi scene.Vec3) float32 { _, pdf := b.Eval(wo, wi); return pdf })

@@ -261,6 +261,12 @@ func TestProbeBSDF(t *testing.T) {
 			put3(r, 33, dir)
 			b.SetAnisotropy(strength, dir)
 		}
+		// A third under a thin film, thin to thick, of low to high index.
+		if rng.IntN(3) == 0 {
+			factor, ior, thickness := rng.Float32(), 1+1.3*rng.Float32(), 1200*rng.Float32()
+			r[36], r[37], r[38] = factor, ior, thickness
+			b.SetIridescence(factor, ior, thickness)
+		}
 		// Half of them under a clearcoat, a third of those about a tilted
 		// normal of their own.
 		if rng.IntN(2) == 0 {

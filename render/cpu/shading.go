@@ -230,6 +230,14 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		}
 		s.bsdf.SetAnisotropy(strength, s.frame.ToLocal(anisoDir))
 	}
+	if mat.Iridescence > 0 {
+		thickness := mat.IridescenceThicknessMax
+		if mat.IridescenceThicknessTexture.Valid() {
+			g := sampleTexture(sc, &mat.IridescenceThicknessTexture, &uvs).Y
+			thickness = mat.IridescenceThicknessMin + (mat.IridescenceThicknessMax-mat.IridescenceThicknessMin)*g
+		}
+		s.bsdf.SetIridescence(mat.Iridescence*sampleTexture(sc, &mat.IridescenceTexture, &uvs).X, mat.IridescenceIOR, thickness)
+	}
 	if mat.DiffuseTransmission > 0 {
 		s.bsdf.DiffTrans = clamp01(mat.DiffuseTransmission * sampleTexture(sc, &mat.DiffuseTransmissionTexture, &uvs).W)
 		s.bsdf.DiffTransColor = mat.DiffuseTransmissionColor.Mul3(sampleTexture(sc, &mat.DiffuseTransmissionColorTexture, &uvs).XYZ())

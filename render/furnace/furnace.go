@@ -113,6 +113,19 @@ func Sheened(roughness float32) scene.Material {
 	return m
 }
 
+// Iridescent is a white dielectric (its specular layer at full strength,
+// roughness 0.4) under a KHR_materials_iridescence film of the given index
+// and thickness: the film colours what the specular layer reflects, and
+// the diffuse gets the rest (its albedo binned by v·h), so it stays
+// lossless to the tables' few thousandths.
+func Iridescent(ior, thickness float32) scene.Material {
+	m := scene.DefaultMaterial()
+	m.Name = fmt.Sprintf("white dielectric under a film (index %v, %v nm)", ior, thickness)
+	m.Metallic, m.Roughness = 0, 0.4
+	m.Iridescence, m.IridescenceIOR, m.IridescenceThicknessMax = 1, ior, thickness
+	return m
+}
+
 // Translucent is White transmitting share of its diffuse light, white, as
 // a thin sheet (KHR_materials_diffuse_transmission): lossless.
 func Translucent(share float32) scene.Material {
@@ -234,7 +247,7 @@ func Cases(scale float64) ([]Case, error) {
 		lossless bool
 		minMean  float64
 	}{{White(), true, 0}, {RoughMetal(), false, 0}, {Glass(0, false), true, 0}, {Clearcoated(0.3), false, 0.97}, {Clearcoated(0.8), false, 0.95},
-		{Sheened(0.3), false, 0.97}, {Sheened(1), false, 0.97}, {Translucent(0.5), true, 0}} {
+		{Sheened(0.3), false, 0.97}, {Sheened(1), false, 0.97}, {Translucent(0.5), true, 0}, {Iridescent(1.8, 500), true, 0}} {
 		cloud, err := generated("particles", func(in *scene.Instance) scene.Material {
 			if in.Geometry.Kind == scene.Spheres {
 				return p.mat

@@ -46,7 +46,7 @@ const (
 	ProbeLightSample
 	ProbePdfEmitter
 	ProbeEnvironment
-	ProbeIn  = 36
+	ProbeIn  = 39
 	ProbeOut = 12
 )
 
@@ -202,7 +202,14 @@ type Material struct {
 	AnisotropyRotation float32
 	AnisotropyTex      TextureRef // RG: direction, B: strength
 	Dispersion         float32    // KHR_materials_dispersion: 20 over the Abbe number
-	Hair               HairParams
+	// KHR_materials_iridescence
+	Iridescence             float32
+	IridescenceIOR          float32
+	IridescenceThicknessMin float32
+	IridescenceThicknessMax float32
+	IridescenceTex          TextureRef // R
+	IridescenceThicknessTex TextureRef // G
+	Hair                    HairParams
 }
 
 // Texture is an RGBA8 image in the texel buffer.

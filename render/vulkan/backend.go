@@ -222,7 +222,8 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	p.EnvLight = r.p.lights.EnvIndex
 
 	sheen := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.SheenColor != (scene.Vec3{}) })
-	table := render.AlbedoTables(sheen)
+	irid := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.Iridescence > 0 })
+	table := render.AlbedoTables(sheen, irid)
 	albedo, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table[0])), 8*len(table)), 0, false)
 	if err != nil {
 		return err

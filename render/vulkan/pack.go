@@ -65,7 +65,9 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 			DiffuseTransmission: m.DiffuseTransmission, DiffuseTransmissionColor: m.DiffuseTransmissionColor,
 			DiffuseTransmissionTex: packTextureRef(m.DiffuseTransmissionTexture), DiffuseTransColorTex: packTextureRef(m.DiffuseTransmissionColorTexture),
 			AnisotropyStrength: m.AnisotropyStrength, AnisotropyRotation: m.AnisotropyRotation, AnisotropyTex: packTextureRef(m.AnisotropyTexture),
-			Dispersion: m.Dispersion}
+			Dispersion: m.Dispersion, Iridescence: m.Iridescence, IridescenceIOR: m.IridescenceIOR,
+			IridescenceThicknessMin: m.IridescenceThicknessMin, IridescenceThicknessMax: m.IridescenceThicknessMax,
+			IridescenceTex: packTextureRef(m.IridescenceTexture), IridescenceThicknessTex: packTextureRef(m.IridescenceThicknessTexture)}
 		if m.DoubleSided {
 			g.Flags |= layout.MatDoubleSided
 		}

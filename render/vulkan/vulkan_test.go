@@ -313,9 +313,9 @@ func compareTiles(t *testing.T, a, b *render.Film, tile int) {
 }
 
 // featureScene exercises what the generated scenes do not: a dispersive
-// glass sphere with a coloured volume, a rough metal sphere under a clearcoat, a textured
-// ground (bilinear sRGB texels with a texture transform), half brushed
-// metal, under a sheen and a clearcoat with its own normal map, an unlit sphere, an alpha-masked
+// glass sphere with a coloured volume, a rough metal sphere under a clearcoat and a
+// thin film, a textured ground (bilinear sRGB texels with a texture transform), half brushed
+// metal, under a thin film whose thickness a texture sets, a sheen and a clearcoat with its own normal map, an unlit sphere, an alpha-masked
 // card that transmits half its diffuse light, a spot light, and a camera
 // with depth of field.
 func featureScene() *scene.Scene {
@@ -326,6 +326,7 @@ func featureScene() *scene.Scene {
 	metal := scene.DefaultMaterial()
 	metal.Roughness, metal.BaseColor = 0.3, scene.Vec4{X: 0.9, Y: 0.7, Z: 0.5, W: 1}
 	metal.Clearcoat, metal.ClearcoatRoughness = 1, 0.1
+	metal.Iridescence, metal.IridescenceIOR, metal.IridescenceThicknessMax = 1, 2.0, 350
 	ground := scene.DefaultMaterial()
 	ground.Metallic = 0
 	ground.BaseColorTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{4, 0, 0.1, 0, 4, 0}}
@@ -333,6 +334,8 @@ func featureScene() *scene.Scene {
 	ground.ClearcoatNormalTexture = scene.TextureRef{Texture: 1, Transform: [6]float32{6, 0, 0, 0, 6, 0}}
 	ground.SheenColor, ground.SheenRoughness = scene.Vec3{X: 0.8, Y: 0.6, Z: 0.9}, 0.4
 	ground.Metallic, ground.Roughness, ground.AnisotropyStrength, ground.AnisotropyRotation = 0.5, 0.3, 0.8, 0.6
+	ground.Iridescence, ground.IridescenceIOR, ground.IridescenceThicknessMin, ground.IridescenceThicknessMax = 0.7, 1.4, 200, 700
+	ground.IridescenceThicknessTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{2, 0, 0, 0, 2, 0}}
 	unlit := scene.DefaultMaterial()
 	unlit.BaseColor, unlit.Unlit = scene.Vec4{X: 0.1, Y: 0.8, Z: 0.3, W: 1}, true
 	card := scene.DefaultMaterial()

@@ -1,0 +1,87 @@
+package render
+
+import (
+	"math"
+	"testing"
+
+	"sertrace/scene"
+)
+
+// TestThinFilmAlbedo holds the binned albedo of a GGX layer with the film's
+// Fresnel to a fine quadrature of the same integral (256² stratified
+// visible normals), over films thin and thick, of low and high index,
+// over dielectrics and a metal, from normal to grazing view: to 0.005 for
+// films under air over a dielectric (the albedo that keeps the diffuse
+// from making light), 0.01 over a metal (only sampling reads it), 0.02
+// for a film under a coat of higher index, whose Fresnel jumps to 1 where
+// the film reflects totally.
+func TestThinFilmAlbedo(t *testing.T) {
+	films := []struct {
+		film ThinFilm
+		base scene.Vec3
+		tol  float64
+	}{
+		{ThinFilm{Outside: 1, IOR: 1.3, Thickness: 400}, scene.Vec3{X: 0.04, Y: 0.04, Z: 0.04}, 0.005},
+		{ThinFilm{Outside: 1, IOR: 1.8, Thickness: 1200}, scene.Vec3{X: 0.04, Y: 0.04, Z: 0.04}, 0.005},
+		{ThinFilm{Outside: 1, IOR: 1.5, Thickness: 150}, scene.Vec3{X: 0.17, Y: 0.17, Z: 0.17}, 0.005},
+		{ThinFilm{Outside: 1, IOR: 2.0, Thickness: 250}, scene.Vec3{X: 1, Y: 0.78, Z: 0.34}, 0.01},
+		{ThinFilm{Outside: 1.5, IOR: 1.2, Thickness: 600}, scene.Vec3{X: 0.1, Y: 0.1, Z: 0.1}, 0.02},
+	}
+	for _, f := range films {
+		worst := 0.0
+		for _, mu := range []float32{1, 0.7, 0.3, 0.05} {
+			for _, r := range []float32{0.03, 0.2, 0.5, 1} {
+				alpha := max(r*r, 1e-3)
+				wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Z: mu}
+				const n = 256
+				var want [3]float64
+				for u := range n {
+					for v := range n {
+						h := SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/n, (float32(v)+0.5)/n)
+						wi := h.Scale(2 * wo.Dot(h)).Sub(wo)
+						if wi.Z <= 0 {
+							continue
+						}
+						w := float64(4 * mu * SmithV(mu, wi.Z, alpha*alpha) * wi.Z / SmithG1(mu, alpha*alpha))
+						fr := f.film.Fresnel(wo.Dot(h), f.base)
+						want[0] += w * float64(fr.X) / (n * n)
+						want[1] += w * float64(fr.Y) / (n * n)
+						want[2] += w * float64(fr.Z) / (n * n)
+					}
+				}
+				got := f.film.Albedo(mu, alpha, f.base)
+				for c, g := range [3]float32{got.X, got.Y, got.Z} {
+					d := math.Abs(float64(g) - min(want[c], 1))
+					worst = max(worst, d)
+					if d > f.tol {
+						t.Errorf("film %+v over %v, cos %v, roughness %v: binned albedo %v, quadrature %v", f.film, f.base, mu, r, got, want)
+						break
+					}
+				}
+			}
+		}
+		t.Logf("film %+v over %v: largest difference %.4f", f.film, f.base, worst)
+	}
+}
+
+// TestThinFilmFresnel: the film's reflectance stays in [0, 1], is coloured
+// (its channels differ: interference).
+func TestThinFilmFresnel(t *testing.T) {
+	base := scene.Vec3{X: 0.04, Y: 0.04, Z: 0.04}
+	coloured := 0.0
+	for i := 0; i <= 100; i++ {
+		c := float32(i) / 100
+		for _, f := range []ThinFilm{{1, 1.3, 400}, {1, 1.8, 1200}, {1.5, 2.2, 150}} {
+			r := f.Fresnel(c, base)
+			for _, v := range [3]float32{r.X, r.Y, r.Z} {
+				if !(v >= 0 && v <= 1) {
+					t.Fatalf("film %+v at cos %v: %v", f, c, r)
+				}
+			}
+			coloured = max(coloured, float64(max(r.X, r.Y, r.Z)-min(r.X, r.Y, r.Z)))
+		}
+	}
+	if coloured < 0.05 {
+		t.Errorf("the films' reflectances differ between channels by at most %v: no interference", coloured)
+	}
+}

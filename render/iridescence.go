@@ -126,35 +126,23 @@ func (f ThinFilm) Albedo(mu, alpha float32, baseF0 scene.Vec3) scene.Vec3 {
 // Any Fresnel that is a function of v·h then has the albedo Σ w·F(mean),
 // exact where F is linear across a bin; the film's Fresnel varies slowly
 // in v·h (its sensitivity's Gaussians damp the fast orders), so 16 bins
-// hold its albedo to a few thousandths. Made on first use, from the same
-// stratified visible normals as the specular table; the GPU receives it
-// after the sheen's.
+// hold its albedo to a few thousandths. Made on first use, from stratified
+// visible normals as the specular table (64² a cell where it has 32²: the
+// bins need more); the GPU receives it after the sheen's.
 func IridescenceBinTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize][layout.IridBins][2]float32 {
 	iridOnce.Do(func() {
 		const samples = 64
 		t := &iridTable
 		for i := range layout.AlbedoTableSize {
-			mu := max(float32(i)/(layout.AlbedoTableSize-1), 1e-3)
-			wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Y: 0, Z: mu}
+			_, wo := tableView(i)
 			for j := range layout.AlbedoTableSize {
-				r := float32(j) / (layout.AlbedoTableSize - 1)
-				alpha := max(r*r, layout.MinAlpha)
-				a2 := alpha * alpha
+				alpha := tableAlpha(j)
 				var sums [layout.IridBins][2]float64
-				for u := range samples {
-					for v := range samples {
-						h := SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/samples, (float32(v)+0.5)/samples)
-						c := wo.Dot(h)
-						wi := h.Scale(2 * c).Sub(wo)
-						if wi.Z <= 0 {
-							continue
-						}
-						w := float64(4 * mu * SmithV(mu, wi.Z, a2) * wi.Z / SmithG1(mu, a2))
-						k := min(int(clampUnit(c)*layout.IridBins), layout.IridBins-1)
-						sums[k][0] += w
-						sums[k][1] += w * float64(c)
-					}
-				}
+				visibleNormalQuadrature(wo, alpha, samples, func(vh, w float32) {
+					k := min(int(clampUnit(vh)*layout.IridBins), layout.IridBins-1)
+					sums[k][0] += float64(w)
+					sums[k][1] += float64(w) * float64(vh)
+				})
 				for k := range sums {
 					t[i][j][k] = [2]float32{float32(sums[k][0] / (samples * samples)), float32(sums[k][1] / (samples * samples))}
 				}

@@ -35,20 +35,12 @@ func TestThinFilmAlbedo(t *testing.T) {
 				wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Z: mu}
 				const n = 256
 				var want [3]float64
-				for u := range n {
-					for v := range n {
-						h := SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/n, (float32(v)+0.5)/n)
-						wi := h.Scale(2 * wo.Dot(h)).Sub(wo)
-						if wi.Z <= 0 {
-							continue
-						}
-						w := float64(4 * mu * SmithV(mu, wi.Z, alpha*alpha) * wi.Z / SmithG1(mu, alpha*alpha))
-						fr := f.film.Fresnel(wo.Dot(h), f.base)
-						want[0] += w * float64(fr.X) / (n * n)
-						want[1] += w * float64(fr.Y) / (n * n)
-						want[2] += w * float64(fr.Z) / (n * n)
-					}
-				}
+				visibleNormalQuadrature(wo, alpha, n, func(vh, w float32) {
+					fr := f.film.Fresnel(vh, f.base)
+					want[0] += float64(w*fr.X) / (n * n)
+					want[1] += float64(w*fr.Y) / (n * n)
+					want[2] += float64(w*fr.Z) / (n * n)
+				})
 				got := f.film.Albedo(mu, alpha, f.base)
 				for c, g := range [3]float32{got.X, got.Y, got.Z} {
 					d := math.Abs(float64(g) - min(want[c], 1))

@@ -116,8 +116,7 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 		const n = 48
 		t := &sheenTable
 		for i := range layout.AlbedoTableSize {
-			mu := max(float32(i)/(layout.AlbedoTableSize-1), 1e-3)
-			wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Y: 0, Z: mu}
+			mu, wo := tableView(i)
 			for j := range layout.AlbedoTableSize {
 				alpha := SheenAlpha(float32(j) / (layout.AlbedoTableSize - 1))
 				var sum float64
@@ -182,29 +181,51 @@ const albedoSamples = 32 // per axis: 1024 a cell
 
 var SpecularAlbedoTable = func() (t [layout.AlbedoTableSize][layout.AlbedoTableSize][2]float32) {
 	for i := range layout.AlbedoTableSize {
-		mu := max(float32(i)/(layout.AlbedoTableSize-1), 1e-3)
-		wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Y: 0, Z: mu}
+		_, wo := tableView(i)
 		for j := range layout.AlbedoTableSize {
-			r := float32(j) / (layout.AlbedoTableSize - 1)
-			alpha := max(r*r, layout.MinAlpha)
-			a2 := alpha * alpha
+			alpha := tableAlpha(j)
 			var sa, ss float64
-			for u := range albedoSamples {
-				for v := range albedoSamples {
-					h := SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/albedoSamples, (float32(v)+0.5)/albedoSamples)
-					wi := h.Scale(2 * wo.Dot(h)).Sub(wo)
-					if wi.Z <= 0 {
-						continue
-					}
-					// D·V·cos over the visible-normal pdf G1·D/(4μ).
-					w := 4 * mu * SmithV(mu, wi.Z, a2) * wi.Z / SmithG1(mu, a2)
-					sa += float64(w)
-					ss += float64(w * Schlick5(wo.Dot(h)))
-				}
-			}
+			visibleNormalQuadrature(wo, alpha, albedoSamples, func(vh, w float32) {
+				sa += float64(w)
+				ss += float64(w * Schlick5(vh))
+			})
 			n := float64(albedoSamples * albedoSamples)
 			t[i][j] = [2]float32{float32(sa / n), float32(ss / n)}
 		}
 	}
 	return t
 }()
+
+// visibleNormalQuadrature calls fn for n² stratified visible normals h of a
+// GGX surface of roughness² alpha seen from wo (local, μ = wo.Z > 0) whose
+// reflection leaves above the surface, with v·h and the sample's weight
+// D·V·cos over the visible-normal pdf G1·D/(4μ): the weights sum to n²
+// times ∫ D·V·cos. The albedo tables all sum over it.
+func visibleNormalQuadrature(wo scene.Vec3, alpha float32, n int, fn func(vh, w float32)) {
+	mu, a2 := wo.Z, alpha*alpha
+	for u := range n {
+		for v := range n {
+			h := SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/float32(n), (float32(v)+0.5)/float32(n))
+			vh := wo.Dot(h)
+			wi := h.Scale(2 * vh).Sub(wo)
+			if wi.Z <= 0 {
+				continue
+			}
+			fn(vh, 4*mu*SmithV(mu, wi.Z, a2)*wi.Z/SmithG1(mu, a2))
+		}
+	}
+}
+
+// tableView is the albedo tables' μ = cos θo at row i (from 1e-3 to 1) and
+// the direction wo it is seen from.
+func tableView(i int) (float32, scene.Vec3) {
+	mu := max(float32(i)/(layout.AlbedoTableSize-1), 1e-3)
+	return mu, scene.Vec3{X: sqrtClamped(1 - mu*mu), Y: 0, Z: mu}
+}
+
+// tableAlpha is the specular tables' roughness² at column j (√α from 0
+// to 1, at least layout.MinAlpha).
+func tableAlpha(j int) float32 {
+	r := float32(j) / (layout.AlbedoTableSize - 1)
+	return max(r*r, layout.MinAlpha)
+}

@@ -393,15 +393,26 @@ func (l *loader) texture(i int, space ColorSpace) (int, error) {
 	source := t.Source
 	// KHR_texture_basisu and EXT_texture_webp name the KTX2 or WebP image,
 	// which the file prefers to its fallback source.
+	var img *decodedImage
 	for _, ext := range []string{extBasisu, extWebP} {
-		if w, err := extension[textureSource](t.Extensions, ext); err != nil {
+		w, err := extension[textureSource](t.Extensions, ext)
+		if err != nil {
 			return -1, fmt.Errorf("texture %d: %w", i, err)
-		} else if w != nil && w.Source != nil {
-			source = w.Source
+		}
+		if w == nil || w.Source == nil {
+			continue
+		}
+		if img, err = l.image(*w.Source); err == nil {
 			break
 		}
+		if source == nil {
+			return -1, fmt.Errorf("texture %d: %w", i, err)
+		}
+		// One this loader cannot read (an HDR or 16-bit KTX2, say) leaves
+		// the fallback image, which glTF gives for readers that lack it.
+		l.warn("texture %d: its %s image does not decode (%v): its fallback image %d is used", i, ext, err, *source)
 	}
-	if source == nil {
+	if img == nil && source == nil {
 		names := make([]string, 0, len(t.Extensions))
 		for k := range t.Extensions {
 			names = append(names, k)
@@ -411,9 +422,11 @@ func (l *loader) texture(i int, space ColorSpace) (int, error) {
 		l.textures[key] = -1
 		return -1, nil
 	}
-	img, err := l.image(*source)
-	if err != nil {
-		return -1, fmt.Errorf("texture %d: %w", i, err)
+	if img == nil {
+		var err error
+		if img, err = l.image(*source); err != nil {
+			return -1, fmt.Errorf("texture %d: %w", i, err)
+		}
 	}
 	tex := Texture{Name: t.Name, Width: img.w, Height: img.h, Pixels: img.pixels, ColorSpace: space}
 	if t.Sampler != nil {

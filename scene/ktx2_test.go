@@ -33,6 +33,13 @@ func TestKTX2Textures(t *testing.T) {
 	}
 	ktx, _ := base64.StdEncoding.DecodeString(tinyKTX2)
 	broken := append([]byte{}, ktx[:len(ktx)-6]...)
+	// A KTX2 that does not decode leaves the texture's fallback image,
+	// saying so.
+	doc["images"].([]any)[1] = map[string]any{"uri": dataURI(broken)}
+	sc, err = Decode(encode(t, doc), "fallback.gltf", nil)
+	if err != nil || len(sc.Warnings) != 1 || !strings.Contains(sc.Warnings[0], "fallback image 0") || sc.Textures[0].Width != 1 {
+		t.Errorf("a broken KTX2 with a fallback: %v, warnings %q", err, sc.Warnings)
+	}
 	_, err = Decode(encode(t, texturedDoc(dataURI(broken))), "broken.gltf", nil)
 	if err == nil || !strings.Contains(err.Error(), "broken.gltf") || !strings.Contains(err.Error(), "KTX2") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("a truncated KTX2: %v", err)

@@ -244,11 +244,17 @@ void specularIntegrals(float mu, float alpha, out float a, out float s) {
 
 // --- BSDF ------------------------------------------------------------------
 
+// iorF0 is the reflectance at normal incidence of an interface of
+// relative index eta (render/cpu's iorF0).
+float iorF0(float eta) {
+    float r = (eta - 1.0) / (eta + 1.0);
+    return r * r;
+}
+
 BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specular, vec3 specularColor) {
     float f0 = 0.04;
     if (ior >= 1.0) {
-        float r = (ior - 1.0) / (ior + 1.0);
-        f0 = r * r;
+        f0 = iorF0(ior);
     }
     BSDF b;
     b.base = base;
@@ -278,13 +284,21 @@ BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specul
 
 // thinFilmSensitivity is render.thinFilmSensitivity: the RGB sensitivity of
 // an optical path difference (nm) with per-channel phase shifts.
+// The cosines' arguments reach 150 radians, where GLSL promises no
+// precision: they are taken in turns, reduced to one turn by fract.
+float cosTurns(float turns) {
+    return cos(2.0 * PI * fract(turns));
+}
+
 vec3 thinFilmSensitivity(float opd, vec3 shift) {
     float phase = 2.0 * PI * opd * 1e-9;
     float p2 = phase * phase;
-    float x = IRID_SENS_AMP_X * cos(IRID_SENS_POS_X * phase + shift.x) * exp(-p2 * IRID_SENS_VAR_X) +
-              IRID_SENS_AMP_X2 * cos(IRID_SENS_POS_X2 * phase + shift.x) * exp(-p2 * IRID_SENS_VAR_X2);
-    float y = IRID_SENS_AMP_Y * cos(IRID_SENS_POS_Y * phase + shift.y) * exp(-p2 * IRID_SENS_VAR_Y);
-    float z = IRID_SENS_AMP_Z * cos(IRID_SENS_POS_Z * phase + shift.z) * exp(-p2 * IRID_SENS_VAR_Z);
+    float cycles = opd * 1e-9;                 // phase in turns
+    vec3 shiftTurns = shift * (0.5 / PI);
+    float x = IRID_SENS_AMP_X * cosTurns(IRID_SENS_POS_X * cycles + shiftTurns.x) * exp(-p2 * IRID_SENS_VAR_X) +
+              IRID_SENS_AMP_X2 * cosTurns(IRID_SENS_POS_X2 * cycles + shiftTurns.x) * exp(-p2 * IRID_SENS_VAR_X2);
+    float y = IRID_SENS_AMP_Y * cosTurns(IRID_SENS_POS_Y * cycles + shiftTurns.y) * exp(-p2 * IRID_SENS_VAR_Y);
+    float z = IRID_SENS_AMP_Z * cosTurns(IRID_SENS_POS_Z * cycles + shiftTurns.z) * exp(-p2 * IRID_SENS_VAR_Z);
     return vec3(XYZ_TO_REC709_00 * x + XYZ_TO_REC709_01 * y + XYZ_TO_REC709_02 * z,
                 XYZ_TO_REC709_10 * x + XYZ_TO_REC709_11 * y + XYZ_TO_REC709_12 * z,
                 XYZ_TO_REC709_20 * x + XYZ_TO_REC709_21 * y + XYZ_TO_REC709_22 * z);
@@ -616,8 +630,7 @@ vec3 glassFresnel(BSDF b, float cos_, out float pr) {
         pr = fr;
         return vec3(fr);
     }
-    float r = (eta - 1.0) / (eta + 1.0);
-    vec3 fi = thinFilmFresnel(filmOutside(b), b.filmIOR, b.filmThickness, cos_, vec3(r * r));
+    vec3 fi = thinFilmFresnel(filmOutside(b), b.filmIOR, b.filmThickness, cos_, vec3(iorF0(eta)));
     vec3 rgb = vec3(fr) * (1.0 - b.irid) + fi * b.irid;
     pr = (rgb.x + rgb.y + rgb.z) / 3.0;
     return rgb;
@@ -883,14 +896,17 @@ bool weighed(BSDF b, WoTerms t, vec3 wo, vec3 wi, inout vec3 weight, inout float
 // bsdfSample picks wi for wo with the numbers u (strategy) and u1, u2
 // (direction); weight is f·|cos|/pdf. Returns false when nothing was sampled
 // (the path ends); weight and pdf are then zero.
-bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out vec3 weight, out float pdf) {
+bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out vec3 weight, out float pdf);
+
+// bsdfSampleWith is bsdfSample with wo's terms given: the integrator
+// computes them once a hit, for its light sample and its next direction.
+bool bsdfSampleWith(BSDF b, WoTerms t, vec3 wo, float u, float u1, float u2, out vec3 wi, out vec3 weight, out float pdf) {
     wi = vec3(0.0);
     weight = vec3(0.0);
     pdf = 0.0;
     if (wo.z <= 0.0) {
         return false;
     }
-    WoTerms t = woTerms(b, wo);
     float ps = t.ps, pd = t.pd;
     LayerTerms l = t.l;
     float pc = l.pc;
@@ -935,6 +951,16 @@ bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out v
         }
     }
     return weighed(b, t, wo, wi, weight, pdf);
+}
+
+bool bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi, out vec3 weight, out float pdf) {
+    if (wo.z <= 0.0) {
+        wi = vec3(0.0);
+        weight = vec3(0.0);
+        pdf = 0.0;
+        return false;
+    }
+    return bsdfSampleWith(b, woTerms(b, wo), wo, u, u1, u2, wi, weight, pdf);
 }
 
 #endif // BSDF_GLSL

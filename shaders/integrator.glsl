@@ -109,6 +109,10 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     }
     vec3 woLocal = toLocal(s.frame, wo);
     path.events = 0u;
+    WoTerms terms; // what the light sample and the next direction need of wo, once
+    if (!IS_HAIR(s) && woLocal.z > 0.0) {
+        terms = woTerms(s.bsdf, woLocal);
+    }
 
     // Next-event estimation.
     LightSample ls;
@@ -120,7 +124,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         if (IS_HAIR(s)) {
             f = hairEval(s.hair, woLocal, wiL, pdfB);
         } else {
-            f = bsdfEval(s.bsdf, woLocal, wiL, pdfB);
+            f = bsdfEvalWith(s.bsdf, terms, woLocal, wiL, pdfB);
         }
         if (f != vec3(0.0)) {
             path.events |= EVENT_LIGHT;
@@ -144,7 +148,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         ok = hairSample(s.hair, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), rnd(path, DIM_BSDF_W),
                         wiLocal, weight, pdf);
     } else {
-        ok = bsdfSample(s.bsdf, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), wiLocal, weight, pdf);
+        ok = bsdfSampleWith(s.bsdf, terms, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), wiLocal, weight, pdf);
     }
     vec3 wi = toWorld(s.frame, wiLocal);
     bool crosses = dot(wi, s.ng) < 0.0;

@@ -78,8 +78,9 @@ type BSDF struct {
 	// (Film.Albedo), so the film never makes light. Where light enters
 	// glass, the film's Fresnel is mixed into the interface's exact one
 	// per channel, each channel transmitting the rest (glassFresnel).
-	Irid float32
-	Film render.ThinFilm
+	Irid          float32
+	FilmIOR       float32
+	FilmThickness float32 // nm
 
 	// What Eval, Sample and Albedos need of wo, for the last wo they were
 	// given (zero: none yet): a shading point evaluates its light sample
@@ -234,17 +235,14 @@ func (b *BSDF) diffuseBelow() float32 {
 // SetIridescence puts a thin film of index ior and thickness (nm) over the
 // specular layers, mixed in by factor.
 func (b *BSDF) SetIridescence(factor, ior, thickness float32) {
-	b.Irid = clamp01(factor)
-	b.Film = render.ThinFilm{Outside: 1, IOR: max(ior, 1), Thickness: max(thickness, 0)}
+	b.Irid, b.FilmIOR, b.FilmThickness = clamp01(factor), max(ior, 1), max(thickness, 0)
 	b.lobeWo = scene.Vec3{}
 }
 
 // film is the thin film with the medium above it: air, or as much of the
 // coat's index as the coat covers.
 func (b *BSDF) film() render.ThinFilm {
-	f := b.Film
-	f.Outside = 1 + (layout.CoatIOR-1)*b.Coat
-	return f
+	return render.ThinFilm{Outside: 1 + (layout.CoatIOR-1)*b.Coat, IOR: b.FilmIOR, Thickness: b.FilmThickness}
 }
 
 // dielectricF0 is the dielectric's reflectance at normal incidence before
@@ -342,12 +340,18 @@ func NewBSDF(base scene.Vec3, metallic, roughness, ior, specular float32, specul
 func (b *BSDF) init(base scene.Vec3, metallic, roughness, ior, specular float32, specularColor scene.Vec3) {
 	f0 := float32(0.04)
 	if ior >= 1 {
-		r := (ior - 1) / (ior + 1)
-		f0 = r * r
+		f0 = iorF0(ior)
 	}
 	f90 := clamp01(specular)
 	*b = BSDF{Base: base, Metallic: clamp01(metallic), Alpha: max(roughness*roughness, layout.MinAlpha), F90: f90,
 		F0: scene.Vec3{X: min(f0*specularColor.X, 1) * f90, Y: min(f0*specularColor.Y, 1) * f90, Z: min(f0*specularColor.Z, 1) * f90}}
+}
+
+// iorF0 is the reflectance at normal incidence of an interface of
+// relative index eta.
+func iorF0(eta float32) float32 {
+	r := (eta - 1) / (eta + 1)
+	return r * r
 }
 
 func clamp01(v float32) float32 {
@@ -607,8 +611,8 @@ func (b *BSDF) glassFresnel(cos float32) (scene.Vec3, float32) {
 	if b.Irid <= 0 || eta < 1 {
 		return scene.Vec3{X: fr, Y: fr, Z: fr}, fr
 	}
-	r := (eta - 1) / (eta + 1)
-	fi := b.film().Fresnel(cos, scene.Vec3{X: r * r, Y: r * r, Z: r * r})
+	f0 := iorF0(eta)
+	fi := b.film().Fresnel(cos, scene.Vec3{X: f0, Y: f0, Z: f0})
 	rgb := scene.Vec3{X: fr, Y: fr, Z: fr}.Scale(1 - b.Irid).Add(fi.Scale(b.Irid))
 	return rgb, (rgb.X + rgb.Y + rgb.Z) / 3
 }

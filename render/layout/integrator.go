@@ -45,9 +45,13 @@ const SheenMinAlpha = 0.007
 // second choice stays in [0, 1).
 const OneBelowOne = 0x1.fffffep-1
 
-// CoatF0 is KHR_materials_clearcoat's reflectance at normal incidence: the
-// coat's index of refraction is 1.5.
-const CoatF0 = 0.04
+// CoatIOR is KHR_materials_clearcoat's index of refraction, and CoatF0 its
+// reflectance at normal incidence (0.04); CoatIOR is also the medium
+// above a thin film under a coat.
+const (
+	CoatIOR = 1.5
+	CoatF0  = ((CoatIOR - 1) / (CoatIOR + 1)) * ((CoatIOR - 1) / (CoatIOR + 1))
+)
 
 // PairsPerBounce is the number of pairs of dimensions at a bounce.
 const PairsPerBounce = (DimsPerBounce + 1) / 2

@@ -37,7 +37,3 @@ var XYZToRec709 = [9]float64{
 // is the sum over the bins of their weight times the film's Fresnel at
 // their mean v·h.
 const IridBins = 16
-
-// CoatIOR is the clearcoat's index (its F0 is CoatF0): the medium above a
-// film under a coat.
-const CoatIOR = 1.5

@@ -284,13 +284,20 @@ func (b *basisLZ) decodeSlice(data []byte, img *Image, alpha bool) error {
 			endpoint := 0
 			switch pred := curPred & 3; pred {
 			case 0: // the left block's
+				if bx == 0 {
+					return fmt.Errorf("block (%d, %d): predicted from the left of the slice", bx, by)
+				}
 				endpoint = prevEndpoint
 			case 1: // the block above's
+				if by == 0 {
+					return fmt.Errorf("block (%d, %d): predicted from above the slice", bx, by)
+				}
 				endpoint = above[bx]
 			case 2: // the upper left block's
-				if bx > 0 {
-					endpoint = above[bx-1]
+				if bx == 0 || by == 0 {
+					return fmt.Errorf("block (%d, %d): predicted from the upper left, outside the slice", bx, by)
 				}
+				endpoint = above[bx-1]
 			default: // a difference from the last one used
 				d := r.decode(b.endpointDelta)
 				if d < 0 {
@@ -348,12 +355,9 @@ func (b *basisLZ) decodeSlice(data []byte, img *Image, alpha bool) error {
 			}
 			b.endpoints[endpoint].texels(&b.selectors[selector], &texels)
 			if alpha {
-				for i := range texels {
-					texels[i][0] = texels[i][1]
-				}
-				img.putAlpha(bx, by, &texels)
+				img.putBlock(bx, by, &texels, 1, 3, 1) // green into alpha
 			} else {
-				img.putBlock(bx, by, &texels, 3)
+				img.putBlock(bx, by, &texels, 0, 0, 3)
 			}
 		}
 		if r.overrun {
@@ -385,24 +389,6 @@ func (e etc1sEndpoint) texels(sel *[4]uint8, out *[16][4]uint8) {
 		row := sel[y]
 		for x := range 4 {
 			out[4*y+x] = colors[row>>(2*x)&3]
-		}
-	}
-}
-
-// putAlpha writes the first channel of a block's texels into the alpha of
-// the texels that lie inside the image.
-func (img *Image) putAlpha(bx, by int, texels *[16][4]uint8) {
-	for y := range 4 {
-		py := 4*by + y
-		if py >= img.Height {
-			return
-		}
-		for x := range 4 {
-			px := 4*bx + x
-			if px >= img.Width {
-				break
-			}
-			img.Pixels[4*(py*img.Width+px)+3] = texels[4*y+x][0]
 		}
 	}
 }

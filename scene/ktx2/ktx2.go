@@ -35,6 +35,13 @@ const (
 	levelIndexSize = 24
 )
 
+// The largest texture Decode allocates for (256 MiB as RGBA8), so that a
+// header alone cannot make it allocate without bound.
+const (
+	maxSide   = 1 << 16
+	maxPixels = 1 << 26
+)
+
 // Data Format Descriptor colour models of Basis Universal's formats.
 const (
 	modelETC1S = 163
@@ -137,8 +144,8 @@ func parseHeader(data []byte) (*header, error) {
 		return nil, fmt.Errorf("KTX2 texture is an array of %d layers; glTF textures are 2D", h.layers)
 	case h.face != 1:
 		return nil, fmt.Errorf("KTX2 texture has %d faces (a cube map has 6); glTF textures are 2D with 1", h.face)
-	case h.width > 1<<20 || h.height > 1<<20:
-		return nil, fmt.Errorf("KTX2 texture of %d×%d texels is too large", h.width, h.height)
+	case h.width > maxSide || h.height > maxSide || uint64(h.width)*uint64(h.height) > maxPixels:
+		return nil, fmt.Errorf("KTX2 texture of %d×%d texels is larger than %d per side or %d in all", h.width, h.height, maxSide, maxPixels)
 	}
 	levels := max(h.levels, 1) // 0: the reader is asked to make the mipmaps; level 0 is there
 	if uint64(levels)*levelIndexSize > uint64(len(data)-headerBytes) {
@@ -306,15 +313,16 @@ func decodeUASTC(h *header, img *Image) error {
 			if err := unpackUASTC((*[16]byte)(src[off:off+16]), &texels); err != nil {
 				return fmt.Errorf("KTX2 UASTC block (%d, %d): %w", bx, by, err)
 			}
-			img.putBlock(bx, by, &texels, 4)
+			img.putBlock(bx, by, &texels, 0, 0, 4)
 		}
 	}
 	return nil
 }
 
-// putBlock writes the first channels of a block's texels that lie inside
-// the image.
-func (img *Image) putBlock(bx, by int, texels *[16][4]uint8, channels int) {
+// putBlock writes n channels of a block's texels, from channel from on,
+// into the pixels' channels from to on, where the texels lie inside the
+// image.
+func (img *Image) putBlock(bx, by int, texels *[16][4]uint8, from, to, n int) {
 	for y := range 4 {
 		py := 4*by + y
 		if py >= img.Height {
@@ -325,7 +333,7 @@ func (img *Image) putBlock(bx, by int, texels *[16][4]uint8, channels int) {
 			if px >= img.Width {
 				break
 			}
-			copy(img.Pixels[4*(py*img.Width+px):], texels[4*y+x][:channels])
+			copy(img.Pixels[4*(py*img.Width+px)+to:], texels[4*y+x][from:from+n])
 		}
 	}
 }

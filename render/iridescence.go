@@ -133,21 +133,17 @@ func IridescenceBinTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize][lay
 	iridOnce.Do(func() {
 		const samples = 64
 		t := &iridTable
-		for i := range layout.AlbedoTableSize {
-			_, wo := tableView(i)
-			for j := range layout.AlbedoTableSize {
-				alpha := tableAlpha(j)
-				var sums [layout.IridBins][2]float64
-				visibleNormalQuadrature(wo, alpha, samples, func(vh, w float32) {
-					k := min(int(clampUnit(vh)*layout.IridBins), layout.IridBins-1)
-					sums[k][0] += float64(w)
-					sums[k][1] += float64(w) * float64(vh)
-				})
-				for k := range sums {
-					t[i][j][k] = [2]float32{float32(sums[k][0] / (samples * samples)), float32(sums[k][1] / (samples * samples))}
-				}
+		eachTableCell(func(i, j int, wo scene.Vec3) {
+			var sums [layout.IridBins][2]float64
+			visibleNormalQuadrature(wo, tableAlpha(j), samples, func(vh, w float32) {
+				k := min(int(clampUnit(vh)*layout.IridBins), layout.IridBins-1)
+				sums[k][0] += float64(w)
+				sums[k][1] += float64(w) * float64(vh)
+			})
+			for k := range sums {
+				t[i][j][k] = [2]float32{float32(sums[k][0] / (samples * samples)), float32(sums[k][1] / (samples * samples))}
 			}
-		}
+		})
 	})
 	return &iridTable
 }

@@ -115,24 +115,21 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 	sheenOnce.Do(func() {
 		const n = 48
 		t := &sheenTable
-		for i := range layout.AlbedoTableSize {
-			mu, wo := tableView(i)
-			for j := range layout.AlbedoTableSize {
-				alpha := SheenAlpha(float32(j) / (layout.AlbedoTableSize - 1))
-				var sum float64
-				for a := range n {
-					th := math.Pi / 2 * (float64(a) + 0.5) / n
-					st, ct := math.Sincos(th)
-					for b := range n {
-						sp, cp := math.Sincos(2 * math.Pi * (float64(b) + 0.5) / n)
-						wi := scene.Vec3{X: float32(st * cp), Y: float32(st * sp), Z: float32(ct)}
-						h := wo.Add(wi).Normalize()
-						sum += float64(CharlieD(h.Z, alpha)*SheenV(mu, wi.Z)) * ct * st
-					}
+		eachTableCell(func(i, j int, wo scene.Vec3) {
+			alpha := SheenAlpha(float32(j) / (layout.AlbedoTableSize - 1))
+			var sum float64
+			for a := range n {
+				th := math.Pi / 2 * (float64(a) + 0.5) / n
+				st, ct := math.Sincos(th)
+				for b := range n {
+					sp, cp := math.Sincos(2 * math.Pi * (float64(b) + 0.5) / n)
+					wi := scene.Vec3{X: float32(st * cp), Y: float32(st * sp), Z: float32(ct)}
+					h := wo.Add(wi).Normalize()
+					sum += float64(CharlieD(h.Z, alpha)*SheenV(wo.Z, wi.Z)) * ct * st
 				}
-				t[i][j] = float32(sum * math.Pi * math.Pi / (n * n))
 			}
-		}
+			t[i][j] = float32(sum * math.Pi * math.Pi / (n * n))
+		})
 	})
 	return &sheenTable
 }
@@ -180,19 +177,15 @@ var (
 const albedoSamples = 32 // per axis: 1024 a cell
 
 var SpecularAlbedoTable = func() (t [layout.AlbedoTableSize][layout.AlbedoTableSize][2]float32) {
-	for i := range layout.AlbedoTableSize {
-		_, wo := tableView(i)
-		for j := range layout.AlbedoTableSize {
-			alpha := tableAlpha(j)
-			var sa, ss float64
-			visibleNormalQuadrature(wo, alpha, albedoSamples, func(vh, w float32) {
-				sa += float64(w)
-				ss += float64(w * Schlick5(vh))
-			})
-			n := float64(albedoSamples * albedoSamples)
-			t[i][j] = [2]float32{float32(sa / n), float32(ss / n)}
-		}
-	}
+	eachTableCell(func(i, j int, wo scene.Vec3) {
+		var sa, ss float64
+		visibleNormalQuadrature(wo, tableAlpha(j), albedoSamples, func(vh, w float32) {
+			sa += float64(w)
+			ss += float64(w * Schlick5(vh))
+		})
+		n := float64(albedoSamples * albedoSamples)
+		t[i][j] = [2]float32{float32(sa / n), float32(ss / n)}
+	})
 	return t
 }()
 
@@ -216,11 +209,17 @@ func visibleNormalQuadrature(wo scene.Vec3, alpha float32, n int, fn func(vh, w 
 	}
 }
 
-// tableView is the albedo tables' μ = cos θo at row i (from 1e-3 to 1) and
-// the direction wo it is seen from.
-func tableView(i int) (float32, scene.Vec3) {
-	mu := max(float32(i)/(layout.AlbedoTableSize-1), 1e-3)
-	return mu, scene.Vec3{X: sqrtClamped(1 - mu*mu), Y: 0, Z: mu}
+// eachTableCell calls fn for every cell (i, j) of an albedo table, with
+// the direction wo its row i is seen from: μ = wo.Z = cos θo from 1e-3 to
+// 1 (j is the table's roughness, which each table maps its own way).
+func eachTableCell(fn func(i, j int, wo scene.Vec3)) {
+	for i := range layout.AlbedoTableSize {
+		mu := max(float32(i)/(layout.AlbedoTableSize-1), 1e-3)
+		wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Y: 0, Z: mu}
+		for j := range layout.AlbedoTableSize {
+			fn(i, j, wo)
+		}
+	}
 }
 
 // tableAlpha is the specular tables' roughness² at column j (√α from 0

@@ -10,19 +10,22 @@ import (
 // blue, white at half alpha.
 const tinyWebP = "UklGRjAAAABXRUJQVlA4TCMAAAAvAUAAEB8gEEjeHzqN+RcQFPwfnYCg6LrlImYPwg0YIvofAgA="
 
-// TestWebPTextures: EXT_texture_webp's image is used before the texture's
-// fallback source, and a WebP decodes like a PNG; a WebP that does not
-// decode is one clear error.
-func TestWebPTextures(t *testing.T) {
-	webp, _ := base64.StdEncoding.DecodeString(tinyWebP)
-	doc := texturedDoc(dataURI(pngBytes(t, 1, 1))) // the fallback: one transparent black pixel
-	doc["extensionsUsed"] = []any{"EXT_texture_webp"}
-	doc["images"] = append(doc["images"].([]any), map[string]any{"uri": "data:image/webp;base64," + tinyWebP})
-	at(doc, "textures", 0)["extensions"] = map[string]any{"EXT_texture_webp": map[string]any{"source": 1}}
-	sc, err := Decode(encode(t, doc), "webp.gltf", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+// preferredSourceDoc is a textured scene whose texture names, through
+// extension ext, the image at uri before its fallback (one transparent
+// black PNG pixel, image 0).
+func preferredSourceDoc(t testing.TB, ext, uri string) map[string]any {
+	doc := texturedDoc(dataURI(pngBytes(t, 1, 1)))
+	doc["extensionsUsed"] = []any{ext}
+	doc["images"] = append(doc["images"].([]any), map[string]any{"uri": uri})
+	at(doc, "textures", 0)["extensions"] = map[string]any{ext: map[string]any{"source": 1}}
+	return doc
+}
+
+// checkTinyTexture checks that the scene's one texture is the 2×2 test
+// image (red, green / blue, white at half alpha) and it loaded with no
+// warning.
+func checkTinyTexture(t *testing.T, sc *Scene) {
+	t.Helper()
 	if len(sc.Warnings) > 0 || len(sc.Textures) != 1 {
 		t.Fatalf("warnings %q, %d textures", sc.Warnings, len(sc.Textures))
 	}
@@ -31,6 +34,18 @@ func TestWebPTextures(t *testing.T) {
 	if tx.Width != 2 || tx.Height != 2 || string(tx.Pixels) != string(want) {
 		t.Errorf("texture %dx%d %v, want 2x2 %v", tx.Width, tx.Height, tx.Pixels, want)
 	}
+}
+
+// TestWebPTextures: EXT_texture_webp's image is used before the texture's
+// fallback source, and a WebP decodes like a PNG; a WebP that does not
+// decode is one clear error.
+func TestWebPTextures(t *testing.T) {
+	webp, _ := base64.StdEncoding.DecodeString(tinyWebP)
+	sc, err := Decode(encode(t, preferredSourceDoc(t, "EXT_texture_webp", "data:image/webp;base64,"+tinyWebP)), "webp.gltf", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTinyTexture(t, sc)
 	// A WebP without the extension is read too, and a broken one refused.
 	if sc, err := Decode(encode(t, texturedDoc("data:image/webp;base64,"+tinyWebP)), "plain.gltf", nil); err != nil || sc.Textures[0].Width != 2 {
 		t.Errorf("a WebP as the texture's source: %v", err)

@@ -575,10 +575,10 @@ float opaqueWeight(BSDF b) {
     return (1.0 - b.metallic) * (1.0 - b.transmission);
 }
 
-// specularAlbedoWith is E for each channel: the dielectric specular
-// layer's directional albedo seen from cosO, its film's mixed in, given
-// the tabulated integrals a and s.
-vec3 specularAlbedoWith(BSDF b, float cosO, float a, float s) {
+// specularAlbedo is E for each channel: the dielectric specular layer's
+// directional albedo seen from cosO, its film's mixed in, given the
+// tabulated integrals a and s.
+vec3 specularAlbedo(BSDF b, float cosO, float a, float s) {
     vec3 e = schlickAlbedo(b.f0, b.f90, a, s);
     if (b.irid > 0.0) {
         vec3 ei = thinFilmAlbedo(filmOutside(b), b.filmIOR, b.filmThickness, cosO, b.alpha, dielectricF0(b)) * b.f90;
@@ -587,11 +587,6 @@ vec3 specularAlbedoWith(BSDF b, float cosO, float a, float s) {
     return e;
 }
 
-vec3 specularAlbedo(BSDF b, float cosO) {
-    float a, s;
-    specularIntegrals(cosO, b.alpha, a, s);
-    return specularAlbedoWith(b, cosO, a, s);
-}
 
 
 // lobeProbabilities are how often bsdfSample uses the base's strategies,
@@ -758,18 +753,32 @@ LayerTerms layerTerms(BSDF b, vec3 wo, float base) {
     return l;
 }
 
+// WoTerms are what bsdfAlbedos, bsdfEval and bsdfSample need of wo alone,
+// computed once a hit (Go caches them per wo: BSDF.lobesAt).
+struct WoTerms {
+    float a, s;                 // the tabulated specular integrals
+    vec3 e;                     // the specular layer's albedo
+    float ps, pd, pg, sum;      // the base's strategies and their estimates' sum
+    LayerTerms l;               // the sheen's and the coat's
+};
+
+WoTerms woTerms(BSDF b, vec3 wo) {
+    WoTerms t;
+    specularIntegrals(wo.z, b.alpha, t.a, t.s);
+    t.e = specularAlbedo(b, wo.z, t.a, t.s);
+    lobeProbabilities(b, wo.z, t.e, t.ps, t.pd, t.pg, t.sum);
+    t.l = layerTerms(b, wo, t.sum);
+    return t;
+}
+
 // bsdfAlbedos are the directional albedos seen from wo (local) of the
 // diffuse lobe and (estimated for the metal and the glass) of the rest, the
-// coat included. The diffuse
-// lobe's f·|cos wi| is its albedo·cos wi/π.
-void bsdfAlbedos(BSDF b, vec3 wo, out vec3 diffuse, out vec3 specular) {
-    float a, s;
-    specularIntegrals(wo.z, b.alpha, a, s);
-    vec3 e = specularAlbedoWith(b, wo.z, a, s);
+// coat included, given wo's terms. The diffuse lobe's f·|cos wi| is its
+// albedo·cos wi/π.
+void bsdfAlbedos(BSDF b, WoTerms t, vec3 wo, out vec3 diffuse, out vec3 specular) {
+    vec3 e = t.e;
     float opaque = opaqueWeight(b);
-    float ps, pd, pg, sum;
-    lobeProbabilities(b, wo.z, e, ps, pd, pg, sum);
-    LayerTerms l = layerTerms(b, wo, sum);
+    LayerTerms l = t.l;
     float under = 1.0 - l.ec; // what the coat lets through to the rest
     float es = 0.0;          // the sheen's albedo for a white sheen
     if (b.sheenColor != vec3(0.0)) {
@@ -778,23 +787,7 @@ void bsdfAlbedos(BSDF b, vec3 wo, out vec3 diffuse, out vec3 specular) {
     float below = under * (1.0 - l.se); // what the sheen lets through to the base
     diffuse = below * opaque * (1.0 - e) * diffuseReflected(b);
     specular = l.ec + under * b.sheenColor * es +
-               below * (opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, a, s) + glassWeight(b) * b.base + opaque * (1.0 - e) * diffuseTransmitted(b));
-}
-
-// WoTerms are what bsdfEval and bsdfSample need of wo alone, computed once
-// per call of bsdfSample (Go caches them per wo: BSDF.lobesAt).
-struct WoTerms {
-    vec3 e;                     // the specular layer's albedo
-    float ps, pd, pg, sum;      // the base's strategies and their estimates' sum
-    LayerTerms l;               // the sheen's and the coat's
-};
-
-WoTerms woTerms(BSDF b, vec3 wo) {
-    WoTerms t;
-    t.e = specularAlbedo(b, wo.z);
-    lobeProbabilities(b, wo.z, t.e, t.ps, t.pd, t.pg, t.sum);
-    t.l = layerTerms(b, wo, t.sum);
-    return t;
+               below * (opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, t.a, t.s) + glassWeight(b) * b.base + opaque * (1.0 - e) * diffuseTransmitted(b));
 }
 
 // bsdfEvalWith is bsdfEval with wo's terms given.

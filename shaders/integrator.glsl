@@ -72,6 +72,12 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     path.throughput *= transmittance(path.medium, t);
     Surface s = shadeHit(inst, prim, attribs.x, attribs.y, t, o, d);
     vec3 wo = -d;
+    vec3 woLocal = toLocal(s.frame, wo);
+    // What the first hit's albedos, the light sample and the next direction
+    // need of wo, computed once a hit (Go caches them: BSDF.lobesAt), and
+    // only when one of them is taken.
+    WoTerms terms;
+    bool haveTerms = false;
     if (path.bounce == 0u) {
         path.albedo = s.albedo;
         path.normal = s.aovNormal != vec3(0.0) ? s.aovNormal : s.frame.n;
@@ -80,7 +86,9 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         if (IS_HAIR(s)) {
             path.diffAlbedo = s.albedo;
         } else if (!s.unlit) { // an unlit surface reflects nothing: its light is the camera's direct view
-            bsdfAlbedos(s.bsdf, toLocal(s.frame, wo), path.diffAlbedo, path.specAlbedo);
+            terms = woTerms(s.bsdf, woLocal);
+            haveTerms = true;
+            bsdfAlbedos(s.bsdf, terms, woLocal, path.diffAlbedo, path.specAlbedo);
         }
     }
     if (s.emit != vec3(0.0)) {
@@ -107,10 +115,8 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
             s.bsdf.eta = s.front ? n : 1.0 / n;
         }
     }
-    vec3 woLocal = toLocal(s.frame, wo);
     path.events = 0u;
-    WoTerms terms; // what the light sample and the next direction need of wo, once
-    if (!IS_HAIR(s) && woLocal.z > 0.0) {
+    if (!IS_HAIR(s) && !haveTerms && woLocal.z > 0.0) { // (below the surface the BSDF reads none)
         terms = woTerms(s.bsdf, woLocal);
     }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -46,6 +47,9 @@ func newDevicesCommand(v *viper.Viper) *cobra.Command {
 				}
 				fmt.Fprintf(out, "%d: %s (%s)\n   driver %s, Vulkan %s\n   reorder mode: %s; native spheres: %v; native swept spheres: %v; shader clock: %v\n",
 					d.Index, d.Name, d.Type, d.Driver, d.APIVersion, reorder, d.Spheres, d.LSS, d.ShaderClock)
+				if len(d.Extensions) > 0 {
+					fmt.Fprintf(out, "   ray-tracing extensions: %s\n", strings.Join(d.Extensions, " "))
+				}
 				for _, p := range vulkan.PathNames {
 					st := d.Paths[p]
 					if st.Available {

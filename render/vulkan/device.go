@@ -50,7 +50,7 @@ func openDevice(path string, index int, validation bool) (*device, error) {
 // openDeviceClock is openDevice with the pipeline's shader-clock variant
 // when clock is set and the chosen device has the clock (device.clock says).
 func openDeviceClock(path string, index int, validation, clock bool) (*device, error) {
-	in, err := newInstance(validation)
+	in, err := processInstance(validation)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,6 @@ func openDeviceClock(path string, index int, validation, clock bool) (*device, e
 		}
 	}
 	if chosen == nil {
-		in.destroy()
 		if len(reasons) == 0 {
 			if index >= 0 {
 				return nil, fmt.Errorf("no Vulkan device %d", index)
@@ -248,7 +247,6 @@ func (d *device) destroy() {
 		}
 		vk.DestroyDevice(d.handle, nil)
 	}
-	d.in.destroy()
 }
 
 // --- Memory -----------------------------------------------------------------

@@ -3,6 +3,7 @@ package vulkan
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -45,10 +46,11 @@ type Device struct {
 	Type        string                `json:"type"`
 	Driver      string                `json:"driver"`
 	APIVersion  string                `json:"api_version"`
-	ReorderMode *string               `json:"reorder_mode"` // "reorder", "none", or null without VK_NV_ray_tracing_invocation_reorder
-	Spheres     bool                  `json:"spheres"`      // native VK_GEOMETRY_TYPE_SPHERES_NV
-	LSS         bool                  `json:"lss"`          // native linear swept spheres
-	ShaderClock bool                  `json:"shader_clock"` // VK_KHR_shader_clock, for GPU cost heatmaps
+	ReorderMode *string               `json:"reorder_mode"`           // "reorder", "none", or null without VK_NV_ray_tracing_invocation_reorder
+	Spheres     bool                  `json:"spheres"`                // native VK_GEOMETRY_TYPE_SPHERES_NV
+	LSS         bool                  `json:"lss"`                    // native linear swept spheres
+	ShaderClock bool                  `json:"shader_clock"`           // VK_KHR_shader_clock, for GPU cost heatmaps
+	Extensions  []string              `json:"ray_tracing_extensions"` // the device's extensions that tracing rays concerns, sorted (traceExtension)
 	Paths       map[string]PathStatus `json:"paths"`
 
 	handle vk.PhysicalDevice
@@ -122,11 +124,10 @@ var wavefrontModules = []string{"rq_generate.comp", "rq_trace.comp", "rq_scan.co
 
 // Devices lists every physical device and what it can run.
 func Devices() ([]Device, error) {
-	in, err := newInstance(false)
+	in, err := processInstance(false)
 	if err != nil {
 		return nil, err
 	}
-	defer in.destroy()
 	var out []Device
 	for i, pd := range in.physicalDevices() {
 		out = append(out, describe(in, i, pd))
@@ -141,6 +142,12 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	d := Device{Index: index, Name: cString(props.DeviceName[:]), handle: pd, exts: deviceExtensions(pd),
 		APIVersion: fmt.Sprintf("%d.%d.%d", props.ApiVersion>>22, props.ApiVersion>>12&0x3ff, props.ApiVersion&0xfff),
 		Type:       deviceType(props.DeviceType), Paths: map[string]PathStatus{}, status: map[string]PathStatus{}}
+	for e := range d.exts {
+		if traceExtension(e) {
+			d.Extensions = append(d.Extensions, e)
+		}
+	}
+	slices.Sort(d.Extensions)
 	if props.ApiVersion < vk.MakeVersion(1, 2, 0) {
 		for _, p := range gatedPaths {
 			d.setStatus(p, PathStatus{Reason: "Vulkan " + d.APIVersion + " is older than 1.2"})
@@ -204,6 +211,19 @@ func (d *Device) setStatus(p string, st PathStatus) {
 	if !slices.Contains(computePaths, p) {
 		d.Paths[p] = st
 	}
+}
+
+// traceExtension says whether a device extension concerns tracing rays:
+// ray tracing and ray queries of any vendor, acceleration structures,
+// reordering, swept spheres and the shader clock, the ones a report of a
+// new driver should list whether or not sertrace uses them yet.
+func traceExtension(name string) bool {
+	for _, part := range []string{"ray_tracing", "ray_query", "acceleration_structure", "invocation_reorder", "swept_spheres", "shader_clock", "opacity_micromap", "displacement_micromap"} {
+		if strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
 }
 
 func deviceType(t vk.PhysicalDeviceType) string {

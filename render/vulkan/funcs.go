@@ -10,7 +10,7 @@ import (
 )
 
 // The entry points of sertrace's own binding are the fields of two typed
-// function tables: instanceFuncs, loaded once by newInstance, and
+// function tables: instanceFuncs, loaded once by createInstance, and
 // deviceFuncs, loaded once by device.create. A field is a Go function with
 // the entry point's parameters typed (handles, the binding's structures,
 // counts), made in one place, the table's entry for it, which spells the

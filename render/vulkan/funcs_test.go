@@ -154,7 +154,7 @@ func TestEntryPointsLoad(t *testing.T) {
 	}
 
 	// Without validation, all but the debug messenger's.
-	in, err := newInstance(false)
+	in, err := createInstance(false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,9 +54,40 @@ func ValidationRequested() bool {
 	return v != "" && v != "0"
 }
 
-// newInstance creates a Vulkan 1.2 instance, with the validation layer and a
+// instances are the process's Vulkan instances, one without the validation
+// layer and one with it, each created on first use and kept until the
+// process ends: every device is created on one of them. NVIDIA's driver
+// (580, on an H200) refused vkCreateInstance for good (incompatible driver)
+// after some thirty instances had been created and destroyed in one
+// process, so that a batch, a benchmark or the tests stopped rendering
+// there; one instance per process is what drivers are written for.
+var instances struct {
+	sync.Mutex
+	made [2]*instance // by validation
+}
+
+// processInstance returns the process's instance with or without the
+// validation layer, creating it the first time. It is never destroyed.
+func processInstance(validation bool) (*instance, error) {
+	instances.Lock()
+	defer instances.Unlock()
+	k := 0
+	if validation {
+		k = 1
+	}
+	if instances.made[k] == nil {
+		in, err := createInstance(validation)
+		if err != nil {
+			return nil, err
+		}
+		instances.made[k] = in
+	}
+	return instances.made[k], nil
+}
+
+// createInstance creates a Vulkan 1.2 instance, with the validation layer and a
 // messenger that records its messages when validation is set.
-func newInstance(validation bool) (*instance, error) {
+func createInstance(validation bool) (*instance, error) {
 	gipa, err := load()
 	if err != nil {
 		return nil, err

@@ -1,56 +1,91 @@
 #!/usr/bin/env bash
 # One call's worth of NVIDIA measurements for a session lent the GPU machine
-# (../shared/GPU.md): run from the checkout's root there, with .gl/ (the
-# Vulkan loader and validation layer .debs) and .gpu/sertrace (built here
-# with `go build -o .gpu/sertrace ./app`) carried, and $OUT set by the tool.
+# (../shared/GPU.md), run from the checkout's root there, with $OUT set by
+# the tool and these carried (all ignored by git):
+#
+#   .gl/                 .debs: libvulkan1 vulkan-validationlayers libglvnd0 libglx0
+#                        libegl1 libgl1 libopengl0 libgles2
+#   .gpu/sertrace        go build -ldflags "-s -w" -o .gpu/sertrace ./app
+#   .gpu/vulkan.test     go test -c -ldflags "-s -w" -o .gpu/vulkan.test ./render/vulkan
+#   .gpu/shared-scenes/  the shared scenes TestSharedMaterialScenesMatchCPU reads
 #
 #   run: bash benchmarks/nvidia/run.sh            (carry: .gl, .gpu)
 #
-# RES, SPP and BENCH override the renders' size and samples and the suite
-# (RES=32x24 SPP=1 BENCH=configs/bench-smoke.yaml tries the script on
-# lavapipe). It installs the loader, records the device, renders every sample scene on
-# each path (stats JSON and EXRs, to compare the paths with afterwards), and
-# runs configs/bench-full.yaml with the GPU backends. Everything lands in $OUT; copy what is worth keeping to
-# benchmarks/results/<device>/.
+# In order, each step under its own time limit so that the whole fits one
+# call: the device as the driver reports it; every sample scene on every
+# path with the validation layer (PNG and stats: GPU time per sample); the
+# Vulkan backend's tests (every path against the CPU backend, without the
+# layer, whose Debian version is older than the driver); and the benchmark
+# (BENCH, default configs/bench-full.yaml). Everything lands in
+# $OUT/results.tgz, packed again after each step, and the tests' log beside
+# it. RES, SPP, BENCH, TESTS_S and BENCH_S override the sizes and limits
+# (RES=32x24 SPP=1 BENCH=configs/bench-smoke.yaml tries it on lavapipe;
+# RENDERS=0, TESTS_S=0 or BENCH_S=0 leaves that step out).
 set -uo pipefail
 OUT=${OUT:-/tmp/sertrace-nvidia}
-RES=${RES:-640x480}                    # the renders' size and samples
-SPP=${SPP:-64}
-BENCH=${BENCH:-configs/bench-full.yaml} # the benchmark suite
+RES=${RES:-640x480}
+SPP=${SPP:-16}
+BENCH=${BENCH:-configs/bench-full.yaml}
+TESTS_S=${TESTS_S:-200}
+BENCH_S=${BENCH_S:-250}
+R=$(mktemp -d)
 mkdir -p "$OUT"
-bin=.gpu/sertrace
+pack() { tar czf "$OUT/results.tgz" -C "$R" .; }
+bin=$PWD/.gpu/sertrace
 if [ ! -x "$bin" ]; then
-	echo "no $bin: build it with go build -o .gpu/sertrace ./app and carry .gpu" >&2
+	echo "no $bin: build it (see the head of this script) and carry .gpu" >&2
 	exit 1
 fi
-if ! ldconfig -p | grep -q libvulkan.so.1; then
-	for f in .gl/*.deb; do dpkg -x "$f" /; done
-	ldconfig
-fi
+# The loader and GLVND's dispatch libraries: NVIDIA's Vulkan driver lives in
+# libGLX_nvidia, which returns no vkCreateInstance without libGLdispatch.
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
 if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
 	export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 {
+	date -u
 	nvidia-smi -L
-	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
-} > "$OUT/nvidia-smi.txt" 2>&1
-"$bin" devices > "$OUT/devices.txt" 2>&1
-"$bin" devices --json > "$OUT/devices.json" 2> "$OUT/devices.err"
-cat "$OUT/devices.txt"
+	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit --format=csv
+	nproc
+	grep -m1 'model name' /proc/cpuinfo
+} > "$R/machine.txt" 2>&1
+cat "$R/machine.txt"
+"$bin" devices 2>&1 | tee "$R/devices.txt"
+"$bin" devices --json > "$R/devices.json" 2> "$R/devices.err"
+pack
 
-# Every sample scene on every path, with validation once (first scene) and
-# without it for the timings.
-for scene in cornell hair particles hairy-cornell; do
+# Every sample scene on every path, with the validation layer (a message
+# fails the render and is printed).
+[ "${RENDERS:-1}" = 0 ] || for scene in cornell hair particles hairy-cornell; do
 	for path in ser rt rayquery; do
-		SERTRACE_VULKAN_VALIDATION=$([ "$scene" = cornell ] && echo 1 || echo 0) \
-			timeout 120 "$bin" render "scenes/$scene.glb" --backend vulkan --path "$path" --res "$RES" --spp "$SPP" \
-			--env-color 0.3,0.35,0.4 -o "$OUT/$scene-$path.exr" --aov cost --stats "$OUT/$scene-$path.json" \
-			> "$OUT/$scene-$path.log" 2>&1
-		echo "$scene $path: exit $? $(tail -1 "$OUT/$scene-$path.log")"
+		SERTRACE_VULKAN_VALIDATION=1 timeout 60 "$bin" render "scenes/$scene.glb" --backend vulkan --path "$path" \
+			--res "$RES" --spp "$SPP" --env-color 0.3,0.35,0.4 -o "$R/$scene-$path.png" --stats "$R/$scene-$path.json" \
+			> "$R/$scene-$path.log" 2>&1
+		echo "$scene $path: exit $? $(tail -c 300 "$R/$scene-$path.log" | tail -1)"
 	done
 done
+pack
 
-# The benchmark: GPU paths and the CPU emulator's predictions, one device.
-timeout 420 "$bin" bench "$BENCH" --out "$OUT/bench" > "$OUT/bench.log" 2>&1
+# The Vulkan backend's tests, every path the device offers against the CPU.
+if [ -x .gpu/vulkan.test ] && [ "$TESTS_S" != 0 ]; then
+	if [ -d .gpu/shared-scenes ] && [ ! -e ../shared/scenes ] && mkdir -p ../shared 2>/dev/null; then
+		ln -s "$PWD/.gpu/shared-scenes" ../shared/scenes
+	fi
+	(cd render/vulkan && SERTRACE_VULKAN_VALIDATION=0 timeout "$TESTS_S" ../../.gpu/vulkan.test -test.v \
+		-test.timeout "$((TESTS_S - 5))s") > "$R/vulkan-tests.log" 2>&1
+	echo "vulkan tests: exit $?"
+	cp "$R/vulkan-tests.log" "$OUT/"
+	grep -E '^(--- |ok|FAIL|PASS|panic)|^    --- FAIL' "$R/vulkan-tests.log" | head -80
+	pack
+fi
+
+# The benchmark: the GPU paths and the CPU emulator's predictions
+# (BENCH_S=0 leaves it for another call).
+[ "$BENCH_S" = 0 ] && exit 0
+timeout "$BENCH_S" "$bin" bench "$BENCH" --out "$R/bench" > "$R/bench.log" 2>&1
 echo "bench: exit $?"
-tail -3 "$OUT/bench.log"
+tail -5 "$R/bench.log"
+[ -f "$R/bench/report.md" ] && cat "$R/bench/report.md" | head -60
+pack
+ls -la "$OUT"

@@ -32,12 +32,18 @@ func renderOn(t *testing.T, b render.Backend, sc *scene.Scene, opts render.Optio
 	return film
 }
 
+// onPath renders on d's path with the validation layer, unless
+// SERTRACE_VULKAN_VALIDATION=0 says otherwise (on a device whose driver is
+// newer than the installed layer, to compare images apart from its
+// messages).
 func onPath(d vulkan.Device, path string) vulkan.Backend {
-	return vulkan.Backend{Path: path, Device: d.Index, Validation: true}
+	return vulkan.Backend{Path: path, Device: d.Index, Validation: os.Getenv("SERTRACE_VULKAN_VALIDATION") != "0"}
 }
 
-// gpuPaths are the paths of d that lavapipe (or the GPU) runs, except ser,
-// which needs NVIDIA hardware.
+// gpuPaths are the paths of d that lavapipe (or the GPU) runs: rt and
+// rayquery, which CI's lavapipe must run, and ser where the device offers
+// VK_NV_ray_tracing_invocation_reorder (NVIDIA's drivers; never lavapipe).
+// rt comes first: the tests compare the later paths with it.
 func gpuPaths(t *testing.T, d vulkan.Device) []string {
 	var out []string
 	for _, p := range []string{vulkan.PathRT, vulkan.PathRayQuery} {
@@ -46,6 +52,9 @@ func gpuPaths(t *testing.T, d vulkan.Device) []string {
 		} else if os.Getenv("CI") != "" {
 			t.Errorf("CI's lavapipe should run path %s: %s", p, d.Paths[p].Reason)
 		}
+	}
+	if d.Paths[vulkan.PathSER].Available {
+		out = append(out, vulkan.PathSER)
 	}
 	return out
 }
@@ -162,26 +171,41 @@ func TestFirstHitAOVsMatchCPU(t *testing.T) {
 	}
 }
 
-// compareAOVs checks the first-hit AOVs of two films agree but at edges.
+// compareAOVs checks the first-hit AOVs of two films agree but at edges:
+// each value within 1e-4 of the other (normals 1e-3), relative, in all but
+// 2% of the pixels.
 func compareAOVs(t *testing.T, path string, want, got *render.Film) {
 	t.Helper()
 	for _, aov := range []render.AOV{render.AOVAlbedo, render.AOVNormal, render.AOVDepth} {
 		a, ch := want.Resolve(aov)
 		b, _ := got.Resolve(aov)
+		// A normal is a difference divided by a radius or a length: on a
+		// hair strand, whose radius is a few thousandths of the hit's
+		// distance, float32 rounding moves it by up to 1e-3. NVIDIA's
+		// compiler, which fuses multiply-adds, did so in 28 of the hair
+		// scene's 1200 pixels (all between 1e-4 and 1e-3, on rt and ser
+		// alike); lavapipe stays within 1e-4.
+		tol := 1e-4
+		if aov == render.AOVNormal {
+			tol = 1e-3
+		}
 		differ, nonzero := 0, 0
+		var decades [4]int // differences of at least 1e-1, 1e-2, 1e-3 and 1e-4 (relative)
 		for i := range a {
 			if a[i] != 0 {
 				nonzero++
 			}
-			if !(math.Abs(float64(a[i]-b[i])) <= 1e-4*max(1, math.Abs(float64(a[i])))) {
+			d := math.Abs(float64(a[i]-b[i])) / max(1, math.Abs(float64(a[i])))
+			if !(d <= tol) {
 				differ++
+				decades[min(3, max(0, int(math.Floor(-math.Log10(d)))))]++
 			}
 		}
 		if nonzero == 0 {
 			t.Fatalf("%s: the CPU's AOV is all zero: the test checks nothing", aov)
 		}
 		if limit := len(a) / ch / 50; differ/ch > limit { // 2% of the pixels: edges
-			t.Errorf("path %s, %s: %d of %d values differ", path, aov, differ, len(a))
+			t.Errorf("path %s, %s: %d of %d values differ (by at least 1e-1, 1e-2, 1e-3, 1e-4: %v)", path, aov, differ, len(a), decades)
 		}
 	}
 }
@@ -514,23 +538,55 @@ func TestSphereLightsMatchCPU(t *testing.T) {
 }
 
 // TestSortNeverChangesTheImage: the ray-query path shades in material order
-// or in queue order, and the image is the same to the bit: the sort changes
-// the order of work, never the result.
+// or in queue order, and the ser path reorders its threads by shader, by
+// material hint or with coherence bits (on a device whose reorder mode is
+// none, as no-ops); the image is the same to the bit: reordering changes the
+// order of work, never the result.
 func TestSortNeverChangesTheImage(t *testing.T) {
-	d := vulkan.DeviceFor(t, vulkan.PathRayQuery)
 	sc := loadScene(t, "hairy-cornell")
-	opts := render.Options{Width: 24, Height: 18, SPP: 4, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4}}
-	sorted := renderOn(t, onPath(d, vulkan.PathRayQuery), sc, opts)
-	opts.Reorder = render.Reorder{Mode: render.ReorderNone}
-	unsorted := renderOn(t, onPath(d, vulkan.PathRayQuery), sc, opts)
-	for i := range sorted.Beauty {
-		if sorted.Beauty[i] != unsorted.Beauty[i] {
-			t.Fatalf("beauty[%d]: sorted %v, unsorted %v", i, sorted.Beauty[i], unsorted.Beauty[i])
+	for _, c := range []struct {
+		path    string
+		schemes []string
+	}{{vulkan.PathRayQuery, []string{"material"}}, {vulkan.PathSER, []string{"shader", "material", "material:4", "coherence:16"}}} {
+		t.Run(c.path, func(t *testing.T) {
+			d := deviceOrSkip(t, c.path)
+			opts := render.Options{Width: 24, Height: 18, SPP: 4, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4},
+				Reorder: render.Reorder{Mode: render.ReorderNone}}
+			unsorted := renderOn(t, onPath(d, c.path), sc, opts)
+			if m, _ := imageMean(unsorted); !(m > 0) {
+				t.Fatalf("image mean %v: the test checks nothing", m)
+			}
+			for _, scheme := range c.schemes {
+				r, err := render.ParseReorder(scheme)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Reorder = r
+				sorted := renderOn(t, onPath(d, c.path), sc, opts)
+				for i := range sorted.Beauty {
+					if sorted.Beauty[i] != unsorted.Beauty[i] {
+						t.Fatalf("%s, beauty[%d]: reordered %v, in launch order %v", scheme, i, sorted.Beauty[i], unsorted.Beauty[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+// deviceOrSkip is DeviceFor, except that ser, which CI's lavapipe never
+// offers, skips the test in CI too.
+func deviceOrSkip(t *testing.T, path string) vulkan.Device {
+	t.Helper()
+	if path == vulkan.PathSER {
+		devs, _ := vulkan.Devices()
+		for _, d := range devs {
+			if d.Paths[path].Available {
+				return d
+			}
 		}
+		t.Skip("no Vulkan device here offers VK_NV_ray_tracing_invocation_reorder")
 	}
-	if m, _ := imageMean(sorted); !(m > 0) {
-		t.Fatalf("image mean %v: the test checks nothing", m)
-	}
+	return vulkan.DeviceFor(t, path)
 }
 
 // TestRayQueryRefusesShaderReorder: the ray-query path has one shading

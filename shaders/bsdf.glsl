@@ -8,10 +8,12 @@
 //	vec2 albedoTableAt(int i, int j)
 //	float sheenTableAt(int i, int j)
 //	vec2 iridBinAt(int i, int j, int k)
+//	vec2 anisoTableAt(int cell)
 //
 // before this file: Go's SpecularAlbedoTable[i][j], SheenAlbedoTable()[i][j]
 // and IridescenceBinTable()[i][j][k], i the mu index, j the sqrt(alpha)
-// (the sheen roughness) index, ALBEDO_TABLE_SIZE each, k the v·h bin.
+// (the sheen roughness) index, ALBEDO_TABLE_SIZE each, k the v·h bin; and
+// AnisoAlbedoTable()[cell], cell as Go's AnisoCell numbers it.
 //
 // Directions are in the local frame, the normal along +Z.
 
@@ -242,6 +244,44 @@ void specularIntegrals(float mu, float alpha, out float a, out float s) {
     s = l.y;
 }
 
+// anisoCell is Go's AnisoCell: the index of cell (mu row i, azimuth p,
+// roughness j, stretch k) in the anisotropic table.
+int anisoCell(int i, int p, int j, int k) {
+    return ((i * ANISO_TABLE_PHI + p) * ANISO_TABLE_ROUGH + j) * ANISO_TABLE_STRETCH + k;
+}
+
+// anisoCoord is where v in [0, 1] falls among n cells: the lower one's
+// index and the fraction past it.
+int anisoCoord(float v, int n, out float f) {
+    float x = clamp01(v) * float(n - 1);
+    int i = min(int(x), n - 2);
+    f = x - float(i);
+    return i;
+}
+
+// anisoSpecularIntegrals looks A and S up in the anisotropic table (Go's
+// render.AnisoSpecularIntegrals): wo in the anisotropy's frame, roughness²
+// ay across its direction and ax along it, linearly in each of sqrt(mu),
+// the azimuth folded into [0, π/2], sqrt(ay) and the stretch.
+void anisoSpecularIntegrals(vec3 wo, float ax, float ay, out float a, out float s) {
+    float phi = (wo.x == 0.0 && wo.y == 0.0) ? 0.0 : atan(abs(wo.y), abs(wo.x));
+    float stretch = ay < 1.0 ? (ax - ay) / (1.0 - ay) : 0.0;
+    float fi, fp, fj, fk;
+    int i = anisoCoord(sqrt32(wo.z), ANISO_TABLE_MU, fi);
+    int p = anisoCoord(phi / (PI / 2.0), ANISO_TABLE_PHI, fp);
+    int j = anisoCoord(sqrt32(ay), ANISO_TABLE_ROUGH, fj);
+    int k = anisoCoord(stretch, ANISO_TABLE_STRETCH, fk);
+    a = 0.0;
+    s = 0.0;
+    for (int c = 0; c < 16; c++) {
+        int di = c & 1, dp = (c >> 1) & 1, dj = (c >> 2) & 1, dk = (c >> 3) & 1;
+        float w = (di == 1 ? fi : 1.0 - fi) * (dp == 1 ? fp : 1.0 - fp) * (dj == 1 ? fj : 1.0 - fj) * (dk == 1 ? fk : 1.0 - fk);
+        vec2 v = anisoTableAt(anisoCell(i + di, p + dp, j + dj, k + dk));
+        a += w * v.x;
+        s += w * v.y;
+    }
+}
+
 // --- BSDF ------------------------------------------------------------------
 
 // iorF0 is the reflectance at normal incidence of an interface of
@@ -411,8 +451,8 @@ vec3 fromAniso(BSDF b, vec3 w) {
     return vec3(w.x * d.x - w.y * d.y, w.x * d.y + w.y * d.x, w.z);
 }
 
-// anisoTerms are the anisotropic metal lobe's D, D·V and the masking of wo
-// for the half vector h.
+// anisoTerms are the anisotropic specular lobe's D, D·V and the masking of
+// wo for the half vector h.
 float anisoTerms(BSDF b, vec3 wo, vec3 wi, vec3 h, out float dv, out float g1) {
     float ax = b.anisoAlpha, ay = b.alpha;
     float lo = lambdaAniso(toAniso(b, wo), ax, ay), li = lambdaAniso(toAniso(b, wi), ax, ay);
@@ -578,10 +618,10 @@ float opaqueWeight(BSDF b) {
 // specularAlbedo is E for each channel: the dielectric specular layer's
 // directional albedo seen from cosO, its film's mixed in, given the
 // tabulated integrals a and s.
-vec3 specularAlbedo(BSDF b, float cosO, float a, float s) {
+vec3 specularAlbedo(BSDF b, float cosO, float filmAlpha, float a, float s) {
     vec3 e = schlickAlbedo(b.f0, b.f90, a, s);
     if (b.irid > 0.0) {
-        vec3 ei = thinFilmAlbedo(filmOutside(b), b.filmIOR, b.filmThickness, cosO, b.alpha, dielectricF0(b)) * b.f90;
+        vec3 ei = thinFilmAlbedo(filmOutside(b), b.filmIOR, b.filmThickness, cosO, filmAlpha, dielectricF0(b)) * b.f90;
         e = e * (1.0 - b.irid) + ei * b.irid;
     }
     return e;
@@ -704,12 +744,14 @@ bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi) {
     return t.z < 0.0;
 }
 
-// metalShare is the metal's part of the specular strategy's estimate.
-float metalShare(BSDF b, float cosO, vec3 e) {
-    float lb = luminance(b.base);
-    float metal = b.metallic * (lb + (1.0 - lb) * schlick5(cosO));
-    float s = opaqueWeight(b) * luminance(e) + metal;
-    return s > 0.0 ? metal / s : 0.0;
+// projectedAlpha is the roughness² of anisotropic GGX seen in the azimuth
+// of w (in the anisotropy's frame), Go's projectedAlpha.
+float projectedAlpha(vec3 w, float ax, float ay) {
+    float r2 = w.x * w.x + w.y * w.y;
+    if (r2 <= 0.0) {
+        return ay;
+    }
+    return sqrt32((w.x * w.x * ax * ax + w.y * w.y * ay * ay) / r2);
 }
 
 // coatProbability is how often bsdfSample takes the coat's strategy, given
@@ -764,8 +806,15 @@ struct WoTerms {
 
 WoTerms woTerms(BSDF b, vec3 wo) {
     WoTerms t;
-    specularIntegrals(wo.z, b.alpha, t.a, t.s);
-    t.e = specularAlbedo(b, wo.z, t.a, t.s);
+    float filmAlpha = b.alpha;
+    if (b.anisoAlpha > 0.0) {
+        vec3 wa = toAniso(b, wo);
+        anisoSpecularIntegrals(wa, b.anisoAlpha, b.alpha, t.a, t.s);
+        filmAlpha = projectedAlpha(wa, b.anisoAlpha, b.alpha);
+    } else {
+        specularIntegrals(wo.z, b.alpha, t.a, t.s);
+    }
+    t.e = specularAlbedo(b, wo.z, filmAlpha, t.a, t.s);
     lobeProbabilities(b, wo.z, t.e, t.ps, t.pd, t.pg, t.sum);
     t.l = layerTerms(b, wo, t.sum);
     return t;
@@ -805,10 +854,11 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
         vec3 h = normalizeOrZero(wo + wi);
         float d = ggxD(h, a2);
         float spec = d * smithV(wo.z, wi.z, a2);
-        float specM = spec; // the metal's, anisotropic or not
-        float dm = 0.0, g1m = 0.0;
-        if (b.anisoAlpha > 0.0) {
-            dm = anisoTerms(b, wo, wi, h, specM, g1m);
+        float g1;
+        if (b.anisoAlpha > 0.0) { // the metal's and the dielectric's lobe
+            d = anisoTerms(b, wo, wi, h, spec, g1);
+        } else {
+            g1 = smithG1(wo.z, a2);
         }
         float vh = dot(wo, h);
         float s5 = schlick5(vh);
@@ -824,13 +874,8 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
                 fm = fm * (1.0 - b.irid) + thinFilmFresnel(outside, b.filmIOR, b.filmThickness, vh, b.base) * b.irid;
             }
         }
-        f = (opaque * ((1.0 - e) * diffuseReflected(b) / PI + fd * spec) + b.metallic * fm * specM) * wi.z;
-        if (b.anisoAlpha > 0.0) {
-            float qm = metalShare(b, wo.z, e);
-            pdf = ps * ((1.0 - qm) * smithG1(wo.z, a2) * d + qm * g1m * dm) / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / PI;
-        } else {
-            pdf = ps * smithG1(wo.z, a2) * d / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / PI;
-        }
+        f = (opaque * ((1.0 - e) * diffuseReflected(b) / PI + fd * spec) + b.metallic * fm * spec) * wi.z;
+        pdf = ps * g1 * d / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / PI;
     } else if (below > 0.0) {
         // The diffuse light that leaves through the far side.
         float c = opaqueWeight(b) * -wi.z / PI;
@@ -922,7 +967,7 @@ bool bsdfSampleWith(BSDF b, WoTerms t, vec3 wo, float u, float u1, float u2, out
     }
     if (u < ps) {
         vec3 h;
-        if (b.anisoAlpha > 0.0 && u < ps * metalShare(b, wo.z, t.e)) { // the anisotropic metal's visible normals
+        if (b.anisoAlpha > 0.0) {
             h = fromAniso(b, sampleVisibleNormalAniso(toAniso(b, wo), b.anisoAlpha, b.alpha, u1, u2));
         } else {
             h = sampleVisibleNormal(wo, b.alpha, u1, u2);

@@ -11,6 +11,7 @@ vec2 albedoTableAt(int i, int j) { return P.albedoTable.v[i * ALBEDO_TABLE_SIZE 
 float sheenTableAt(int i, int j) { return P.albedoTable.v[ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + i * ALBEDO_TABLE_SIZE + j].x; }
 // The film's bins follow the sheen's: weight and weight times mean v·h.
 vec2 iridBinAt(int i, int j, int k) { return P.albedoTable.v[2 * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + (i * ALBEDO_TABLE_SIZE + j) * IRID_BINS + k]; }
+vec2 anisoTableAt(int cell) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + cell]; }
 
 #include "bsdf.glsl"
 #include "hair.glsl"

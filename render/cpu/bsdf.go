@@ -56,13 +56,14 @@ type BSDF struct {
 	SheenColor     scene.Vec3
 	SheenRoughness float32
 
-	// KHR_materials_anisotropy: the metal lobe's roughness is AnisoAlpha
-	// along AnisoDir (local, in the tangent plane) and Alpha across it (0:
-	// isotropic). The dielectric's specular layer and the glass stay
-	// isotropic: the albedo scaling that keeps the dielectric from making
-	// energy is tabulated for isotropic roughness, and read at either of
-	// the two roughnesses it let an anisotropic white dielectric reflect
-	// 1.02 (or lose 70% at grazing angles).
+	// KHR_materials_anisotropy: the specular lobes of the metal and of the
+	// dielectric have roughness AnisoAlpha along AnisoDir (local, in the
+	// tangent plane) and Alpha across it (0: isotropic). The dielectric's
+	// albedo scaling reads the anisotropic table
+	// (render.AnisoSpecularIntegrals), so a white one stays lossless; read
+	// at either of the two roughnesses from the isotropic table, it
+	// reflected 1.02 or lost 70% at grazing angles. The glass stays
+	// isotropic.
 	AnisoAlpha float32
 	AnisoDir   scene.Vec3
 
@@ -101,7 +102,6 @@ type woTerms struct {
 	se         float32 // the sheen's directional albedo (capped at 1) times max(SheenColor)
 	sheenNorm  float32 // what scales the sheen lobe down to albedo 1
 	psh        float32 // of the sheen's strategy, given that the coat's was not taken
-	qm         float32 // of the anisotropic metal's visible normals in the specular strategy
 }
 
 // lambertian reports whether the BSDF is its diffuse lobe alone: no metal,
@@ -128,17 +128,21 @@ func (b *BSDF) lobesAt(wo scene.Vec3) *woTerms {
 // terms computes woTerms for wo.
 func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	var l woTerms
-	l.a, l.s = specularIntegrals(wo.Z, b.Alpha)
+	filmAlpha := b.Alpha
+	if b.AnisoAlpha > 0 {
+		wa := b.toAniso(wo)
+		l.a, l.s = render.AnisoSpecularIntegrals(wa, b.AnisoAlpha, b.Alpha)
+		filmAlpha = projectedAlpha(wa, b.AnisoAlpha, b.Alpha)
+	} else {
+		l.a, l.s = specularIntegrals(wo.Z, b.Alpha)
+	}
 	l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
 	if b.Irid > 0 {
-		ei := b.film().Albedo(wo.Z, b.Alpha, b.dielectricF0()).Scale(b.F90)
+		ei := b.film().Albedo(wo.Z, filmAlpha, b.dielectricF0()).Scale(b.F90)
 		l.e = l.e.Scale(1 - b.Irid).Add(ei.Scale(b.Irid))
 	}
 	var base float32
 	l.ps, l.pd, l.pg, base = b.lobeProbabilities(wo.Z, l.e)
-	if b.AnisoAlpha > 0 {
-		l.qm = b.metalShare(wo.Z, l.e)
-	}
 	l.sheenNorm = 1
 	if b.SheenColor != (scene.Vec3{}) {
 		es := sheenAlbedo(wo.Z, b.SheenRoughness)
@@ -161,14 +165,16 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	return l
 }
 
-// metalShare is the metal's part of the specular strategy's estimate.
-func (b *BSDF) metalShare(cosO float32, e scene.Vec3) float32 {
-	lb := luminance(b.Base)
-	metal := b.Metallic * (lb + (1-lb)*render.Schlick5(cosO))
-	if s := b.opaqueWeight()*luminance(e) + metal; s > 0 {
-		return metal / s
+// projectedAlpha is the roughness² of anisotropic GGX (ax along x, ay
+// along y) seen in the azimuth of w (in the anisotropy's frame), what its
+// masking of w is a function of: the film's isotropic bins read it, the
+// film over an anisotropic layer being approximated so.
+func projectedAlpha(w scene.Vec3, ax, ay float32) float32 {
+	r2 := w.X*w.X + w.Y*w.Y
+	if r2 <= 0 {
+		return ay
 	}
-	return 0
+	return sqrt32((w.X*w.X*ax*ax + w.Y*w.Y*ay*ay) / r2)
 }
 
 // SetAnisotropy stretches the metal lobe's roughness along the local
@@ -201,7 +207,7 @@ func (b *BSDF) fromAniso(w scene.Vec3) scene.Vec3 {
 	return scene.Vec3{X: w.X*d.X - w.Y*d.Y, Y: w.X*d.Y + w.Y*d.X, Z: w.Z}
 }
 
-// anisoTerms are the anisotropic metal lobe's D, D·V and the masking of
+// anisoTerms are the anisotropic specular lobe's D, D·V and the masking of
 // wo for the half vector h.
 func (b *BSDF) anisoTerms(wo, wi, h scene.Vec3) (d, dv, g1 float32) {
 	ax, ay := b.AnisoAlpha, b.Alpha
@@ -462,10 +468,11 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		a2 := b.Alpha * b.Alpha
 		d := ggxD(h, a2)
 		spec := d * render.SmithV(wo.Z, wi.Z, a2)
-		specM := spec // the metal's, anisotropic or not
-		var dm, g1m float32
-		if b.AnisoAlpha > 0 {
-			dm, specM, g1m = b.anisoTerms(wo, wi, h)
+		var g1 float32
+		if b.AnisoAlpha > 0 { // the metal's and the dielectric's lobe
+			d, spec, g1 = b.anisoTerms(wo, wi, h)
+		} else {
+			g1 = render.SmithG1(wo.Z, a2)
 		}
 		vh := wo.Dot(h)
 		s5 := render.Schlick5(vh)
@@ -482,14 +489,10 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 			}
 		}
 		channel := func(fd, fm, diffuse, e float32) float32 {
-			return (opaque*((1-e)*diffuse/math.Pi+fd*spec) + b.Metallic*fm*specM) * wi.Z
+			return (opaque*((1-e)*diffuse/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi.Z
 		}
 		f = scene.Vec3{X: channel(fd.X, fm.X, dr.X, e.X), Y: channel(fd.Y, fm.Y, dr.Y, e.Y), Z: channel(fd.Z, fm.Z, dr.Z, e.Z)}
-		if b.AnisoAlpha > 0 {
-			pdf = ps*((1-l.qm)*render.SmithG1(wo.Z, a2)*d+l.qm*g1m*dm)/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
-		} else {
-			pdf = ps*render.SmithG1(wo.Z, a2)*d/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
-		}
+		pdf = ps*g1*d/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
 	} else if below > 0 {
 		// The diffuse light that leaves through the far side.
 		c := b.opaqueWeight() * -wi.Z / math.Pi
@@ -547,7 +550,7 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	switch {
 	case u < ps:
 		var h scene.Vec3
-		if b.AnisoAlpha > 0 && u < ps*l.qm { // the anisotropic metal's visible normals
+		if b.AnisoAlpha > 0 {
 			h = b.fromAniso(render.SampleVisibleNormalAniso(b.toAniso(wo), b.AnisoAlpha, b.Alpha, u1, u2))
 		} else {
 			h = render.SampleVisibleNormal(wo, b.Alpha, u1, u2)

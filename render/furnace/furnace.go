@@ -126,6 +126,18 @@ func Iridescent(ior, thickness float32) scene.Material {
 	return m
 }
 
+// Brushed is a white dielectric of roughness 0.3 stretched by anisotropy
+// strength (KHR_materials_anisotropy, rotated 0.5 rad from the tangent):
+// the diffuse gets what the anisotropic specular layer does not reflect
+// (its albedo from the anisotropic table), so it stays lossless.
+func Brushed(strength float32) scene.Material {
+	m := scene.DefaultMaterial()
+	m.Name = fmt.Sprintf("white dielectric brushed with anisotropy %v", strength)
+	m.Metallic, m.Roughness = 0, 0.3
+	m.AnisotropyStrength, m.AnisotropyRotation = strength, 0.5
+	return m
+}
+
 // Translucent is White transmitting share of its diffuse light, white, as
 // a thin sheet (KHR_materials_diffuse_transmission): lossless.
 func Translucent(share float32) scene.Material {
@@ -274,6 +286,11 @@ func Cases(scale float64) ([]Case, error) {
 	shade := Case{Name: "shadow of a blended sheet", Scene: BlendShadow(0.4), Options: options(32, 24, spp(64), FullDepth), Lossless: true, Level: 0.6 * 0.6}
 	shade.Options.EnvColor = [3]float32{}
 	out = append(out, shade)
+	// Anisotropy turns about a surface's tangent, which meshes have and
+	// spheres do not: the objects of GlassObjects, brushed about the
+	// vertical.
+	brushed := Brushed(0.8)
+	out = append(out, Case{Name: "objects of " + brushed.Name, Scene: BrushedObjects(brushed), Options: options(32, 32, spp(64), FullDepth), Lossless: true})
 	// Dispersive glass: each path refracts by one wavelength, weighted so
 	// that white stays white.
 	prism := Glass(0, false)
@@ -381,6 +398,24 @@ func GlassObjects(mat scene.Material) *scene.Scene {
 		{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity},
 	}
 	return withCamera(sc, scene.Vec3{X: 0.3, Y: 0.4, Z: 5}, 0.75)
+}
+
+// BrushedObjects is GlassObjects in mat, its meshes' tangents running
+// about the vertical axis (along the lines of latitude; +X on the axis).
+func BrushedObjects(mat scene.Material) *scene.Scene {
+	sc := GlassObjects(mat)
+	for i := range sc.Meshes {
+		m := &sc.Meshes[i]
+		m.Tangents = make([]scene.Vec4, len(m.Positions))
+		for k, p := range m.Positions {
+			t := scene.Vec3{X: p.Z, Z: -p.X}.Normalize()
+			if t == (scene.Vec3{}) {
+				t = scene.Vec3{X: 1}
+			}
+			m.Tangents[k] = scene.Vec4{X: t.X, Y: t.Y, Z: t.Z, W: 1}
+		}
+	}
+	return sc
 }
 
 // addStrand appends a chained strand through pts to c.

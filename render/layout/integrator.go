@@ -97,6 +97,19 @@ const MinAlpha = 1e-3
 // (render.SpecularAlbedoTable), over cos θ and √α.
 const AlbedoTableSize = 32
 
+// The anisotropic specular layer's albedo table (render.AnisoAlbedoTable):
+// its cells over √μ, μ = cos θo (AnisoTableMu), the
+// azimuth of wo from the anisotropy's direction (AnisoTablePhi, 0 to π/2),
+// √α across the direction (AnisoTableRough) and the stretch along it,
+// (αx − α)/(1 − α) = strength² (AnisoTableStretch).
+const (
+	AnisoTableMu      = 32
+	AnisoTablePhi     = 12
+	AnisoTableRough   = 32
+	AnisoTableStretch = 12
+	AnisoTableCells   = AnisoTableMu * AnisoTablePhi * AnisoTableRough * AnisoTableStretch
+)
+
 // The hair model's defaults, for what a hair material leaves out: brown
 // hair.
 const (

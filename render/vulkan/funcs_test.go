@@ -154,11 +154,10 @@ func TestEntryPointsLoad(t *testing.T) {
 	}
 
 	// Without validation, all but the debug messenger's.
-	in, err := createInstance(false)
+	in, err := processInstance(false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer in.destroy()
 	if in.fn.getDeviceProcAddr == nil || in.fn.getPhysicalDeviceProperties2 == nil || in.fn.getPhysicalDeviceFeatures2 == nil {
 		t.Errorf("instance entry points of Vulkan 1.1 not loaded without validation")
 	}

@@ -61,9 +61,18 @@ func ValidationRequested() bool {
 // after some thirty instances had been created and destroyed in one
 // process, so that a batch, a benchmark or the tests stopped rendering
 // there; one instance per process is what drivers are written for.
+// A failure is kept too: trying again would create (and destroy) more
+// instances. A lost device leaves its instance usable (the specification
+// confines VK_ERROR_DEVICE_LOST to the device), so the next render creates
+// its device on the same instance.
 var instances struct {
 	sync.Mutex
 	made [2]*instance // by validation
+	err  [2]error
+	// vkLoaded says whether vulkan-go's instance-level entry points have
+	// been loaded: from the first instance, once, since InitInstance
+	// rewrites globals that other goroutines' calls read.
+	vkLoaded bool
 }
 
 // processInstance returns the process's instance with or without the
@@ -75,18 +84,15 @@ func processInstance(validation bool) (*instance, error) {
 	if validation {
 		k = 1
 	}
-	if instances.made[k] == nil {
-		in, err := createInstance(validation)
-		if err != nil {
-			return nil, err
-		}
-		instances.made[k] = in
+	if instances.made[k] == nil && instances.err[k] == nil {
+		instances.made[k], instances.err[k] = createInstance(validation)
 	}
-	return instances.made[k], nil
+	return instances.made[k], instances.err[k]
 }
 
 // createInstance creates a Vulkan 1.2 instance, with the validation layer and a
-// messenger that records its messages when validation is set.
+// messenger that records its messages when validation is set. It runs with
+// instances locked.
 func createInstance(validation bool) (*instance, error) {
 	gipa, err := load()
 	if err != nil {
@@ -119,8 +125,11 @@ func createInstance(validation bool) (*instance, error) {
 	if err := result("vkCreateInstance", uint64(uint32(vk.CreateInstance(&info, nil, &h)))); err != nil {
 		return nil, err
 	}
-	if err := vk.InitInstance(h); err != nil {
-		return nil, err
+	if !instances.vkLoaded {
+		if err := vk.InitInstance(h); err != nil {
+			return nil, err
+		}
+		instances.vkLoaded = true
 	}
 	in := &instance{handle: h, gipa: gipa}
 	if err := in.fn.load(gipa, h, extNames); err != nil {

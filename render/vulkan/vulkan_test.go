@@ -156,15 +156,25 @@ func TestFirstHitAOVsMatchCPU(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sc := loadScene(t, name)
 			opts := render.Options{Width: 40, Height: 30, SPP: 1, MaxDepth: 1, EnvColor: [3]float32{0.3, 0.35, 0.4}}
+			// A swept sphere's normal is a difference divided by its
+			// radius, a few thousandths of the hit's distance on a hair
+			// strand: float32 rounding moves it by up to 1e-3. NVIDIA's
+			// compiler, which fuses multiply-adds, did so in 83 of the
+			// hair scene's 3600 normal values (all between 1e-4 and 1e-3,
+			// on rt and ser alike); lavapipe stays within 1e-4.
+			normalTol := 1e-4
+			if name == "hair" {
+				normalTol = 1e-3
+			}
 			want := renderOn(t, cpu.Backend{}, sc, opts)
 			var first *render.Film
 			for _, path := range gpuPaths(t, d) {
 				got := renderOn(t, onPath(d, path), sc, opts)
-				compareAOVs(t, path, want, got)
+				compareAOVs(t, path, want, got, normalTol)
 				if first == nil {
 					first = got
 				} else {
-					compareAOVs(t, path+" against rt", first, got) // the ray-query path against the pipeline
+					compareAOVs(t, path+" against rt", first, got, normalTol) // rayquery and ser against the rt pipeline
 				}
 			}
 		})
@@ -172,22 +182,16 @@ func TestFirstHitAOVsMatchCPU(t *testing.T) {
 }
 
 // compareAOVs checks the first-hit AOVs of two films agree but at edges:
-// each value within 1e-4 of the other (normals 1e-3), relative, in all but
-// 2% of the pixels.
-func compareAOVs(t *testing.T, path string, want, got *render.Film) {
+// each value within 1e-4 of the other (normals within normalTol),
+// relative, in all but 2% of the pixels.
+func compareAOVs(t *testing.T, path string, want, got *render.Film, normalTol float64) {
 	t.Helper()
 	for _, aov := range []render.AOV{render.AOVAlbedo, render.AOVNormal, render.AOVDepth} {
 		a, ch := want.Resolve(aov)
 		b, _ := got.Resolve(aov)
-		// A normal is a difference divided by a radius or a length: on a
-		// hair strand, whose radius is a few thousandths of the hit's
-		// distance, float32 rounding moves it by up to 1e-3. NVIDIA's
-		// compiler, which fuses multiply-adds, did so in 28 of the hair
-		// scene's 1200 pixels (all between 1e-4 and 1e-3, on rt and ser
-		// alike); lavapipe stays within 1e-4.
 		tol := 1e-4
 		if aov == render.AOVNormal {
-			tol = 1e-3
+			tol = normalTol
 		}
 		differ, nonzero := 0, 0
 		var decades [4]int // differences of at least 1e-1, 1e-2, 1e-3 and 1e-4 (relative)

@@ -112,7 +112,7 @@ func (m *Material) AlphaTested() bool { return m.AlphaMode == AlphaMask || m.Alp
 
 // NeedsTangents reports whether the material reads its meshes' tangents: a
 // normal map perturbs its shading normal or its clearcoat's, or
-// anisotropy stretches its metal along them.
+// anisotropy stretches its specular lobes along them.
 func (m *Material) NeedsTangents() bool {
 	return m.NormalTexture.Valid() || (m.Clearcoat > 0 && m.ClearcoatNormalTexture.Valid()) || m.AnisotropyStrength > 0
 }

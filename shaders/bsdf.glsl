@@ -38,7 +38,7 @@ struct BSDF {
     float sheenRoughness;
     float diffTrans;     // KHR_materials_diffuse_transmission's share of the diffuse lobe
     vec3 diffTransColor; // and its tint
-    float anisoAlpha;    // KHR_materials_anisotropy: the metal's roughness along anisoDir (0: isotropic)
+    float anisoAlpha;    // KHR_materials_anisotropy: the specular lobes' roughness along anisoDir (0: isotropic)
     vec3 anisoDir;       // local, in the tangent plane
     float irid;          // KHR_materials_iridescence: how much of the film's Fresnel (0: none)
     float filmIOR;       // the film's index
@@ -426,7 +426,7 @@ vec3 dielectricF0(BSDF b) {
     return b.f0 * (1.0 / b.f90);
 }
 
-// setAnisotropy stretches the metal lobe's roughness along the local
+// setAnisotropy stretches the specular lobes' roughness along the local
 // direction dir (Go's SetAnisotropy).
 void setAnisotropy(inout BSDF b, float strength, vec3 dir) {
     strength = clamp01(strength);
@@ -622,6 +622,13 @@ vec3 specularAlbedo(BSDF b, float cosO, float filmAlpha, float a, float s) {
     vec3 e = schlickAlbedo(b.f0, b.f90, a, s);
     if (b.irid > 0.0) {
         vec3 ei = thinFilmAlbedo(filmOutside(b), b.filmIOR, b.filmThickness, cosO, filmAlpha, dielectricF0(b)) * b.f90;
+        if (b.anisoAlpha > 0.0) { // the bins scaled to the anisotropic layer's A
+            float ia, is;
+            specularIntegrals(cosO, filmAlpha, ia, is);
+            if (ia > 0.0) {
+                ei = ei * (a / ia);
+            }
+        }
         e = e * (1.0 - b.irid) + ei * b.irid;
     }
     return e;

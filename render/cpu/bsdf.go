@@ -128,7 +128,7 @@ func (b *BSDF) lobesAt(wo scene.Vec3) *woTerms {
 // terms computes woTerms for wo.
 func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	var l woTerms
-	filmAlpha := b.Alpha
+	filmAlpha := b.Alpha // the roughness the film's isotropic bins are read at
 	if b.AnisoAlpha > 0 {
 		wa := b.toAniso(wo)
 		l.a, l.s = render.AnisoSpecularIntegrals(wa, b.AnisoAlpha, b.Alpha)
@@ -139,6 +139,11 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
 	if b.Irid > 0 {
 		ei := b.film().Albedo(wo.Z, filmAlpha, b.dielectricF0()).Scale(b.F90)
+		if b.AnisoAlpha > 0 { // the bins scaled to the anisotropic layer's A
+			if ia, _ := specularIntegrals(wo.Z, filmAlpha); ia > 0 {
+				ei = ei.Scale(l.a / ia)
+			}
+		}
 		l.e = l.e.Scale(1 - b.Irid).Add(ei.Scale(b.Irid))
 	}
 	var base float32
@@ -167,8 +172,9 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 
 // projectedAlpha is the roughness² of anisotropic GGX (ax along x, ay
 // along y) seen in the azimuth of w (in the anisotropy's frame), what its
-// masking of w is a function of: the film's isotropic bins read it, the
-// film over an anisotropic layer being approximated so.
+// masking of w is a function of. A film over an anisotropic layer reads
+// its isotropic bins there, scaled to the layer's A: an approximation,
+// lossless to 0.006 but at grazing angles (1.4% lost at cos 0.05).
 func projectedAlpha(w scene.Vec3, ax, ay float32) float32 {
 	r2 := w.X*w.X + w.Y*w.Y
 	if r2 <= 0 {
@@ -177,7 +183,7 @@ func projectedAlpha(w scene.Vec3, ax, ay float32) float32 {
 	return sqrt32((w.X*w.X*ax*ax + w.Y*w.Y*ay*ay) / r2)
 }
 
-// SetAnisotropy stretches the metal lobe's roughness along the local
+// SetAnisotropy stretches the specular lobes' roughness along the local
 // direction dir (projected into the tangent plane; +X if it has no part
 // there) by strength, as KHR_materials_anisotropy does: α along it is
 // mix(α, 1, strength²).

@@ -40,4 +40,15 @@ func TestAnisoSpecularIntegrals(t *testing.T) {
 		}
 	}
 	t.Logf("largest difference from the fine quadrature: %.4f", worst)
+	// The quadrature itself, unstretched, against the isotropic one (its
+	// own formulas: SmithV over SmithG1) at 512² normals.
+	for _, c := range [][2]float32{{1, 0.15}, {0.5, 0.04}, {0.1, 0.3}, {0.05, 0.6}} {
+		wo := scene.Vec3{X: sqrtClamped(1 - c[0]*c[0]), Z: c[0]}
+		var sa, si float64
+		anisoVisibleNormalQuadrature(wo, c[1], c[1], 64, func(_, w float32) { sa += float64(w) })
+		visibleNormalQuadrature(wo, c[1], 512, func(_, w float32) { si += float64(w) })
+		if a, i := sa/(64*64), si/(512*512); math.Abs(a-i) > 0.002 {
+			t.Errorf("μ %v, α %v: the anisotropic quadrature's A %.4f, the isotropic one's %.4f", c[0], c[1], a, i)
+		}
+	}
 }

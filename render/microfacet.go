@@ -194,7 +194,7 @@ var SpecularAlbedoTable = func() (t [layout.AlbedoTableSize][layout.AlbedoTableS
 }()
 
 // AnisoAlbedoTable is SpecularAlbedoTable's A and S for anisotropic GGX,
-// made on first use (only anisotropic materials need it; it takes about 3.5
+// made on first use (only anisotropic materials need it; it takes about 3.7
 // seconds of one core, spread over all of them), its cells flat in the order
 // of AnisoCell. A cell's wo is at √μ from 0 to 1 (so that a third of the
 // rows lie where μ < 0.1 and a glossy layer's albedo changes fast: rows

@@ -859,12 +859,12 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
     float below = diffuseBelow(b);
     if (wi.z > 0.0) {
         vec3 h = normalizeOrZero(wo + wi);
-        float d = ggxD(h, a2);
-        float spec = d * smithV(wo.z, wi.z, a2);
-        float g1;
+        float d, spec, g1;
         if (b.anisoAlpha > 0.0) { // the metal's and the dielectric's lobe
             d = anisoTerms(b, wo, wi, h, spec, g1);
         } else {
+            d = ggxD(h, a2);
+            spec = d * smithV(wo.z, wi.z, a2);
             g1 = smithG1(wo.z, a2);
         }
         float vh = dot(wo, h);

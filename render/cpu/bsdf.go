@@ -471,14 +471,13 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	below := b.diffuseBelow()
 	if wi.Z > 0 {
 		h := wo.Add(wi).Normalize()
-		a2 := b.Alpha * b.Alpha
-		d := ggxD(h, a2)
-		spec := d * render.SmithV(wo.Z, wi.Z, a2)
-		var g1 float32
+		var d, spec, g1 float32
 		if b.AnisoAlpha > 0 { // the metal's and the dielectric's lobe
 			d, spec, g1 = b.anisoTerms(wo, wi, h)
 		} else {
-			g1 = render.SmithG1(wo.Z, a2)
+			a2 := b.Alpha * b.Alpha
+			d = ggxD(h, a2)
+			spec, g1 = d*render.SmithV(wo.Z, wi.Z, a2), render.SmithG1(wo.Z, a2)
 		}
 		vh := wo.Dot(h)
 		s5 := render.Schlick5(vh)

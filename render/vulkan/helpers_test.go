@@ -28,7 +28,7 @@ func deviceFor(t *testing.T, path string) Device {
 			err = errors.New(strings.Join(why, "; "))
 		}
 	}
-	if os.Getenv("CI") != "" {
+	if os.Getenv("CI") != "" && path != PathSER { // CI's lavapipe never offers ser
 		t.Fatalf("CI needs a Vulkan device that runs path %s: %v", path, err)
 	}
 	t.Skipf("no Vulkan device runs path %s: %v", path, err)

@@ -553,7 +553,7 @@ func TestSortNeverChangesTheImage(t *testing.T) {
 		schemes []string
 	}{{vulkan.PathRayQuery, []string{"material"}}, {vulkan.PathSER, []string{"shader", "material", "material:4", "coherence:16"}}} {
 		t.Run(c.path, func(t *testing.T) {
-			d := deviceOrSkip(t, c.path)
+			d := vulkan.DeviceFor(t, c.path)
 			opts := render.Options{Width: 24, Height: 18, SPP: 4, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4},
 				Reorder: render.Reorder{Mode: render.ReorderNone}}
 			unsorted := renderOn(t, onPath(d, c.path), sc, opts)
@@ -575,22 +575,6 @@ func TestSortNeverChangesTheImage(t *testing.T) {
 			}
 		})
 	}
-}
-
-// deviceOrSkip is DeviceFor, except that ser, which CI's lavapipe never
-// offers, skips the test in CI too.
-func deviceOrSkip(t *testing.T, path string) vulkan.Device {
-	t.Helper()
-	if path == vulkan.PathSER {
-		devs, _ := vulkan.Devices()
-		for _, d := range devs {
-			if d.Paths[path].Available {
-				return d
-			}
-		}
-		t.Skip("no Vulkan device here offers VK_NV_ray_tracing_invocation_reorder")
-	}
-	return vulkan.DeviceFor(t, path)
 }
 
 // TestRayQueryRefusesShaderReorder: the ray-query path has one shading

@@ -100,11 +100,8 @@ func smoothstep(lo, hi, x float32) float32 {
 // of v·h of their weight times the film's Fresnel at their mean v·h
 // (IridescenceBinTable), both read bilinearly.
 func (f ThinFilm) Albedo(mu, alpha float32, baseF0 scene.Vec3) scene.Vec3 {
-	const n = layout.AlbedoTableSize
-	x := clampUnit(mu) * (n - 1)
-	y := clampUnit(sqrtClamped(alpha)) * (n - 1)
-	i, j := min(int(x), n-2), min(int(y), n-2)
-	fx, fy := x-float32(i), y-float32(j)
+	i, fx := tableCoord(sqrtClamped(mu), layout.AlbedoTableSize)
+	j, fy := tableCoord(sqrtClamped(alpha), layout.AlbedoTableSize)
 	t := IridescenceBinTable()
 	var e scene.Vec3
 	for k := range layout.IridBins {
@@ -121,7 +118,7 @@ func (f ThinFilm) Albedo(mu, alpha float32, baseF0 scene.Vec3) scene.Vec3 {
 }
 
 // IridescenceBinTable splits the specular table's A = ∫ D·V·cos (Fresnel
-// 1) by v·h into layout.IridBins bins, over μ = cos θo and √α as the
+// 1) by v·h into layout.IridBins bins, over √μ = √cos θo and √α as the
 // specular table: each bin's weight and its weight times its mean v·h.
 // Any Fresnel that is a function of v·h then has the albedo Σ w·F(mean),
 // exact where F is linear across a bin; the film's Fresnel varies slowly

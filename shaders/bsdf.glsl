@@ -9,11 +9,15 @@
 //	float sheenTableAt(int i, int j)
 //	vec2 iridBinAt(int i, int j, int k)
 //	vec2 anisoTableAt(int cell)
+//	vec2 glassTableAt(int cell)
+//	float averageAlbedoAt(int j)
 //
 // before this file: Go's SpecularAlbedoTable[i][j], SheenAlbedoTable()[i][j]
-// and IridescenceBinTable()[i][j][k], i the mu index, j the sqrt(alpha)
-// (the sheen roughness) index, ALBEDO_TABLE_SIZE each, k the v·h bin; and
-// AnisoAlbedoTable()[cell], cell as Go's AnisoCell numbers it.
+// and IridescenceBinTable()[i][j][k], i the sqrt(mu) index, j the
+// sqrt(alpha) (the sheen roughness) index, ALBEDO_TABLE_SIZE each, k the
+// v·h bin; AnisoAlbedoTable()[cell], cell as Go's AnisoCell numbers it;
+// GlassAlbedoTable()[cell], cell as Go's GlassCell numbers it, two pairs a
+// cell; and AverageAlbedoTable[j].
 //
 // Directions are in the local frame, the normal along +Z.
 
@@ -229,10 +233,10 @@ vec3 sampleCosine(float u1, float u2) {
 
 // --- specular albedo -------------------------------------------------------
 
-// specularIntegrals looks up A and S (Go's albedoTable) bilinearly over
-// mu = cos θ_o and sqrt(alpha).
+// specularIntegrals looks up A and S (render.SpecularIntegrals) bilinearly
+// over sqrt(mu), mu = cos θ_o, and sqrt(alpha).
 void specularIntegrals(float mu, float alpha, out float a, out float s) {
-    float x = clamp01(mu) * float(ALBEDO_TABLE_SIZE - 1);
+    float x = clamp01(sqrt32(mu)) * float(ALBEDO_TABLE_SIZE - 1);
     float y = clamp01(sqrt32(alpha)) * float(ALBEDO_TABLE_SIZE - 1);
     int i = min(int(x), ALBEDO_TABLE_SIZE - 2);
     int j = min(int(y), ALBEDO_TABLE_SIZE - 2);
@@ -280,6 +284,93 @@ void anisoSpecularIntegrals(vec3 wo, float ax, float ay, out float a, out float 
         a += w * v.x;
         s += w * v.y;
     }
+}
+
+// glassAlbedo is render.GlassAlbedo: the glass interface's
+// single-scattering albedo for cos θo mu, roughness² alpha and relative
+// index eta (below 1: leaving), linearly in sqrt(mu), sqrt(alpha) and
+// cbrt(r), r = |eta - 1|/(eta + 1); for light entering, its reflected part
+// in reflected (0 leaving).
+float glassAlbedo(float mu, float alpha, float eta, out float reflected) {
+    int side = 0;
+    if (eta < 1.0) {
+        side = 1;
+        eta = 1.0 / eta;
+    }
+    float fi, fj, fk;
+    int i = anisoCoord(sqrt32(mu), GLASS_TABLE_MU, fi);
+    int j = anisoCoord(sqrt32(alpha), GLASS_TABLE_ROUGH, fj);
+    int k = anisoCoord(pow(max(eta - 1.0, 0.0) / (eta + 1.0) / GLASS_TABLE_MAX_R, 1.0 / 3.0), GLASS_TABLE_ETA, fk);
+    float e = 0.0;
+    reflected = 0.0;
+    for (int c = 0; c < 8; c++) {
+        int di = c & 1, dj = (c >> 1) & 1, dk = (c >> 2) & 1;
+        float w = (di == 1 ? fi : 1.0 - fi) * (dj == 1 ? fj : 1.0 - fj) * (dk == 1 ? fk : 1.0 - fk);
+        int cell = ((i + di) * GLASS_TABLE_ROUGH + j + dj) * GLASS_TABLE_ETA + k + dk;
+        vec2 v = glassTableAt(2 * cell);
+        e += w * (side == 1 ? v.y : v.x);
+        if (side == 0) {
+            reflected += w * glassTableAt(2 * cell + 1).x;
+        }
+    }
+    return e;
+}
+
+// --- multiple scattering (render.MultipleScattering) ------------------------
+
+// multipleScattering is the factor by which a GGX lobe of single-scattering
+// albedo a (Fresnel 1) gets back what single scattering loses, fms the
+// Fresnel of the light that scatters more than once.
+float multipleScattering(float a, float fms) {
+    if (!(a > 0.0)) {
+        return 1.0;
+    }
+    return 1.0 + fms * (1.0 - a) / a;
+}
+
+// multipleScatteringFresnel is render.MultipleScatteringFresnel: Schlick's
+// Fresnel from f0 to f90 averaged uniformly over the hemisphere, summed
+// over the further bounces of a lobe of mean albedo eavg.
+float multipleScatteringFresnel(float f0, float f90, float eavg) {
+    float f = f0 + (f90 - f0) / 6.0;
+    return f * eavg / (1.0 - f * (1.0 - eavg));
+}
+
+// averageAlbedo is render.AverageAlbedo: the lobe's cosine-weighted mean
+// albedo, linearly in sqrt(alpha) (the includer reads the table with
+// averageAlbedoAt).
+float averageAlbedo(float alpha) {
+    float f;
+    int j = anisoCoord(sqrt32(alpha), ALBEDO_TABLE_SIZE, f);
+    return averageAlbedoAt(j) * (1.0 - f) + averageAlbedoAt(j + 1) * f;
+}
+
+// multipleScattering3 is render/cpu's multipleScattering: the factor per
+// channel of a lobe of mean albedo eavg whose Schlick Fresnel runs from f0
+// to f90.
+vec3 multipleScattering3(float a, vec3 f0, float f90, float eavg) {
+    return vec3(multipleScattering(a, multipleScatteringFresnel(f0.x, f90, eavg)),
+                multipleScattering(a, multipleScatteringFresnel(f0.y, f90, eavg)),
+                multipleScattering(a, multipleScatteringFresnel(f0.z, f90, eavg)));
+}
+
+// thinTransmissionAlpha is render.ThinTransmissionAlpha: the roughness² a
+// sheet of index eta transmits with (an index-1 sheet blurs nothing).
+float thinTransmissionAlpha(float alpha, float eta) {
+    if (eta < 1.0) {
+        eta = 1.0 / eta;
+    }
+    float s = min(max(2.0 * (eta - 1.0), 0.0), 1.0);
+    return max(alpha * s * s, MIN_ALPHA);
+}
+
+// foldUp mirrors a reflection below the surface (+Z) up through it (Go's
+// foldUp says why); the pdf adds the mirrored half vector's density.
+vec3 foldUp(vec3 w) {
+    if (w.z < 0.0) {
+        w.z = -w.z;
+    }
+    return w;
 }
 
 // --- BSDF ------------------------------------------------------------------
@@ -386,7 +477,7 @@ vec3 thinFilmFresnel(float outside, float ior, float thickness, float cos1, vec3
 // GGX layer of roughness² alpha with the film's Fresnel, summed over the
 // bins of v·h.
 vec3 thinFilmAlbedo(float outside, float ior, float thickness, float mu, float alpha, vec3 baseF0) {
-    float x = clamp01(mu) * float(ALBEDO_TABLE_SIZE - 1);
+    float x = clamp01(sqrt32(mu)) * float(ALBEDO_TABLE_SIZE - 1);
     float y = clamp01(sqrt32(alpha)) * float(ALBEDO_TABLE_SIZE - 1);
     int i = min(int(x), ALBEDO_TABLE_SIZE - 2);
     int j = min(int(y), ALBEDO_TABLE_SIZE - 2);
@@ -524,10 +615,10 @@ float sheenEval(BSDF b, vec3 wo, vec3 wi) {
 }
 
 // sheenAlbedo looks the sheen's directional albedo up bilinearly, over
-// cos θo and the sheen roughness (render.SheenAlbedoTable, which the
-// includer reads with sheenTableAt).
+// sqrt(cos θo) and the sheen roughness (render.SheenAlbedo, from the table
+// the includer reads with sheenTableAt).
 float sheenAlbedo(float mu, float roughness) {
-    float x = clamp01(mu) * float(ALBEDO_TABLE_SIZE - 1);
+    float x = clamp01(sqrt32(mu)) * float(ALBEDO_TABLE_SIZE - 1);
     float y = clamp01(roughness) * float(ALBEDO_TABLE_SIZE - 1);
     int i = min(int(x), ALBEDO_TABLE_SIZE - 2), j = min(int(y), ALBEDO_TABLE_SIZE - 2);
     float fx = x - float(i), fy = y - float(j);
@@ -546,8 +637,11 @@ void setCoat(inout BSDF b, float coat, float roughness, vec3 n) {
     }
 }
 
-// coatAlbedo is the coat's directional albedo seen from wo, times its weight.
-float coatAlbedo(BSDF b, vec3 wo) {
+// coatAlbedo is the coat's directional albedo seen from wo, times its
+// weight, multiple scattering included; kc is the coat lobe's
+// multiple-scattering factor.
+float coatAlbedo(BSDF b, vec3 wo, out float kc) {
+    kc = 0.0;
     if (b.coat <= 0.0) {
         return 0.0;
     }
@@ -557,11 +651,21 @@ float coatAlbedo(BSDF b, vec3 wo) {
     }
     float ca, cs;
     specularIntegrals(c, b.coatAlpha, ca, cs);
-    return b.coat * min(COAT_F0 * ca + (1.0 - COAT_F0) * cs, 1.0);
+    kc = multipleScattering(ca, multipleScatteringFresnel(COAT_F0, 1.0, averageAlbedo(b.coatAlpha)));
+    return b.coat * min((COAT_F0 * ca + (1.0 - COAT_F0) * cs) * kc, 1.0);
 }
 
-// coatEval is the coat's f·cos θi about its normal and, in pdf, the pdf of
-// its visible-normal sample.
+// aboutNormal is h in a frame about the unit normal n, as much as an
+// isotropic D needs of it: its sine and cosine.
+vec3 aboutNormal(vec3 h, vec3 n) {
+    if (n == vec3(0.0, 0.0, 1.0)) {
+        return h;
+    }
+    return vec3(length(cross(h, n)), 0.0, dot(n, h));
+}
+
+// coatEval is the coat's f·cos θi about its normal (single scattering) and,
+// in pdf, the pdf of its folded visible-normal sample.
 float coatEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     pdf = 0.0;
     vec3 n = b.coatN;
@@ -571,26 +675,29 @@ float coatEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     }
     float a2 = b.coatAlpha * b.coatAlpha;
     vec3 h = normalizeOrZero(wo + wi);
-    vec3 hl = h; // h about the coat's normal: D needs its cosine and sine there
-    if (n != vec3(0.0, 0.0, 1.0)) {
-        hl = vec3(length(cross(h, n)), 0.0, dot(n, h));
+    float d = ggxD(aboutNormal(h, n), a2);
+    // The folded samples: reflections below the coat, mirrored up through it.
+    float df = 0.0;
+    vec3 hf = normalizeOrZero(wo + (wi - n * (2.0 * ci)));
+    if (dot(n, hf) > 0.0) {
+        df = ggxD(aboutNormal(hf, n), a2);
     }
-    float d = ggxD(hl, a2);
     float fr = COAT_F0 + (1.0 - COAT_F0) * schlick5(dot(wo, h));
-    pdf = smithG1(co, a2) * d / (4.0 * co);
+    pdf = smithG1(co, a2) * (d + df) / (4.0 * co);
     return b.coat * fr * d * smithV(co, ci, a2) * ci;
 }
 
-// coatSample reflects wo about a visible normal of the coat.
+// coatSample reflects wo about a visible normal of the coat, folding a
+// reflection below the coat up through it.
 vec3 coatSample(BSDF b, vec3 wo, float u1, float u2) {
     if (b.coatN == vec3(0.0, 0.0, 1.0)) {
         vec3 h = sampleVisibleNormal(wo, b.coatAlpha, u1, u2);
-        return h * (2.0 * dot(wo, h)) - wo;
+        return foldUp(h * (2.0 * dot(wo, h)) - wo);
     }
     Frame f = newFrame(b.coatN);
     vec3 woC = toLocal(f, wo);
     vec3 h = sampleVisibleNormal(woC, b.coatAlpha, u1, u2);
-    return toWorld(f, h * (2.0 * dot(woC, h)) - woC);
+    return toWorld(f, foldUp(h * (2.0 * dot(woC, h)) - woC));
 }
 
 // glassWeight is the share of f that the glass interface is.
@@ -598,9 +705,15 @@ float glassWeight(BSDF b) {
     return (1.0 - b.metallic) * b.transmission;
 }
 
-// glassEta is the relative index the glass interface bends by.
+// glassEta is the relative index the glass interface bends by; a sheet
+// (glassThin) reflects and transmits as light entering it does (Go's
+// glassEta).
 float glassEta(BSDF b) {
-    return max(b.eta, 1e-3);
+    float eta = max(b.eta, 1e-3);
+    if (eta < 1.0 && (b.thin || 1.0 / eta - 1.0 < NULL_ETA)) {
+        return 1.0 / eta;
+    }
+    return eta;
 }
 
 // schlickAlbedo is the directional albedo of a GGX layer with Schlick's
@@ -678,28 +791,74 @@ vec3 glassFresnel(BSDF b, float cos_, out float pr) {
     return rgb;
 }
 
-// glassEval is the glass interface's f·|cos wi| and the pdf of glassSample.
-vec3 glassEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
+// glassThin is Go's glassThin: the interface transmits as a sheet (a
+// thin-walled material, or a relative index within NULL_ETA of 1).
+bool glassThin(BSDF b) {
+    return b.thin || abs(glassEta(b) - 1.0) < NULL_ETA;
+}
+
+// glassTransAlpha is the roughness² the glass transmits with: a sheet's
+// thinTransmissionAlpha, the interface's own otherwise.
+float glassTransAlpha(BSDF b) {
+    return glassThin(b) ? thinTransmissionAlpha(b.alpha, glassEta(b)) : b.alpha;
+}
+
+// glassTerms is Go's glassTerms: the glass interface's multiple-scattering
+// factor (k), and for a sheet that transmits at another roughness, the
+// probability that its sample reflects (pr: its reflected share of the
+// two lobes' energy).
+void glassTerms(BSDF b, float cosO, out float k, out float pr) {
+    pr = 0.0;
+    float eta = glassEta(b);
+    float r, rt, s;
+    if (!glassThin(b)) {
+        k = 1.0 / max(glassAlbedo(cosO, b.alpha, eta, r), 1e-3);
+        return;
+    }
+    float at = glassTransAlpha(b);
+    float a;
+    specularIntegrals(cosO, b.alpha, a, s);
+    float e = a;
+    if (at != b.alpha) {
+        float at1;
+        specularIntegrals(cosO, at, at1, s);
+        glassAlbedo(cosO, b.alpha, eta, r);
+        glassAlbedo(cosO, at, eta, rt);
+        e = r + at1 - rt;
+        if (e > 0.0) {
+            pr = clamp01(r / e);
+        }
+    }
+    k = 1.0 / max(e, 1e-3);
+}
+
+// glassEval is the glass interface's f·|cos wi| and the pdf of glassSample,
+// given its multiple-scattering factor k and the sheet's choice pgr.
+vec3 glassEval(BSDF b, vec3 wo, vec3 wi, float k, float pgr, out float pdf) {
     float a2 = b.alpha * b.alpha;
+    bool thin = glassThin(b);
+    float at = glassTransAlpha(b);
+    bool split = at != b.alpha; // the probability of reflecting is the interface's, not the microfacet's
     float pr;
     if (wi.z > 0.0) { // reflection off the interface
         vec3 h = normalizeOrZero(wo + wi);
         vec3 fr = glassFresnel(b, dot(wo, h), pr);
         float d = ggxD(h, a2);
         float g = smithG2(wo, wi, a2);
-        pdf = pr * smithG1(wo.z, a2) * d / (4.0 * wo.z);
-        return fr * d * g / (4.0 * wo.z);
+        pdf = (split ? pgr : pr) * smithG1(wo.z, a2) * d / (4.0 * wo.z);
+        return fr * (d * g / (4.0 * wo.z) * k);
     }
-    if (b.thin) {
+    if (thin) {
         // A sheet: the transmitted direction is the reflected one mirrored
         // through the surface, tinted by the base colour.
+        float at2 = at * at;
         vec3 wr = vec3(wi.x, wi.y, -wi.z);
         vec3 h = normalizeOrZero(wo + wr);
         vec3 fr = glassFresnel(b, dot(wo, h), pr);
-        float d = ggxD(h, a2);
-        float g = smithG2(wo, wr, a2);
-        pdf = (1.0 - pr) * smithG1(wo.z, a2) * d / (4.0 * wo.z);
-        return b.base * ((vec3(1.0) - fr) * d * g / (4.0 * wo.z));
+        float d = ggxD(h, at2);
+        float g = smithG2(wo, wr, at2);
+        pdf = (1.0 - (split ? pgr : pr)) * smithG1(wo.z, at2) * d / (4.0 * wo.z);
+        return b.base * ((vec3(1.0) - fr) * (d * g / (4.0 * wo.z) * k));
     }
     float eta = glassEta(b);
     vec3 wm = normalizeOrZero(wi * eta + wo);
@@ -719,13 +878,23 @@ vec3 glassEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     float g = smithG2(wo, wi, a2);
     float j = abs(dot(wi, wm) * dot(wo, wm) / (wo.z * denom));
     pdf = (1.0 - pr) * smithG1(wo.z, a2) * d * dot(wo, wm) / wo.z * abs(dot(wi, wm)) / denom;
-    return b.base * ((vec3(1.0) - fr) * d * g * j / (eta * eta));
+    return b.base * ((vec3(1.0) - fr) * (d * g * j / (eta * eta) * k));
 }
 
 // glassSample samples a visible microfacet normal, then reflects (with the
-// Fresnel reflectance's probability, chosen by u) or refracts about it.
-// Returns false for a lost sample (wi is still set as Go sets it).
-bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi) {
+// Fresnel reflectance's probability, chosen by u) or refracts about it; a
+// sheet that transmits at another roughness chooses first, with pgr, and
+// samples that lobe's normal. Returns false for a lost sample (wi is
+// still set as Go sets it).
+bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, float pgr, out vec3 wi) {
+    bool thin = glassThin(b);
+    float at = glassTransAlpha(b);
+    if (at != b.alpha) {
+        vec3 hs = sampleVisibleNormal(wo, u < pgr ? b.alpha : at, u1, u2);
+        vec3 rs = hs * (2.0 * dot(wo, hs)) - wo;
+        wi = u < pgr ? rs : vec3(rs.x, rs.y, -rs.z);
+        return rs.z > 0.0;
+    }
     vec3 h = sampleVisibleNormal(wo, b.alpha, u1, u2);
     float cosO = dot(wo, h);
     float eta = glassEta(b);
@@ -736,7 +905,7 @@ bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 wi) {
         wi = r;
         return r.z > 0.0;
     }
-    if (b.thin) {
+    if (thin) {
         wi = vec3(r.x, r.y, -r.z);
         return r.z > 0.0;
     }
@@ -773,7 +942,8 @@ struct LayerTerms {
     float se;        // the sheen's albedo (capped at 1) times max(sheenColor)
     float sheenNorm; // what scales the sheen lobe down to albedo 1
     float psh;       // of the sheen's strategy, given that the coat's was not taken
-    float ec;        // the coat's albedo times its weight
+    float ec;        // the coat's albedo times its weight, multiple scattering included
+    float kc;        // the coat lobe's multiple-scattering factor
     float pc;        // of the coat's strategy
 };
 
@@ -784,6 +954,7 @@ LayerTerms layerTerms(BSDF b, vec3 wo, float base) {
     l.sheenNorm = 1.0;
     l.psh = 0.0;
     l.ec = 0.0;
+    l.kc = 0.0;
     l.pc = 0.0;
     if (b.sheenColor != vec3(0.0)) {
         float es = sheenAlbedo(wo.z, b.sheenRoughness);
@@ -796,7 +967,7 @@ LayerTerms layerTerms(BSDF b, vec3 wo, float base) {
         base = l.se + (1.0 - l.se) * base; // the rest under the coat, estimated
     }
     if (b.coat > 0.0) {
-        l.ec = coatAlbedo(b, wo);
+        l.ec = coatAlbedo(b, wo, l.kc);
         l.pc = coatProbability(l.ec, base);
     }
     return l;
@@ -806,7 +977,9 @@ LayerTerms layerTerms(BSDF b, vec3 wo, float base) {
 // computed once a hit (Go caches them per wo: BSDF.lobesAt).
 struct WoTerms {
     float a, s;                 // the tabulated specular integrals
-    vec3 e;                     // the specular layer's albedo
+    vec3 e;                     // the specular layer's albedo, multiple scattering included
+    vec3 km, kd;                // the metal's and the specular layer's multiple-scattering factors
+    float kg, pgr;              // the glass's multiple-scattering factor and a sheet's choice (Go's glassTerms)
     float ps, pd, pg, sum;      // the base's strategies and their estimates' sum
     LayerTerms l;               // the sheen's and the coat's
 };
@@ -821,7 +994,19 @@ WoTerms woTerms(BSDF b, vec3 wo) {
     } else {
         specularIntegrals(wo.z, b.alpha, t.a, t.s);
     }
-    t.e = specularAlbedo(b, wo.z, filmAlpha, t.a, t.s);
+    // The lobes get back what single scattering loses (render.MultipleScattering).
+    float eavg = averageAlbedo(b.alpha);
+    if (b.anisoAlpha > 0.0) { // the isotropic lobe's at the geometric mean roughness
+        eavg = averageAlbedo(sqrt32(b.alpha * b.anisoAlpha));
+    }
+    t.kd = multipleScattering3(t.a, b.f0, b.f90, eavg);
+    t.km = multipleScattering3(t.a, b.base, 1.0, eavg);
+    t.e = min(specularAlbedo(b, wo.z, filmAlpha, t.a, t.s) * t.kd, vec3(1.0));
+    t.kg = 0.0;
+    t.pgr = 0.0;
+    if (b.transmission > 0.0) {
+        glassTerms(b, wo.z, t.kg, t.pgr);
+    }
     lobeProbabilities(b, wo.z, t.e, t.ps, t.pd, t.pg, t.sum);
     t.l = layerTerms(b, wo, t.sum);
     return t;
@@ -843,7 +1028,7 @@ void bsdfAlbedos(BSDF b, WoTerms t, vec3 wo, out vec3 diffuse, out vec3 specular
     float below = under * (1.0 - l.se); // what the sheen lets through to the base
     diffuse = below * opaque * (1.0 - e) * diffuseReflected(b);
     specular = l.ec + under * b.sheenColor * es +
-               below * (opaque * e + b.metallic * schlickAlbedo(b.base, 1.0, t.a, t.s) + glassWeight(b) * b.base + opaque * (1.0 - e) * diffuseTransmitted(b));
+               below * (opaque * e + b.metallic * min(schlickAlbedo(b.base, 1.0, t.a, t.s) * t.km, vec3(1.0)) + glassWeight(b) * b.base + opaque * (1.0 - e) * diffuseTransmitted(b));
 }
 
 // bsdfEvalWith is bsdfEval with wo's terms given.
@@ -860,12 +1045,22 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
     if (wi.z > 0.0) {
         vec3 h = normalizeOrZero(wo + wi);
         float d, spec, g1;
+        float df = 0.0;
+        // The specular strategy's folded samples (foldUp): those whose
+        // reflection about hf went below.
+        vec3 hf = normalizeOrZero(wo + vec3(wi.x, wi.y, -wi.z));
         if (b.anisoAlpha > 0.0) { // the metal's and the dielectric's lobe
             d = anisoTerms(b, wo, wi, h, spec, g1);
+            if (hf.z > 0.0) {
+                df = ggxDAniso(toAniso(b, hf), b.anisoAlpha, b.alpha);
+            }
         } else {
             d = ggxD(h, a2);
             spec = d * smithV(wo.z, wi.z, a2);
             g1 = smithG1(wo.z, a2);
+            if (hf.z > 0.0) {
+                df = ggxD(hf, a2);
+            }
         }
         float vh = dot(wo, h);
         float s5 = schlick5(vh);
@@ -881,8 +1076,10 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
                 fm = fm * (1.0 - b.irid) + thinFilmFresnel(outside, b.filmIOR, b.filmThickness, vh, b.base) * b.irid;
             }
         }
+        fd = fd * t.kd; // with what single scattering loses
+        fm = fm * t.km;
         f = (opaque * ((1.0 - e) * diffuseReflected(b) / PI + fd * spec) + b.metallic * fm * spec) * wi.z;
-        pdf = ps * g1 * d / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / PI;
+        pdf = ps * g1 * (d + df) / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / PI;
     } else if (below > 0.0) {
         // The diffuse light that leaves through the far side.
         float c = opaqueWeight(b) * -wi.z / PI;
@@ -891,7 +1088,7 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
     }
     if (pg > 0.0) {
         float gpdf;
-        vec3 gf = glassEval(b, wo, wi, gpdf);
+        vec3 gf = glassEval(b, wo, wi, t.kg, t.pgr, gpdf);
         f = f + gf * glassWeight(b);
         pdf += pg * gpdf;
     }
@@ -907,7 +1104,7 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
     }
     if (b.coat > 0.0) {
         float cpdf;
-        float cf = coatEval(b, wo, wi, cpdf);
+        float cf = coatEval(b, wo, wi, cpdf) * l.kc;
         f = f * (1.0 - l.ec) + vec3(cf);
         pdf = l.pc * cpdf + (1.0 - l.pc) * pdf;
     }
@@ -979,9 +1176,9 @@ bool bsdfSampleWith(BSDF b, WoTerms t, vec3 wo, float u, float u1, float u2, out
         } else {
             h = sampleVisibleNormal(wo, b.alpha, u1, u2);
         }
-        wi = h * (2.0 * dot(wo, h)) - wo;
-        if (wi.z <= 0.0) {
-            return false; // lost: another lobe must not take it in
+        wi = foldUp(h * (2.0 * dot(wo, h)) - wo);
+        if (wi.z == 0.0) {
+            return false;
         }
     } else if (u < ps + pd) {
         wi = sampleCosine(u1, u2);
@@ -991,7 +1188,7 @@ bool bsdfSampleWith(BSDF b, WoTerms t, vec3 wo, float u, float u1, float u2, out
     } else {
         // The glass picks reflection or transmission by the microfacet's
         // Fresnel: reuse what is left of u for that choice.
-        if (!glassSample(b, wo, (u - ps - pd) / max(1.0 - ps - pd, 1e-7), u1, u2, wi)) {
+        if (!glassSample(b, wo, (u - ps - pd) / max(1.0 - ps - pd, 1e-7), u1, u2, t.pgr, wi)) {
             return false;
         }
     }

@@ -113,6 +113,8 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
             }
             float n = dispersionIOR(glassIOR(dm), dm.dispersion, path.wavelength);
             s.bsdf.eta = s.front ? n : 1.0 / n;
+            haveTerms = false; // the glass's terms depend on its index
+
         }
     }
     path.events = 0u;
@@ -166,7 +168,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     if (!IS_HAIR(s) && crosses && (mat.flags & MAT_VOLUME) != 0u) {
         path.medium = s.front ? int(s.material) : -1;
     }
-    if (!IS_HAIR(s) && crosses && s.bsdf.transmission > 0.0 && !s.bsdf.thin) { // refracted (diffuse transmission does not bend)
+    if (!IS_HAIR(s) && crosses && s.bsdf.transmission > 0.0 && !glassThin(s.bsdf)) { // refracted (diffuse transmission does not bend)
         path.etaScale *= s.bsdf.eta * s.bsdf.eta;
     }
     if (path.bounce == 0u) {

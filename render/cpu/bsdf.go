@@ -33,7 +33,10 @@ type BSDF struct {
 	// interface (Walter et al.'s rough dielectric, exact Fresnel per
 	// microfacet) tinted by the base colour. Eta is the index of the far
 	// side over the viewer's; Thin makes it a sheet that lets light through
-	// without bending it (glTF's thin-walled case, without KHR_materials_volume).
+	// without bending it (glTF's thin-walled case, without
+	// KHR_materials_volume), with its roughness scaled by how much its index
+	// bends (thinAlpha); an index within layout.NullEta of 1 is a sheet too
+	// (glassThin). Both get back what single scattering loses (glassTerms).
 	Transmission float32
 	Eta          float32
 	Thin         bool
@@ -91,17 +94,22 @@ type BSDF struct {
 }
 
 // woTerms are a BSDF's quantities that depend on wo alone: the
-// tabulated specular integrals, the specular layer's albedo and the
-// probabilities of the sampling strategies.
+// tabulated specular integrals, the specular layer's albedo, the lobes'
+// multiple-scattering factors and the probabilities of the sampling
+// strategies.
 type woTerms struct {
 	a, s       float32
-	e          scene.Vec3
-	ps, pd, pg float32 // of the base's strategies, given that the coat's was not taken
-	ec         float32 // the coat's directional albedo times Coat
-	pc         float32 // of the coat's strategy
-	se         float32 // the sheen's directional albedo (capped at 1) times max(SheenColor)
-	sheenNorm  float32 // what scales the sheen lobe down to albedo 1
-	psh        float32 // of the sheen's strategy, given that the coat's was not taken
+	e          scene.Vec3 // the dielectric specular layer's albedo, multiple scattering included
+	km, kd     scene.Vec3 // the multiple-scattering factors of the metal's lobe and the specular layer's
+	kc         float32    // the coat's
+	kg         float32    // the glass interface's
+	pgr        float32    // a sheet that transmits at another roughness: how often its sample reflects
+	ps, pd, pg float32    // of the base's strategies, given that the coat's was not taken
+	ec         float32    // the coat's directional albedo times Coat
+	pc         float32    // of the coat's strategy
+	se         float32    // the sheen's directional albedo (capped at 1) times max(SheenColor)
+	sheenNorm  float32    // what scales the sheen lobe down to albedo 1
+	psh        float32    // of the sheen's strategy, given that the coat's was not taken
 }
 
 // lambertian reports whether the BSDF is its diffuse lobe alone: no metal,
@@ -134,23 +142,34 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 		l.a, l.s = render.AnisoSpecularIntegrals(wa, b.AnisoAlpha, b.Alpha)
 		filmAlpha = projectedAlpha(wa, b.AnisoAlpha, b.Alpha)
 	} else {
-		l.a, l.s = specularIntegrals(wo.Z, b.Alpha)
+		l.a, l.s = render.SpecularIntegrals(wo.Z, b.Alpha)
 	}
 	l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
+	// The lobes get back what single scattering loses (render.MultipleScattering).
+	eavg := render.AverageAlbedo(b.Alpha)
+	if b.AnisoAlpha > 0 { // the isotropic lobe's at the geometric mean roughness
+		eavg = render.AverageAlbedo(sqrt32(b.Alpha * b.AnisoAlpha))
+	}
+	l.kd = multipleScattering(l.a, b.F0, b.F90, eavg)
+	l.km = multipleScattering(l.a, b.Base, 1, eavg)
 	if b.Irid > 0 {
 		ei := b.film().Albedo(wo.Z, filmAlpha, b.dielectricF0()).Scale(b.F90)
 		if b.AnisoAlpha > 0 { // the bins scaled to the anisotropic layer's A
-			if ia, _ := specularIntegrals(wo.Z, filmAlpha); ia > 0 {
+			if ia, _ := render.SpecularIntegrals(wo.Z, filmAlpha); ia > 0 {
 				ei = ei.Scale(l.a / ia)
 			}
 		}
 		l.e = l.e.Scale(1 - b.Irid).Add(ei.Scale(b.Irid))
 	}
+	l.e = scene.Vec3{X: min(l.e.X*l.kd.X, 1), Y: min(l.e.Y*l.kd.Y, 1), Z: min(l.e.Z*l.kd.Z, 1)}
+	if b.Transmission > 0 {
+		l.kg, l.pgr = b.glassTerms(wo.Z)
+	}
 	var base float32
 	l.ps, l.pd, l.pg, base = b.lobeProbabilities(wo.Z, l.e)
 	l.sheenNorm = 1
 	if b.SheenColor != (scene.Vec3{}) {
-		es := sheenAlbedo(wo.Z, b.SheenRoughness)
+		es := render.SheenAlbedo(wo.Z, b.SheenRoughness)
 		l.sheenNorm = 1 / max(es, 1)
 		l.se = max(b.SheenColor.X, b.SheenColor.Y, b.SheenColor.Z) * min(es, 1)
 		if w := l.se + (1-l.se)*base; w > 0 {
@@ -160,8 +179,9 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	}
 	if b.Coat > 0 {
 		if c := b.CoatN.Dot(wo); c > 0 {
-			ca, cs := specularIntegrals(c, b.CoatAlpha)
-			l.ec = b.Coat * min(layout.CoatF0*ca+(1-layout.CoatF0)*cs, 1)
+			ca, cs := render.SpecularIntegrals(c, b.CoatAlpha)
+			l.kc = render.MultipleScattering(ca, render.MultipleScatteringFresnel(layout.CoatF0, 1, render.AverageAlbedo(b.CoatAlpha)))
+			l.ec = b.Coat * min((layout.CoatF0*ca+(1-layout.CoatF0)*cs)*l.kc, 1)
 		}
 		if w := l.ec + (1-l.ec)*base; w > 0 {
 			l.pc = l.ec / w
@@ -169,6 +189,58 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	}
 	return l
 }
+
+// multipleScattering is, per channel, the multiple-scattering factor of a
+// GGX lobe of single-scattering albedo a and mean albedo eavg whose
+// Schlick Fresnel runs from f0 to f90.
+func multipleScattering(a float32, f0 scene.Vec3, f90, eavg float32) scene.Vec3 {
+	k := func(f0 float32) float32 {
+		return render.MultipleScattering(a, render.MultipleScatteringFresnel(f0, f90, eavg))
+	}
+	return scene.Vec3{X: k(f0.X), Y: k(f0.Y), Z: k(f0.Z)}
+}
+
+// glassTerms are the glass interface's multiple-scattering factor for
+// what it reflects and transmits, seen from cos θo, and for a sheet that
+// transmits at another roughness than it reflects, the probability that
+// its sample reflects: its reflected share of the two lobes' energy (a
+// microfacet's own Fresnel cannot choose between two lobes; the Fresnel at
+// cos θo, 6e-8 at index 1.0005, would weigh a grazing microfacet's
+// reflection 1e5 times).
+func (b *BSDF) glassTerms(cosO float32) (k, pr float32) {
+	eta := b.glassEta()
+	if !b.glassThin() {
+		e, _ := render.GlassAlbedo(cosO, b.Alpha, eta)
+		return 1 / max(e, 1e-3), 0
+	}
+	// A sheet reflects R(α), the interface's reflected part for light
+	// entering it, and transmits its mirror image, A(αt) − R(αt): where the
+	// two roughnesses are one, R + T is the lobe's A.
+	at := b.thinAlpha()
+	a, _ := render.SpecularIntegrals(cosO, b.Alpha)
+	e := a
+	if at != b.Alpha {
+		at1, _ := render.SpecularIntegrals(cosO, at)
+		_, r := render.GlassAlbedo(cosO, b.Alpha, eta)
+		_, rt := render.GlassAlbedo(cosO, at, eta)
+		e = r + at1 - rt
+		if e > 0 {
+			pr = clamp01(r / e)
+		}
+	}
+	return 1 / max(e, 1e-3), pr
+}
+
+// glassThin reports whether the glass interface transmits as a sheet,
+// without bending: a thin-walled material, or one whose relative index is
+// within layout.NullEta of 1 (which bends nothing).
+func (b *BSDF) glassThin() bool {
+	return b.Thin || math.Abs(float64(b.glassEta()-1)) < layout.NullEta
+}
+
+// thinAlpha is the roughness² a sheet transmits with
+// (render.ThinTransmissionAlpha): an interface of index 1 is not there.
+func (b *BSDF) thinAlpha() float32 { return render.ThinTransmissionAlpha(b.Alpha, b.glassEta()) }
 
 // projectedAlpha is the roughness² of anisotropic GGX (ax along x, ay
 // along y) seen in the azimuth of w (in the anisotropy's frame), what its
@@ -282,17 +354,6 @@ func (b *BSDF) sheenEval(wo, wi scene.Vec3) float32 {
 	return render.CharlieD(h.Z, render.SheenAlpha(b.SheenRoughness)) * render.SheenV(wo.Z, wi.Z) * wi.Z
 }
 
-// sheenAlbedo looks the sheen's directional albedo up bilinearly, over
-// cos θo and the sheen roughness.
-func sheenAlbedo(mu, roughness float32) float32 {
-	x := clamp01(mu) * (layout.AlbedoTableSize - 1)
-	y := clamp01(roughness) * (layout.AlbedoTableSize - 1)
-	i, j := min(int(x), layout.AlbedoTableSize-2), min(int(y), layout.AlbedoTableSize-2)
-	fx, fy := x-float32(i), y-float32(j)
-	t := render.SheenAlbedoTable()
-	return (t[i][j]*(1-fx)+t[i+1][j]*fx)*(1-fy) + (t[i][j+1]*(1-fx)+t[i+1][j+1]*fx)*fy
-}
-
 // SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
 // about the local normal n (unit, on the +Z side; the zero vector for +Z).
 func (b *BSDF) SetCoat(coat, roughness float32, n scene.Vec3) {
@@ -304,10 +365,10 @@ func (b *BSDF) SetCoat(coat, roughness float32, n scene.Vec3) {
 }
 
 // coatEval is the coat's f·cos θi about its normal and the pdf of its
-// visible-normal sample, for wo and wi in the shading frame. A tilted
-// coat reflects nothing below the shading surface: the surface is opaque
-// there (or, for glass, the other side is the glass's), and its sample
-// there is lost.
+// folded visible-normal sample (coatSample), for wo and wi in the shading
+// frame. A tilted coat reflects nothing below the shading surface: the
+// surface is opaque there (or, for glass, the other side is the glass's),
+// and its sample there is lost.
 func (b *BSDF) coatEval(wo, wi scene.Vec3) (float32, float32) {
 	n := b.CoatN
 	co, ci := n.Dot(wo), n.Dot(wi)
@@ -316,25 +377,49 @@ func (b *BSDF) coatEval(wo, wi scene.Vec3) (float32, float32) {
 	}
 	a2 := b.CoatAlpha * b.CoatAlpha
 	h := wo.Add(wi).Normalize()
-	hl := h // h about the coat's normal: D needs its cosine and sine there
-	if n != (scene.Vec3{Z: 1}) {
-		hl = scene.Vec3{X: h.Cross(n).Length(), Z: n.Dot(h)}
+	d := ggxD(aboutNormal(h, n), a2)
+	// The folded samples: reflections below the coat, mirrored up through it.
+	var df float32
+	if hf := wo.Add(wi.Sub(n.Scale(2 * ci))).Normalize(); n.Dot(hf) > 0 {
+		df = ggxD(aboutNormal(hf, n), a2)
 	}
-	d := ggxD(hl, a2)
 	fr := layout.CoatF0 + (1-layout.CoatF0)*render.Schlick5(wo.Dot(h))
-	return b.Coat * fr * d * render.SmithV(co, ci, a2) * ci, render.SmithG1(co, a2) * d / (4 * co)
+	return b.Coat * fr * d * render.SmithV(co, ci, a2) * ci, render.SmithG1(co, a2) * (d + df) / (4 * co)
 }
 
-// coatSample reflects wo about a visible normal of the coat.
+// aboutNormal is the unit vector h in a frame about the unit normal n, as
+// much as an isotropic D needs of it: its sine and cosine.
+func aboutNormal(h, n scene.Vec3) scene.Vec3 {
+	if n == (scene.Vec3{Z: 1}) {
+		return h
+	}
+	return scene.Vec3{X: h.Cross(n).Length(), Z: n.Dot(h)}
+}
+
+// coatSample reflects wo about a visible normal of the coat; a reflection
+// below the coat is folded up through it (foldUp).
 func (b *BSDF) coatSample(wo scene.Vec3, u1, u2 float32) scene.Vec3 {
 	if b.CoatN == (scene.Vec3{Z: 1}) {
 		h := render.SampleVisibleNormal(wo, b.CoatAlpha, u1, u2)
-		return h.Scale(2 * wo.Dot(h)).Sub(wo)
+		return foldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
 	}
 	f := NewFrame(b.CoatN)
 	woC := f.ToLocal(wo)
 	h := render.SampleVisibleNormal(woC, b.CoatAlpha, u1, u2)
-	return f.ToWorld(h.Scale(2 * woC.Dot(h)).Sub(woC))
+	return f.ToWorld(foldUp(h.Scale(2 * woC.Dot(h)).Sub(woC)))
+}
+
+// foldUp mirrors a reflection that a rough lobe's visible normal sends
+// below the surface (local +Z) up through it, where losing it would end
+// the path: GGX at roughness 1 sends half its samples there, and a path
+// that keeps the other half at twice the weight (the multiple-scattering
+// compensation's) makes fireflies. Eval's pdf adds the density of the
+// mirrored direction's half vector.
+func foldUp(w scene.Vec3) scene.Vec3 {
+	if w.Z < 0 {
+		w.Z = -w.Z
+	}
+	return w
 }
 
 // glassWeight is the share of f that the glass interface is.
@@ -410,11 +495,12 @@ func (b *BSDF) Albedos(wo scene.Vec3) (diffuse, specular scene.Vec3) {
 		t = b.terms(wo)
 	}
 	e, metal := t.e, schlickAlbedo(b.Base, 1, t.a, t.s)
+	metal = scene.Vec3{X: min(metal.X*t.km.X, 1), Y: min(metal.Y*t.km.Y, 1), Z: min(metal.Z*t.km.Z, 1)}
 	opaque, glass := b.opaqueWeight(), b.glassWeight()
 	under := 1 - t.ec // what the coat lets through to the rest
 	var es float32    // the sheen's albedo for a white sheen
 	if b.SheenColor != (scene.Vec3{}) {
-		es = min(sheenAlbedo(wo.Z, b.SheenRoughness), 1)
+		es = min(render.SheenAlbedo(wo.Z, b.SheenRoughness), 1)
 	}
 	below := under * (1 - t.se) // what the sheen lets through to the base
 	// The diffuse albedo is the reflected diffuse light's; what the diffuse
@@ -471,13 +557,22 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	below := b.diffuseBelow()
 	if wi.Z > 0 {
 		h := wo.Add(wi).Normalize()
-		var d, spec, g1 float32
+		var d, spec, g1, df float32
+		// The specular strategy's folded samples (foldUp): those whose
+		// reflection about hf went below.
+		hf := wo.Add(scene.Vec3{X: wi.X, Y: wi.Y, Z: -wi.Z}).Normalize()
 		if b.AnisoAlpha > 0 { // the metal's and the dielectric's lobe
 			d, spec, g1 = b.anisoTerms(wo, wi, h)
+			if hf.Z > 0 {
+				df = render.GGXDAniso(b.toAniso(hf), b.AnisoAlpha, b.Alpha)
+			}
 		} else {
 			a2 := b.Alpha * b.Alpha
 			d = ggxD(h, a2)
 			spec, g1 = d*render.SmithV(wo.Z, wi.Z, a2), render.SmithG1(wo.Z, a2)
+			if hf.Z > 0 {
+				df = ggxD(hf, a2)
+			}
 		}
 		vh := wo.Dot(h)
 		s5 := render.Schlick5(vh)
@@ -493,11 +588,12 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 				fm = fm.Scale(1 - b.Irid).Add(film.Fresnel(vh, b.Base).Scale(b.Irid))
 			}
 		}
+		fd, fm = fd.Mul3(l.kd), fm.Mul3(l.km) // with what single scattering loses
 		channel := func(fd, fm, diffuse, e float32) float32 {
 			return (opaque*((1-e)*diffuse/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi.Z
 		}
 		f = scene.Vec3{X: channel(fd.X, fm.X, dr.X, e.X), Y: channel(fd.Y, fm.Y, dr.Y, e.Y), Z: channel(fd.Z, fm.Z, dr.Z, e.Z)}
-		pdf = ps*g1*d/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
+		pdf = ps*g1*(d+df)/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
 	} else if below > 0 {
 		// The diffuse light that leaves through the far side.
 		c := b.opaqueWeight() * -wi.Z / math.Pi
@@ -505,7 +601,7 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		pdf = pd * below * -wi.Z / math.Pi
 	}
 	if pg > 0 {
-		gf, gpdf := b.glassEval(wo, wi)
+		gf, gpdf := b.glassEval(wo, wi, l)
 		f = f.Add(gf.Scale(b.glassWeight()))
 		pdf += pg * gpdf
 	}
@@ -520,6 +616,7 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	}
 	if b.Coat > 0 {
 		cf, cpdf := b.coatEval(wo, wi)
+		cf *= l.kc
 		f = f.Scale(1 - l.ec).Add(scene.Vec3{X: cf, Y: cf, Z: cf})
 		pdf = l.pc*cpdf + (1-l.pc)*pdf
 	}
@@ -560,11 +657,8 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 		} else {
 			h = render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
 		}
-		wi = h.Scale(2 * wo.Dot(h)).Sub(wo)
-		if wi.Z <= 0 {
-			// Lost: a reflection below the surface has no density in this
-			// strategy, and another lobe's (the glass's, a tilted coat's)
-			// must not take it in.
+		wi = foldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
+		if wi.Z == 0 {
 			return wi, scene.Vec3{}, 0, false
 		}
 	case u < ps+pd:
@@ -576,7 +670,7 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 		// The glass picks reflection or transmission by the microfacet's
 		// Fresnel: reuse what is left of u for that choice.
 		var good bool
-		if wi, good = b.glassSample(wo, (u-ps-pd)/max(1-ps-pd, 1e-7), u1, u2); !good {
+		if wi, good = b.glassSample(wo, (u-ps-pd)/max(1-ps-pd, 1e-7), u1, u2, l); !good {
 			return wi, scene.Vec3{}, 0, false
 		}
 	}
@@ -615,7 +709,7 @@ func smithG2(wo, wi scene.Vec3, a2 float32) float32 {
 // reflect, so the film colours the glass without making light.
 func (b *BSDF) glassFresnel(cos float32) (scene.Vec3, float32) {
 	eta := b.glassEta()
-	fr := fresnelDielectric(cos, eta)
+	fr := render.FresnelDielectric(cos, eta)
 	if b.Irid <= 0 || eta < 1 {
 		return scene.Vec3{X: fr, Y: fr, Z: fr}, fr
 	}
@@ -625,26 +719,41 @@ func (b *BSDF) glassFresnel(cos float32) (scene.Vec3, float32) {
 	return rgb, (rgb.X + rgb.Y + rgb.Z) / 3
 }
 
-// glassEval is the glass interface's f·|cos wi| and the pdf of glassSample.
-func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
+// glassEval is the glass interface's f·|cos wi| and the pdf of
+// glassSample, given wo's terms (its multiple-scattering factors).
+func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
 	a2 := b.Alpha * b.Alpha
+	thin := b.glassThin()
+	at := b.Alpha // the roughness² it transmits with
+	if thin {
+		at = b.thinAlpha()
+	}
+	// The probability of reflecting: the microfacet's Fresnel, or where a
+	// sheet transmits at another roughness, the interface's.
+	choose := func(pr float32) float32 {
+		if at != b.Alpha {
+			return l.pgr
+		}
+		return pr
+	}
 	if wi.Z > 0 { // reflection off the interface
 		h := wo.Add(wi).Normalize()
 		fr, pr := b.glassFresnel(wo.Dot(h))
 		d, g := ggxD(h, a2), smithG2(wo, wi, a2)
-		v := func(f float32) float32 { return f * d * g / (4 * wo.Z) }
-		pdf := pr * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
+		v := func(f float32) float32 { return f * d * g / (4 * wo.Z) * l.kg }
+		pdf := choose(pr) * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
 		return scene.Vec3{X: v(fr.X), Y: v(fr.Y), Z: v(fr.Z)}, pdf
 	}
-	if b.Thin {
+	if thin {
 		// A sheet: the transmitted direction is the reflected one mirrored
 		// through the surface, tinted by the base colour.
+		at2 := at * at
 		wr := scene.Vec3{X: wi.X, Y: wi.Y, Z: -wi.Z}
 		h := wo.Add(wr).Normalize()
 		fr, pr := b.glassFresnel(wo.Dot(h))
-		d, g := ggxD(h, a2), smithG2(wo, wr, a2)
-		v := func(base, f float32) float32 { return base * ((1 - f) * d * g / (4 * wo.Z)) }
-		return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, (1 - pr) * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
+		d, g := ggxD(h, at2), smithG2(wo, wr, at2)
+		v := func(base, f float32) float32 { return base * ((1 - f) * d * g / (4 * wo.Z) * l.kg) }
+		return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, (1 - choose(pr)) * render.SmithG1(wo.Z, at2) * d / (4 * wo.Z)
 	}
 	eta := b.glassEta()
 	wm := wi.Scale(eta).Add(wo).Normalize()
@@ -662,17 +771,41 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	// Walter et al.'s BTDF times |cos wi|, with the radiance scaled by 1/η²
 	// as it crosses into the denser side (and back).
 	g, j := smithG2(wo, wi, a2), float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo.Z*denom))))
-	v := func(base, f float32) float32 { return base * ((1 - f) * d * g * j / (eta * eta)) }
+	v := func(base, f float32) float32 { return base * ((1 - f) * d * g * j / (eta * eta) * l.kg) }
 	pdf := (1 - pr) * render.SmithG1(wo.Z, a2) * d * wo.Dot(wm) / wo.Z * float32(math.Abs(float64(wi.Dot(wm)))) / denom
 	return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, pdf
 }
 
-// glassEta is the relative index the glass interface bends by.
-func (b *BSDF) glassEta() float32 { return max(b.Eta, 1e-3) }
+// glassEta is the relative index the glass interface bends by; a sheet
+// (glassThin), with the same medium on both sides, reflects and transmits
+// as light entering it does: its index or the inverse, whichever is above
+// 1 (total internal reflection would have it reflect light it transmits).
+func (b *BSDF) glassEta() float32 {
+	eta := max(b.Eta, 1e-3)
+	if eta < 1 && (b.Thin || 1/eta-1 < layout.NullEta) {
+		return 1 / eta
+	}
+	return eta
+}
 
 // glassSample samples a visible microfacet normal, then reflects (with the
-// Fresnel reflectance's probability, chosen by u) or refracts about it.
-func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32) (scene.Vec3, bool) {
+// Fresnel reflectance's probability, chosen by u) or refracts about it; a
+// sheet that transmits at another roughness chooses first, by the
+// interface's Fresnel, and samples that lobe's normal.
+func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32, l *woTerms) (scene.Vec3, bool) {
+	thin := b.glassThin()
+	if thin {
+		if at := b.thinAlpha(); at != b.Alpha {
+			if u < l.pgr {
+				h := render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
+				r := h.Scale(2 * wo.Dot(h)).Sub(wo)
+				return r, r.Z > 0
+			}
+			h := render.SampleVisibleNormal(wo, at, u1, u2)
+			r := h.Scale(2 * wo.Dot(h)).Sub(wo)
+			return scene.Vec3{X: r.X, Y: r.Y, Z: -r.Z}, r.Z > 0
+		}
+	}
 	h := render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
 	cosO := wo.Dot(h)
 	eta := b.glassEta()
@@ -683,7 +816,7 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32) (scene.Vec3, bool) 
 	if _, pr := b.glassFresnel(cosO); u < pr {
 		return r, r.Z > 0
 	}
-	if b.Thin {
+	if thin {
 		return scene.Vec3{X: r.X, Y: r.Y, Z: -r.Z}, r.Z > 0
 	}
 	sin2T := (1 - cosO*cosO) / (eta * eta)
@@ -743,17 +876,4 @@ func (f *Frame) ToLocal(v scene.Vec3) scene.Vec3 {
 // ToWorld expresses a local direction in the world.
 func (f *Frame) ToWorld(v scene.Vec3) scene.Vec3 {
 	return f.T.Scale(v.X).Add(f.B.Scale(v.Y)).Add(f.N.Scale(v.Z))
-}
-
-// specularIntegrals looks up A and S bilinearly.
-func specularIntegrals(mu, alpha float32) (a, s float32) {
-	x := clamp01(mu) * (layout.AlbedoTableSize - 1)
-	y := clamp01(sqrt32(alpha)) * (layout.AlbedoTableSize - 1)
-	i, j := min(int(x), layout.AlbedoTableSize-2), min(int(y), layout.AlbedoTableSize-2)
-	fx, fy := x-float32(i), y-float32(j)
-	lerp := func(k int) float32 {
-		t := &render.SpecularAlbedoTable
-		return (t[i][j][k]*(1-fx)+t[i+1][j][k]*fx)*(1-fy) + (t[i][j+1][k]*(1-fx)+t[i+1][j+1][k]*fx)*fy
-	}
-	return lerp(0), lerp(1)
 }

@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 
+	"sertrace/render"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -125,23 +126,6 @@ func logI0(x float64) float64 {
 	return math.Log(besselI0(x))
 }
 
-// fresnelDielectric is the unpolarised Fresnel reflectance for light
-// arriving at cosine cosI on a dielectric of relative index eta.
-func fresnelDielectric(cosI, eta float32) float32 {
-	cosI = clampF(cosI, -1, 1)
-	if cosI < 0 {
-		eta, cosI = 1/eta, -cosI
-	}
-	sin2T := (1 - cosI*cosI) / (eta * eta)
-	if sin2T >= 1 {
-		return 1
-	}
-	cosT := sqrt32(1 - sin2T)
-	rPar := (eta*cosI - cosT) / (eta*cosI + cosT)
-	rPerp := (cosI - eta*cosT) / (cosI + eta*cosT)
-	return (rPar*rPar + rPerp*rPerp) / 2
-}
-
 // attenuations are A_0..A_3: what each path keeps, for a view at sin θ_o.
 func (b *HairBSDF) attenuations(sinO, cosO float32) (a [4]scene.Vec3, gammaT float32) {
 	sinT := sinO / b.eta
@@ -154,7 +138,7 @@ func (b *HairBSDF) attenuations(sinO, cosO float32) (a [4]scene.Vec3, gammaT flo
 		return float32(math.Exp(float64(-sigmaA * (2 * cosGT / max(cosT, 1e-6)))))
 	}
 	t := scene.Vec3{X: transmit(b.sigmaA.X), Y: transmit(b.sigmaA.Y), Z: transmit(b.sigmaA.Z)}
-	f := fresnelDielectric(cosO*sqrt32(1-b.h*b.h), b.eta)
+	f := render.FresnelDielectric(cosO*sqrt32(1-b.h*b.h), b.eta)
 	a[0] = scene.Vec3{X: f, Y: f, Z: f}
 	a[1] = t.Scale((1 - f) * (1 - f))
 	a[2] = a[1].Mul3(t).Scale(f)

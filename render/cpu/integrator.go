@@ -200,6 +200,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		} else {
 			s.bsdf.Eta = 1 / n
 		}
+		s.bsdf.lobeWo = scene.Vec3{} // the glass's terms depend on its index
 	}
 	woLocal := s.frame.ToLocal(wo)
 	p.Events = 0
@@ -265,7 +266,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			p.Medium = -1
 		}
 	}
-	if !s.isHair && crosses && s.bsdf.Transmission > 0 && !s.bsdf.Thin { // refracted (diffuse transmission does not bend)
+	if !s.isHair && crosses && s.bsdf.Transmission > 0 && !s.bsdf.glassThin() { // refracted (diffuse transmission does not bend)
 		p.EtaScale *= s.bsdf.Eta * s.bsdf.Eta
 	}
 	if p.Bounce == 0 {

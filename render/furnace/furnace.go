@@ -76,16 +76,58 @@ func BrownHair() scene.Material {
 	return m
 }
 
-// RoughMetal is a white GGX metal: it loses what single scattering loses.
-func RoughMetal() scene.Material {
+// RoughMetal is a white GGX metal of the given roughness: a perfect
+// reflector, lossless once the light that single scattering loses between
+// microfacets is given back (the compensation; without it roughness 1
+// reads 0.30).
+func RoughMetal(roughness float32) scene.Material {
 	m := scene.DefaultMaterial()
-	m.Name = "white rough metal"
-	m.Roughness = 0.6
+	m.Name = fmt.Sprintf("white rough metal (roughness %v)", roughness)
+	m.Roughness = roughness
+	return m
+}
+
+// GoldMetal is a rough gold-coloured metal: it only absorbs, and never
+// reflects more in a channel than a white metal does.
+func GoldMetal(roughness float32) scene.Material {
+	m := RoughMetal(roughness)
+	m.Name = fmt.Sprintf("gold rough metal (roughness %v)", roughness)
+	m.BaseColor = scene.Vec4{X: 1, Y: 0.78, Z: 0.34, W: 1}
+	return m
+}
+
+// RoughDielectric is a white dielectric (F0 0.04) of the given roughness:
+// its diffuse gets what its specular layer does not reflect.
+func RoughDielectric(roughness float32) scene.Material {
+	m := scene.DefaultMaterial()
+	m.Name = fmt.Sprintf("white rough dielectric (roughness %v)", roughness)
+	m.Metallic, m.Roughness = 0, roughness
+	return m
+}
+
+// MirrorDielectric is a black dielectric whose specular layer reflects
+// everything (KHR_materials_specular's colour raises F0 to 1): its rough
+// specular layer alone is a perfect reflector.
+func MirrorDielectric(roughness float32) scene.Material {
+	m := RoughDielectric(roughness)
+	m.Name = fmt.Sprintf("black dielectric of F0 1 (roughness %v)", roughness)
+	m.BaseColor = scene.Vec4{W: 1}
+	m.SpecularColor = scene.Vec3{X: 25, Y: 25, Z: 25}
+	return m
+}
+
+// CoatedMetal is RoughMetal under a rough clearcoat: both lossless, so the
+// whole is.
+func CoatedMetal(roughness float32) scene.Material {
+	m := RoughMetal(roughness)
+	m.Name = fmt.Sprintf("white rough metal under a clearcoat (roughness %v)", roughness)
+	m.Clearcoat, m.ClearcoatRoughness = 1, roughness
 	return m
 }
 
 // Glass is clear glass: a volume (refracting into the object) or a thin
-// sheet, smooth (lossless) or rough (losing what single scattering loses).
+// sheet, smooth or rough, lossless (a rough one gets back what single
+// scattering loses).
 func Glass(roughness float32, thin bool) scene.Material {
 	m := White()
 	m.Name = fmt.Sprintf("glass (roughness %v, thin %v)", roughness, thin)
@@ -93,9 +135,18 @@ func Glass(roughness float32, thin bool) scene.Material {
 	return m
 }
 
+// ClearGlass is Glass of another index: 1 is an interface that is not
+// there (it bends and reflects nothing, rough or smooth).
+func ClearGlass(ior, roughness float32, thin bool) scene.Material {
+	m := Glass(roughness, thin)
+	m.Name = fmt.Sprintf("glass of index %v (roughness %v, thin %v)", ior, roughness, thin)
+	m.IOR = ior
+	return m
+}
+
 // Clearcoated is White under a KHR_materials_clearcoat coat of the given
-// roughness: the coat reflects what the white base then does not get, so
-// it loses only what the coat's single-scattering GGX loses.
+// roughness: the coat reflects what the white base then does not get, and
+// it loses nothing (what its single scattering loses given back).
 func Clearcoated(roughness float32) scene.Material {
 	m := White()
 	m.Name = fmt.Sprintf("white under a clearcoat (roughness %v)", roughness)
@@ -135,6 +186,16 @@ func Brushed(strength float32) scene.Material {
 	m.Name = fmt.Sprintf("white dielectric brushed with anisotropy %v", strength)
 	m.Metallic, m.Roughness = 0, 0.3
 	m.AnisotropyStrength, m.AnisotropyRotation = strength, 0.5
+	return m
+}
+
+// BrushedMetal is a white metal of roughness 0.5 stretched by anisotropy
+// strength: a perfect reflector once its anisotropic lobe gets back what
+// single scattering loses.
+func BrushedMetal(strength float32) scene.Material {
+	m := Brushed(strength)
+	m.Name = fmt.Sprintf("white metal brushed with anisotropy %v", strength)
+	m.Metallic, m.Roughness = 1, 0.5
 	return m
 }
 
@@ -258,7 +319,7 @@ func Cases(scale float64) ([]Case, error) {
 		mat      scene.Material
 		lossless bool
 		minMean  float64
-	}{{White(), true, 0}, {RoughMetal(), false, 0}, {Glass(0, false), true, 0}, {Clearcoated(0.3), false, 0.97}, {Clearcoated(0.8), false, 0.95},
+	}{{White(), true, 0}, {RoughMetal(0.5), true, 0}, {RoughDielectric(0.7), true, 0}, {Glass(0, false), true, 0}, {Clearcoated(0.3), true, 0}, {Clearcoated(0.8), true, 0},
 		{Sheened(0.3), false, 0.97}, {Sheened(1), false, 0.97}, {Translucent(0.5), true, 0}, {Iridescent(1.8, 500), true, 0}} {
 		cloud, err := generated("particles", func(in *scene.Instance) scene.Material {
 			if in.Geometry.Kind == scene.Spheres {
@@ -269,6 +330,25 @@ func Cases(scale float64) ([]Case, error) {
 		if err := add(Case{Name: "particle cloud of " + p.mat.Name, Scene: cloud, Options: options(32, 24, spp(32), FullDepth), Lossless: p.lossless, MinMean: p.minMean}, err); err != nil {
 			return nil, err
 		}
+	}
+	// Rough lobes that get back what single scattering loses, on objects
+	// apart (in the dense cloud a path of a rough metal bounces between
+	// particles for long, each bounce weighing it by the compensated
+	// lobe's f/pdf, from 0.3 to 3 at roughness 1: fine on average, but a
+	// heavy tail that 32 samples do not see).
+	// Each object of a scene in its own material: the sphere mesh, the
+	// cube, the particles.
+	for _, p := range []struct {
+		name     string
+		scene    *scene.Scene
+		lossless bool
+	}{
+		{"white rough metals", GlassObjects(RoughMetal(1), RoughMetal(0.25), RoughMetal(0.5)), true},
+		{"gold rough metal", GlassObjects(GoldMetal(1)), false},
+		{"a brushed white metal, a black dielectric of F0 1 and a coated white metal",
+			BrushedObjects(BrushedMetal(0.8), MirrorDielectric(0.8), CoatedMetal(0.7)), true},
+	} {
+		out = append(out, Case{Name: "objects of " + p.name, Scene: p.scene, Options: options(32, 32, spp(32), FullDepth), Lossless: p.lossless})
 	}
 	// Unlit objects show their base colour to every ray and reflect
 	// nothing, whatever lights them: against black, every pixel is that
@@ -299,10 +379,19 @@ func Cases(scale float64) ([]Case, error) {
 	for _, g := range []struct {
 		roughness float32
 		thin      bool
-	}{{0, false}, {0.4, false}, {0, true}, {0.4, true}} {
+	}{{0, false}, {0.4, false}, {0, true}} {
 		mat := Glass(g.roughness, g.thin)
-		out = append(out, Case{Name: mat.Name, Scene: GlassObjects(mat), Options: options(32, 32, spp(64), FullDepth), Lossless: g.roughness == 0})
+		out = append(out, Case{Name: mat.Name, Scene: GlassObjects(mat), Options: options(32, 32, spp(64), FullDepth), Lossless: true})
 	}
+	// Rough glass gets back what single scattering loses, entering and
+	// leaving; an interface of index 1 is not there, and one near 1 loses
+	// nothing either.
+	out = append(out,
+		Case{Name: "rough glass objects (roughness 1, thin at 0.6, roughness 0.7 at index 2.4)", Scene: GlassObjects(Glass(1, false), Glass(0.6, true), ClearGlass(2.4, 0.7, false)),
+			Options: options(32, 32, spp(64), FullDepth), Lossless: true},
+		Case{Name: "glass objects of index 1 and 1.01 (roughness 0.5, the cube thin)", Scene: GlassObjects(ClearGlass(1, 0.5, false), ClearGlass(1, 0.5, true), ClearGlass(1.01, 0.5, false)),
+			Options: options(32, 32, spp(64), FullDepth), Lossless: true},
+	)
 	return out, nil
 }
 
@@ -381,9 +470,10 @@ func StrandsIntoSpheres() *scene.Scene {
 }
 
 // GlassObjects is a glass sphere mesh and a glass cube in front of each
-// other, and a row of glass particles, of one glass material.
-func GlassObjects(mat scene.Material) *scene.Scene {
-	sc := &scene.Scene{Materials: []scene.Material{mat}}
+// other, and a row of glass particles, of one glass material, or of
+// mats[0], mats[1] and mats[2] (the last given for the rest).
+func GlassObjects(mats ...scene.Material) *scene.Scene {
+	sc := &scene.Scene{Materials: mats}
 	sc.Meshes = []scene.Mesh{sphereMesh(0.8, 24, 48), boxMesh(0.5)}
 	sc.SphereSets = []scene.SphereSet{{Name: "glass particles"}}
 	for k := 0; k < 5; k++ {
@@ -394,16 +484,16 @@ func GlassObjects(mat scene.Material) *scene.Scene {
 	cube[12], cube[13], cube[14] = 0.7, 0.5, -0.8
 	sc.Instances = []scene.Instance{
 		{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 0}, Transform: scene.Identity},
-		{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 1}, Transform: cube},
-		{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity},
+		{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 1}, Transform: cube, Material: min(1, len(mats)-1)},
+		{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity, Material: min(2, len(mats)-1)},
 	}
 	return withCamera(sc, scene.Vec3{X: 0.3, Y: 0.4, Z: 5}, 0.75)
 }
 
-// BrushedObjects is GlassObjects in mat, its meshes' tangents running
+// BrushedObjects is GlassObjects in mats, its meshes' tangents running
 // about the vertical axis (along the lines of latitude; +X on the axis).
-func BrushedObjects(mat scene.Material) *scene.Scene {
-	sc := GlassObjects(mat)
+func BrushedObjects(mats ...scene.Material) *scene.Scene {
+	sc := GlassObjects(mats...)
 	for i := range sc.Meshes {
 		m := &sc.Meshes[i]
 		m.Tangents = make([]scene.Vec4, len(m.Positions))

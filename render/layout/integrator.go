@@ -94,7 +94,7 @@ const ShadowRayEnd = 1 - 1e-4
 const MinAlpha = 1e-3
 
 // AlbedoTableSize is each side of the specular albedo table
-// (render.SpecularAlbedoTable), over cos θ and √α.
+// (render.SpecularAlbedoTable), over √cos θ and √α.
 const AlbedoTableSize = 32
 
 // The anisotropic specular layer's albedo table (render.AnisoAlbedoTable):
@@ -109,6 +109,26 @@ const (
 	AnisoTableStretch = 12
 	AnisoTableCells   = AnisoTableMu * AnisoTablePhi * AnisoTableRough * AnisoTableStretch
 )
+
+// The rough glass interface's albedo table (render.GlassAlbedoTable): the
+// energy it reflects and transmits by single scattering, light entering
+// (the cell's first value) and leaving (its second), over √μ, μ = cos θo
+// (GlassTableMu), √α (GlassTableRough) and ∛(r/GlassTableMaxR), r =
+// |η − 1|/(η + 1) (GlassTableEta: indices from 1 to 3, and their
+// inverses; the albedo changes fastest near 1, where the rows crowd).
+const (
+	GlassTableMu    = 32
+	GlassTableRough = 32
+	GlassTableEta   = 16
+	GlassTableMaxR  = 0.5
+	GlassTableCells = GlassTableMu * GlassTableRough * GlassTableEta
+)
+
+// NullEta is how close to 1 a glass's relative index may come before its
+// interface is taken as a sheet, which bends nothing: Walter et al.'s half
+// vector, normalize(η·wi + wo), cancels to nothing at η = 1, and such glass
+// rendered black.
+const NullEta = 1e-3
 
 // The hair model's defaults, for what a hair material leaves out: brown
 // hair.

@@ -224,7 +224,8 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	sheen := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.SheenColor != (scene.Vec3{}) })
 	irid := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.Iridescence > 0 })
 	aniso := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.AnisotropyStrength > 0 })
-	table := render.AlbedoTables(sheen, irid, aniso)
+	glass := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.Transmission > 0 })
+	table := render.AlbedoTables(sheen, irid, aniso, glass)
 	albedo, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table[0])), 8*len(table)), 0, false)
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@
 #
 #   blender -b --factory-startup --python-exit-code 1 -P cycles.py -- \
 #       SCENE.gltf OUT.exr WIDTH HEIGHT SAMPLES MAX_DEPTH THREADS [--diffuse] [--env R,G,B] [--camera NAME]
-#       [--two-sided-emission] [--no-terminator-offset]
+#       [--two-sided-emission] [--no-terminator-offset] [--multiscatter]
 #
 # MAX_DEPTH is sertrace's --max-depth (1: direct light only), which is one
 # more than Cycles' max bounces. Box filter one pixel wide, no adaptive
@@ -12,6 +12,8 @@
 # keeps its emission). Single-sided materials emit from their front only, as
 # glTF says (Cycles' emission is two-sided; --two-sided-emission keeps it so).
 # --no-terminator-offset sets the objects' shadow terminator offsets to 0.
+# --multiscatter sets the Principled BSDFs to multiscatter GGX (the
+# importer's are GGX: single scattering).
 # Prints "import_seconds X" and "render_seconds X":
 # the render's time excludes the import and the scene's preparation.
 import sys
@@ -111,6 +113,8 @@ for mat in bpy.data.materials:
         one_sided_emission(mat, bsdf)
     if diffuse:
         make_diffuse(mat, bsdf, out)
+    elif "--multiscatter" in argv:
+        bsdf.distribution = "MULTI_GGX"
 
 if "--no-terminator-offset" in argv:
     for o in scene.objects:

@@ -48,7 +48,15 @@ type settings struct {
 	Threads       int
 	Accel         string // sertrace's CPU tracer: auto, embree or bvh
 	Diffuse       bool
-	Flat          bool // drop the vertex normals: the geometric normal shades
+	// Multiscatter sets Cycles' Principled BSDFs to multiscatter GGX, which
+	// gives back what single scattering between microfacets loses, as
+	// sertrace does (Blender 3.4's glTF importer leaves them GGX).
+	Multiscatter bool
+	// Objects also compares each object's mean over the disc its bounding
+	// sphere projects to (shrunk to ObjectDisc of its radius, away from the
+	// silhouette): spheres, one by one.
+	Objects bool
+	Flat    bool // drop the vertex normals: the geometric normal shades
 	// NoTerminatorOffset sets Cycles' shadow terminator geometry offset
 	// (0.1 by default) to 0: the offset moves shadow rays' origins off
 	// smooth-shaded triangles towards grazing lights, past thin occluders.
@@ -135,7 +143,17 @@ type result struct {
 	Regions                    [][]float64 // sertrace / Cycles per region: NaN where both are black, +Inf where only Cycles is
 	RegionErrors               [][]float64 // each region ratio's standard error from sertrace's variance
 	RegionError                float64     // the largest of them
+	Objects                    []objectResult
 	SertraceImage, CyclesImage string
+}
+
+// objectResult is one object's comparison: the mean luminance over the
+// middle of its projected bounding sphere.
+type objectResult struct {
+	Name         string
+	Pixels       int
+	Mean         [2]float64 // sertrace, Cycles
+	Ratio, Error float64    // sertrace / Cycles, its standard error from sertrace's variance
 }
 
 func main() {
@@ -147,6 +165,8 @@ func main() {
 	flag.IntVar(&s.Threads, "threads", runtime.NumCPU(), "threads for both renderers")
 	flag.StringVar(&s.Accel, "accel", "auto", "sertrace's CPU tracer: auto, embree or bvh")
 	flag.BoolVar(&s.Diffuse, "diffuse", false, "make every material pure Lambertian (a transport comparison)")
+	flag.BoolVar(&s.Multiscatter, "multiscatter", false, "set Cycles' Principled BSDFs to multiscatter GGX")
+	flag.BoolVar(&s.Objects, "objects", false, "also compare each object's mean over the middle of its projected bounding sphere")
 	flag.BoolVar(&s.Flat, "flat", false, "drop the vertex normals, so that both shade with the geometric normal")
 	flag.BoolVar(&s.NoTerminatorOffset, "cycles-no-terminator-offset", false, "set Cycles' shadow terminator geometry offset (0.1 per object) to 0")
 	flag.BoolVar(&s.TwoSidedEmission, "cycles-two-sided-emission", false, "let single-sided glTF materials emit from both faces in Cycles, as Blender imports them (glTF: front only)")
@@ -268,7 +288,15 @@ func compare(path, dir string, s settings, sertrace, blender string) (result, er
 	if r.CyclesSeconds, err = runCycles(blender, gltfPath, r.CyclesImage, s); err != nil {
 		return r, err
 	}
-	return r, r.measure(s)
+	if err := r.measure(s); err != nil {
+		return r, err
+	}
+	if s.Objects {
+		if r.Objects, err = measureObjects(gltfPath, r.SertraceImage, r.CyclesImage, s); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
 }
 
 func runSertrace(bin, gltfPath, exr string, s settings) (seconds float64, tracer string, err error) {
@@ -305,6 +333,9 @@ func runCycles(blender, gltfPath, exr string, s settings) (float64, error) {
 		strconv.Itoa(s.MaxDepth), strconv.Itoa(s.Threads), "--camera", cameraName, "--env", fmt.Sprintf("%g,%g,%g", s.Env[0], s.Env[1], s.Env[2])}
 	if s.Diffuse {
 		args = append(args, "--diffuse")
+	}
+	if s.Multiscatter {
+		args = append(args, "--multiscatter")
 	}
 	if s.NoTerminatorOffset {
 		args = append(args, "--no-terminator-offset")
@@ -505,6 +536,9 @@ func reportMarkdown(s settings, blender string, results []result) string {
 	if s.Diffuse {
 		b.WriteString(", every surface Lambertian")
 	}
+	if s.Multiscatter {
+		b.WriteString(", Cycles' Principled BSDFs multiscatter GGX")
+	}
 	if s.Flat {
 		b.WriteString(", flat shaded (vertex normals dropped)")
 	}
@@ -523,6 +557,16 @@ func reportMarkdown(s settings, blender string, results []result) string {
 			r.Mean[0], r.Mean[1], r.MeanRatio, r.MeanError, r.MinRegion, r.MinRegionAt, r.MaxRegion, r.MaxRegionAt, r.RegionError)
 	}
 	for _, r := range results {
+		if len(r.Objects) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s, mean luminance of each object over the middle %.0f%% of its projected bounding sphere's radius:\n\n", r.Scene, 100*objectDisc)
+		b.WriteString("| object | pixels | sertrace | Cycles | sertrace / Cycles (±1σ of sertrace's noise) |\n| --- | --- | --- | --- | --- |\n")
+		for _, o := range r.Objects {
+			fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %.4f (±%.4f) |\n", o.Name, o.Pixels, o.Mean[0], o.Mean[1], o.Ratio, o.Error)
+		}
+	}
+	for _, r := range results {
 		fmt.Fprintf(&b, "\n%s, luminance ratio per region (%d×%d, top row first):\n\n", r.Scene, s.Grid, s.Grid)
 		b.WriteString("|" + strings.Repeat(" |", s.Grid) + "\n|" + strings.Repeat(" --- |", s.Grid) + "\n")
 		for _, row := range r.Regions {
@@ -534,6 +578,144 @@ func reportMarkdown(s settings, blender string, results []result) string {
 		}
 	}
 	return b.String()
+}
+
+// objectDisc is the share of an object's projected bounding-sphere radius
+// whose disc -objects averages over: away from the silhouette, where a
+// pixel mixes the object and what is behind it.
+const objectDisc = 0.6
+
+// measureObjects compares each triangle-mesh object's mean luminance over
+// the middle of the disc its bounding sphere (the box's largest half
+// extent about its centre: a sphere's own) projects to through the
+// comparison camera; objects whose disc leaves the image, covers under 12
+// pixels or lies partly behind a nearer object's are left out.
+func measureObjects(gltfPath, sertraceEXR, cyclesEXR string, s settings) ([]objectResult, error) {
+	sc, err := scene.Load(gltfPath)
+	if err != nil {
+		return nil, err
+	}
+	var cam *scene.Camera
+	for i := range sc.Cameras {
+		if sc.Cameras[i].Name == cameraName {
+			cam = &sc.Cameras[i]
+		}
+	}
+	if cam == nil {
+		return nil, fmt.Errorf("%s: no camera %q", gltfPath, cameraName)
+	}
+	names, err := nodeNames(gltfPath)
+	if err != nil {
+		return nil, err
+	}
+	w, h, sl, err := luminance(sertraceEXR)
+	if err != nil {
+		return nil, err
+	}
+	_, _, cl, err := luminance(cyclesEXR)
+	if err != nil {
+		return nil, err
+	}
+	_, _, vc, err := render.ReadEXR(sertraceEXR, "variance.Y")
+	if err != nil {
+		return nil, err
+	}
+	variance := vc["variance.Y"]
+	m := cam.Transform
+	v3 := func(k int) scene.Vec3 { return scene.Vec3{X: float32(m[k]), Y: float32(m[k+1]), Z: float32(m[k+2])} }
+	right := v3(0).Normalize()
+	up := v3(4).Normalize()
+	back := v3(8).Normalize()
+	eye := v3(12)
+	tanY := math.Tan(float64(cam.YFov) / 2)
+	type disc struct {
+		name       string
+		x, y, r, z float64
+	}
+	var discs []disc
+	for _, in := range sc.Instances {
+		if in.Geometry.Kind != scene.Triangles {
+			continue
+		}
+		b := sc.GeometryBounds(in.Geometry).Transform(in.Transform)
+		c := b.Min.Add(b.Max).Scale(0.5)
+		ext := b.Max.Sub(b.Min).Scale(0.5)
+		radius := float64(max(ext.X, ext.Y, ext.Z))
+		d := c.Sub(eye)
+		z := -float64(d.Dot(back))
+		if z <= radius {
+			continue
+		}
+		scale := float64(h) / 2 / tanY / z
+		name := fmt.Sprintf("node %d", in.Node)
+		if in.Node >= 0 && in.Node < len(names) && names[in.Node] != "" {
+			name = names[in.Node]
+		}
+		discs = append(discs, disc{name, float64(w)/2 + float64(d.Dot(right))*scale, float64(h)/2 - float64(d.Dot(up))*scale, radius * scale, z})
+	}
+	var out []objectResult
+	for i, o := range discs {
+		r := objectDisc * o.r
+		if o.x-r < 0 || o.y-r < 0 || o.x+r > float64(w) || o.y+r > float64(h) {
+			continue
+		}
+		overlaps := false // an object nearer the camera covers some of the disc
+		for j, p := range discs {
+			if j != i && p.z < o.z && math.Hypot(o.x-p.x, o.y-p.y) < r+p.r {
+				overlaps = true
+			}
+		}
+		if overlaps {
+			continue
+		}
+		res := objectResult{Name: o.name}
+		var v float64
+		for y := int(o.y - r); y <= int(o.y+r); y++ {
+			for x := int(o.x - r); x <= int(o.x+r); x++ {
+				if x < 0 || y < 0 || x >= w || y >= h || math.Hypot(float64(x)+0.5-o.x, float64(y)+0.5-o.y) > r {
+					continue
+				}
+				res.Mean[0] += sl[y*w+x]
+				res.Mean[1] += cl[y*w+x]
+				if variance != nil {
+					v += float64(variance[y*w+x])
+				}
+				res.Pixels++
+			}
+		}
+		if res.Pixels < 12 || res.Mean[1] <= 0 {
+			continue
+		}
+		res.Ratio, res.Error = res.Mean[0]/res.Mean[1], math.Sqrt(v)/res.Mean[1]
+		res.Mean[0] /= float64(res.Pixels)
+		res.Mean[1] /= float64(res.Pixels)
+		out = append(out, res)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no object lies whole and apart in the image", gltfPath)
+	}
+	return out, nil
+}
+
+// nodeNames are the names of a .gltf's nodes, by index.
+func nodeNames(gltfPath string) ([]string, error) {
+	data, err := os.ReadFile(gltfPath)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Nodes []struct {
+			Name string `json:"name"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", gltfPath, err)
+	}
+	names := make([]string, len(doc.Nodes))
+	for i, n := range doc.Nodes {
+		names[i] = n.Name
+	}
+	return names, nil
 }
 
 func cpuModel() string {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync"
 
 	"sertrace/render/layout"
@@ -142,17 +143,17 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 // (IridescenceBinTable), then the anisotropic specular table
 // (AnisoAlbedoTable), then the glass's (GlassAlbedoTable, two pairs a
 // cell: the albedos entering and leaving, the reflected part entering),
-// then AverageAlbedoTable in the first of each pair; zeros for a
+// then MultipleScatteringTable in the first of each pair; zeros for a
 // table no material needs, which is not made.
 func AlbedoTables(sheen, iridescence, anisotropy, glass bool) [][2]float32 {
 	const n = layout.AlbedoTableSize
 	irid := 2 * n * n
 	aniso := irid + n*n*layout.IridBins
 	glassAt := aniso + layout.AnisoTableCells
-	average := glassAt + 2*layout.GlassTableCells
-	t := make([][2]float32, average+n)
-	for j, e := range AverageAlbedoTable {
-		t[average+j] = [2]float32{e, 0}
+	ms := glassAt + 2*layout.GlassTableCells
+	t := make([][2]float32, ms+layout.MSTableCells)
+	for c, v := range MultipleScatteringTable() {
+		t[ms+c] = [2]float32{v, 0}
 	}
 	if anisotropy {
 		copy(t[aniso:], AnisoAlbedoTable()[:])
@@ -415,20 +416,18 @@ func tableAlpha(j int) float32 {
 //	1 + F_ms·(1 − A(μo))/A(μo)
 //
 // so that a white lobe reflects exactly 1. F_ms is the Fresnel of the light
-// that meets more than one microfacet, a geometric series over its further
-// bounces as Kulla and Conty sum it ("Revisiting Physically Based Shading
-// at Imageworks", 2017): F·E_avg/(1 − F·(1 − E_avg)), E_avg the lobe's
-// cosine-weighted mean albedo and F Schlick's Fresnel averaged uniformly
-// over the hemisphere, F0 + (F90 − F0)/6 (the further bounces meet the
-// microfacets at grazing angles more often than the cosine says). Against
-// Heitz et al.'s random walk on the same microsurface (the reference that
-// Cycles' multiscatter GGX renders; TestMultipleScatteringMatchesRandomWalk),
-// a coloured metal's albedo is within 6% at every roughness, F0 and view
-// tried (the test allows 7%), 2% rms; Turquin's F0 (or the cosine-weighted mean Fresnel)
-// in place of F_ms reflected up to 18% too much at roughness 1, Kulla and
-// Conty's own F_avg·(series) 9% too little. The light given back is tinted
-// once more by the Fresnel of every further bounce: a coloured metal gets
-// more saturated, not only brighter.
+// that meets more than one microfacet, relative to the single-scattering
+// light's (so that the lobe reflects E_F + F_ms·(1 − A)·E_F/A, E_F its
+// single-scattering albedo): tabulated from Heitz et al.'s random walk on
+// the same microsurface ("Multiple-Scattering Microfacet BSDFs with the
+// Smith Model", 2016; what Cycles' multiscatter GGX renders), over √μ, √α
+// and the Schlick Fresnel's F0 (MultipleScatteringTable). Closed forms
+// erred: Turquin's F0 (or Schlick's cosine-weighted mean Fresnel) in place
+// of F_ms reflected up to 18% too much at roughness 1, Kulla and Conty's
+// series F_avg²·E_avg/(1 − F_avg·(1 − E_avg)) 9% too little, and the best
+// of its variants tried 6% too little. The light given back is tinted once
+// more by the Fresnel of every further bounce: a coloured metal gets more
+// saturated, not only brighter.
 
 // MultipleScattering is that factor for a lobe of single-scattering albedo
 // a (Fresnel 1) whose light that scatters more than once has Fresnel fms
@@ -440,37 +439,183 @@ func MultipleScattering(a, fms float32) float32 {
 	return 1 + fms*(1-a)/a
 }
 
-// MultipleScatteringFresnel is F_ms of a lobe whose Schlick Fresnel runs
-// from f0 to f90 and whose cosine-weighted mean albedo is eavg
-// (AverageAlbedo): 1 for a white lobe.
-func MultipleScatteringFresnel(f0, f90, eavg float32) float32 {
-	f := f0 + (f90-f0)/6
-	return f * eavg / (1 - f*(1-eavg))
-}
-
-// AverageAlbedo is a GGX lobe's cosine-weighted mean single-scattering
-// albedo, E_avg = 2∫A(μ)·μ dμ, for roughness² alpha, linearly in √α from
-// AverageAlbedoTable. The GLSL's averageAlbedo is its twin.
-func AverageAlbedo(alpha float32) float32 {
-	j, f := tableCoord(sqrtClamped(alpha), layout.AlbedoTableSize)
-	return AverageAlbedoTable[j]*(1-f) + AverageAlbedoTable[j+1]*f
-}
-
-// AverageAlbedoTable is E_avg at the specular table's columns, integrated
-// from its own A (256 midpoints in μ, read as SpecularIntegrals reads it).
-var AverageAlbedoTable = func() (t [layout.AlbedoTableSize]float32) {
-	for j := range t {
-		const n = 256
-		var sum float64
-		for k := range n {
-			mu := (float32(k) + 0.5) / n
-			a, _ := SpecularIntegrals(mu, tableAlpha(j))
-			sum += 2 * float64(a*mu) / n
-		}
-		t[j] = float32(sum)
+// MultipleScatteringFresnel is F_ms of a GGX lobe of roughness² alpha seen
+// from cos θo mu whose Schlick Fresnel runs from f0 to f90: f90 times the
+// table's value at F0 f0/f90, read linearly in √μ, √α and F0; 1 for a white
+// lobe. The GLSL's multipleScatteringFresnel is its twin.
+func MultipleScatteringFresnel(mu, alpha, f0, f90 float32) float32 {
+	if !(f90 > 0) {
+		return 0
 	}
-	return t
-}()
+	t := MultipleScatteringTable()
+	i, fi := tableCoord(sqrtClamped(mu), layout.MSTableMu)
+	j, fj := tableCoord(sqrtClamped(alpha), layout.MSTableRough)
+	k, fk := tableCoord(f0/f90, layout.MSTableF0)
+	var v float32
+	for c := range 8 {
+		di, dj, dk := c&1, c>>1&1, c>>2&1
+		v += lerpWeight(fi, di) * lerpWeight(fj, dj) * lerpWeight(fk, dk) * t[MSCell(i+di, j+dj, k+dk)]
+	}
+	return f90 * v
+}
+
+// MultipleScatteringTable is F_ms at MSCell's cells: row i at √μ =
+// i/(MSTableMu − 1) (μ at least 1e-3), column j at √α = j/(MSTableRough −
+// 1) (α at least MinAlpha), F0 k/(MSTableF0 − 1); each from 2^19 random
+// walks (MSTableCell) whose energy, the same walks for every F0, is the
+// lobe's albedo with every bounce's Fresnel: too slow for first use (a
+// minute and a half of one core), so the table is made once and embedded
+// (ms_fresnel.bin; TestMultipleScatteringTable remakes it with -update and
+// checks it).
+func MultipleScatteringTable() *[layout.MSTableCells]float32 {
+	msOnce.Do(func() {
+		if len(msFresnelBytes) != 4*layout.MSTableCells {
+			panic(fmt.Sprintf("ms_fresnel.bin holds %d bytes, want %d: remake it (go test ./render -run TestMultipleScatteringTable -update)", len(msFresnelBytes), 4*layout.MSTableCells))
+		}
+		for c := range msTable {
+			msTable[c] = math.Float32frombits(binary.LittleEndian.Uint32(msFresnelBytes[4*c:]))
+		}
+	})
+	return &msTable
+}
+
+//go:embed ms_fresnel.bin
+var msFresnelBytes []byte
+
+var (
+	msOnce  sync.Once
+	msTable [layout.MSTableCells]float32
+)
+
+// MSCell is the index of cell (√μ row i, √α column j, F0 step k) in
+// MultipleScatteringTable.
+func MSCell(i, j, k int) int {
+	return (i*layout.MSTableRough+j)*layout.MSTableF0 + k
+}
+
+// MSTableCell computes MultipleScatteringTable's cells at (i, j), every F0:
+// F_ms = (E_walk − E_F)/((1 − A)·E_F/A), E_walk the random walks' mean
+// energy and A, E_F = F0·A + (1 − F0)·S from a quadrature there. Where
+// single scattering loses almost nothing (1 − A below 1e-3, smooth lobes)
+// the walks' noise swamps the ratio, and F_ms is the series of Schlick's
+// Fresnel averaged uniformly over the hemisphere, F·A/(1 − F·(1 − A)) with
+// F = F0 + (1 − F0)/6 (the closed form that came nearest the walk, within
+// 6%); at F0 0, which reflects almost nothing seen square on (Schlick's
+// grazing term alone, 1e-4), it is extrapolated from F0 1/8 and 2/8.
+// The walks are seeded by the cell, so the table is made again bit for
+// bit.
+func MSTableCell(i, j int) (fms [layout.MSTableF0]float32) {
+	x := float32(i) / (layout.MSTableMu - 1)
+	mu := max(x*x, 1e-3)
+	y := float32(j) / (layout.MSTableRough - 1)
+	alpha := max(y*y, layout.MinAlpha)
+	wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Z: mu}
+	var f0s [layout.MSTableF0]float32
+	for k := range f0s {
+		f0s[k] = float32(k) / (layout.MSTableF0 - 1)
+	}
+	var sa, ss float64
+	const q = 128
+	anisoVisibleNormalQuadrature(wo, alpha, alpha, q, func(vh, w float32) {
+		sa += float64(w)
+		ss += float64(w * Schlick5(vh))
+	})
+	a, s := sa/(q*q), ss/(q*q)
+	walk := RandomWalkAlbedos(wo, alpha, f0s[:], 1<<19, rand.New(rand.NewPCG(uint64(i), uint64(j))))
+	for k, f0 := range f0s {
+		ef := float64(f0)*a + (1-float64(f0))*s
+		switch {
+		case f0 == 1:
+			fms[k] = 1
+		case 1-a < 1e-3:
+			f := f0 + (1-f0)/6
+			fms[k] = f / (1 - f*(1-float32(a))) * float32(a)
+		case f0 > 0:
+			fms[k] = float32(min(max((walk[k]-ef)/((1-a)*ef/a), 0), 1))
+		}
+	}
+	if 1-a >= 1e-3 { // F0 0, extrapolated from its neighbours
+		fms[0] = max(2*fms[1]-fms[2], 0)
+	}
+	return fms
+}
+
+// RandomWalkAlbedos are the albedos, seen from wo, of GGX conductors of
+// roughness² alpha and Schlick Fresnel from each of f0s to 1, multiple
+// scattering included, by Heitz et al.'s random walk on the Smith
+// microsurface (uniform heights; the height of the next intersection drawn
+// from the masking; visible normals of the direction the light comes from,
+// by Dupuy and Benyoub's spherical caps, also below the horizon, where a
+// walk going up meets the surface again): n walks, every F0's energy from
+// the same walks. A white conductor's is 1 by construction.
+func RandomWalkAlbedos(wo scene.Vec3, alpha float32, f0s []float32, n int, rng *rand.Rand) []float64 {
+	a := float64(alpha)
+	lambda := func(d [3]float64) float64 { // Λ of a direction, negative below the horizon
+		if d[2] > 0.9999 {
+			return 0
+		}
+		if d[2] < -0.9999 {
+			return -1
+		}
+		cot := d[2] / math.Sqrt(max(1-d[2]*d[2], 0)) / a
+		return 0.5 * (-1 + math.Copysign(1, cot)*math.Sqrt(1+1/(cot*cot)))
+	}
+	c1 := func(h float64) float64 { return min(1, max(0, 0.5*(h+1))) }
+	invC1 := func(u float64) float64 { return max(-1, min(1, 2*u-1)) }
+	nextHeight := func(d [3]float64, h, u float64) float64 { // +Inf: it leaves the surface
+		switch {
+		case d[2] > 0.9999:
+			return math.Inf(1)
+		case d[2] < -0.9999:
+			return invC1(u * c1(h))
+		case math.Abs(d[2]) < 1e-4:
+			return h
+		}
+		var g1 float64
+		if d[2] > 0 {
+			g1 = math.Pow(c1(h), lambda(d))
+		}
+		if u > 1-g1 {
+			return math.Inf(1)
+		}
+		return invC1(c1(h) / math.Pow(1-u, 1/lambda(d)))
+	}
+	sum := make([]float64, len(f0s))
+	e := make([]float64, len(f0s))
+	for range n {
+		d := [3]float64{-float64(wo.X), -float64(wo.Y), -float64(wo.Z)} // the ray, going down
+		h := 1 + invC1(0.999)
+		for k := range e {
+			e[k] = 1
+		}
+		for range 256 {
+			if h = nextHeight(d, h, rng.Float64()); math.IsInf(h, 1) {
+				break
+			}
+			wi := scene.Vec3{X: float32(-d[0]), Y: float32(-d[1]), Z: float32(-d[2])}
+			ws := scene.Vec3{X: alpha * wi.X, Y: alpha * wi.Y, Z: wi.Z}.Normalize()
+			phi := 2 * math.Pi * rng.Float64()
+			z := (1-rng.Float32())*(1+ws.Z) - ws.Z
+			st := sqrtClamped(1 - z*z)
+			c := scene.Vec3{X: st * float32(math.Cos(phi)), Y: st * float32(math.Sin(phi)), Z: z}.Add(ws)
+			m := scene.Vec3{X: alpha * c.X, Y: alpha * c.Y, Z: max(c.Z, 0)}.Normalize()
+			cos := wi.Dot(m)
+			s5 := Schlick5(cos)
+			for k, f0 := range f0s {
+				e[k] *= float64(f0 + (1-f0)*s5)
+			}
+			r := m.Scale(2 * cos).Sub(wi)
+			d = [3]float64{float64(r.X), float64(r.Y), float64(r.Z)}
+		}
+		for k := range e {
+			sum[k] += e[k]
+		}
+	}
+	for k := range sum {
+		sum[k] /= float64(n)
+	}
+	return sum
+}
 
 // FresnelDielectric is the exact Fresnel reflectance of unpolarised light
 // at an interface of relative index eta (the far side's over the near

@@ -10,14 +10,14 @@
 //	vec2 iridBinAt(int i, int j, int k)
 //	vec2 anisoTableAt(int cell)
 //	vec2 glassTableAt(int cell)
-//	float averageAlbedoAt(int j)
+//	float msTableAt(int cell)
 //
 // before this file: Go's SpecularAlbedoTable[i][j], SheenAlbedoTable()[i][j]
 // and IridescenceBinTable()[i][j][k], i the sqrt(mu) index, j the
 // sqrt(alpha) (the sheen roughness) index, ALBEDO_TABLE_SIZE each, k the
 // v·h bin; AnisoAlbedoTable()[cell], cell as Go's AnisoCell numbers it;
 // GlassAlbedoTable()[cell], cell as Go's GlassCell numbers it, two pairs a
-// cell; and AverageAlbedoTable[j].
+// cell; and MultipleScatteringTable()[cell], cell as Go's MSCell numbers it.
 //
 // Directions are in the local frame, the normal along +Z.
 
@@ -328,30 +328,38 @@ float multipleScattering(float a, float fms) {
     return 1.0 + fms * (1.0 - a) / a;
 }
 
-// multipleScatteringFresnel is render.MultipleScatteringFresnel: Schlick's
-// Fresnel from f0 to f90 averaged uniformly over the hemisphere, summed
-// over the further bounces of a lobe of mean albedo eavg.
-float multipleScatteringFresnel(float f0, float f90, float eavg) {
-    float f = f0 + (f90 - f0) / 6.0;
-    return f * eavg / (1.0 - f * (1.0 - eavg));
-}
-
-// averageAlbedo is render.AverageAlbedo: the lobe's cosine-weighted mean
-// albedo, linearly in sqrt(alpha) (the includer reads the table with
-// averageAlbedoAt).
-float averageAlbedo(float alpha) {
-    float f;
-    int j = anisoCoord(sqrt32(alpha), ALBEDO_TABLE_SIZE, f);
-    return averageAlbedoAt(j) * (1.0 - f) + averageAlbedoAt(j + 1) * f;
+// multipleScatteringFresnel is render.MultipleScatteringFresnel: the
+// Fresnel of the light that scatters more than once in a lobe of
+// roughness² alpha seen from cos θo mu whose Schlick Fresnel runs from f0
+// to f90, f90 times the random walks' table at F0 f0/f90 (the includer
+// reads it with msTableAt), linearly in sqrt(mu), sqrt(alpha) and F0.
+float multipleScatteringFresnel(float mu, float alpha, float f0, float f90) {
+    if (!(f90 > 0.0)) {
+        return 0.0;
+    }
+    float fi, fj, fk;
+    int i = anisoCoord(sqrt32(mu), MS_TABLE_MU, fi);
+    int j = anisoCoord(sqrt32(alpha), MS_TABLE_ROUGH, fj);
+    int k = anisoCoord(f0 / f90, MS_TABLE_F0, fk);
+    float v = 0.0;
+    for (int c = 0; c < 8; c++) {
+        int di = c & 1, dj = (c >> 1) & 1, dk = (c >> 2) & 1;
+        float w = (di == 1 ? fi : 1.0 - fi) * (dj == 1 ? fj : 1.0 - fj) * (dk == 1 ? fk : 1.0 - fk);
+        v += w * msTableAt(((i + di) * MS_TABLE_ROUGH + j + dj) * MS_TABLE_F0 + k + dk);
+    }
+    return f90 * v;
 }
 
 // multipleScattering3 is render/cpu's multipleScattering: the factor per
-// channel of a lobe of mean albedo eavg whose Schlick Fresnel runs from f0
-// to f90.
-vec3 multipleScattering3(float a, vec3 f0, float f90, float eavg) {
-    return vec3(multipleScattering(a, multipleScatteringFresnel(f0.x, f90, eavg)),
-                multipleScattering(a, multipleScatteringFresnel(f0.y, f90, eavg)),
-                multipleScattering(a, multipleScatteringFresnel(f0.z, f90, eavg)));
+// channel of a lobe of roughness² alpha seen from cos θo mu whose Schlick
+// Fresnel runs from f0 to f90.
+vec3 multipleScattering3(float a, float mu, float alpha, vec3 f0, float f90) {
+    float x = multipleScattering(a, multipleScatteringFresnel(mu, alpha, f0.x, f90));
+    if (f0.y == f0.x && f0.z == f0.x) { // a grey lobe's, looked up once
+        return vec3(x);
+    }
+    return vec3(x, multipleScattering(a, multipleScatteringFresnel(mu, alpha, f0.y, f90)),
+                multipleScattering(a, multipleScatteringFresnel(mu, alpha, f0.z, f90)));
 }
 
 // thinTransmissionAlpha is render.ThinTransmissionAlpha: the roughness² a
@@ -651,7 +659,7 @@ float coatAlbedo(BSDF b, vec3 wo, out float kc) {
     }
     float ca, cs;
     specularIntegrals(c, b.coatAlpha, ca, cs);
-    kc = multipleScattering(ca, multipleScatteringFresnel(COAT_F0, 1.0, averageAlbedo(b.coatAlpha)));
+    kc = multipleScattering(ca, multipleScatteringFresnel(c, b.coatAlpha, COAT_F0, 1.0));
     return b.coat * min((COAT_F0 * ca + (1.0 - COAT_F0) * cs) * kc, 1.0);
 }
 
@@ -995,12 +1003,18 @@ WoTerms woTerms(BSDF b, vec3 wo) {
         specularIntegrals(wo.z, b.alpha, t.a, t.s);
     }
     // The lobes get back what single scattering loses (render.MultipleScattering).
-    float eavg = averageAlbedo(b.alpha);
+    float msAlpha = b.alpha;
     if (b.anisoAlpha > 0.0) { // the isotropic lobe's at the geometric mean roughness
-        eavg = averageAlbedo(sqrt32(b.alpha * b.anisoAlpha));
+        msAlpha = sqrt32(b.alpha * b.anisoAlpha);
     }
-    t.kd = multipleScattering3(t.a, b.f0, b.f90, eavg);
-    t.km = multipleScattering3(t.a, b.base, 1.0, eavg);
+    t.kd = vec3(1.0); // for a lobe that is not there
+    t.km = vec3(1.0);
+    if (opaqueWeight(b) > 0.0) {
+        t.kd = multipleScattering3(t.a, wo.z, msAlpha, b.f0, b.f90);
+    }
+    if (b.metallic > 0.0) {
+        t.km = multipleScattering3(t.a, wo.z, msAlpha, b.base, 1.0);
+    }
     t.e = min(specularAlbedo(b, wo.z, filmAlpha, t.a, t.s) * t.kd, vec3(1.0));
     t.kg = 0.0;
     t.pgr = 0.0;

@@ -24,7 +24,7 @@ float sheenTableAt(int i, int j) { return push.table.v[ALBEDO_TABLE_SIZE * ALBED
 vec2 iridBinAt(int i, int j, int k) { return push.table.v[2 * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + (i * ALBEDO_TABLE_SIZE + j) * IRID_BINS + k]; }
 vec2 anisoTableAt(int cell) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + cell]; }
 vec2 glassTableAt(int cell) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + cell]; }
-float averageAlbedoAt(int j) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + 2 * GLASS_TABLE_CELLS + j].x; }
+float msTableAt(int cell) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + 2 * GLASS_TABLE_CELLS + cell].x; }
 #include "bsdf.glsl"
 #include "hair.glsl"
 float filterCDF(int i) { return 0.0; } // camera.glsl's pixel filter, which the probe does not run

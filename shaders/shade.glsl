@@ -14,7 +14,7 @@ vec2 iridBinAt(int i, int j, int k) { return P.albedoTable.v[2 * ALBEDO_TABLE_SI
 vec2 anisoTableAt(int cell) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + cell]; }
 // The glass table follows the anisotropic one: light entering and leaving.
 vec2 glassTableAt(int cell) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + cell]; }
-float averageAlbedoAt(int j) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + 2 * GLASS_TABLE_CELLS + j].x; }
+float msTableAt(int cell) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + 2 * GLASS_TABLE_CELLS + cell].x; }
 
 #include "bsdf.glsl"
 #include "hair.glsl"

@@ -146,12 +146,17 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	}
 	l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
 	// The lobes get back what single scattering loses (render.MultipleScattering).
-	eavg := render.AverageAlbedo(b.Alpha)
+	msAlpha := b.Alpha
 	if b.AnisoAlpha > 0 { // the isotropic lobe's at the geometric mean roughness
-		eavg = render.AverageAlbedo(sqrt32(b.Alpha * b.AnisoAlpha))
+		msAlpha = sqrt32(b.Alpha * b.AnisoAlpha)
 	}
-	l.kd = multipleScattering(l.a, b.F0, b.F90, eavg)
-	l.km = multipleScattering(l.a, b.Base, 1, eavg)
+	l.kd, l.km = scene.Vec3{X: 1, Y: 1, Z: 1}, scene.Vec3{X: 1, Y: 1, Z: 1} // for a lobe that is not there
+	if b.opaqueWeight() > 0 {
+		l.kd = multipleScattering(l.a, wo.Z, msAlpha, b.F0, b.F90)
+	}
+	if b.Metallic > 0 {
+		l.km = multipleScattering(l.a, wo.Z, msAlpha, b.Base, 1)
+	}
 	if b.Irid > 0 {
 		ei := b.film().Albedo(wo.Z, filmAlpha, b.dielectricF0()).Scale(b.F90)
 		if b.AnisoAlpha > 0 { // the bins scaled to the anisotropic layer's A
@@ -180,7 +185,7 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	if b.Coat > 0 {
 		if c := b.CoatN.Dot(wo); c > 0 {
 			ca, cs := render.SpecularIntegrals(c, b.CoatAlpha)
-			l.kc = render.MultipleScattering(ca, render.MultipleScatteringFresnel(layout.CoatF0, 1, render.AverageAlbedo(b.CoatAlpha)))
+			l.kc = render.MultipleScattering(ca, render.MultipleScatteringFresnel(c, b.CoatAlpha, layout.CoatF0, 1))
 			l.ec = b.Coat * min((layout.CoatF0*ca+(1-layout.CoatF0)*cs)*l.kc, 1)
 		}
 		if w := l.ec + (1-l.ec)*base; w > 0 {
@@ -191,13 +196,18 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 }
 
 // multipleScattering is, per channel, the multiple-scattering factor of a
-// GGX lobe of single-scattering albedo a and mean albedo eavg whose
-// Schlick Fresnel runs from f0 to f90.
-func multipleScattering(a float32, f0 scene.Vec3, f90, eavg float32) scene.Vec3 {
+// GGX lobe of single-scattering albedo a and roughness² alpha seen from
+// cos θo mu whose Schlick Fresnel runs from f0 to f90 (a grey lobe's
+// looked up once).
+func multipleScattering(a, mu, alpha float32, f0 scene.Vec3, f90 float32) scene.Vec3 {
 	k := func(f0 float32) float32 {
-		return render.MultipleScattering(a, render.MultipleScatteringFresnel(f0, f90, eavg))
+		return render.MultipleScattering(a, render.MultipleScatteringFresnel(mu, alpha, f0, f90))
 	}
-	return scene.Vec3{X: k(f0.X), Y: k(f0.Y), Z: k(f0.Z)}
+	x := k(f0.X)
+	if f0.Y == f0.X && f0.Z == f0.X {
+		return scene.Vec3{X: x, Y: x, Z: x}
+	}
+	return scene.Vec3{X: x, Y: k(f0.Y), Z: k(f0.Z)}
 }
 
 // glassTerms are the glass interface's multiple-scattering factor for

@@ -179,7 +179,7 @@ var constants = []constant{
 	ci("ANISO_TABLE_MU", AnisoTableMu), ci("ANISO_TABLE_PHI", AnisoTablePhi), ci("ANISO_TABLE_ROUGH", AnisoTableRough),
 	ci("ANISO_TABLE_STRETCH", AnisoTableStretch), ci("ANISO_TABLE_CELLS", AnisoTableCells), cf("COAT_IOR", CoatIOR),
 	ci("GLASS_TABLE_MU", GlassTableMu), ci("GLASS_TABLE_ROUGH", GlassTableRough), ci("GLASS_TABLE_ETA", GlassTableEta),
-	ci("GLASS_TABLE_CELLS", GlassTableCells), cf("GLASS_TABLE_MAX_R", GlassTableMaxR), cf("NULL_ETA", NullEta),
+	ci("GLASS_TABLE_CELLS", GlassTableCells), ci("MS_TABLE_MU", MSTableMu), ci("MS_TABLE_ROUGH", MSTableRough), ci("MS_TABLE_F0", MSTableF0), cf("GLASS_TABLE_MAX_R", GlassTableMaxR), cf("NULL_ETA", NullEta),
 	cf("IRID_SENS_AMP_X", IridSensAmpX), cf("IRID_SENS_AMP_Y", IridSensAmpY), cf("IRID_SENS_AMP_Z", IridSensAmpZ), cf("IRID_SENS_AMP_X2", IridSensAmpX2),
 	cf("IRID_SENS_POS_X", IridSensPosX), cf("IRID_SENS_POS_Y", IridSensPosY), cf("IRID_SENS_POS_Z", IridSensPosZ), cf("IRID_SENS_POS_X2", IridSensPosX2),
 	cf("IRID_SENS_VAR_X", IridSensVarX), cf("IRID_SENS_VAR_Y", IridSensVarY), cf("IRID_SENS_VAR_Z", IridSensVarZ), cf("IRID_SENS_VAR_X2", IridSensVarX2),

@@ -124,6 +124,16 @@ const (
 	GlassTableCells = GlassTableMu * GlassTableRough * GlassTableEta
 )
 
+// The multiple-scattering Fresnel table (render.MultipleScatteringTable):
+// F_ms over √μ, μ = cos θo (MSTableMu), √α (MSTableRough) and F0 from 0
+// to 1 (MSTableF0).
+const (
+	MSTableMu    = 16
+	MSTableRough = 16
+	MSTableF0    = 9
+	MSTableCells = MSTableMu * MSTableRough * MSTableF0
+)
+
 // NullEta is how close to 1 a glass's relative index may come before its
 // interface is taken as a sheet, which bends nothing: Walter et al.'s half
 // vector, normalize(η·wi + wo), cancels to nothing at η = 1, and such glass

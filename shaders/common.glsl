@@ -52,6 +52,87 @@ vec3 affineVector(vec4 m[3], vec3 v) {
                 m[2].x * v.x + m[2].y * v.y + m[2].z * v.z);
 }
 
+float maxAbs(vec3 v) { return max(max(abs(v.x), abs(v.y)), abs(v.z)); }
+
+// strandInside is render/cpu's strandHitCounts' inside for segment q of
+// curve set c, with the hit x and the origin o relative to a (the first
+// vertex of the segment hit): whether the hit is not on the tube's surface
+// by q, and (near) whether q can hold it at all.
+bool strandInside(CurveSet c, uint q, vec3 a, vec3 x, vec3 o, float tol, out bool near) {
+    uint w = P.segments.v[c.firstSegment + 2u * q];
+    vec3 aq = P.points.v[c.firstPoint + w];
+    vec3 bq = P.points.v[c.firstPoint + w + 1u] - aq;
+    vec3 shift = a - aq;
+    vec3 xq = x + shift;
+    float ra = P.radii.v[c.firstRadius + w];
+    float rb = P.radii.v[c.firstRadius + w + 1u];
+    float reach = length(bq) + max(ra, rb) + tol;
+    near = dot(xq, xq) <= reach * reach;
+    if (!near) {
+        return false;
+    }
+    float dx = roundConeDistance(xq, bq, ra, rb);
+    return dx < -tol || (dx < tol && roundConeDistance(o + shift, bq, ra, rb) < tol);
+}
+
+// strandHitCounts is render/cpu's: whether a hit at distance t on segment p
+// of curve set c, of a ray from o along d (object space), is where the ray
+// enters the one smooth tube that the segment's chain draws
+// (intersectStrandSegment there says why).
+bool strandHitCounts(CurveSet c, uint p, vec3 o, vec3 d, float t) {
+    uint v = P.segments.v[c.firstSegment + 2u * p];
+    vec3 a = P.points.v[c.firstPoint + v];
+    vec3 oa = o - a;
+    vec3 travel = d * t;
+    vec3 x = oa + travel;
+    float tol = STRAND_TOL_TRAVEL * (maxAbs(oa) + maxAbs(travel)) +
+                STRAND_TOL_RADIUS * (P.radii.v[c.firstRadius + v] + P.radii.v[c.firstRadius + v + 1u]) +
+                STRAND_TOL_POSITION * max(maxAbs(o), maxAbs(x + a));
+    bool near;
+    if (strandInside(c, p, a, x, oa, tol, near)) {
+        return false;
+    }
+    uint q = p;
+    for (int k = 0; k < STRAND_REACH && (P.segments.v[c.firstSegment + 2u * q + 1u] & JOINED_PREV) != 0u; k++) {
+        q--;
+        if (strandInside(c, q, a, x, oa, tol, near)) {
+            return false;
+        }
+        if (!near) {
+            break;
+        }
+    }
+    q = p;
+    for (int k = 0; k < STRAND_REACH && (P.segments.v[c.firstSegment + 2u * q + 1u] & JOINED_NEXT) != 0u; k++) {
+        q++;
+        if (strandInside(c, q, a, x, oa, tol, near)) {
+            return false;
+        }
+        if (!near) {
+            break;
+        }
+    }
+    return true;
+}
+
+// intersectStrandSegment is render/cpu's: segment p of curve set c as a
+// piece of the smooth tube its chain draws (object space).
+bool intersectStrandSegment(CurveSet c, uint p, vec3 o, vec3 d, float tmin, float tmax, out float t, out float u) {
+    uint v = P.segments.v[c.firstSegment + 2u * p];
+    uint joins = P.segments.v[c.firstSegment + 2u * p + 1u];
+    if (!intersectSweptSphere(o, d, P.points.v[c.firstPoint + v], P.points.v[c.firstPoint + v + 1u],
+                              P.radii.v[c.firstRadius + v], P.radii.v[c.firstRadius + v + 1u], (joins & JOINED_PREV) == 0u,
+                              tmin, tmax, t, u)) {
+        return false;
+    }
+    if (!strandHitCounts(c, p, o, d, t)) {
+        t = 0.0;
+        u = 0.0;
+        return false;
+    }
+    return true;
+}
+
 // normalToWorld transforms an object-space normal by the inverse transpose,
 // which the world-to-object affine holds (its transpose, read by columns).
 vec3 normalToWorld(vec4 inv[3], vec3 n) {

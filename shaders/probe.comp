@@ -79,6 +79,9 @@ void main() {
         outF(i, 2u, u);
         break;
     }
+    case PROBE_ROUND_CONE: // x, ba, ra, rb
+        outF(i, 0u, roundConeDistance(inV(i, 0u), inV(i, 3u), inF(i, 6u), inF(i, 7u)));
+        break;
     case PROBE_BSDF_EVAL: { // base, metallic, roughness, ior, specular, specular colour, wo, wi, coat, its roughness and normal, sheen colour and roughness, glass
         BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));
         if (inF(i, 16u) > 0.0) {

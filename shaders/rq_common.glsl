@@ -40,11 +40,7 @@ bool procedural(uint inst, uint prim, vec3 o, vec3 d, float tmax, out float t, o
         return intersectSphere(oo, od, P.points.v[set.firstPoint + prim], P.radii.v[set.firstRadius + prim], 0.0, tmax,
                                (in_.flags & INSTANCE_EXIT_HITS) != 0u, t);
     }
-    CurveSet c = P.curveSets.v[in_.geometry];
-    uint v = P.segments.v[c.firstSegment + 2u * prim];
-    uint joins = P.segments.v[c.firstSegment + 2u * prim + 1u];
-    return intersectSweptSphere(oo, od, P.points.v[c.firstPoint + v], P.points.v[c.firstPoint + v + 1u],
-                                P.radii.v[c.firstRadius + v], P.radii.v[c.firstRadius + v + 1u], (joins & 1u) == 0u, 0.0, tmax, t, u);
+    return intersectStrandSegment(P.curveSets.v[in_.geometry], prim, oo, od, 0.0, tmax, t, u);
 }
 
 // The candidate loop of a ray query q traced from o along d up to tmax; the

@@ -66,6 +66,9 @@ type Accel struct {
 	// instancedTriangles: Embree holds triangles under an instance, whose
 	// hits' side the Go side decides.
 	instancedTriangles bool
+	// curves: Embree holds swept spheres, whose hits' u is set again
+	// (strandU).
+	curves bool
 }
 
 // BuildAccel builds the bottom-level BVHs of every instanced geometry, in
@@ -301,9 +304,7 @@ func (acc *Accel) traceInstance(i int, ray *Ray, tmax *float32, best *Hit, anyFi
 		c := &acc.scene.CurveSets[in.Geometry.Index]
 		for first, count, ok := w.next(&br, *tmax); ok; first, count, ok = w.next(&br, *tmax) {
 			for _, p := range bvh.Prims[first : first+count] {
-				v := c.Segments[p]
-				h, ok := intersectSweptSphere(o, d, c.Positions[v], c.Positions[v+1], c.Radii[v], c.Radii[v+1],
-					c.Joins[p]&scene.JoinedPrev == 0, ray.TMin, *tmax)
+				h, ok := intersectStrandSegment(c, int(p), o, d, ray.TMin, *tmax)
 				if ok && take(Hit{T: h.T, Prim: int32(p), U: h.U, Kind: HitLinearSweptSphere}) && anyFirst {
 					return true
 				}

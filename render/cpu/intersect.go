@@ -6,6 +6,7 @@ package cpu
 import (
 	"math"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -235,4 +236,121 @@ func intersectSweptSphere(o, d, a, b scene.Vec3, ra, rb float32, startCap bool, 
 // hit's u: the direction from the centre of the sphere at u to p.
 func sweptSphereNormal(p, a, b scene.Vec3, u float32) scene.Vec3 {
 	return p.Sub(a.Add(b.Sub(a).Scale(u))).Normalize()
+}
+
+// intersectStrandSegment intersects segment p of a curve set as a piece of
+// the one smooth tube that its chain of segments draws. A chain's segments
+// overlap at their joints (a segment's end sphere lies partly inside the
+// next one), so intersectSweptSphere alone finds surfaces inside the tube:
+// light passing through a strand near a joint, or leaving it there, met the
+// kept end cap inside the next segment and the strand shadowed itself. The
+// strand rule keeps a hit only where the ray enters the tube. For segment p
+// itself and each segment q chained to it near the hit, the hit does not
+// count
+//   - where it lies inside q, deeper than a tolerance that covers the
+//     rounding of the hit point (so a hit on the tube's surface at a joint,
+//     which lies on both segments, is kept, and nothing leaks through a
+//     seam): the ray is inside the tube already (Embree also reports such
+//     hits inside p itself, where it cuts a segment by its neighbour);
+//   - where the ray starts inside or on q (within the tolerance) and the
+//     hit lies inside or on q too: q is convex, so the ray has not left it.
+//     Light leaving a segment, outward or through it, never meets it again
+//     (Embree's filter needs this for p itself: its exit hits can look like
+//     entries), nor its neighbours where they overlap it.
+func intersectStrandSegment(c *scene.CurveSet, p int, o, d scene.Vec3, tmin, tmax float32) (sweptSphereHit, bool) {
+	v := c.Segments[p]
+	h, ok := intersectSweptSphere(o, d, c.Positions[v], c.Positions[v+1], c.Radii[v], c.Radii[v+1],
+		c.Joins[p]&scene.JoinedPrev == 0, tmin, tmax)
+	if !ok || !strandHitCounts(c, p, o, d, h.T) {
+		return sweptSphereHit{}, false
+	}
+	return h, true
+}
+
+// strandHitCounts applies the strand rule to a hit at distance t on segment
+// p of a ray from o along d (see intersectStrandSegment).
+func strandHitCounts(c *scene.CurveSet, p int, o, d scene.Vec3, t float32) bool {
+	v := c.Segments[p]
+	a := to64(c.Positions[v])
+	oa := to64(o).sub(a)
+	travel := to64(d).scale(float64(t))
+	x := oa.add(travel)
+	tol := layout.StrandTolTravel*(maxAbs(oa)+maxAbs(travel)) + layout.StrandTolRadius*float64(c.Radii[v]+c.Radii[v+1]) +
+		layout.StrandTolPosition*max(maxAbs(to64(o)), maxAbs(x.add(a)))
+	// inside says whether the hit is not on the tube's surface by segment
+	// q: it lies inside q, or the ray starts in (or on) q and has not left
+	// it; near, whether q can hold the hit at all (a segment holds only
+	// points within its length and its larger radius of its vertices).
+	inside := func(q int) (in, near bool) {
+		w := c.Segments[q]
+		aq := to64(c.Positions[w])
+		bq := to64(c.Positions[w+1]).sub(aq)
+		xq, oq := x.add(a).sub(aq), oa.add(a).sub(aq)
+		ra, rb := float64(c.Radii[w]), float64(c.Radii[w+1])
+		if xq.dot(xq) > sq(math.Sqrt(bq.dot(bq))+max(ra, rb)+tol) {
+			return false, false
+		}
+		dx := roundConeDistance(xq, bq, ra, rb)
+		return dx < -tol || (dx < tol && roundConeDistance(oq, bq, ra, rb) < tol), true
+	}
+	if in, _ := inside(p); in {
+		return false
+	}
+	// Walk the chain from p either way while the next segment can hold the
+	// hit, up to layout.StrandReach segments.
+	for q, k := p, 0; k < layout.StrandReach && c.Joins[q]&scene.JoinedPrev != 0; k++ {
+		q--
+		if in, near := inside(q); in {
+			return false
+		} else if !near {
+			break
+		}
+	}
+	for q, k := p, 0; k < layout.StrandReach && c.Joins[q]&scene.JoinedNext != 0; k++ {
+		q++
+		if in, near := inside(q); in {
+			return false
+		} else if !near {
+			break
+		}
+	}
+	return true
+}
+
+func sq(v float64) float64 { return v * v }
+
+func maxAbs(v d3) float64 { return max(math.Abs(v.x), math.Abs(v.y), math.Abs(v.z)) }
+
+// roundConeDistance is the signed distance from x to the round cone from
+// the sphere of radius ra about the origin to the sphere of radius rb about
+// ba: negative inside. The cone is the union of the spheres along the
+// segment, their radius linear in u, and the distance the least over u of
+// |x − u·ba| − r(u), a convex function of u: its minimum, where the
+// derivative vanishes, lies a fixed offset along the axis from x's own
+// foot (the cone's slope), clamped to the segment.
+func roundConeDistance(x, ba d3, ra, rb float64) float64 {
+	d, _ := roundConeNearest(x, ba, ra, rb)
+	return d
+}
+
+// roundConeNearest is roundConeDistance, and the u of the sphere whose
+// surface is nearest to x (the outward normal there is x − u·ba).
+func roundConeNearest(x, ba d3, ra, rb float64) (dist, u float64) {
+	l2 := ba.dot(ba)
+	dr := rb - ra
+	if l2 <= dr*dr { // one sphere holds the other
+		xb := x.sub(ba)
+		da, db := math.Sqrt(x.dot(x))-ra, math.Sqrt(xb.dot(xb))-rb
+		if da < db {
+			return da, 0
+		}
+		return db, 1
+	}
+	l := math.Sqrt(l2)
+	y := x.dot(ba) / l // along the axis
+	perp := x.sub(ba.scale(y / l))
+	h := math.Sqrt(perp.dot(perp)) // from the axis
+	u = min(max((y+dr*h/math.Sqrt(l2-dr*dr))/l, 0), 1)
+	along := y - u*l
+	return math.Sqrt(h*h+along*along) - (ra + u*dr), u
 }

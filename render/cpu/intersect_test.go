@@ -152,11 +152,11 @@ func TestSphereClosedForm(t *testing.T) {
 	}
 }
 
-// roundConeDistance is the signed distance to the union of the spheres swept
+// searchedRoundConeDistance is the signed distance to the union of the spheres swept
 // from (a, ra) to (b, rb), and the u of the nearest sphere: an independent
 // reference for the analytic intersection. |p − c(u)| − r(u) is convex in u,
 // so a golden-section search finds its minimum.
-func roundConeDistance(p, a, b scene.Vec3, ra, rb float32) (dist, u float64) {
+func searchedRoundConeDistance(p, a, b scene.Vec3, ra, rb float32) (dist, u float64) {
 	f := func(u float64) float64 {
 		c := to64(a).add(to64(b).sub(to64(a)).scale(u))
 		q := to64(p).sub(c)
@@ -188,13 +188,13 @@ func TestSweptSphereAgainstDistanceField(t *testing.T) {
 		target := a.Add(b.Sub(a).Scale(rng.Float32())).Add(scene.Vec3{X: rng.Float32()*0.6 - 0.3, Y: rng.Float32()*0.6 - 0.3, Z: rng.Float32()*0.6 - 0.3})
 		o := target.Add(scene.Vec3{X: rng.Float32()*6 - 3, Y: rng.Float32()*6 - 3, Z: rng.Float32()*6 - 3})
 		d := target.Sub(o).Normalize()
-		if dist, _ := roundConeDistance(o, a, b, ra, rb); dist <= 0 {
+		if dist, _ := searchedRoundConeDistance(o, a, b, ra, rb); dist <= 0 {
 			continue // the origin is inside
 		}
 		// Sphere tracing: the distance to a union of spheres is exact outside it.
 		ref, refU := -1.0, 0.0
 		for tt := 0.0; tt < 20; {
-			dist, u := roundConeDistance(o.Add(d.Scale(float32(tt))), a, b, ra, rb)
+			dist, u := searchedRoundConeDistance(o.Add(d.Scale(float32(tt))), a, b, ra, rb)
 			if dist < 1e-7 {
 				ref, refU = tt, u
 				break
@@ -215,7 +215,7 @@ func TestSweptSphereAgainstDistanceField(t *testing.T) {
 		// The normal from u points out of the surface, perpendicular to it.
 		p := o.Add(d.Scale(h.T))
 		n := sweptSphereNormal(p, a, b, h.U)
-		out, _ := roundConeDistance(p.Add(n.Scale(1e-3)), a, b, ra, rb)
+		out, _ := searchedRoundConeDistance(p.Add(n.Scale(1e-3)), a, b, ra, rb)
 		if !near(out, 1e-3, 1e-4) {
 			t.Errorf("case %d: stepping along the normal gains %v, want 1e-3", i, out)
 		}
@@ -270,7 +270,7 @@ func TestSweptSphereFromInside(t *testing.T) {
 		b := a.Add(scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1})
 		ra, rb := 0.05+0.3*rng.Float32(), 0.05+0.3*rng.Float32()
 		o := a.Add(b.Sub(a).Scale(rng.Float32())).Add(scene.Vec3{X: rng.Float32()*0.6 - 0.3, Y: rng.Float32()*0.6 - 0.3, Z: rng.Float32()*0.6 - 0.3})
-		if dist, _ := roundConeDistance(o, a, b, ra, rb); dist >= -1e-4 {
+		if dist, _ := searchedRoundConeDistance(o, a, b, ra, rb); dist >= -1e-4 {
 			continue
 		}
 		inside++
@@ -288,5 +288,26 @@ func TestSweptSphereFromInside(t *testing.T) {
 	}
 	if inside < 500 {
 		t.Errorf("only %d origins inside: the test checks too little", inside)
+	}
+}
+
+// The strand rule's closed-form distance to a round cone agrees with the
+// golden-section search, inside and outside, for cones, cylinders, nearly
+// flat cones and spheres that hold each other.
+func TestRoundConeDistance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 20000; i++ {
+		a := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
+		b := a.Add(scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}.Scale(rng.Float32()))
+		ra, rb := 0.02+0.5*rng.Float32(), 0.02+0.5*rng.Float32()
+		if i%4 == 0 {
+			rb = ra
+		}
+		p := a.Add(b.Sub(a).Scale(rng.Float32()*1.6 - 0.3)).Add(scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}.Scale(0.8))
+		want, _ := searchedRoundConeDistance(p, a, b, ra, rb)
+		got := roundConeDistance(to64(p).sub(to64(a)), to64(b).sub(to64(a)), float64(ra), float64(rb))
+		if math.Abs(got-want) > 1e-9 {
+			t.Fatalf("round cone (%v, %v)–(%v, %v), point %v: distance %v, want %v", a, ra, b, rb, p, got, want)
+		}
 	}
 }

@@ -94,6 +94,34 @@ func TestProbeHitCoin(t *testing.T) {
 	}
 }
 
+// TestProbeRoundCone: the strand rule's distance to a round cone is the
+// Go's, to float32 roundings of the distances involved.
+func TestProbeRoundCone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	const n = 8192
+	in := records(n, func(i int, r []float32) {
+		ba := scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}.Scale(rng.Float32())
+		ra, rb := 0.01+0.3*rng.Float32(), 0.01+0.3*rng.Float32()
+		if i%4 == 0 {
+			rb = ra
+		}
+		x := ba.Scale(rng.Float32()*1.6 - 0.3).Add(scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}.Scale(0.5))
+		put3(r, 0, x)
+		put3(r, 3, ba)
+		r[6], r[7] = ra, rb
+	})
+	out := probe(t, layout.ProbeRoundCone, in)
+	for i := range n {
+		r := in[i*layout.ProbeIn:]
+		x, ba := get3(r, 0), get3(r, 3)
+		want := roundConeDistance(to64(x), to64(ba), float64(r[6]), float64(r[7]))
+		scale := float64(x.Length() + ba.Length() + r[6] + r[7])
+		if got := float64(out[i*layout.ProbeOut]); math.Abs(got-want) > 1e-5*scale {
+			t.Fatalf("record %d: x %v, ba %v, radii %v %v: GLSL %v, Go %v", i, x, ba, r[6], r[7], got, want)
+		}
+	}
+}
+
 // TestProbeSpectrum: a dispersive path's wavelength, its RGB weights and
 // the glass's index at it are the Go's (the weights to 1e-4: GLSL's exp).
 func TestProbeSpectrum(t *testing.T) {

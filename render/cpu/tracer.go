@@ -2,11 +2,13 @@ package cpu
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"unsafe"
 
 	"sertrace/render"
 	"sertrace/render/cpu/embree"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -112,6 +114,7 @@ func buildEmbreeAccel(sc *scene.Scene, anyHit AnyHit, dev *embree.Device) (*Acce
 		}
 		for _, k := range kinds {
 			acc.instancedTriangles = acc.instancedTriangles || k == embree.KindInstancedTriangle
+			acc.curves = acc.curves || k == embree.KindCurve
 		}
 		es.SetKinds(kinds)
 		return nil
@@ -162,7 +165,7 @@ func embreeGeometry(sc *scene.Scene, es *embree.Scene, to embree.Target, g scene
 				flags[i] |= embree.NeighbourBefore
 			}
 		}
-		return es.Curves(to, vr, c.Segments, flags)
+		return es.Curves(to, vr, c.Segments, flags, embree.StrandRule{TolTravel: layout.StrandTolTravel, TolPosition: layout.StrandTolPosition, TolRadius: layout.StrandTolRadius, Reach: layout.StrandReach})
 	}
 	m := &sc.Meshes[g.Index]
 	pos := make([]float32, 0, 3*len(m.Positions))
@@ -231,6 +234,16 @@ func (acc *Accel) intersectAll(rays []Ray, hits []Hit, found []bool, coherent bo
 		return
 	}
 	acc.embree.Intersect(asEmbree(rays), unsafe.Slice((*embree.Hit)(unsafe.Pointer(unsafe.SliceData(hits))), len(hits)), found, coherent)
+	if acc.curves {
+		// Embree's segment and u of a curve hit near a joint are where it
+		// cuts segments by their neighbours: the shading's normal needs
+		// the segment and sphere nearest to the hit, as the BVH's.
+		for i := range rays {
+			if h := &hits[i]; found[i] && h.Kind == HitLinearSweptSphere {
+				acc.strandU(h, &rays[i])
+			}
+		}
+	}
 	if !acc.instancedTriangles {
 		return
 	}
@@ -274,5 +287,32 @@ func (acc *Accel) Release() {
 	if acc.embree != nil {
 		acc.embree.Release()
 		acc.embree = nil
+	}
+}
+
+// strandU sets a curve hit's segment and u as the BVH's exact test
+// reports them: the segment on whose surface the hit lies (Embree gives a
+// chained segment's neighbour's surface near their joint to the segment
+// itself) and the u of its sphere nearest to the hit.
+func (acc *Accel) strandU(h *Hit, ray *Ray) {
+	in := &acc.scene.Instances[h.Instance]
+	c := &acc.scene.CurveSets[in.Geometry.Index]
+	x := to64(acc.toObject[h.Instance].Point(ray.Origin.Add(ray.Dir.Scale(h.T))))
+	best := math.Inf(1)
+	try := func(p int) {
+		v := c.Segments[p]
+		a := to64(c.Positions[v])
+		d, u := roundConeNearest(x.sub(a), to64(c.Positions[v+1]).sub(a), float64(c.Radii[v]), float64(c.Radii[v+1]))
+		if d = math.Abs(d); d < best {
+			best, h.Prim, h.U = d, int32(p), float32(u)
+		}
+	}
+	p := int(h.Prim)
+	try(p)
+	if c.Joins[p]&scene.JoinedPrev != 0 {
+		try(p - 1)
+	}
+	if c.Joins[p]&scene.JoinedNext != 0 {
+		try(p + 1)
 	}
 }

@@ -142,7 +142,7 @@ var constants = []constant{
 	c("HIT_KIND_SPHERE", HitKindSphere), c("HIT_KIND_SWEPT_SPHERE", HitKindSweptSphere),
 	c("PROBE_RANDOM", ProbeRandom), c("PROBE_SPHERE", ProbeSphere), c("PROBE_SWEPT_SPHERE", ProbeSweptSphere),
 	c("PROBE_BSDF_EVAL", ProbeBSDFEval), c("PROBE_BSDF_SAMPLE", ProbeBSDFSample), c("PROBE_VISIBLE_NORMAL", ProbeVisibleNormal),
-	c("PROBE_HAIR_EVAL", ProbeHairEval), c("PROBE_HAIR_SAMPLE", ProbeHairSample), c("PROBE_CAMERA", ProbeCamera), c("PROBE_MOVED_ORIGIN", ProbeMovedOrigin), c("PROBE_HIT_COIN", ProbeHitCoin), c("PROBE_SPECTRUM", ProbeSpectrum),
+	c("PROBE_HAIR_EVAL", ProbeHairEval), c("PROBE_HAIR_SAMPLE", ProbeHairSample), c("PROBE_CAMERA", ProbeCamera), c("PROBE_MOVED_ORIGIN", ProbeMovedOrigin), c("PROBE_HIT_COIN", ProbeHitCoin), c("PROBE_SPECTRUM", ProbeSpectrum), c("PROBE_ROUND_CONE", ProbeRoundCone),
 	c("PROBE_LIGHT_SAMPLE", ProbeLightSample), c("PROBE_PDF_EMITTER", ProbePdfEmitter), c("PROBE_ENVIRONMENT", ProbeEnvironment),
 	c("PROBE_IN", ProbeIn), c("PROBE_OUT", ProbeOut),
 	c("HIT_TRIANGLES", int(HitTriangles)), c("HIT_TRIANGLES_MASKED", int(HitTrianglesMasked)), c("HIT_SPHERES", int(HitSpheres)),
@@ -189,5 +189,7 @@ var constants = []constant{
 	cf("HAIR_DEFAULT_EUMELANIN", HairDefaultEumelanin), cf("HAIR_DEFAULT_BETA", HairDefaultBeta),
 	cf("HAIR_DEFAULT_ALPHA", HairDefaultAlpha), cf("HAIR_DEFAULT_ETA", HairDefaultEta),
 	cf("HAIR_BETA_MIN", HairBetaMin), cf("HAIR_ETA_MIN", HairEtaMin), cf("HAIR_COLOR_MIN", HairColorMin), cf("SPOT_CONE_MIN", SpotConeMin),
+	cf("STRAND_TOL_TRAVEL", StrandTolTravel), cf("STRAND_TOL_POSITION", StrandTolPosition), cf("STRAND_TOL_RADIUS", StrandTolRadius), ci("STRAND_REACH", StrandReach),
+	c("JOINED_PREV", int(scene.JoinedPrev)), c("JOINED_NEXT", int(scene.JoinedNext)),
 	c("PUNCTUAL_POINT", PunctualPoint), c("PUNCTUAL_SPOT", PunctualSpot), c("PUNCTUAL_DIRECTIONAL", PunctualDirectional),
 }

@@ -159,6 +159,19 @@ const (
 	HairColorMin = 1e-4
 )
 
+// The strand rule, which makes a chain of swept spheres one smooth tube
+// (render/cpu's intersectStrandSegment, Embree's filter, the GLSL
+// intersection): its tolerance, relative to the distances the ray's origin
+// and hit are computed over, to their coordinates (a tracer's rounding of
+// a hit grows with them) and to the segment's radii, and at most how many
+// chained segments either side of a hit it looks at.
+const (
+	StrandTolTravel   = 1.0 / (1 << 15)
+	StrandTolPosition = 1.0 / (1 << 22)
+	StrandTolRadius   = 1.0 / (1 << 16)
+	StrandReach       = 64
+)
+
 // SpotConeMin is the least cos(inner) − cos(outer) that a spot light's
 // smooth falloff divides by: equal cone angles make a hard edge, not a
 // division by zero.

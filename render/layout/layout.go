@@ -42,6 +42,7 @@ const (
 	ProbeMovedOrigin
 	ProbeHitCoin
 	ProbeSpectrum
+	ProbeRoundCone
 	// probe_scene.comp's, which read a render's parameter block.
 	ProbeLightSample
 	ProbePdfEmitter

@@ -27,3 +27,23 @@ func TestFurnaces(t *testing.T) {
 		}
 	}
 }
+
+// A straight strand drawn as a chain of segments renders as the same strand
+// drawn as one segment on every GPU path (furnace.BandsScene: depth 1, lit
+// from behind): the intersection shader's strand rule makes the chain one
+// tube, as the CPU's does; without it the joints show dark bands.
+func TestChainedStrandHasNoBands(t *testing.T) {
+	d := vulkan.DeviceFor(t, vulkan.PathRT)
+	one, opts := furnace.BandsScene(1)
+	chain, _ := furnace.BandsScene(8)
+	opts.SPP = 32
+	for _, path := range gpuPaths(t, d) {
+		t.Run(path, func(t *testing.T) {
+			worst, col, mean := furnace.BandColumns(renderOn(t, onPath(d, path), one, opts), renderOn(t, onPath(d, path), chain, opts))
+			t.Logf("the strand's columns sum to %.2f on average; the worst column (%d of %d) differs by %.1fσ", mean, col, opts.Width, worst)
+			if !(worst <= 5) {
+				t.Errorf("column %d of the chained strand differs from the single segment's by %.1fσ: bands at the joints", col, worst)
+			}
+		})
+	}
+}

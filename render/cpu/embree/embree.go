@@ -11,8 +11,9 @@
 package embree
 
 /*
-#cgo LDFLAGS: -ldl
+#cgo LDFLAGS: -ldl -lm
 #include <dlfcn.h>
+#include <math.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ struct RTCFilterFunctionNArguments {
 // of ray k of an RTCRayN or RTCHitN of N rays.
 #define RAYN(p, N, f, k) (((float *)(p))[(f) * (N) + (k)])
 #define HITN_UINT(p, N, f, k) (((unsigned *)(p))[(f) * (N) + (k)])
-enum { RAY_DIR_X = 4, RAY_DIR_Y = 5, RAY_DIR_Z = 6, RAY_TFAR = 8 }; // a filter sees its candidate's distance in tfar
+enum { RAY_ORG_X = 0, RAY_ORG_Y = 1, RAY_ORG_Z = 2, RAY_DIR_X = 4, RAY_DIR_Y = 5, RAY_DIR_Z = 6, RAY_TFAR = 8 }; // a filter sees its candidate's distance in tfar
 enum { HIT_NG_X = 0, HIT_NG_Y = 1, HIT_NG_Z = 2, HIT_U = 3, HIT_V = 4, HIT_PRIM = 5, HIT_GEOM = 6, HIT_INST = 7 };
 
 enum {
@@ -240,6 +241,132 @@ static void sertraceEnteringOnly(const struct RTCFilterFunctionNArguments *args)
 	}
 }
 
+// A curve geometry's strands, for the strand rule: Embree's own buffers
+// (vertices as centre and radius, each segment's first vertex, its
+// neighbour flags) and the rule's tolerances and reach.
+typedef struct {
+	const float *vr;
+	const unsigned *first;
+	const unsigned char *flags;
+	unsigned n;
+	double tolTravel, tolPosition, tolRadius;
+	int reach;
+} sertraceStrands;
+
+// sertraceRoundCone is the signed distance from x to the round cone from
+// the sphere of radius ra about the origin to the sphere of radius rb about
+// ba (render/cpu's roundConeDistance, which derives it).
+static double sertraceRoundCone(const double x[3], const double ba[3], double ra, double rb) {
+	double l2 = ba[0] * ba[0] + ba[1] * ba[1] + ba[2] * ba[2];
+	double dr = rb - ra;
+	if (l2 <= dr * dr) {
+		double xb[3] = {x[0] - ba[0], x[1] - ba[1], x[2] - ba[2]};
+		double da = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) - ra;
+		double db = sqrt(xb[0] * xb[0] + xb[1] * xb[1] + xb[2] * xb[2]) - rb;
+		return da < db ? da : db;
+	}
+	double l = sqrt(l2);
+	double y = (x[0] * ba[0] + x[1] * ba[1] + x[2] * ba[2]) / l;
+	double p[3] = {x[0] - ba[0] * (y / l), x[1] - ba[1] * (y / l), x[2] - ba[2] * (y / l)};
+	double h = sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+	double u = (y + dr * h / sqrt(l2 - dr * dr)) / l;
+	u = u < 0 ? 0 : u > 1 ? 1 : u;
+	double along = y - u * l;
+	return sqrt(h * h + along * along) - (ra + u * dr);
+}
+
+// sertraceStrandInside is render/cpu's strandHitCounts' inside for segment
+// q, with x and o relative to the segment's first vertex (a): whether the
+// hit is not on the tube's surface by q, and whether q can hold it at all.
+static int sertraceStrandInside(const sertraceStrands *s, unsigned q, const double a[3], const double x[3], const double o[3],
+		double tol, int *near) {
+	const float *v = s->vr + 4 * (size_t)s->first[q];
+	double aq[3] = {v[0], v[1], v[2]};
+	double bq[3] = {v[4] - aq[0], v[5] - aq[1], v[6] - aq[2]};
+	double xq[3], oq[3];
+	for (int i = 0; i < 3; i++) {
+		xq[i] = x[i] + a[i] - aq[i];
+		oq[i] = o[i] + a[i] - aq[i];
+	}
+	double ra = v[3], rb = v[7];
+	double reach = sqrt(bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2]) + (ra > rb ? ra : rb) + tol;
+	if (xq[0] * xq[0] + xq[1] * xq[1] + xq[2] * xq[2] > reach * reach) {
+		*near = 0;
+		return 0;
+	}
+	*near = 1;
+	double dx = sertraceRoundCone(xq, bq, ra, rb);
+	return dx < -tol || (dx < tol && sertraceRoundCone(oq, bq, ra, rb) < tol);
+}
+
+static double sertraceMaxAbs(const double v[3]) {
+	double m = fabs(v[0]);
+	m = fabs(v[1]) > m ? fabs(v[1]) : m;
+	return fabs(v[2]) > m ? fabs(v[2]) : m;
+}
+
+// sertraceStrandCounts is render/cpu's strandHitCounts: whether a hit at
+// distance t on segment p, of a ray from org along dir, is where the ray
+// enters the smooth tube that the segment's chain draws.
+static int sertraceStrandCounts(const sertraceStrands *s, unsigned p, const float org[3], const float dir[3], float t) {
+	const float *v = s->vr + 4 * (size_t)s->first[p];
+	double a[3] = {v[0], v[1], v[2]};
+	double o[3], travel[3], x[3];
+	for (int i = 0; i < 3; i++) {
+		o[i] = (double)org[i] - a[i];
+		travel[i] = (double)dir[i] * (double)t;
+		x[i] = o[i] + travel[i];
+	}
+	double ox[3] = {org[0], org[1], org[2]}, xx[3] = {x[0] + a[0], x[1] + a[1], x[2] + a[2]};
+	double po = sertraceMaxAbs(ox), px = sertraceMaxAbs(xx);
+	double tol = s->tolTravel * (sertraceMaxAbs(o) + sertraceMaxAbs(travel)) + s->tolRadius * ((double)v[3] + (double)v[7]) +
+		s->tolPosition * (po > px ? po : px);
+	int near;
+	if (sertraceStrandInside(s, p, a, x, o, tol, &near)) {
+		return 0;
+	}
+	unsigned q = p;
+	for (int k = 0; k < s->reach && (s->flags[q] & 1); k++) { // chained to the one before
+		q--;
+		if (sertraceStrandInside(s, q, a, x, o, tol, &near)) {
+			return 0;
+		}
+		if (!near) {
+			break;
+		}
+	}
+	q = p;
+	for (int k = 0; k < s->reach && q + 1 < s->n && (s->flags[q + 1] & 1); k++) {
+		q++;
+		if (sertraceStrandInside(s, q, a, x, o, tol, &near)) {
+			return 0;
+		}
+		if (!near) {
+			break;
+		}
+	}
+	return 1;
+}
+
+// sertraceStrandFilter keeps a curve hit only where the ray enters the
+// surface (by Embree's normal, as enteringOnly) and only where the strand
+// rule lets it count (render/cpu's intersectStrandSegment says why).
+static void sertraceStrandFilter(const struct RTCFilterFunctionNArguments *args) {
+	sertraceEnteringOnly(args);
+	const sertraceStrands *s = (const sertraceStrands *)args->geometryUserPtr;
+	unsigned N = args->N;
+	for (unsigned k = 0; k < N; k++) {
+		if (args->valid[k] == 0) {
+			continue;
+		}
+		float org[3] = {RAYN(args->ray, N, RAY_ORG_X, k), RAYN(args->ray, N, RAY_ORG_Y, k), RAYN(args->ray, N, RAY_ORG_Z, k)};
+		float dir[3] = {RAYN(args->ray, N, RAY_DIR_X, k), RAYN(args->ray, N, RAY_DIR_Y, k), RAYN(args->ray, N, RAY_DIR_Z, k)};
+		if (!sertraceStrandCounts(s, HITN_UINT(args->hit, N, HIT_PRIM, k), org, dir, RAYN(args->ray, N, RAY_TFAR, k))) {
+			args->valid[k] = 0;
+		}
+	}
+}
+
 static void sertraceAnyHit(const struct RTCFilterFunctionNArguments *args) {
 	unsigned N = args->N;
 	for (unsigned k = 0; k < N; k++) {
@@ -257,11 +384,13 @@ static void sertraceAnyHit(const struct RTCFilterFunctionNArguments *args) {
 	}
 }
 
-enum { FILTER_ENTERING_ONLY = 1, FILTER_ANY_HIT = 2 };
+enum { FILTER_ENTERING_ONLY = 1, FILTER_ANY_HIT = 2, FILTER_STRANDS = 3 };
 
+// sertraceSetFilter gives g its filter; handle is the any-hit's Go handle,
+// or the strands' sertraceStrands.
 static void sertraceSetFilter(RTCGeometry g, int kind, uintptr_t handle) {
-	void *f = kind == FILTER_ENTERING_ONLY ? (void *)sertraceEnteringOnly : (void *)sertraceAnyHit;
-	if (kind == FILTER_ANY_HIT) {
+	void *f = kind == FILTER_ENTERING_ONLY ? (void *)sertraceEnteringOnly : kind == FILTER_STRANDS ? (void *)sertraceStrandFilter : (void *)sertraceAnyHit;
+	if (kind != FILTER_ENTERING_ONLY) {
 		rtc.setGeometryUserData(g, (void *)handle);
 	}
 	rtc.setGeometryIntersectFilterFunction(g, f);
@@ -566,7 +695,8 @@ type Scene struct {
 	top      C.RTCScene
 	children []C.RTCScene
 	handles  []cgo.Handle
-	kinds    unsafe.Pointer // C memory: per instance ID, a Kind
+	kinds    unsafe.Pointer   // C memory: per instance ID, a Kind
+	owned    []unsafe.Pointer // C memory the filters read, freed with the scene
 }
 
 // Geometry is one geometry's scene, to be placed by instances; the zero
@@ -665,15 +795,22 @@ func (s *Scene) attach(g C.RTCGeometry, to Target) (Geometry, error) {
 
 // upload copies data into a new buffer of g: count items of stride bytes.
 func (s *Scene) upload(g C.RTCGeometry, kind, format C.int, stride, count int, data []byte) error {
+	_, err := s.uploadAt(g, kind, format, stride, count, data)
+	return err
+}
+
+// uploadAt is upload, and says where the buffer is (Embree's memory, the
+// geometry's for as long as it lives).
+func (s *Scene) uploadAt(g C.RTCGeometry, kind, format C.int, stride, count int, data []byte) (unsafe.Pointer, error) {
 	if len(data) != stride*count {
-		return fmt.Errorf("embree: a buffer of %d bytes for %d items of %d bytes", len(data), count, stride)
+		return nil, fmt.Errorf("embree: a buffer of %d bytes for %d items of %d bytes", len(data), count, stride)
 	}
 	p := C.sertraceBuffer(g, kind, format, C.size_t(stride), C.size_t(count))
 	if p == nil {
-		return s.d.err("rtcSetNewGeometryBuffer")
+		return nil, s.d.err("rtcSetNewGeometryBuffer")
 	}
 	copy(unsafe.Slice((*byte)(p), len(data)), data)
-	return nil
+	return p, nil
 }
 
 // finish attaches g where it goes, or releases it after an error.
@@ -741,11 +878,22 @@ const (
 	NeighbourAfter  = 1 << 1
 )
 
+// StrandRule is the rule that makes a chain of curve segments one smooth
+// tube (render/cpu's intersectStrandSegment): its tolerance, relative to
+// the distances a hit is computed over, to its coordinates and to the
+// segment's radii, and at
+// most how many chained segments either side of a hit it looks at.
+type StrandRule struct {
+	TolTravel, TolPosition, TolRadius float64
+	Reach                             int
+}
+
 // Curves makes round linear curves (swept spheres): vertices as centre and
 // radius, four floats each; a segment from vertex first[i] to first[i]+1,
-// with its neighbour flags (a neighbour's vertex must exist). A ray that
-// starts inside hits nothing of it. No segments make nothing.
-func (s *Scene) Curves(to Target, verticesRadii []float32, first []uint32, flags []uint8) (Geometry, error) {
+// with its neighbour flags (a neighbour's vertex must exist). A hit counts
+// where the ray enters the tube that a chain of segments draws, by rule: a
+// ray that starts inside hits nothing of it. No segments make nothing.
+func (s *Scene) Curves(to Target, verticesRadii []float32, first []uint32, flags []uint8, rule StrandRule) (Geometry, error) {
 	if len(first) == 0 {
 		return Geometry{}, nil
 	}
@@ -756,15 +904,20 @@ func (s *Scene) Curves(to Target, verticesRadii []float32, first []uint32, flags
 	if err != nil {
 		return Geometry{}, err
 	}
-	err = s.upload(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, len(verticesRadii)/4, bytesOf(verticesRadii))
+	strands := (*C.sertraceStrands)(C.calloc(1, C.size_t(unsafe.Sizeof(C.sertraceStrands{}))))
+	s.owned = append(s.owned, unsafe.Pointer(strands))
+	var vr, fi, fl unsafe.Pointer
+	vr, err = s.uploadAt(g, C.RTC_BUFFER_TYPE_VERTEX, C.RTC_FORMAT_FLOAT4, 16, len(verticesRadii)/4, bytesOf(verticesRadii))
 	if err == nil {
-		err = s.upload(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT, 4, len(first), bytesOf(first))
+		fi, err = s.uploadAt(g, C.RTC_BUFFER_TYPE_INDEX, C.RTC_FORMAT_UINT, 4, len(first), bytesOf(first))
 	}
 	if err == nil {
-		err = s.upload(g, C.RTC_BUFFER_TYPE_FLAGS, C.RTC_FORMAT_UCHAR, 1, len(flags), bytesOf(flags))
+		fl, err = s.uploadAt(g, C.RTC_BUFFER_TYPE_FLAGS, C.RTC_FORMAT_UCHAR, 1, len(flags), bytesOf(flags))
 	}
 	if err == nil {
-		C.sertraceSetFilter(g, C.FILTER_ENTERING_ONLY, 0)
+		*strands = C.sertraceStrands{vr: (*C.float)(vr), first: (*C.unsigned)(fi), flags: (*C.uchar)(fl), n: C.unsigned(len(first)),
+			tolTravel: C.double(rule.TolTravel), tolPosition: C.double(rule.TolPosition), tolRadius: C.double(rule.TolRadius), reach: C.int(rule.Reach)}
+		C.sertraceSetFilter(g, C.FILTER_STRANDS, C.uintptr_t(uintptr(unsafe.Pointer(strands))))
 	}
 	return s.finish(g, to, err)
 }
@@ -796,7 +949,10 @@ func (s *Scene) Release() {
 	if s.kinds != nil {
 		C.free(s.kinds)
 	}
-	s.children, s.handles, s.top, s.kinds = nil, nil, nil, nil
+	for _, p := range s.owned {
+		C.free(p)
+	}
+	s.children, s.handles, s.top, s.kinds, s.owned = nil, nil, nil, nil, nil
 }
 
 // SetKinds says per instance ID what it holds (Kind constants): hits

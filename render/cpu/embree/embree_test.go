@@ -87,7 +87,7 @@ func closedForms(t *testing.T, s *Scene) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crv, err := s.Curves(Own, []float32{0, 0, 0, 0.5, 4, 0, 0, 0.5}, []uint32{0}, []uint8{0})
+	crv, err := s.Curves(Own, []float32{0, 0, 0, 0.5, 4, 0, 0, 0.5}, []uint32{0}, []uint8{0}, StrandRule{TolTravel: 1.0 / (1 << 18), TolPosition: 1.0 / (1 << 22), TolRadius: 1.0 / (1 << 16), Reach: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestBuildRefuses(t *testing.T) {
 			return err
 		},
 		"flags for other segments": func(s *Scene) error {
-			_, err := s.Curves(Own, []float32{0, 0, 0, 1, 1, 0, 0, 1}, []uint32{0}, []uint8{0, 0})
+			_, err := s.Curves(Own, []float32{0, 0, 0, 1, 1, 0, 0, 1}, []uint32{0}, []uint8{0, 0}, StrandRule{})
 			return err
 		},
 		"no kinds": func(s *Scene) error { return nil },

@@ -14,6 +14,8 @@
 # --no-terminator-offset sets the objects' shadow terminator offsets to 0.
 # --multiscatter sets the Principled BSDFs to multiscatter GGX (the
 # importer's are GGX: single scattering).
+# Hair: main.go writes the scene's strands beside it (hair.json), which
+# build_hair makes Cycles hair curves with a Principled Hair BSDF.
 # Prints "import_seconds X" and "render_seconds X":
 # the render's time excludes the import and the scene's preparation.
 import sys
@@ -115,6 +117,77 @@ for mat in bpy.data.materials:
         make_diffuse(mat, bsdf, out)
     elif "--multiscatter" in argv:
         bsdf.distribution = "MULTI_GGX"
+
+def build_hair(path):
+    """Build the strands that main.go wrote (hair.json: sertrace's world
+    space, glTF's Y up) as hair curves: per material, a mesh of the strands'
+    edges with a radius per point (hidden), turned into Catmull-Rom curves
+    by geometry nodes in a Curves object, with a Principled Hair BSDF in its
+    absorption parametrisation."""
+    import json
+    with open(path) as f:
+        groups = json.load(f)["groups"]
+    for gi, g in enumerate(groups):
+        verts, edges, radii = [], [], []
+        for strand in g["strands"]:
+            base = len(verts)
+            n = len(strand) // 4
+            for k in range(n):
+                x, y, z, r = strand[4 * k:4 * k + 4]
+                verts.append((x, -z, y))  # the importer's Y-up to Z-up
+                radii.append(r)
+            edges.extend((base + k, base + k + 1) for k in range(n - 1))
+        me = bpy.data.meshes.new("sertrace-strands-%d" % gi)
+        me.from_pydata(verts, edges, [])
+        attr = me.attributes.new("radius", "FLOAT", "POINT")  # the curves' own radius
+        attr.data.foreach_set("value", radii)
+        src = bpy.data.objects.new(me.name, me)
+        scene.collection.objects.link(src)
+        src.hide_render = True
+        hair = bpy.data.objects.new("sertrace-hair-%d" % gi, bpy.data.hair_curves.new("sertrace-hair-%d" % gi))
+        scene.collection.objects.link(hair)
+        tree = bpy.data.node_groups.new("sertrace-hair-%d" % gi, "GeometryNodeTree")
+        tree.inputs.new("NodeSocketGeometry", "Geometry")
+        tree.outputs.new("NodeSocketGeometry", "Geometry")
+        n, l = tree.nodes, tree.links
+        info = n.new("GeometryNodeObjectInfo")
+        info.inputs["Object"].default_value = src
+        info.transform_space = "RELATIVE"
+        to_curve = n.new("GeometryNodeMeshToCurve")
+        spline = n.new("GeometryNodeCurveSplineType")
+        spline.spline_type = "CATMULL_ROM"
+        set_mat = n.new("GeometryNodeSetMaterial")
+        out = n.new("NodeGroupOutput")
+        l.new(info.outputs["Geometry"], to_curve.inputs["Mesh"])
+        l.new(to_curve.outputs["Curve"], spline.inputs["Curve"])
+        l.new(spline.outputs["Curve"], set_mat.inputs["Geometry"])
+        l.new(set_mat.outputs["Geometry"], out.inputs[0])
+        mat = bpy.data.materials.new("sertrace-hair-%d" % gi)
+        mat.use_nodes = True
+        nt = mat.node_tree
+        for node in list(nt.nodes):
+            nt.nodes.remove(node)
+        bsdf = nt.nodes.new("ShaderNodeBsdfHairPrincipled")
+        bsdf.parametrization = "ABSORPTION"
+        bsdf.inputs["Absorption Coefficient"].default_value = tuple(g["sigma_a"])
+        bsdf.inputs["Roughness"].default_value = g["roughness"]
+        bsdf.inputs["Radial Roughness"].default_value = g["radial_roughness"]
+        bsdf.inputs["Coat"].default_value = 0.0
+        bsdf.inputs["IOR"].default_value = g["ior"]
+        bsdf.inputs["Offset"].default_value = g["offset"]
+        bsdf.inputs["Random Roughness"].default_value = 0.0
+        mout = nt.nodes.new("ShaderNodeOutputMaterial")
+        nt.links.new(bsdf.outputs["BSDF"], mout.inputs["Surface"])
+        set_mat.inputs["Material"].default_value = mat
+        hair.data.materials.append(mat)
+        hair.modifiers.new("sertrace-hair", "NODES").node_group = tree
+    scene.cycles_curves.shape = "THICK"
+
+
+import os
+hair_path = os.path.join(os.path.dirname(scene_path), "hair.json")
+if os.path.exists(hair_path):
+    build_hair(hair_path)
 
 if "--no-terminator-offset" in argv:
     for o in scene.objects:

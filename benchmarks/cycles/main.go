@@ -285,7 +285,7 @@ func compare(path, dir string, s settings, sertrace, blender string) (result, er
 	if r.SertraceSeconds, r.Tracer, err = runSertrace(sertrace, gltfPath, r.SertraceImage, s); err != nil {
 		return r, err
 	}
-	if r.CyclesSeconds, err = runCycles(blender, gltfPath, r.CyclesImage, s); err != nil {
+	if r.CyclesSeconds, err = runCycles(blender, cyclesScene(gltfPath), r.CyclesImage, s); err != nil {
 		return r, err
 	}
 	if err := r.measure(s); err != nil {
@@ -734,7 +734,7 @@ func cpuModel() string {
 // prepare writes the scene into dir as a .gltf with its buffers and images
 // beside it, with a camera and, for a transport comparison, Lambertian
 // materials; it returns the .gltf's path.
-func prepare(path, dir string, s settings) (string, error) {
+func prepare(path, dir string, s settings) (_ string, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
@@ -773,14 +773,35 @@ func prepare(path, dir string, s settings) (string, error) {
 	if err := writeJSON(out, doc); err != nil {
 		return "", err
 	}
+	sc, err := scene.Load(out)
+	if err != nil {
+		return "", err
+	}
+	// Hair: strands for cycles.py to build as curves (sertrace reads them
+	// from the glTF's lines, which Blender would import as bare edges).
+	removeHairFiles(dir)
+	hs, err := exportHair(sc, dir)
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		// Cycles' copy of the scene, camera included, without the lines.
+		if hs.Strands > 0 && err == nil {
+			var cdoc map[string]any
+			data, _ := json.Marshal(doc)
+			json.Unmarshal(data, &cdoc)
+			dropLines(cdoc)
+			err = writeJSON(filepath.Join(dir, cyclesFile), cdoc)
+		}
+	}()
+	if hs.Strands > 0 {
+		fmt.Fprintf(os.Stderr, "%s: %d hair strands, %d segments, each cut in %d for Cycles' splines: they stray from the straight segments by %.3f%% of the radius on average, %.2f%% at most\n",
+			filepath.Base(path), hs.Strands, hs.Segments, densify, 100*hs.MeanStray, 100*hs.MaxStray)
+	}
 	// The camera asked for, else the one sertrace would use (the file's
 	// first, or the framing one), added under a name both renderers pick.
 	cam := s.Camera
 	if cam == nil {
-		sc, err := scene.Load(out)
-		if err != nil {
-			return "", err
-		}
 		c := sc.Cameras[0]
 		if c.Orthographic {
 			return "", fmt.Errorf("%s: the camera is orthographic; give -camera", path)

@@ -33,25 +33,11 @@ type HairBSDF struct {
 // fibre. Absorption comes from the melanin concentrations, or from the
 // colour when neither is given.
 func NewHairBSDF(p *scene.Hair, h float32) HairBSDF {
-	get := func(v *float32, def float32) float32 {
-		if v != nil {
-			return *v
-		}
-		return def
-	}
-	betaM := clampF(get(p.BetaM, layout.HairDefaultBeta), layout.HairBetaMin, 1)
-	betaN := clampF(get(p.BetaN, layout.HairDefaultBeta), layout.HairBetaMin, 1)
-	alpha := get(p.Alpha, layout.HairDefaultAlpha) * math.Pi / 180
-	b := HairBSDF{h: clampF(h, -1, 1), eta: max(get(p.Eta, layout.HairDefaultEta), layout.HairEtaMin)}
+	hp := ResolveHair(p)
+	betaM, betaN := hp.BetaM, hp.BetaN
+	alpha := hp.Alpha * math.Pi / 180
+	b := HairBSDF{h: clampF(h, -1, 1), eta: hp.Eta, sigmaA: hp.SigmaA}
 	b.gammaO = float32(math.Asin(float64(b.h)))
-	switch {
-	case p.Eumelanin != nil || p.Pheomelanin != nil:
-		b.sigmaA = melaninAbsorption(get(p.Eumelanin, 0), get(p.Pheomelanin, 0))
-	case p.Color != nil:
-		b.sigmaA = colorAbsorption(*p.Color, betaN)
-	default:
-		b.sigmaA = melaninAbsorption(layout.HairDefaultEumelanin, 0)
-	}
 	// Longitudinal variance from β_m (the paper's fit), azimuthal logistic scale from β_n.
 	v0 := 0.726*betaM + 0.812*betaM*betaM + 3.7*pow32(betaM, 20)
 	b.v[0] = v0 * v0
@@ -66,6 +52,42 @@ func NewHairBSDF(p *scene.Hair, h float32) HairBSDF {
 		b.cos2kA[i] = b.cos2kA[i-1]*b.cos2kA[i-1] - b.sin2kA[i-1]*b.sin2kA[i-1]
 	}
 	return b
+}
+
+// HairParameters are a hair material's parameters as the model reads them:
+// its absorption σ_a (per unit of the fibre's radius, as Chiang et al.'s
+// and Cycles' Principled Hair BSDF read it), its longitudinal and azimuthal
+// roughnesses β_m and β_n, its cuticle tilt α in degrees and its index.
+type HairParameters struct {
+	SigmaA              scene.Vec3
+	BetaM, BetaN, Alpha float32
+	Eta                 float32
+}
+
+// ResolveHair is what a hair material means: its values or their defaults,
+// within the model's bounds, and its absorption from melanin or a colour.
+func ResolveHair(p *scene.Hair) HairParameters {
+	get := func(v *float32, def float32) float32 {
+		if v != nil {
+			return *v
+		}
+		return def
+	}
+	hp := HairParameters{
+		BetaM: clampF(get(p.BetaM, layout.HairDefaultBeta), layout.HairBetaMin, 1),
+		BetaN: clampF(get(p.BetaN, layout.HairDefaultBeta), layout.HairBetaMin, 1),
+		Alpha: get(p.Alpha, layout.HairDefaultAlpha),
+		Eta:   max(get(p.Eta, layout.HairDefaultEta), layout.HairEtaMin),
+	}
+	switch {
+	case p.Eumelanin != nil || p.Pheomelanin != nil:
+		hp.SigmaA = melaninAbsorption(get(p.Eumelanin, 0), get(p.Pheomelanin, 0))
+	case p.Color != nil:
+		hp.SigmaA = colorAbsorption(*p.Color, hp.BetaN)
+	default:
+		hp.SigmaA = melaninAbsorption(layout.HairDefaultEumelanin, 0)
+	}
+	return hp
 }
 
 // melaninAbsorption is σ_a from eumelanin and pheomelanin concentrations.

@@ -56,9 +56,10 @@ float maxAbs(vec3 v) { return max(max(abs(v.x), abs(v.y)), abs(v.z)); }
 
 // strandInside is render/cpu's strandHitCounts' inside for segment q of
 // curve set c, with the hit x and the origin o relative to a (the first
-// vertex of the segment hit): whether the hit is not on the tube's surface
-// by q, and (near) whether q can hold it at all.
-bool strandInside(CurveSet c, uint q, vec3 a, vec3 x, vec3 o, float tol, out bool near) {
+// vertex of segment p, whose larger radius is rp): whether the hit is not on
+// the tube's surface by q, and (near) whether q can hold it at all. joint
+// is the vertex q shares with p, or -1 (q is p, or further along).
+bool strandInside(CurveSet c, uint p, uint q, int joint, float rp, vec3 a, vec3 x, vec3 o, float tol, out bool near) {
     uint w = P.segments.v[c.firstSegment + 2u * q];
     vec3 aq = P.points.v[c.firstPoint + w];
     vec3 bq = P.points.v[c.firstPoint + w + 1u] - aq;
@@ -66,11 +67,20 @@ bool strandInside(CurveSet c, uint q, vec3 a, vec3 x, vec3 o, float tol, out boo
     vec3 xq = x + shift;
     float ra = P.radii.v[c.firstRadius + w];
     float rb = P.radii.v[c.firstRadius + w + 1u];
-    float reach = length(bq) + max(ra, rb) + tol;
-    near = dot(xq, xq) <= reach * reach;
-    if (!near) {
-        return false;
+    near = false;
+    if (joint >= 0) {
+        vec3 xj = x + (a - P.points.v[c.firstPoint + uint(joint)]);
+        float reach = 3.0 * (rp + max(ra, rb)) + tol;
+        if (dot(xj, xj) > reach * reach) {
+            return false;
+        }
+    } else if (q != p) {
+        float reach = length(bq) + max(ra, rb) + tol;
+        if (dot(xq, xq) > reach * reach) {
+            return false;
+        }
     }
+    near = true;
     float dx = roundConeDistance(xq, bq, ra, rb);
     return dx < -tol || (dx < tol && roundConeDistance(o + shift, bq, ra, rb) < tol);
 }
@@ -85,17 +95,19 @@ bool strandHitCounts(CurveSet c, uint p, vec3 o, vec3 d, float t) {
     vec3 oa = o - a;
     vec3 travel = d * t;
     vec3 x = oa + travel;
-    float tol = STRAND_TOL_TRAVEL * (maxAbs(oa) + maxAbs(travel)) +
-                STRAND_TOL_RADIUS * (P.radii.v[c.firstRadius + v] + P.radii.v[c.firstRadius + v + 1u]) +
+    float ra = P.radii.v[c.firstRadius + v];
+    float rb = P.radii.v[c.firstRadius + v + 1u];
+    float tol = STRAND_TOL_TRAVEL * (maxAbs(oa) + maxAbs(travel)) + STRAND_TOL_RADIUS * (ra + rb) +
                 STRAND_TOL_POSITION * max(maxAbs(o), maxAbs(x + a));
+    float rp = max(ra, rb);
     bool near;
-    if (strandInside(c, p, a, x, oa, tol, near)) {
+    if (strandInside(c, p, p, -1, rp, a, x, oa, tol, near)) {
         return false;
     }
     uint q = p;
     for (int k = 0; k < STRAND_REACH && (P.segments.v[c.firstSegment + 2u * q + 1u] & JOINED_PREV) != 0u; k++) {
         q--;
-        if (strandInside(c, q, a, x, oa, tol, near)) {
+        if (strandInside(c, p, q, k == 0 ? int(v) : -1, rp, a, x, oa, tol, near)) {
             return false;
         }
         if (!near) {
@@ -105,7 +117,7 @@ bool strandHitCounts(CurveSet c, uint p, vec3 o, vec3 d, float t) {
     q = p;
     for (int k = 0; k < STRAND_REACH && (P.segments.v[c.firstSegment + 2u * q + 1u] & JOINED_NEXT) != 0u; k++) {
         q++;
-        if (strandInside(c, q, a, x, oa, tol, near)) {
+        if (strandInside(c, p, q, k == 0 ? int(v) + 1 : -1, rp, a, x, oa, tol, near)) {
             return false;
         }
         if (!near) {

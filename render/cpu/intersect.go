@@ -279,28 +279,44 @@ func strandHitCounts(c *scene.CurveSet, p int, o, d scene.Vec3, t float32) bool 
 		layout.StrandTolPosition*max(maxAbs(to64(o)), maxAbs(x.add(a)))
 	// inside says whether the hit is not on the tube's surface by segment
 	// q: it lies inside q, or the ray starts in (or on) q and has not left
-	// it; near, whether q can hold the hit at all (a segment holds only
-	// points within its length and its larger radius of its vertices).
-	inside := func(q int) (in, near bool) {
+	// it; near, whether q can hold it at all. A segment holds only points
+	// within its length and its larger radius of its vertices; one joined
+	// to p at vertex j holds a point of p's surface only within three times
+	// their radii of j (where the chain folds back on itself by less than
+	// 150°), which spares most hits the test.
+	rp := float64(max(c.Radii[v], c.Radii[v+1]))
+	inside := func(q, joint int) (in, near bool) {
 		w := c.Segments[q]
 		aq := to64(c.Positions[w])
 		bq := to64(c.Positions[w+1]).sub(aq)
 		xq, oq := x.add(a).sub(aq), oa.add(a).sub(aq)
 		ra, rb := float64(c.Radii[w]), float64(c.Radii[w+1])
-		if xq.dot(xq) > sq(math.Sqrt(bq.dot(bq))+max(ra, rb)+tol) {
-			return false, false
+		switch {
+		case joint >= 0:
+			xj := x.add(a).sub(to64(c.Positions[joint]))
+			if xj.dot(xj) > sq(3*(rp+max(ra, rb))+tol) {
+				return false, false
+			}
+		case q != p:
+			if xq.dot(xq) > sq(math.Sqrt(bq.dot(bq))+max(ra, rb)+tol) {
+				return false, false
+			}
 		}
 		dx := roundConeDistance(xq, bq, ra, rb)
 		return dx < -tol || (dx < tol && roundConeDistance(oq, bq, ra, rb) < tol), true
 	}
-	if in, _ := inside(p); in {
+	if in, _ := inside(p, -1); in {
 		return false
 	}
 	// Walk the chain from p either way while the next segment can hold the
 	// hit, up to layout.StrandReach segments.
 	for q, k := p, 0; k < layout.StrandReach && c.Joins[q]&scene.JoinedPrev != 0; k++ {
 		q--
-		if in, near := inside(q); in {
+		joint := -1
+		if k == 0 {
+			joint = int(v)
+		}
+		if in, near := inside(q, joint); in {
 			return false
 		} else if !near {
 			break
@@ -308,7 +324,11 @@ func strandHitCounts(c *scene.CurveSet, p int, o, d scene.Vec3, t float32) bool 
 	}
 	for q, k := p, 0; k < layout.StrandReach && c.Joins[q]&scene.JoinedNext != 0; k++ {
 		q++
-		if in, near := inside(q); in {
+		joint := -1
+		if k == 0 {
+			joint = int(v) + 1
+		}
+		if in, near := inside(q, joint); in {
 			return false
 		} else if !near {
 			break

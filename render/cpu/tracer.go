@@ -239,7 +239,7 @@ func (acc *Accel) intersectAll(rays []Ray, hits []Hit, found []bool, coherent bo
 		// cuts segments by their neighbours: the shading's normal needs
 		// the segment and sphere nearest to the hit, as the BVH's.
 		for i := range rays {
-			if h := &hits[i]; found[i] && h.Kind == HitLinearSweptSphere {
+			if h := &hits[i]; found[i] && h.Kind == HitLinearSweptSphere && (h.U < strandUEnds || h.U > 1-strandUEnds) {
 				acc.strandU(h, &rays[i])
 			}
 		}
@@ -289,6 +289,10 @@ func (acc *Accel) Release() {
 		acc.embree = nil
 	}
 }
+
+// strandUEnds: Embree's u within this of a segment's end is set again
+// (within the segment, Embree's u is the nearest sphere's already).
+const strandUEnds = 0.01
 
 // strandU sets a curve hit's segment and u as the BVH's exact test
 // reports them: the segment on whose surface the hit lies (Embree gives a

@@ -276,10 +276,12 @@ static double sertraceRoundCone(const double x[3], const double ba[3], double ra
 }
 
 // sertraceStrandInside is render/cpu's strandHitCounts' inside for segment
-// q, with x and o relative to the segment's first vertex (a): whether the
-// hit is not on the tube's surface by q, and whether q can hold it at all.
-static int sertraceStrandInside(const sertraceStrands *s, unsigned q, const double a[3], const double x[3], const double o[3],
-		double tol, int *near) {
+// q, with x and o relative to the first vertex (a) of segment p, whose
+// larger radius is rp: whether the hit is not on the tube's surface by q,
+// and whether q can hold it at all. joint is the vertex q shares with p, or
+// -1 (q is p, or further along the chain).
+static int sertraceStrandInside(const sertraceStrands *s, unsigned p, unsigned q, int joint, double rp, const double a[3],
+		const double x[3], const double o[3], double tol, int *near) {
 	const float *v = s->vr + 4 * (size_t)s->first[q];
 	double aq[3] = {v[0], v[1], v[2]};
 	double bq[3] = {v[4] - aq[0], v[5] - aq[1], v[6] - aq[2]};
@@ -289,10 +291,20 @@ static int sertraceStrandInside(const sertraceStrands *s, unsigned q, const doub
 		oq[i] = o[i] + a[i] - aq[i];
 	}
 	double ra = v[3], rb = v[7];
-	double reach = sqrt(bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2]) + (ra > rb ? ra : rb) + tol;
-	if (xq[0] * xq[0] + xq[1] * xq[1] + xq[2] * xq[2] > reach * reach) {
-		*near = 0;
-		return 0;
+	double rq = ra > rb ? ra : rb;
+	*near = 0;
+	if (joint >= 0) {
+		const float *j = s->vr + 4 * (size_t)joint;
+		double xj[3] = {x[0] + a[0] - j[0], x[1] + a[1] - j[1], x[2] + a[2] - j[2]};
+		double reach = 3 * (rp + rq) + tol;
+		if (xj[0] * xj[0] + xj[1] * xj[1] + xj[2] * xj[2] > reach * reach) {
+			return 0;
+		}
+	} else if (q != p) {
+		double reach = sqrt(bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2]) + rq + tol;
+		if (xq[0] * xq[0] + xq[1] * xq[1] + xq[2] * xq[2] > reach * reach) {
+			return 0;
+		}
 	}
 	*near = 1;
 	double dx = sertraceRoundCone(xq, bq, ra, rb);
@@ -321,14 +333,15 @@ static int sertraceStrandCounts(const sertraceStrands *s, unsigned p, const floa
 	double po = sertraceMaxAbs(ox), px = sertraceMaxAbs(xx);
 	double tol = s->tolTravel * (sertraceMaxAbs(o) + sertraceMaxAbs(travel)) + s->tolRadius * ((double)v[3] + (double)v[7]) +
 		s->tolPosition * (po > px ? po : px);
+	double rp = v[3] > v[7] ? v[3] : v[7];
 	int near;
-	if (sertraceStrandInside(s, p, a, x, o, tol, &near)) {
+	if (sertraceStrandInside(s, p, p, -1, rp, a, x, o, tol, &near)) {
 		return 0;
 	}
 	unsigned q = p;
 	for (int k = 0; k < s->reach && (s->flags[q] & 1); k++) { // chained to the one before
 		q--;
-		if (sertraceStrandInside(s, q, a, x, o, tol, &near)) {
+		if (sertraceStrandInside(s, p, q, k == 0 ? (int)s->first[p] : -1, rp, a, x, o, tol, &near)) {
 			return 0;
 		}
 		if (!near) {
@@ -338,7 +351,7 @@ static int sertraceStrandCounts(const sertraceStrands *s, unsigned p, const floa
 	q = p;
 	for (int k = 0; k < s->reach && q + 1 < s->n && (s->flags[q + 1] & 1); k++) {
 		q++;
-		if (sertraceStrandInside(s, q, a, x, o, tol, &near)) {
+		if (sertraceStrandInside(s, p, q, k == 0 ? (int)s->first[p] + 1 : -1, rp, a, x, o, tol, &near)) {
 			return 0;
 		}
 		if (!near) {

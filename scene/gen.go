@@ -21,6 +21,7 @@ var Generators = map[string]struct {
 }{
 	"cornell":       {"the classic Cornell box, closed, lit by an area light under the ceiling", Cornell},
 	"hair":          {"a head-sized sphere with thousands of curly strands tapering to the tips", HairBall},
+	"strands":       {"five strands under a sun, close up: straight, bent and crossing, the hair comparison's scene", Strands},
 	"particles":     {"tens of thousands of spheres of varied radii and materials in a volume", Particles},
 	"hairy-cornell": {"a Cornell box holding a hair ball and a particle cloud, many materials", HairyCornell},
 }

@@ -89,6 +89,42 @@ func growStrands(b *builder, count, segs int, c Vec3, r, minLen, maxLen, rootRad
 	return strands, radii
 }
 
+// Strands are five strands under a sun, close up: two straight, three bent
+// in arcs, two of them crossing, light and dark hair, each of 16 chained
+// segments a finger thick and longer than the view is wide (their ends out
+// of sight). The hair comparison's scene (benchmarks/cycles): joints,
+// crossings and light passing through, at a few hundred pixels.
+func Strands() *gltf.Document {
+	b := newBuilder(5)
+	blonde := b.hair("blonde hair", 0.3, 0.35, [3]float64{0.75, 0.6, 0.35})
+	brown := b.hair("brown hair", 1.3, 0.2, [3]float64{0.25, 0.12, 0.05})
+	const segs = 16
+	var light, dark [][][3]float32
+	var lightR, darkR [][]float32
+	add := func(to *[][][3]float32, toR *[][]float32, from, end Vec3, bow, r0, r1 float32) {
+		side := end.Sub(from).Cross(Vec3{0, 0, 1}).Normalize()
+		var line [][3]float32
+		var rad []float32
+		for k := 0; k <= segs; k++ {
+			f := float32(k) / segs
+			p := from.Add(end.Sub(from).Scale(f)).Add(side.Scale(bow * 4 * f * (1 - f)))
+			line = append(line, p.Array())
+			rad = append(rad, r0+(r1-r0)*f)
+		}
+		*to, *toR = append(*to, line), append(*toR, rad)
+	}
+	add(&light, &lightR, Vec3{-0.9, 0.35, 0}, Vec3{0.9, 0.3, 0}, 0, 0.012, 0.012)
+	add(&dark, &darkR, Vec3{-0.9, 0.15, 0.05}, Vec3{0.9, 0.1, 0.05}, 0, 0.012, 0.006)
+	add(&light, &lightR, Vec3{-0.9, -0.35, 0}, Vec3{0.9, 0.1, -0.05}, 0.12, 0.012, 0.008)
+	add(&dark, &darkR, Vec3{-0.9, 0.05, -0.1}, Vec3{0.9, -0.4, 0.05}, -0.12, 0.01, 0.01)
+	add(&light, &lightR, Vec3{-0.1, -0.9, 0.1}, Vec3{0.1, 0.9, 0.1}, 0.15, 0.01, 0.006)
+	b.strands("light strands", light, lightR, blonde, [3]float64{})
+	b.strands("dark strands", dark, darkR, brown, [3]float64{})
+	b.sun("sun", Vec3{-0.4, -0.6, -1}, [3]float64{1, 1, 1}, 3)
+	b.camera("camera", 0.75, Vec3{0, 0, 1.6}, Vec3{0, 0, 0})
+	return b.doc
+}
+
 // HairBall is a head-sized sphere with 3000 curly strands on a floor.
 func HairBall() *gltf.Document {
 	b := newBuilder(2)

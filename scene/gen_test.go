@@ -11,13 +11,15 @@ import (
 func TestGeneratedScenesRoundTrip(t *testing.T) {
 	type want struct {
 		spheres, segments, hairMaterials, emissive, minMaterials int
+		minStrands                                               int // per curve set
 		closed                                                   bool
 	}
 	wants := map[string]want{
 		"cornell":       {emissive: 1, minMaterials: 4, closed: true},
-		"hair":          {segments: 3000 * 24, hairMaterials: 1, minMaterials: 3},
+		"hair":          {segments: 3000 * 24, hairMaterials: 1, minMaterials: 3, minStrands: 1000},
 		"particles":     {spheres: 30000, emissive: 1, minMaterials: 8},
-		"hairy-cornell": {spheres: 6000, segments: 2400 * 24, hairMaterials: 2, emissive: 2, minMaterials: 20, closed: true},
+		"strands":       {segments: 5 * 16, hairMaterials: 2, minMaterials: 2, minStrands: 2},
+		"hairy-cornell": {spheres: 6000, segments: 2400 * 24, hairMaterials: 2, emissive: 2, minMaterials: 20, minStrands: 1000, closed: true},
 	}
 	for _, name := range GeneratorNames() {
 		t.Run(name, func(t *testing.T) {
@@ -40,7 +42,7 @@ func TestGeneratedScenesRoundTrip(t *testing.T) {
 			}
 			checkWinding(t, sc)
 			for _, c := range sc.CurveSets {
-				checkStrands(t, c)
+				checkStrands(t, c, w.minStrands)
 			}
 			for _, ss := range sc.SphereSets {
 				for i, r := range ss.Radii {
@@ -72,8 +74,9 @@ func checkWinding(t *testing.T, sc *Scene) {
 }
 
 // checkStrands: strands chain (interior segments join both neighbours), the
-// radius tapers, and there are a few dozen segments to a strand.
-func checkStrands(t *testing.T, c CurveSet) {
+// radius tapers, there are a dozen to a few dozen segments to a strand and
+// at least minStrands strands.
+func checkStrands(t *testing.T, c CurveSet, minStrands int) {
 	t.Helper()
 	strands, length := 0, 0
 	for i, j := range c.Joins {
@@ -93,7 +96,7 @@ func checkStrands(t *testing.T, c CurveSet) {
 			t.Fatalf("%s: segment %d thickens towards the tip", c.Name, i)
 		}
 	}
-	if strands < 1000 {
+	if strands < minStrands {
 		t.Errorf("%s: %d strands", c.Name, strands)
 	}
 }

@@ -43,10 +43,21 @@ if "--env" in argv:
 
 bpy.ops.wm.read_factory_settings(use_empty=True)
 start = time.perf_counter()
-bpy.ops.import_scene.gltf(filepath=scene_path)
+# Lights as glTF gives them, without the lumens-to-watts factor of 683 that
+# the importer's default (SPEC) divides by: a sun of 3 lux is an irradiance
+# of 3, as sertrace renders it. (COMPAT makes a point or spot light of I
+# candela 4π·I W, as Blender measures their power.)
+bpy.ops.import_scene.gltf(filepath=scene_path, convert_lighting_mode="COMPAT")
 print("import_seconds %.3f" % (time.perf_counter() - start))
 
 scene = bpy.context.scene
+# glTF's punctual lights are points and directions: no size, no angle
+# (Blender gives a sun half a degree, which softens thin strands' shadows).
+for light in bpy.data.lights:
+    if light.type == "SUN":
+        light.angle = 0.0
+    else:
+        light.shadow_soft_size = 0.0
 cams = [o for o in scene.objects if o.type == "CAMERA"]
 if "--camera" in argv:
     name = argv[argv.index("--camera") + 1]

@@ -18,11 +18,11 @@ const hairFile = "hair.json"
 // cyclesFile is the prepared scene without its lines, for Cycles.
 const cyclesFile = "cycles.gltf"
 
-// densify is how many pieces each linear segment is cut into for Cycles,
-// whose round curves are Catmull-Rom splines: through a straight line's
-// points cut in eight, a spline strays from it only next to the joints,
-// where it rounds the corner a bent strand makes.
-const densify = 8
+// defaultHairCut is how many pieces each linear segment is cut into for
+// Cycles (settings.HairCut), whose round curves are Catmull-Rom splines:
+// through a straight line's points cut in eight, a spline strays from it
+// only next to the joints, where it rounds the corner a bent strand makes.
+const defaultHairCut = 8
 
 // hairGroup is one hair material's strands, in world space, with the
 // Principled Hair BSDF's parameters (its absorption parametrisation: σ_a
@@ -45,9 +45,13 @@ type hairStats struct {
 	MeanStray, MaxStray float64
 }
 
-// exportHair writes the scene's hair strands for cycles.py, densified, and
-// says how many there are and how far the splines stray.
-func exportHair(sc *scene.Scene, dir string) (hairStats, error) {
+// exportHair writes the scene's hair strands for cycles.py, each segment cut
+// in densify pieces, and says how many there are and how far the splines
+// stray.
+func exportHair(sc *scene.Scene, dir string, densify int) (hairStats, error) {
+	if densify < 1 {
+		densify = defaultHairCut
+	}
 	var st hairStats
 	groups := map[int]*hairGroup{}
 	var order []int
@@ -81,7 +85,7 @@ func exportHair(sc *scene.Scene, dir string) (hairStats, error) {
 				a, b := toWorld.Point(c.Positions[v]), toWorld.Point(c.Positions[v+1])
 				ra, rb := c.Radii[v]*scale, c.Radii[v+1]*scale
 				for k := 0; k < densify; k++ {
-					f := float32(k) / densify
+					f := float32(k) / float32(densify)
 					pts = append(pts, a.Add(b.Sub(a).Scale(f)))
 					radii = append(radii, ra+(rb-ra)*f)
 				}
@@ -94,7 +98,7 @@ func exportHair(sc *scene.Scene, dir string) (hairStats, error) {
 				strand = append(strand, p.X, p.Y, p.Z, radii[i])
 			}
 			g.Strands = append(g.Strands, strand)
-			d, n, m := splineStray(pts, radii)
+			d, n, m := splineStray(pts, radii, densify)
 			strayed, samples, st.MaxStray = strayed+d, samples+n, max(st.MaxStray, m)
 			st.Strands++
 			st.Segments += last - first + 1
@@ -116,7 +120,7 @@ func exportHair(sc *scene.Scene, dir string) (hairStats, error) {
 // tangents from their own span, as Blender's curves take them) and sums each
 // sample's distance from the polyline, in units of the radius there: the sum,
 // the number of samples and the largest.
-func splineStray(pts []scene.Vec3, radii []float32) (sum float64, n int, worst float64) {
+func splineStray(pts []scene.Vec3, radii []float32, densify int) (sum float64, n int, worst float64) {
 	at := func(i int) scene.Vec3 { return pts[min(max(i, 0), len(pts)-1)] }
 	for i := 0; i+1 < len(pts); i++ {
 		p0, p1, p2, p3 := at(i-1), at(i), at(i+1), at(i+2)

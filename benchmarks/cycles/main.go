@@ -10,6 +10,14 @@
 // one sertrace would frame it with), and with -diffuse every material pure
 // Lambertian (metallic 0, roughness 1, KHR_materials_specular 0; in Blender,
 // a Diffuse BSDF of the same colour), so both renderers read the same file.
+//
+// Hair (the glTF's lines with _RADIUS and a hair material) goes to Cycles
+// as Curves objects through the same points, each linear segment cut in
+// -hair-cut pieces for Cycles' Catmull-Rom splines (the report says how far
+// they stray), with a Principled Hair BSDF of the same absorption, β_m,
+// β_n, index and cuticle tilt (hair.go). Punctual lights come in with
+// glTF's units as they are (a sun of 3 lux irradiates 3) and no size;
+// -no-lights drops them for both.
 package main
 
 import (
@@ -64,9 +72,15 @@ type settings struct {
 	// TwoSidedEmission leaves Cycles' emission two-sided for single-sided
 	// glTF materials too, as Blender imports them.
 	TwoSidedEmission bool
-	Env              [3]float64
-	Grid             int // regions per side for the per-region ratios
-	Camera           *lookAt
+	// NoLights drops the scene's punctual lights (KHR_lights_punctual) for
+	// both renderers: the environment alone lights it.
+	NoLights bool
+	// HairCut is how many pieces Cycles gets of each linear hair segment
+	// (its curves are splines through their points).
+	HairCut int
+	Env     [3]float64
+	Grid    int // regions per side for the per-region ratios
+	Camera  *lookAt
 }
 
 // lookAt is a camera given on the command line: where it is, what it looks
@@ -143,6 +157,7 @@ type result struct {
 	Regions                    [][]float64 // sertrace / Cycles per region: NaN where both are black, +Inf where only Cycles is
 	RegionErrors               [][]float64 // each region ratio's standard error from sertrace's variance
 	RegionError                float64     // the largest of them
+	RegionShares               [][]float64 // each region's share of Cycles' image's light
 	Objects                    []objectResult
 	SertraceImage, CyclesImage string
 }
@@ -164,10 +179,12 @@ func main() {
 	flag.IntVar(&s.MaxDepth, "max-depth", 16, "path length in bounces as sertrace counts it (1: direct light only)")
 	flag.IntVar(&s.Threads, "threads", runtime.NumCPU(), "threads for both renderers")
 	flag.StringVar(&s.Accel, "accel", "auto", "sertrace's CPU tracer: auto, embree or bvh")
-	flag.BoolVar(&s.Diffuse, "diffuse", false, "make every material pure Lambertian (a transport comparison)")
+	flag.BoolVar(&s.Diffuse, "diffuse", false, "make every material pure Lambertian but hair's (a transport comparison)")
 	flag.BoolVar(&s.Multiscatter, "multiscatter", false, "set Cycles' Principled BSDFs to multiscatter GGX")
 	flag.BoolVar(&s.Objects, "objects", false, "also compare each object's mean over the middle of its projected bounding sphere")
 	flag.BoolVar(&s.Flat, "flat", false, "drop the vertex normals, so that both shade with the geometric normal")
+	flag.IntVar(&s.HairCut, "hair-cut", defaultHairCut, "cut each linear hair segment in this many pieces for Cycles' spline curves")
+	flag.BoolVar(&s.NoLights, "no-lights", false, "drop the scene's punctual lights (KHR_lights_punctual) for both renderers")
 	flag.BoolVar(&s.NoTerminatorOffset, "cycles-no-terminator-offset", false, "set Cycles' shadow terminator geometry offset (0.1 per object) to 0")
 	flag.BoolVar(&s.TwoSidedEmission, "cycles-two-sided-emission", false, "let single-sided glTF materials emit from both faces in Cycles, as Blender imports them (glTF: front only)")
 	env := flag.String("env", "0", "constant environment radiance R,G,B (or one value)")
@@ -428,10 +445,10 @@ func (r *result) measure(s settings) error {
 	r.Mean[0] /= float64(len(sl))
 	r.Mean[1] /= float64(len(cl))
 	g := s.Grid
-	r.Regions, r.RegionErrors = make([][]float64, g), make([][]float64, g)
+	r.Regions, r.RegionErrors, r.RegionShares = make([][]float64, g), make([][]float64, g), make([][]float64, g)
 	r.MinRegion, r.MaxRegion = math.Inf(1), math.Inf(-1)
 	for gy := 0; gy < g; gy++ {
-		r.Regions[gy], r.RegionErrors[gy] = make([]float64, g), make([]float64, g)
+		r.Regions[gy], r.RegionErrors[gy], r.RegionShares[gy] = make([]float64, g), make([]float64, g), make([]float64, g)
 		for gx := 0; gx < g; gx++ {
 			var a, b, v float64
 			for y := gy * sh / g; y < (gy+1)*sh/g; y++ {
@@ -452,6 +469,7 @@ func (r *result) measure(s settings) error {
 				ratio = math.Inf(1)
 			}
 			r.Regions[gy][gx], r.RegionErrors[gy][gx] = ratio, e
+			r.RegionShares[gy][gx] = b / (r.Mean[1] * float64(len(cl)))
 			if ratio < r.MinRegion {
 				r.MinRegion, r.MinRegionAt = ratio, [2]int{gx, gy}
 			}
@@ -534,7 +552,7 @@ func reportMarkdown(s settings, blender string, results []result) string {
 	fmt.Fprintf(&b, "CPU: %s, %d threads for both. %s (Cycles, CPU). %dx%d, sertrace %d spp, Cycles %d spp, max depth %d (Cycles: %d bounces), box filter, no adaptive sampling, denoising or clamping",
 		cpuModel(), s.Threads, blender, s.Width, s.Height, s.SPP, s.CyclesSPP, s.MaxDepth, s.MaxDepth-1)
 	if s.Diffuse {
-		b.WriteString(", every surface Lambertian")
+		b.WriteString(", every material Lambertian but hair's")
 	}
 	if s.Multiscatter {
 		b.WriteString(", Cycles' Principled BSDFs multiscatter GGX")
@@ -547,6 +565,9 @@ func reportMarkdown(s settings, blender string, results []result) string {
 	}
 	if s.TwoSidedEmission {
 		b.WriteString(", Cycles' emission two-sided")
+	}
+	if s.NoLights {
+		b.WriteString(", punctual lights dropped")
 	}
 	fmt.Fprintf(&b, ". Times exclude the scene import: sertrace's BVH build and render, Cycles' render operator (scene sync, BVH, render).\n\n")
 	b.WriteString("| scene | sertrace | Cycles | sertrace / Cycles time | mean luminance sertrace / Cycles (±1σ of sertrace's noise) | region ratios, lowest / highest (±1σ of sertrace's noise) |\n")
@@ -769,6 +790,9 @@ func prepare(path, dir string, s settings) (_ string, err error) {
 			}
 		}
 	}
+	if s.NoLights {
+		dropLights(doc)
+	}
 	out := filepath.Join(dir, "scene.gltf")
 	if err := writeJSON(out, doc); err != nil {
 		return "", err
@@ -780,7 +804,7 @@ func prepare(path, dir string, s settings) (_ string, err error) {
 	// Hair: strands for cycles.py to build as curves (sertrace reads them
 	// from the glTF's lines, which Blender would import as bare edges).
 	removeHairFiles(dir)
-	hs, err := exportHair(sc, dir)
+	hs, err := exportHair(sc, dir, s.HairCut)
 	if err != nil {
 		return "", err
 	}
@@ -796,7 +820,7 @@ func prepare(path, dir string, s settings) (_ string, err error) {
 	}()
 	if hs.Strands > 0 {
 		fmt.Fprintf(os.Stderr, "%s: %d hair strands, %d segments, each cut in %d for Cycles' splines: they stray from the straight segments by %.3f%% of the radius on average, %.2f%% at most\n",
-			filepath.Base(path), hs.Strands, hs.Segments, densify, 100*hs.MeanStray, 100*hs.MaxStray)
+			filepath.Base(path), hs.Strands, hs.Segments, max(s.HairCut, 1), 100*hs.MeanStray, 100*hs.MaxStray)
 	}
 	// The camera asked for, else the one sertrace would use (the file's
 	// first, or the framing one), added under a name both renderers pick.
@@ -950,6 +974,35 @@ func lambertian(doc map[string]any) {
 			doc[key] = keep
 		} else {
 			delete(doc, key)
+		}
+	}
+}
+
+// dropLights removes KHR_lights_punctual from a glTF document: its lights
+// and the nodes' references to them.
+func dropLights(doc map[string]any) {
+	const ext = "KHR_lights_punctual"
+	if e, ok := doc["extensions"].(map[string]any); ok {
+		delete(e, ext)
+	}
+	nodes, _ := doc["nodes"].([]any)
+	for _, n := range nodes {
+		if nm, ok := n.(map[string]any); ok {
+			if e, ok := nm["extensions"].(map[string]any); ok {
+				delete(e, ext)
+			}
+		}
+	}
+	for _, key := range []string{"extensionsUsed", "extensionsRequired"} {
+		list, _ := doc[key].([]any)
+		kept := list[:0]
+		for _, v := range list {
+			if v != ext {
+				kept = append(kept, v)
+			}
+		}
+		if list != nil {
+			doc[key] = kept
 		}
 	}
 }

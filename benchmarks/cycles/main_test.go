@@ -133,3 +133,58 @@ func TestAgreesWithCycles(t *testing.T) {
 		})
 	}
 }
+
+// sertrace's hair and Cycles' Principled Hair agree: five sun-lit strands
+// (scenes/strands.glb: joints, crossings, light and dark hair, light
+// passing through) and the hair ball under its sun (its head and floor
+// Lambertian, so that only the hair differs), the mean and every region
+// that holds a fair share of the light within the two renders' noise. The
+// strands are built in Blender as Catmull-Rom curves through each linear
+// segment cut in eight, with the hair parameters mapped (hair.go).
+func TestHairAgreesWithCycles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with Blender")
+	}
+	if _, err := blenderVersion("blender"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "sertrace")
+	if out, err := exec.Command("go", "build", "-o", bin, "sertrace/app").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cases := []struct {
+		name, path string
+		s          settings
+	}{
+		{"sun-lit strands", "../../scenes/strands.glb", settings{Width: 96, Height: 96, SPP: 128, CyclesSPP: 128, MaxDepth: 16, Threads: 2, Grid: 2}},
+		{"hair ball under its sun", "../../scenes/hair.glb", settings{Width: 64, Height: 64, SPP: 32, CyclesSPP: 32, MaxDepth: 16, Threads: 2, Grid: 3, Diffuse: true}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := compare(c.path, filepath.Join(dir, strconv.Itoa(i)), c.s, bin, "blender")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("sertrace %.2f s, Cycles %.2f s; mean %.4f / %.4f = %.4f (±%.4f); regions %.4f .. %.4f (±%.4f)",
+				r.SertraceSeconds, r.CyclesSeconds, r.Mean[0], r.Mean[1], r.MeanRatio, r.MeanError, r.MinRegion, r.MaxRegion, r.RegionError)
+			if tol := 4 * math.Sqrt2 * r.MeanError; !(math.Abs(r.MeanRatio-1) < tol) {
+				t.Errorf("mean luminance sertrace / Cycles %.4f, want 1 ± %.4f", r.MeanRatio, tol)
+			}
+			for y, row := range r.Regions {
+				for x, v := range row {
+					// A region with a sliver of a strand is all noise.
+					if r.RegionShares[y][x] < 0.5/float64(c.s.Grid*c.s.Grid) {
+						continue
+					}
+					if tol := 4 * math.Sqrt2 * r.RegionErrors[y][x]; !(v > 1-tol && v < 1+tol) {
+						t.Errorf("region (%d, %d), %.0f%% of the light: sertrace / Cycles %.4f, want 1 ± %.4f", x, y, 100*r.RegionShares[y][x], v, tol)
+					}
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,6 +33,15 @@ directly is kept). The output's format follows -o's extension.`,
 			b := v.GetString("backend")
 			if b != "cpu" && b != "vulkan" {
 				return usagef("--backend %q: cpu or vulkan", b)
+			}
+			// Nothing the denoiser reads may be what it writes: the input
+			// (a slice's sums and header) would be gone.
+			if to, err := os.Stat(out); err == nil {
+				for _, in := range []string{args[0], v.GetString("albedo"), v.GetString("normal"), v.GetString("depth")} {
+					if from, err := os.Stat(in); in != "" && err == nil && os.SameFile(from, to) {
+						return usagef("-o %s is the input %s: write the denoised image elsewhere", out, in)
+					}
+				}
 			}
 			if err := checkDenoiser(v); err != nil {
 				return err

@@ -91,6 +91,7 @@ func TestRenderRefusesBadInput(t *testing.T) {
 	}{
 		{[]string{"--res", "0x10"}, 2, `"0x10" is not WxH`},
 		{[]string{"--res", "100000x100000"}, 2, "resolution 100000x100000 is outside"},
+		{[]string{"--res", "65537x1"}, 2, "resolution 65537x1 is outside 1..65536 pixels a side"},
 		{[]string{"--spp", "0"}, 2, "samples per pixel 0"},
 		{[]string{"--max-depth", "-1"}, 2, "max depth -1"},
 		{[]string{"--backend", "opengl"}, 2, `unknown backend "opengl"`},
@@ -104,6 +105,10 @@ func TestRenderRefusesBadInput(t *testing.T) {
 		{[]string{"--env", "ENVHDR", "--env-rotation", "NaN"}, 2, "not a finite angle"},
 		{[]string{"--env", "ENVHDR", "--env-intensity", "-1"}, 2, "must be finite and not negative"},
 		{[]string{"--aperture-radius", "0.1"}, 2, "has an aperture but no focus distance"},
+		{[]string{"--aperture-radius", "-5"}, 2, "-5 must be 0 (a pinhole) or more"},
+		{[]string{"--focus-distance", "-3"}, 2, "--focus-distance"},
+		{[]string{"--exposure", "NaN"}, 2, "--exposure: NaN must be a finite number of stops"},
+		{[]string{"--exposure", "Inf"}, 2, "must be a finite number of stops"},
 		{[]string{"--env", "../scenes/cornell.glb"}, 1, "environment ../scenes/cornell.glb: not a Radiance HDR file"},
 		{[]string{"--env", "nosuch.hdr"}, 1, "environment nosuch.hdr: no such file"},
 	}
@@ -232,6 +237,16 @@ func testDenoiseCommand(t *testing.T, denoiser string) {
 	}
 	if code, _, errs := runCLI(t, "denoise", "../scenes/cornell.glb", "-o", out, "--denoiser", denoiser); code != 1 || !strings.Contains(errs, "read ../scenes/cornell.glb") {
 		t.Errorf("a non-EXR input: %d %s", code, errs)
+	}
+	// Denoising a file onto itself would destroy the input (a slice's sums
+	// and header with it): refused, the file untouched.
+	in := filepath.Join(dir, "c.noisy.exr")
+	before, _ := os.ReadFile(in)
+	if code, _, errs := runCLI(t, "denoise", in, "-o", in, "--denoiser", denoiser); code != 2 || !strings.Contains(errs, "is the input") {
+		t.Errorf("denoise onto its input: %d %s", code, errs)
+	}
+	if after, _ := os.ReadFile(in); !bytes.Equal(before, after) {
+		t.Error("denoise onto its input changed it")
 	}
 }
 

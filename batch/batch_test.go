@@ -240,6 +240,11 @@ func TestConfigErrors(t *testing.T) {
 		{"defaults:\n  spp: 2\n  env_color: [1, 2]\njobs:\n  - {name: a, scene: x.glb}\n", `line 3 (defaults): env_color: a list of 2 values`},
 		{"defaults:\n  env_color: {r: 1}\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): env_color: map[r:1] is not a colour`},
 		{"defaults:\n  max_depth: deep\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): max_depth: "deep" is not a whole number`},
+		// The decoder would truncate these to whole numbers.
+		{"jobs:\n  - {name: a, scene: x.glb, spp: 4.7}\n", `line 2 (jobs[0]): spp: 4.7 is not a whole number`},
+		{"defaults:\n  max_depth: 2.9\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): max_depth: 2.9 is not a whole number`},
+		{"jobs:\n  - {name: a, scene: x.glb, seed: 1.5}\n", `seed: 1.5 is not a whole number`},
+		{"jobs:\n  - {name: a, scene: x.glb, spp: 4, split: 1.5}\n", `split: 1.5 is not a whole number`},
 		{"defaults:\n  reorder_hint: [1]\njobs:\n  - {name: a, scene: x.glb}\n", `line 2 (defaults): reorder_hint: [1] is not true or false`},
 		// Slices, and Slurm's options.
 		{"jobs:\n  - {name: a, scene: x.glb, spp: 2, split: 5}\n", `job "a": split 5 must be in 0..2`},

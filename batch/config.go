@@ -181,6 +181,11 @@ func decodeJob(layers ...map[string]any) (Job, *valueError) {
 				}
 				val = c
 			}
+			// The decoder truncates 4.7 to 4 where a whole number is
+			// wanted: refuse it instead.
+			if f, ok := val.(float64); ok && wholeKeys[k] && f != math.Trunc(f) {
+				return Job{}, &valueError{key: k, problem: fmt.Sprintf("%v is not a whole number", f)}
+			}
 			jv.Set(k, val)
 		}
 	}
@@ -190,6 +195,26 @@ func decodeJob(layers ...map[string]any) (Job, *valueError) {
 	}
 	return job, nil
 }
+
+// wholeKeys are the job's keys whose values are whole numbers.
+var wholeKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("mapstructure"), ",")
+			switch {
+			case opts == "squash":
+				walk(f.Type)
+			case f.Type.Kind() >= reflect.Int && f.Type.Kind() <= reflect.Uint64:
+				keys[name] = true
+			}
+		}
+	}
+	walk(reflect.TypeOf(Job{}))
+	return keys
+}()
 
 // valueError is a value of the wrong type under a key of a job or the
 // defaults.

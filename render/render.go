@@ -105,6 +105,7 @@ const (
 	// 25 residuals): 14 GiB at this size, and the CPU backend's pass
 	// buffers as much again.
 	MaxPixels = 1 << 25
+	MaxSide   = 1 << 16 // pixels a side
 	MaxSPP    = 1 << 24
 	MaxDepth  = 1024
 )
@@ -112,8 +113,8 @@ const (
 // Validate refuses settings that cannot be rendered.
 func (o *Options) Validate(sc *scene.Scene) error {
 	switch {
-	case o.Width < 1 || o.Height < 1 || o.Width*o.Height > MaxPixels || o.Width > 1<<16 || o.Height > 1<<16:
-		return fmt.Errorf("resolution %dx%d is outside 1x1..%d pixels", o.Width, o.Height, MaxPixels)
+	case o.Width < 1 || o.Height < 1 || o.Width*o.Height > MaxPixels || o.Width > MaxSide || o.Height > MaxSide:
+		return fmt.Errorf("resolution %dx%d is outside 1..%d pixels a side and %d pixels in all", o.Width, o.Height, MaxSide, MaxPixels)
 	case o.SPP < 1 || o.SPP > MaxSPP:
 		return fmt.Errorf("samples per pixel %d is outside 1..%d", o.SPP, MaxSPP)
 	case o.MaxDepth < 1 || o.MaxDepth > MaxDepth:

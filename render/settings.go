@@ -117,6 +117,16 @@ func (s *Settings) Check() error {
 	if s.TimeBudget < 0 || math.IsNaN(s.TimeBudget) || math.IsInf(s.TimeBudget, 0) {
 		return bad("time_budget", "%v must be finite seconds, not negative", s.TimeBudget)
 	}
+	if e := float64(s.Exposure); math.IsNaN(e) || math.IsInf(e, 0) {
+		return bad("exposure", "%v must be a finite number of stops", s.Exposure)
+	}
+	// The lens: −1 keeps the camera's own, anything else is the value.
+	if r := s.ApertureRadius; r != -1 && !(r >= 0 && !math.IsInf(float64(r), 0)) {
+		return bad("aperture_radius", "%v must be 0 (a pinhole) or more, or -1 for the camera's own", r)
+	}
+	if f := s.FocusDistance; f != -1 && !(f >= 0 && !math.IsInf(float64(f), 0)) {
+		return bad("focus_distance", "%v must be a finite distance, not negative, or -1 for the camera's own", f)
+	}
 	env := EnvMap{Rotation: s.EnvRotation, Intensity: s.EnvIntensity}
 	if err := env.CheckSettings(); err != nil {
 		return &SettingError{"env", err}

@@ -1,11 +1,9 @@
 package render
 
 import (
-	"encoding/binary"
 	"flag"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"testing"
 
@@ -13,7 +11,7 @@ import (
 	"sertrace/scene"
 )
 
-var update = flag.Bool("update", false, "remake glass_albedo.bin")
+var update = flag.Bool("update", false, "remake the embedded tables (glass_albedo.bin, ms_fresnel.bin)")
 
 // TestGlassAlbedoTable: the embedded glass table is what GlassTableCell
 // computes (with -update, it is remade: about a minute of one core), and read
@@ -35,16 +33,11 @@ func TestGlassAlbedoTable(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		b := make([]byte, 0, 12*layout.GlassTableCells)
+		flat := make([]float32, 0, 3*layout.GlassTableCells)
 		for _, c := range table {
-			for _, v := range c {
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-			}
+			flat = append(flat, c[:]...)
 		}
-		if err := os.WriteFile("glass_albedo.bin", b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Skip("glass_albedo.bin remade; run again without -update to check it")
+		writeTable(t, "glass_albedo.bin", flat)
 	}
 	table := GlassAlbedoTable()
 	rng := rand.New(rand.NewPCG(5, 6))

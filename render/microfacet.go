@@ -143,8 +143,9 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 // (IridescenceBinTable), then the anisotropic specular table
 // (AnisoAlbedoTable), then the glass's (GlassAlbedoTable, two pairs a
 // cell: the albedos entering and leaving, the reflected part entering),
-// then MultipleScatteringTable in the first of each pair; zeros for a
-// table no material needs, which is not made.
+// then MultipleScatteringTable in the first of each pair (always: every
+// microfacet lobe reads it, and it is embedded); zeros for another table
+// no material needs, which is not made.
 func AlbedoTables(sheen, iridescence, anisotropy, glass bool) [][2]float32 {
 	const n = layout.AlbedoTableSize
 	irid := 2 * n * n
@@ -469,14 +470,22 @@ func MultipleScatteringFresnel(mu, alpha, f0, f90 float32) float32 {
 // checks it).
 func MultipleScatteringTable() *[layout.MSTableCells]float32 {
 	msOnce.Do(func() {
-		if len(msFresnelBytes) != 4*layout.MSTableCells {
-			panic(fmt.Sprintf("ms_fresnel.bin holds %d bytes, want %d: remake it (go test ./render -run TestMultipleScatteringTable -update)", len(msFresnelBytes), 4*layout.MSTableCells))
-		}
-		for c := range msTable {
-			msTable[c] = math.Float32frombits(binary.LittleEndian.Uint32(msFresnelBytes[4*c:]))
-		}
+		copy(msTable[:], embeddedFloats(msFresnelBytes, layout.MSTableCells, "ms_fresnel.bin", "TestMultipleScatteringTable"))
 	})
 	return &msTable
+}
+
+// embeddedFloats decodes an embedded table of n little-endian float32s
+// (file, which the test named remakes with -update), or panics saying so.
+func embeddedFloats(data []byte, n int, file, test string) []float32 {
+	if len(data) != 4*n {
+		panic(fmt.Sprintf("%s holds %d bytes, want %d: remake it (go test ./render -run %s -update)", file, len(data), 4*n, test))
+	}
+	f := make([]float32, n)
+	for i := range f {
+		f[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
+	}
+	return f
 }
 
 //go:embed ms_fresnel.bin
@@ -665,13 +674,9 @@ func ThinTransmissionAlpha(alpha, eta float32) float32 {
 // it.
 func GlassAlbedoTable() *[layout.GlassTableCells][3]float32 {
 	glassOnce.Do(func() {
-		if len(glassAlbedoBytes) != 12*layout.GlassTableCells {
-			panic(fmt.Sprintf("glass_albedo.bin holds %d bytes, want %d: remake it (go test ./render -run TestGlassAlbedoTable -update)", len(glassAlbedoBytes), 12*layout.GlassTableCells))
-		}
+		f := embeddedFloats(glassAlbedoBytes, 3*layout.GlassTableCells, "glass_albedo.bin", "TestGlassAlbedoTable")
 		for c := range glassTable {
-			for s := range 3 {
-				glassTable[c][s] = math.Float32frombits(binary.LittleEndian.Uint32(glassAlbedoBytes[12*c+4*s:]))
-			}
+			copy(glassTable[c][:], f[3*c:])
 		}
 	})
 	return &glassTable

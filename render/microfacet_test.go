@@ -86,14 +86,7 @@ func TestMultipleScatteringTable(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		b := make([]byte, 0, 4*layout.MSTableCells)
-		for _, v := range table {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-		}
-		if err := os.WriteFile("ms_fresnel.bin", b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Skip("ms_fresnel.bin remade; run again without -update to check it")
+		writeTable(t, "ms_fresnel.bin", table[:])
 	}
 	table := MultipleScatteringTable()
 	for _, c := range [][2]int{{15, 15}, {9, 11}, {3, 13}} {
@@ -134,4 +127,18 @@ func TestMultipleScatteringMatchesRandomWalk(t *testing.T) {
 		}
 	}
 	t.Logf("model against the random walk: %.2f%% rms", 100*math.Sqrt(sumSq/cells))
+}
+
+// writeTable writes an embedded table's floats, little-endian (as
+// embeddedFloats reads them), and ends the test: it checks the file on its
+// next run, without -update.
+func writeTable(t *testing.T, file string, v []float32) {
+	b := make([]byte, 0, 4*len(v))
+	for _, f := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+	}
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Skip(file + " remade; run again without -update to check it")
 }

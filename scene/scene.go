@@ -98,6 +98,30 @@ type CurveSet struct {
 	Bounds    Bounds  // object space, radii included
 }
 
+// AddStrand appends one strand through pts, its radii per point, its
+// segments chained (as the loader chains a LINE_STRIP), and grows Bounds to
+// hold it.
+func (c *CurveSet) AddStrand(pts []Vec3, radii []float32) {
+	first := uint32(len(c.Positions))
+	c.Positions = append(c.Positions, pts...)
+	c.Radii = append(c.Radii, radii...)
+	for k, p := range pts {
+		c.Bounds.ExtendBall(p, radii[k])
+		if k+1 == len(pts) {
+			break
+		}
+		var j uint8
+		if k > 0 {
+			j |= JoinedPrev
+		}
+		if k+2 < len(pts) {
+			j |= JoinedNext
+		}
+		c.Segments = append(c.Segments, first+uint32(k))
+		c.Joins = append(c.Joins, j)
+	}
+}
+
 // Instance places one geometry in the world with one material.
 type Instance struct {
 	Geometry  GeometryRef

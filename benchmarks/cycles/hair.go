@@ -42,6 +42,7 @@ type hairGroup struct {
 // of the strand's radius there, over points along the splines.
 type hairStats struct {
 	Strands, Segments   int
+	Cut                 int // the pieces each segment was cut in
 	MeanStray, MaxStray float64
 }
 
@@ -52,7 +53,7 @@ func exportHair(sc *scene.Scene, dir string, densify int) (hairStats, error) {
 	if densify < 1 {
 		densify = defaultHairCut
 	}
-	var st hairStats
+	st := hairStats{Cut: densify}
 	groups := map[int]*hairGroup{}
 	var order []int
 	var strayed float64

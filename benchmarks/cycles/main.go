@@ -820,7 +820,7 @@ func prepare(path, dir string, s settings) (_ string, err error) {
 	}()
 	if hs.Strands > 0 {
 		fmt.Fprintf(os.Stderr, "%s: %d hair strands, %d segments, each cut in %d for Cycles' splines: they stray from the straight segments by %.3f%% of the radius on average, %.2f%% at most\n",
-			filepath.Base(path), hs.Strands, hs.Segments, max(s.HairCut, 1), 100*hs.MeanStray, 100*hs.MaxStray)
+			filepath.Base(path), hs.Strands, hs.Segments, hs.Cut, 100*hs.MeanStray, 100*hs.MaxStray)
 	}
 	// The camera asked for, else the one sertrace would use (the file's
 	// first, or the framing one), added under a name both renderers pick.

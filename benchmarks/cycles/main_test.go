@@ -78,20 +78,7 @@ func TestPrepareRefusesEscapingURIs(t *testing.T) {
 // a Lambertian Cornell box within the two renders' noise. Needs Debian's
 // blender and python3-numpy (CI installs them).
 func TestAgreesWithCycles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("renders with Blender")
-	}
-	if _, err := blenderVersion("blender"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "sertrace")
-	if out, err := exec.Command("go", "build", "-o", bin, "sertrace/app").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, bin := sertraceAndBlender(t)
 	cases := []struct {
 		name, path string
 		camera     *lookAt
@@ -111,25 +98,7 @@ func TestAgreesWithCycles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("sertrace %.2f s, Cycles %.2f s; mean %.4f / %.4f = %.4f (±%.4f); regions %.4f .. %.4f (±%.4f)",
-				r.SertraceSeconds, r.CyclesSeconds, r.Mean[0], r.Mean[1], r.MeanRatio, r.MeanError, r.MinRegion, r.MaxRegion, r.RegionError)
-			// Both images are noisy: the tolerances are four standard errors
-			// of the two together (Cycles' taken as sertrace's, so √2 of it).
-			if tol := 4 * math.Sqrt2 * r.MeanError; !(math.Abs(r.MeanRatio-1) < tol) {
-				t.Errorf("mean luminance sertrace / Cycles %.4f, want 1 ± %.4f", r.MeanRatio, tol)
-			}
-			// Each region against its own noise; a region black in both
-			// agrees.
-			for y, row := range r.Regions {
-				for x, v := range row {
-					if math.IsNaN(v) {
-						continue
-					}
-					if tol := max(4*math.Sqrt2*r.RegionErrors[y][x], 1e-4); !(v > 1-tol && v < 1+tol) {
-						t.Errorf("region (%d, %d): sertrace / Cycles %.4f, want 1 ± %.4f", x, y, v, tol)
-					}
-				}
-			}
+			agrees(t, r, 0)
 		})
 	}
 }
@@ -142,20 +111,7 @@ func TestAgreesWithCycles(t *testing.T) {
 // strands are built in Blender as Catmull-Rom curves through each linear
 // segment cut in eight, with the hair parameters mapped (hair.go).
 func TestHairAgreesWithCycles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("renders with Blender")
-	}
-	if _, err := blenderVersion("blender"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "sertrace")
-	if out, err := exec.Command("go", "build", "-o", bin, "sertrace/app").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	dir, bin := sertraceAndBlender(t)
 	cases := []struct {
 		name, path string
 		s          settings
@@ -169,22 +125,53 @@ func TestHairAgreesWithCycles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("sertrace %.2f s, Cycles %.2f s; mean %.4f / %.4f = %.4f (±%.4f); regions %.4f .. %.4f (±%.4f)",
-				r.SertraceSeconds, r.CyclesSeconds, r.Mean[0], r.Mean[1], r.MeanRatio, r.MeanError, r.MinRegion, r.MaxRegion, r.RegionError)
-			if tol := 4 * math.Sqrt2 * r.MeanError; !(math.Abs(r.MeanRatio-1) < tol) {
-				t.Errorf("mean luminance sertrace / Cycles %.4f, want 1 ± %.4f", r.MeanRatio, tol)
-			}
-			for y, row := range r.Regions {
-				for x, v := range row {
-					// A region with a sliver of a strand is all noise.
-					if r.RegionShares[y][x] < 0.5/float64(c.s.Grid*c.s.Grid) {
-						continue
-					}
-					if tol := 4 * math.Sqrt2 * r.RegionErrors[y][x]; !(v > 1-tol && v < 1+tol) {
-						t.Errorf("region (%d, %d), %.0f%% of the light: sertrace / Cycles %.4f, want 1 ± %.4f", x, y, 100*r.RegionShares[y][x], v, tol)
-					}
-				}
-			}
+			// A region with a sliver of a strand is all noise.
+			agrees(t, r, 0.5/float64(c.s.Grid*c.s.Grid))
 		})
+	}
+}
+
+// sertraceAndBlender skips the test in -short mode or without Blender
+// (fails under CI, which installs it) and builds sertrace into a scratch
+// folder: the folder and the binary.
+func sertraceAndBlender(t *testing.T) (dir, bin string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("renders with Blender")
+	}
+	if _, err := blenderVersion("blender"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "sertrace")
+	if out, err := exec.Command("go", "build", "-o", bin, "sertrace/app").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return dir, bin
+}
+
+// agrees holds a comparison's mean and each region with at least minShare
+// of Cycles' light (a region black in both agrees) to 1 within four
+// standard errors of the two renders together: both images are noisy, and
+// Cycles' error is taken as sertrace's, so √2 of it.
+func agrees(t *testing.T, r result, minShare float64) {
+	t.Helper()
+	t.Logf("sertrace %.2f s, Cycles %.2f s; mean %.4f / %.4f = %.4f (±%.4f); regions %.4f .. %.4f (±%.4f)",
+		r.SertraceSeconds, r.CyclesSeconds, r.Mean[0], r.Mean[1], r.MeanRatio, r.MeanError, r.MinRegion, r.MaxRegion, r.RegionError)
+	if tol := 4 * math.Sqrt2 * r.MeanError; !(math.Abs(r.MeanRatio-1) < tol) {
+		t.Errorf("mean luminance sertrace / Cycles %.4f, want 1 ± %.4f", r.MeanRatio, tol)
+	}
+	for y, row := range r.Regions {
+		for x, v := range row {
+			if math.IsNaN(v) || r.RegionShares[y][x] < minShare {
+				continue
+			}
+			if tol := max(4*math.Sqrt2*r.RegionErrors[y][x], 1e-4); !(v > 1-tol && v < 1+tol) {
+				t.Errorf("region (%d, %d), %.0f%% of the light: sertrace / Cycles %.4f, want 1 ± %.4f", x, y, 100*r.RegionShares[y][x], v, tol)
+			}
+		}
 	}
 }

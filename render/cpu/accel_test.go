@@ -38,27 +38,13 @@ func randomScene(rng *rand.Rand) *scene.Scene {
 	cs := scene.CurveSet{Bounds: scene.EmptyBounds()}
 	for strand := 0; strand < 40; strand++ {
 		p := r3(1)
+		var pts []scene.Vec3
+		var radii []float32
 		for k := 0; k <= 10; k++ {
-			cs.Positions = append(cs.Positions, p)
-			cs.Radii = append(cs.Radii, 0.02*(1-float32(k)/12))
-			if k < 10 {
-				j := uint8(0)
-				if k > 0 {
-					j |= scene.JoinedPrev
-				}
-				if k < 9 {
-					j |= scene.JoinedNext
-				}
-				cs.Segments = append(cs.Segments, uint32(len(cs.Positions)-1))
-				cs.Joins = append(cs.Joins, j)
-			}
+			pts, radii = append(pts, p), append(radii, 0.02*(1-float32(k)/12))
 			p = p.Add(r3(0.08))
 		}
-	}
-	for i, p := range cs.Positions {
-		r := cs.Radii[i]
-		cs.Bounds.Extend(p.Sub(scene.Vec3{X: r, Y: r, Z: r}))
-		cs.Bounds.Extend(p.Add(scene.Vec3{X: r, Y: r, Z: r}))
+		cs.AddStrand(pts, radii)
 	}
 	sc.Meshes, sc.SphereSets, sc.CurveSets = []scene.Mesh{m}, []scene.SphereSet{s}, []scene.CurveSet{cs}
 	for i := 0; i < 6; i++ {

@@ -800,8 +800,9 @@ func (b *BSDF) glassEta() float32 {
 
 // glassSample samples a visible microfacet normal, then reflects (with the
 // Fresnel reflectance's probability, chosen by u) or refracts about it; a
-// sheet that transmits at another roughness chooses first, by the
-// interface's Fresnel, and samples that lobe's normal.
+// sheet that transmits at another roughness chooses first, by its
+// reflected share of the two lobes' energy (woTerms' pgr), and samples that
+// lobe's normal.
 func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32, l *woTerms) (scene.Vec3, bool) {
 	thin := b.glassThin()
 	if thin {

@@ -267,27 +267,16 @@ func loops(rng *rand.Rand) *scene.Scene {
 		centre := scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}
 		size := 0.1 + 0.3*rng.Float32()
 		const n = 9
+		// The loop's first vertex again at the end, joined by index order
+		// as the loader joins a loop: the closing joint keeps both caps.
+		var pts []scene.Vec3
+		var radii []float32
 		for k := 0; k <= n; k++ {
 			a := 2 * math.Pi * float64(k%n) / n
-			p := centre.Add(scene.Vec3{X: size * float32(math.Cos(a)), Y: size * float32(math.Sin(a)), Z: 0.3 * size * float32(math.Sin(3*a))})
-			r := 0.01 + 0.02*float32(k%n)/n
-			c.Positions, c.Radii = append(c.Positions, p), append(c.Radii, r)
-			c.Bounds.ExtendBall(p, r)
-			if k < n {
-				// Joined by index order, as the loader joins a loop: the
-				// first segment to its next only, the last to its previous
-				// only (the closing joint keeps both caps).
-				var j uint8
-				if k > 0 {
-					j |= scene.JoinedPrev
-				}
-				if k < n-1 {
-					j |= scene.JoinedNext
-				}
-				c.Segments = append(c.Segments, uint32(len(c.Positions)-1))
-				c.Joins = append(c.Joins, j)
-			}
+			pts = append(pts, centre.Add(scene.Vec3{X: size * float32(math.Cos(a)), Y: size * float32(math.Sin(a)), Z: 0.3 * size * float32(math.Sin(3*a))}))
+			radii = append(radii, 0.01+0.02*float32(k%n)/n)
 		}
+		c.AddStrand(pts, radii)
 	}
 	sc.CurveSets = append(sc.CurveSets, c)
 	sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.SweptSpheres}, Transform: scene.TRS([3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{1, 1, 1})})

@@ -417,8 +417,8 @@ func CrossingStrands() *scene.Scene {
 	rng := rand.New(rand.NewPCG(21, 1))
 	var c scene.CurveSet
 	// The two thick straight strands that cross through each other's axes.
-	addStrand(&c, []scene.Vec3{{X: -1.5, Y: 0, Z: 0}, {X: 1.5, Y: 0, Z: 0}}, []float32{0.2, 0.2})
-	addStrand(&c, []scene.Vec3{{X: 0, Y: -1.5, Z: 0.05}, {X: 0, Y: 1.5, Z: 0.05}}, []float32{0.2, 0.2})
+	c.AddStrand([]scene.Vec3{{X: -1.5, Y: 0, Z: 0}, {X: 1.5, Y: 0, Z: 0}}, []float32{0.2, 0.2})
+	c.AddStrand([]scene.Vec3{{X: 0, Y: -1.5, Z: 0.05}, {X: 0, Y: 1.5, Z: 0.05}}, []float32{0.2, 0.2})
 	// Many chained strands through a ball, of radii from 0.2 down to 5 µm.
 	for s := 0; s < 60; s++ {
 		p := randomInBall(rng, 1)
@@ -432,7 +432,7 @@ func CrossingStrands() *scene.Scene {
 			dir = dir.Add(randomInBall(rng, 0.5)).Normalize()
 			p = p.Add(dir.Scale(0.4))
 		}
-		addStrand(&c, pts, radii)
+		c.AddStrand(pts, radii)
 	}
 	return withCamera(curvesScene(c, LosslessHair()), scene.Vec3{X: 0, Y: 0.3, Z: 5}, 0.75)
 }
@@ -450,14 +450,14 @@ func StrandsIntoSpheres() *scene.Scene {
 			pts = append(pts, n.Scale(0.9+0.2*float32(k)))
 			radii = append(radii, 0.03)
 		}
-		addStrand(&c, pts, radii)
+		c.AddStrand(pts, radii)
 	}
 	spheres := scene.SphereSet{Name: "particles"}
 	for s := 0; s < 12; s++ {
 		end := randomInBall(rng, 1).Normalize().Scale(1.6)
 		spheres.Centers = append(spheres.Centers, end)
 		spheres.Radii = append(spheres.Radii, 0.12)
-		addStrand(&c, []scene.Vec3{end.Scale(0.7), end.Scale(0.85), end}, []float32{0.02, 0.02, 0.02})
+		c.AddStrand([]scene.Vec3{end.Scale(0.7), end.Scale(0.85), end}, []float32{0.02, 0.02, 0.02})
 	}
 	sc := curvesScene(c, LosslessHair())
 	sc.Meshes = append(sc.Meshes, sphereMesh(1, 24, 48))
@@ -506,24 +506,6 @@ func BrushedObjects(mats ...scene.Material) *scene.Scene {
 		}
 	}
 	return sc
-}
-
-// addStrand appends a chained strand through pts to c.
-func addStrand(c *scene.CurveSet, pts []scene.Vec3, radii []float32) {
-	first := uint32(len(c.Positions))
-	c.Positions = append(c.Positions, pts...)
-	c.Radii = append(c.Radii, radii...)
-	for k := 0; k+1 < len(pts); k++ {
-		var j uint8
-		if k > 0 {
-			j |= scene.JoinedPrev
-		}
-		if k+2 < len(pts) {
-			j |= scene.JoinedNext
-		}
-		c.Segments = append(c.Segments, first+uint32(k))
-		c.Joins = append(c.Joins, j)
-	}
 }
 
 func curvesScene(c scene.CurveSet, mat scene.Material) *scene.Scene {

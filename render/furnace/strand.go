@@ -13,31 +13,17 @@ import (
 // tapered tube exactly: a convex body, so a ray that leaves its surface
 // outward, or starts inside it, meets it nowhere.
 func Strand(start, axis scene.Vec3, n int, seg, r0, r1 float32) *scene.Scene {
-	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()}}
-	sc.Materials[0].Hair = &scene.Hair{}
-	c := scene.CurveSet{Bounds: scene.EmptyBounds()}
+	mat := scene.DefaultMaterial()
+	mat.Hair = &scene.Hair{}
+	var c scene.CurveSet
 	axis = axis.Normalize()
-	for k := 0; k <= n; k++ {
-		p := start.Add(axis.Scale(seg * float32(k)))
-		r := r0 + (r1-r0)*float32(k)/float32(n)
-		c.Positions, c.Radii = append(c.Positions, p), append(c.Radii, r)
-		c.Bounds.ExtendBall(p, r)
-		if k < n {
-			var j uint8
-			if k > 0 {
-				j |= scene.JoinedPrev
-			}
-			if k < n-1 {
-				j |= scene.JoinedNext
-			}
-			c.Segments, c.Joins = append(c.Segments, uint32(k)), append(c.Joins, j)
-		}
+	pts, radii := make([]scene.Vec3, n+1), make([]float32, n+1)
+	for k := range pts {
+		pts[k] = start.Add(axis.Scale(seg * float32(k)))
+		radii[k] = r0 + (r1-r0)*float32(k)/float32(n)
 	}
-	sc.CurveSets = append(sc.CurveSets, c)
-	sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.SweptSpheres}, Transform: scene.TRS([3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{1, 1, 1})})
-	sc.Bounds = c.Bounds
-	sc.Cameras = []scene.Camera{{Name: "front", YFov: 0.5, Transform: scene.LookAt(scene.Vec3{X: 0, Y: 0, Z: 8}, scene.Vec3{}, scene.Vec3{X: 0, Y: 1, Z: 0})}}
-	return sc
+	c.AddStrand(pts, radii)
+	return withCamera(curvesScene(c, mat), scene.Vec3{Z: 8}, 0.5)
 }
 
 // BandsScene is a straight, light strand across the view, drawn as a chain

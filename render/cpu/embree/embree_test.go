@@ -2,6 +2,7 @@ package embree
 
 import (
 	"math"
+	"sertrace/render/layout"
 	"strings"
 	"testing"
 )
@@ -87,7 +88,7 @@ func closedForms(t *testing.T, s *Scene) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crv, err := s.Curves(Own, []float32{0, 0, 0, 0.5, 4, 0, 0, 0.5}, []uint32{0}, []uint8{0}, StrandRule{TolTravel: 1.0 / (1 << 18), TolPosition: 1.0 / (1 << 22), TolRadius: 1.0 / (1 << 16), Reach: 64})
+	crv, err := s.Curves(Own, []float32{0, 0, 0, 0.5, 4, 0, 0, 0.5}, []uint32{0}, []uint8{0}, StrandRule{TolTravel: layout.StrandTolTravel, TolPosition: layout.StrandTolPosition, TolRadius: layout.StrandTolRadius, Reach: layout.StrandReach})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,9 +42,9 @@ what has been accumulated, marked as partial.`,
 	f := cmd.Flags()
 	f.StringP("output", "o", "", "image to write: .exr, .pfm or .png (default: the scene's name with .png)")
 	f.String("backend", d.Backend, "auto, cpu or vulkan (auto picks the best Vulkan device and path, else the cpu)")
-	f.String("path", d.Path, "the vulkan backend's path: ser, rt or rayquery (default: the best the device runs)")
+	f.String("path", d.Path, "the vulkan backend's path: ser, rt, rayquery or rt-sorted (default: the best the device runs)")
 	// "material" is the scheme DefaultSettings' empty Reorder stands for.
-	f.String("reorder", "material", "reordering before shading, on the cpu and the ser path: material[:BITS], coherence[:BITS] (BITS up to 16), shader or none; the rt path never reorders; the ray-query path sorts by material (material, sort) or not (none, off)")
+	f.String("reorder", "material", "reordering before shading: material[:BITS], coherence[:BITS] (BITS up to 16), shader or none (sort, off: material, none); the cpu emulator and the ser path reorder threads, the rt-sorted and rayquery wavefronts sort hits by the same keys, the rt path never reorders")
 	f.Bool("reorder-hint", d.ReorderHint, "add coherence bits (path ends, roulette survived, light sampled) above the material in the reorder hint (turns --reorder material into coherence)")
 	f.Int("spp", d.SPP, "samples per pixel")
 	f.String("samples", d.Samples, "render only samples FIRST:COUNT of the --spp, as a slice (.exr) that sertrace merge adds to the others")

@@ -39,10 +39,11 @@ type Config struct {
 	Accel    string   `mapstructure:"accel"` // the cpu backend's tracer: auto, embree or bvh
 	// Backends are what runs the matrix: cpu (the emulator), vulkan:rt
 	// (traceRayEXT: no reordering, one cell per scene), vulkan:ser (hit
-	// objects and reorderThreadNV, every scheme) and vulkan:rayquery (the
-	// wavefront, sorted by material or not: the schemes it runs,
-	// vulkan.CheckReorder). A Vulkan path that no device runs is skipped,
-	// and the results say why.
+	// objects and reorderThreadNV: hardware reordering, every scheme),
+	// vulkan:rt-sorted (the wavefront on the ray-tracing pipeline: software
+	// reordering by a counting sort of the same keys, every scheme) and
+	// vulkan:rayquery (the same wavefront by ray queries). A Vulkan path
+	// that no device runs is skipped, and the results say why.
 	Backends []string `mapstructure:"backends"`
 	dir      string
 }
@@ -81,9 +82,13 @@ func LoadConfig(path string) (*Config, error) {
 	if len(cfg.Backends) == 0 {
 		cfg.Backends = []string{"cpu"}
 	}
+	known := []string{"cpu"}
+	for _, p := range vulkan.PathNames {
+		known = append(known, "vulkan:"+p)
+	}
 	for _, b := range cfg.Backends {
-		if b != "cpu" && b != "vulkan:rt" && b != "vulkan:ser" && b != "vulkan:rayquery" {
-			return nil, fmt.Errorf("config %s: unknown backend %q (cpu, vulkan:rt, vulkan:ser, vulkan:rayquery)", path, b)
+		if !slices.Contains(known, b) {
+			return nil, fmt.Errorf("config %s: unknown backend %q (%s)", path, b, strings.Join(known, ", "))
 		}
 	}
 	if !slices.Contains(cfg.Reorder, "none") {
@@ -120,14 +125,18 @@ type Cell struct {
 	SpeedupMin  float64 `json:"speedup_min"` // the same ratio's smallest and largest over the rounds
 	SpeedupMax  float64 `json:"speedup_max"`
 	Predicted   float64 `json:"predicted_speedup"` // warp shader passes of no reordering over this scheme's, both on packed waves (the CPU emulator's count)
-	Timer       string  `json:"timer"`             // what the times are: "wall" (the CPU render) or "gpu" (timestamp queries around the launches)
-	WallMS      float64 `json:"wall_median_ms"`    // the median wall-clock time of the render, whatever the timer
-	SIMTBefore  float64 `json:"simt_efficiency_before"`
-	SIMTAfter   float64 `json:"simt_efficiency_after"`
-	times       []float64
-	walls       []float64
-	rays        int64
-	passes      float64 // warp shader passes after this scheme's reordering (packed waves)
+	// OverRT is, on a GPU, the median over rounds of the rt cell's time
+	// (traceRayEXT, nothing reordered) over this cell's in the same round:
+	// what a path and scheme buy over the plain pipeline; 0 without an rt cell.
+	OverRT     float64 `json:"speedup_over_rt,omitempty"`
+	Timer      string  `json:"timer"`          // what the times are: "wall" (the CPU render) or "gpu" (timestamp queries around the launches)
+	WallMS     float64 `json:"wall_median_ms"` // the median wall-clock time of the render, whatever the timer
+	SIMTBefore float64 `json:"simt_efficiency_before"`
+	SIMTAfter  float64 `json:"simt_efficiency_after"`
+	times      []float64
+	walls      []float64
+	rays       int64
+	passes     float64 // warp shader passes after this scheme's reordering (packed waves)
 }
 
 // Device describes what ran the benchmark.
@@ -185,9 +194,6 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 			for _, scheme := range cfg.Reorder {
 				if be.path == vulkan.PathRT && scheme != "none" {
 					continue // traceRayEXT has nothing to reorder
-				}
-				if reorder, _ := parseScheme(scheme); vulkan.CheckReorder(be.path, reorder) != nil {
-					continue // a scheme the path does not run
 				}
 				c := Cell{Scene: filepath.Base(path), Backend: be.name, Path: be.path, Reorder: scheme, Timer: "wall"}
 				if be.name == "vulkan" {
@@ -274,6 +280,14 @@ func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*R
 			}
 			slices.Sort(ratios)
 			c.Speedup, c.SpeedupMin, c.SpeedupMax = medianOf(ratios), ratios[0], ratios[len(ratios)-1]
+			if k := slices.IndexFunc(cells, func(b Cell) bool { return b.Backend == "vulkan" && b.Path == vulkan.PathRT }); k >= 0 && c.Backend == "vulkan" {
+				over := make([]float64, len(c.times))
+				for r := range over {
+					over[r] = cells[k].times[r] / c.times[r]
+				}
+				slices.Sort(over)
+				c.OverRT = medianOf(over)
+			}
 			// The prediction is the emulator's, for the same scheme.
 			if k := slices.IndexFunc(cells, func(b Cell) bool { return b.Backend == "cpu" && b.Reorder == c.Reorder }); k >= 0 {
 				cpuBase := &cells[slices.IndexFunc(cells, func(b Cell) bool { return b.Backend == "cpu" && b.Reorder == "none" })]

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,7 +81,54 @@ func report(res *Results) string {
 			c.MedianMS, c.MinMS, c.MaxMS, c.SamplesPerS/1e6, c.RaysPerS/1e6, c.Speedup, c.SpeedupMin, c.SpeedupMax, c.Predicted, c.SIMTBefore, c.SIMTAfter)
 	}
 	b.WriteString("\nspeedup: the median, over rounds, of the no-reordering run's time over this scheme's in the same round, on the same backend and path (runs interleaved, the starting cell rotating). predicted: the CPU emulator's SIMT count for the same scheme.\n")
+	sideBySide(&b, res)
 	return b.String()
+}
+
+// sideBySide tabulates, per scene and scheme, hardware reordering (ser)
+// beside software reordering (rt-sorted's sort) beside the plain pipeline
+// (rt), each as a speedup over rt in the same round, with the emulator's
+// prediction; it says whether ser reorders at all on this device.
+func sideBySide(b *strings.Builder, res *Results) {
+	if res.GPU == nil || !slices.ContainsFunc(res.Cells, func(c Cell) bool { return c.OverRT > 0 && c.Path != "rt" }) {
+		return
+	}
+	b.WriteString("\n## Hardware and software reordering, side by side\n\n")
+	if res.GPU.ReorderMode == "reorder" {
+		b.WriteString("The driver reorders in hardware (SER reorder mode reorder): ser's schemes run reorderThreadNV for real.\n\n")
+	} else {
+		fmt.Fprintf(b, "The driver does not reorder in hardware (SER reorder mode: %s): ser's schemes are no-ops here, so its column measures the hit-object path, and rt-sorted's sort is the reordering measured.\n\n", res.GPU.ReorderMode)
+	}
+	b.WriteString("Each figure is the median over rounds of rt's time over the cell's, in the same round (above 1: faster than rt); in brackets, the speedup over the same path without reordering.\n\n")
+	b.WriteString("| scene | scheme | ser | rt-sorted | rayquery | predicted (SIMT) |\n| --- | --- | --- | --- | --- | --- |\n")
+	type key struct{ scene, path, scheme string }
+	cells := map[key]Cell{}
+	var order []key
+	for _, c := range res.Cells {
+		if c.Backend == "vulkan" {
+			cells[key{c.Scene, c.Path, c.Reorder}] = c
+		}
+		k := key{c.Scene, "", c.Reorder}
+		if c.Backend == "vulkan" && c.Path != "rt" && !slices.Contains(order, k) {
+			order = append(order, k)
+		}
+	}
+	for _, k := range order {
+		cell := func(path string) string {
+			c, ok := cells[key{k.scene, path, k.scheme}]
+			if !ok {
+				return "—"
+			}
+			return fmt.Sprintf("%.3f (%.3f)", c.OverRT, c.Speedup)
+		}
+		predicted := 0.0
+		for _, c := range res.Cells {
+			if c.Scene == k.scene && c.Reorder == k.scheme && c.Predicted > 0 {
+				predicted = c.Predicted
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %.2f |\n", k.scene, k.scheme, cell("ser"), cell("rt-sorted"), cell("rayquery"), predicted)
+	}
 }
 
 // chart draws the speedup of each scheme per scene as a point with its

@@ -24,7 +24,7 @@ type Settings struct {
 	MaxDepth       int     `mapstructure:"max_depth" json:"max_depth,omitempty"`
 	Seed           uint32  `mapstructure:"seed" json:"seed,omitempty"`
 	Backend        string  `mapstructure:"backend" json:"backend,omitempty"`
-	Path           string  `mapstructure:"path" json:"path,omitempty"`                 // the Vulkan backend's path: ser, rt, rayquery (or empty: the best)
+	Path           string  `mapstructure:"path" json:"path,omitempty"`                 // the Vulkan backend's path: ser, rt, rayquery, rt-sorted (or empty: the best)
 	Reorder        string  `mapstructure:"reorder" json:"reorder,omitempty"`           // ParseReorder's schemes
 	ReorderHint    bool    `mapstructure:"reorder_hint" json:"reorder_hint,omitempty"` // coherence bits in the material hint
 	Env            string  `mapstructure:"env" json:"env,omitempty"`
@@ -89,12 +89,12 @@ func (s *Settings) Check() error {
 		return bad("accel", "%v", err)
 	}
 	switch s.Path {
-	case "", "ser", "rt", "rayquery":
+	case "", "ser", "rt", "rayquery", "rt-sorted":
 		if s.Path != "" && s.Backend == "cpu" {
 			return bad("path", "%q is a path of the vulkan backend, not of cpu", s.Path)
 		}
 	default:
-		return bad("path", "unknown path %q (ser, rt or rayquery)", s.Path)
+		return bad("path", "unknown path %q (ser, rt, rayquery or rt-sorted)", s.Path)
 	}
 	if _, err := ParseReorder(s.Reorder); err != nil {
 		return &SettingError{"reorder", err}

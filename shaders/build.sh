@@ -23,9 +23,15 @@ build surface.rchit hair.rchit -DHAIR
 build alpha.rahit alpha.rahit
 build sphere.rint sphere.rint
 build swept.rint swept.rint
-for stage in generate trace scan scatter shade advance resolve; do
-	build rq_$stage.comp rq_$stage.comp
+for stage in generate scan scatter advance resolve; do
+	build wave_$stage.comp wave_$stage.comp
 done
+build rq_trace.comp rq_trace.comp
+build rq_shade.comp rq_shade.comp
+build rts_trace.rgen rts_trace.rgen
+build rts_shade.rgen rts_shade.rgen
+build record.rchit record.rchit
+build record.rmiss record.rmiss
 build denoise.comp denoise.comp
 build probe.comp probe.comp
 build probe_scene.comp probe_scene.comp

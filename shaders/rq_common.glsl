@@ -1,33 +1,11 @@
-// rq_common.glsl: what the ray-query wavefront's compute shaders share: the
-// extensions, the push constant (the parameter block's address and the
-// bounce, whose parity picks the queue to read), and tracing by ray query
-// with the candidates the pipeline's any-hit and intersection shaders
-// would decide: alpha-masked triangles, spheres and swept spheres (the
-// same intersection code as sphere.rint and swept.rint).
+// rq_common.glsl: what the ray-query wavefront's trace and shade stages
+// share: wave_compute.glsl, and tracing by ray query with the candidates
+// the pipeline's any-hit and intersection shaders would decide:
+// alpha-masked triangles, spheres and swept spheres (the same intersection
+// code as sphere.rint and swept.rint).
 #extension GL_EXT_ray_query : require
-#extension GL_EXT_buffer_reference : require
-#extension GL_EXT_scalar_block_layout : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#define PUSH_BOUNCE
-#include "common.glsl"
+#include "wave_compute.glsl"
 #include "shade.glsl"
-
-// flatIndex is the invocation's index in a dispatch of 1D work laid out in
-// 2D, since one dimension holds at most 65535 groups on many devices.
-uint flatIndex() {
-    return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * WAVEFRONT_GROUP + gl_LocalInvocationID.x;
-}
-
-// groupsFor is the 2D group count that covers n invocations.
-uvec2 groupsFor(uint n) {
-    uint groups = (n + WAVEFRONT_GROUP - 1u) / WAVEFRONT_GROUP;
-    uint x = min(groups, 65535u);
-    return uvec2(x, x == 0u ? 1u : (groups + x - 1u) / x);
-}
-
-// The queue a bounce reads and the one it appends the survivors to.
-UintBuf queueIn() { return (push.bounce & 1u) == 0u ? P.queueA : P.queueB; }
-UintBuf queueOut() { return (push.bounce & 1u) == 0u ? P.queueB : P.queueA; }
 
 // A procedural candidate: the CPU backend's intersection in object space.
 bool procedural(uint inst, uint prim, vec3 o, vec3 d, float tmax, out float t, out float u) {
@@ -98,7 +76,6 @@ Hit traceClosest(vec3 o, vec3 d) {
     } else {
         h.u = procU;
     }
-    h.key = 1u + P.instances.v[h.instance].material;
     return h;
 }
 

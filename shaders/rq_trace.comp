@@ -1,7 +1,7 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// Wavefront stage 2: trace every live path's ray by ray query into its hit
-// record, and count the hits per sort key (0 a miss, 1 + the material).
+// Ray-query wavefront stage 2: trace every live path's ray by ray query
+// into its hit record, and count the hits per sort key (wave.glsl).
 #include "rq_common.glsl"
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
@@ -12,9 +12,5 @@ void main() {
     }
     uint p = queueIn().v[i];
     P.paths.v[p].rays++;
-    Hit h = traceClosest(P.paths.v[p].origin, P.paths.v[p].dir);
-    P.hits.v[p] = h;
-    if (P.sortOn != 0u) {
-        atomicAdd(P.counters.v[COUNTER_KEYS + h.key], 1u);
-    }
+    keepHit(p, traceClosest(P.paths.v[p].origin, P.paths.v[p].dir));
 }

@@ -5,8 +5,11 @@
 package shaders
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
+	"sync"
 )
 
 //go:embed spv/*.spv
@@ -20,3 +23,24 @@ func SPIRV(name string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// BuildID is a digest of every embedded module: caches of what a driver
+// compiled from them (render/vulkan's pipeline cache) are keyed by it.
+func BuildID() string {
+	buildOnce.Do(func() {
+		h := sha256.New()
+		entries, _ := spirv.ReadDir("spv") // sorted by name
+		for _, e := range entries {
+			b, _ := spirv.ReadFile("spv/" + e.Name())
+			fmt.Fprintf(h, "%s %d\n", e.Name(), len(b))
+			h.Write(b)
+		}
+		buildID = hex.EncodeToString(h.Sum(nil))[:16]
+	})
+	return buildID
+}
+
+var (
+	buildOnce sync.Once
+	buildID   string
+)

@@ -12,15 +12,18 @@
 #   run: bash benchmarks/nvidia/run.sh            (carry: .gl, .gpu)
 #
 # In order, each step under its own time limit so that the whole fits one
-# call: the device as the driver reports it; every sample scene on every
+# call: the device as the driver reports it; the pipeline builds, cold (the
+# driver's disk cache off, sertrace's pipeline cache empty), from
+# sertrace's cache alone, and warm (cache.txt); every sample scene on every
 # path with the validation layer (PNG and stats: GPU time per sample); the
 # Vulkan backend's tests (every path against the CPU backend, without the
-# layer, whose Debian version is older than the driver); and the benchmark
-# (BENCH, default configs/bench-full.yaml). Everything lands in
-# $OUT/results.tgz, packed again after each step, and the tests' log beside
-# it. RES, SPP, BENCH, TESTS_S and BENCH_S override the sizes and limits
-# (RES=32x24 SPP=1 BENCH=configs/bench-smoke.yaml tries it on lavapipe;
-# RENDERS=0, TESTS_S=0 or BENCH_S=0 leaves that step out).
+# layer, whose Debian version is older than the driver; TESTS_RUN picks
+# some); and the benchmark (BENCH, default configs/bench-full.yaml).
+# Everything lands in $OUT/results.tgz, packed again after each step, and
+# the tests' log beside it. RES, SPP, BENCH, TESTS_S and BENCH_S override
+# the sizes and limits (RES=32x24 SPP=1 BENCH=configs/bench-smoke.yaml tries
+# it on lavapipe; CACHE=0, RENDERS=0, TESTS_S=0 or BENCH_S=0 leaves that
+# step out).
 set -uo pipefail
 shopt -s nullglob
 OUT=${OUT:-/tmp/sertrace-nvidia}
@@ -59,10 +62,33 @@ cat "$R/machine.txt"
 "$bin" devices --json > "$R/devices.json" 2> "$R/devices.err"
 pack
 
+# Pipeline builds per path: each render its own process, its build time
+# (device, structures, pipeline) from --stats. NVIDIA's driver keeps its
+# own disk cache (__GL_SHADER_DISK_CACHE=0 turns it off); sertrace's cache
+# lives in SERTRACE_CACHE_DIR.
+if [ "${CACHE:-1}" != 0 ]; then
+	export SERTRACE_CACHE_DIR=$R/pipeline-cache
+	for path in rt ser rt-sorted; do
+		rm -rf "$SERTRACE_CACHE_DIR"
+		for state in cold sertrace-cache; do
+			__GL_SHADER_DISK_CACHE=0 timeout 60 "$bin" render scenes/cornell.glb --backend vulkan --path "$path" --res 64x48 --spp 1 \
+				-o "$R/cache-$path-$state.png" --stats "$R/cache-$path-$state.json" > "$R/cache-$path-$state.log" 2>&1
+			echo "$path $state: exit $? $(grep -o '"build_seconds": [0-9.e+-]*' "$R/cache-$path-$state.json" 2>/dev/null)"
+		done
+		timeout 60 "$bin" render scenes/cornell.glb --backend vulkan --path "$path" --res 64x48 --spp 1 -o "$R/cache-$path-warm.png" > /dev/null 2>&1
+		timeout 60 "$bin" render scenes/cornell.glb --backend vulkan --path "$path" --res 64x48 --spp 1 \
+			-o "$R/cache-$path-warm.png" --stats "$R/cache-$path-warm.json" > "$R/cache-$path-warm.log" 2>&1
+		echo "$path driver-and-sertrace-caches-warm: exit $? $(grep -o '"build_seconds": [0-9.e+-]*' "$R/cache-$path-warm.json" 2>/dev/null)"
+	done 2>&1 | tee "$R/cache.txt"
+	ls -la "$SERTRACE_CACHE_DIR"/pipelines >> "$R/cache.txt" 2>&1
+	unset SERTRACE_CACHE_DIR
+	pack
+fi
+
 # Every sample scene on every path, with the validation layer (a message
 # fails the render and is printed).
 [ "${RENDERS:-1}" = 0 ] || for scene in cornell hair particles hairy-cornell; do
-	for path in ser rt rayquery; do
+	for path in ser rt rt-sorted rayquery; do
 		SERTRACE_VULKAN_VALIDATION=1 timeout 60 "$bin" render "scenes/$scene.glb" --backend vulkan --path "$path" \
 			--res "$RES" --spp "$SPP" --env-color 0.3,0.35,0.4 -o "$R/$scene-$path.png" --stats "$R/$scene-$path.json" \
 			> "$R/$scene-$path.log" 2>&1
@@ -80,7 +106,7 @@ if [ -x .gpu/vulkan.test ] && [ "$TESTS_S" != 0 ]; then
 		ln -sfn "$PWD/.gpu/shared-scenes" ../shared/scenes # -f: a dangling link left before
 	fi
 	(cd render/vulkan && SERTRACE_VULKAN_VALIDATION=0 timeout "$TESTS_S" ../../.gpu/vulkan.test -test.v \
-		-test.timeout "$((TESTS_S - 5))s") > "$R/vulkan-tests.log" 2>&1
+		-test.run "${TESTS_RUN:-.}" -test.timeout "$((TESTS_S - 5))s") > "$R/vulkan-tests.log" 2>&1
 	rc=$?
 	[ "$rc" = 0 ] || failed=$((failed + 1))
 	echo "vulkan tests: exit $rc"

@@ -146,7 +146,7 @@ var constants = []constant{
 	c("PROBE_LIGHT_SAMPLE", ProbeLightSample), c("PROBE_PDF_EMITTER", ProbePdfEmitter), c("PROBE_ENVIRONMENT", ProbeEnvironment),
 	c("PROBE_IN", ProbeIn), c("PROBE_OUT", ProbeOut),
 	c("HIT_TRIANGLES", int(HitTriangles)), c("HIT_TRIANGLES_MASKED", int(HitTrianglesMasked)), c("HIT_SPHERES", int(HitSpheres)),
-	c("HIT_SWEPT_SPHERES", int(HitSweptSpheres)), c("HIT_HAIR", int(HitHair)), c("RAY_TYPES", RayTypes),
+	c("HIT_SWEPT_SPHERES", int(HitSweptSpheres)), c("HIT_HAIR", int(HitHair)), c("HIT_GROUP_COUNT", int(HitGroupCount)), c("RAY_TYPES", RayTypes),
 	c("MAT_DOUBLE_SIDED", MatDoubleSided), c("MAT_VOLUME", MatVolume), c("MAT_ALPHA_MASK", MatAlphaMask),
 	c("MAT_HAIR", MatHair), c("MAT_EMITS", MatEmits), c("MAT_UNLIT", MatUnlit), c("MAT_ALPHA_BLEND", MatAlphaBlend), c("INSTANCE_EXIT_HITS", InstanceExitHits),
 	c("HAIR_EUMELANIN", HairEumelanin), c("HAIR_PHEOMELANIN", HairPheomelanin), c("HAIR_COLOR", HairColor),

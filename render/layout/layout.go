@@ -233,6 +233,7 @@ type Instance struct {
 	Material   uint32
 	FirstLight int32  // its triangle or sphere 0's light-sampler entry, or −1
 	Flags      uint32 // Instance* flags
+	HitGroup   uint32 // its HitGroup: the wavefronts sort by it as the pipeline's reordering does
 }
 
 // Mesh is a triangle mesh's place in the shared vertex buffers.
@@ -339,13 +340,13 @@ type Path struct {
 	Split                  scene.Vec3
 }
 
-// Hit is the ray-query wavefront's record of what a path's ray hit.
+// Hit is the wavefronts' record of what a path's ray hit.
 type Hit struct {
 	Instance uint32 // MissInstance: a miss
 	Prim     uint32
 	U, V     float32
 	T        float32
-	Key      uint32 // the sort key: 0 for a miss, 1 + the material for a hit
+	Key      uint32 // the sort key (wave.glsl's sortKey): the shader, then the reorder hint's bits
 }
 
 // MissInstance is a Hit's Instance where its ray hit nothing.
@@ -423,8 +424,10 @@ type Params struct {
 	FilterN      uint32 // 0: box
 	FilterRadius float32
 	PathCount    uint32 // the wavefront's paths: pixels × samples of the launch
-	KeyCount     uint32 // sort keys: materials + 1
-	SortOn       uint32 // 1: shade in material order
+	KeyCount     uint32 // sort keys: shaders × coherence classes × KeyMaterials
+	KeyMaterials uint32 // the material hints a key tells apart: min(materials, 2^(the hint's material bits))
+	SortOn       uint32 // 1: shade in sort-key order
+	Pad          uint32 // to the uint64 alignment
 }
 
 // DenoiseParams is the denoiser's compute shader's input: the regression

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -15,10 +16,12 @@ import (
 	"sertrace/scene"
 )
 
-// Backend renders on a Vulkan device through a ray-tracing pipeline: path
-// ser (hit objects and reorderThreadNV) or rt (traceRayEXT).
+// Backend renders on a Vulkan device: through a ray-tracing pipeline (path
+// ser: hit objects and reorderThreadNV; rt: traceRayEXT), or through a
+// wavefront that sorts its hits (rt-sorted: on the ray-tracing pipeline;
+// rayquery: compute shaders with ray queries).
 type Backend struct {
-	Path       string // PathSER or PathRT; "" picks the best the device has
+	Path       string // one of PathNames; "" picks the best the device has
 	Device     int    // index in Devices(); −1 picks the first that can
 	Validation bool   // the Khronos validation layer, with every message an error
 }
@@ -38,44 +41,44 @@ const maxLaunchPaths = 1 << 22
 // Prepare opens the device and path (b.Path, or the best the device has)
 // and makes the scene's buffers, acceleration structures and pipeline.
 func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
-	if p := b.Path; p != "" && p != PathSER && p != PathRT && p != PathRayQuery {
-		return nil, fmt.Errorf("unknown path %q (ser, rt, rayquery)", p)
+	if p := b.Path; p != "" && !slices.Contains(PathNames, p) {
+		return nil, fmt.Errorf("unknown path %q (%s)", p, strings.Join(PathNames, ", "))
 	}
-	d, err := openDeviceClock(b.Path, b.Device, b.Validation, opts.GPUCost)
+	key := poolKey{index: b.Device, validation: b.Validation}
+	d, err := takeDevice(key, b.Path)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckReorder(d.path, opts.Reorder); err != nil {
-		d.destroy()
-		return nil, err
+	path := b.Path
+	if path == "" {
+		path = d.info.Best()
 	}
-	r, err := newRenderer(d, sc, opts, d.path)
+	r, err := newRenderer(d, sc, opts, path)
 	if err != nil {
 		d.destroy()
 		return nil, err
 	}
-	return &session{b: b, d: d, r: r}, nil
+	return &session{b: b, d: d, r: r, key: key}, nil
 }
 
-// CheckReorder says whether a path runs a reordering scheme. The ser path
-// reorders the threads by any scheme; the rt path traces without
-// reordering whatever the scheme (the baseline SER is measured against);
-// the ray-query path's wavefront sorts its hits by material or leaves them
-// in launch order, and refuses the other schemes.
-func CheckReorder(path string, r render.Reorder) error {
-	if m := r.Mode; path == PathRayQuery && (m == render.ReorderShader || m == render.ReorderCoherence) {
-		return fmt.Errorf("--reorder %s: the ray-query path has one shading pass; it sorts the hits by material (material, sort) or not at all (none, off)", m)
-	}
-	return nil
+// Reorders says whether a path reorders by a scheme: ser's threads by
+// reorderThreadNV, rt-sorted's and rayquery's hits by the counting sort of
+// the same keys; rt traces without reordering whatever the scheme (the
+// baseline the others are measured against).
+func Reorders(path string, r render.Reorder) bool {
+	return path != PathRT && r.HintBits() >= 0
 }
 
 // session is a scene prepared on a device. Its passes are launches, whose
 // sums are read back and added to the film in float64, so a cancellation
-// or a lost device keeps every completed launch.
+// or a lost device keeps every completed launch. Closed, it gives its
+// device back to the process's pool (kept.go), unless a launch failed.
 type session struct {
 	b      Backend
 	d      *device
 	r      *renderer
+	key    poolKey
+	failed bool
 	gpu    time.Duration
 	stages stageTimes
 }
@@ -108,6 +111,7 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 		err = &vkError{what: "vkQueueSubmit (injected by a test)", code: int32(vk.ErrorDeviceLost)}
 	}
 	if err != nil {
+		s.failed = true
 		return fmt.Errorf("rendering on %s: %w", s.d.info.Name, err)
 	}
 	s.gpu += dt
@@ -119,7 +123,7 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 }
 
 func (s *session) Finish(stats *render.Stats) error {
-	stats.Backend, stats.Path, stats.Device, stats.DeviceIndex = "vulkan", s.d.path, s.d.info.Name, s.d.info.Index
+	stats.Backend, stats.Path, stats.Device, stats.DeviceIndex = "vulkan", s.r.path, s.d.info.Name, s.d.info.Index
 	stats.DeviceMemory = s.d.memoryBytes()
 	stats.GPUSeconds = s.gpu.Seconds()
 	if s.r.wave != nil {
@@ -134,7 +138,11 @@ func (s *session) Finish(stats *render.Stats) error {
 
 func (s *session) Close() {
 	s.r.destroy()
-	s.d.destroy()
+	if s.failed {
+		s.d.destroy() // a lost device is not used again
+		return
+	}
+	returnDevice(s.key, s.d)
 }
 
 // renderer is one render's device state: scene buffers, acceleration
@@ -154,10 +162,16 @@ type renderer struct {
 	rays     render.RayCounts
 	tick     float64 // nanoseconds per timestamp tick
 	launches int
+	mark     memMark // the device's allocations before the render's own
+	marked   bool
+	path     string
+	clock    bool // the raygen times pixels with the shader clock
 }
 
-// newRenderer makes what a render needs on the device; on an error it
-// destroys what it made.
+// newRenderer makes what a render needs on the device: the path's
+// pipelines and the scene's buffers and acceleration structures, each
+// kept from an earlier render of the device where it has them, then the
+// render's own buffers. On an error it destroys what it made.
 func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (r *renderer, err error) {
 	r = &renderer{d: d, opts: opts}
 	defer func() {
@@ -166,25 +180,29 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 			r = nil
 		}
 	}()
-	envPower := render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor))
-	r.p = packScene(sc, envPower)
-	if r.bufs, err = d.uploadScene(r.p); err != nil {
+	r.path = path
+	// The clock variants time each pixel with the shader clock, for the
+	// GPU cost heatmap; the wavefronts have none.
+	r.clock = opts.GPUCost && (path == PathSER || path == PathRT) && d.info.ShaderClock
+	pipe, kernels, err := d.makePipelines(path, r.clock)
+	if err != nil {
 		return nil, err
 	}
-	if r.acc, err = d.buildAccel(sc, r.p, r.bufs); err != nil {
+	ks, err := d.sceneFor(sc, render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor)))
+	if err != nil {
 		return nil, err
 	}
+	r.p, r.bufs, r.acc, r.pipe = ks.p, ks.bufs, ks.acc, pipe
+	r.mark, r.marked = d.mark(), true
 	n := opts.Width * opts.Height
-	if path == PathRayQuery {
+	if kernels != nil {
 		// Paths of a launch: at least one per pixel, about a million at most.
-		if r.wave, err = d.newWavefront(r, max(n, 1<<20)); err != nil {
+		if r.wave, err = d.newWavefront(r, kernels, max(n, 1<<20)); err != nil {
 			return nil, err
 		}
-		if opts.Reorder.Mode != render.ReorderNone {
+		if Reorders(path, opts.Reorder) {
 			r.params.SortOn = 1
 		}
-	} else if r.pipe, err = d.newPipeline(path); err != nil {
-		return nil, err
 	}
 	if r.film, err = d.newBuffer(uint64(4*layout.FilmLayers*n), 0, memReadback, false); err != nil {
 		return nil, err
@@ -335,7 +353,7 @@ func (r *renderer) addTo(film *render.Film) {
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), layout.FilmLayers*n)
 	for l, info := range render.FilmLayers {
 		first := info.GPU
-		if render.Layer(l) == render.LayerCost && r.d.clock {
+		if render.Layer(l) == render.LayerCost && r.clock {
 			first = layout.FilmClock // the shader clock's ticks stand for the rays
 			film.CostUnit = "clock ticks"
 		}
@@ -354,11 +372,15 @@ func (r *renderer) addTo(film *render.Film) {
 	r.rays.Extension += int64(cost) - int64(shadow) - camera
 }
 
+// destroy frees the render's own buffers and queries; the pipelines and
+// the scene's buffers and structures stay with the device.
 func (r *renderer) destroy() {
 	if r.times != nil {
 		r.d.destroyQueryPool(r.times)
 	}
-	r.pipe.destroy(r.d)
 	r.wave.destroy(r.d)
-	r.acc.destroy(r.d)
+	if r.marked {
+		vk.DeviceWaitIdle(r.d.handle)
+		r.d.release(r.mark)
+	}
 }

@@ -34,22 +34,28 @@ type device struct {
 	blocks        []*memBlock
 	buffers       []*buffer
 	tempBuffers   []*buffer
-	path          string // what it was made for
-	clock         bool   // the pipeline times pixels with the shader clock
+	path          string // what it was opened for: with a render path, it runs them all
 	timestampBits uint32
+
+	// Kept across renders (kept.go): the paths' pipelines, the
+	// allocations up to their end, the last scene, the pipeline cache.
+	pipes         map[pipelineKey]*pipeline
+	kernels       map[string]*waveKernels
+	pipelineMark  memMark
+	scene         *keptScene
+	pipelineCache vk.PipelineCache
+	cacheFile     string // "": no persistent cache
+	cacheLoaded   int    // bytes of driver data the cache began with
 }
 
 // openDevice picks a device that can run path (the first that can, or the
 // one numbered index when index ≥ 0; path "": the best path of the first
-// device that runs one) and creates it with what the path's shaders need
-// enabled.
+// device that runs one) and creates it. A device for a render path enables
+// what every render path the device runs needs, the shader-clock variants'
+// included where it has the clock, so that one device serves every path
+// and job of the process (kept.go); the denoiser's and the probe's enable
+// what their shaders need.
 func openDevice(path string, index int, validation bool) (*device, error) {
-	return openDeviceClock(path, index, validation, false)
-}
-
-// openDeviceClock is openDevice with the pipeline's shader-clock variant
-// when clock is set and the chosen device has the clock (device.clock says).
-func openDeviceClock(path string, index int, validation, clock bool) (*device, error) {
 	in, err := processInstance(validation)
 	if err != nil {
 		return nil, err
@@ -83,9 +89,6 @@ func openDeviceClock(path string, index int, validation, clock bool) (*device, e
 		return nil, fmt.Errorf("no device can run path %s (%s)", path, strings.Join(reasons, "; "))
 	}
 	d := &device{in: in, info: *chosen, path: path}
-	// The clock variants differ from the pipeline's raygen by ShaderClockKHR
-	// alone, which the gate enables when create reads their modules.
-	d.clock = clock && (path == PathSER || path == PathRT) && chosen.ShaderClock
 	if err := d.create(); err != nil {
 		d.destroy()
 		return nil, err
@@ -94,7 +97,6 @@ func openDeviceClock(path string, index int, validation, clock bool) (*device, e
 }
 
 func (d *device) create() error {
-	path := d.path
 	pd := d.info.handle
 	var n uint32
 	vk.GetPhysicalDeviceQueueFamilyProperties(pd, &n, nil)
@@ -112,11 +114,7 @@ func (d *device) create() error {
 	if d.family == ^uint32(0) {
 		return errors.New("the device has no compute queue")
 	}
-	mods, err := modules(path, d.clock)
-	if err != nil {
-		return err
-	}
-	reqs, err := pathRequirements(path, mods)
+	reqs, err := d.requirements()
 	if err != nil {
 		return err
 	}
@@ -196,7 +194,44 @@ func (d *device) create() error {
 	var fence vk.Fence
 	err = result("vkCreateFence", uint64(uint32(vk.CreateFence(d.handle, &vk.FenceCreateInfo{SType: vk.StructureTypeFenceCreateInfo}, nil, &fence))))
 	d.fence = fence
-	return err
+	if err != nil {
+		return err
+	}
+	return d.openPipelineCache()
+}
+
+// requirements are what the device enables: its path's, or for a render
+// path those of every render path the device runs, with the shader-clock
+// variants of the pipeline paths where the device has the clock (they
+// differ from the plain raygen by ShaderClockKHR alone).
+func (d *device) requirements() ([]requirement, error) {
+	paths := []string{d.path}
+	if slices.Contains(PathNames, d.path) {
+		paths = nil
+		for _, p := range PathNames {
+			if d.info.status[p].Available {
+				paths = append(paths, p)
+			}
+		}
+	}
+	var reqs []requirement
+	for _, p := range paths {
+		for _, clock := range []bool{false, true} {
+			if clock && !(d.info.ShaderClock && (p == PathSER || p == PathRT)) {
+				continue
+			}
+			mods, err := modules(p, clock)
+			if err != nil {
+				return nil, err
+			}
+			r, err := pathRequirements(p, mods)
+			if err != nil {
+				return nil, err
+			}
+			reqs = append(reqs, r...)
+		}
+	}
+	return reqs, nil
 }
 
 // begin starts recording the command buffer.
@@ -233,6 +268,18 @@ func (d *device) barrier(srcStage vk.PipelineStageFlags, srcAccess vk.AccessFlag
 func (d *device) destroy() {
 	if d.handle != nil {
 		vk.DeviceWaitIdle(d.handle)
+		if d.scene != nil {
+			d.scene.acc.destroy(d)
+		}
+		for _, p := range d.pipes {
+			p.destroy(d)
+		}
+		for _, k := range d.kernels {
+			k.destroy(d)
+		}
+		if d.pipelineCache != nil {
+			vk.DestroyPipelineCache(d.handle, d.pipelineCache, nil)
+		}
 		for _, b := range append(d.buffers, d.tempBuffers...) {
 			vk.DestroyBuffer(d.handle, b.handle, nil)
 		}
@@ -449,6 +496,41 @@ func (d *device) freeTemp() {
 	d.blocks = kept
 }
 
+// memMark is a point in the device's allocations: the buffers and blocks
+// made by then and how full each block was. Allocation is a bump within a
+// block, so releasing to a mark frees exactly what was made after it.
+type memMark struct {
+	buffers int
+	used    []uint64 // per block then
+}
+
+// mark records the allocations made so far (no temporary block may be
+// live: they come and go within a build).
+func (d *device) mark() memMark {
+	m := memMark{buffers: len(d.buffers)}
+	for _, b := range d.blocks {
+		m.used = append(m.used, b.used)
+	}
+	return m
+}
+
+// release destroys the buffers made since the mark and frees the blocks
+// made since, rewinding the older blocks to how full they were (the queue
+// must be idle).
+func (d *device) release(m memMark) {
+	for _, b := range d.buffers[m.buffers:] {
+		vk.DestroyBuffer(d.handle, b.handle, nil)
+	}
+	d.buffers = d.buffers[:m.buffers]
+	for _, b := range d.blocks[len(m.used):] {
+		vk.FreeMemory(d.handle, b.mem, nil)
+	}
+	d.blocks = d.blocks[:len(m.used)]
+	for i, u := range m.used {
+		d.blocks[i].used = u
+	}
+}
+
 // upload makes a device-local buffer holding data, through a staging
 // buffer when its memory is not host-visible.
 func (d *device) upload(data []byte, usage vk.BufferUsageFlags, temp bool) (*buffer, error) {
@@ -545,7 +627,7 @@ func (d *device) shaderModule(name string) (vk.ShaderModule, error) {
 // computePipeline makes the compute pipeline of a module and a layout.
 func (d *device) computePipeline(name string, m vk.ShaderModule, layout vk.PipelineLayout) (vk.Pipeline, error) {
 	pipes := make([]vk.Pipeline, 1)
-	if err := result("vkCreateComputePipelines "+name, uint64(uint32(vk.CreateComputePipelines(d.handle, nil, 1, []vk.ComputePipelineCreateInfo{{
+	if err := result("vkCreateComputePipelines "+name, uint64(uint32(vk.CreateComputePipelines(d.handle, d.pipelineCache, 1, []vk.ComputePipelineCreateInfo{{
 		SType: vk.StructureTypeComputePipelineCreateInfo,
 		Stage: vk.PipelineShaderStageCreateInfo{SType: vk.StructureTypePipelineShaderStageCreateInfo, Stage: vk.ShaderStageComputeBit,
 			Module: m, PName: "main\x00"},

@@ -16,6 +16,11 @@ const (
 	PathSER      = "ser"      // ray-tracing pipeline with hit objects and reorderThreadNV
 	PathRT       = "rt"       // ray-tracing pipeline with traceRayEXT
 	PathRayQuery = "rayquery" // compute shaders with ray queries
+	// PathRTSorted is the sorting wavefront on the ray-tracing pipeline: a
+	// raygen launch traces a bounce's rays into hit records, compute
+	// shaders sort them by the reorder key, a second raygen launch shades
+	// them in that order. Software reordering wherever rt runs.
+	PathRTSorted = "rt-sorted"
 )
 
 // pathDenoise is the denoiser's compute shader: not a render path, but
@@ -23,7 +28,7 @@ const (
 const pathDenoise = "denoise"
 
 // PathNames lists the paths in the order auto tries them.
-var PathNames = []string{PathSER, PathRT, PathRayQuery}
+var PathNames = []string{PathSER, PathRT, PathRayQuery, PathRTSorted}
 
 // gatedPaths are what the capability gate decides for each device: the
 // paths and the denoiser.
@@ -91,10 +96,13 @@ func modules(path string, clock bool) ([][]byte, error) {
 	switch path {
 	case PathSER, PathRT:
 		names = append([]string{raygenModule(path, clock)}, hitModules...)
-	case PathRayQuery:
-		names = wavefrontModules
+	case PathRayQuery, PathRTSorted:
+		names = append(append([]string{}, waveModules...), rayQueryModules...)
+		if path == PathRTSorted {
+			names = append(names[:len(waveModules)], rtSortedModules...)
+		}
 		if clock {
-			return nil, fmt.Errorf("the ray-query path has no shader-clock timing")
+			return nil, fmt.Errorf("the %s path has no shader-clock timing", path)
 		}
 	case pathDenoise:
 		names = []string{"denoise.comp"}
@@ -118,9 +126,17 @@ func modules(path string, clock bool) ([][]byte, error) {
 // paths share.
 var hitModules = []string{"miss.rmiss", "shadow.rmiss", "surface.rchit", "hair.rchit", "alpha.rahit", "sphere.rint", "swept.rint"}
 
-// wavefrontModules are the ray-query path's compute shaders, in stage order.
-var wavefrontModules = []string{"rq_generate.comp", "rq_trace.comp", "rq_scan.comp", "rq_scatter.comp", "rq_shade.comp",
-	"rq_advance.comp", "rq_resolve.comp"}
+// waveModules are the compute stages both wavefronts run: new paths, the
+// counting sort's scan and scatter, the next bounce's counts, the resolve.
+var waveModules = []string{"wave_generate.comp", "wave_scan.comp", "wave_scatter.comp", "wave_advance.comp", "wave_resolve.comp"}
+
+// rayQueryModules trace and shade the ray-query path's bounces.
+var rayQueryModules = []string{"rq_trace.comp", "rq_shade.comp"}
+
+// rtSortedModules trace and shade the rt-sorted path's bounces: its
+// ray-tracing pipeline's stages, in the order newSortingPipeline groups them.
+var rtSortedModules = []string{"rts_trace.rgen", "rts_shade.rgen", "record.rmiss", "shadow.rmiss", "record.rchit", "alpha.rahit",
+	"sphere.rint", "swept.rint"}
 
 // Devices lists every physical device and what it can run.
 func Devices() ([]Device, error) {

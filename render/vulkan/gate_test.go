@@ -33,6 +33,9 @@ func TestGateReadsTheModules(t *testing.T) {
 		{PathRT, true, []string{"VK_KHR_ray_tracing_pipeline", "VkPhysicalDeviceShaderClockFeaturesKHR::shaderDeviceClock"}, []string{"VK_NV_ray_tracing_invocation_reorder"}},
 		{PathRT, false, []string{"VK_KHR_ray_tracing_pipeline"}, []string{"VK_KHR_shader_clock", "VkPhysicalDeviceShaderClockFeaturesKHR::shaderDeviceClock"}},
 		{PathRayQuery, false, []string{"VK_KHR_ray_query"}, []string{"VK_KHR_ray_tracing_pipeline"}},
+		// The sorting wavefront on the pipeline runs where rt runs: its
+		// compute stages need no ray queries (NVIDIA's drivers offer none).
+		{PathRTSorted, false, []string{"VK_KHR_ray_tracing_pipeline"}, []string{"VK_KHR_ray_query", "VkPhysicalDeviceRayQueryFeaturesKHR::rayQuery"}},
 	} {
 		mods, err := modules(c.path, c.clock)
 		if err != nil {

@@ -26,6 +26,9 @@ func TestDeviceLossKeepsSamples(t *testing.T) {
 	if !errors.Is(err, ErrDeviceLost) {
 		t.Fatalf("error %v, want a lost device", err)
 	}
+	if idleDevice() != nil {
+		t.Error("the lost device went back to the pool")
+	}
 	// Launches of 1 and 2 samples per pixel.
 	if film.Samples != 3 || !film.Partial {
 		t.Fatalf("film has %d samples per pixel, partial %v; want the first two launches' and partial", film.Samples, film.Partial)

@@ -176,9 +176,10 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 		if render.ExitHits(sc, &in) {
 			g.Flags |= layout.InstanceExitHits
 		}
+		hg := render.HitGroupOf(sc, &in)
+		g.HitGroup = uint32(hg)
 		p.instances = append(p.instances, g)
 		p.collapsed = append(p.collapsed, inv == render.Affine{})
-		hg := render.HitGroupOf(sc, &in)
 		p.hitGroups = append(p.hitGroups, uint32(hg))
 		p.opaque = append(p.opaque, hg != layout.HitTrianglesMasked)
 	}

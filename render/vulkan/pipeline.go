@@ -54,35 +54,71 @@ func (d *device) uploadScene(p *packed) (*sceneBuffers, error) {
 	return b, err
 }
 
-// pipeline is the ray-tracing pipeline of a path and its shader binding
-// table.
+// pipeline is a ray-tracing pipeline and its shader binding table: one
+// raygen region per raygen stage (the render paths have one, rt-sorted's
+// wavefront two: trace and shade).
 type pipeline struct {
-	handle                 vk.Pipeline
-	layout                 vk.PipelineLayout
-	modules                []vk.ShaderModule
-	sbt                    *buffer
-	raygen, miss, hit, clb stridedDeviceAddressRegion
+	handle            vk.Pipeline
+	layout            vk.PipelineLayout
+	modules           []vk.ShaderModule
+	sbt               *buffer
+	raygens           []stridedDeviceAddressRegion
+	raygen, miss, hit stridedDeviceAddressRegion // raygen: raygens[0]
+	clb               stridedDeviceAddressRegion
 }
 
-// newPipeline creates the pipeline: stages in the order of the modules
-// below, groups raygen, miss, shadow miss, then per hit group (layout.Hit*)
-// its radiance and shadow records.
-func (d *device) newPipeline(path string) (p *pipeline, err error) {
-	if d.rtProps.maxRayRecursionDepth < 2 {
-		return nil, fmt.Errorf("the device traces at most %d ray levels; shadow rays from closest-hit shaders need 2", d.rtProps.maxRayRecursionDepth)
+// pipelineShaders are a pipeline's modules: its raygen stages, the radiance
+// rays' miss shader, and the closest-hit shaders of surfaces and of hair;
+// the shadow rays' miss, the any-hit and the intersection shaders are
+// every pipeline's.
+type pipelineShaders struct {
+	raygens             []string
+	miss, surface, hair string
+	recursion           uint32 // ray levels: 2 where closest-hit shaders trace shadow rays
+	push                int    // the push constant's size
+}
+
+// pathShaders are the shaders of a pipeline path, the raygen timed by the
+// shader clock or not.
+func pathShaders(path string, clock bool) pipelineShaders {
+	if path == PathRTSorted {
+		return pipelineShaders{raygens: []string{"rts_trace.rgen", "rts_shade.rgen"}, miss: "record.rmiss", surface: "record.rchit",
+			hair: "record.rchit", recursion: 1, push: int(unsafe.Sizeof(wavefrontPush{}))}
 	}
-	raygen := raygenModule(path, d.clock)
+	return pipelineShaders{raygens: []string{raygenModule(path, clock)}, miss: "miss.rmiss", surface: "surface.rchit",
+		hair: "hair.rchit", recursion: 2, push: 8}
+}
+
+// newPipeline creates a path's pipeline: stages in the order below (each
+// module once), groups the raygens, miss, shadow miss, then per hit group
+// (layout.Hit*) its radiance and shadow records.
+func (d *device) newPipeline(path string, clock bool) (p *pipeline, err error) {
+	ps := pathShaders(path, clock)
+	if d.rtProps.maxRayRecursionDepth < ps.recursion {
+		return nil, fmt.Errorf("the device traces at most %d ray levels; shadow rays from closest-hit shaders need %d", d.rtProps.maxRayRecursionDepth, ps.recursion)
+	}
 	type stage struct {
 		module string
 		flag   vk.ShaderStageFlags
 	}
-	stages := []stage{{raygen, stageRaygen}, {"miss.rmiss", stageMiss}, {"shadow.rmiss", stageMiss},
-		{"surface.rchit", stageClosestHit}, {"hair.rchit", stageClosestHit}, {"alpha.rahit", stageAnyHit},
-		{"sphere.rint", stageIntersection}, {"swept.rint", stageIntersection}}
-	const (
-		sRaygen, sMiss, sShadowMiss, sSurface, sHair, sAlpha, sSphere, sSwept = 0, 1, 2, 3, 4, 5, 6, 7
-		unused                                                                = shaderUnused
-	)
+	var stages []stage
+	index := map[string]uint32{}
+	add := func(module string, flag vk.ShaderStageFlags) uint32 {
+		if i, ok := index[module]; ok {
+			return i
+		}
+		index[module] = uint32(len(stages))
+		stages = append(stages, stage{module, flag})
+		return index[module]
+	}
+	var raygens []uint32
+	for _, r := range ps.raygens {
+		raygens = append(raygens, add(r, stageRaygen))
+	}
+	sMiss, sShadowMiss := add(ps.miss, stageMiss), add("shadow.rmiss", stageMiss)
+	sSurface, sHair := add(ps.surface, stageClosestHit), add(ps.hair, stageClosestHit)
+	sAlpha, sSphere, sSwept := add("alpha.rahit", stageAnyHit), add("sphere.rint", stageIntersection), add("swept.rint", stageIntersection)
+	const unused = shaderUnused
 	p = &pipeline{}
 	defer func() {
 		if err != nil {
@@ -107,7 +143,12 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 		general, chit, ahit, isect uint32
 	}
 	gen := func(s uint32) group { return group{groupGeneral, s, unused, unused, unused} }
-	groups := []group{gen(sRaygen), gen(sMiss), gen(sShadowMiss)}
+	var groups []group
+	for _, r := range raygens {
+		groups = append(groups, gen(r))
+	}
+	groups = append(groups, gen(sMiss), gen(sShadowMiss))
+	nRaygen := len(raygens)
 	hitGroups := [layout.HitGroupCount][layout.RayTypes]group{
 		layout.HitTriangles:       {{groupTriangles, unused, sSurface, unused, unused}, {groupTriangles, unused, unused, unused, unused}},
 		layout.HitTrianglesMasked: {{groupTriangles, unused, sSurface, sAlpha, unused}, {groupTriangles, unused, unused, sAlpha, unused}},
@@ -123,7 +164,7 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 		pgroups[i] = rayTracingShaderGroupCreateInfo{sType: stRayTracingShaderGroupCreateInfo, typ: g.typ, general: g.general,
 			closestHit: g.chit, anyHit: g.ahit, intersect: g.isect}
 	}
-	pl, err := d.pushLayout(stagesRayTracing, 8)
+	pl, err := d.pushLayout(stagesRayTracing, ps.push)
 	if err != nil {
 		return nil, err
 	}
@@ -134,11 +175,11 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 	ci.stages = &pstages[0]
 	ci.groupCount = uint32(len(groups))
 	ci.groups = &pgroups[0]
-	ci.maxRecursionDepth = 2
+	ci.maxRecursionDepth = ps.recursion
 	ci.layout = uint64(uintptr(unsafe.Pointer(pl)))
 	ci.basePipelineIndex = -1
 	out := newIn[vk.Pipeline](&a)
-	if err := d.fn.createRayTracingPipelines(d.handle, 0, nil, 1, ci, out); err != nil {
+	if err := d.fn.createRayTracingPipelines(d.handle, 0, d.pipelineCache, 1, ci, out); err != nil {
 		return nil, fmt.Errorf("the %s pipeline failed to build: %w", path, err)
 	}
 	p.handle = *out
@@ -155,18 +196,20 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 		return nil, err
 	}
 	raygenSize := alignUp(stride, ba)
-	missOff := raygenSize
+	missOff := raygenSize * uint64(nRaygen)
 	missSize := alignUp(2*stride, ba)
 	hitOff := missOff + missSize
-	nHit := uint64(len(groups) - 3)
+	nHit := uint64(len(groups) - nRaygen - 2)
 	hitSize := alignUp(nHit*stride, ba)
 	table := make([]byte, hitOff+hitSize)
 	put := func(off uint64, g int) { copy(table[off:], handles[uint64(g)*hs:uint64(g+1)*hs]) }
-	put(0, 0)
-	put(missOff, 1)
-	put(missOff+stride, 2)
+	for i := range nRaygen {
+		put(uint64(i)*raygenSize, i)
+	}
+	put(missOff, nRaygen)
+	put(missOff+stride, nRaygen+1)
 	for i := uint64(0); i < nHit; i++ {
-		put(hitOff+i*stride, int(3+i))
+		put(hitOff+i*stride, nRaygen+2+int(i))
 	}
 	sbt, err := d.upload(table, usageSBT, false)
 	if err != nil {
@@ -176,7 +219,10 @@ func (d *device) newPipeline(path string) (p *pipeline, err error) {
 		return nil, fmt.Errorf("the shader binding table's address %#x is not aligned to %d", sbt.addr, ba)
 	}
 	p.sbt = sbt
-	p.raygen = stridedDeviceAddressRegion{sbt.addr, raygenSize, raygenSize}
+	for i := range nRaygen {
+		p.raygens = append(p.raygens, stridedDeviceAddressRegion{sbt.addr + uint64(i)*raygenSize, raygenSize, raygenSize})
+	}
+	p.raygen = p.raygens[0]
 	p.miss = stridedDeviceAddressRegion{sbt.addr + missOff, stride, 2 * stride}
 	p.hit = stridedDeviceAddressRegion{sbt.addr + hitOff, stride, nHit * stride}
 	return p, nil

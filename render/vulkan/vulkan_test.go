@@ -40,13 +40,13 @@ func onPath(d vulkan.Device, path string) vulkan.Backend {
 	return vulkan.Backend{Path: path, Device: d.Index, Validation: os.Getenv("SERTRACE_VULKAN_VALIDATION") != "0"}
 }
 
-// gpuPaths are the paths of d that lavapipe (or the GPU) runs: rt and
-// rayquery, which CI's lavapipe must run, and ser where the device offers
-// VK_NV_ray_tracing_invocation_reorder (NVIDIA's drivers; never lavapipe).
-// rt comes first: the tests compare the later paths with it.
+// gpuPaths are the paths of d that lavapipe (or the GPU) runs: rt,
+// rayquery and rt-sorted, which CI's lavapipe must run, and ser where the
+// device offers VK_NV_ray_tracing_invocation_reorder (NVIDIA's drivers;
+// never lavapipe). rt comes first: the tests compare the later paths with it.
 func gpuPaths(t *testing.T, d vulkan.Device) []string {
 	var out []string
-	for _, p := range []string{vulkan.PathRT, vulkan.PathRayQuery} {
+	for _, p := range []string{vulkan.PathRT, vulkan.PathRayQuery, vulkan.PathRTSorted} {
 		if d.Paths[p].Available {
 			out = append(out, p)
 		} else if os.Getenv("CI") != "" {
@@ -541,32 +541,29 @@ func TestSphereLightsMatchCPU(t *testing.T) {
 	matchesCPU(t, d, sc, opts)
 }
 
-// TestSortNeverChangesTheImage: the ray-query path shades in material order
-// or in queue order, and the ser path reorders its threads by shader, by
-// material hint or with coherence bits (on a device whose reorder mode is
-// none, as no-ops); the image is the same to the bit: reordering changes the
-// order of work, never the result.
+// TestSortNeverChangesTheImage: the wavefronts (rayquery, rt-sorted) shade
+// in the order of each scheme's sort keys or in queue order, and the ser
+// path reorders its threads by each scheme (on a device whose reorder mode
+// is none, as no-ops); the image is the same to the bit: reordering
+// changes the order of work, never the result.
 func TestSortNeverChangesTheImage(t *testing.T) {
 	sc := loadScene(t, "hairy-cornell")
-	for _, c := range []struct {
-		path    string
-		schemes []string
-	}{{vulkan.PathRayQuery, []string{"material"}}, {vulkan.PathSER, []string{"shader", "material", "material:4", "coherence:16"}}} {
-		t.Run(c.path, func(t *testing.T) {
-			d := vulkan.DeviceFor(t, c.path)
+	for _, path := range []string{vulkan.PathRayQuery, vulkan.PathRTSorted, vulkan.PathSER} {
+		t.Run(path, func(t *testing.T) {
+			d := vulkan.DeviceFor(t, path)
 			opts := render.Options{Width: 24, Height: 18, SPP: 4, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4},
 				Reorder: render.Reorder{Mode: render.ReorderNone}}
-			unsorted := renderOn(t, onPath(d, c.path), sc, opts)
+			unsorted := renderOn(t, onPath(d, path), sc, opts)
 			if m, _ := imageMean(unsorted); !(m > 0) {
 				t.Fatalf("image mean %v: the test checks nothing", m)
 			}
-			for _, scheme := range c.schemes {
+			for _, scheme := range []string{"shader", "material", "material:4", "coherence:16"} {
 				r, err := render.ParseReorder(scheme)
 				if err != nil {
 					t.Fatal(err)
 				}
 				opts.Reorder = r
-				sorted := renderOn(t, onPath(d, c.path), sc, opts)
+				sorted := renderOn(t, onPath(d, path), sc, opts)
 				for i := range sorted.Beauty {
 					if sorted.Beauty[i] != unsorted.Beauty[i] {
 						t.Fatalf("%s, beauty[%d]: reordered %v, in launch order %v", scheme, i, sorted.Beauty[i], unsorted.Beauty[i])
@@ -574,23 +571,6 @@ func TestSortNeverChangesTheImage(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestRayQueryRefusesShaderReorder: the ray-query path has one shading
-// pass, so reordering by shader (or with coherence bits) means nothing
-// there: it is refused, saying why, never silently turned into a sort by
-// material.
-func TestRayQueryRefusesShaderReorder(t *testing.T) {
-	d := vulkan.DeviceFor(t, vulkan.PathRayQuery)
-	sc := loadScene(t, "cornell")
-	for _, mode := range []render.ReorderMode{render.ReorderShader, render.ReorderCoherence} {
-		opts := render.Options{Width: 8, Height: 6, SPP: 1, MaxDepth: 2, Reorder: render.Reorder{Mode: mode}}
-		film := render.NewFilm(opts.Width, opts.Height)
-		_, err := render.Render(context.Background(), onPath(d, vulkan.PathRayQuery), sc, opts, film, nil)
-		if err == nil || !strings.Contains(err.Error(), "ray-query path") || film.Samples != 0 {
-			t.Errorf("--reorder %s on the ray-query path: %v, %d samples", mode, err, film.Samples)
-		}
 	}
 }
 

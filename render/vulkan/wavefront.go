@@ -6,19 +6,30 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
+	"sertrace/render"
 	"sertrace/render/layout"
 )
 
-// wavefront is the ray-query path: compute pipelines for the stages of a
-// bounce — trace by ray query, sort the hits by material (a counting sort:
-// count, scan, scatter), shade, compact — and the buffers they share.
+// wavefront runs a launch's paths a bounce at a time: trace every live
+// path's ray into a hit record, sort the records by the reorder key (a
+// counting sort: count, scan, scatter), shade, compact. The ray-query
+// path traces and shades in compute shaders by ray queries; rt-sorted in
+// two raygen launches of a ray-tracing pipeline (rt). The other stages
+// are compute shaders both share, as are the buffers.
 type wavefront struct {
+	*waveKernels
+	counters *buffer
+	times    vk.QueryPool
+	maxPaths int
+}
+
+// waveKernels are a wavefront's pipelines, made once per device and kept
+// across its renders.
+type waveKernels struct {
 	layout    vk.PipelineLayout
 	modules   []vk.ShaderModule
 	pipelines map[string]vk.Pipeline
-	counters  *buffer
-	times     vk.QueryPool
-	maxPaths  int
+	rt        *pipeline // rt-sorted's trace and shade raygens; nil on the ray-query path
 }
 
 // Stage times of a launch, summed over its bounces.
@@ -33,30 +44,92 @@ type wavefrontPush struct {
 	pad    uint32
 }
 
-func (d *device) newWavefront(r *renderer, maxPaths int) (w *wavefront, err error) {
-	w = &wavefront{pipelines: map[string]vk.Pipeline{}, maxPaths: maxPaths}
+// The rt-sorted pipeline's raygen regions.
+const (
+	raygenTrace = 0
+	raygenShade = 1
+)
+
+// sortKeys is the size of wave.glsl's key space for a reordering scheme
+// over a scene's materials: the keys, and the material values each shader
+// and coherence class tells apart (the hint's material bits, or fewer
+// where the scene has fewer materials).
+func sortKeys(o render.Reorder, materials int) (keys, materialKeys uint32) {
+	shaders := uint32(layout.HitGroupCount) + 1 // a miss, then each hit group
+	bits := o.HintBits()
+	if bits <= 0 {
+		return shaders, 1 // by shader only, or not sorted
+	}
+	classes := uint32(1)
+	if o.Mode == render.ReorderCoherence && bits > layout.CoherenceBits {
+		bits -= layout.CoherenceBits
+		classes = 1 << layout.CoherenceBits
+	}
+	materialKeys = uint32(max(1, min(materials, 1<<bits)))
+	return shaders * classes * materialKeys, materialKeys
+}
+
+// newWaveKernels makes a wavefront path's pipelines.
+func (d *device) newWaveKernels(path string) (k *waveKernels, err error) {
+	k = &waveKernels{pipelines: map[string]vk.Pipeline{}}
+	defer func() {
+		if err != nil {
+			k.destroy(d)
+			k = nil
+		}
+	}()
+	if k.layout, err = d.pushLayout(stageCompute, int(unsafe.Sizeof(wavefrontPush{}))); err != nil {
+		return nil, err
+	}
+	names := waveModules
+	if path == PathRayQuery {
+		names = append(append([]string{}, waveModules...), rayQueryModules...)
+	} else if k.rt, err = d.newPipeline(path, false); err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		m, err := d.shaderModule(name)
+		if err != nil {
+			return nil, err
+		}
+		k.modules = append(k.modules, m)
+		if k.pipelines[name], err = d.computePipeline(name, m, k.layout); err != nil {
+			return nil, err
+		}
+	}
+	return k, nil
+}
+
+func (k *waveKernels) destroy(d *device) {
+	if k == nil {
+		return
+	}
+	k.rt.destroy(d)
+	for _, p := range k.pipelines {
+		vk.DestroyPipeline(d.handle, p, nil)
+	}
+	for _, m := range k.modules {
+		vk.DestroyShaderModule(d.handle, m, nil)
+	}
+	if k.layout != nil {
+		vk.DestroyPipelineLayout(d.handle, k.layout, nil)
+	}
+}
+
+// newWavefront makes a render's wavefront: the device's kernels, and
+// buffers for maxPaths paths a launch.
+func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (w *wavefront, err error) {
+	w = &wavefront{waveKernels: kernels, maxPaths: maxPaths}
 	defer func() {
 		if err != nil {
 			w.destroy(d)
 			w = nil
 		}
 	}()
-	if w.layout, err = d.pushLayout(stageCompute, int(unsafe.Sizeof(wavefrontPush{}))); err != nil {
-		return nil, err
-	}
-	for _, name := range wavefrontModules {
-		m, err := d.shaderModule(name)
-		if err != nil {
-			return nil, err
-		}
-		w.modules = append(w.modules, m)
-		if w.pipelines[name], err = d.computePipeline(name, m, w.layout); err != nil {
-			return nil, err
-		}
-	}
 	p := &r.params
-	keys := len(r.p.materials) + 1
-	p.KeyCount = uint32(keys)
+	keyCount, materialKeys := sortKeys(r.opts.Reorder, len(r.p.materials))
+	p.KeyCount, p.KeyMaterials = keyCount, materialKeys
+	keys := int(keyCount)
 	bufs := []struct {
 		addr *uint64
 		size int
@@ -107,15 +180,34 @@ func (w *wavefront) dispatchIndirect(d *device, name string, push *wavefrontPush
 	vk.CmdDispatchIndirect(d.cmd, w.counters.handle, vk.DeviceSize(4*layout.CounterDispatch))
 }
 
-// computeBarrier orders one stage's buffer writes before the next stage's
-// reads, indirect arguments included.
-func computeBarrier(d *device) {
-	d.barrier(stageComputeShader, accessShaderWrite, stageComputeShader|stageDrawIndirect, accessShaderRead|accessShaderWrite|accessIndirectCommandRead)
+// barrier orders one stage's buffer writes before the next stage's reads,
+// indirect arguments included.
+func (w *wavefront) barrier(d *device) {
+	stages := stageComputeShader
+	if w.rt != nil {
+		stages |= stageRayTracing
+	}
+	d.barrier(stages, accessShaderWrite, stages|stageDrawIndirect, accessShaderRead|accessShaderWrite|accessIndirectCommandRead)
+}
+
+// traceRays runs one of rt-sorted's raygen stages over the launch's paths
+// (those past the bounce's live count return at once), laid out in rows
+// of raysWide.
+func (w *wavefront) traceRays(d *device, raygen int, push *wavefrontPush, paths int) {
+	const raysWide = 1 << 12
+	vk.CmdBindPipeline(d.cmd, pipelineBindPointRayTracing, w.rt.handle)
+	vk.CmdPushConstants(d.cmd, w.rt.layout, stagesRayTracing, 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
+	var a arena // the regions, in C memory for the call
+	defer a.free()
+	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
+	regions[0], regions[1], regions[2], regions[3] = w.rt.raygens[raygen], w.rt.miss, w.rt.hit, w.rt.clb
+	width := min(paths, raysWide)
+	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], uint32(width), uint32((paths+width-1)/width), 1)
 }
 
 // launch runs spp samples per pixel from sample first through the
 // wavefront: all bounces in one submission, the queues and their counts
-// staying on the device.
+// staying on the device. The timestamps wait for the work before them.
 func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTimes, error) {
 	d := r.d
 	n := r.opts.Width * r.opts.Height
@@ -129,29 +221,23 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 	bounces := r.opts.MaxDepth + 1
 	vk.CmdResetQueryPool(d.cmd, w.times, 0, uint32(4*bounces))
 	push := wavefrontPush{params: r.pbuf.addr}
-	w.dispatch(d, "rq_generate.comp", &push, paths)
-	computeBarrier(d)
+	w.dispatch(d, "wave_generate.comp", &push, paths)
+	w.barrier(d)
+	stamp := func(q uint32) { vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageBottomOfPipeBit, w.times, q) }
 	for b := 0; b < bounces; b++ {
 		push.bounce = uint32(b)
 		q := uint32(4 * b)
-		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q)
-		w.dispatchIndirect(d, "rq_trace.comp", &push)
-		computeBarrier(d)
-		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q+1)
+		stamp(q)
+		w.trace(d, &push, paths)
+		stamp(q + 1)
 		if r.params.SortOn != 0 {
-			w.dispatch(d, "rq_scan.comp", &push, 1)
-			computeBarrier(d)
-			w.dispatchIndirect(d, "rq_scatter.comp", &push)
-			computeBarrier(d)
+			w.sort(d, &push)
 		}
-		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q+2)
-		w.dispatchIndirect(d, "rq_shade.comp", &push)
-		computeBarrier(d)
-		w.dispatch(d, "rq_advance.comp", &push, 1)
-		computeBarrier(d)
-		vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageComputeShaderBit, w.times, q+3)
+		stamp(q + 2)
+		w.shade(d, &push, paths)
+		stamp(q + 3)
 	}
-	w.dispatch(d, "rq_resolve.comp", &push, n)
+	w.dispatch(d, "wave_resolve.comp", &push, n)
 	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
 		return 0, stageTimes{}, err
@@ -171,6 +257,40 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 	return dur(ts[0], ts[4*bounces-1]), st, nil
 }
 
+// trace records a bounce's trace stage: every live path's ray into its hit
+// record, its sort key counted (paths: the launch's, which the live count
+// never exceeds).
+func (w *wavefront) trace(d *device, push *wavefrontPush, paths int) {
+	w.stage(d, push, paths, raygenTrace, "rq_trace.comp")
+}
+
+// stage records rt-sorted's raygen launch over the launch's paths, or the
+// ray-query path's compute shader over the live ones.
+func (w *wavefront) stage(d *device, push *wavefrontPush, paths, raygen int, compute string) {
+	if w.rt != nil {
+		w.traceRays(d, raygen, push, paths)
+	} else {
+		w.dispatchIndirect(d, compute, push)
+	}
+	w.barrier(d)
+}
+
+// sort records the counting sort of the bounce's hits by key into the
+// sorted queue: the scan of the counts, then the scatter.
+func (w *wavefront) sort(d *device, push *wavefrontPush) {
+	w.dispatch(d, "wave_scan.comp", push, 1)
+	w.barrier(d)
+	w.dispatchIndirect(d, "wave_scatter.comp", push)
+	w.barrier(d)
+}
+
+// shade records a bounce's shading, then the next bounce's live count.
+func (w *wavefront) shade(d *device, push *wavefrontPush, paths int) {
+	w.stage(d, push, paths, raygenShade, "rq_shade.comp")
+	w.dispatch(d, "wave_advance.comp", push, 1)
+	w.barrier(d)
+}
+
 // resetCounters records the clearing of the film and the counters, and the
 // first bounce's live count and dispatch size, before the stages run.
 func (w *wavefront) resetCounters(d *device, r *renderer, paths int) {
@@ -180,21 +300,18 @@ func (w *wavefront) resetCounters(d *device, r *renderer, paths int) {
 	gx, gy := groupsFor(paths)
 	head := []uint32{uint32(paths), 0, gx, gy, 1} // live, next, dispatch x, y, z
 	vk.CmdUpdateBuffer(d.cmd, w.counters.handle, 0, vk.DeviceSize(4*len(head)), &head[0])
-	d.barrier(stageTransfer, accessTransferWrite, stageComputeShader|stageDrawIndirect, accessShaderRead|accessShaderWrite|accessIndirectCommandRead)
+	stages := stageComputeShader | stageDrawIndirect
+	if w.rt != nil {
+		stages |= stageRayTracing
+	}
+	d.barrier(stageTransfer, accessTransferWrite, stages, accessShaderRead|accessShaderWrite|accessIndirectCommandRead)
 }
 
+// destroy destroys the render's query pool; its buffers go with the
+// render's memory, its kernels with the device.
 func (w *wavefront) destroy(d *device) {
 	if w == nil {
 		return
-	}
-	for _, p := range w.pipelines {
-		vk.DestroyPipeline(d.handle, p, nil)
-	}
-	for _, m := range w.modules {
-		vk.DestroyShaderModule(d.handle, m, nil)
-	}
-	if w.layout != nil {
-		vk.DestroyPipelineLayout(d.handle, w.layout, nil)
 	}
 	if w.times != nil {
 		vk.DestroyQueryPool(d.handle, w.times, nil)

@@ -10,43 +10,65 @@ import (
 )
 
 // TestSortIsAPermutationGroupedByKey runs the first bounce's trace and sort
-// on the particle cloud (a hundred materials) and reads the sorted queue
-// back: it holds every live path exactly once, its keys never decrease, and
-// each key's bin is as large as the hits with that key.
+// on the particle cloud (a hundred materials) on both wavefronts, for each
+// reordering scheme, and reads the sorted queue back: it holds every live
+// path exactly once, its keys never decrease, each key's bin is as large as
+// the hits with that key, and the keys order the hits as the CPU
+// emulator's Reorder does (shader, then the hint's low bits).
 func TestSortIsAPermutationGroupedByKey(t *testing.T) {
-	dev := deviceFor(t, PathRayQuery)
 	sc, err := scene.Load("../../scenes/particles.glb")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := openDevice(PathRayQuery, dev.Index, true)
+	for _, path := range []string{PathRayQuery, PathRTSorted} {
+		t.Run(path, func(t *testing.T) {
+			dev := deviceFor(t, path)
+			d, err := openDevice(path, dev.Index, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.destroy()
+			// The renderer's counters are sized for the scheme with the most keys.
+			most, _ := render.ParseReorder("coherence:16")
+			opts := render.Options{Width: 24, Height: 16, SPP: 1, MaxDepth: 2, EnvColor: [3]float32{1, 1, 1}, Reorder: most}
+			r, err := newRenderer(d, sc, opts, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.destroy()
+			for _, scheme := range []string{"coherence:16", "material:16", "material:4", "coherence:6", "shader"} {
+				t.Run(scheme, func(t *testing.T) { checkSort(t, d, r, scheme) })
+			}
+		})
+	}
+}
+
+// checkSort runs one bounce's trace and sort for a scheme and checks what
+// the sorted queue holds.
+func checkSort(t *testing.T, d *device, r *renderer, scheme string) {
+	reorder, err := render.ParseReorder(scheme)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.destroy()
-	opts := render.Options{Width: 24, Height: 16, SPP: 1, MaxDepth: 2, EnvColor: [3]float32{1, 1, 1}}
-	r, err := newRenderer(d, sc, opts, PathRayQuery)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.destroy()
 	w := r.wave
 	spp := 2
-	paths := opts.Width * opts.Height * spp
+	paths := r.opts.Width * r.opts.Height * spp
 	r.params.Samples, r.params.PathCount, r.params.SortOn = uint32(spp), uint32(paths), 1
+	r.params.ReorderBits, r.params.HintFlags = uint32(reorder.HintBits()), layout.HintMaterial
+	if reorder.Mode == render.ReorderCoherence {
+		r.params.HintFlags |= layout.HintCoherence
+	}
+	r.params.KeyCount, r.params.KeyMaterials = sortKeys(reorder, len(r.p.materials))
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
 	if err := d.begin(); err != nil {
 		t.Fatal(err)
 	}
 	w.resetCounters(d, r, paths)
 	push := wavefrontPush{params: r.pbuf.addr}
-	w.dispatch(d, "rq_generate.comp", &push, paths)
-	computeBarrier(d)
-	w.dispatchIndirect(d, "rq_trace.comp", &push)
-	computeBarrier(d)
-	w.dispatch(d, "rq_scan.comp", &push, 1)
-	computeBarrier(d)
-	w.dispatchIndirect(d, "rq_scatter.comp", &push)
+	w.dispatch(d, "wave_generate.comp", &push, paths)
+	w.barrier(d)
+	w.trace(d, &push, paths)
+	w.sort(d, &push)
 	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
 		t.Fatal(err)
@@ -56,13 +78,29 @@ func TestSortIsAPermutationGroupedByKey(t *testing.T) {
 	}
 	sorted := readBack[uint32](d, r.params.Sorted, paths)
 	hits := readBack[layout.Hit](d, r.params.Hits, paths)
+	pathStates := readBack[layout.Path](d, r.params.Paths, paths)
 	seen := make([]bool, paths)
 	bins := map[uint32]int{}
 	for _, h := range hits {
 		bins[h.Key]++
 	}
-	if len(bins) < 10 {
+	least := map[string]int{"shader": 2, "coherence:6": 8}[scheme] // the keys the scheme can tell apart here
+	if least == 0 {
+		least = 10
+	}
+	if len(bins) < least {
 		t.Fatalf("only %d distinct keys among %d hits: the test checks little", len(bins), paths)
+	}
+	// The emulator's key: the SBT record (a miss 0, hit groups from 1),
+	// then the hint's low bits.
+	bits := reorder.HintBits()
+	emulated := func(p uint32) uint64 {
+		h := hits[p]
+		if h.Instance == layout.MissInstance {
+			return emulatedKey(0, 0, true, pathStates[p].Events, reorder, bits)
+		}
+		in := r.p.instances[h.Instance]
+		return emulatedKey(1+in.HitGroup, in.Material, false, pathStates[p].Events, reorder, bits)
 	}
 	prev := uint32(0)
 	for i, p := range sorted {
@@ -73,6 +111,12 @@ func TestSortIsAPermutationGroupedByKey(t *testing.T) {
 		k := hits[p].Key
 		if k < prev {
 			t.Fatalf("slot %d: key %d after %d", i, k, prev)
+		}
+		if i > 0 {
+			q := sorted[i-1]
+			if a, b := emulated(q), emulated(p); (a < b) != (hits[q].Key < k) || (a == b) != (hits[q].Key == k) {
+				t.Fatalf("slots %d, %d: keys %d, %d where the emulator's are %#x, %#x", i-1, i, hits[q].Key, k, a, b)
+			}
 		}
 		prev = k
 	}
@@ -90,6 +134,21 @@ func TestSortIsAPermutationGroupedByKey(t *testing.T) {
 			t.Fatalf("key %d: bin ends at %d, want %d", k, cursors[k], start)
 		}
 	}
+}
+
+// emulatedKey is render/cpu's reorder key (worker.Reorder and hint): the
+// SBT record above the hint's low bits, the coherence bits at the hint's top.
+func emulatedKey(sbt, material uint32, miss bool, events uint32, o render.Reorder, bits int) uint64 {
+	hint := material
+	if o.Mode == render.ReorderCoherence && bits > layout.CoherenceBits {
+		low := bits - layout.CoherenceBits
+		c := events & 3 << 1
+		if miss {
+			c |= 1
+		}
+		hint = hint&(1<<low-1) | c<<low
+	}
+	return uint64(sbt)<<32 | uint64(hint&(1<<bits-1))
 }
 
 // readBack copies n elements from the buffer at device address addr.

@@ -32,6 +32,7 @@ const uint HIT_TRIANGLES_MASKED = 1u;
 const uint HIT_SPHERES = 2u;
 const uint HIT_SWEPT_SPHERES = 3u;
 const uint HIT_HAIR = 4u;
+const uint HIT_GROUP_COUNT = 5u;
 const uint RAY_TYPES = 2u;
 const uint MAT_DOUBLE_SIDED = 1u;
 const uint MAT_VOLUME = 2u;
@@ -265,6 +266,7 @@ struct Instance {
     uint material;
     int firstLight;
     uint flags;
+    uint hitGroup;
 };
 
 struct Mesh {
@@ -433,7 +435,9 @@ struct Params {
     float filterRadius;
     uint pathCount;
     uint keyCount;
+    uint keyMaterials;
     uint sortOn;
+    uint pad;
 };
 
 struct DenoiseParams {

@@ -3,7 +3,7 @@
 // Wavefront stage 3b: each live path takes the next slot of its key's bin:
 // the sorted queue groups the paths by material (their order within a bin
 // is whatever the atomics make it; the image does not depend on it).
-#include "rq_common.glsl"
+#include "wave_compute.glsl"
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
 void main() {

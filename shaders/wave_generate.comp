@@ -3,7 +3,7 @@
 // Wavefront stage 1: one path per pixel and sample of the launch, from the
 // camera, into the first queue (path i is sample i % samples of pixel
 // i / samples, so the resolve stage sums a pixel's samples in order).
-#include "rq_common.glsl"
+#include "wave_compute.glsl"
 #include "paths.glsl"
 layout(local_size_x = WAVEFRONT_GROUP) in;
 

@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 // Wavefront stage 6: each pixel sums its samples' paths, in sample order,
 // into the accumulation buffer.
-#include "rq_common.glsl"
+#include "wave_compute.glsl"
 #include "paths.glsl"
 layout(local_size_x = WAVEFRONT_GROUP) in;
 

@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 // Wavefront stage 5: the survivors become the next bounce's live paths, and
 // the next dispatches' indirect arguments cover them.
-#include "rq_common.glsl"
+#include "wave_compute.glsl"
 layout(local_size_x = 1) in;
 
 void main() {

@@ -1,0 +1,158 @@
+package vulkan
+
+import (
+	"os"
+	"sync"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"sertrace/scene"
+)
+
+// What a device keeps across its renders: each path's pipelines, made on
+// first use, and the last scene's buffers and acceleration structures,
+// rebuilt only when a render brings another scene. A device goes back to
+// the process's pool when its session closes, so that a batch's jobs and
+// a benchmark's cells pay for the device and its pipelines once per
+// process. The pool holds one device, and a device serves every path: the
+// process never has two Vulkan devices alive at once, since on NVIDIA's
+// driver (580, H200) every device alive beside the one rendering slowed
+// its launches (2.7× with three: benchmarks/results/nvidia-h200-driver580).
+
+// pipelineKey names a pipeline of the ser or rt path, timed by the shader
+// clock or not.
+type pipelineKey struct {
+	path  string
+	clock bool
+}
+
+// keptScene is a scene uploaded to a device, with its structures built.
+type keptScene struct {
+	sc       *scene.Scene
+	envPower float32 // the light table's environment weight, which packScene reads
+	p        *packed
+	bufs     *sceneBuffers
+	acc      *accel
+}
+
+// makePipelines returns the path's pipelines, made on first use: the
+// ray-tracing pipeline of ser and rt (with the clock variant's raygen or
+// not), or a wavefront's kernels. They are allocated before any scene:
+// a scene kept when a new path's pipelines are made is dropped first, and
+// pipelineMark moves past them.
+func (d *device) makePipelines(path string, clock bool) (*pipeline, *waveKernels, error) {
+	wave := path == PathRayQuery || path == PathRTSorted
+	if k := d.kernels[path]; wave && k != nil {
+		return nil, k, nil
+	}
+	if p := d.pipes[pipelineKey{path, clock}]; !wave && p != nil {
+		return p, nil, nil
+	}
+	d.dropScene()
+	if wave {
+		k, err := d.newWaveKernels(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d.kernels == nil {
+			d.kernels = map[string]*waveKernels{}
+		}
+		d.kernels[path] = k
+		d.savePipelineCache()
+		d.pipelineMark = d.mark()
+		return nil, k, nil
+	}
+	p, err := d.newPipeline(path, clock)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.pipes == nil {
+		d.pipes = map[pipelineKey]*pipeline{}
+	}
+	d.pipes[pipelineKey{path, clock}] = p
+	d.savePipelineCache()
+	d.pipelineMark = d.mark()
+	return p, nil, nil
+}
+
+// sceneFor returns the device's buffers and structures of sc, uploading
+// and building them unless the last render's scene was sc with the same
+// environment weight.
+func (d *device) sceneFor(sc *scene.Scene, envPower float32) (*keptScene, error) {
+	if k := d.scene; k != nil && k.sc == sc && k.envPower == envPower {
+		return k, nil
+	}
+	d.dropScene()
+	k := &keptScene{sc: sc, envPower: envPower, p: packScene(sc, envPower)}
+	var err error
+	if k.bufs, err = d.uploadScene(k.p); err == nil {
+		k.acc, err = d.buildAccel(sc, k.p, k.bufs)
+	}
+	if err != nil {
+		vk.DeviceWaitIdle(d.handle)
+		d.release(d.pipelineMark)
+		return nil, err
+	}
+	d.scene = k
+	return k, nil
+}
+
+// dropScene destroys the kept scene's structures and frees its memory
+// (the queue idle first).
+func (d *device) dropScene() {
+	if d.scene == nil {
+		return
+	}
+	vk.DeviceWaitIdle(d.handle)
+	d.scene.acc.destroy(d)
+	d.release(d.pipelineMark)
+	d.scene = nil
+}
+
+// pool holds the process's idle device, for the next render that asks for
+// the same device and validation.
+var pool struct {
+	sync.Mutex
+	idle *device
+	key  poolKey
+}
+
+// poolKey is what a render asks of a device.
+type poolKey struct {
+	index      int
+	validation bool
+}
+
+// takeDevice returns the idle device where it was made for the same request
+// and runs path ("": any), or opens one; an idle device that does not
+// suit is destroyed first, so that only one is ever alive.
+func takeDevice(k poolKey, path string) (*device, error) {
+	pool.Lock()
+	d, key := pool.idle, pool.key
+	pool.idle = nil
+	pool.Unlock()
+	if d != nil {
+		if key == k && (path == "" || d.info.status[path].Available) {
+			return d, nil
+		}
+		d.destroy()
+	}
+	return openDevice(path, k.index, k.validation)
+}
+
+// returnDevice keeps a device whose session ended well for the next render.
+// SERTRACE_KEEP_DEVICE=0 destroys it instead, as before devices were kept
+// (to measure what keeping them changes).
+func returnDevice(k poolKey, d *device) {
+	if os.Getenv("SERTRACE_KEEP_DEVICE") == "0" {
+		d.destroy()
+		return
+	}
+	pool.Lock()
+	old := pool.idle
+	pool.idle, pool.key = d, k
+	pool.Unlock()
+	if old != nil {
+		old.destroy() // a session that ran beside this one
+	}
+}

@@ -64,7 +64,8 @@ func readSummary(t *testing.T, path string) map[string]batch.JobResult {
 
 // TestBatchOnSlurm: on a Slurm cluster (.ci/slurm-up starts a one-node one;
 // CI runs it), batch --slurm 3 --wait renders the batch as an array of 3
-// tasks and a finishing step, reports the broken job with its Slurm job and
+// tasks and a finishing step (the tasks with the submission's
+// --checkpoint-every), reports the broken job with its Slurm job and
 // task, and exits 1; the split job's image is byte for byte the one a
 // render on one machine makes; a second submission redoes nothing done.
 func TestBatchOnSlurm(t *testing.T) {
@@ -83,8 +84,16 @@ func TestBatchOnSlurm(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeBatch(t, dir, clusterBatch)
 	start := time.Now()
-	code, stdout, errs := runCLI(t, "batch", cfg, "--slurm", "3", "--wait")
+	code, stdout, errs := runCLI(t, "batch", cfg, "--slurm", "3", "--wait", "--checkpoint-every", "7.5")
 	t.Logf("--slurm 3 --wait: %.1f s", time.Since(start).Seconds())
+	// The tasks run with the submission's flags.
+	scripts, _ := filepath.Glob(filepath.Join(dir, "out", ".slurm", "*.array.sh"))
+	if len(scripts) != 1 {
+		t.Fatalf("array scripts: %v", scripts)
+	}
+	if b, _ := os.ReadFile(scripts[0]); !strings.Contains(string(b), "--checkpoint-every 7.5") {
+		t.Errorf("the array's script drops --checkpoint-every:\n%s", b)
+	}
 	if code != 1 || !strings.Contains(errs, "1 of 3 jobs failed") || !regexp.MustCompile(`broken: failed on .*Slurm job \d+ task \d: .*nosuch.glb`).MatchString(errs) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errs)
 	}

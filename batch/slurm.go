@@ -111,8 +111,8 @@ func (r *Runner) Submit(ctx context.Context, configPath, exe string, tasks int, 
 		return path, atomicfile.WriteBytes(path, []byte(text))
 	}
 	arrayScript, err := script("array", "# Each task renders its share of the units listed (sertrace batch reads",
-		"# SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT).",
-		fmt.Sprintf("exec %s batch %s --units %s", shellQuote(exe), shellQuote(configPath), shellQuote(unitsFile)))
+		"# SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT), with the submission's flags.",
+		fmt.Sprintf("exec %s batch %s --units %s%s", shellQuote(exe), shellQuote(configPath), shellQuote(unitsFile), r.taskFlags()))
 	if err != nil {
 		return nil, err
 	}
@@ -183,6 +183,16 @@ func taskStates(array string) map[string]string {
 		}
 	}
 	return states
+}
+
+// taskFlags are the flags of the submitting batch that shape a task's
+// work, as the array's command line carries them: how often a unit's film
+// is saved (a killed task loses at most that).
+func (r *Runner) taskFlags() string {
+	if r.CheckpointEvery <= 0 {
+		return ""
+	}
+	return " --checkpoint-every " + strconv.FormatFloat(r.CheckpointEvery.Seconds(), 'g', -1, 64)
 }
 
 // submit runs sbatch with args and returns the job id it prints.

@@ -176,6 +176,9 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 	if err := opts.Validate(sc); err != nil {
 		return nil, err
 	}
+	if far := sc.Reach(); far > scene.MaxReach {
+		return nil, fmt.Errorf("the scene reaches %.3g from the origin, beyond the %.3g sertrace renders in float32: scale it down", far, scene.MaxReach)
+	}
 	first, end := opts.SampleRange()
 	if film.Samples == 0 {
 		film.First = first

@@ -92,7 +92,11 @@ func rigid(m Mat4) (Mat4, error) {
 
 // LookAt is the camera-to-world transform of a camera at eye looking at target.
 func LookAt(eye, target, up Vec3) Mat4 {
-	z := eye.Sub(target).Normalize() // the camera looks down −Z
+	d := eye.Sub(target)
+	if s := max(abs32(d.X), abs32(d.Y), abs32(d.Z)); s > 1e18 {
+		d = d.Scale(1 / s) // its squared length would overflow float32
+	}
+	z := d.Normalize() // the camera looks down −Z
 	x := up.Cross(z).Normalize()
 	if x == (Vec3{}) {
 		x = anyPerpendicular(z)
@@ -202,3 +206,5 @@ func (s *Scene) FindCamera(sel string) (int, error) {
 	}
 	return 0, fmt.Errorf("no camera named %q (cameras: %s)", sel, strings.Join(names, ", "))
 }
+
+func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }

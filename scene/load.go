@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -180,7 +181,19 @@ func (l *loader) load(data []byte) error {
 		}
 	}
 	for _, inst := range l.sc.Instances {
-		l.sc.Bounds.Union(l.sc.GeometryBounds(inst.Geometry).Transform(inst.Transform))
+		b := l.sc.GeometryBounds(inst.Geometry).Transform(inst.Transform)
+		if far := (&Scene{Bounds: b}).Reach(); far > MaxReach {
+			// Finite positions under a huge translation or scale: the
+			// renderers intersect in float32.
+			return fmt.Errorf("node %d (%s): its geometry reaches %.3g from the origin, beyond the %.3g sertrace renders (a translation or scale too large)",
+				inst.Node, doc.Nodes[inst.Node].Name, far, MaxReach)
+		}
+		l.sc.Bounds.Union(b)
+	}
+	for _, c := range l.sc.Cameras {
+		if far := (&Scene{Bounds: EmptyBounds(), Cameras: []Camera{c}}).Reach(); far > MaxReach {
+			return fmt.Errorf("camera %q is %.3g from the origin, beyond the %.3g sertrace renders (a translation or scale too large)", c.Name, far, MaxReach)
+		}
 	}
 	if len(l.sc.Instances) == 0 {
 		l.warn("the scene has no geometry to render")
@@ -377,8 +390,14 @@ func (l *loader) meshInstances(node, m int, world Mat4) error {
 		}
 	}
 	radius := 0.0
-	if r, ok := extrasObject(nd.Extras)["radius"].(float64); ok && r > 0 && finite(r) {
-		radius = r
+	if v, ok := extrasObject(nd.Extras)["radius"]; ok {
+		// A radius that is there but unusable is said as such, not left to
+		// read as a missing one.
+		if r, isNumber := v.(float64); isNumber && r > 0 && finite(r) {
+			radius = r
+		} else {
+			l.warn("node %d (%s): extras.radius %s is not a positive number: ignored", node, nd.Name, jsonText(v))
+		}
 	}
 	for p, prim := range l.doc.Meshes[m].Primitives {
 		// The material (the variant's, where one is chosen) decides whether
@@ -506,4 +525,13 @@ func attributeNames(p *gltf.Primitive) string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, ",")
+}
+
+// jsonText is a JSON value as the file wrote it, for messages.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/qmuntal/gltf"
@@ -293,5 +294,59 @@ func TestGeneratedTangentsMatchAuthoredOnes(t *testing.T) {
 	}
 	if n := len(authored); same < n*95/100 || along < n*90/100 {
 		t.Errorf("of %d tangents, %d have the authored handedness and %d its direction", n, same, along)
+	}
+}
+
+// TestUnusableExtrasRadiusIsSaid: a node's extras.radius that is there but
+// not a positive number (negative, zero, a string) is named in a warning
+// as such, beside the line primitive skipped for want of a radius.
+func TestUnusableExtrasRadiusIsSaid(t *testing.T) {
+	var buf bytes.Buffer
+	binary.Write(&buf, binary.LittleEndian, [6]float32{0, 0, 0, 1, 0, 0})
+	for _, r := range []any{-1, 0, "thick"} {
+		doc := validDoc()
+		doc["nodes"] = []any{map[string]any{"mesh": 0, "name": "strand", "extras": map[string]any{"radius": r}}}
+		doc["meshes"] = []any{map[string]any{"primitives": []any{map[string]any{"attributes": map[string]any{"POSITION": 0}, "mode": 1}}}}
+		doc["accessors"] = []any{map[string]any{"bufferView": 0, "componentType": 5126, "count": 2, "type": "VEC3", "min": []any{0, 0, 0}, "max": []any{1, 0, 0}}}
+		doc["bufferViews"] = []any{map[string]any{"buffer": 0, "byteOffset": 0, "byteLength": 24}}
+		doc["buffers"] = []any{map[string]any{"byteLength": buf.Len(), "uri": dataURI(buf.Bytes())}}
+		sc, err := Decode(encode(t, doc), "strand.gltf", NoResources)
+		if err != nil {
+			t.Fatalf("radius %v: %v", r, err)
+		}
+		said := strings.Join(sc.Warnings, "\n")
+		if !strings.Contains(said, "node 0 (strand): extras.radius") || !strings.Contains(said, "is not a positive number") || len(sc.CurveSets) != 0 {
+			t.Errorf("radius %v: warnings %q, %d curve sets", r, sc.Warnings, len(sc.CurveSets))
+		}
+	}
+}
+
+// TestSceneBeyondReachIsRefused: finite values that put geometry or a
+// camera past scene.MaxReach in world space (a translation of 1e300, a
+// scale of 1e20, a camera 1e19 away) are refused by name, never loaded
+// into an image that would be black or wrong.
+func TestSceneBeyondReachIsRefused(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		nodes []any
+		says  string
+	}{
+		{"translation", []any{map[string]any{"mesh": 0, "translation": []any{1e300, 0, 0}}}, "node 0 (): its geometry reaches"},
+		{"scale", []any{map[string]any{"mesh": 0, "scale": []any{1e20, 1e20, 1e20}}}, "node 0 (): its geometry reaches"},
+		{"camera", []any{map[string]any{"mesh": 0}, map[string]any{"camera": 0, "translation": []any{0, 0, 1e19}}}, "camera"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := validDoc()
+			doc["nodes"] = c.nodes
+			doc["scenes"] = []any{map[string]any{"nodes": []any{0, len(c.nodes) - 1}}}
+			if c.name != "camera" {
+				doc["scenes"] = []any{map[string]any{"nodes": []any{0}}}
+			}
+			doc["cameras"] = []any{map[string]any{"type": "perspective", "perspective": map[string]any{"yfov": 0.7, "znear": 0.1}}}
+			_, err := Decode(encode(t, doc), "far.gltf", NoResources)
+			if err == nil || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "beyond the 1e+18 sertrace renders") {
+				t.Errorf("%v, want an error saying %q", err, c.says)
+			}
+		})
 	}
 }

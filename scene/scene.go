@@ -3,6 +3,8 @@
 // write sample scenes. Geometry is stored in flat arrays, ready to upload.
 package scene
 
+import "math"
+
 // Scene is everything a renderer needs, in world units (metres, Y up).
 type Scene struct {
 	Source     string // the file it was loaded from
@@ -171,4 +173,33 @@ type Camera struct {
 	// radius is a pinhole.
 	ApertureRadius float32
 	FocusDistance  float32
+}
+
+// MaxReach is how far from the origin a scene may reach: the renderers
+// intersect in float32, whose squares of distances overflow past about
+// 1.8e19 (and Embree refuses ray origins past 1.8e18).
+const MaxReach = 1e18
+
+// Reach is the largest magnitude of a coordinate of the scene's world box
+// or of a camera's position; NaN counts as infinitely far.
+func (s *Scene) Reach() float64 {
+	far := 0.0
+	grow := func(v Vec3) {
+		for _, c := range []float32{v.X, v.Y, v.Z} {
+			if a := math.Abs(float64(c)); !(a <= far) {
+				far = math.Inf(1)
+				if !math.IsNaN(a) {
+					far = a
+				}
+			}
+		}
+	}
+	if !s.Bounds.Empty() {
+		grow(s.Bounds.Min)
+		grow(s.Bounds.Max)
+	}
+	for _, c := range s.Cameras {
+		grow(c.Transform.Point(Vec3{}))
+	}
+	return far
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -58,8 +59,11 @@ func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options
 		return nil, err
 	}
 	s := &session{acc: acc, r: newRenderer(sc, acc, opts), opts: opts, tracer: chosen, warnings: materialWarnings(sc)}
-	if note != "" {
-		embreeNoteOnce.Do(func() { s.warnings = append(s.warnings, note) })
+	switch {
+	case strings.Contains(note, sceneReachNote):
+		s.warnings = append(s.warnings, note) // this scene's, said for each
+	case note != "":
+		embreeNoteOnce.Do(func() { s.warnings = append(s.warnings, note) }) // the machine's, said once
 	}
 	for y := 0; y < opts.Height; y += tileSize {
 		for x := 0; x < opts.Width; x += tileSize {

@@ -26,6 +26,15 @@ func NewAccel(sc *scene.Scene, anyHit AnyHit, choice string) (acc *Accel, chosen
 	if choice == render.AccelBVH {
 		return BuildAccel(sc, anyHit), render.AccelBVH, "", nil
 	}
+	if far := sc.Reach(); far >= embreeReach {
+		// Embree asserts that a ray's origin lies within its FLT_LARGE and
+		// aborts the process otherwise: such a scene is not given to it.
+		why := fmt.Errorf("%s %.3g from the origin, beyond the %.3g Embree accepts", sceneReachNote, far, embreeReach)
+		if choice == render.AccelEmbree {
+			return nil, "", "", fmt.Errorf("--accel embree: %v", why)
+		}
+		return BuildAccel(sc, anyHit), render.AccelBVH, fmt.Sprintf("tracing with sertrace's BVH, not Embree: %v", why), nil
+	}
 	dev, err := embree.Open()
 	if err == nil {
 		acc, err = buildEmbreeAccel(sc, anyHit, dev)
@@ -38,6 +47,13 @@ func NewAccel(sc *scene.Scene, anyHit AnyHit, choice string) (acc *Accel, chosen
 	}
 	return BuildAccel(sc, anyHit), render.AccelBVH, fmt.Sprintf("tracing with sertrace's BVH, not Embree: %v", err), nil
 }
+
+// sceneReachNote opens the reason a scene too large for Embree gives.
+const sceneReachNote = "the scene reaches"
+
+// embreeReach is how far from the origin Embree takes a ray's origin: its
+// FLT_LARGE (1.844e18), with a margin.
+const embreeReach = 1e18
 
 // embreeNoteOnce makes auto's reason for not using Embree said once per
 // process, not once per job of a batch.

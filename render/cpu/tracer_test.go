@@ -1,8 +1,10 @@
 package cpu
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"sertrace/render"
@@ -281,4 +283,35 @@ func loops(rng *rand.Rand) *scene.Scene {
 	sc.CurveSets = append(sc.CurveSets, c)
 	sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.SweptSpheres}, Transform: scene.TRS([3]float64{}, [4]float64{0, 0, 0, 1}, [3]float64{1, 1, 1})})
 	return sc
+}
+
+// TestSceneBeyondReach: a sphere of radius 1e20 framed by the default
+// camera, and a unit sphere seen from 1e19 away (finite float32 values, on
+// which Embree's ray.valid() assertion aborted the process and float32
+// intersection loses the sphere): Embree is never given them (auto takes
+// the BVH and says why, --accel embree refuses by name), and a render
+// refuses them with one line. Never an abort, never a wrong image.
+func TestSceneBeyondReach(t *testing.T) {
+	huge := furnaceScene(lambert(0.5))
+	huge.SphereSets[0].Radii[0] = 1e20
+	big := scene.Bounds{Min: scene.Vec3{X: -1e20, Y: -1e20, Z: -1e20}, Max: scene.Vec3{X: 1e20, Y: 1e20, Z: 1e20}}
+	huge.SphereSets[0].Bounds, huge.Bounds = big, big
+	huge.Cameras = []scene.Camera{scene.FramingCamera(big)}
+	far := furnaceScene(lambert(0.5))
+	far.Cameras[0].Transform = scene.LookAt(scene.Vec3{Z: 1e19}, scene.Vec3{}, scene.Vec3{Y: 1})
+	for name, sc := range map[string]*scene.Scene{"huge sphere": huge, "far camera": far} {
+		t.Run(name, func(t *testing.T) {
+			if _, _, _, err := NewAccel(sc, nil, "embree"); err == nil || !strings.Contains(err.Error(), "beyond the 1e+18 Embree accepts") {
+				t.Errorf("--accel embree: %v", err)
+			}
+			if _, chosen, note, err := NewAccel(sc, nil, "auto"); err != nil || chosen != "bvh" || !strings.Contains(note, "Embree accepts") {
+				t.Errorf("auto: %q, note %q, %v", chosen, note, err)
+			}
+			opts := render.Options{Width: 8, Height: 6, SPP: 1, MaxDepth: 2}
+			_, err := render.Render(context.Background(), Backend{}, sc, opts, render.NewFilm(8, 6), nil)
+			if err == nil || !strings.Contains(err.Error(), "beyond the 1e+18 sertrace renders") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("render: %v", err)
+			}
+		})
+	}
 }

@@ -160,11 +160,22 @@ func orDefault(s, def string) string {
 }
 
 // batchOutcome reports a whole batch's summary: exit status 1 if a job
-// failed or is not rendered.
+// failed or is not rendered, 3 if nothing failed but units were busy in
+// another live run (named in the line).
 func batchOutcome(stderr io.Writer, configPath string, sum *batch.Summary, summary string) error {
 	fmt.Fprintf(stderr, "batch %s: %d jobs, %d failed; summary in %s\n", configPath, len(sum.Jobs), sum.Failed(), summary)
 	if n := sum.Failed(); n > 0 {
 		return fmt.Errorf("batch %s: %d of %d jobs failed (see summary.json)", configPath, n, len(sum.Jobs))
+	}
+	var busy []string
+	for _, u := range sum.Units {
+		if u.Status == batch.Busy {
+			busy = append(busy, u.Name)
+		}
+	}
+	if n := sum.Pending(); n > 0 && len(busy) > 0 {
+		return busyError{fmt.Errorf("batch %s: nothing failed, but %d of %d jobs are not rendered yet: another batch run is rendering %s; run this again after it to finish",
+			configPath, n, len(sum.Jobs), strings.Join(busy, ", "))}
 	}
 	if n := sum.Pending(); n > 0 {
 		return fmt.Errorf("batch %s: %d of %d jobs are not rendered yet (see summary.json)", configPath, n, len(sum.Jobs))

@@ -217,3 +217,38 @@ func TestBatchKilledResumes(t *testing.T) {
 		t.Fatalf("the run after the kill did not go on from the checkpoint:\n%s", log.String())
 	}
 }
+
+// TestBatchBusyUnitExitStatus: a plain batch that finds a unit held by
+// another live run renders the rest, fails nothing, names the busy job and
+// exits 3, not 1; run again once the other is gone, it finishes with 0.
+func TestBatchBusyUnitExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeBatch(t, dir, `output_dir: out
+defaults: {res: 16x12, spp: 1, max_depth: 2, outputs: [beauty.pfm], accel: bvh}
+jobs:
+  - {name: box, scene: SCENES/cornell.glb}
+  - {name: hair, scene: SCENES/hair.glb}
+`)
+	// Another run holds hair's lock (an flock, as batch takes it).
+	if err := os.MkdirAll(filepath.Join(dir, "out", "hair"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "out", "hair", ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "batch", cfg)
+	if code != 3 || !strings.Contains(errs, "nothing failed") || !strings.Contains(errs, "another batch run is rendering hair") {
+		t.Fatalf("with hair busy: exit %d, stderr:\n%s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "box", "beauty.pfm")); err != nil {
+		t.Errorf("the job that was not busy was not rendered: %v", err)
+	}
+	f.Close() // the other run ends
+	if code, _, errs := runCLI(t, "batch", cfg); code != 0 {
+		t.Fatalf("after the other run: exit %d, stderr:\n%s", code, errs)
+	}
+}

@@ -49,6 +49,7 @@ const (
 	exitOK      = 0
 	exitFailed  = 1
 	exitUsage   = 2
+	exitBusy    = 3 // batch: nothing failed, but units are another live run's
 	envPrefix   = "SERTRACE"
 	programName = "sertrace"
 )
@@ -65,6 +66,13 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// busyError is a batch that failed nothing but left units to another live
+// run that holds them (exit status 3).
+type busyError struct{ err error }
+
+func (e busyError) Error() string { return e.err.Error() }
+func (e busyError) Unwrap() error { return e.err }
+
 // run executes one command line and returns its exit status; every failure
 // is one line on stderr.
 func run(args []string, stdout, stderr io.Writer) int {
@@ -78,6 +86,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
 	fmt.Fprintf(stderr, "%s: %s\n", programName, msg)
+	if errors.As(err, new(busyError)) {
+		return exitBusy
+	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", programName)

@@ -460,6 +460,23 @@ func (l *loader) image(i int) (*decodedImage, error) {
 	if img, ok := l.images[i]; ok {
 		return img, nil
 	}
+	if err, ok := l.imageErrs[i]; ok {
+		return nil, err // an image that failed fails once: not decoded, nor counted, again
+	}
+	img, err := l.decodeImageAt(i)
+	if err != nil {
+		if l.imageErrs == nil {
+			l.imageErrs = map[int]error{}
+		}
+		l.imageErrs[i] = err
+		return nil, err
+	}
+	l.images[i] = img
+	return img, nil
+}
+
+// decodeImageAt reads and decodes glTF image i.
+func (l *loader) decodeImageAt(i int) (*decodedImage, error) {
 	im := l.doc.Images[i]
 	var data []byte
 	var err error
@@ -478,7 +495,6 @@ func (l *loader) image(i int) (*decodedImage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("image %d (%s): %w", i, imageLabel(im), err)
 	}
-	l.images[i] = img
 	return img, nil
 }
 
@@ -497,10 +513,9 @@ func imageLabel(im *gltf.Image) string {
 // decodeImage decodes a PNG, JPEG, WebP or KTX2 to non-premultiplied RGBA8,
 // checking its size before it allocates anything; total counts the bytes of
 // all textures.
-func decodeImage(data []byte, total *int64) (*decodedImage, error) {
+func decodeImage(data []byte, total *int64) (out *decodedImage, err error) {
 	var cfg image.Config
 	var format string
-	var err error
 	if ktx2.Is(data) {
 		format = "KTX2"
 		cfg.Width, cfg.Height, err = ktx2.DecodeConfig(data)
@@ -515,22 +530,30 @@ func decodeImage(data []byte, total *int64) (*decodedImage, error) {
 		return nil, fmt.Errorf("%s of %d×%d pixels is outside the supported 1..%d per side, %d pixels",
 			format, cfg.Width, cfg.Height, maxImageSide, maxImagePixels)
 	}
-	if *total += int64(cfg.Width) * int64(cfg.Height) * 4; *total > maxTexelBytes {
+	size := int64(cfg.Width) * int64(cfg.Height) * 4
+	if *total+size > maxTexelBytes {
 		return nil, fmt.Errorf("textures take more than %d GiB", maxTexelBytes>>30)
 	}
+	// Only an image that decodes counts against the budget.
 	if format == "KTX2" {
 		k, err := ktx2.Decode(data)
 		if err != nil {
 			return nil, err
 		}
+		*total += size
 		return &decodedImage{w: k.Width, h: k.Height, pixels: k.Pixels}, nil
 	}
+	defer func() {
+		if err == nil {
+			*total += size
+		}
+	}()
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s does not decode: %v", format, err)
 	}
 	b := src.Bounds()
-	out := &decodedImage{w: b.Dx(), h: b.Dy(), pixels: make([]uint8, 4*b.Dx()*b.Dy())}
+	out = &decodedImage{w: b.Dx(), h: b.Dy(), pixels: make([]uint8, 4*b.Dx()*b.Dy())}
 	if n, ok := src.(*image.NRGBA); ok {
 		for y := 0; y < out.h; y++ {
 			copy(out.pixels[4*y*out.w:4*(y+1)*out.w], n.Pix[y*n.Stride:])

@@ -105,6 +105,7 @@ type loader struct {
 	geometries  map[string]geometryEntry // by primitive content, so shared accessors are loaded once
 	textures    map[textureKey]int
 	images      map[int]*decodedImage
+	imageErrs   map[int]error // images that failed, each said once
 	texelBytes  int64
 	defaultMat  int
 	visited     []bool // nodes placed: each node is placed once

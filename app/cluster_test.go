@@ -252,3 +252,24 @@ jobs:
 		t.Fatalf("after the other run: exit %d, stderr:\n%s", code, errs)
 	}
 }
+
+// TestBatchJobFolderIsAFile: a file where a job's folder goes is refused
+// before anything renders, naming it, instead of a unit that fails while
+// the summary says nothing failed.
+func TestBatchJobFolderIsAFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeBatch(t, dir, `output_dir: out
+defaults: {res: 8x6, spp: 1, max_depth: 1, outputs: [beauty.pfm], accel: bvh}
+jobs:
+  - {name: box, scene: SCENES/cornell.glb}
+`)
+	os.MkdirAll(filepath.Join(dir, "out"), 0o755)
+	os.WriteFile(filepath.Join(dir, "out", "box"), []byte("mine"), 0o644)
+	code, _, errs := runCLI(t, "batch", cfg)
+	if code != 1 || !strings.Contains(errs, `job "box"`) || !strings.Contains(errs, "is a file, not its folder") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out", "box")); string(b) != "mine" {
+		t.Error("the file was touched")
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
@@ -146,6 +148,10 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config %s: jobs[%d] has no name", path, i)
 		case strings.ContainsAny(job.Name, `/\`) || job.Name == "." || job.Name == "..":
 			return nil, fmt.Errorf("config %s: job name %q must be a plain folder name", path, job.Name)
+		case !utf8.ValidString(job.Name) || strings.IndexFunc(job.Name, unicode.IsControl) >= 0:
+			// A newline, tab or NUL in a folder name breaks logs, summaries
+			// and the tools that read them.
+			return nil, fmt.Errorf("config %s: job name %q has a control character or is not UTF-8", path, job.Name)
 		case seen[strings.ToLower(job.Name)]:
 			return nil, fmt.Errorf("config %s: two jobs are named %q (names must differ in more than case)", path, job.Name)
 		case slices.Contains(reservedNames, strings.ToLower(job.Name)):

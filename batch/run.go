@@ -194,6 +194,13 @@ func (r *Runner) Run(ctx context.Context) (*Summary, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("output folder %s: %w", outDir, unwrap(err))
 	}
+	// A job's folder that is a file would fail its unit and leave the
+	// summary unable to say so: refuse the run, naming it.
+	for _, job := range cfg.Jobs {
+		if st, err := os.Stat(filepath.Join(outDir, job.Name)); err == nil && !st.IsDir() {
+			return nil, fmt.Errorf("job %q: %s is a file, not its folder: move the file or rename the job", job.Name, filepath.Join(outDir, job.Name))
+		}
+	}
 	units, err := r.share()
 	if err != nil {
 		return nil, err

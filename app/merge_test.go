@@ -174,3 +174,33 @@ func checkNotBlack(t *testing.T, path string) {
 		t.Errorf("%s is black: mean %g", path, mean)
 	}
 }
+
+// TestEditedSliceIsRefused: a slice copied and its header edited to claim
+// other samples (the same bytes' length, so the EXR still reads), or its
+// pixels' bytes damaged, is refused by merge, naming the file, instead of
+// merged into a wrong image; the slices as written merge.
+func TestEditedSliceIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	common := []string{"../scenes/cornell.glb", "--backend", "cpu", "--accel", "bvh", "--spp", "4", "--res", "16x12", "--max-depth", "3"}
+	first := filepath.Join(dir, "first.exr")
+	if code, _, errs := runCLI(t, append([]string{"render", "-o", first, "--samples", "0:2"}, common...)...); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(first)
+	if !bytes.Contains(b, []byte(`"first":0`)) {
+		t.Fatalf("the slice's header has no \"first\":0")
+	}
+	forged := filepath.Join(dir, "forged.exr")
+	os.WriteFile(forged, bytes.Replace(b, []byte(`"first":0`), []byte(`"first":2`), 1), 0o644)
+	code, _, errs := runCLI(t, "merge", "-o", filepath.Join(dir, "m.pfm"), first, forged)
+	if code != 1 || !strings.Contains(errs, forged) || !strings.Contains(errs, "do not match its checksum") {
+		t.Errorf("merging a forged slice: exit %d: %s", code, errs)
+	}
+	second := filepath.Join(dir, "second.exr")
+	if code, _, errs := runCLI(t, append([]string{"render", "-o", second, "--samples", "2:2"}, common...)...); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "merge", "-o", filepath.Join(dir, "m.pfm"), first, second); code != 0 {
+		t.Fatalf("merging the slices as written: exit %d: %s", code, errs)
+	}
+}

@@ -1,6 +1,9 @@
 package render
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,6 +54,34 @@ type SliceInfo struct {
 	First    int      `json:"first"` // the slice's samples: [First, First+Count)
 	Count    int      `json:"count"`
 	CostUnit string   `json:"cost_unit,omitempty"`
+	// Checksum is the SHA-256 of the rest of the info and of the sums
+	// (sliceChecksum): a slice edited, damaged or cut short between farm
+	// nodes is refused by name instead of merged into a wrong image.
+	Checksum string `json:"checksum"`
+}
+
+// sliceChecksum is the hex SHA-256 of a slice's info (its Checksum left
+// empty) and of the film's sums and residuals, layer by layer, as the
+// slice holds them.
+func sliceChecksum(film *Film, info SliceInfo) string {
+	info.Checksum = ""
+	h := sha256.New()
+	text, _ := json.Marshal(info)
+	h.Write(text)
+	var word [8]byte
+	put := func(vs []float64) {
+		for _, v := range vs {
+			binary.LittleEndian.PutUint64(word[:], math.Float64bits(v))
+			h.Write(word[:])
+		}
+	}
+	for l, layer := range FilmLayers {
+		put(film.Sums(Layer(l)))
+		if layer.Exact {
+			put(film.Residual[l])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // sliceAttribute is the EXR header attribute that holds a slice's info.
@@ -72,6 +103,9 @@ func WriteSlice(path string, film *Film, info SliceInfo, display Display) error 
 	}
 	info.Settings = info.Settings.ForSlice()
 	info.Width, info.Height, info.First, info.Count, info.CostUnit = film.Width, film.Height, film.First, film.Samples, film.CostUnit
+	if film.Whole() && film.HasSplit() {
+		info.Checksum = sliceChecksum(film, info)
+	}
 	return atomicfile.Write(path, func(w io.WriteSeeker) error {
 		return writeEXR(w, film, AOVBeauty, display.HalfFloat, &info)
 	})
@@ -246,6 +280,12 @@ func ReadSlice(path string) (*Film, SliceInfo, error) {
 			return nil, info, fmt.Errorf("read %s: its %s sums are not all finite: the file is damaged", path, l.Name)
 		}
 	}
+	if info.Checksum == "" {
+		return nil, info, fmt.Errorf("read %s: the slice has no checksum (written by an older sertrace): render it again", path)
+	}
+	if sum := sliceChecksum(film, info); sum != info.Checksum {
+		return nil, info, fmt.Errorf("read %s: its sums or its %s attribute do not match its checksum: the file was edited or damaged", path, sliceAttribute)
+	}
 	return film, info, nil
 }
 
@@ -313,7 +353,7 @@ func MergeSlices(paths []string) (*Film, SliceInfo, error) {
 		film.Samples += part.Samples
 	}
 	film.First = 0
-	whole.First, whole.Count = 0, whole.SPP
+	whole.First, whole.Count, whole.Checksum = 0, whole.SPP, "" // the render's info now, no slice's
 	return film, whole, nil
 }
 

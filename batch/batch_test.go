@@ -758,3 +758,30 @@ func TestBatchReportsSceneWarnings(t *testing.T) {
 		t.Errorf("the scene's warning is not in the log:\n%s", log.String())
 	}
 }
+
+// FuzzLoadConfig feeds Load arbitrary YAML: a config, or one line of error
+// naming the file; never a panic or a hang (anchors that expand without
+// bound included). Seeds: the example config and every erroneous one of
+// TestConfigErrors' kinds.
+//
+//	go test ./batch -run '^$' -fuzz FuzzLoadConfig -fuzztime 5m
+func FuzzLoadConfig(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join("..", "configs", "batch-example.yaml")); err == nil {
+		f.Add(b)
+	}
+	for _, s := range []string{
+		"output_dir: out\njobs:\n  - {name: a, scene: x.glb, spp: 4, split: 2}\n",
+		"defaults:\n  spp: 2\n  env_color: [1, 2]\njobs:\n  - {name: a, scene: x.glb}\n",
+		"jobs:\n  - name: \"a\\nb\"\n    scene: x.glb\n",
+		"a: &a [*a]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "fuzz.yaml")
+		os.WriteFile(path, data, 0o644)
+		if _, err := Load(path); err != nil && (!strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "\n")) {
+			t.Fatalf("not one line naming the file: %q", err)
+		}
+	})
+}

@@ -9,7 +9,8 @@ import (
 
 // FuzzDecode feeds the loader arbitrary bytes: it must return a scene or one
 // line of error, never panic, hang or run out of memory. The seeds (run by
-// every `go test`) are a valid scene, a generated GLB and every hostile case.
+// every `go test`) are a valid scene, a generated GLB, every hostile case
+// and the shared scenes' files; .ci/run fuzzes it for a while.
 //
 //	go test ./scene -run '^$' -fuzz FuzzDecode -fuzztime 5m
 func FuzzDecode(f *testing.F) {
@@ -25,9 +26,18 @@ func FuzzDecode(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join("..", "scenes", "cornell.glb")); err == nil {
 		f.Add(b)
 	}
-	if b, err := os.ReadFile(filepath.Join(sharedScenes, "MeshPrimitiveModes", "MeshPrimitiveModes.gltf")); err == nil {
-		f.Add(b)
-	}
+	// The shared scenes' real files (those under 2 MB), where they are.
+	filepath.WalkDir(sharedScenes, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".gltf") || strings.HasSuffix(path, ".glb")) {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() < 2<<20 {
+			if b, err := os.ReadFile(path); err == nil {
+				f.Add(b)
+			}
+		}
+		return nil
+	})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := Decode(data, "fuzz.glb", NoResources)
 		if err != nil {

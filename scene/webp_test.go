@@ -55,3 +55,26 @@ func TestWebPTextures(t *testing.T) {
 		t.Errorf("a truncated WebP: %v", err)
 	}
 }
+
+// FuzzDecodeImage feeds the texture decoder arbitrary bytes (PNG, JPEG,
+// WebP, KTX2): an image within the budget it claims, or an error; never a
+// panic or an allocation of what a header claims.
+//
+//	go test ./scene -run '^$' -fuzz FuzzDecodeImage -fuzztime 5m
+func FuzzDecodeImage(f *testing.F) {
+	webp, _ := base64.StdEncoding.DecodeString(tinyWebP)
+	ktx, _ := base64.StdEncoding.DecodeString(tinyKTX2)
+	f.Add(pngBytes(f, 2, 2))
+	f.Add(webp)
+	f.Add(ktx)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var total int64
+		img, err := decodeImage(data, &total)
+		if err != nil {
+			return
+		}
+		if img.w < 1 || img.h < 1 || len(img.pixels) != 4*img.w*img.h || total != int64(len(img.pixels)) {
+			t.Fatalf("%dx%d image of %d bytes, %d counted", img.w, img.h, len(img.pixels), total)
+		}
+	})
+}

@@ -110,7 +110,8 @@ func Load(path string) (*Config, error) {
 	v := viper.New()
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		return nil, fmt.Errorf("config %s: %v", path, err)
+		// The YAML parser lists its errors a line each: say them in one.
+		return nil, fmt.Errorf("config %s: %s", path, strings.Join(strings.Fields(err.Error()), " "))
 	}
 	cfg := &Config{OutputDir: v.GetString("output_dir"), dir: filepath.Dir(path), path: path,
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}

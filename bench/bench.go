@@ -166,7 +166,7 @@ type Results struct {
 // Run measures the matrix.
 func Run(ctx context.Context, cfg *Config, version string, log func(string)) (*Results, error) {
 	res := &Results{Config: *cfg, Version: version, Date: time.Now().UTC().Format(time.RFC3339), Films: map[string]*render.Film{},
-		Device: Device{Name: cpuModel(), Driver: "sertrace CPU emulator", ReorderMode: "emulated", Threads: threads(cfg),
+		Device: Device{Name: cpu.ModelName(), Driver: "sertrace CPU emulator", ReorderMode: "emulated", Threads: threads(cfg),
 			GoVersion: runtime.Version(), Clocks: cpuClocks(),
 			Note: "CPU backend: reordering changes the order in which the emulator shades; times are the render's wall clock, BVH builds excluded. " +
 				"predicted_speedup is what the emulator's SIMT counts predict for a GPU that reorders this way: warp shader passes " +
@@ -451,12 +451,4 @@ func gpuClocks(d vulkan.Device) string {
 		return "not readable (nvidia-smi: " + err.Error() + ")"
 	}
 	return "nvidia-smi name, SM clock, max SM clock, memory clock, max memory clock: " + strings.TrimSpace(string(out))
-}
-
-// cpuModel reads the processor's name where Linux says it.
-func cpuModel() string {
-	if names, _ := cpuinfo("model name"); len(names) > 0 {
-		return names[0]
-	}
-	return runtime.GOARCH
 }

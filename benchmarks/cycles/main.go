@@ -41,6 +41,7 @@ import (
 	"strings"
 
 	"sertrace/render"
+	"sertrace/render/cpu"
 	"sertrace/scene"
 )
 
@@ -550,7 +551,7 @@ func writeRatioPNG(path string, w, h int, a, b []float64) error {
 func reportMarkdown(s settings, blender string, results []result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CPU: %s, %d threads for both. %s (Cycles, CPU). %dx%d, sertrace %d spp, Cycles %d spp, max depth %d (Cycles: %d bounces), box filter, no adaptive sampling, denoising or clamping",
-		cpuModel(), s.Threads, blender, s.Width, s.Height, s.SPP, s.CyclesSPP, s.MaxDepth, s.MaxDepth-1)
+		cpu.ModelName(), s.Threads, blender, s.Width, s.Height, s.SPP, s.CyclesSPP, s.MaxDepth, s.MaxDepth-1)
 	if s.Diffuse {
 		b.WriteString(", every material Lambertian but hair's")
 	}
@@ -737,19 +738,6 @@ func nodeNames(gltfPath string) ([]string, error) {
 		names[i] = n.Name
 	}
 	return names, nil
-}
-
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
 }
 
 // prepare writes the scene into dir as a .gltf with its buffers and images

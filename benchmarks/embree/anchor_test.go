@@ -30,6 +30,7 @@ func TestAnchor(t *testing.T) {
 	}
 	defer viaEmbree.Release()
 	primary, shadow, diffuse := cpu.BenchmarkRays(acc, 1<<16)
+	fmt.Printf("CPU: %s; sertrace's BVH by %s\n", cpu.ModelName(), cpu.Traversal())
 	fmt.Printf("%d triangles, one thread each; sertrace's calls into %s in streams of %d rays\n", sc.Meshes[0].TriangleCount(), tracer, stream)
 	fmt.Println("| rays | Embree 3 Mrays/s | sertrace BVH Mrays/s | BVH / Embree | sertrace via Embree Mrays/s | via Embree / Embree |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- |")

@@ -79,6 +79,7 @@ func benchTrace(b *testing.B, rays []Ray, occlusion bool, threads int) {
 
 func BenchmarkTrace(b *testing.B) {
 	benchRays()
+	b.Logf("CPU: %s; the BVH by %s", ModelName(), Traversal())
 	all := runtime.GOMAXPROCS(0)
 	for _, c := range []struct {
 		name      string

@@ -47,7 +47,7 @@ TEXT ·hitBoxes8(SB), NOSPLIT, $0-36
 
 	// Hit where tn <= tf·(1 + 4 ulps), an ordered comparison (a NaN misses).
 	MOVL         $0x3f800003, AX // 1.0000004 in float32
-	MOVL         AX, X10
+	VMOVD        AX, X10 // VEX: a legacy-SSE MOVD with dirty upper halves stalls Intel cores
 	VBROADCASTSS X10, Y10
 	VMULPS       Y10, Y3, Y3
 	VCMPPS       $2, Y3, Y2, Y11 // LE_OS: Y2 <= Y3
@@ -171,7 +171,7 @@ TEXT ·hitTriangles8(SB), NOSPLIT, $0-52
 
 	// t = tScaled / det (through 1/det, as u and v), inside (tmin, tmax).
 	MOVL         $0x3f800000, AX // 1.0
-	MOVL         AX, X13
+	VMOVD        AX, X13 // VEX, as above
 	VBROADCASTSS X13, Y13
 	VDIVPS       Y6, Y13, Y13
 	VMULPS       Y13, Y2, Y2

@@ -165,7 +165,13 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	film := render.NewFilm(w, h)
+	// A slice holds every layer (its merge may be asked for any output);
+	// an image only what its outputs and its denoiser read.
+	layers := render.AllLayers
+	if settings.Samples == "" {
+		layers = render.LayersFor(aovs, v.GetBool("denoise"))
+	}
+	film := render.NewFilmOf(w, h, layers)
 	bar = newProgressBar(stderr)
 	stats, renderErr := j.Render(ctx, film, bar.update)
 	bar.finish()
@@ -346,6 +352,7 @@ func writeImages(stderr io.Writer, v *viper.Viper, out string, film *render.Film
 	}
 	ctx := context.Background()
 	d := job.Denoise{On: v.GetBool("denoise"), Name: v.GetString("denoiser"), Passes: v.GetInt("denoise-passes")}
+	film.Keep(render.LayersFor(aovs, d.On)) // a merge's film holds every layer; its image what is asked
 	if d.On {
 		// An interrupt stops the denoiser, the noisy image written.
 		var stop context.CancelFunc

@@ -36,27 +36,27 @@ func TestRenderWritesEveryFormat(t *testing.T) {
 	dir := t.TempDir()
 	stats := filepath.Join(dir, "stats.json")
 	exrPath := filepath.Join(dir, "c.exr")
-	code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", exrPath, "--spp", "2", "--res", "32x24", "--stats", stats, "--backend", "cpu")
+	code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", exrPath, "--spp", "2", "--res", "32x24", "--stats", stats, "--backend", "cpu", "--aov", "albedo,normal,depth")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	if !strings.Contains(errs, "rendered ../scenes/cornell.glb: 32x24, 2 spp") || !strings.Contains(errs, "rays/s") {
 		t.Errorf("no summary line: %s", errs)
 	}
-	f, err := exr.OpenFile(exrPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	ch := f.Header(0).Channels()
-	for i := 0; i < ch.Len(); i++ {
-		names = append(names, ch.At(i).Name)
-	}
-	f.Close()
+	names := exrChannels(t, exrPath)
 	for _, want := range []string{"R", "G", "B", "albedo.R", "normal.Z", "depth.Z"} {
 		if !strings.Contains(strings.Join(names, " "), want) {
 			t.Errorf("EXR channels %v lack %s", names, want)
 		}
+	}
+	// The film holds what the outputs read: without --aov the EXR is the
+	// beauty and its variance.
+	plain := filepath.Join(dir, "plain.exr")
+	if code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", plain, "--spp", "2", "--res", "32x24", "--backend", "cpu"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if got := exrChannels(t, plain); strings.Join(got, " ") != "R G B variance.Y" {
+		t.Errorf("a render without --aov wrote channels %v, not the beauty and its variance", got)
 	}
 	var s map[string]any
 	b, _ := os.ReadFile(stats)
@@ -391,4 +391,20 @@ func TestEveryFlagReachesTheSettings(t *testing.T) {
 			t.Errorf("--%s %s changed %d settings, want its own", name, value, changed)
 		}
 	})
+}
+
+// exrChannels lists an EXR's channel names.
+func exrChannels(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := exr.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var names []string
+	ch := f.Header(0).Channels()
+	for i := 0; i < ch.Len(); i++ {
+		names = append(names, ch.At(i).Name)
+	}
+	return names
 }

@@ -118,6 +118,59 @@ func TestBatchRunsResumesAndReports(t *testing.T) {
 	}
 }
 
+// TestCheckpointWithoutGuidesStartsOver: a film holds only the layers its
+// job asks for, so the checkpoint of a job that did not denoise lacks the
+// denoiser's guides; the same job denoised starts over, saying why, where
+// it would otherwise denoise with guides of zero.
+func TestCheckpointWithoutGuidesStartsOver(t *testing.T) {
+	dir := t.TempDir()
+	text := `
+output_dir: out
+jobs:
+  - name: box
+    scene: SCENES/cornell.glb
+    res: 40x30
+    spp: 16
+    max_depth: 4
+    outputs: [beauty.pfm]
+`
+	cfg, err := Load(writeConfig(t, dir, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	(&Runner{Config: cfg, Tick: func(done float64) {
+		if done > 0.2 {
+			cancel()
+		}
+	}}).Run(ctx)
+	cp, ok := readCheckpoint(filepath.Join(dir, "out", "box", "checkpoint.gob"))
+	if !ok || cp.Film.Samples < 1 || cp.Film.Albedo != nil || cp.Film.Diffuse != nil || cp.Film.Cost != nil {
+		t.Fatalf("the plain job's checkpoint: ok %v, %d samples, layers %s", ok, cp.Film.Samples, cp.Film.Layers().Names())
+	}
+	denoised, err := Load(writeConfig(t, dir, strings.Replace(text, "outputs: [beauty.pfm]", "outputs: [beauty.pfm]\n    denoise: true\n    denoiser: regression", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	var mu sync.Mutex
+	least := 1.0
+	sum, err := (&Runner{Config: denoised, Log: &log, Tick: func(done float64) {
+		mu.Lock()
+		least = min(least, done)
+		mu.Unlock()
+	}}).Run(context.Background())
+	if err != nil || sum.Jobs[0].Status != Done || sum.Jobs[0].Samples != 16 {
+		t.Fatalf("denoised run: %v %+v", err, sum.Jobs[0])
+	}
+	if least >= float64(cp.Film.Samples)/16 {
+		t.Errorf("the denoised run's progress started at %.3f: it resumed the checkpoint's %d samples, which lack the guides", least, cp.Film.Samples)
+	}
+	if !strings.Contains(log.String(), "lacks the albedo, normal, depth layers the job now asks for: starting over") {
+		t.Errorf("the log does not say why the checkpoint was not used:\n%s", log.String())
+	}
+}
+
 // TestBatchInterruptedJobContinues: a cancelled job writes a checkpoint and
 // leaves no image; the next run continues from the checkpoint and ends with
 // the image an uninterrupted run makes.
@@ -137,7 +190,10 @@ jobs:
     res: 8x8
     spp: 1
 `
-	cfg, err := Load(writeConfig(t, dir, text))
+	denoisedText := strings.Replace(text, "outputs: [beauty.pfm]", "outputs: [beauty.pfm]\n    denoise: true\n    denoiser: regression", 1)
+	// The interrupted job is denoised: its film holds the denoiser's guides
+	// and split, and serves the job without denoising too.
+	cfg, err := Load(writeConfig(t, dir, denoisedText))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,15 +232,15 @@ jobs:
 		t.Fatal(err)
 	}
 	// Progress counts the samples resumed: it never starts below them. The
-	// checkpoint holds the noisy film, whatever denoises it: a job now
-	// denoised resumes it too.
-	denoised, err := Load(writeConfig(t, dir, strings.Replace(text, "outputs: [beauty.pfm]", "outputs: [beauty.pfm]\n    denoise: true\n    denoiser: regression", 1)))
+	// checkpoint holds the noisy film, whatever denoises it: the job no
+	// longer denoised resumes it too.
+	plain, err := Load(writeConfig(t, dir, text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	least := 1.0
-	sum, err = (&Runner{Config: denoised, Tick: func(done float64) {
+	sum, err = (&Runner{Config: plain, Tick: func(done float64) {
 		mu.Lock()
 		least = min(least, done)
 		mu.Unlock()
@@ -198,7 +254,7 @@ jobs:
 	if _, err := os.Stat(filepath.Join(dir, "out", "box", "checkpoint.gob")); err == nil {
 		t.Error("the checkpoint outlived the finished job")
 	}
-	resumed, _ := os.ReadFile(filepath.Join(dir, "out", "box", "beauty.noisy.pfm"))
+	resumed, _ := os.ReadFile(filepath.Join(dir, "out", "box", "beauty.pfm"))
 
 	// The same job, never interrupted.
 	fresh := t.TempDir()

@@ -730,7 +730,13 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 	if opts.Threads == 0 {
 		opts.Threads = allocatedCPUs()
 	}
-	film := render.NewFilm(opts.Width, opts.Height)
+	// A slice holds every layer (its merge may be asked for any output);
+	// a whole job's film only what its outputs and its denoiser read.
+	layers := render.AllLayers
+	if slice < 0 {
+		layers = render.LayersFor(aovs, job.Denoise)
+	}
+	film := render.NewFilmOf(opts.Width, opts.Height, layers)
 	// keep writes the film to the checkpoint for the next run; why says
 	// what stopped this one, for the error if even that fails.
 	keep := func(why string) error {
@@ -740,9 +746,20 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 		return nil
 	}
 	if cp, ok := readCheckpoint(cpPath); ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
-		film = cp.Film
-		film.Partial = false
-		r.note(job.Name)(fmt.Sprintf("continuing from its checkpoint (%d samples per pixel)", film.Samples))
+		// The split only improves the denoiser: a checkpoint without it
+		// (an old one) still serves a denoised job, as long as no output
+		// asks for the split itself.
+		need := film.Layers()
+		if slice < 0 && job.Denoise {
+			need = render.LayersFor(aovs, false) | render.GuideLayers
+		}
+		if missing := need &^ cp.Film.Layers(); missing != 0 {
+			r.note(job.Name)(fmt.Sprintf("its checkpoint (%d samples per pixel) lacks the %s layers the job now asks for: starting over", cp.Film.Samples, missing.Names()))
+		} else {
+			film = cp.Film
+			film.Partial = false
+			r.note(job.Name)(fmt.Sprintf("continuing from its checkpoint (%d samples per pixel)", film.Samples))
+		}
 	}
 	var tick render.Progress
 	if r.Tick != nil {
@@ -800,9 +817,12 @@ func (r *Runner) finishJob(ctx context.Context, p *prepared, dir string, film *r
 		r.note(job.Name)("denoising (" + job.Denoiser + ")")
 	}
 	var outs []denoise.Output
+	var aovs []render.AOV
 	for _, o := range p.outputs {
 		outs = append(outs, denoise.Output{Path: filepath.Join(dir, o.name), AOV: o.aov})
+		aovs = append(aovs, o.aov)
 	}
+	film.Keep(render.LayersFor(aovs, job.Denoise)) // merged slices hold every layer; the image what is asked
 	paths, final, err := jobs.Write(ctx, film, display, outs, jobs.Denoise{On: job.Denoise, Name: p.requested, Passes: job.DenoisePasses}, ran, device, r.note(job.Name))
 	for _, path := range paths {
 		written = append(written, filepath.Base(path))

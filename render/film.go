@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strings"
 
 	"sertrace/render/layout"
@@ -121,19 +122,86 @@ func (f *Film) Sums(l Layer) []float64 { return *FilmLayers[l].sums(f) }
 // specular split.
 func (f *Film) HasSplit() bool { return f.Diffuse != nil }
 
-// Whole reports whether every buffer is the image's size, the split's whole
-// or absent, with the residuals of the exact layers that are there: what a
-// film read back from a checkpoint or a slice must be.
+// Layers is a set of a film's layers.
+type Layers uint32
+
+// AllLayers is every layer: what a slice holds (a merge may be asked for
+// any output) and what a film made by NewFilm holds.
+const AllLayers = Layers(1)<<NumLayers - 1
+
+// BaseLayers are the layers every film holds: the beauty and the squared
+// luminance its variance needs.
+const BaseLayers = Layers(1)<<LayerBeauty | Layers(1)<<LayerLumSq
+
+// SplitLayers are the denoiser's split, present all or none.
+const SplitLayers = Layers(1)<<LayerDiffuse | Layers(1)<<LayerSpecular | Layers(1)<<LayerDiffuseAlbedo |
+	Layers(1)<<LayerSpecularAlbedo | Layers(1)<<LayerDiffuseLumSq | Layers(1)<<LayerSpecularLumSq
+
+// GuideLayers are the first hit's albedo, normal and depth, which every
+// denoiser reads.
+const GuideLayers = Layers(1)<<LayerAlbedo | Layers(1)<<LayerNormal | Layers(1)<<LayerDepth
+
+// Has reports whether l is in the set.
+func (s Layers) Has(l Layer) bool { return s&(1<<l) != 0 }
+
+// LayersFor is what a film must hold to write the outputs aovs (with the
+// beauty, always) and, where denoised, what the denoiser reads: the guides
+// and the split. An EXR's beauty holds these layers and no others.
+func LayersFor(aovs []AOV, denoised bool) Layers {
+	s := BaseLayers
+	if denoised {
+		s |= GuideLayers | SplitLayers
+	}
+	for _, a := range aovs {
+		if l, ok := LayerOf(a); ok {
+			s |= 1 << l
+		}
+		if slices.Contains(SplitAOVs, a) {
+			s |= SplitLayers // the split's variances come with it
+		}
+	}
+	return s
+}
+
+// Names lists the set's layers, comma-separated, for messages.
+func (s Layers) Names() string {
+	var names []string
+	for l, info := range FilmLayers {
+		if s.Has(Layer(l)) {
+			names = append(names, info.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// Layers is the set of layers the film holds.
+func (f *Film) Layers() Layers {
+	var s Layers
+	for l := range NumLayers {
+		if f.Sums(l) != nil {
+			s |= 1 << l
+		}
+	}
+	return s
+}
+
+// Whole reports whether every buffer is the image's size or absent, the
+// base layers present and the split whole or absent, with the residuals
+// of the exact layers that are there: what a film read back from a
+// checkpoint or a slice must be.
 func (f *Film) Whole() bool {
 	n := f.Width * f.Height
 	if f.Width <= 0 || f.Height <= 0 || f.First < 0 || f.Samples < 0 {
 		return false
 	}
-	split := f.Diffuse != nil
+	has := f.Layers()
+	if has&BaseLayers != BaseLayers || (has&SplitLayers != 0 && has&SplitLayers != SplitLayers) {
+		return false
+	}
 	for l, info := range FilmLayers {
 		sums, res := f.Sums(Layer(l)), f.Residual[l]
-		if info.Split && !split {
-			if len(sums) > 0 || len(res) > 0 {
+		if sums == nil {
+			if len(res) > 0 {
 				return false
 			}
 			continue
@@ -145,10 +213,30 @@ func (f *Film) Whole() bool {
 	return true
 }
 
-// NewFilm makes an empty film.
-func NewFilm(width, height int) *Film {
+// Keep drops the layers not in s (the base layers stay): a merged film
+// holds every layer, but its image holds those its outputs ask for, as
+// the same render's in one go does.
+func (f *Film) Keep(s Layers) {
+	s |= BaseLayers
+	for l, info := range FilmLayers {
+		if !s.Has(Layer(l)) {
+			*info.sums(f), f.Residual[l] = nil, nil
+		}
+	}
+}
+
+// NewFilm makes an empty film of every layer.
+func NewFilm(width, height int) *Film { return NewFilmOf(width, height, AllLayers) }
+
+// NewFilmOf makes an empty film of the layers in s and the base layers:
+// at 3840x2160 every layer takes 3.5 GB, the base ones 0.5 GB.
+func NewFilmOf(width, height int, s Layers) *Film {
+	s |= BaseLayers
 	f := &Film{Width: width, Height: height}
 	for l, info := range FilmLayers {
+		if !s.Has(Layer(l)) {
+			continue
+		}
 		*info.sums(f) = make([]float64, info.Channels*width*height)
 		if info.Exact {
 			f.Residual[l] = make([]float64, info.Channels*width*height)

@@ -21,10 +21,11 @@ import (
 )
 
 // Write saves the film's beauty in the format its extension names: .exr
-// (linear float32, beauty as R, G, B and the AOVs as layers albedo.*,
-// normal.*, depth.Z, variance.Y, the variance of each pixel's mean, and the
-// denoiser's split: diffuse.*, specular.*, diffuse_albedo.*,
-// specular_albedo.*, diffuse_variance.Y, specular_variance.Y), .pfm (linear) or .png (exposed, tone-mapped and
+// (linear float32: the beauty as R, G, B, variance.Y, the variance of each
+// pixel's mean, and the AOVs the film holds as layers albedo.*, normal.*,
+// depth.Z and the denoiser's split: diffuse.*, specular.*,
+// diffuse_albedo.*, specular_albedo.*, diffuse_variance.Y,
+// specular_variance.Y), .pfm (linear) or .png (exposed, tone-mapped and
 // encoded for display). The file is written under a temporary name and
 // renamed, so a failure never leaves a truncated image where a good one was.
 func Write(path string, film *Film, display Display) error {
@@ -36,7 +37,10 @@ func Write(path string, film *Film, display Display) error {
 // normals as 0.5 + 0.5·n and depth as grey scaled to its largest value.
 func WriteAOV(path string, film *Film, a AOV, display Display) error {
 	if slices.Contains(SplitAOVs, a) && !film.HasSplit() {
-		return fmt.Errorf("write %s: the film has no diffuse and specular split (it was resumed from a checkpoint written before sertrace kept one)", path)
+		return fmt.Errorf("write %s: the film has no diffuse and specular split (it was rendered without asking for one, or resumed from a checkpoint written before sertrace kept one)", path)
+	}
+	if l, ok := LayerOf(a); ok && film.Sums(l) == nil {
+		return fmt.Errorf("write %s: the film has no %s layer: ask for it when rendering (--aov %s)", path, FilmLayers[l].Name, a)
 	}
 	var write func(io.WriteSeeker) error
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
@@ -116,10 +120,18 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 	}
 	switch only {
 	case AOVBeauty:
+		// The beauty and its variance, and the AOVs the film holds (what
+		// the render was asked for).
 		planes(AOVBeauty, "R", "G", "B")
-		planes(AOVAlbedo, "albedo.R", "albedo.G", "albedo.B")
-		planes(AOVNormal, "normal.X", "normal.Y", "normal.Z")
-		planes(AOVDepth, "depth.Z")
+		if film.Albedo != nil {
+			planes(AOVAlbedo, "albedo.R", "albedo.G", "albedo.B")
+		}
+		if film.Normal != nil {
+			planes(AOVNormal, "normal.X", "normal.Y", "normal.Z")
+		}
+		if film.Depth != nil {
+			planes(AOVDepth, "depth.Z")
+		}
 		add("variance.Y", film.MeanVariance()) // of the mean, what a denoiser reads
 		if film.HasSplit() {
 			planes(AOVDiffuse, "diffuse.R", "diffuse.G", "diffuse.B")

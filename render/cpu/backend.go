@@ -75,7 +75,6 @@ func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options
 		s.workers[i] = &worker{r: s.r}
 	}
 	n := opts.Width * opts.Height
-	s.pass = newPassBuffers(opts.Width, opts.Height)
 	// Passes of up to 64 samples per pixel and about four million paths.
 	s.maxPass = 1
 	for s.maxPass < 64 && s.maxPass*2*n <= 1<<22 {
@@ -90,6 +89,10 @@ func (s *session) MaxPass() int { return s.maxPass }
 // samples. A cancellation is answered between tiles (the pass is dropped);
 // a panic in a worker ends the render with an error.
 func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
+	if s.pass == nil || s.pass.Layers() != film.Layers() {
+		s.pass = nil // the old buffers go before the new ones come
+		s.pass = render.NewFilmOf(s.opts.Width, s.opts.Height, film.Layers())
+	}
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	var panicked atomic.Value

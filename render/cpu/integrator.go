@@ -331,10 +331,9 @@ func diffuseShare(s *surface, diffAlbedo, wi, f scene.Vec3) scene.Vec3 {
 type tile struct{ x0, y0, x1, y1 int }
 
 // passBuffers receive one pass's samples before they join the film: a
-// film of their own, whose exact sums take each sample as it comes.
+// film of their own, of the film's layers, whose exact sums take each
+// sample as it comes.
 type passBuffers = render.Film
-
-func newPassBuffers(width, height int) *passBuffers { return render.NewFilm(width, height) }
 
 // renderTile traces spp samples (from sample index first) of every pixel
 // in t as one wavefront: trace all live paths, reorder, shade, compact, and
@@ -456,11 +455,21 @@ func (a *pixelSums) store(out *passBuffers, px int) {
 		if !info.Exact {
 			continue
 		}
-		c := info.Channels
-		copy(out.Sums(render.Layer(l))[c*px:c*px+c], a.sum[l][:c])
+		c, sums := info.Channels, out.Sums(render.Layer(l))
+		if sums == nil {
+			continue // a layer no output asked for
+		}
+		copy(sums[c*px:c*px+c], a.sum[l][:c])
 		copy(out.Residual[l][c*px:c*px+c], a.res[l][:c])
 	}
-	out.Cost[px], out.PathLength[px], out.SIMT[px] = a.cost, a.pathLength, a.simt
+	for _, v := range []struct {
+		sums []float64
+		sum  float64
+	}{{out.Cost, a.cost}, {out.PathLength, a.pathLength}, {out.SIMT, a.simt}} {
+		if v.sums != nil {
+			v.sums[px] = v.sum
+		}
+	}
 }
 
 // lumSq is the squared luminance of a sample (0 for a bad one).

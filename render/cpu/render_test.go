@@ -242,7 +242,7 @@ func TestTileAllocatesNothing(t *testing.T) {
 			continue
 		}
 		w := &worker{r: newRenderer(sc, acc, opts)}
-		pass := newPassBuffers(32, 32)
+		pass := render.NewFilm(32, 32)
 		tl := tile{0, 0, 16, 16}
 		w.renderTile(tl, 0, 4, pass) // grow the buffers
 		if n := testing.AllocsPerRun(5, func() { w.renderTile(tl, 4, 4, pass) }); n > 0 {

@@ -61,15 +61,15 @@ directly is kept). The output's format follows -o's extension.`,
 			if err != nil {
 				return err
 			}
-			film := render.NewFilm(img.Width, img.Height)
+			film := render.NewFilmOf(img.Width, img.Height, render.GuideLayers)
 			film.Samples = 1
 			for i, p := range pix {
-				film.Beauty[i] = float64(p)
-				film.Albedo[i] = float64(img.Albedo[i])
-				film.Normal[i] = float64(img.Normal[i])
+				film.Sums[render.LayerBeauty].Set(i, float64(p))
+				film.Sums[render.LayerAlbedo].Set(i, float64(img.Albedo[i]))
+				film.Sums[render.LayerNormal].Set(i, float64(img.Normal[i]))
 			}
 			for i, d := range img.Depth {
-				film.Depth[i] = float64(d)
+				film.Sums[render.LayerDepth].Set(i, float64(d))
 			}
 			if err := render.Write(out, film, render.Display{}); err != nil {
 				return err

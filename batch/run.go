@@ -749,11 +749,11 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 		// The split only improves the denoiser: a checkpoint without it
 		// (an old one) still serves a denoised job, as long as no output
 		// asks for the split itself.
-		need := film.Layers()
+		need := film.Held()
 		if slice < 0 && job.Denoise {
 			need = render.LayersFor(aovs, false) | render.GuideLayers
 		}
-		if missing := need &^ cp.Film.Layers(); missing != 0 {
+		if missing := need &^ cp.Film.Held(); missing != 0 {
 			r.note(job.Name)(fmt.Sprintf("its checkpoint (%d samples per pixel) lacks the %s layers the job now asks for: starting over", cp.Film.Samples, missing.Names()))
 		} else {
 			film = cp.Film
@@ -965,7 +965,6 @@ func readCheckpoint(path string) (checkpoint, bool) {
 	if err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(&cp) != nil || cp.Film == nil {
 		return cp, false
 	}
-	cp.Film.FillResiduals()
 	return cp, cp.Film.Whole()
 }
 
@@ -981,7 +980,7 @@ func writeCheckpoint(path string, cp checkpoint) error {
 func writeThumbnail(path string, film *render.Film, display render.Display) error {
 	step := max(1, (film.Width+239)/240)
 	w, h := film.Width/step, film.Height/step
-	small := render.NewFilm(max(w, 1), max(h, 1))
+	small := render.NewFilmOf(max(w, 1), max(h, 1), render.BaseLayers)
 	small.Samples = 1
 	pix, _ := film.Resolve(render.AOVBeauty)
 	for y := 0; y < small.Height; y++ {
@@ -993,7 +992,7 @@ func writeThumbnail(path string, film *render.Film, display render.Display) erro
 						sum += float64(pix[3*((y*step+dy)*film.Width+x*step+dx)+c])
 					}
 				}
-				small.Beauty[3*(y*small.Width+x)+c] = sum / float64(step*step)
+				small.Sums[render.LayerBeauty].Set(3*(y*small.Width+x)+c, sum/float64(step*step))
 			}
 		}
 	}

@@ -37,19 +37,21 @@ func Film(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
 		return nil, err
 	}
 	c := *f
-	c.Beauty = make([]float64, len(out))
-	for i, v := range out {
-		c.Beauty[i] = float64(v) * float64(f.Samples)
-	}
-	c.Residual[render.LayerBeauty] = make([]float64, len(out)) // the denoised sums are their own value
-	lum := func(b []float64, i int) float64 { return 0.2126*b[3*i] + 0.7152*b[3*i+1] + 0.0722*b[3*i+2] }
 	n := float64(f.Samples)
-	c.LumSq = make([]float64, len(f.LumSq))
-	for i := range c.LumSq {
-		noisy, clean := lum(f.Beauty, i)/n, lum(c.Beauty, i)/n
-		c.LumSq[i] = f.LumSq[i] + n*(clean*clean-noisy*noisy)
+	beauty := render.LayerSums{Fixed: make([]int64, len(out))}
+	for i, v := range out {
+		beauty.Set(i, float64(v)*n)
 	}
-	c.Residual[render.LayerLumSq] = make([]float64, len(c.LumSq))
+	noisyBeauty, noisySq := &f.Sums[render.LayerBeauty], &f.Sums[render.LayerLumSq]
+	lum := func(b *render.LayerSums, i int) float64 {
+		return 0.2126*b.Value(3*i) + 0.7152*b.Value(3*i+1) + 0.0722*b.Value(3*i+2)
+	}
+	lumSq := render.LayerSums{Fixed: make([]int64, noisySq.Len())}
+	for i := range lumSq.Fixed {
+		noisy, clean := lum(noisyBeauty, i)/n, lum(&beauty, i)/n
+		lumSq.Set(i, noisySq.Value(i)+n*(clean*clean-noisy*noisy))
+	}
+	c.Sums[render.LayerBeauty], c.Sums[render.LayerLumSq] = beauty, lumSq
 	return &c, nil
 }
 

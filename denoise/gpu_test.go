@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"sertrace/render"
 	"testing"
 
 	"sertrace/denoise"
@@ -32,10 +33,11 @@ func TestGPUMatchesCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	var maxDiff, changed float64
-	for i := range cpu.Beauty {
-		a, b := cpu.Beauty[i]/float64(film.Samples), gpu.Beauty[i]/float64(film.Samples)
+	cb, gb, nb := &cpu.Sums[render.LayerBeauty], &gpu.Sums[render.LayerBeauty], &film.Sums[render.LayerBeauty]
+	for i := range cb.Len() {
+		a, b := cb.Value(i)/float64(film.Samples), gb.Value(i)/float64(film.Samples)
 		maxDiff = math.Max(maxDiff, math.Abs(a-b)/math.Max(1, math.Abs(a)))
-		changed = math.Max(changed, math.Abs(a-film.Beauty[i]/float64(film.Samples)))
+		changed = math.Max(changed, math.Abs(a-nb.Value(i)/float64(film.Samples)))
 	}
 	t.Logf("largest relative difference %.2g; largest change by filtering %.3g", maxDiff, changed)
 	if maxDiff > 1e-3 {

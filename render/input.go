@@ -24,6 +24,9 @@ func ReadEXR(path string, names ...string) (width, height int, channels map[stri
 		return 0, 0, nil, fmt.Errorf("read %s: size %d×%d is not supported", path, width, height)
 	}
 	present := map[string]bool{}
+	if h.Channels() == nil {
+		return 0, 0, nil, fmt.Errorf("read %s: its header lists no channels: the file is damaged", path)
+	}
 	for i := 0; i < h.Channels().Len(); i++ {
 		present[h.Channels().At(i).Name] = true
 	}

@@ -42,7 +42,7 @@ func WriteAOV(path string, film *Film, a AOV, display Display) error {
 	if slices.Contains(SplitAOVs, a) && !film.HasSplit() {
 		return fmt.Errorf("write %s: the film has no diffuse and specular split (it was rendered without asking for one, or resumed from a checkpoint written before sertrace kept one)", path)
 	}
-	if l, ok := LayerOf(a); ok && film.Sums(l) == nil {
+	if l, ok := LayerOf(a); ok && !film.Has(l) {
 		return fmt.Errorf("write %s: the film has no %s layer: ask for it when rendering (--aov %s)", path, FilmLayers[l].Name, a)
 	}
 	var write func(io.WriteSeeker) error
@@ -132,13 +132,13 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 		// The beauty and its variance, and the AOVs the film holds (what
 		// the render was asked for).
 		planes(AOVBeauty, "R", "G", "B")
-		if film.Albedo != nil {
+		if film.Has(LayerAlbedo) {
 			planes(AOVAlbedo, "albedo.R", "albedo.G", "albedo.B")
 		}
-		if film.Normal != nil {
+		if film.Has(LayerNormal) {
 			planes(AOVNormal, "normal.X", "normal.Y", "normal.Z")
 		}
-		if film.Depth != nil {
+		if film.Has(LayerDepth) {
 			planes(AOVDepth, "depth.Z")
 		}
 		add("variance.Y", film.MeanVariance()) // of the mean, what a denoiser reads

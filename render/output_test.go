@@ -14,11 +14,11 @@ func noisyFilm(width, height int, s Layers) *Film {
 	f := NewFilmOf(width, height, s)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for l := range NumLayers {
-		sums := f.Sums(l)
-		for i := range sums {
+		sums := &f.Sums[l]
+		for i := range sums.Len() {
 			px := i / FilmLayers[l].Channels
 			x, y := px%width, px/width
-			sums[i] = float64(x+y)/float64(width+height) + 0.2*rng.Float64()
+			sums.Set(i, float64(x+y)/float64(width+height)+0.2*rng.Float64())
 		}
 	}
 	f.Samples = 1

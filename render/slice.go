@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"reflect"
@@ -20,10 +21,11 @@ import (
 
 // A slice is a render of some of a frame's samples (--samples FIRST:COUNT),
 // written as an EXR that shows its own samples like any render and holds
-// its film's exact sums besides: every layer's float64 sums and residuals
-// as pairs of 32-bit words, in UINT channels named sums.LAYER.C.s.hi (and
-// .s.lo, .r.hi, .r.lo), and in the header (sertrace:slice) what it is a
-// slice of. MergeSlices adds slices into the film of the whole render,
+// its film's exact sums besides: every layer's 64-bit sums (an exact
+// layer's low words, a statistic's float64) as pairs of 32-bit words, in
+// UINT channels named sums.LAYER.C.hi and sums.LAYER.C.lo, an exact
+// layer's high words where any is not zero in sums.LAYER.C.high.hi and
+// .high.lo, and in the header (sertrace:slice) what it is a slice of. MergeSlices adds slices into the film of the whole render,
 // which, the sums being exact, is bit for bit the one rendering it in one
 // go makes on the same backend.
 
@@ -54,34 +56,61 @@ type SliceInfo struct {
 	First    int      `json:"first"` // the slice's samples: [First, First+Count)
 	Count    int      `json:"count"`
 	CostUnit string   `json:"cost_unit,omitempty"`
+	// Sums is how the sums are held (sliceSums); a slice of another form
+	// (an older sertrace's float64 pairs) is refused by name.
+	Sums string `json:"sums"`
 	// Checksum is the SHA-256 of the rest of the info and of the sums
 	// (sliceChecksum): a slice edited, damaged or cut short between farm
 	// nodes is refused by name instead of merged into a wrong image.
 	Checksum string `json:"checksum"`
 }
 
+// sliceSums names the form of a slice's sums: 64-bit integers of units of
+// 2^-32 with sparse high words (sums.go).
+const sliceSums = "fixed-2^-32"
+
 // sliceChecksum is the hex SHA-256 of a slice's info (its Checksum left
-// empty) and of the film's sums and residuals, layer by layer, as the
-// slice holds them.
+// empty) and of the film's sums, layer by layer: the 64-bit words, then
+// the high words that are not zero with their places, in order.
 func sliceChecksum(film *Film, info SliceInfo) string {
 	info.Checksum = ""
 	h := sha256.New()
 	text, _ := json.Marshal(info)
 	h.Write(text)
 	var word [8]byte
-	put := func(vs []float64) {
-		for _, v := range vs {
-			binary.LittleEndian.PutUint64(word[:], math.Float64bits(v))
-			h.Write(word[:])
-		}
+	put := func(w uint64) {
+		binary.LittleEndian.PutUint64(word[:], w)
+		h.Write(word[:])
 	}
-	for l, layer := range FilmLayers {
-		put(film.Sums(Layer(l)))
-		if layer.Exact {
-			put(film.Residual[l])
+	for l := range NumLayers {
+		s := &film.Sums[l]
+		for i := range s.Len() {
+			put(s.word(i))
+		}
+		for _, i := range slices.Sorted(maps.Keys(s.High)) {
+			put(uint64(i))
+			put(uint64(s.High[i]))
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// word is element i's 64-bit word: an exact sum's low word, a statistic's
+// float64 bits.
+func (s *LayerSums) word(i int) uint64 {
+	if s.Plain != nil {
+		return math.Float64bits(s.Plain[i])
+	}
+	return uint64(s.Fixed[i])
+}
+
+// setWord makes element i's 64-bit word w.
+func (s *LayerSums) setWord(i int, w uint64) {
+	if s.Plain != nil {
+		s.Plain[i] = math.Float64frombits(w)
+		return
+	}
+	s.Fixed[i] = int64(w)
 }
 
 // sliceAttribute is the EXR header attribute that holds a slice's info.
@@ -102,7 +131,7 @@ func WriteSlice(path string, film *Film, info SliceInfo, display Display) error 
 		return fmt.Errorf("write %s: a slice is written as an EXR", path)
 	}
 	info.Settings = info.Settings.ForSlice()
-	info.Width, info.Height, info.First, info.Count, info.CostUnit = film.Width, film.Height, film.First, film.Samples, film.CostUnit
+	info.Width, info.Height, info.First, info.Count, info.CostUnit, info.Sums = film.Width, film.Height, film.First, film.Samples, film.CostUnit, sliceSums
 	if film.Whole() && film.HasSplit() {
 		info.Checksum = sliceChecksum(film, info)
 	}
@@ -111,8 +140,8 @@ func WriteSlice(path string, film *Film, info SliceInfo, display Display) error 
 	})
 }
 
-// sumChannel names the EXR channel of word (s.hi, s.lo, r.hi or r.lo) of
-// channel c of layer l's sums.
+// sumChannel names the EXR channel of word (hi, lo, high.hi or high.lo)
+// of channel c of layer l's sums.
 func sumChannel(l Layer, c int, word string) string {
 	return fmt.Sprintf("sums.%s.%d.%s", FilmLayers[l].Name, c, word)
 }
@@ -122,34 +151,65 @@ func sumChannel(l Layer, c int, word string) string {
 // another film.
 const sumRows = 64
 
-// sumPlane is one UINT channel of a slice's sums: word (hi or lo) of the
-// float64s of channel c of a layer's sums or residuals.
+// sumPlane is one UINT channel of a slice's sums: half (hi or lo) of the
+// 64-bit words of channel c of a layer's sums, or of its high words
+// (high; dense in the file, in the film's map where not zero).
 type sumPlane struct {
 	name  string
-	src   []float64 // the film's: sums or residuals
-	chans int       // per pixel in src
+	sums  *LayerSums
+	high  []uint64 // the high words, dense, while a slice is read
+	chans int      // per pixel
 	c     int
-	hi    bool
-	words []uint32 // a block of rows
+	hi    bool // the upper 32 bits
+	words []uint32
 }
 
-// sumPlanes lists a film's sums channels, in the EXR's names.
-func sumPlanes(film *Film, rows int) []*sumPlane {
-	var out []*sumPlane
-	add := func(name string, src []float64, chans, c int) {
-		for _, hi := range []bool{true, false} {
-			suffix := ".lo"
-			if hi {
-				suffix = ".hi"
-			}
-			out = append(out, &sumPlane{name: name + suffix, src: src, chans: chans, c: c, hi: hi, words: make([]uint32, film.Width*rows)})
-		}
+// get is the 64-bit word of the plane's at element j.
+func (p *sumPlane) get(j int) uint64 {
+	if p.high != nil {
+		return p.high[j]
 	}
+	return p.sums.word(j)
+}
+
+// set puts the plane's half of element j's word.
+func (p *sumPlane) set(j int, half uint32) {
+	w := p.get(j)
+	if p.hi {
+		w = uint64(half)<<32 | w&0xffffffff
+	} else {
+		w = w&^0xffffffff | uint64(half)
+	}
+	if p.high != nil {
+		p.high[j] = w
+		return
+	}
+	p.sums.setWord(j, w)
+}
+
+// sumPlanes lists a film's sums channels, in the EXR's names: every
+// layer's words and, where high says so, its high words.
+func sumPlanes(film *Film, rows int, high func(Layer) bool) []*sumPlane {
+	var out []*sumPlane
 	for l, layer := range FilmLayers {
+		s := &film.Sums[l]
+		var dense []uint64
+		if layer.Exact && high(Layer(l)) {
+			dense = make([]uint64, s.Len())
+			for i, h := range s.High {
+				dense[i] = uint64(h)
+			}
+		}
 		for c := range layer.Channels {
-			add(sumChannel(Layer(l), c, "s"), film.Sums(Layer(l)), layer.Channels, c)
-			if layer.Exact {
-				add(sumChannel(Layer(l), c, "r"), film.Residual[l], layer.Channels, c)
+			for _, hi := range []bool{true, false} {
+				half := "lo"
+				if hi {
+					half = "hi"
+				}
+				out = append(out, &sumPlane{name: sumChannel(Layer(l), c, half), sums: s, chans: layer.Channels, c: c, hi: hi, words: make([]uint32, film.Width*rows)})
+				if dense != nil {
+					out = append(out, &sumPlane{name: sumChannel(Layer(l), c, "high."+half), sums: s, high: dense, chans: layer.Channels, c: c, hi: hi, words: make([]uint32, film.Width*rows)})
+				}
 			}
 		}
 	}
@@ -163,7 +223,7 @@ func addSums(film *Film, info *SliceInfo, h *exr.Header, channels *exr.ChannelLi
 	if !film.Whole() || !film.HasSplit() {
 		return nil, fmt.Errorf("the film is not whole: it cannot be written as a slice")
 	}
-	planes := sumPlanes(film, min(sumRows, film.Height))
+	planes := sumPlanes(film, min(sumRows, film.Height), func(l Layer) bool { return len(film.Sums[l].High) > 0 })
 	for _, p := range planes {
 		channels.Add(exr.Channel{Name: p.name, Type: exr.PixelTypeUint, XSampling: 1, YSampling: 1})
 	}
@@ -180,11 +240,11 @@ func addSums(film *Film, info *SliceInfo, h *exr.Header, channels *exr.ChannelLi
 func fillBlock(planes []*sumPlane, fb *exr.FrameBuffer, width, y0, y1 int) {
 	for _, p := range planes {
 		for i := range (y1 - y0) * width {
-			b := math.Float64bits(p.src[(y0*width+i)*p.chans+p.c])
+			w := p.get((y0*width+i)*p.chans + p.c)
 			if p.hi {
-				p.words[i] = uint32(b >> 32)
+				p.words[i] = uint32(w >> 32)
 			} else {
-				p.words[i] = uint32(b)
+				p.words[i] = uint32(w)
 			}
 		}
 		fb.Set(p.name, exr.NewSliceFromUint32(p.words, width, y1-y0).WithOrigin(0, y0))
@@ -237,6 +297,9 @@ func ReadSlice(path string) (*Film, SliceInfo, error) {
 		return nil, info, fmt.Errorf("read %s: its pixels (%dx%d) are not the %dx%d of its slice attribute", path, w, ht, info.Width, info.Height)
 	}
 	present := map[string]exr.PixelType{}
+	if h.Channels() == nil {
+		return nil, info, fmt.Errorf("read %s: its header lists no channels: the file is damaged", path)
+	}
 	for i := 0; i < h.Channels().Len(); i++ {
 		present[h.Channels().At(i).Name] = h.Channels().At(i).Type
 	}
@@ -244,9 +307,15 @@ func ReadSlice(path string) (*Film, SliceInfo, error) {
 	if err != nil {
 		return nil, info, fmt.Errorf("read %s: %v", path, err)
 	}
+	if info.Sums != sliceSums {
+		return nil, info, fmt.Errorf("read %s: its sums are not in the form this sertrace reads (%q, not %q: written by another version): render it again", path, info.Sums, sliceSums)
+	}
 	film := NewFilm(info.Width, info.Height)
 	film.First, film.Samples, film.CostUnit = info.First, info.Count, info.CostUnit
-	planes := sumPlanes(film, min(sumRows, info.Height))
+	planes := sumPlanes(film, min(sumRows, info.Height), func(l Layer) bool {
+		_, ok := present[sumChannel(l, 0, "high.hi")]
+		return ok
+	})
 	for _, p := range planes {
 		if typ, ok := present[p.name]; !ok || typ != exr.PixelTypeUint {
 			return nil, info, fmt.Errorf("read %s: the slice lacks the sums channel %s", path, p.name)
@@ -264,20 +333,20 @@ func ReadSlice(path string) (*Film, SliceInfo, error) {
 		}
 		for _, p := range planes {
 			for i := range (y1 - y0) * info.Width {
-				j := (y0*info.Width+i)*p.chans + p.c
-				b := math.Float64bits(p.src[j])
-				if p.hi {
-					b = uint64(p.words[i])<<32 | b&0xffffffff
-				} else {
-					b = b&^0xffffffff | uint64(p.words[i])
-				}
-				p.src[j] = math.Float64frombits(b)
+				p.set((y0*info.Width+i)*p.chans+p.c, p.words[i])
 			}
 		}
 	}
-	for _, l := range FilmLayers {
-		if sums := *l.sums(film); slices.ContainsFunc(sums, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }) {
-			return nil, info, fmt.Errorf("read %s: its %s sums are not all finite: the file is damaged", path, l.Name)
+	for _, p := range planes {
+		if p.high != nil && p.hi && p.c == 0 { // once a layer
+			for i, h := range p.high {
+				p.sums.setHigh(i, int64(h))
+			}
+		}
+	}
+	for l := range NumLayers {
+		if plain := film.Sums[l].Plain; slices.ContainsFunc(plain, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }) {
+			return nil, info, fmt.Errorf("read %s: its %s sums are not all finite: the file is damaged", path, FilmLayers[l].Name)
 		}
 	}
 	if info.Checksum == "" {

@@ -3,8 +3,10 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,12 +40,39 @@ func writeHostileSlice(t testing.TB, path string, info SliceInfo) {
 	w.Close()
 }
 
+// TestSliceKeepsHighWords: a slice whose sums pass the low word's range
+// (a pixel that sees a light of radiance 10^12) writes their high words
+// and reads back the same sums, bit for bit.
+func TestSliceKeepsHighWords(t *testing.T) {
+	film := noisyFilm(5, 3, AllLayers)
+	film.Sums[LayerBeauty].AddSample(4, 1e12)
+	film.Sums[LayerLumSq].AddSample(1, -3e18)
+	film.Sums[LayerLumSq].AddSample(1, -3e18)
+	if len(film.Sums[LayerBeauty].High) != 1 || len(film.Sums[LayerLumSq].High) != 1 {
+		t.Fatalf("high words %v, %v: the test needs one in each layer", film.Sums[LayerBeauty].High, film.Sums[LayerLumSq].High)
+	}
+	path := filepath.Join(t.TempDir(), "s.exr")
+	if err := WriteSlice(path, film, SliceInfo{SPP: 1, Settings: DefaultSettings()}, Display{}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ReadSlice(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range NumLayers {
+		a, b := &film.Sums[l], &got.Sums[l]
+		if !slices.Equal(a.Fixed, b.Fixed) || !maps.Equal(a.High, b.High) || !slices.Equal(a.Plain, b.Plain) {
+			t.Fatalf("%s: read back %v, wrote %v", FilmLayers[l].Name, b, a)
+		}
+	}
+}
+
 // TestHostileSlices: slice headers that lie (sizes that overflow, sample
 // ranges that make no sense, pixels that are not there) are refused with an
 // error naming the file, never a panic or an allocation of what they claim.
 func TestHostileSlices(t *testing.T) {
 	dir := t.TempDir()
-	good := SliceInfo{Width: 2, Height: 2, SPP: 4, First: 0, Count: 4, Settings: DefaultSettings()}
+	good := SliceInfo{Width: 2, Height: 2, SPP: 4, First: 0, Count: 4, Settings: DefaultSettings(), Sums: sliceSums}
 	for _, tc := range []struct {
 		name string
 		edit func(*SliceInfo)
@@ -56,6 +85,7 @@ func TestHostileSlices(t *testing.T) {
 		{"pixels", func(i *SliceInfo) { i.Width, i.Height = 4, 4 }, "are not the 4x4"},
 		{"sums", func(*SliceInfo) {}, "lacks the sums channel"},
 		{"settings", func(i *SliceInfo) { i.Settings.ToneMap = "sepia" }, "settings it records"},
+		{"older", func(i *SliceInfo) { i.Sums = "" }, "not in the form this sertrace reads"},
 	} {
 		info := good
 		tc.edit(&info)
@@ -75,7 +105,7 @@ func TestHostileSlices(t *testing.T) {
 //	go test ./render -run '^$' -fuzz FuzzReadSlice -fuzztime 5m
 func FuzzReadSlice(f *testing.F) {
 	dir := f.TempDir()
-	good := SliceInfo{Width: 2, Height: 2, SPP: 4, First: 0, Count: 4, Settings: DefaultSettings()}
+	good := SliceInfo{Width: 2, Height: 2, SPP: 4, First: 0, Count: 4, Settings: DefaultSettings(), Sums: sliceSums}
 	for i, edit := range []func(*SliceInfo){func(*SliceInfo) {}, func(i *SliceInfo) { i.Width = 1 << 20 }, func(i *SliceInfo) { i.Checksum = "00" }} {
 		info := good
 		edit(&info)
@@ -84,6 +114,15 @@ func FuzzReadSlice(f *testing.F) {
 		b, _ := os.ReadFile(path)
 		f.Add(b)
 	}
+	// A real slice, with high words.
+	film := noisyFilm(3, 2, AllLayers)
+	film.Sums[LayerBeauty].AddSample(2, 1e12)
+	path := filepath.Join(dir, "real.exr")
+	if err := WriteSlice(path, film, SliceInfo{SPP: 1, Settings: DefaultSettings()}, Display{}); err != nil {
+		f.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "fuzz.exr")
 		os.WriteFile(path, data, 0o644)

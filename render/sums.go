@@ -2,7 +2,10 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"sync"
 )
 
 // Exact sums. A film's image layers are sums of float32 samples, kept
@@ -10,79 +13,196 @@ import (
 // one render split into passes of any size, or into slices rendered on
 // other machines and merged (MergeSlices), give the same sums bit for bit.
 //
-// Each sample joins the sums rounded to a multiple of 2^-64 (Quantum): a
-// float32 of magnitude 2^-41 or more already is one; smaller values, far
-// below anything an image shows, are rounded to the nearest. An exact sum
-// V is held as two float64: S, the float64 nearest to V (ties to even), and
-// R = V − S, its residual. Adding v computes S + v with its rounding error
-// e (TwoSum, an error-free transformation), then R + e, exact because both
-// are multiples of 2^-64 smaller than 2^-13 while |S| < 2^40, and last
-// TwoSum(S', R + e), which puts S and R back in that canonical form. So S
-// is a function of V alone: the float64 sums the rest of sertrace reads
-// are the same whatever the order, while every sum stays below 2^40 (about
-// 10^12, a million samples of radiance 10^6); above it they stay as close
-// as float64 sums are, only no longer exact.
+// A sum is an integer count of units of 2^-32 (FixedBits): each sample
+// joins it rounded to the nearest unit (ties to even), and integers add
+// exactly in any order. A sum is held as a 128-bit integer hi·2^64 + lo,
+// lo a signed 64-bit word: lo in a dense array, 8 bytes a channel, and hi
+// in a map where it is not zero, which takes a pixel summing past 2^31
+// (2.1e9: a million samples of radiance 2,000, or 64 of 3.4e7). The
+// 128-bit value is a function of the exact sum alone, so every reader sees
+// the same bits whatever the order. Samples are clamped to ±2^62 (4.6e18)
+// and NaN joins as 0; below 2^-33 a sample rounds to 0, which a float32
+// image of radiance near 1 cannot show (its own step there is 2^-24).
 
-// Quantum is the finest step of an exact sum.
-const Quantum = 0x1p-64
+// FixedBits is how many bits of an exact sum lie below its unit's point:
+// a sum counts units of 2^-FixedBits.
+const FixedBits = 32
 
-// Quantize rounds a sample to a multiple of Quantum, which float32 values
-// of magnitude 2^-41 and above are already.
-//
-// An infinite sample (a square of luminance past float32's range) joins as
-// float32's largest value, which keeps the sums finite; NaN joins as 0.
-func Quantize(v float32) float64 {
+// Quantum is the step of an exact sum.
+const Quantum = 0x1p-32
+
+// maxSample is the magnitude samples are clamped to.
+const maxSample = 0x1p62
+
+// Quantize is a sample as a whole number of units, the 128-bit integer
+// hi·2^64 + lo with lo a signed word.
+func Quantize(v float32) (hi, lo int64) {
 	x := float64(v)
-	switch a := math.Abs(x); {
-	case a < 0x1p-41:
-		return math.RoundToEven(x*0x1p64) * Quantum
-	case a > math.MaxFloat32:
-		return math.Copysign(math.MaxFloat32, x)
+	switch {
 	case x != x:
-		return 0
+		return 0, 0
+	case x > maxSample:
+		x = maxSample
+	case x < -maxSample:
+		x = -maxSample
 	}
-	return x
+	x *= 0x1p32 // exact: a float32 scaled by a power of two
+	if math.Abs(x) < 0x1p62 {
+		return 0, int64(math.RoundToEven(x))
+	}
+	// |x| ≥ 2^62 is a whole number (a float32's 24 bits at 2^39 and up).
+	h := math.Floor(x * 0x1p-64)
+	l := x - h*0x1p64 // exact, in [0, 2^64)
+	if l >= 0x1p63 {
+		l -= 0x1p64
+		h++
+	}
+	return int64(h), int64(l)
 }
 
-// twoSum is a + b as the float64 nearest to it and the exact error.
-func twoSum(a, b float64) (s, e float64) {
-	s = a + b
-	bb := s - a
-	e = (a - (s - bb)) + (b - bb)
-	return s, e
+// AddFixed adds the 128-bit integer (hi2, lo2) to (*hi, *lo), both
+// canonical (lo the signed low word).
+func AddFixed(hi, lo *int64, hi2, lo2 int64) {
+	s := *lo + lo2
+	switch {
+	case lo2 > 0 && s < *lo:
+		hi2++ // past 2^63: the sum is s + 2^64
+	case lo2 < 0 && s > *lo:
+		hi2--
+	}
+	*lo, *hi = s, *hi+hi2
 }
 
-// AddExact adds v, a multiple of Quantum (Quantize), to the exact sum held
-// in (*s, *r).
-func AddExact(s, r *float64, v float64) {
-	a, e := twoSum(*s, v)
-	*s, *r = twoSum(a, *r+e)
+// fixedValue is the float64 of the exact sum (hi, lo) in units.
+func fixedValue(hi, lo int64) float64 {
+	if hi == 0 {
+		return float64(lo) * Quantum
+	}
+	return float64(hi)*0x1p32 + float64(lo)*Quantum
 }
 
-// addExactPair adds the exact sum (s2, r2) to (*s, *r).
-func addExactPair(s, r *float64, s2, r2 float64) {
-	a, e := twoSum(*s, s2)
-	*s, *r = twoSum(a, *r+r2+e)
+// LayerSums are one layer's per-pixel sums, channels interleaved: exact
+// (Fixed, and High where the high word is not zero) for the image layers,
+// float64 (Plain) for the statistics. Empty: the film does not hold the
+// layer.
+type LayerSums struct {
+	Fixed []int64
+	High  map[int]int64
+	Plain []float64
+}
+
+// highMu guards the High maps of a CPU pass's buffers, which workers on
+// other tiles write at once (rarely: a pixel summing past 2^31).
+var highMu sync.Mutex
+
+// Len is how many values the layer holds (0: absent).
+func (s *LayerSums) Len() int { return max(len(s.Fixed), len(s.Plain)) }
+
+// Value is the sum at element i.
+func (s *LayerSums) Value(i int) float64 {
+	if s.Plain != nil {
+		return s.Plain[i]
+	}
+	return fixedValue(s.High[i], s.Fixed[i])
+}
+
+// Floats is every sum as float64 (a copy).
+func (s *LayerSums) Floats() []float64 {
+	out := make([]float64, s.Len())
+	for i := range out {
+		out[i] = s.Value(i)
+	}
+	return out
+}
+
+// AddSample adds a sample (Quantize for exact sums) at element i.
+func (s *LayerSums) AddSample(i int, v float32) {
+	if s.Plain != nil {
+		s.Plain[i] += float64(v)
+		return
+	}
+	hi, lo := Quantize(v)
+	s.addAt(i, hi, lo)
+}
+
+// Set makes the sum at element i v (quantized on an exact layer).
+func (s *LayerSums) Set(i int, v float64) {
+	if s.Plain != nil {
+		s.Plain[i] = v
+		return
+	}
+	delete(s.High, i)
+	s.Fixed[i] = 0
+	hi, lo := Quantize(float32(v))
+	s.addAt(i, hi, lo)
+}
+
+// addAt adds (hi, lo) to exact element i.
+func (s *LayerSums) addAt(i int, hi, lo int64) {
+	h := s.High[i]
+	AddFixed(&h, &s.Fixed[i], hi, lo)
+	s.setHigh(i, h)
+}
+
+// setHigh keeps element i's high word, in the map only when not zero.
+func (s *LayerSums) setHigh(i int, h int64) {
+	if h == 0 {
+		delete(s.High, i)
+		return
+	}
+	if s.High == nil {
+		s.High = map[int]int64{}
+	}
+	s.High[i] = h
+}
+
+// StoreFixed writes element i's sum of a pass, which nothing else writes
+// at once but other elements' High may be written by other goroutines.
+func (s *LayerSums) StoreFixed(i int, hi, lo int64) {
+	s.Fixed[i] = lo
+	if hi != 0 || s.High != nil {
+		highMu.Lock()
+		s.setHigh(i, hi)
+		highMu.Unlock()
+	}
+}
+
+// add adds o's sums, of the same kind and length, to s's.
+func (s *LayerSums) add(o *LayerSums) {
+	if s.Plain != nil {
+		for i, v := range o.Plain {
+			s.Plain[i] += v
+		}
+		return
+	}
+	for i, v := range o.Fixed {
+		a := s.Fixed[i]
+		sum := a + v
+		if (v > 0 && sum < a) || (v < 0 && sum > a) {
+			carry := int64(1)
+			if v < 0 {
+				carry = -1
+			}
+			s.setHigh(i, s.High[i]+carry)
+		}
+		s.Fixed[i] = sum
+	}
+	// In order of index, for the map's sake alone: the sums do not depend on it.
+	for _, i := range slices.Sorted(maps.Keys(o.High)) {
+		s.setHigh(i, s.High[i]+o.High[i])
+	}
 }
 
 // AddPass adds one pass's float32 sums of a layer (a GPU launch's) to the
 // film: exactly on exact layers, each value rounded to Quantum first. A
-// layer the film lacks (the split, in a film resumed from an old
-// checkpoint) is left out.
+// layer the film lacks is left out.
 func (f *Film) AddPass(l Layer, src []float32) {
-	dst := f.Sums(l)
-	if dst == nil {
-		return
-	}
-	res := f.Residual[l]
-	if res == nil {
-		for i, v := range src {
-			dst[i] += float64(v)
-		}
+	dst := &f.Sums[l]
+	if dst.Len() == 0 {
 		return
 	}
 	for i, v := range src {
-		AddExact(&dst[i], &res[i], Quantize(v))
+		dst.AddSample(i, v)
 	}
 }
 
@@ -93,23 +213,14 @@ func (f *Film) Add(o *Film) error {
 		return fmt.Errorf("films of %dx%d and %dx%d pixels do not add", f.Width, f.Height, o.Width, o.Height)
 	}
 	for l := range NumLayers {
-		dst, src := f.Sums(l), o.Sums(l)
-		if dst == nil {
+		dst, src := &f.Sums[l], &o.Sums[l]
+		if dst.Len() == 0 {
 			continue
 		}
-		if src == nil {
+		if src.Len() != dst.Len() {
 			return fmt.Errorf("the %s layer is missing", FilmLayers[l].Name)
 		}
-		res, srcRes := f.Residual[l], o.Residual[l]
-		if res == nil {
-			for i, v := range src {
-				dst[i] += v
-			}
-			continue
-		}
-		for i := range dst {
-			addExactPair(&dst[i], &res[i], src[i], srcRes[i])
-		}
+		dst.add(src)
 	}
 	return nil
 }

@@ -1,25 +1,30 @@
 package render
 
 import (
+	"maps"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
 // samplesLike draws float32 samples as a path tracer's are: mostly in
-// [0, 10), some bright (fireflies up to 10^6), some tiny (down to 10^-20,
+// [0, 10), some bright (fireflies up to 10^6, and now and then far past
+// what a sum's low word holds, up to 10^30), some tiny (down to 10^-20,
 // below the quantum's reach) and some negative (normals).
 func samplesLike(rng *rand.Rand, n int) []float32 {
 	out := make([]float32, n)
 	for i := range out {
-		switch rng.IntN(10) {
-		case 0:
+		switch rng.IntN(20) {
+		case 0, 1:
 			out[i] = float32(math.Pow(10, 6*rng.Float64()))
-		case 1:
+		case 2, 3:
 			out[i] = float32(math.Pow(10, -20+14*rng.Float64()))
-		case 2:
+		case 4, 5:
 			out[i] = -rng.Float32()
+		case 6:
+			out[i] = float32(math.Copysign(math.Pow(10, 9+21*rng.Float64()), rng.Float64()-0.2))
 		default:
 			out[i] = 10 * rng.Float32()
 		}
@@ -27,73 +32,106 @@ func samplesLike(rng *rand.Rand, n int) []float32 {
 	return out
 }
 
+// bigOf is the 128-bit sum (hi, lo) in units, as a big integer.
+func bigOf(hi, lo int64) *big.Int {
+	v := new(big.Int).Lsh(big.NewInt(hi), 64)
+	return v.Add(v, big.NewInt(lo))
+}
+
+// quantizedBig is a sample rounded to units of 2^-32 (ties to even), as
+// math/big rounds it: what Quantize must give.
+func quantizedBig(v float32) *big.Int {
+	x := math.Max(-0x1p62, math.Min(0x1p62, float64(v)))
+	if x != x {
+		return new(big.Int)
+	}
+	f := new(big.Float).SetPrec(200).SetFloat64(x)
+	f.Mul(f, new(big.Float).SetMantExp(big.NewFloat(1), 32))
+	i, acc := f.Int(nil) // towards zero
+	if acc != big.Exact {
+		rest := new(big.Float).Sub(f, new(big.Float).SetInt(i))
+		half := rest.Abs(rest).Cmp(big.NewFloat(0.5))
+		if half > 0 || (half == 0 && i.Bit(0) == 1) {
+			i.Add(i, big.NewInt(int64(f.Sign())))
+		}
+	}
+	return i
+}
+
+// TestQuantize: Quantize is the sample rounded to the nearest unit, ties
+// to even, clamped to ±2^62, with NaN as 0, in its canonical 128-bit form.
+func TestQuantize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	vals := append(samplesLike(rng, 20000), 1, -3.5, 0x1.8p-33, 0x1.8p-32, 0x1p31, 0x1p40, -0x1p40, 0x1p62, 0x1p63, 3e38,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 0, 0x1p-149)
+	for _, v := range vals {
+		hi, lo := Quantize(v)
+		if got, want := bigOf(hi, lo), quantizedBig(v); got.Cmp(want) != 0 {
+			t.Fatalf("Quantize(%g) = %v units, want %v", v, got, want)
+		}
+	}
+}
+
 // TestExactSumsAreOrderFree: however the samples are cut into passes and
 // the passes added (as a render's passes or merged slices are), the sums
-// come out bit for bit the same, and equal to the exact sum of the
-// quantized samples rounded once to float64 (math/big's).
+// come out bit for bit the same, equal to the exact sum of the quantized
+// samples (math/big's), also where they pass the low word's range.
 func TestExactSumsAreOrderFree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 200 {
+	for trial := range 300 {
 		vals := samplesLike(rng, 1+rng.IntN(300))
-		exact := new(big.Float).SetPrec(2000)
+		want := new(big.Int)
 		for _, v := range vals {
-			exact.Add(exact, new(big.Float).SetPrec(2000).SetFloat64(Quantize(v)))
+			want.Add(want, quantizedBig(v))
 		}
-		want, _ := exact.Float64()
-
 		// One by one, in order.
-		var s, r float64
+		var hi, lo int64
 		for _, v := range vals {
-			AddExact(&s, &r, Quantize(v))
+			qh, ql := Quantize(v)
+			AddFixed(&hi, &lo, qh, ql)
 		}
 		// In random slices, each summed alone, added in a random order.
-		type pair struct{ s, r float64 }
+		type pair struct{ hi, lo int64 }
 		var parts []pair
 		for i := 0; i < len(vals); {
 			n := 1 + rng.IntN(len(vals)-i)
 			var p pair
 			for _, v := range vals[i : i+n] {
-				AddExact(&p.s, &p.r, Quantize(v))
+				qh, ql := Quantize(v)
+				AddFixed(&p.hi, &p.lo, qh, ql)
 			}
 			parts = append(parts, p)
 			i += n
 		}
 		rng.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
-		var ms, mr float64
+		var mh, ml int64
 		for _, p := range parts {
-			addExactPair(&ms, &mr, p.s, p.r)
+			AddFixed(&mh, &ml, p.hi, p.lo)
 		}
-		if s != want || ms != want || r != mr {
-			t.Fatalf("trial %d (%d samples): in order %v%+v, in slices %v%+v, exact %v", trial, len(vals), s, r, ms, mr, want)
+		if bigOf(hi, lo).Cmp(want) != 0 || mh != hi || ml != lo {
+			t.Fatalf("trial %d (%d samples): in order %v, in slices %v, exact %v", trial, len(vals), bigOf(hi, lo), bigOf(mh, ml), want)
 		}
-	}
-}
-
-// TestQuantize: values from 2^-41 up are kept; smaller ones go to the
-// nearest multiple of 2^-64.
-func TestQuantize(t *testing.T) {
-	for _, v := range []float32{1, -3.5, 0x1p-41, 1e30, 0} {
-		if Quantize(v) != float64(v) {
-			t.Errorf("Quantize(%g) = %g, want it kept", v, Quantize(v))
+		// The float64 readers see is the exact sum's, rounded (within the
+		// two roundings of its words).
+		exact, _ := new(big.Float).SetInt(want).Float64()
+		if got := fixedValue(hi, lo) / Quantum; math.Abs(got-exact) > 1e-15*math.Abs(exact)+1 {
+			t.Fatalf("trial %d: value %g units, exact %g", trial, got, exact)
 		}
-	}
-	if q := Quantize(0x1.8p-70); q != 0 {
-		t.Errorf("Quantize(1.5·2^-70) = %g, want 0", q)
-	}
-	if q := Quantize(0x1.8p-64); q != 0x1p-63 {
-		t.Errorf("Quantize(1.5·2^-64) = %g, want 2^-63 (ties to even)", q)
 	}
 }
 
 // TestFilmAddIsExact: films filled pass by pass through AddPass (as the GPU
-// adds its launches) and added in either order give the same sums.
+// adds its launches) and added in either order give the same sums, with
+// high words where a pixel's sum passes the low word's range.
 func TestFilmAddIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	a, b := NewFilm(4, 3), NewFilm(4, 3)
 	for l := range NumLayers {
 		n := FilmLayers[l].Channels * 12
-		a.AddPass(l, samplesLike(rng, n))
-		b.AddPass(l, samplesLike(rng, n))
+		for range 30 {
+			a.AddPass(l, samplesLike(rng, n))
+			b.AddPass(l, samplesLike(rng, n))
+		}
 	}
 	ab, ba := NewFilm(4, 3), NewFilm(4, 3)
 	for _, step := range []struct{ dst, src *Film }{{ab, a}, {ab, b}, {ba, b}, {ba, a}} {
@@ -101,16 +139,28 @@ func TestFilmAddIsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	highs := 0
 	for l := range NumLayers {
+		x, y := &ab.Sums[l], &ba.Sums[l]
 		if !FilmLayers[l].Exact {
 			continue
 		}
-		x, y := ab.Sums(l), ba.Sums(l)
-		for i := range x {
-			if x[i] != y[i] || ab.Residual[l][i] != ba.Residual[l][i] {
-				t.Fatalf("%s[%d]: a+b %v, b+a %v", FilmLayers[l].Name, i, x[i], y[i])
+		highs += len(x.High)
+		if !slices.Equal(x.Fixed, y.Fixed) || !maps.Equal(x.High, y.High) {
+			t.Fatalf("%s: a+b and b+a differ", FilmLayers[l].Name)
+		}
+		for i := range x.Fixed {
+			sum := new(big.Int).Add(bigOf(a.Sums[l].High[i], a.Sums[l].Fixed[i]), bigOf(b.Sums[l].High[i], b.Sums[l].Fixed[i]))
+			if bigOf(x.High[i], x.Fixed[i]).Cmp(sum) != 0 {
+				t.Fatalf("%s[%d]: a+b %v, want %v", FilmLayers[l].Name, i, bigOf(x.High[i], x.Fixed[i]), sum)
 			}
 		}
+	}
+	if highs == 0 {
+		t.Error("no sum passed the low word's range: the test checks no carry")
+	}
+	if !ab.Whole() {
+		t.Error("the sum of two films is not whole")
 	}
 	if err := a.Add(NewFilm(3, 4)); err == nil {
 		t.Error("a 3x4 film added to a 4x3 one")

@@ -102,7 +102,7 @@ func TestFallbackWhenTheFirstPassFails(t *testing.T) {
 	fb := fallback{gpu: failingGPU{}, note: func(s string) { notes = append(notes, s) }}
 	film := render.NewFilm(opts.Width, opts.Height)
 	stats, err := render.Render(context.Background(), fb, sc, opts, film, nil)
-	if err != nil || stats.Backend != (cpu.Backend{}).Name() || film.Samples != 3 || film.Beauty[0] == 0 {
+	if err != nil || stats.Backend != (cpu.Backend{}).Name() || film.Samples != 3 || film.Sums[render.LayerBeauty].Value(0) == 0 {
 		t.Fatalf("fallback: %v, %+v, %d samples", err, stats, film.Samples)
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "the launch failed; rendering on the cpu instead") {

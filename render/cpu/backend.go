@@ -89,9 +89,9 @@ func (s *session) MaxPass() int { return s.maxPass }
 // samples. A cancellation is answered between tiles (the pass is dropped);
 // a panic in a worker ends the render with an error.
 func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
-	if s.pass == nil || s.pass.Layers() != film.Layers() {
+	if s.pass == nil || s.pass.Held() != film.Held() {
 		s.pass = nil // the old buffers go before the new ones come
-		s.pass = render.NewFilmOf(s.opts.Width, s.opts.Height, film.Layers())
+		s.pass = render.NewFilmOf(s.opts.Width, s.opts.Height, film.Held())
 	}
 	var next, done atomic.Int64
 	var wg sync.WaitGroup

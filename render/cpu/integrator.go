@@ -431,43 +431,47 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	}
 }
 
-// pixelSums are one pixel's sums over a pass: the exact layers' sums and
-// residuals (render.AddExact) and the statistics' plain sums.
+// pixelSums are one pixel's sums over a pass: the exact layers' 128-bit
+// sums (render.Quantize) and the statistics' plain sums.
 type pixelSums struct {
-	sum, res               [render.NumLayers][3]float64
+	hi, lo                 [render.NumLayers][3]int64
 	cost, pathLength, simt float64
 }
 
 func (a *pixelSums) add3(l render.Layer, v scene.Vec3) {
-	render.AddExact(&a.sum[l][0], &a.res[l][0], render.Quantize(v.X))
-	render.AddExact(&a.sum[l][1], &a.res[l][1], render.Quantize(v.Y))
-	render.AddExact(&a.sum[l][2], &a.res[l][2], render.Quantize(v.Z))
+	a.add(l, 0, v.X)
+	a.add(l, 1, v.Y)
+	a.add(l, 2, v.Z)
 }
 
-func (a *pixelSums) add1(l render.Layer, v float32) {
-	render.AddExact(&a.sum[l][0], &a.res[l][0], render.Quantize(v))
+func (a *pixelSums) add1(l render.Layer, v float32) { a.add(l, 0, v) }
+
+func (a *pixelSums) add(l render.Layer, c int, v float32) {
+	hi, lo := render.Quantize(v)
+	render.AddFixed(&a.hi[l][c], &a.lo[l][c], hi, lo)
 }
 
 // store writes the pixel's sums into pass buffers that hold nothing of
 // this pass for it yet (each pixel belongs to one tile).
 func (a *pixelSums) store(out *passBuffers, px int) {
 	for l, info := range render.FilmLayers {
+		sums := &out.Sums[l]
+		if sums.Len() == 0 {
+			continue // a layer no output asked for
+		}
 		if !info.Exact {
 			continue
 		}
-		c, sums := info.Channels, out.Sums(render.Layer(l))
-		if sums == nil {
-			continue // a layer no output asked for
+		for c := range info.Channels {
+			sums.StoreFixed(info.Channels*px+c, a.hi[l][c], a.lo[l][c])
 		}
-		copy(sums[c*px:c*px+c], a.sum[l][:c])
-		copy(out.Residual[l][c*px:c*px+c], a.res[l][:c])
 	}
 	for _, v := range []struct {
-		sums []float64
-		sum  float64
-	}{{out.Cost, a.cost}, {out.PathLength, a.pathLength}, {out.SIMT, a.simt}} {
-		if v.sums != nil {
-			v.sums[px] = v.sum
+		l   render.Layer
+		sum float64
+	}{{render.LayerCost, a.cost}, {render.LayerPathLength, a.pathLength}, {render.LayerSIMT, a.simt}} {
+		if plain := out.Sums[v.l].Plain; plain != nil {
+			plain[px] = v.sum
 		}
 	}
 }

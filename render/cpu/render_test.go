@@ -141,20 +141,21 @@ func TestSameImageWithAnyThreadCount(t *testing.T) {
 	a := renderFilm(t, sc, opts)
 	opts.Threads = 2
 	b := renderFilm(t, sc, opts)
-	for i := range a.Beauty {
-		if a.Beauty[i] != b.Beauty[i] {
-			t.Fatalf("pixel value %d differs: %v with one thread, %v with two", i, a.Beauty[i], b.Beauty[i])
+	ab, bb := a.Floats(render.LayerBeauty), b.Floats(render.LayerBeauty)
+	for i := range ab {
+		if ab[i] != bb[i] {
+			t.Fatalf("pixel value %d differs: %v with one thread, %v with two", i, ab[i], bb[i])
 		}
 	}
 	var sum float64
-	for _, v := range a.Beauty {
+	for _, v := range ab {
 		sum += float64(v)
 	}
 	if sum == 0 {
 		t.Fatal("the image is black")
 	}
 	opts.Seed = 8
-	if c := renderFilm(t, sc, opts); c.Beauty[len(c.Beauty)/2] == a.Beauty[len(a.Beauty)/2] && c.Beauty[3] == a.Beauty[3] {
+	if c := renderFilm(t, sc, opts).Floats(render.LayerBeauty); c[len(c)/2] == ab[len(ab)/2] && c[3] == ab[3] {
 		t.Error("another seed gives the same image")
 	}
 }
@@ -315,12 +316,12 @@ func TestReorderingNeverChangesTheImage(t *testing.T) {
 	for _, mode := range []render.ReorderMode{render.ReorderNone, render.ReorderShader, render.ReorderMaterial, render.ReorderCoherence} {
 		film := renderFilm(t, sc, render.Options{Width: 32, Height: 24, SPP: 2, MaxDepth: 5, Reorder: render.Reorder{Mode: mode}})
 		if ref == nil {
-			ref = film.Beauty
+			ref = film.Floats(render.LayerBeauty)
 			continue
 		}
-		for i := range ref {
-			if film.Beauty[i] != ref[i] {
-				t.Fatalf("reorder %q changes value %d: %v vs %v", mode, i, film.Beauty[i], ref[i])
+		for i, v := range film.Floats(render.LayerBeauty) {
+			if v != ref[i] {
+				t.Fatalf("reorder %q changes value %d: %v vs %v", mode, i, v, ref[i])
 			}
 		}
 	}
@@ -345,7 +346,9 @@ func TestFurnaceSplitsLight(t *testing.T) {
 	}{{"grey Lambertian", lambert(0.5), true, false}, {"rough dielectric on grey", coated, true, true}, {"rough gold-ish metal", metal, false, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := furnaceScene(c.mat)
-			f := renderFilm(t, sc, opts)
+			film := renderFilm(t, sc, opts)
+			f := struct{ Beauty, Diffuse, Specular, DiffuseAlbedo, SpecularAlbedo []float64 }{film.Floats(render.LayerBeauty),
+				film.Floats(render.LayerDiffuse), film.Floats(render.LayerSpecular), film.Floats(render.LayerDiffuseAlbedo), film.Floats(render.LayerSpecularAlbedo)}
 			var light, albedo [2]float64
 			for y := 0; y < opts.Height; y++ {
 				for x := 0; x < opts.Width; x++ {

@@ -47,7 +47,8 @@ func BandsScene(n int) (*scene.Scene, render.Options) {
 func BandColumns(a, b *render.Film) (worst float64, col int, mean float64) {
 	va, vb := a.MeanVariance(), b.MeanVariance()
 	lum := func(f *render.Film, px int) float64 {
-		return (0.2126*f.Beauty[3*px] + 0.7152*f.Beauty[3*px+1] + 0.0722*f.Beauty[3*px+2]) / float64(max(f.Samples, 1))
+		b := &f.Sums[render.LayerBeauty]
+		return (0.2126*b.Value(3*px) + 0.7152*b.Value(3*px+1) + 0.0722*b.Value(3*px+2)) / float64(max(f.Samples, 1))
 	}
 	for x := 0; x < a.Width; x++ {
 		var sa, sb, v float64

@@ -77,9 +77,10 @@ func TestDeviceKeptAcrossRenders(t *testing.T) {
 		t.Fatal("the rt path did not run on the kept device beside rt-sorted's kernels")
 	}
 	afterRT := renderWith(PathRTSorted, cornell)
-	for i := range first.Beauty {
-		if again.Beauty[i] != first.Beauty[i] || afterRT.Beauty[i] != first.Beauty[i] {
-			t.Fatalf("beauty[%d]: %v on a fresh device, %v and %v on the kept one", i, first.Beauty[i], again.Beauty[i], afterRT.Beauty[i])
+	fb, ab, rb := first.Floats(render.LayerBeauty), again.Floats(render.LayerBeauty), afterRT.Floats(render.LayerBeauty)
+	for i := range fb {
+		if ab[i] != fb[i] || rb[i] != fb[i] {
+			t.Fatalf("beauty[%d]: %v on a fresh device, %v and %v on the kept one", i, fb[i], ab[i], rb[i])
 		}
 	}
 	if m, _ := filmMean(first); !(m > 0) {
@@ -92,10 +93,11 @@ func TestDeviceKeptAcrossRenders(t *testing.T) {
 
 func filmMean(f *render.Film) (float64, int) {
 	var sum float64
-	for _, v := range f.Beauty {
+	b := f.Floats(render.LayerBeauty)
+	for _, v := range b {
 		sum += v
 	}
-	return sum / float64(len(f.Beauty)), len(f.Beauty)
+	return sum / float64(len(b)), len(b)
 }
 
 // TestPipelineCachePersists: a device saves what the driver compiled for

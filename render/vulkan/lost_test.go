@@ -34,7 +34,7 @@ func TestDeviceLossKeepsSamples(t *testing.T) {
 		t.Fatalf("film has %d samples per pixel, partial %v; want the first two launches' and partial", film.Samples, film.Partial)
 	}
 	var sum float64
-	for _, v := range film.Beauty {
+	for _, v := range film.Floats(render.LayerBeauty) {
 		sum += v
 	}
 	if sum <= 0 {

@@ -298,10 +298,10 @@ func matchesCPUWithin(t *testing.T, d vulkan.Device, sc *scene.Scene, opts rende
 			name         string
 			cpu, gpu     []float64
 			cpuSq, gpuSq []float64
-		}{{"diffuse", same.Diffuse, got.Diffuse, same.DiffuseLumSq, got.DiffuseLumSq},
-			{"specular", same.Specular, got.Specular, same.SpecularLumSq, got.SpecularLumSq},
-			{"diffuse albedo", same.DiffuseAlbedo, got.DiffuseAlbedo, nil, nil},
-			{"specular albedo", same.SpecularAlbedo, got.SpecularAlbedo, nil, nil}} {
+		}{{"diffuse", same.Floats(render.LayerDiffuse), got.Floats(render.LayerDiffuse), same.Floats(render.LayerDiffuseLumSq), got.Floats(render.LayerDiffuseLumSq)},
+			{"specular", same.Floats(render.LayerSpecular), got.Floats(render.LayerSpecular), same.Floats(render.LayerSpecularLumSq), got.Floats(render.LayerSpecularLumSq)},
+			{"diffuse albedo", same.Floats(render.LayerDiffuseAlbedo), got.Floats(render.LayerDiffuseAlbedo), nil, nil},
+			{"specular albedo", same.Floats(render.LayerSpecularAlbedo), got.Floats(render.LayerSpecularAlbedo), nil, nil}} {
 			mc, se := bufferMean(b.cpu, b.cpuSq, same.Samples)
 			mg, _ := bufferMean(b.gpu, b.gpuSq, got.Samples)
 			if !(math.Abs(mc-mg) <= 0.5*se+albedoTol*math.Abs(mc)) {
@@ -327,7 +327,9 @@ func bufferMean(sum, lumSq []float64, samples int) (mean, se float64) {
 }
 
 // imageMean is a film's mean luminance and its standard error.
-func imageMean(f *render.Film) (mean, se float64) { return bufferMean(f.Beauty, f.LumSq, f.Samples) }
+func imageMean(f *render.Film) (mean, se float64) {
+	return bufferMean(f.Floats(render.LayerBeauty), f.Floats(render.LayerLumSq), f.Samples)
+}
 
 // compareTiles checks each tile's mean luminance against the other film's
 // (written !(d <= tol), so that a NaN fails),
@@ -564,9 +566,10 @@ func TestSortNeverChangesTheImage(t *testing.T) {
 				}
 				opts.Reorder = r
 				sorted := renderOn(t, onPath(d, path), sc, opts)
-				for i := range sorted.Beauty {
-					if sorted.Beauty[i] != unsorted.Beauty[i] {
-						t.Fatalf("%s, beauty[%d]: reordered %v, in launch order %v", scheme, i, sorted.Beauty[i], unsorted.Beauty[i])
+				sb, ub := sorted.Floats(render.LayerBeauty), unsorted.Floats(render.LayerBeauty)
+				for i := range sb {
+					if sb[i] != ub[i] {
+						t.Fatalf("%s, beauty[%d]: reordered %v, in launch order %v", scheme, i, sb[i], ub[i])
 					}
 				}
 			}
@@ -662,13 +665,14 @@ func TestShaderClockCost(t *testing.T) {
 	if timed.CostUnit != want || plain.CostUnit != "" {
 		t.Fatalf("cost units %q and %q, want %q and \"\"", timed.CostUnit, plain.CostUnit, want)
 	}
-	for i, c := range timed.Cost {
+	for i, c := range timed.Floats(render.LayerCost) {
 		if !(c > 0) {
 			t.Fatalf("pixel %d: cost %v", i, c)
 		}
 	}
-	for i := range plain.Beauty {
-		if plain.Beauty[i] != timed.Beauty[i] {
+	pb, tb := plain.Floats(render.LayerBeauty), timed.Floats(render.LayerBeauty)
+	for i := range pb {
+		if pb[i] != tb[i] {
 			t.Fatalf("the clock changed the image at %d", i)
 		}
 	}

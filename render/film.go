@@ -279,22 +279,27 @@ var Heatmaps = []AOV{AOVVariance, AOVCost, AOVPathLength, AOVSIMT}
 
 // Resolve returns an AOV averaged over the samples: 3 channels per pixel
 // (depth: 1).
-func (f *Film) Resolve(a AOV) (pix []float32, channels int) {
+func (f *Film) Resolve(a AOV) (pix []float32, channels int) { return f.ResolveRows(a, 0, f.Height) }
+
+// ResolveRows is Resolve of rows [y0, y1) alone, what a writer streaming
+// the image a block of rows at a time reads.
+func (f *Film) ResolveRows(a AOV, y0, y1 int) (pix []float32, channels int) {
+	from, to := y0*f.Width, y1*f.Width
 	if a == AOVVariance {
-		return f.sampleVariance(LayerBeauty, LayerLumSq), 1
+		return f.sampleVariance(LayerBeauty, LayerLumSq, from, to), 1
 	}
 	l, channels := LayerBeauty, 3
 	if layer, ok := LayerOf(a); ok {
 		l, channels = layer, FilmLayers[layer].Channels
 	}
-	out := make([]float32, channels*f.Width*f.Height) // zero where the film lacks the layer
+	out := make([]float32, channels*(to-from)) // zero where the film lacks the layer
 	src := &f.Sums[l]
 	if f.Samples == 0 || src.Len() == 0 {
 		return out, channels
 	}
 	inv := 1 / float64(f.Samples)
 	for i := range out {
-		out[i] = float32(src.Value(i) * inv)
+		out[i] = float32(src.Value(channels*from+i) * inv)
 	}
 	if a == AOVNormal {
 		for i := 0; i < len(out); i += 3 {
@@ -305,37 +310,42 @@ func (f *Film) Resolve(a AOV) (pix []float32, channels int) {
 	return out, channels
 }
 
-// sampleVariance is the per-pixel sample variance of luminance of the
-// samples whose RGB sums and squared-luminance sums are the layers given.
-func (f *Film) sampleVariance(rgb, lumSq Layer) []float32 {
-	out := make([]float32, f.Width*f.Height)
+// sampleVariance is the sample variance of luminance of pixels [from, to)
+// over the samples whose RGB sums and squared-luminance sums are the
+// layers given.
+func (f *Film) sampleVariance(rgb, lumSq Layer, from, to int) []float32 {
+	out := make([]float32, to-from)
 	n := float64(f.Samples)
 	sum, sq := &f.Sums[rgb], &f.Sums[lumSq]
 	if n < 2 || sum.Len() == 0 || sq.Len() == 0 {
 		return out
 	}
-	for i := range out {
+	for k := range out {
+		i := from + k
 		mean := (0.2126*sum.Value(3*i) + 0.7152*sum.Value(3*i+1) + 0.0722*sum.Value(3*i+2)) / n
-		out[i] = float32(max(sq.Value(i)/n-mean*mean, 0) * n / (n - 1))
+		out[k] = float32(max(sq.Value(i)/n-mean*mean, 0) * n / (n - 1))
 	}
 	return out
 }
 
 // SplitMeanVariance is MeanVariance for the diffuse and the specular light.
 func (f *Film) SplitMeanVariance() (diffuse, specular []float32) {
-	return f.meanVariance(LayerDiffuse, LayerDiffuseLumSq), f.meanVariance(LayerSpecular, LayerSpecularLumSq)
+	n := f.Width * f.Height
+	return f.meanVariance(LayerDiffuse, LayerDiffuseLumSq, 0, n), f.meanVariance(LayerSpecular, LayerSpecularLumSq, 0, n)
 }
 
 // MeanVariance is each pixel's variance of the luminance estimate (the
 // sample variance over the sample count), what a denoiser weighs noise by.
 // Samples are stratified, so it bounds the estimate's variance from above.
-func (f *Film) MeanVariance() []float32 { return f.meanVariance(LayerBeauty, LayerLumSq) }
+func (f *Film) MeanVariance() []float32 {
+	return f.meanVariance(LayerBeauty, LayerLumSq, 0, f.Width*f.Height)
+}
 
-// meanVariance is the variance of the luminance estimate of the samples
-// whose sums are the layers given: their sample variance over the sample
-// count.
-func (f *Film) meanVariance(rgb, lumSq Layer) []float32 {
-	v := f.sampleVariance(rgb, lumSq)
+// meanVariance is the variance of the luminance estimate of pixels
+// [from, to) over the samples whose sums are the layers given: their
+// sample variance over the sample count.
+func (f *Film) meanVariance(rgb, lumSq Layer, from, to int) []float32 {
+	v := f.sampleVariance(rgb, lumSq, from, to)
 	for i := range v {
 		v[i] /= float32(max(f.Samples, 1))
 	}

@@ -101,62 +101,60 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 	h.SetCompression(exr.CompressionZIP)
 	h.SetZIPLevel(exrZIPLevel)
 	channels := exr.NewChannelList()
-	fb := exr.NewFrameBuffer()
-	add := func(name string, plane []float32) {
-		// Depth and variance keep float32 even in half-float files: half
-		// has no room for small variances (its denormals start at 6e-5).
-		if halfFloat && name != "depth.Z" && !strings.HasSuffix(name, "variance.Y") && name != "Z" && name != "Y" {
-			hp := make([]half.Half, len(plane))
-			for i, v := range plane {
-				hp[i] = half.FromFloat32(min(max(v, -65504), 65504)) // half's largest finite value
+	var groups []*exrGroup
+	add := func(read func(y0, y1 int) ([]float32, int), names ...string) {
+		g := &exrGroup{read: read}
+		for _, name := range names {
+			// Depth and variance keep float32 even in half-float files:
+			// half has no room for small variances (its denormals start at
+			// 6e-5).
+			half := halfFloat && name != "depth.Z" && !strings.HasSuffix(name, "variance.Y") && name != "Z" && name != "Y"
+			typ := exr.PixelTypeFloat
+			if half {
+				typ = exr.PixelTypeHalf
 			}
-			channels.Add(exr.Channel{Name: name, Type: exr.PixelTypeHalf, XSampling: 1, YSampling: 1})
-			fb.Insert(name, exr.NewSliceFromHalf(hp, film.Width, film.Height))
-			return
+			channels.Add(exr.Channel{Name: name, Type: typ, XSampling: 1, YSampling: 1})
+			g.names, g.half = append(g.names, name), append(g.half, half)
 		}
-		channels.Add(exr.Channel{Name: name, Type: exr.PixelTypeFloat, XSampling: 1, YSampling: 1})
-		fb.Insert(name, exr.NewSliceFromFloat32(plane, film.Width, film.Height))
+		groups = append(groups, g)
 	}
-	planes := func(a AOV, names ...string) {
-		pix, n := film.Resolve(a)
-		for c, name := range names {
-			plane := make([]float32, film.Width*film.Height)
-			for i := range plane {
-				plane[i] = pix[i*n+c]
-			}
-			add(name, plane)
-		}
+	aov := func(a AOV, names ...string) {
+		add(func(y0, y1 int) ([]float32, int) { return film.ResolveRows(a, y0, y1) }, names...)
+	}
+	variance := func(rgb, lumSq Layer, name string) {
+		add(func(y0, y1 int) ([]float32, int) {
+			return film.meanVariance(rgb, lumSq, y0*film.Width, y1*film.Width), 1
+		}, name)
 	}
 	switch only {
 	case AOVBeauty:
 		// The beauty and its variance, and the AOVs the film holds (what
 		// the render was asked for).
-		planes(AOVBeauty, "R", "G", "B")
+		aov(AOVBeauty, "R", "G", "B")
 		if film.Has(LayerAlbedo) {
-			planes(AOVAlbedo, "albedo.R", "albedo.G", "albedo.B")
+			aov(AOVAlbedo, "albedo.R", "albedo.G", "albedo.B")
 		}
 		if film.Has(LayerNormal) {
-			planes(AOVNormal, "normal.X", "normal.Y", "normal.Z")
+			aov(AOVNormal, "normal.X", "normal.Y", "normal.Z")
 		}
 		if film.Has(LayerDepth) {
-			planes(AOVDepth, "depth.Z")
+			aov(AOVDepth, "depth.Z")
 		}
-		add("variance.Y", film.MeanVariance()) // of the mean, what a denoiser reads
+		variance(LayerBeauty, LayerLumSq, "variance.Y") // of the mean, what a denoiser reads
 		if film.HasSplit() {
-			planes(AOVDiffuse, "diffuse.R", "diffuse.G", "diffuse.B")
-			planes(AOVSpecular, "specular.R", "specular.G", "specular.B")
-			planes(AOVDiffuseAlbedo, "diffuse_albedo.R", "diffuse_albedo.G", "diffuse_albedo.B")
-			planes(AOVSpecularAlbedo, "specular_albedo.R", "specular_albedo.G", "specular_albedo.B")
-			dv, sv := film.SplitMeanVariance()
-			add("diffuse_variance.Y", dv)
-			add("specular_variance.Y", sv)
+			aov(AOVDiffuse, "diffuse.R", "diffuse.G", "diffuse.B")
+			aov(AOVSpecular, "specular.R", "specular.G", "specular.B")
+			aov(AOVDiffuseAlbedo, "diffuse_albedo.R", "diffuse_albedo.G", "diffuse_albedo.B")
+			aov(AOVSpecularAlbedo, "specular_albedo.R", "specular_albedo.G", "specular_albedo.B")
+			variance(LayerDiffuse, LayerDiffuseLumSq, "diffuse_variance.Y")
+			variance(LayerSpecular, LayerSpecularLumSq, "specular_variance.Y")
 		}
 	case AOVDepth:
-		planes(AOVDepth, "Z")
+		aov(AOVDepth, "Z")
 	case AOVVariance, AOVCost, AOVPathLength, AOVSIMT:
-		planes(only, "Y")
+		aov(only, "Y")
 	default:
-		planes(only, "R", "G", "B")
+		aov(only, "R", "G", "B")
 	}
 	var sums []*sumPlane
 	if slice != nil {
@@ -174,22 +172,75 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 	if err != nil {
 		return err
 	}
-	if sums == nil {
-		sw.SetFrameBuffer(fb)
-		if err := sw.WritePixels(0, film.Height-1); err != nil {
-			return err
-		}
-		return sw.Close()
+	// The image goes out a block of rows at a time, each block's chunks
+	// compressed in parallel: the planes cost a block, not another film.
+	rows := exrRows
+	if sums != nil {
+		rows = sumRows
 	}
-	for y0 := 0; y0 < film.Height; y0 += sumRows {
-		y1 := min(y0+sumRows, film.Height)
-		fillBlock(sums, fb, film.Width, y0, y1)
+	for y0 := 0; y0 < film.Height; y0 += rows {
+		y1 := min(y0+rows, film.Height)
+		fb := exr.NewFrameBuffer()
+		for _, g := range groups {
+			g.fill(fb, film.Width, y0, y1)
+		}
+		if sums != nil {
+			fillBlock(sums, fb, film.Width, y0, y1)
+		}
 		sw.SetFrameBuffer(fb)
 		if err := sw.WritePixels(y0, y1-1); err != nil {
 			return err
 		}
 	}
 	return sw.Close()
+}
+
+// exrRows is how many rows of an image writeEXR converts at a time: a
+// multiple of ZIP's 16-row chunks, enough of them to keep every core
+// compressing, and a few tens of MB of planes at 8K.
+const exrRows = 256
+
+// exrGroup is the EXR channels that one read of the film gives: an AOV's
+// channels or a variance, as float32 or half planes of a block of rows.
+type exrGroup struct {
+	read   func(y0, y1 int) ([]float32, int)
+	names  []string
+	half   []bool
+	floats [][]float32
+	halves [][]half.Half
+}
+
+// fill reads rows [y0, y1) and points fb at the group's planes of them.
+func (g *exrGroup) fill(fb *exr.FrameBuffer, width, y0, y1 int) {
+	pix, n := g.read(y0, y1)
+	count := width * (y1 - y0)
+	if g.floats == nil {
+		g.floats, g.halves = make([][]float32, len(g.names)), make([][]half.Half, len(g.names))
+	}
+	for c, name := range g.names {
+		if g.half[c] {
+			hp := grow(&g.halves[c], count)
+			for i := range hp {
+				hp[i] = half.FromFloat32(min(max(pix[i*n+c], -65504), 65504)) // half's largest finite value
+			}
+			fb.Insert(name, exr.NewSliceFromHalf(hp, width, y1-y0).WithOrigin(0, y0))
+			continue
+		}
+		plane := grow(&g.floats[c], count)
+		for i := range plane {
+			plane[i] = pix[i*n+c]
+		}
+		fb.Insert(name, exr.NewSliceFromFloat32(plane, width, y1-y0).WithOrigin(0, y0))
+	}
+}
+
+// grow is *buf resized to n, reallocated only when it is too small.
+func grow[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
 }
 
 // writePNG shows an output for display: the beauty exposed and

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -64,6 +66,7 @@ what has been accumulated, marked as partial.`,
 	f.Float32("aperture-radius", d.ApertureRadius, "thin-lens radius in metres, overriding the camera's extras (0: pinhole)")
 	f.Float32("focus-distance", d.FocusDistance, "distance in focus in metres, overriding the camera's extras")
 	f.Int("threads", d.Threads, "CPU threads (0: all)")
+	f.String("memory-budget", d.MemoryBudget, "refuse a render that would need more memory than this (8G, 512M; default: the cgroup's limit, the address-space limit or the machine's memory)")
 	f.String("accel", d.Accel, "the cpu backend's tracer: embree (Intel Embree 3, loaded at run time), bvh (sertrace's own) or auto (Embree where it loads)")
 	f.String("stats", "", "write the render's statistics to this JSON file")
 	f.String("cpuprofile", "", "write a CPU profile of the render (go tool pprof) to this file")
@@ -170,6 +173,13 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	layers := render.AllLayers
 	if settings.Samples == "" {
 		layers = render.LayersFor(aovs, v.GetBool("denoise"))
+	}
+	budget, err := render.CheckMemory(opts, layers, j.Backend.Name(), v.GetBool("denoise"), settings.MemoryBudget)
+	if err != nil {
+		return fmt.Errorf("%s: %w", scenePath, err)
+	}
+	if budget > 0 {
+		debug.SetMemoryLimit(int64(min(budget, math.MaxInt64))) // the collector works harder near it
 	}
 	film := render.NewFilmOf(w, h, layers)
 	bar = newProgressBar(stderr)

@@ -408,3 +408,35 @@ func exrChannels(t *testing.T, path string) []string {
 	}
 	return names
 }
+
+// TestRenderOverItsMemoryIsRefused: a render that cannot fit its memory
+// is refused before it starts, in one line naming the scene, what it needs
+// and the budget, with nothing written: under an address-space limit
+// (ulimit -v), where a 4096x4096 render with its AOVs once ended in the Go
+// runtime's fatal "out of memory" trace, and under --memory-budget.
+func TestRenderOverItsMemoryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "big.exr")
+	cmd := exec.Command("sh", "-c", `ulimit -v 3000000 && exec "$@"`, "sh", os.Args[0], "render", "../scenes/cornell.glb", "-o", out,
+		"--spp", "1", "--res", "4096x4096", "--backend", "cpu", "--aov", "albedo,normal,depth,diffuse")
+	cmd.Env = append(os.Environ(), "SERTRACE_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if code := cmd.ProcessState.ExitCode(); code != 1 || len(lines) != 1 ||
+		!strings.Contains(lines[0], "../scenes/cornell.glb: a 4096x4096 render of the beauty with the albedo, normal, depth, diffuse,") ||
+		!strings.Contains(lines[0], "(the address-space limit (ulimit -v))") {
+		t.Fatalf("under ulimit -v 3000000: exit %d (%v), stderr:\n%s", code, err, stderr.String())
+	}
+	code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--spp", "1", "--res", "2000x1000", "--backend", "cpu", "--memory-budget", "64M")
+	if code != 1 || !strings.Contains(errs, "a 2000x1000 render of the beauty needs about") || !strings.Contains(errs, "memory budget of 64 MB (--memory-budget)") {
+		t.Fatalf("--memory-budget 64M: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused render wrote its image")
+	}
+	if code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--memory-budget", "lots"); code != 2 || !strings.Contains(errs, "--memory-budget: \"lots\" is not a size") {
+		t.Errorf("--memory-budget lots: exit %d, %s", code, errs)
+	}
+}

@@ -66,13 +66,6 @@ func TestBatchRunsResumesAndReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	statuses := func(s *Summary) string {
-		var out []string
-		for _, j := range s.Jobs {
-			out = append(out, j.Name+"="+j.Status)
-		}
-		return strings.Join(out, " ")
-	}
 	if got := statuses(sum); got != "box=done broken=failed hair=done" {
 		t.Fatalf("statuses %s", got)
 	}
@@ -840,4 +833,43 @@ func FuzzLoadConfig(f *testing.F) {
 			t.Fatalf("not one line naming the file: %q", err)
 		}
 	})
+}
+
+// TestJobOverItsMemoryFails: a job whose render would pass its memory
+// budget fails before it starts, saying what it needs; the others render.
+func TestJobOverItsMemoryFails(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load(writeConfig(t, dir, `
+output_dir: out
+jobs:
+  - name: poster
+    scene: SCENES/cornell.glb
+    res: 2000x1000
+    spp: 1
+    memory_budget: 64M
+  - name: small
+    scene: SCENES/cornell.glb
+    res: 16x16
+    spp: 1
+    memory_budget: 64M
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := (&Runner{Config: cfg}).Run(context.Background())
+	if got := statuses(sum); got != "poster=failed small=done" {
+		t.Fatalf("statuses: %s", got)
+	}
+	if e := sum.Jobs[0].Error; !strings.Contains(e, "poster: a 2000x1000 render of the beauty needs about") || !strings.Contains(e, "memory budget of 64 MB (--memory-budget)") {
+		t.Errorf("the failed job says %q", e)
+	}
+}
+
+// statuses lists a summary's jobs as name=status.
+func statuses(s *Summary) string {
+	var out []string
+	for _, j := range s.Jobs {
+		out = append(out, j.Name+"="+j.Status)
+	}
+	return strings.Join(out, " ")
 }

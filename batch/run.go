@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -736,6 +738,13 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 	if slice < 0 {
 		layers = render.LayersFor(aovs, job.Denoise)
 	}
+	budget, err := render.CheckMemory(*opts, layers, j.Backend.Name(), job.Denoise && slice < 0, settings.MemoryBudget)
+	if err != nil {
+		return nil, render.Display{}, nil, fmt.Errorf("%s: %w", job.Name, err)
+	}
+	if budget > 0 {
+		debug.SetMemoryLimit(int64(min(budget, math.MaxInt64))) // the collector works harder near it
+	}
 	film := render.NewFilmOf(opts.Width, opts.Height, layers)
 	// keep writes the film to the checkpoint for the next run; why says
 	// what stopped this one, for the error if even that fails.
@@ -899,12 +908,12 @@ func parseOutputs(names []string) ([]output, error) {
 }
 
 // jobKey hashes what a job's result depends on: the renderer's build, the
-// job's settings (not the thread count, which changes nothing), and the
-// content of its files (contentHash).
+// job's settings (not the thread count or the memory budget, which change
+// nothing), and the content of its files (contentHash).
 func jobKey(job Job, content string) string {
 	h := sha256.New()
 	h.Write([]byte(render.BuildID()))
-	job.Threads, job.Split = 0, 0 // a split job's image is the same bit for bit
+	job.Threads, job.Split, job.MemoryBudget = 0, 0, "" // a split job's image is the same bit for bit
 	settings, _ := json.Marshal(job)
 	h.Write(settings)
 	h.Write([]byte(content))

@@ -40,6 +40,7 @@ type Settings struct {
 	Accel          string  `mapstructure:"accel" json:"accel,omitempty"`                 // the CPU backend's tracer: auto, embree or bvh
 	TimeBudget     float64 `mapstructure:"time_budget" json:"time_budget,omitempty"`     // seconds; spp then caps it
 	EXRPrecision   string  `mapstructure:"exr_precision" json:"exr_precision,omitempty"` // float or half
+	MemoryBudget   string  `mapstructure:"memory_budget" json:"memory_budget,omitempty"` // ParseBytes; "": the machine's, cgroup's or address-space limit
 }
 
 // EachSetting calls f with every setting's key (a batch job's; the render
@@ -113,6 +114,11 @@ func (s *Settings) Check() error {
 	}
 	if _, _, err := ParseSamples(s.Samples); err != nil {
 		return &SettingError{"samples", err}
+	}
+	if s.MemoryBudget != "" {
+		if _, err := ParseBytes(s.MemoryBudget); err != nil {
+			return &SettingError{"memory_budget", err}
+		}
 	}
 	if s.TimeBudget < 0 || math.IsNaN(s.TimeBudget) || math.IsInf(s.TimeBudget, 0) {
 		return bad("time_budget", "%v must be finite seconds, not negative", s.TimeBudget)

@@ -117,10 +117,10 @@ func (s *LayerSums) setWord(i int, w uint64) {
 const sliceAttribute = "sertrace:slice"
 
 // ForSlice is the settings of a render as a slice of it records them: less
-// what only cuts or schedules the work, the samples it took and the thread
-// count.
+// what only cuts or schedules the work, the samples it took, the thread
+// count and the memory budget.
 func (s Settings) ForSlice() Settings {
-	s.Samples, s.Threads = "", 0
+	s.Samples, s.Threads, s.MemoryBudget = "", 0, ""
 	return s
 }
 

@@ -1,0 +1,232 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Memory. Before a render allocates its film, MemoryNeed estimates what it
+// will take and CheckMemory refuses one that does not fit the memory
+// budget, in one line saying how much it needs and what to change: never
+// the Go runtime's fatal "out of memory" trace halfway through a farm job.
+
+// MemoryBudget is how much memory a render may take, and what set it:
+// --memory-budget where given (ParseBytes), else the least of the
+// process's cgroup limit, its address-space limit (less what the runtime
+// and the libraries map without using) and the machine's memory.
+func MemoryBudget(setting string) (bytes uint64, from string, err error) {
+	if setting != "" {
+		b, err := ParseBytes(setting)
+		return b, "--memory-budget", err
+	}
+	bytes, from = math.MaxUint64, ""
+	consider := func(b uint64, what string) {
+		if b > 0 && b < bytes {
+			bytes, from = b, what
+		}
+	}
+	consider(cgroupLimit(), "the cgroup's memory limit")
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_AS, &lim) == nil && lim.Cur != math.MaxUint64 {
+		// The process maps far more addresses than it uses (Go's
+		// reservations, libraries, every thread's malloc arena: 1.6 GB
+		// before a render here, with 21 MB resident), and Embree's threads
+		// and a Vulkan driver map more once the render starts: a limit on
+		// addresses leaves less than itself to use.
+		unused := vmSize() - min(vmSize(), heldBytes()/2)
+		consider(lim.Cur-min(lim.Cur, unused+addressSlack), "the address-space limit (ulimit -v)")
+	}
+	consider(memTotal(), "the machine's memory")
+	if from == "" {
+		return 0, "", nil // nothing says: no check
+	}
+	return bytes, from, nil
+}
+
+// addressSlack is the address space a render maps beyond its memory once
+// it starts: Embree's threads and their malloc arenas (330 MB measured),
+// the Go heap's growth in 64 MB arenas.
+const addressSlack = 512 << 20
+
+// vmSize is the address space the process maps now (/proc/self/status),
+// or 0.
+func vmSize() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmSize:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// ParseBytes reads a size: bytes, or a number with K, M, G or T (powers
+// of 1024, an optional B or iB after).
+func ParseBytes(s string) (uint64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	scale := 1.0
+	if n := len(t); n > 0 {
+		if i := strings.IndexByte("KMGT", t[n-1]); i >= 0 {
+			scale, t = math.Pow(1024, float64(i+1)), t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || !(v > 0) || v*scale >= math.MaxUint64/2 {
+		return 0, fmt.Errorf("%q is not a size (such as 8G, 512M or a number of bytes)", s)
+	}
+	return uint64(v * scale), nil
+}
+
+// cgroupLimit is the memory limit of the process's cgroup (v2, or v1), or
+// 0 where it has none.
+func cgroupLimit() uint64 {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var file string
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			file = "/sys/fs/cgroup" + parts[2] + "/memory.max"
+		case strings.Contains(","+parts[1]+",", ",memory,"):
+			file = "/sys/fs/cgroup/memory" + parts[2] + "/memory.limit_in_bytes"
+		default:
+			continue
+		}
+		if b, err := os.ReadFile(file); err == nil {
+			if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v < 1<<60 {
+				return v // "max", or v1's huge "no limit", are no limit
+			}
+		}
+	}
+	return 0
+}
+
+// memTotal is the machine's memory (/proc/meminfo), or 0.
+func memTotal() uint64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// FilmBytes is the memory a film of the layers s takes at width×height.
+func FilmBytes(width, height int, s Layers) uint64 {
+	var channels uint64
+	for l, info := range FilmLayers {
+		if (s | BaseLayers).Has(Layer(l)) {
+			channels += uint64(info.Channels)
+		}
+	}
+	return 8 * channels * uint64(width) * uint64(height)
+}
+
+// Bytes a pixel takes beyond the film, by what holds them (measured with
+// /usr/bin/time on 4K renders; generous, since they only refuse):
+const (
+	// a PNG or PFM output: the resolved RGB floats, their copy and the
+	// 8-bit image with its encoder's buffers.
+	imageOutputBytes = 40
+	// the Vulkan backend's host-visible read-back buffer (layout.FilmLayers
+	// float32s) and its staging.
+	gpuReadbackBytes = 4 * 29 * 2
+	// the denoiser: the film resolved into its inputs (up to 25 float32
+	// channels), the filters' own planes, and the denoised film's beauty.
+	denoiseBytes = 500
+)
+
+// MemoryNeed estimates the memory a render of opts into a film of layers
+// takes, with what the process holds already (the scene loaded): the
+// film, the CPU's pass buffers as large or the GPU's read-back buffer, the
+// writers' planes and, where denoised, the denoiser's.
+func MemoryNeed(opts Options, layers Layers, backend string, denoised bool) uint64 {
+	px := uint64(opts.Width) * uint64(opts.Height)
+	film := FilmBytes(opts.Width, opts.Height, layers)
+	need := heldBytes() + film + imageOutputBytes*px
+	if backend == "vulkan" {
+		need += gpuReadbackBytes * px
+	} else {
+		need += film // the pass buffers
+	}
+	if denoised {
+		need += denoiseBytes * px
+	}
+	return need
+}
+
+// heldBytes is the memory the process holds now: the Go heap's objects
+// and the runtime's own, twice (the collector lets the heap grow past what
+// is live before it runs, and the acceleration structures copy the
+// scene's geometry).
+func heldBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/total:bytes"}}
+	metrics.Read(s)
+	var b uint64
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		b = s[1].Value.Uint64()
+	}
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		b += s[0].Value.Uint64()
+	}
+	return b
+}
+
+// CheckMemory refuses a render whose MemoryNeed passes the budget the
+// setting gives (MemoryBudget), in one line: what it needs, the budget and
+// what set it, and what to change. It returns the budget (0: none known).
+func CheckMemory(opts Options, layers Layers, backend string, denoised bool, setting string) (uint64, error) {
+	budget, from, err := MemoryBudget(setting)
+	if err != nil || budget == 0 {
+		return 0, err
+	}
+	need := MemoryNeed(opts, layers, backend, denoised)
+	if need <= budget {
+		return budget, nil
+	}
+	what := "the beauty"
+	if extra := layers &^ BaseLayers; extra != 0 {
+		what += " with the " + extra.Names() + " layer"
+		if extra&(extra-1) != 0 {
+			what += "s"
+		}
+	}
+	return budget, fmt.Errorf("a %dx%d render of %s needs about %s, more than the memory budget of %s (%s): render it smaller (--res), ask for fewer AOVs, or give a larger --memory-budget where the memory is there",
+		opts.Width, opts.Height, what, GiB(need), GiB(budget), from)
+}
+
+// GiB writes a size in GB (2^30 bytes), or MB below one.
+func GiB(b uint64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GB", float64(b)/(1<<30))
+}

@@ -1,0 +1,46 @@
+package render
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]uint64{"8G": 8 << 30, "512M": 512 << 20, "1.5GiB": 3 << 29, "100": 100, "2k": 2048, " 3 GB ": 3 << 30, "1T": 1 << 40} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "G", "-1G", "0", "lots", "1e30T", "NaN", "Inf"} {
+		if _, err := ParseBytes(in); err == nil {
+			t.Errorf("ParseBytes(%q) read a size", in)
+		}
+	}
+}
+
+// TestCheckMemory: a render whose film alone passes the budget is refused
+// in one line that says what it needs, the budget and where it came from;
+// one well inside it is not; the machine's own memory is a budget too.
+func TestCheckMemory(t *testing.T) {
+	opts := Options{Width: 3840, Height: 2160}
+	_, err := CheckMemory(opts, GuideLayers, "cpu", false, "500M")
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "3840x2160 render of the beauty with the albedo, normal, depth layers needs about 1.") ||
+		!strings.Contains(err.Error(), "memory budget of 500 MB (--memory-budget)") {
+		t.Errorf("a 4K render with guides under 500 MB: %v", err)
+	}
+	if _, err := CheckMemory(Options{Width: 64, Height: 64}, AllLayers, "vulkan", true, "500M"); err != nil {
+		t.Errorf("a 64x64 render under 500 MB: %v", err)
+	}
+	// The need grows with what is asked: the film, the pass buffers (the
+	// CPU) or the read-back buffer (Vulkan), the denoiser.
+	base := MemoryNeed(opts, BaseLayers, "cpu", false)
+	if all := MemoryNeed(opts, AllLayers, "cpu", false); all-base != 2*(FilmBytes(3840, 2160, AllLayers)-FilmBytes(3840, 2160, BaseLayers)) {
+		t.Errorf("every layer adds %d bytes to the beauty's need, want twice the films' difference", all-base)
+	}
+	if d := MemoryNeed(opts, BaseLayers, "cpu", true); d <= base {
+		t.Error("denoising needs nothing more")
+	}
+	if budget, from, err := MemoryBudget(""); err != nil || budget == 0 || from == "" {
+		t.Errorf("no budget of this machine's own: %d (%q), %v", budget, from, err)
+	}
+}

@@ -202,10 +202,12 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	// The render's interrupt is spent (it ended the render early); a new
 	// one stops the denoiser.
 	stop()
+	writeStart := time.Now()
 	written, err := writeImages(stderr, v, out, film, display, aovs, stats.Backend, stats.DeviceIndex)
 	if err != nil {
 		return err
 	}
+	stats.WriteSeconds = time.Since(writeStart).Seconds()
 	if path := v.GetString("stats"); path != "" {
 		if err := atomicfile.WriteJSON(path, stats); err != nil {
 			return err
@@ -353,10 +355,13 @@ func writeSlice(stderr io.Writer, scenePath, out string, settings render.Setting
 // the files written.
 func writeImages(stderr io.Writer, v *viper.Viper, out string, film *render.Film, display render.Display, aovs []render.AOV, ranOn string, device int) ([]string, error) {
 	outs := []denoise.Output{{Path: out, AOV: render.AOVBeauty}}
+	exr := strings.EqualFold(filepath.Ext(out), ".exr")
 	for _, a := range aovs {
 		ext := ".pfm"
 		if slices.Contains(render.Heatmaps, a) {
 			ext = ".png" // a heatmap with its legend
+		} else if exr {
+			continue // a layer of the EXR
 		}
 		outs = append(outs, denoise.Output{Path: strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext, AOV: a})
 	}

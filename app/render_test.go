@@ -44,6 +44,10 @@ func TestRenderWritesEveryFormat(t *testing.T) {
 		t.Errorf("no summary line: %s", errs)
 	}
 	names := exrChannels(t, exrPath)
+	// The AOVs are the EXR's layers, not files beside it.
+	if _, err := os.Stat(filepath.Join(dir, "c.albedo.pfm")); err == nil {
+		t.Error("an EXR's albedo layer was written beside it too")
+	}
 	for _, want := range []string{"R", "G", "B", "albedo.R", "normal.Z", "depth.Z"} {
 		if !strings.Contains(strings.Join(names, " "), want) {
 			t.Errorf("EXR channels %v lack %s", names, want)

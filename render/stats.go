@@ -19,6 +19,7 @@ type Stats struct {
 	Stages        map[string]float64 `json:"stage_seconds,omitempty"`
 	BuildSeconds  float64            `json:"build_seconds"`
 	RenderSeconds float64            `json:"render_seconds"`
+	WriteSeconds  float64            `json:"write_seconds,omitempty"` // writing the images (and denoising them), after the render
 	SamplesPerSec float64            `json:"samples_per_second"`
 	RaysPerSec    float64            `json:"rays_per_second"`
 	Rays          RayCounts          `json:"rays"`

@@ -248,4 +248,6 @@ start = time.perf_counter()
 bpy.ops.render.render()
 print("render_seconds %.3f" % (time.perf_counter() - start))
 # Written after the timing: sertrace's time has no file in it either.
+start = time.perf_counter()
 bpy.data.images["Render Result"].save_render(out_path, scene=scene)
+print("save_seconds %.3f" % (time.perf_counter() - start))

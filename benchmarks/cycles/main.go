@@ -39,6 +39,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"sertrace/render"
 	"sertrace/render/cpu"
@@ -195,6 +197,8 @@ func main() {
 	sertrace := flag.String("sertrace", "", "the sertrace binary (default: built from this module)")
 	blender := flag.String("blender", "blender", "the Blender binary")
 	out := flag.String("o", "", "also write the report (Markdown) to this file")
+	sizes := flag.String("sizes", "", "render the one scene at each of these sizes (WxH,WxH...) for peak memory, render and write times and samples per second, in place of the image comparison")
+	aovs := flag.String("aovs", "albedo,normal,depth", "with -sizes: the AOVs sertrace writes into its EXR besides the beauty")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fail(errors.New("usage: go run ./benchmarks/cycles [flags] SCENE.gltf|SCENE.glb..."))
@@ -237,6 +241,23 @@ func main() {
 	version, err := blenderVersion(*blender)
 	if err != nil {
 		fail(err)
+	}
+	if *sizes != "" {
+		if flag.NArg() != 1 {
+			fail(errors.New("-sizes takes one scene"))
+		}
+		results, err := compareSizes(flag.Arg(0), dir, s, strings.Split(*sizes, ","), *aovs, *sertrace, *blender)
+		if err != nil {
+			fail(err)
+		}
+		report := reportSizes(filepath.Base(flag.Arg(0)), s, version, *aovs, results)
+		fmt.Print(report)
+		if *out != "" {
+			if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
+				fail(err)
+			}
+		}
+		return
 	}
 	var results []result
 	for i, path := range flag.Args() {
@@ -300,12 +321,15 @@ func compare(path, dir string, s settings, sertrace, blender string) (result, er
 		return r, err
 	}
 	r.SertraceImage, r.CyclesImage = filepath.Join(dir, "sertrace.exr"), filepath.Join(dir, "cycles.exr")
-	if r.SertraceSeconds, r.Tracer, err = runSertrace(sertrace, gltfPath, r.SertraceImage, s); err != nil {
+	st, err := runSertrace(sertrace, gltfPath, r.SertraceImage, s, "")
+	if err != nil {
 		return r, err
 	}
-	if r.CyclesSeconds, err = runCycles(blender, cyclesScene(gltfPath), r.CyclesImage, s); err != nil {
+	cy, err := runCycles(blender, cyclesScene(gltfPath), r.CyclesImage, s)
+	if err != nil {
 		return r, err
 	}
+	r.SertraceSeconds, r.Tracer, r.CyclesSeconds = st.Seconds, st.Tracer, cy.Seconds
 	if err := r.measure(s); err != nil {
 		return r, err
 	}
@@ -317,34 +341,68 @@ func compare(path, dir string, s settings, sertrace, blender string) (result, er
 	return r, nil
 }
 
-func runSertrace(bin, gltfPath, exr string, s settings) (seconds float64, tracer string, err error) {
+// run is what one renderer's process did.
+type run struct {
+	Seconds      float64 // sertrace: BVH build and render; Cycles: its render operator
+	WriteSeconds float64 // writing the image after it
+	Wall         float64 // the whole process, start to exit
+	PeakRSS      uint64  // the process's largest resident set, bytes
+	OwnPeak      float64 // Cycles' own report of its peak memory, MB (0: none)
+	Tracer       string  // sertrace's CPU tracer
+	Samples      float64 // pixel samples per second of Seconds
+}
+
+// runMeasured runs cmd and fills r's wall time and peak resident set.
+func runMeasured(cmd *exec.Cmd, r *run) ([]byte, error) {
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	r.Wall = time.Since(start).Seconds()
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			r.PeakRSS = uint64(ru.Maxrss) << 10 // Linux gives kB
+		}
+	}
+	return out, err
+}
+
+// runSertrace renders with sertrace's CPU backend, with extra AOVs in the
+// EXR where aovs names them.
+func runSertrace(bin, gltfPath, exr string, s settings, aovs string) (run, error) {
+	var r run
 	stats := strings.TrimSuffix(exr, ".exr") + ".json"
 	// GOMAXPROCS bounds Embree's build threads too, not only the render's.
 	cmd := exec.Command(bin, "render", gltfPath, "--backend", "cpu", "--res", fmt.Sprintf("%dx%d", s.Width, s.Height),
 		"--spp", strconv.Itoa(s.SPP), "--max-depth", strconv.Itoa(s.MaxDepth), "--filter", "box",
 		"--threads", strconv.Itoa(s.Threads), "--env-color", fmt.Sprintf("%g,%g,%g", s.Env[0], s.Env[1], s.Env[2]),
-		"--accel", s.Accel, "--camera", cameraName, "--aov", "variance", "-o", exr, "--stats", stats)
+		"--accel", s.Accel, "--camera", cameraName, "--aov", "variance"+aovs, "-o", exr, "--stats", stats)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", s.Threads))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return 0, "", fmt.Errorf("sertrace render %s: %v\n%s", gltfPath, err, out)
+	if out, err := runMeasured(cmd, &r); err != nil {
+		return r, fmt.Errorf("sertrace render %s: %v\n%s", gltfPath, err, out)
 	}
 	data, err := os.ReadFile(stats)
 	if err != nil {
-		return 0, "", err
+		return r, err
 	}
 	var st render.Stats
 	if err := json.Unmarshal(data, &st); err != nil {
-		return 0, "", fmt.Errorf("%s: %v", stats, err)
+		return r, fmt.Errorf("%s: %v", stats, err)
 	}
-	return st.BuildSeconds + st.RenderSeconds, st.Accel, nil
+	r.Seconds, r.WriteSeconds, r.Tracer = st.BuildSeconds+st.RenderSeconds, st.WriteSeconds, st.Accel
+	r.Samples = float64(s.Width*s.Height*s.SPP) / r.Seconds
+	return r, nil
 }
 
-var renderSeconds = regexp.MustCompile(`(?m)^render_seconds ([0-9.]+)$`)
+var (
+	renderSeconds = regexp.MustCompile(`(?m)^render_seconds ([0-9.]+)$`)
+	saveSeconds   = regexp.MustCompile(`(?m)^save_seconds ([0-9.]+)$`)
+	cyclesPeak    = regexp.MustCompile(`Peak:? ?([0-9.]+)M`)
+)
 
-func runCycles(blender, gltfPath, exr string, s settings) (float64, error) {
+func runCycles(blender, gltfPath, exr string, s settings) (run, error) {
+	var r run
 	script, err := scriptPath()
 	if err != nil {
-		return 0, err
+		return r, err
 	}
 	args := []string{"-b", "--factory-startup", "--python-exit-code", "1", "-P", script, "--",
 		gltfPath, exr, strconv.Itoa(s.Width), strconv.Itoa(s.Height), strconv.Itoa(s.CyclesSPP),
@@ -361,15 +419,25 @@ func runCycles(blender, gltfPath, exr string, s settings) (float64, error) {
 	if s.TwoSidedEmission {
 		args = append(args, "--two-sided-emission")
 	}
-	out, err := exec.Command(blender, args...).CombinedOutput()
+	out, err := runMeasured(exec.Command(blender, args...), &r)
 	if err != nil {
-		return 0, fmt.Errorf("blender (Cycles) %s: %v\n%s", gltfPath, err, tail(out))
+		return r, fmt.Errorf("blender (Cycles) %s: %v\n%s", gltfPath, err, tail(out))
 	}
 	m := renderSeconds.FindSubmatch(out)
 	if m == nil {
-		return 0, fmt.Errorf("blender (Cycles) %s printed no render time\n%s", gltfPath, tail(out))
+		return r, fmt.Errorf("blender (Cycles) %s printed no render time\n%s", gltfPath, tail(out))
 	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	r.Seconds, _ = strconv.ParseFloat(string(m[1]), 64)
+	if m := saveSeconds.FindSubmatch(out); m != nil {
+		r.WriteSeconds, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	for _, m := range cyclesPeak.FindAllSubmatch(out, -1) {
+		if v, err := strconv.ParseFloat(string(m[1]), 64); err == nil {
+			r.OwnPeak = max(r.OwnPeak, v)
+		}
+	}
+	r.Samples = float64(s.Width*s.Height*s.CyclesSPP) / r.Seconds
+	return r, nil
 }
 
 func tail(b []byte) []byte {

@@ -321,7 +321,7 @@ func compare(path, dir string, s settings, sertrace, blender string) (result, er
 		return r, err
 	}
 	r.SertraceImage, r.CyclesImage = filepath.Join(dir, "sertrace.exr"), filepath.Join(dir, "cycles.exr")
-	st, err := runSertrace(sertrace, gltfPath, r.SertraceImage, s, "")
+	st, err := runSertrace(sertrace, gltfPath, r.SertraceImage, s, "variance")
 	if err != nil {
 		return r, err
 	}
@@ -365,8 +365,9 @@ func runMeasured(cmd *exec.Cmd, r *run) ([]byte, error) {
 	return out, err
 }
 
-// runSertrace renders with sertrace's CPU backend, with extra AOVs in the
-// EXR where aovs names them.
+// runSertrace renders with sertrace's CPU backend, with the AOVs aovs
+// names (comma-separated; an EXR holds them as layers, the heatmaps come
+// beside it).
 func runSertrace(bin, gltfPath, exr string, s settings, aovs string) (run, error) {
 	var r run
 	stats := strings.TrimSuffix(exr, ".exr") + ".json"
@@ -374,7 +375,7 @@ func runSertrace(bin, gltfPath, exr string, s settings, aovs string) (run, error
 	cmd := exec.Command(bin, "render", gltfPath, "--backend", "cpu", "--res", fmt.Sprintf("%dx%d", s.Width, s.Height),
 		"--spp", strconv.Itoa(s.SPP), "--max-depth", strconv.Itoa(s.MaxDepth), "--filter", "box",
 		"--threads", strconv.Itoa(s.Threads), "--env-color", fmt.Sprintf("%g,%g,%g", s.Env[0], s.Env[1], s.Env[2]),
-		"--accel", s.Accel, "--camera", cameraName, "--aov", "variance"+aovs, "-o", exr, "--stats", stats)
+		"--accel", s.Accel, "--camera", cameraName, "--aov", aovs, "-o", exr, "--stats", stats)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", s.Threads))
 	if out, err := runMeasured(cmd, &r); err != nil {
 		return r, fmt.Errorf("sertrace render %s: %v\n%s", gltfPath, err, out)

@@ -33,12 +33,8 @@ func compareSizes(path, dir string, s settings, sizes []string, aovs, sertrace, 
 		if err != nil {
 			return nil, err
 		}
-		extra := ""
-		if aovs != "" {
-			extra = "," + aovs
-		}
 		r := sizeResult{Width: s.Width, Height: s.Height}
-		if r.Sertrace, err = runSertrace(sertrace, gltfPath, filepath.Join(sub, "sertrace.exr"), s, extra); err != nil {
+		if r.Sertrace, err = runSertrace(sertrace, gltfPath, filepath.Join(sub, "sertrace.exr"), s, aovs); err != nil {
 			return nil, err
 		}
 		if r.Cycles, err = runCycles(blender, cyclesScene(gltfPath), filepath.Join(sub, "cycles.exr"), s); err != nil {

@@ -156,14 +156,24 @@ func (s *LayerSums) setHigh(i int, h int64) {
 	s.High[i] = h
 }
 
-// StoreFixed writes element i's sum of a pass, which nothing else writes
-// at once but other elements' High may be written by other goroutines.
+// StoreFixed writes element i's sum of a pass into pass buffers whose
+// high words were cleared (ClearHigh) before the pass: nothing else writes
+// element i at once, but other goroutines may write other elements' high
+// words.
 func (s *LayerSums) StoreFixed(i int, hi, lo int64) {
 	s.Fixed[i] = lo
-	if hi != 0 || s.High != nil {
+	if hi != 0 {
 		highMu.Lock()
 		s.setHigh(i, hi)
 		highMu.Unlock()
+	}
+}
+
+// ClearHigh drops the film's high words, which pass buffers do before each
+// pass (their low words are all written again).
+func (f *Film) ClearHigh() {
+	for l := range f.Sums {
+		f.Sums[l].High = nil
 	}
 }
 

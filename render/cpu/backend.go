@@ -93,6 +93,7 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 		s.pass = nil // the old buffers go before the new ones come
 		s.pass = render.NewFilmOf(s.opts.Width, s.opts.Height, film.Held())
 	}
+	s.pass.ClearHigh()
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	var panicked atomic.Value

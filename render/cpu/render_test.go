@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"image/png"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"sertrace/render"
@@ -380,5 +382,61 @@ func TestFurnaceSplitsLight(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBlindingLightSumsExactly: a light of radiance 10^12 takes its
+// pixels' sums past the low word (2^31) into high words, which the
+// workers write at once into the pass buffers (run with -race); one
+// thread and two give the same sums, and the image is the one of a light
+// of 10^6 (whose sums stay in the low word) times 10^6: light adds
+// linearly along the same paths.
+func TestBlindingLightSumsExactly(t *testing.T) {
+	withLight := func(radiance float32) *scene.Scene {
+		sc, err := scene.Load(filepath.Join("..", "..", "scenes", "cornell.glb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lights := 0
+		for i := range sc.Materials {
+			if m := &sc.Materials[i]; m.Emissive.X+m.Emissive.Y+m.Emissive.Z > 0 {
+				m.Emissive = m.Emissive.Scale(radiance / max(m.Emissive.X, m.Emissive.Y, m.Emissive.Z))
+				lights++
+			}
+		}
+		if lights == 0 {
+			t.Fatal("the Cornell box has no emissive material")
+		}
+		return sc
+	}
+	opts := render.Options{Width: 48, Height: 48, SPP: 5, MaxDepth: 3}
+	opts.Threads = 1
+	a := renderFilm(t, withLight(1e12), opts)
+	opts.Threads = 2
+	b := renderFilm(t, withLight(1e12), opts)
+	dim := renderFilm(t, withLight(1e6), opts)
+	if len(a.Sums[render.LayerBeauty].High) == 0 || len(dim.Sums[render.LayerBeauty].High) > 0 {
+		t.Fatalf("high words: %d with the light of 1e12, %d with 1e6; the test needs some and none", len(a.Sums[render.LayerBeauty].High), len(dim.Sums[render.LayerBeauty].High))
+	}
+	for l := range render.NumLayers {
+		x, y := &a.Sums[l], &b.Sums[l]
+		if !slices.Equal(x.Fixed, y.Fixed) || !maps.Equal(x.High, y.High) {
+			t.Fatalf("%s: one thread and two differ", render.FilmLayers[l].Name)
+		}
+	}
+	bright, _ := a.Resolve(render.AOVBeauty)
+	want, _ := dim.Resolve(render.AOVBeauty)
+	lit := 0
+	for i, v := range bright {
+		w := 1e6 * float64(want[i])
+		if math.Abs(float64(v)-w) > 1e-5*w+1e-3 {
+			t.Fatalf("value %d: %g with the light of 1e12, 1e6 times the 1e6 light's is %g", i, v, w)
+		}
+		if w > 0 {
+			lit++
+		}
+	}
+	if lit < len(bright)/2 {
+		t.Errorf("only %d of %d values lit", lit, len(bright))
 	}
 }

@@ -873,3 +873,62 @@ func statuses(s *Summary) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// TestCheckpointNotUsedIsSaid: a checkpoint the job cannot continue (of
+// other settings, or one that does not read: damaged, or an older
+// sertrace's form) is named in the log as the job starts over, never
+// passed over in silence.
+func TestCheckpointNotUsedIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	text := `
+output_dir: out
+jobs:
+  - name: box
+    scene: SCENES/cornell.glb
+    res: 40x30
+    spp: 16
+    max_depth: 4
+    outputs: [beauty.pfm]
+`
+	cfg, err := Load(writeConfig(t, dir, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpPath := filepath.Join(dir, "out", "box", "checkpoint.gob")
+	interrupt := func(cfg *Config) {
+		ctx, cancel := context.WithCancel(context.Background())
+		(&Runner{Config: cfg, Tick: func(done float64) {
+			if done > 0.2 {
+				cancel()
+			}
+		}}).Run(ctx)
+		if _, err := os.Stat(cpPath); err != nil {
+			t.Fatalf("no checkpoint: %v", err)
+		}
+	}
+	for _, c := range []struct {
+		name, text, want string
+		damage       bool
+	}{
+		{"other settings", strings.Replace(text, "spp: 16", "spp: 12", 1), "is of other settings, scene files or sertrace build: starting over", false},
+		{"damaged", text, "its checkpoint does not read (damaged, or written by an older sertrace in another form): starting over", true},
+	} {
+		interrupt(cfg)
+		if c.damage {
+			os.WriteFile(cpPath, []byte("not a checkpoint"), 0o644)
+		}
+		again, err := Load(writeConfig(t, dir, c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log strings.Builder
+		sum, err := (&Runner{Config: again, Log: &log}).Run(context.Background())
+		if err != nil || sum.Jobs[0].Status != Done {
+			t.Fatalf("%s: %v %+v", c.name, err, sum.Jobs[0])
+		}
+		if !strings.Contains(log.String(), c.want) {
+			t.Errorf("%s: the log does not say %q:\n%s", c.name, c.want, log.String())
+		}
+		os.RemoveAll(filepath.Join(dir, "out"))
+	}
+}

@@ -754,7 +754,15 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 		}
 		return nil
 	}
-	if cp, ok := readCheckpoint(cpPath); ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
+	cp, ok := readCheckpoint(cpPath)
+	switch _, err := os.Stat(cpPath); {
+	case err != nil:
+	case !ok:
+		r.note(job.Name)("its checkpoint does not read (damaged, or written by an older sertrace in another form): starting over")
+	case cp.Key != cpKey || cp.Film.Width != opts.Width || cp.Film.Height != opts.Height:
+		r.note(job.Name)(fmt.Sprintf("its checkpoint (%d samples per pixel) is of other settings, scene files or sertrace build: starting over", cp.Film.Samples))
+	}
+	if ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
 		// The split only improves the denoiser: a checkpoint without it
 		// (an old one) still serves a denoised job, as long as no output
 		// asks for the split itself.

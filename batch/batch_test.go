@@ -908,7 +908,7 @@ jobs:
 	}
 	for _, c := range []struct {
 		name, text, want string
-		damage       bool
+		damage           bool
 	}{
 		{"other settings", strings.Replace(text, "spp: 16", "spp: 12", 1), "is of other settings, scene files or sertrace build: starting over", false},
 		{"damaged", text, "its checkpoint does not read (damaged, or written by an older sertrace in another form): starting over", true},

@@ -745,7 +745,9 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 	if budget > 0 {
 		debug.SetMemoryLimit(int64(min(budget, math.MaxInt64))) // the collector works harder near it
 	}
-	film := render.NewFilmOf(opts.Width, opts.Height, layers)
+	// The film is the checkpoint's where it serves, else a new one: never
+	// both at once.
+	var film *render.Film
 	// keep writes the film to the checkpoint for the next run; why says
 	// what stopped this one, for the error if even that fails.
 	keep := func(why string) error {
@@ -766,7 +768,7 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 		// The split only improves the denoiser: a checkpoint without it
 		// (an old one) still serves a denoised job, as long as no output
 		// asks for the split itself.
-		need := film.Held()
+		need := layers | render.BaseLayers
 		if slice < 0 && job.Denoise {
 			need = render.LayersFor(aovs, false) | render.GuideLayers
 		}
@@ -777,6 +779,10 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 			film.Partial = false
 			r.note(job.Name)(fmt.Sprintf("continuing from its checkpoint (%d samples per pixel)", film.Samples))
 		}
+	}
+	cp = checkpoint{} // a checkpoint not continued goes before the new film comes
+	if film == nil {
+		film = render.NewFilmOf(opts.Width, opts.Height, layers)
 	}
 	var tick render.Progress
 	if r.Tick != nil {

@@ -40,7 +40,9 @@ func MemoryBudget(setting string) (bytes uint64, from string, err error) {
 		// and a Vulkan driver map more once the render starts: a limit on
 		// addresses leaves less than itself to use.
 		unused := vmSize() - min(vmSize(), heldBytes()/2)
-		consider(lim.Cur-min(lim.Cur, unused+addressSlack), "the address-space limit (ulimit -v)")
+		// A limit below what is mapped already leaves nothing: a budget of
+		// one byte, which refuses, not none.
+		consider(max(lim.Cur-min(lim.Cur, unused+addressSlack), 1), "the address-space limit (ulimit -v)")
 	}
 	consider(memTotal(), "the machine's memory")
 	if from == "" {
@@ -84,7 +86,7 @@ func ParseBytes(s string) (uint64, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-	if err != nil || !(v > 0) || v*scale >= math.MaxUint64/2 {
+	if err != nil || !(v*scale >= 1) || v*scale >= math.MaxUint64/2 {
 		return 0, fmt.Errorf("%q is not a size (such as 8G, 512M or a number of bytes)", s)
 	}
 	return uint64(v * scale), nil
@@ -183,21 +185,22 @@ func MemoryNeed(opts Options, layers Layers, backend string, denoised bool) uint
 	return need
 }
 
-// heldBytes is the memory the process holds now: the Go heap's objects
-// and the runtime's own, twice (the collector lets the heap grow past what
-// is live before it runs, and the acceleration structures copy the
-// scene's geometry).
+// heldBytes is the memory the process holds now: the Go heap live at the
+// last collection, twice (the acceleration structures copy the scene's
+// geometry), and the runtime's own (stacks, metadata). A batch's previous
+// job's film, garbage not collected yet, is not counted.
 func heldBytes() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/total:bytes"}}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
 	metrics.Read(s)
-	var b uint64
-	if s[1].Value.Kind() == metrics.KindUint64 {
-		b = s[1].Value.Uint64()
+	v := make([]uint64, len(s))
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
 	}
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		b += s[0].Value.Uint64()
-	}
-	return b
+	runtimeOwn := v[1] - min(v[1], v[2]+v[3]+v[4]+v[5]) // total less the heap's
+	return 2*v[0] + runtimeOwn
 }
 
 // CheckMemory refuses a render whose MemoryNeed passes the budget the

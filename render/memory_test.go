@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,7 @@ func TestParseBytes(t *testing.T) {
 			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "G", "-1G", "0", "lots", "1e30T", "NaN", "Inf"} {
+	for _, in := range []string{"", "G", "-1G", "0", "0.5", "lots", "1e30T", "NaN", "Inf"} {
 		if _, err := ParseBytes(in); err == nil {
 			t.Errorf("ParseBytes(%q) read a size", in)
 		}
@@ -42,5 +43,18 @@ func TestCheckMemory(t *testing.T) {
 	}
 	if budget, from, err := MemoryBudget(""); err != nil || budget == 0 || from == "" {
 		t.Errorf("no budget of this machine's own: %d (%q), %v", budget, from, err)
+	}
+}
+
+// TestSetKeepsLargeSums: Set takes a sum past a sample's clamp (n times a
+// squared luminance of a visible sun) in float64, not through float32.
+func TestSetKeepsLargeSums(t *testing.T) {
+	var s LayerSums
+	s.Fixed = make([]int64, 2)
+	for i, v := range []float64{6.5e18, 0.1234567890123} {
+		s.Set(i, v)
+		if got := s.Value(i); math.Abs(got-v) > Quantum/2+1e-15*v {
+			t.Errorf("Set(%g) reads back %.17g", v, got)
+		}
 	}
 }

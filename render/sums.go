@@ -2,9 +2,7 @@ package render
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"sync"
 )
 
@@ -46,11 +44,17 @@ func Quantize(v float32) (hi, lo int64) {
 	case x < -maxSample:
 		x = -maxSample
 	}
-	x *= 0x1p32 // exact: a float32 scaled by a power of two
+	return units(x * 0x1p32) // exact: a float32 scaled by a power of two
+}
+
+// units is x, a number of units (finite, below 2^125 in magnitude), as
+// the nearest whole number of them (ties to even), in canonical 128-bit
+// form.
+func units(x float64) (hi, lo int64) {
 	if math.Abs(x) < 0x1p62 {
 		return 0, int64(math.RoundToEven(x))
 	}
-	// |x| ≥ 2^62 is a whole number (a float32's 24 bits at 2^39 and up).
+	// |x| ≥ 2^62 is a whole number (a float64's 53 bits at 2^62 and up).
 	h := math.Floor(x * 0x1p-64)
 	l := x - h*0x1p64 // exact, in [0, 2^64)
 	if l >= 0x1p63 {
@@ -133,7 +137,18 @@ func (s *LayerSums) Set(i int, v float64) {
 	}
 	delete(s.High, i)
 	s.Fixed[i] = 0
-	hi, lo := Quantize(float32(v))
+	// In float64 and unclamped but for the 128-bit range: a sum (n times
+	// a squared luminance) may pass a sample's clamp.
+	x := v * 0x1p32
+	switch {
+	case x != x:
+		x = 0
+	case x > 0x1p125:
+		x = 0x1p125
+	case x < -0x1p125:
+		x = -0x1p125
+	}
+	hi, lo := units(x)
 	s.addAt(i, hi, lo)
 }
 
@@ -197,9 +212,8 @@ func (s *LayerSums) add(o *LayerSums) {
 		}
 		s.Fixed[i] = sum
 	}
-	// In order of index, for the map's sake alone: the sums do not depend on it.
-	for _, i := range slices.Sorted(maps.Keys(o.High)) {
-		s.setHigh(i, s.High[i]+o.High[i])
+	for i, h := range o.High { // in any order: the sums do not depend on it
+		s.setHigh(i, s.High[i]+h)
 	}
 }
 

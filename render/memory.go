@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -99,27 +100,48 @@ func cgroupLimit() uint64 {
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(data), "\n") {
+	return cgroupLimitUnder("/sys/fs/cgroup", string(data))
+}
+
+// cgroupLimitUnder is the least memory limit of the cgroup that self (the
+// text of /proc/self/cgroup) names and of its parents, the hierarchy
+// mounted at root: a limit on a parent slice binds its children too. A
+// container that sees only its own cgroup at the mount's top (v1 without
+// a cgroup namespace) finds it there.
+func cgroupLimitUnder(root, self string) uint64 {
+	least := uint64(0)
+	consider := func(file string) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return
+		}
+		// "max", or v1's huge "no limit", are no limit.
+		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v < 1<<60 && (least == 0 || v < least) {
+			least = v
+		}
+	}
+	for _, line := range strings.Split(self, "\n") {
 		parts := strings.SplitN(line, ":", 3)
 		if len(parts) != 3 {
 			continue
 		}
-		var file string
+		var dir, name string
 		switch {
 		case parts[0] == "0" && parts[1] == "":
-			file = "/sys/fs/cgroup" + parts[2] + "/memory.max"
+			dir, name = root, "memory.max"
 		case strings.Contains(","+parts[1]+",", ",memory,"):
-			file = "/sys/fs/cgroup/memory" + parts[2] + "/memory.limit_in_bytes"
+			dir, name = root+"/memory", "memory.limit_in_bytes"
 		default:
 			continue
 		}
-		if b, err := os.ReadFile(file); err == nil {
-			if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && v < 1<<60 {
-				return v // "max", or v1's huge "no limit", are no limit
+		for p := path.Clean("/" + parts[2]); ; p = path.Dir(p) {
+			consider(dir + p + "/" + name)
+			if p == "/" {
+				break
 			}
 		}
 	}
-	return 0
+	return least
 }
 
 // memTotal is the machine's memory (/proc/meminfo), or 0.

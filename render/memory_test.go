@@ -2,6 +2,8 @@ package render
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,32 @@ func TestSetKeepsLargeSums(t *testing.T) {
 		if got := s.Value(i); math.Abs(got-v) > Quantum/2+1e-15*v {
 			t.Errorf("Set(%g) reads back %.17g", v, got)
 		}
+	}
+}
+
+// TestCgroupLimitOfParents: the least limit of the cgroup and its parents
+// (v2), "max" meaning none; v1's memory controller line too.
+func TestCgroupLimitOfParents(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	write("farm.slice/memory.max", "4294967296\n")
+	write("farm.slice/job.scope/memory.max", "max\n")
+	if got := cgroupLimitUnder(root, "0::/farm.slice/job.scope\n"); got != 4<<30 {
+		t.Errorf("v2, a limit on the parent: %d, want 4 GiB", got)
+	}
+	write("farm.slice/job.scope/memory.max", "1073741824\n")
+	if got := cgroupLimitUnder(root, "0::/farm.slice/job.scope\n"); got != 1<<30 {
+		t.Errorf("v2, the child's lower limit: %d, want 1 GiB", got)
+	}
+	write("memory/memory.limit_in_bytes", "2147483648\n") // a v1 container sees its own at the top
+	if got := cgroupLimitUnder(root, "12:cpu,cpuacct:/docker/x\n5:memory:/docker/x\n"); got != 2<<30 {
+		t.Errorf("v1 in a container: %d, want 2 GiB", got)
+	}
+	if got := cgroupLimitUnder(root, "0::/elsewhere\n"); got != 0 {
+		t.Errorf("no limit anywhere: %d", got)
 	}
 }

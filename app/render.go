@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"reflect"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -168,18 +166,9 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// A slice holds every layer (its merge may be asked for any output);
-	// an image only what its outputs and its denoiser read.
-	layers := render.AllLayers
-	if settings.Samples == "" {
-		layers = render.LayersFor(aovs, v.GetBool("denoise"))
-	}
-	budget, err := render.CheckMemory(opts, layers, j.Backend.Name(), v.GetBool("denoise"), settings.MemoryBudget)
+	layers, err := j.Layers(aovs, v.GetBool("denoise"), settings.MemoryBudget)
 	if err != nil {
 		return fmt.Errorf("%s: %w", scenePath, err)
-	}
-	if budget > 0 {
-		debug.SetMemoryLimit(int64(min(budget, math.MaxInt64))) // the collector works harder near it
 	}
 	film := render.NewFilmOf(w, h, layers)
 	bar = newProgressBar(stderr)

@@ -66,7 +66,7 @@ func TestBatchRunsResumesAndReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := statuses(sum); got != "box=done broken=failed hair=done" {
+	if got := statusOf(sum); got != "box=done broken=failed hair=done" {
 		t.Fatalf("statuses %s", got)
 	}
 	if !strings.Contains(sum.Jobs[1].Error, "nosuch.glb") {
@@ -80,7 +80,7 @@ func TestBatchRunsResumesAndReports(t *testing.T) {
 	}
 	var onDisk Summary
 	b, _ := os.ReadFile(filepath.Join(dir, "out", "summary.json"))
-	if err := json.Unmarshal(b, &onDisk); err != nil || statuses(&onDisk) != statuses(sum) {
+	if err := json.Unmarshal(b, &onDisk); err != nil || statusOf(&onDisk) != statusOf(sum) {
 		t.Errorf("summary.json: %v %s", err, b)
 	}
 	html, _ := os.ReadFile(filepath.Join(dir, "out", "summary.html"))
@@ -90,7 +90,7 @@ func TestBatchRunsResumesAndReports(t *testing.T) {
 	before, _ := os.Stat(filepath.Join(dir, "out", "box", "beauty.exr"))
 
 	sum, _ = (&Runner{Config: cfg}).Run(context.Background())
-	if got := statuses(sum); got != "box=skipped broken=failed hair=skipped" {
+	if got := statusOf(sum); got != "box=skipped broken=failed hair=skipped" {
 		t.Fatalf("second run: %s", got)
 	}
 	after, _ := os.Stat(filepath.Join(dir, "out", "box", "beauty.exr"))
@@ -100,24 +100,19 @@ func TestBatchRunsResumesAndReports(t *testing.T) {
 
 	cfg, _ = Load(writeConfig(t, dir, strings.Replace(threeJobs, "spp: 2", "spp: 3", 1)))
 	sum, _ = (&Runner{Config: cfg}).Run(context.Background())
-	if got := statuses(sum); got != "box=done broken=failed hair=done" {
+	if got := statusOf(sum); got != "box=done broken=failed hair=done" {
 		t.Fatalf("after a settings change: %s", got)
 	}
 	// A damaged output is noticed too.
 	os.WriteFile(filepath.Join(dir, "out", "hair", "beauty.png"), []byte("truncated"), 0o644)
 	sum, _ = (&Runner{Config: cfg}).Run(context.Background())
-	if got := statuses(sum); got != "box=skipped broken=failed hair=done" {
+	if got := statusOf(sum); got != "box=skipped broken=failed hair=done" {
 		t.Fatalf("after damaging an output: %s", got)
 	}
 }
 
-// TestCheckpointWithoutGuidesStartsOver: a film holds only the layers its
-// job asks for, so the checkpoint of a job that did not denoise lacks the
-// denoiser's guides; the same job denoised starts over, saying why, where
-// it would otherwise denoise with guides of zero.
-func TestCheckpointWithoutGuidesStartsOver(t *testing.T) {
-	dir := t.TempDir()
-	text := `
+// boxJob is a batch of one Cornell box long enough to interrupt.
+const boxJob = `
 output_dir: out
 jobs:
   - name: box
@@ -127,16 +122,19 @@ jobs:
     max_depth: 4
     outputs: [beauty.pfm]
 `
+
+// TestCheckpointWithoutGuidesStartsOver: a film holds only the layers its
+// job asks for, so the checkpoint of a job that did not denoise lacks the
+// denoiser's guides; the same job denoised starts over, saying why, where
+// it would otherwise denoise with guides of zero.
+func TestCheckpointWithoutGuidesStartsOver(t *testing.T) {
+	dir := t.TempDir()
+	text := boxJob
 	cfg, err := Load(writeConfig(t, dir, text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	(&Runner{Config: cfg, Tick: func(done float64) {
-		if done > 0.2 {
-			cancel()
-		}
-	}}).Run(ctx)
+	runUntil(cfg, 0.2)
 	cp, ok := readCheckpoint(filepath.Join(dir, "out", "box", "checkpoint.gob"))
 	if !ok || cp.Film.Samples < 1 || cp.Film.Has(render.LayerAlbedo) || cp.Film.HasSplit() || cp.Film.Has(render.LayerCost) {
 		t.Fatalf("the plain job's checkpoint: ok %v, %d samples, layers %s", ok, cp.Film.Samples, cp.Film.Held().Names())
@@ -190,13 +188,7 @@ jobs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &Runner{Config: cfg, Tick: func(done float64) {
-		if done > 0.2 {
-			cancel()
-		}
-	}}
-	sum, err := r.Run(ctx)
+	sum, err := runUntil(cfg, 0.2)
 	// The job after the interrupted one is not started: this run says so,
 	// and the batch's summary still has it to render.
 	if err == nil || sum.Jobs[0].Status != Failed || sum.Units[1].Status != Failed || !strings.Contains(sum.Units[1].Error, "not started") || sum.Jobs[1].Status != Pending {
@@ -768,12 +760,7 @@ func TestInterruptionKeepsTheOthersRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed, _ := Load(writeConfig(t, dir, strings.Replace(text, "spp: 64", "spp: 65", 1)))
-	ctx, cancel := context.WithCancel(context.Background())
-	sum, err := (&Runner{Config: changed, Tick: func(done float64) {
-		if done > 0.1 {
-			cancel()
-		}
-	}}).Run(ctx)
+	sum, err := runUntil(changed, 0.1)
 	if err == nil || sum.Units[1].Status != Failed || sum.Jobs[0].Status != Failed || sum.Jobs[1].Status != Done {
 		t.Fatalf("%v: units %+v, jobs %s", err, sum.Units, statusOf(sum))
 	}
@@ -857,21 +844,12 @@ jobs:
 		t.Fatal(err)
 	}
 	sum, _ := (&Runner{Config: cfg}).Run(context.Background())
-	if got := statuses(sum); got != "poster=failed small=done" {
+	if got := statusOf(sum); got != "poster=failed small=done" {
 		t.Fatalf("statuses: %s", got)
 	}
 	if e := sum.Jobs[0].Error; !strings.Contains(e, "poster: a 2000x1000 render of the beauty needs about") || !strings.Contains(e, "memory budget of 64 MB (--memory-budget)") {
 		t.Errorf("the failed job says %q", e)
 	}
-}
-
-// statuses lists a summary's jobs as name=status.
-func statuses(s *Summary) string {
-	var out []string
-	for _, j := range s.Jobs {
-		out = append(out, j.Name+"="+j.Status)
-	}
-	return strings.Join(out, " ")
 }
 
 // TestCheckpointNotUsedIsSaid: a checkpoint the job cannot continue (of
@@ -880,28 +858,14 @@ func statuses(s *Summary) string {
 // passed over in silence.
 func TestCheckpointNotUsedIsSaid(t *testing.T) {
 	dir := t.TempDir()
-	text := `
-output_dir: out
-jobs:
-  - name: box
-    scene: SCENES/cornell.glb
-    res: 40x30
-    spp: 16
-    max_depth: 4
-    outputs: [beauty.pfm]
-`
+	text := boxJob
 	cfg, err := Load(writeConfig(t, dir, text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cpPath := filepath.Join(dir, "out", "box", "checkpoint.gob")
 	interrupt := func(cfg *Config) {
-		ctx, cancel := context.WithCancel(context.Background())
-		(&Runner{Config: cfg, Tick: func(done float64) {
-			if done > 0.2 {
-				cancel()
-			}
-		}}).Run(ctx)
+		runUntil(cfg, 0.2)
 		if _, err := os.Stat(cpPath); err != nil {
 			t.Fatalf("no checkpoint: %v", err)
 		}
@@ -931,4 +895,16 @@ jobs:
 		}
 		os.RemoveAll(filepath.Join(dir, "out"))
 	}
+}
+
+// runUntil runs cfg's batch and interrupts it (as Ctrl-C does) once its
+// progress passes done.
+func runUntil(cfg *Config, done float64) (*Summary, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	return (&Runner{Config: cfg, Tick: func(d float64) {
+		if d > done {
+			cancel()
+		}
+	}}).Run(ctx)
 }

@@ -10,10 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -732,18 +730,9 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 	if opts.Threads == 0 {
 		opts.Threads = allocatedCPUs()
 	}
-	// A slice holds every layer (its merge may be asked for any output);
-	// a whole job's film only what its outputs and its denoiser read.
-	layers := render.AllLayers
-	if slice < 0 {
-		layers = render.LayersFor(aovs, job.Denoise)
-	}
-	budget, err := render.CheckMemory(*opts, layers, j.Backend.Name(), job.Denoise && slice < 0, settings.MemoryBudget)
+	layers, err := j.Layers(aovs, job.Denoise, settings.MemoryBudget)
 	if err != nil {
 		return nil, render.Display{}, nil, fmt.Errorf("%s: %w", job.Name, err)
-	}
-	if budget > 0 {
-		debug.SetMemoryLimit(int64(min(budget, math.MaxInt64))) // the collector works harder near it
 	}
 	// The film is the checkpoint's where it serves, else a new one: never
 	// both at once.
@@ -757,14 +746,17 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 		return nil
 	}
 	cp, ok := readCheckpoint(cpPath)
-	switch _, err := os.Stat(cpPath); {
-	case err != nil:
-	case !ok:
-		r.note(job.Name)("its checkpoint does not read (damaged, or written by an older sertrace in another form): starting over")
-	case cp.Key != cpKey || cp.Film.Width != opts.Width || cp.Film.Height != opts.Height:
+	current := ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height
+	switch {
+	case current:
+	case ok:
 		r.note(job.Name)(fmt.Sprintf("its checkpoint (%d samples per pixel) is of other settings, scene files or sertrace build: starting over", cp.Film.Samples))
+	default: // none, or one that does not read
+		if _, err := os.Stat(cpPath); err == nil {
+			r.note(job.Name)("its checkpoint does not read (damaged, or written by an older sertrace in another form): starting over")
+		}
 	}
-	if ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height {
+	if current {
 		// The split only improves the denoiser: a checkpoint without it
 		// (an old one) still serves a denoised job, as long as no output
 		// asks for the split itself.

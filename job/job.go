@@ -6,6 +6,8 @@ package job
 
 import (
 	"context"
+	"math"
+	"runtime/debug"
 	"slices"
 
 	"sertrace/denoise"
@@ -94,6 +96,26 @@ func (j *Job) Render(ctx context.Context, film *render.Film, progress render.Pro
 		}
 	}
 	return stats, err
+}
+
+// Layers is what the job's film holds: every layer for a slice (its merge
+// may be asked for any output), else what the outputs aovs and, where
+// denoised, the denoiser read (render.LayersFor). It refuses a render of
+// them past the memory budget that budget names (render.CheckMemory, ""
+// for the machine's), and tells the Go collector that budget.
+func (j *Job) Layers(aovs []render.AOV, denoised bool, budget string) (render.Layers, error) {
+	layers := render.AllLayers
+	if j.Options.Count == 0 {
+		layers = render.LayersFor(aovs, denoised)
+	}
+	limit, err := render.CheckMemory(j.Options, layers, j.Backend.Name(), denoised && j.Options.Count == 0, budget)
+	if err != nil {
+		return 0, err
+	}
+	if limit > 0 {
+		debug.SetMemoryLimit(int64(min(limit, math.MaxInt64))) // the collector works harder near it
+	}
+	return layers, nil
 }
 
 // Denoise is how a job's beauty is denoised: the denoiser's name and

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"sertrace/render/layout"
 )
 
 // Memory. Before a render allocates its film, MemoryNeed estimates what it
@@ -174,18 +176,22 @@ func FilmBytes(width, height int, s Layers) uint64 {
 	return 8 * channels * uint64(width) * uint64(height)
 }
 
-// Bytes a pixel takes beyond the film, by what holds them (measured with
-// /usr/bin/time on 4K renders; generous, since they only refuse):
+// Bytes a pixel takes beyond the film, by what holds them: estimates that
+// err high, since they only refuse.
 const (
-	// a PNG or PFM output: the resolved RGB floats, their copy and the
-	// 8-bit image with its encoder's buffers.
+	// a PNG or PFM output, counted: the resolved RGB float32s (12), their
+	// RGB copy (PFM, 12) or the 8-bit image (PNG, 4) and its encoder's
+	// buffers, rounded up.
 	imageOutputBytes = 40
-	// the Vulkan backend's host-visible read-back buffer (layout.FilmLayers
-	// float32s) and its staging.
-	gpuReadbackBytes = 4 * 29 * 2
-	// the denoiser: the film resolved into its inputs (up to 25 float32
-	// channels), the filters' own planes, and the denoised film's beauty.
-	denoiseBytes = 500
+	// the Vulkan backend's host-visible read-back buffer, counted
+	// (layout.FilmLayers float32s), and as much again for the device's own
+	// buffers where it is a software one (lavapipe), whose device memory
+	// is the host's: a guess, not measured.
+	gpuReadbackBytes = 4 * layout.FilmLayers * 2
+	// the denoiser: README's measured peaks of sertrace denoise at
+	// 1920x1080 (the network 2.1 GB, the regression filter 1.0 GB) are
+	// about 1,000 bytes a pixel at most, the EXR read in included.
+	denoiseBytes = 1000
 )
 
 // MemoryNeed estimates the memory a render of opts into a film of layers

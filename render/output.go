@@ -219,14 +219,16 @@ func (g *exrGroup) fill(fb *exr.FrameBuffer, width, y0, y1 int) {
 	}
 	for c, name := range g.names {
 		if g.half[c] {
-			hp := grow(&g.halves[c], count)
+			g.halves[c] = Grow(g.halves[c], count)
+			hp := g.halves[c]
 			for i := range hp {
 				hp[i] = half.FromFloat32(min(max(pix[i*n+c], -65504), 65504)) // half's largest finite value
 			}
 			fb.Insert(name, exr.NewSliceFromHalf(hp, width, y1-y0).WithOrigin(0, y0))
 			continue
 		}
-		plane := grow(&g.floats[c], count)
+		g.floats[c] = Grow(g.floats[c], count)
+		plane := g.floats[c]
 		for i := range plane {
 			plane[i] = pix[i*n+c]
 		}
@@ -234,13 +236,14 @@ func (g *exrGroup) fill(fb *exr.FrameBuffer, width, y0, y1 int) {
 	}
 }
 
-// grow is *buf resized to n, reallocated only when it is too small.
-func grow[T any](buf *[]T, n int) []T {
-	if cap(*buf) < n {
-		*buf = make([]T, n)
+// Grow is s resized to n, reallocated only when it is too small (its
+// contents then lost): the scratch buffers of the writers and the CPU's
+// wavefronts.
+func Grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
 	}
-	*buf = (*buf)[:n]
-	return *buf
+	return s[:n]
 }
 
 // writePNG shows an output for display: the beauty exposed and

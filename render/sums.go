@@ -66,15 +66,21 @@ func units(x float64) (hi, lo int64) {
 
 // AddFixed adds the 128-bit integer (hi2, lo2) to (*hi, *lo), both
 // canonical (lo the signed low word).
-func AddFixed(hi, lo *int64, hi2, lo2 int64) {
-	s := *lo + lo2
+func AddFixed(hi, lo *int64, hi2, lo2 int64) { *hi += hi2 + addLow(lo, lo2) }
+
+// addLow adds v to the signed low word *lo and returns what carries into
+// the high word: 1 past 2^63 (the sum is the wrapped word + 2^64), −1
+// below −2^63, else 0.
+func addLow(lo *int64, v int64) int64 {
+	a := *lo
+	*lo = a + v
 	switch {
-	case lo2 > 0 && s < *lo:
-		hi2++ // past 2^63: the sum is s + 2^64
-	case lo2 < 0 && s > *lo:
-		hi2--
+	case v > 0 && *lo < a:
+		return 1
+	case v < 0 && *lo > a:
+		return -1
 	}
-	*lo, *hi = s, *hi+hi2
+	return 0
 }
 
 // fixedValue is the float64 of the exact sum (hi, lo) in units.
@@ -152,11 +158,12 @@ func (s *LayerSums) Set(i int, v float64) {
 	s.addAt(i, hi, lo)
 }
 
-// addAt adds (hi, lo) to exact element i.
+// addAt adds (hi, lo) to exact element i, touching the high words only
+// where it changes one.
 func (s *LayerSums) addAt(i int, hi, lo int64) {
-	h := s.High[i]
-	AddFixed(&h, &s.Fixed[i], hi, lo)
-	s.setHigh(i, h)
+	if c := hi + addLow(&s.Fixed[i], lo); c != 0 {
+		s.setHigh(i, s.High[i]+c)
+	}
 }
 
 // setHigh keeps element i's high word, in the map only when not zero.
@@ -201,19 +208,10 @@ func (s *LayerSums) add(o *LayerSums) {
 		return
 	}
 	for i, v := range o.Fixed {
-		a := s.Fixed[i]
-		sum := a + v
-		if (v > 0 && sum < a) || (v < 0 && sum > a) {
-			carry := int64(1)
-			if v < 0 {
-				carry = -1
-			}
-			s.setHigh(i, s.High[i]+carry)
-		}
-		s.Fixed[i] = sum
+		s.addAt(i, 0, v)
 	}
 	for i, h := range o.High { // in any order: the sums do not depend on it
-		s.setHigh(i, s.High[i]+h)
+		s.addAt(i, h, 0)
 	}
 }
 

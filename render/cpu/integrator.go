@@ -344,11 +344,11 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	if w.stacks == nil {
 		w.stacks = new(traceStacks)
 	}
-	w.paths = grow(w.paths, n)
-	w.hits = grow(w.hits, n)
-	w.sortKeys = grow(w.sortKeys, n)
+	w.paths = render.Grow(w.paths, n)
+	w.hits = render.Grow(w.hits, n)
+	w.sortKeys = render.Grow(w.sortKeys, n)
 	pixels := (t.x1 - t.x0) * (t.y1 - t.y0)
-	w.streams = grow(w.streams, pixels)
+	w.streams = render.Grow(w.streams, pixels)
 	k := 0
 	for y := t.y0; y < t.y1; y++ {
 		for x := t.x0; x < t.x1; x++ {
@@ -492,11 +492,4 @@ func finiteOr0(v float32) float32 {
 		return 0
 	}
 	return v
-}
-
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
 }

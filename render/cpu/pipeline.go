@@ -44,9 +44,9 @@ func hitGroup(sc *scene.Scene, in *scene.Instance) uint8 {
 // into its own hit object); coherent says they run side by side (the
 // camera's).
 func (w *worker) TraceRays(order []int32, coherent bool) {
-	w.traceRays = grow(w.traceRays, len(order))
-	w.traceHits = grow(w.traceHits, len(order))
-	w.traceFound = grow(w.traceFound, len(order))
+	w.traceRays = render.Grow(w.traceRays, len(order))
+	w.traceHits = render.Grow(w.traceHits, len(order))
+	w.traceFound = render.Grow(w.traceFound, len(order))
 	for k, i := range order {
 		w.traceRays[k] = w.paths[i].ray()
 	}
@@ -80,7 +80,7 @@ func (w *worker) queueShadow(p *pathState, ray Ray, contrib, share scene.Vec3) {
 // traceShadows traces the queued shadow rays as one stream and adds the
 // light of those that reach their lights.
 func (w *worker) traceShadows() {
-	w.occluded = grow(w.occluded, len(w.shadowRays))
+	w.occluded = render.Grow(w.occluded, len(w.shadowRays))
 	w.r.acc.occludedAll(w.shadowRays, w.occluded, w.stacks)
 	for k := range w.shadows {
 		if !w.occluded[k] {
@@ -126,7 +126,7 @@ func (w *worker) Reorder(order []int32, bits int) {
 		keys[i] = uint64(w.hits[i].SBT)<<32 | uint64(w.hint(&w.hits[i], &w.paths[i], bits)&mask)
 		differ |= keys[i] ^ keys[order[0]]
 	}
-	w.sortBuf = grow(w.sortBuf, len(order))
+	w.sortBuf = render.Grow(w.sortBuf, len(order))
 	radixSort(order, w.sortBuf[:len(order)], keys, differ)
 }
 

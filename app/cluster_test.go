@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"sertrace/batch"
+	"sertrace/internal/longtest"
 )
 
 // clusterBatch is a batch with a split job, a broken one and a plain one.
@@ -69,6 +70,7 @@ func readSummary(t *testing.T, path string) map[string]batch.JobResult {
 // task, and exits 1; the split job's image is byte for byte the one a
 // render on one machine makes; a second submission redoes nothing done.
 func TestBatchOnSlurm(t *testing.T) {
+	longtest.Skip(t)
 	if testing.Short() {
 		t.Skip("submits Slurm jobs")
 	}

@@ -9,15 +9,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"sertrace/internal/longtest"
 )
 
 // TestSmokeSuite runs configs/bench-smoke.yaml and checks the structure and
 // sanity of what it writes: every cell present, times positive, speedups
-// finite, the baseline's speedup 1; never a speed.
+// finite, the baseline's speedup 1; never a speed. The quick suite runs
+// the CPU emulator and the rt path; the long one every path of the config.
 func TestSmokeSuite(t *testing.T) {
 	cfg, err := LoadConfig(filepath.Join("..", "configs", "bench-smoke.yaml"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !longtest.Enabled {
+		cfg.Backends = slices.DeleteFunc(cfg.Backends, func(b string) bool { return b != "cpu" && b != "vulkan:rt" })
 	}
 	res, err := Run(context.Background(), cfg, "test", nil)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sertrace/denoise"
+	"sertrace/internal/longtest"
 	"sertrace/render"
 	"sertrace/render/cpu"
 	"sertrace/scene"
@@ -32,6 +33,7 @@ func renderCornell(t *testing.T, spp int, seed uint32) *render.Film {
 // network's 16-spp image is closer still, by 1 dB and more (at 48×48 it
 // stays 2 dB short of 256 spp; at 128×128 it passes it: benchmarks/denoise.md).
 func TestDenoiserApproachesTheReference(t *testing.T) {
+	longtest.Skip(t)
 	if testing.Short() {
 		t.Skip("renders a 1024-spp reference")
 	}

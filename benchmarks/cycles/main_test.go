@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"sertrace/internal/longtest"
 	"sertrace/scene"
 )
 
@@ -78,6 +79,7 @@ func TestPrepareRefusesEscapingURIs(t *testing.T) {
 // a Lambertian Cornell box within the two renders' noise. Needs Debian's
 // blender and python3-numpy (CI installs them).
 func TestAgreesWithCycles(t *testing.T) {
+	longtest.Skip(t)
 	dir, bin := sertraceAndBlender(t)
 	cases := []struct {
 		name, path string
@@ -111,6 +113,7 @@ func TestAgreesWithCycles(t *testing.T) {
 // strands are built in Blender as Catmull-Rom curves through each linear
 // segment cut in eight, with the hair parameters mapped (hair.go).
 func TestHairAgreesWithCycles(t *testing.T) {
+	longtest.Skip(t)
 	dir, bin := sertraceAndBlender(t)
 	cases := []struct {
 		name, path string

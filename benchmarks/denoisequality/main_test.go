@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sertrace/denoise/unet"
+	"sertrace/internal/longtest"
 	"sertrace/render"
 	"sertrace/render/cpu"
 	"sertrace/scene"
@@ -19,6 +20,7 @@ import (
 // and the denoised 16-spp image 3 dB closer than the noisy one (about 6). A scene without its reference
 // is left out, saying so; a folder without any is an error.
 func TestQualityTable(t *testing.T) {
+	longtest.Skip(t)
 	if testing.Short() {
 		t.Skip("renders 850 samples per pixel")
 	}

@@ -6,7 +6,7 @@
 #   .gl/                 .debs: libvulkan1 vulkan-validationlayers libglvnd0 libglx0
 #                        libegl1 libgl1 libopengl0 libgles2
 #   .gpu/sertrace        go build -ldflags "-s -w" -o .gpu/sertrace ./app
-#   .gpu/vulkan.test     go test -c -ldflags "-s -w" -o .gpu/vulkan.test ./render/vulkan
+#   .gpu/vulkan.test     go test -c -tags long -ldflags "-s -w" -o .gpu/vulkan.test ./render/vulkan
 #   .gpu/shared-scenes/  the shared scenes TestSharedMaterialScenesMatchCPU reads
 #
 #   run: bash benchmarks/nvidia/run.sh            (carry: .gl, .gpu)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"sertrace/internal/longtest"
 	"sertrace/render"
 	"sertrace/render/layout"
 	"sertrace/render/vulkan"
@@ -21,9 +22,11 @@ import (
 // language fails them, where the image comparisons might only blur it.
 
 // probe runs fn on the records and returns the outputs, skipping the test
-// where no Vulkan device runs the probe shader (failing it under CI).
+// where no Vulkan device runs the probe shader (failing it under CI); the
+// probes are long tests.
 func probe(t *testing.T, fn int, in []float32) []float32 {
 	t.Helper()
+	longtest.Skip(t)
 	out, err := vulkan.Probe(-1, fn, in)
 	if err != nil {
 		if os.Getenv("CI") == "" && (strings.Contains(err.Error(), "Vulkan") || strings.Contains(err.Error(), "no device")) {
@@ -571,6 +574,7 @@ func TestProbeMovedOrigin(t *testing.T) {
 // probeScene is probe for the scene probe shader, with sc's parameter block.
 func probeScene(t *testing.T, sc *scene.Scene, opts render.Options, fn int, in []float32) []float32 {
 	t.Helper()
+	longtest.Skip(t)
 	out, err := vulkan.ProbeScene(-1, sc, opts, fn, in)
 	if err != nil {
 		if os.Getenv("CI") == "" && (strings.Contains(err.Error(), "Vulkan") || strings.Contains(err.Error(), "no device")) {

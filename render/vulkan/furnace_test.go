@@ -1,14 +1,18 @@
 package vulkan_test
 
 import (
+	"strings"
 	"testing"
 
+	"sertrace/internal/longtest"
 	"sertrace/render/furnace"
 	"sertrace/render/vulkan"
 )
 
 // TestFurnaces: the CPU backend's furnaces (render/furnace), on every GPU
 // path, at a quarter of its samples: 1 where nothing is lost, never above 1.
+// The quick tests leave out the particle clouds (two minutes a path on
+// lavapipe; the CPU's furnaces run them).
 func TestFurnaces(t *testing.T) {
 	d := vulkan.DeviceFor(t, vulkan.PathRT)
 	cases, err := furnace.Cases(0.25)
@@ -17,6 +21,9 @@ func TestFurnaces(t *testing.T) {
 	}
 	for _, path := range gpuPaths(t, d) {
 		for _, c := range cases {
+			if !longtest.Enabled && strings.HasPrefix(c.Name, "particle cloud") {
+				continue
+			}
 			t.Run(path+"/"+c.Name, func(t *testing.T) {
 				res := furnace.Check(c, renderOn(t, onPath(d, path), c.Scene, c.Options))
 				t.Logf("mean %.4f ± %.4f, darkest %.4f, brightest %.4f", res.Mean, res.MeanError, res.Min, res.Max)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"sertrace/internal/longtest"
 	"sertrace/render"
 	"sertrace/scene"
 )
@@ -105,6 +106,7 @@ func filmMean(f *render.Film) (float64, int) {
 // of another starts from it, and a corrupt or foreign file is discarded
 // with a note, the pipelines built from scratch and the file written anew.
 func TestPipelineCachePersists(t *testing.T) {
+	longtest.Skip(t)
 	dev := deviceFor(t, PathRT)
 	t.Setenv("SERTRACE_CACHE_DIR", t.TempDir())
 	var notes []string

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"sertrace/internal/longtest"
 	"sertrace/render"
 	"sertrace/render/cpu"
 	"sertrace/render/vulkan"
@@ -44,6 +45,7 @@ func onPath(d vulkan.Device, path string) vulkan.Backend {
 // rayquery and rt-sorted, which CI's lavapipe must run, and ser where the
 // device offers VK_NV_ray_tracing_invocation_reorder (NVIDIA's drivers;
 // never lavapipe). rt comes first: the tests compare the later paths with it.
+// The quick tests run rt alone; the long ones (-tags long) every path.
 func gpuPaths(t *testing.T, d vulkan.Device) []string {
 	var out []string
 	for _, p := range []string{vulkan.PathRT, vulkan.PathRayQuery, vulkan.PathRTSorted} {
@@ -55,6 +57,9 @@ func gpuPaths(t *testing.T, d vulkan.Device) []string {
 	}
 	if d.Paths[vulkan.PathSER].Available {
 		out = append(out, vulkan.PathSER)
+	}
+	if !longtest.Enabled && len(out) > 1 {
+		out = out[:1]
 	}
 	return out
 }
@@ -683,6 +688,7 @@ func TestShaderClockCost(t *testing.T) {
 // path, its dispatches laid out in 2D, without a validation message: an
 // empty scene, so only the dispatch sizes cost anything.
 func TestLargeImageOnRayQuery(t *testing.T) {
+	longtest.Skip(t)
 	d := vulkan.DeviceFor(t, vulkan.PathRayQuery)
 	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()},
 		Cameras: []scene.Camera{{Name: "c", YFov: 0.8, Transform: scene.Identity}}}

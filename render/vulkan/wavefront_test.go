@@ -4,6 +4,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"sertrace/internal/longtest"
 	"sertrace/render"
 	"sertrace/render/layout"
 	"sertrace/scene"
@@ -16,6 +17,7 @@ import (
 // the hits with that key, and the keys order the hits as the CPU
 // emulator's Reorder does (shader, then the hint's low bits).
 func TestSortIsAPermutationGroupedByKey(t *testing.T) {
+	longtest.Skip(t)
 	sc, err := scene.Load("../../scenes/particles.glb")
 	if err != nil {
 		t.Fatal(err)

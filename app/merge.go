@@ -61,6 +61,22 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 					return err
 				}
 			}
+			budget := v.GetString("memory-budget")
+			if budget != "" {
+				if _, err := render.ParseBytes(budget); err != nil {
+					return usagef("--memory-budget: %v", err)
+				}
+			}
+			// The merged film holds every layer, and one slice more is read
+			// into it at a time: refuse a merge past the budget before either.
+			first, err := render.ReadSliceInfo(args[0])
+			if err != nil {
+				return err
+			}
+			opts := render.Options{Width: first.Width, Height: first.Height}
+			if _, err := render.CheckMemory(opts, render.AllLayers, "cpu", v.GetBool("denoise"), budget); err != nil {
+				return fmt.Errorf("merging %s: %v", args[0], err)
+			}
 			film, info, err := render.MergeSlices(args)
 			if err != nil {
 				return err
@@ -78,6 +94,7 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 	f := cmd.Flags()
 	f.StringP("output", "o", "", "the image: .exr, .pfm or .png")
 	f.String("aov", "", "extra outputs beside the image, as in sertrace render --aov")
+	f.String("memory-budget", "", "refuse a merge that would need more memory than this (8G, 512M; default: the cgroup's limit, the address-space limit or the machine's memory)")
 	f.Bool("denoise", false, "denoise the image (the noisy one is written beside it as NAME.noisy.EXT)")
 	addDenoiserFlags(f)
 	return cmd

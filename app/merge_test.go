@@ -204,3 +204,28 @@ func TestEditedSliceIsRefused(t *testing.T) {
 		t.Fatalf("merging the slices as written: exit %d: %s", code, errs)
 	}
 }
+
+// TestMergeOverItsMemoryIsRefused: a merge whose film would pass the memory
+// budget is refused in one line before it reads a slice, and a budget that
+// is not a size is a usage error.
+func TestMergeOverItsMemoryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	slice := filepath.Join(dir, "a.exr")
+	if code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", slice, "--backend", "cpu", "--spp", "2", "--samples", "0:2", "--res", "400x300"); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errs)
+	}
+	out := filepath.Join(dir, "m.exr")
+	code, _, errs := runCLI(t, "merge", "-o", out, "--memory-budget", "16M", slice)
+	if code != 1 || !strings.Contains(errs, "merging "+slice+": a 400x300 render") || !strings.Contains(errs, "more than the memory budget of 16 MB (--memory-budget)") {
+		t.Fatalf("merge --memory-budget 16M: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the refused merge wrote its image")
+	}
+	if code, _, errs := runCLI(t, "merge", "-o", out, "--memory-budget", "lots", slice); code != 2 || !strings.Contains(errs, "--memory-budget") {
+		t.Errorf("merge --memory-budget lots: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "merge", "-o", out, slice); code != 0 {
+		t.Errorf("merge without a budget: exit %d, %s", code, errs)
+	}
+}

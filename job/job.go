@@ -112,11 +112,16 @@ func (j *Job) Layers(aovs []render.AOV, denoised bool, budget string) (render.La
 	if err != nil {
 		return 0, err
 	}
-	if limit > 0 {
-		debug.SetMemoryLimit(int64(min(limit, math.MaxInt64))) // the collector works harder near it
+	if limit > 0 { // the collector works harder near it, never above GOMEMLIMIT
+		debug.SetMemoryLimit(min(int64(min(limit, math.MaxInt64)), processMemoryLimit))
 	}
 	return layers, nil
 }
+
+// processMemoryLimit is the Go collector's limit as the process started
+// (GOMEMLIMIT, else none): a job's budget may lower it, never raise it, and
+// each job of a batch starts from it again.
+var processMemoryLimit = debug.SetMemoryLimit(-1)
 
 // Denoise is how a job's beauty is denoised: the denoiser's name and
 // passes as the settings give them.

@@ -188,8 +188,9 @@ const (
 	// buffers where it is a software one (lavapipe), whose device memory
 	// is the host's: a guess, not measured.
 	gpuReadbackBytes = 4 * layout.FilmLayers * 2
-	// the denoiser: README's measured peaks of sertrace denoise at
-	// 1920x1080 (the network 2.1 GB, the regression filter 1.0 GB) are
+	// the denoiser: the measured peaks of sertrace denoise at
+	// 1920x1080 (benchmarks/results/cpu-amd-epyc-2vcpu/denoiser-speed.md:
+	// the network 2.1 GB, the regression filter 1.0 GB) are
 	// about 1,000 bytes a pixel at most, the EXR read in included.
 	denoiseBytes = 1000
 )

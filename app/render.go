@@ -167,36 +167,61 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	layers, err := j.Layers(aovs, v.GetBool("denoise"), settings.MemoryBudget)
-	if err != nil {
+	var overBudget *render.MemoryError
+	var stats *render.Stats
+	var renderErr error
+	var written []string
+	switch {
+	case errors.As(err, &overBudget):
+		// Too large for one film: rendered in bands streamed into the EXR,
+		// where nothing needs the whole film.
+		layers = render.LayersFor(aovs, false)
+		rows, berr := j.BandRows(layers, settings.MemoryBudget)
+		if berr != nil || rows == 0 {
+			return fmt.Errorf("%s: %w", scenePath, err)
+		}
+		if why := whyNotBands(out, aovs, v.GetBool("denoise"), settings, j.Backend.Name()); why != "" {
+			return fmt.Errorf("%s: %v (rendered in bands of rows it would fit, but %s)", scenePath, err, why)
+		}
+		note(fmt.Sprintf("%dx%d does not fit the memory budget in one film: rendering it in bands of %d rows, each written to %s as it is done", w, h, rows, out))
+		bar = newProgressBar(stderr)
+		stats, renderErr, err = renderBands(ctx, j, layers, rows, out, display, bar.update)
+		bar.finish()
+		if err != nil {
+			return err
+		}
+		written = []string{out}
+	case err != nil:
 		return fmt.Errorf("%s: %w", scenePath, err)
+	default:
+		film := render.NewFilmOf(w, h, layers)
+		bar = newProgressBar(stderr)
+		stats, renderErr = j.Render(ctx, film, bar.update)
+		bar.finish()
+		if stats == nil {
+			return renderErr
+		}
+		// A failure that ends a render after some passes (a lost device) keeps
+		// them: they are written, marked partial, and the error is still reported.
+		if renderErr != nil && !errors.Is(renderErr, context.Canceled) && film.Samples == 0 {
+			return renderErr
+		}
+		if film.Samples == 0 {
+			return fmt.Errorf("interrupted before the first pass finished: nothing written")
+		}
+		if settings.Samples != "" {
+			return writeSlice(stderr, scenePath, out, settings, opts, display, film, stats, renderErr)
+		}
+		// The render's interrupt is spent (it ended the render early); a new
+		// one stops the denoiser.
+		stop()
+		writeStart := time.Now()
+		written, err = writeImages(stderr, v, out, film, display, aovs, stats.Backend, stats.DeviceIndex)
+		if err != nil {
+			return err
+		}
+		stats.WriteSeconds = time.Since(writeStart).Seconds()
 	}
-	film := render.NewFilmOf(w, h, layers)
-	bar = newProgressBar(stderr)
-	stats, renderErr := j.Render(ctx, film, bar.update)
-	bar.finish()
-	if stats == nil {
-		return renderErr
-	}
-	// A failure that ends a render after some passes (a lost device) keeps
-	// them: they are written, marked partial, and the error is still reported.
-	if renderErr != nil && !errors.Is(renderErr, context.Canceled) && film.Samples == 0 {
-		return renderErr
-	}
-	if film.Samples == 0 {
-		return fmt.Errorf("interrupted before the first pass finished: nothing written")
-	}
-	if settings.Samples != "" {
-		return writeSlice(stderr, scenePath, out, settings, opts, display, film, stats, renderErr)
-	}
-	// The render's interrupt is spent (it ended the render early); a new
-	// one stops the denoiser.
-	stop()
-	writeStart := time.Now()
-	written, err := writeImages(stderr, v, out, film, display, aovs, stats.Backend, stats.DeviceIndex)
-	if err != nil {
-		return err
-	}
-	stats.WriteSeconds = time.Since(writeStart).Seconds()
 	if path := v.GetString("stats"); path != "" {
 		if err := atomicfile.WriteJSON(path, stats); err != nil {
 			return err
@@ -210,15 +235,74 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		on = fmt.Sprintf("%s, path %s (%s", stats.Device, stats.Path, stats.Backend)
 	}
 	fmt.Fprintf(stderr, "rendered %s: %dx%d, %d spp, depth %d, in %.2f s on %s, build %.2f s): %.3g samples/s, %.3g rays/s -> %s\n",
-		scenePath, w, h, film.Samples, opts.MaxDepth, stats.RenderSeconds, on, stats.BuildSeconds,
+		scenePath, w, h, stats.SamplesPerPixel, opts.MaxDepth, stats.RenderSeconds, on, stats.BuildSeconds,
 		stats.SamplesPerSec, stats.RaysPerSec, strings.Join(written, ", "))
 	if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
-		return fmt.Errorf("%w; the %d samples per pixel before it were written to %s, marked partial", renderErr, film.Samples, out)
+		return fmt.Errorf("%w; the %d samples per pixel before it were written to %s, marked partial", renderErr, stats.SamplesPerPixel, out)
 	}
-	if film.Partial {
-		return fmt.Errorf("interrupted: wrote a partial image (%d of %d samples per pixel) to %s", film.Samples, opts.SPP, out)
+	if stats.Partial {
+		return fmt.Errorf("interrupted: wrote a partial image (%d of %d samples per pixel) to %s", stats.SamplesPerPixel, opts.SPP, out)
 	}
 	return nil
+}
+
+// whyNotBands says why a render cannot be rendered in bands (RenderBands
+// into a BandWriter), or "": it writes an EXR alone, with no denoiser and
+// no heatmap (both read the whole image), as a whole render on the CPU.
+func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings, backend string) string {
+	switch {
+	case !strings.EqualFold(filepath.Ext(out), ".exr"):
+		return "a render in bands writes an EXR alone: use -o NAME.exr"
+	case denoised:
+		return "the denoiser reads the whole image: denoise the EXR afterwards (sertrace denoise)"
+	case slices.ContainsFunc(aovs, func(a render.AOV) bool { return slices.Contains(render.Heatmaps, a) }):
+		return "a heatmap (--aov " + render.AOVNames(render.Heatmaps) + ") reads the whole image"
+	case s.Samples != "":
+		return "a slice holds the whole film's sums"
+	case s.TimeBudget > 0:
+		return "a time budget needs the whole image's passes: leave out --time-budget"
+	case backend != "cpu":
+		return "the " + backend + " backend renders whole images: use --backend cpu"
+	}
+	return ""
+}
+
+// renderBands renders the job in bands of rows, each written to out (an
+// EXR) as it is done: the file is committed, marked partial, when the
+// render is cut short after its first band's first pass, and not at all
+// before. It returns the render's stats and error, and an error that
+// kept the file from being written.
+func renderBands(ctx context.Context, j *job.Job, layers render.Layers, rows int, out string, display render.Display, progress render.Progress) (*render.Stats, error, error) {
+	var stats *render.Stats
+	var renderErr error
+	var writing time.Duration
+	err := atomicfile.Write(out, func(w io.WriteSeeker) error {
+		bw, err := render.NewBandWriter(w, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP)
+		if err != nil {
+			return err
+		}
+		rendered := false
+		stats, renderErr = j.RenderBands(ctx, layers, rows, func(band *render.Film) error {
+			start := time.Now()
+			defer func() { writing += time.Since(start) }()
+			rendered = rendered || band.Samples > 0
+			return bw.Write(band)
+		}, progress)
+		switch {
+		case stats == nil:
+			return renderErr
+		case !rendered && renderErr != nil && !errors.Is(renderErr, context.Canceled):
+			return renderErr
+		case !rendered:
+			return fmt.Errorf("interrupted before the first pass finished: nothing written")
+		}
+		return bw.Close(stats.Partial)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	stats.WriteSeconds = writing.Seconds()
+	return stats, renderErr, nil
 }
 
 // settingError shows a bad setting as the flag it came from (exit status 2);

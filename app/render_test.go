@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -420,7 +421,7 @@ func exrChannels(t *testing.T, path string) []string {
 // runtime's fatal "out of memory" trace, and under --memory-budget.
 func TestRenderOverItsMemoryIsRefused(t *testing.T) {
 	dir := t.TempDir()
-	out := filepath.Join(dir, "big.exr")
+	out := filepath.Join(dir, "big.png") // an EXR would render in bands
 	cmd := exec.Command("sh", "-c", `ulimit -v 3000000 && exec "$@"`, "sh", os.Args[0], "render", "../scenes/cornell.glb", "-o", out,
 		"--spp", "1", "--res", "4096x4096", "--backend", "cpu", "--aov", "albedo,normal,depth,diffuse")
 	cmd.Env = append(os.Environ(), "SERTRACE_TEST_MAIN=1")
@@ -430,7 +431,8 @@ func TestRenderOverItsMemoryIsRefused(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	if code := cmd.ProcessState.ExitCode(); code != 1 || len(lines) != 1 ||
 		!strings.Contains(lines[0], "../scenes/cornell.glb: a 4096x4096 render of the beauty with the albedo, normal, depth, diffuse,") ||
-		!strings.Contains(lines[0], "(the address-space limit (ulimit -v))") {
+		!strings.Contains(lines[0], "(the address-space limit (ulimit -v))") ||
+		!strings.Contains(lines[0], "(rendered in bands of rows it would fit, but a render in bands writes an EXR alone: use -o NAME.exr)") {
 		t.Fatalf("under ulimit -v 3000000: exit %d (%v), stderr:\n%s", code, err, stderr.String())
 	}
 	code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--spp", "1", "--res", "2000x1000", "--backend", "cpu", "--memory-budget", "64M")
@@ -442,5 +444,65 @@ func TestRenderOverItsMemoryIsRefused(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--memory-budget", "lots"); code != 2 || !strings.Contains(errs, "--memory-budget: \"lots\" is not a size") {
 		t.Errorf("--memory-budget lots: exit %d, %s", code, errs)
+	}
+}
+
+// TestRenderInBandsWithinItsBudget: an EXR render whose film would pass the
+// memory budget renders in bands of rows, each written as it is done, and
+// the file holds the image a render in one go writes, channel for
+// channel; a PNG, or a denoised image, which need the whole film, are
+// refused saying so.
+func TestRenderInBandsWithinItsBudget(t *testing.T) {
+	dir := t.TempDir()
+	common := []string{"../scenes/hairy-cornell.glb", "--backend", "cpu", "--spp", "2", "--res", "512x320", "--max-depth", "3", "--aov", "albedo,depth"}
+	whole := filepath.Join(dir, "whole.exr")
+	if code, _, errs := runCLI(t, append([]string{"render", "-o", whole}, common...)...); code != 0 {
+		t.Fatalf("render: exit %d: %s", code, errs)
+	}
+	// A budget halfway between the whole film's need and a band of 16 rows'.
+	opts := render.Options{Width: 512, Height: 320}
+	layers := render.LayersFor([]render.AOV{render.AOVAlbedo, render.AOVDepth}, false)
+	band := opts
+	band.Height = 16
+	budget := fmt.Sprint((render.MemoryNeed(opts, layers, "cpu", false) + render.MemoryNeed(band, layers, "cpu", false)) / 2)
+	banded := filepath.Join(dir, "bands.exr")
+	code, _, errs := runCLI(t, append([]string{"render", "-o", banded, "--memory-budget", budget}, common...)...)
+	if code != 0 || !strings.Contains(errs, "512x320 does not fit the memory budget in one film: rendering it in bands of") {
+		t.Fatalf("render --memory-budget %s: exit %d: %s", budget, code, errs)
+	}
+	f, err := exr.OpenFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := f.Header(0).Channels().Names()
+	f.Close()
+	_, _, want, err := render.ReadEXR(whole, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, got, err := render.ReadEXR(banded, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || got["albedo.R"] == nil || got["depth.Z"] == nil {
+		t.Fatalf("channels %d, want %d with albedo and depth", len(got), len(want))
+	}
+	for name, plane := range want {
+		if !slices.Equal(got[name], plane) {
+			t.Errorf("channel %s of the render in bands differs from the render in one go", name)
+		}
+	}
+	var sum float64
+	for _, v := range got["G"] {
+		sum += float64(v)
+	}
+	if !(sum > 0) || math.IsInf(sum, 0) {
+		t.Errorf("the render in bands sums to %v: black or not finite", sum)
+	}
+	for _, extra := range [][]string{{"-o", filepath.Join(dir, "b.png")}, {"-o", filepath.Join(dir, "d.exr"), "--denoise", "--denoiser", "regression"}} {
+		code, _, errs := runCLI(t, append(append([]string{"render", "--memory-budget", budget}, extra...), common...)...)
+		if code != 1 || !strings.Contains(errs, "rendered in bands of rows it would fit, but") {
+			t.Errorf("render %v: exit %d: %s", extra, code, errs)
+		}
 	}
 }

@@ -123,6 +123,32 @@ func (j *Job) Layers(aovs []render.AOV, denoised bool, budget string) (render.La
 // each job of a batch starts from it again.
 var processMemoryLimit = debug.SetMemoryLimit(-1)
 
+// RenderBands renders the job band by band (render.RenderBands), giving
+// each finished band to band.
+func (j *Job) RenderBands(ctx context.Context, layers render.Layers, rows int, band func(*render.Film) error, progress render.Progress) (*render.Stats, error) {
+	stats, err := render.RenderBands(ctx, j.Backend, j.Scene, j.Options, layers, rows, band, progress)
+	if stats != nil {
+		for _, w := range stats.Warnings {
+			j.note("warning: " + w)
+		}
+	}
+	return stats, err
+}
+
+// BandRows is how many rows at a time a render of the job in bands takes
+// within the memory budget (render.BandRows), and tells the Go collector
+// that budget; 0 where not even 16 rows fit.
+func (j *Job) BandRows(layers render.Layers, budget string) (int, error) {
+	rows, err := render.BandRows(j.Options, layers, budget)
+	if err != nil || rows == 0 {
+		return rows, err
+	}
+	if limit, _, err := render.MemoryBudget(budget); err == nil && limit > 0 {
+		debug.SetMemoryLimit(min(int64(min(limit, math.MaxInt64)), processMemoryLimit))
+	}
+	return rows, nil
+}
+
 // Denoise is how a job's beauty is denoised: the denoiser's name and
 // passes as the settings give them.
 type Denoise struct {

@@ -16,10 +16,13 @@ import (
 // number of samples, so one count serves the whole image.
 type Film struct {
 	Width, Height int
-	First         int    // the first sample index the film holds (a slice's; 0 for a whole render)
-	Samples       int    // per pixel, accumulated so far: samples [First, First+Samples)
-	CostUnit      string // "": rays; "clock ticks": the GPU's shader clock over the pixel's samples
-	Partial       bool   // stopped before all samples were taken
+	// Y0 is the image row the film's first row is: a band's (RenderBands),
+	// 0 for a whole image, whose Height is then the image's.
+	Y0       int
+	First    int    // the first sample index the film holds (a slice's; 0 for a whole render)
+	Samples  int    // per pixel, accumulated so far: samples [First, First+Samples)
+	CostUnit string // "": rays; "clock ticks": the GPU's shader clock over the pixel's samples
+	Partial  bool   // stopped before all samples were taken
 
 	// Sums are the layers' sums, rows from the top, a pixel's channels
 	// together (FilmLayers says what each holds); a layer nothing reads is
@@ -175,7 +178,7 @@ func (f *Film) Held() Layers {
 // a film read back from a checkpoint or a slice must be.
 func (f *Film) Whole() bool {
 	n := f.Width * f.Height
-	if f.Width <= 0 || f.Height <= 0 || f.First < 0 || f.Samples < 0 || n > MaxPixels {
+	if f.Width <= 0 || f.Height <= 0 || f.First < 0 || f.Samples < 0 || n > MaxFilePixels {
 		return false
 	}
 	has := f.Held()

@@ -20,7 +20,7 @@ func ReadEXR(path string, names ...string) (width, height int, channels map[stri
 	h := f.Header(0)
 	dw := h.DataWindow()
 	width, height = int(dw.Max.X-dw.Min.X+1), int(dw.Max.Y-dw.Min.Y+1)
-	if width < 1 || height < 1 || width*height > MaxPixels {
+	if width < 1 || height < 1 || width*height > MaxFilePixels {
 		return 0, 0, nil, fmt.Errorf("read %s: size %d×%d is not supported", path, width, height)
 	}
 	present := map[string]bool{}

@@ -251,8 +251,34 @@ func CheckMemory(opts Options, layers Layers, backend string, denoised bool, set
 			what += "s"
 		}
 	}
-	return budget, fmt.Errorf("a %dx%d render of %s needs about %s, more than the memory budget of %s (%s): render it smaller (--res), ask for fewer AOVs, or give a larger --memory-budget where the memory is there",
-		opts.Width, opts.Height, what, GiB(need), GiB(budget), from)
+	return budget, &MemoryError{fmt.Sprintf("a %dx%d render of %s needs about %s, more than the memory budget of %s (%s): render it smaller (--res), ask for fewer AOVs, or give a larger --memory-budget where the memory is there",
+		opts.Width, opts.Height, what, GiB(need), GiB(budget), from)}
+}
+
+// MemoryError is a render refused for passing its memory budget
+// (CheckMemory): one line saying what it needs and what to change.
+type MemoryError struct{ Line string }
+
+func (e *MemoryError) Error() string { return e.Line }
+
+// BandRows is how many rows a render in bands (RenderBands) of opts into
+// films of layers takes at a time within the memory budget the setting
+// gives: the most that fit, a multiple of 16 short of the image, or 0 when
+// not even 16 rows fit. Each band holds its film and the CPU's pass
+// buffers, and the writer its planes of a block of rows.
+func BandRows(opts Options, layers Layers, setting string) (int, error) {
+	budget, _, err := MemoryBudget(setting)
+	if err != nil || budget == 0 {
+		return 0, err
+	}
+	band := opts
+	for rows := (opts.Height - 1) / 16 * 16; rows >= 16; rows -= 16 {
+		band.Height = rows
+		if MemoryNeed(band, layers, "cpu", false) <= budget {
+			return rows, nil
+		}
+	}
+	return 0, nil
 }
 
 // GiB writes a size in GB (2^30 bytes), or MB below one.

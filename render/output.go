@@ -97,12 +97,61 @@ var exrZIPLevel = compression.CompressionLevelBestSpeed
 // writeEXR writes a film's output as an EXR; a slice's (slice not nil) has
 // the film's sums too (WriteSlice).
 func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *SliceInfo) error {
-	h := exr.NewScanlineHeader(film.Width, film.Height)
+	h, channels, groups := exrLayout(film.Width, film.Height, film.Held(), only, halfFloat)
+	var sums []*sumPlane
+	if slice != nil {
+		var err error
+		if sums, err = addSums(film, slice, h, channels); err != nil {
+			return err
+		}
+	}
+	h.SetChannels(channels)
+	h.Set(&exr.Attribute{Name: "sertrace:samples", Type: exr.AttrTypeString, Value: fmt.Sprint(film.Samples)})
+	if film.Partial {
+		h.Set(&exr.Attribute{Name: partialAttribute, Type: exr.AttrTypeInt, Value: int32(1)})
+	}
+	sw, err := exr.NewScanlineWriter(w, h)
+	if err != nil {
+		return err
+	}
+	// The image goes out a block of rows at a time, each block's chunks
+	// compressed in parallel: the planes cost a block, not another film.
+	rows := exrRows
+	if sums != nil {
+		rows = sumRows
+	}
+	for y0 := 0; y0 < film.Height; y0 += rows {
+		y1 := min(y0+rows, film.Height)
+		fb := exr.NewFrameBuffer()
+		for _, g := range groups {
+			g.fill(fb, film, y0, y1)
+		}
+		if sums != nil {
+			fillBlock(sums, fb, film.Width, y0, y1)
+		}
+		sw.SetFrameBuffer(fb)
+		if err := sw.WritePixels(y0, y1-1); err != nil {
+			return err
+		}
+	}
+	return sw.Close()
+}
+
+// partialAttribute marks an EXR whose render stopped before all its
+// samples were taken: an int, 1 (a render in bands writes 0 first and sets
+// it when it is cut short).
+const partialAttribute = "sertrace:partial"
+
+// exrLayout is the header, channels and channel groups of an image of
+// width×height holding the layers held: the beauty with its variance and
+// every AOV layer held (only AOVBeauty), or one AOV alone.
+func exrLayout(width, height int, held Layers, only AOV, halfFloat bool) (*exr.Header, *exr.ChannelList, []*exrGroup) {
+	h := exr.NewScanlineHeader(width, height)
 	h.SetCompression(exr.CompressionZIP)
 	h.SetZIPLevel(exrZIPLevel)
 	channels := exr.NewChannelList()
 	var groups []*exrGroup
-	add := func(read func(y0, y1 int) ([]float32, int), names ...string) {
+	add := func(read func(f *Film, y0, y1 int) ([]float32, int), names ...string) {
 		g := &exrGroup{read: read}
 		for _, name := range names {
 			// Depth and variance keep float32 even in half-float files:
@@ -119,11 +168,11 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 		groups = append(groups, g)
 	}
 	aov := func(a AOV, names ...string) {
-		add(func(y0, y1 int) ([]float32, int) { return film.ResolveRows(a, y0, y1) }, names...)
+		add(func(f *Film, y0, y1 int) ([]float32, int) { return f.ResolveRows(a, y0, y1) }, names...)
 	}
 	variance := func(rgb, lumSq Layer, name string) {
-		add(func(y0, y1 int) ([]float32, int) {
-			return film.meanVariance(rgb, lumSq, y0*film.Width, y1*film.Width), 1
+		add(func(f *Film, y0, y1 int) ([]float32, int) {
+			return f.meanVariance(rgb, lumSq, y0*f.Width, y1*f.Width), 1
 		}, name)
 	}
 	switch only {
@@ -131,17 +180,17 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 		// The beauty and its variance, and the AOVs the film holds (what
 		// the render was asked for).
 		aov(AOVBeauty, "R", "G", "B")
-		if film.Has(LayerAlbedo) {
+		if held.Has(LayerAlbedo) {
 			aov(AOVAlbedo, "albedo.R", "albedo.G", "albedo.B")
 		}
-		if film.Has(LayerNormal) {
+		if held.Has(LayerNormal) {
 			aov(AOVNormal, "normal.X", "normal.Y", "normal.Z")
 		}
-		if film.Has(LayerDepth) {
+		if held.Has(LayerDepth) {
 			aov(AOVDepth, "depth.Z")
 		}
 		variance(LayerBeauty, LayerLumSq, "variance.Y") // of the mean, what a denoiser reads
-		if film.HasSplit() {
+		if held.Has(LayerDiffuse) {
 			aov(AOVDiffuse, "diffuse.R", "diffuse.G", "diffuse.B")
 			aov(AOVSpecular, "specular.R", "specular.G", "specular.B")
 			aov(AOVDiffuseAlbedo, "diffuse_albedo.R", "diffuse_albedo.G", "diffuse_albedo.B")
@@ -156,43 +205,102 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 	default:
 		aov(only, "R", "G", "B")
 	}
-	var sums []*sumPlane
-	if slice != nil {
-		var err error
-		if sums, err = addSums(film, slice, h, channels); err != nil {
+	return h, channels, groups
+}
+
+// BandWriter writes an EXR of the beauty and the AOV layers a render in
+// bands holds (RenderBands), each band's rows as it comes: the file is the
+// one Write makes of the whole film, with a partial attribute of 0, or 1
+// when the render was cut short.
+type BandWriter struct {
+	w         *headRecorder
+	sw        *exr.ScanlineWriter
+	groups    []*exrGroup
+	width     int
+	height    int
+	next      int   // the next row to write
+	partialAt int64 // where the partial attribute's value lies
+}
+
+// NewBandWriter starts an EXR of a width×height render of spp samples a
+// pixel into a film of the layers held.
+func NewBandWriter(w io.WriteSeeker, width, height int, held Layers, halfFloat bool, spp int) (*BandWriter, error) {
+	h, channels, groups := exrLayout(width, height, held|BaseLayers, AOVBeauty, halfFloat)
+	h.SetChannels(channels)
+	h.Set(&exr.Attribute{Name: "sertrace:samples", Type: exr.AttrTypeString, Value: fmt.Sprint(spp)})
+	h.Set(&exr.Attribute{Name: partialAttribute, Type: exr.AttrTypeInt, Value: int32(0)})
+	rec := &headRecorder{WriteSeeker: w, recording: true}
+	sw, err := exr.NewScanlineWriter(rec, h)
+	if err != nil {
+		return nil, err
+	}
+	rec.recording = false
+	// The header as written: the attribute's name, its type, its size (4)
+	// and its value, little-endian.
+	mark := []byte(partialAttribute + "\x00int\x00\x04\x00\x00\x00")
+	at := bytes.Index(rec.head, mark)
+	if at < 0 {
+		return nil, fmt.Errorf("writing an EXR in bands: its header has no %s attribute where it was set", partialAttribute)
+	}
+	return &BandWriter{w: rec, sw: sw, groups: groups, width: width, height: height, partialAt: int64(at + len(mark))}, nil
+}
+
+// Write writes a band's rows, which must be the next ones.
+func (b *BandWriter) Write(band *Film) error {
+	if band.Width != b.width || band.Y0 != b.next || band.Y0+band.Height > b.height {
+		return fmt.Errorf("writing an EXR in bands: a band of %dx%d from row %d, where row %d of a %dx%d image comes next",
+			band.Width, band.Height, band.Y0, b.next, b.width, b.height)
+	}
+	for y0 := 0; y0 < band.Height; y0 += exrRows {
+		y1 := min(y0+exrRows, band.Height)
+		fb := exr.NewFrameBuffer()
+		for _, g := range b.groups {
+			g.fill(fb, band, y0, y1)
+		}
+		b.sw.SetFrameBuffer(fb)
+		if err := b.sw.WritePixels(band.Y0+y0, band.Y0+y1-1); err != nil {
 			return err
 		}
 	}
-	h.SetChannels(channels)
-	h.Set(&exr.Attribute{Name: "sertrace:samples", Type: exr.AttrTypeString, Value: fmt.Sprint(film.Samples)})
-	if film.Partial {
-		h.Set(&exr.Attribute{Name: "sertrace:partial", Type: exr.AttrTypeString, Value: "true"})
+	b.next += band.Height
+	return nil
+}
+
+// Close writes the rows no band gave as zero (a render cut short), marks
+// the file partial where partial says so, and completes it.
+func (b *BandWriter) Close(partial bool) error {
+	for b.next < b.height {
+		empty := &Film{Width: b.width, Height: min(exrRows, b.height-b.next), Y0: b.next}
+		if err := b.Write(empty); err != nil {
+			return err
+		}
 	}
-	sw, err := exr.NewScanlineWriter(w, h)
-	if err != nil {
+	if err := b.sw.Close(); err != nil {
 		return err
 	}
-	// The image goes out a block of rows at a time, each block's chunks
-	// compressed in parallel: the planes cost a block, not another film.
-	rows := exrRows
-	if sums != nil {
-		rows = sumRows
+	if !partial {
+		return nil
 	}
-	for y0 := 0; y0 < film.Height; y0 += rows {
-		y1 := min(y0+rows, film.Height)
-		fb := exr.NewFrameBuffer()
-		for _, g := range groups {
-			g.fill(fb, film.Width, y0, y1)
-		}
-		if sums != nil {
-			fillBlock(sums, fb, film.Width, y0, y1)
-		}
-		sw.SetFrameBuffer(fb)
-		if err := sw.WritePixels(y0, y1-1); err != nil {
-			return err
-		}
+	if _, err := b.w.Seek(b.partialAt, io.SeekStart); err != nil {
+		return err
 	}
-	return sw.Close()
+	_, err := b.w.WriteSeeker.Write([]byte{1, 0, 0, 0})
+	return err
+}
+
+// headRecorder keeps what is written through it while recording: the
+// EXR's header, which NewScanlineWriter writes first.
+type headRecorder struct {
+	io.WriteSeeker
+	recording bool
+	head      []byte
+}
+
+func (r *headRecorder) Write(p []byte) (int, error) {
+	if r.recording {
+		r.head = append(r.head, p...)
+	}
+	return r.WriteSeeker.Write(p)
 }
 
 // exrRows is how many rows of an image writeEXR converts at a time: a
@@ -203,16 +311,18 @@ const exrRows = 256
 // exrGroup is the EXR channels that one read of the film gives: an AOV's
 // channels or a variance, as float32 or half planes of a block of rows.
 type exrGroup struct {
-	read   func(y0, y1 int) ([]float32, int)
+	read   func(f *Film, y0, y1 int) ([]float32, int) // rows of f
 	names  []string
 	half   []bool
 	floats [][]float32
 	halves [][]half.Half
 }
 
-// fill reads rows [y0, y1) and points fb at the group's planes of them.
-func (g *exrGroup) fill(fb *exr.FrameBuffer, width, y0, y1 int) {
-	pix, n := g.read(y0, y1)
+// fill reads rows [y0, y1) of f and points fb at the group's planes of
+// them, placed at f's rows in the image.
+func (g *exrGroup) fill(fb *exr.FrameBuffer, f *Film, y0, y1 int) {
+	width := f.Width
+	pix, n := g.read(f, y0, y1)
 	count := width * (y1 - y0)
 	if g.floats == nil {
 		g.floats, g.halves = make([][]float32, len(g.names)), make([][]half.Half, len(g.names))
@@ -224,7 +334,7 @@ func (g *exrGroup) fill(fb *exr.FrameBuffer, width, y0, y1 int) {
 			for i := range hp {
 				hp[i] = half.FromFloat32(min(max(pix[i*n+c], -65504), 65504)) // half's largest finite value
 			}
-			fb.Insert(name, exr.NewSliceFromHalf(hp, width, y1-y0).WithOrigin(0, y0))
+			fb.Insert(name, exr.NewSliceFromHalf(hp, width, y1-y0).WithOrigin(0, f.Y0+y0))
 			continue
 		}
 		g.floats[c] = Grow(g.floats[c], count)
@@ -232,7 +342,7 @@ func (g *exrGroup) fill(fb *exr.FrameBuffer, width, y0, y1 int) {
 		for i := range plane {
 			plane[i] = pix[i*n+c]
 		}
-		fb.Insert(name, exr.NewSliceFromFloat32(plane, width, y1-y0).WithOrigin(0, y0))
+		fb.Insert(name, exr.NewSliceFromFloat32(plane, width, y1-y0).WithOrigin(0, f.Y0+y0))
 	}
 }
 

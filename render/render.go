@@ -101,13 +101,17 @@ func (r Reorder) HintBits() int {
 
 // Limits that keep a render's memory bounded.
 const (
-	// 8192×4096 pixels. A film takes 424 bytes a pixel (28 float64 sums,
-	// 25 residuals): 14 GiB at this size, and the CPU backend's pass
-	// buffers as much again.
-	MaxPixels = 1 << 25
-	MaxSide   = 1 << 16 // pixels a side
-	MaxSPP    = 1 << 24
-	MaxDepth  = 1024
+	// 32768×32768 pixels: what a render may be. Its memory is the budget's
+	// to bound (CheckMemory); an EXR too large for one film renders in
+	// bands (RenderBands). A pixel's index stays within uint32.
+	MaxPixels = 1 << 30
+	// 8192×4096 pixels: the largest image, slice or checkpoint sertrace
+	// reads, whose header a hostile file writes: every layer's film of it
+	// takes 7 GiB.
+	MaxFilePixels = 1 << 25
+	MaxSide       = 1 << 16 // pixels a side
+	MaxSPP        = 1 << 24
+	MaxDepth      = 1024
 )
 
 // Validate refuses settings that cannot be rendered.
@@ -115,6 +119,8 @@ func (o *Options) Validate(sc *scene.Scene) error {
 	switch {
 	case o.Width < 1 || o.Height < 1 || o.Width*o.Height > MaxPixels || o.Width > MaxSide || o.Height > MaxSide:
 		return fmt.Errorf("resolution %dx%d is outside 1..%d pixels a side and %d pixels in all", o.Width, o.Height, MaxSide, MaxPixels)
+	case (o.Count > 0 || o.AfterPass != nil) && o.Width*o.Height > MaxFilePixels:
+		return fmt.Errorf("resolution %dx%d: a slice or a batch job's checkpoint of more than %d pixels could not be read back; render it whole with sertrace render", o.Width, o.Height, MaxFilePixels)
 	case o.SPP < 1 || o.SPP > MaxSPP:
 		return fmt.Errorf("samples per pixel %d is outside 1..%d", o.SPP, MaxSPP)
 	case o.MaxDepth < 1 || o.MaxDepth > MaxDepth:
@@ -179,7 +185,7 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 	if far := sc.Reach(); far > scene.MaxReach {
 		return nil, fmt.Errorf("the scene reaches %.3g from the origin, beyond the %.3g sertrace renders in float32: scale it down", far, scene.MaxReach)
 	}
-	first, end := opts.SampleRange()
+	first, _ := opts.SampleRange()
 	if film.Samples == 0 {
 		film.First = first
 	} else if film.First != first {
@@ -194,6 +200,18 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 	stats := &Stats{Width: opts.Width, Height: opts.Height, BuildSeconds: time.Since(start).Seconds()}
 	renderStart := time.Now()
 	resumed := film.Samples // a checkpoint's samples: not timed here
+	err = renderPasses(ctx, s, opts, film, progress)
+	return finishStats(s, stats, film, renderStart, float64(film.Samples-resumed)*float64(opts.Width*opts.Height), err)
+}
+
+// renderPasses adds passes of 1, 2, 4, … samples per pixel to film until
+// it holds opts' samples, the time budget is spent, or a pass fails (ctx
+// cancelled, a lost device): then the film keeps its completed passes and
+// is marked partial.
+func renderPasses(ctx context.Context, s Session, opts Options, film *Film, progress Progress) (err error) {
+	_, end := opts.SampleRange()
+	renderStart := time.Now()
+	resumed := film.Samples
 	for spp := 1; film.First+film.Samples < end; spp *= 2 {
 		if err = ctx.Err(); err != nil {
 			break
@@ -202,8 +220,8 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 		spp = FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
 		var passDone func(float64)
 		if progress != nil {
-			done, n := float64(film.Samples), float64(spp)
-			passDone = func(f float64) { progress((done + n*f) / float64(end-first)) }
+			done, n, total := float64(film.Samples), float64(spp), float64(end-film.First)
+			passDone = func(f float64) { progress((done + n*f) / total) }
 		}
 		if err = s.Pass(ctx, film.First+film.Samples, spp, film, passDone); err != nil {
 			break
@@ -221,16 +239,72 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 		// it holds what was rendered before the failure.
 		film.Partial = ctx.Err() != nil || film.Samples > 0
 	}
+	return err
+}
+
+// finishStats completes the stats of a render that took samples (pixel
+// samples, not counting a checkpoint's) into film, and returns them with
+// the render's error or, failing that, the session's.
+func finishStats(s Session, stats *Stats, film *Film, renderStart time.Time, samples float64, err error) (*Stats, error) {
 	stats.RenderSeconds = time.Since(renderStart).Seconds()
 	if ferr := s.Finish(stats); err == nil {
 		err = ferr
 	}
 	stats.SamplesPerPixel, stats.Partial = film.Samples, film.Partial
 	if stats.RenderSeconds > 0 {
-		stats.SamplesPerSec = float64(film.Samples-resumed) * float64(opts.Width*opts.Height) / stats.RenderSeconds
+		stats.SamplesPerSec = samples / stats.RenderSeconds
 		stats.RaysPerSec = float64(stats.Rays.Total()) / stats.RenderSeconds
 	}
 	return stats, err
+}
+
+// RenderBands renders the image of opts band by band, each band of rows
+// (a multiple of 16, the CPU's tiles) to all its samples before the next,
+// on one preparation of the scene, and gives each finished band (a film of
+// layers whose Y0 says where it lies) to band, top to bottom: an image of
+// any size in the memory of a band. Each pixel's samples are the ones a
+// render in one go takes (the random streams are the pixel's), so the
+// bands make the same image. Cancelled, the band in flight is given with
+// the passes it completed, marked partial, and no further band is
+// rendered. It renders whole images only (no slice, no time budget).
+func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, layers Layers, rows int, band func(*Film) error, progress Progress) (*Stats, error) {
+	if err := opts.Validate(sc); err != nil {
+		return nil, err
+	}
+	switch {
+	case rows <= 0 || rows%16 != 0:
+		return nil, fmt.Errorf("bands of %d rows: a band is a positive multiple of 16 rows", rows)
+	case opts.Count > 0 || opts.TimeBudget > 0 || opts.AfterPass != nil:
+		return nil, fmt.Errorf("a render in bands renders a whole image: no slice, time budget or checkpoint")
+	}
+	if far := sc.Reach(); far > scene.MaxReach {
+		return nil, fmt.Errorf("the scene reaches %.3g from the origin, beyond the %.3g sertrace renders in float32: scale it down", far, scene.MaxReach)
+	}
+	start := time.Now()
+	s, err := b.Prepare(ctx, sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	stats := &Stats{Width: opts.Width, Height: opts.Height, BuildSeconds: time.Since(start).Seconds()}
+	renderStart := time.Now()
+	var film *Film
+	taken := 0.0 // pixel samples
+	for y0 := 0; y0 < opts.Height && err == nil; y0 += rows {
+		film = nil // the last band goes before the next comes
+		film = NewFilmOf(opts.Width, min(rows, opts.Height-y0), layers)
+		film.Y0 = y0
+		var passDone Progress
+		if progress != nil {
+			passDone = func(f float64) { progress((float64(y0) + f*float64(film.Height)) / float64(opts.Height)) }
+		}
+		err = renderPasses(ctx, s, opts, film, passDone)
+		taken += float64(film.Samples) * float64(film.Width*film.Height)
+		if berr := band(film); err == nil {
+			err = berr
+		}
+	}
+	return finishStats(s, stats, film, renderStart, taken, err)
 }
 
 // ParseColor reads "R,G,B" or one value for all three.

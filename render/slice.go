@@ -274,7 +274,7 @@ func sliceInfoOf(path string, h *exr.Header) (SliceInfo, error) {
 	if err := json.Unmarshal([]byte(text), &info); err != nil {
 		return info, fmt.Errorf("%s: its %s attribute does not read: %v", path, sliceAttribute, err)
 	}
-	if info.Width < 1 || info.Height < 1 || info.Width > MaxPixels || info.Height > MaxPixels/info.Width || info.SPP < 1 || info.First < 0 || info.Count < 1 || info.First+info.Count > info.SPP {
+	if info.Width < 1 || info.Height < 1 || info.Width > MaxFilePixels || info.Height > MaxFilePixels/info.Width || info.SPP < 1 || info.First < 0 || info.Count < 1 || info.First+info.Count > info.SPP {
 		return info, fmt.Errorf("%s: its %s attribute says %dx%d pixels, samples %d:%d of %d, which no slice is", path, sliceAttribute, info.Width, info.Height, info.First, info.Count, info.SPP)
 	}
 	return info, nil

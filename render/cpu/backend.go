@@ -23,15 +23,17 @@ const tileSize = 16
 // session is a scene prepared for the CPU: its acceleration structure, the
 // renderer every worker shares, the workers and the pass buffers.
 type session struct {
-	acc      *Accel
-	r        *renderer
-	opts     render.Options
-	tiles    []tile
-	workers  []*worker
-	pass     *passBuffers
-	maxPass  int
-	warnings []string
-	tracer   string
+	acc   *Accel
+	r     *renderer
+	opts  render.Options
+	tiles []tile // row by row
+	// tilesAcross is how many tiles a row of them has.
+	tilesAcross int
+	workers     []*worker
+	pass        *passBuffers
+	maxPass     int
+	warnings    []string
+	tracer      string
 }
 
 // Prepare builds the scene's acceleration structure (Embree's or the BVH,
@@ -65,6 +67,7 @@ func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options
 	case note != "":
 		embreeNoteOnce.Do(func() { s.warnings = append(s.warnings, note) }) // the machine's, said once
 	}
+	s.tilesAcross = (opts.Width + tileSize - 1) / tileSize
 	for y := 0; y < opts.Height; y += tileSize {
 		for x := 0; x < opts.Width; x += tileSize {
 			s.tiles = append(s.tiles, tile{x, y, min(x+tileSize, opts.Width), min(y+tileSize, opts.Height)})
@@ -89,11 +92,19 @@ func (s *session) MaxPass() int { return s.maxPass }
 // samples. A cancellation is answered between tiles (the pass is dropped);
 // a panic in a worker ends the render with an error.
 func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
-	if s.pass == nil || s.pass.Held() != film.Held() {
-		s.pass = nil // the old buffers go before the new ones come
-		s.pass = render.NewFilmOf(s.opts.Width, s.opts.Height, film.Held())
+	if film.Width != s.opts.Width || film.Y0 < 0 || film.Y0%tileSize != 0 || film.Y0+film.Height > s.opts.Height ||
+		film.Y0+film.Height != s.opts.Height && film.Height%tileSize != 0 {
+		return fmt.Errorf("render failed: internal error: a film of %dx%d pixels from row %d is no band of tiles of the %dx%d image",
+			film.Width, film.Height, film.Y0, s.opts.Width, s.opts.Height)
 	}
+	if s.pass == nil || s.pass.Held() != film.Held() || s.pass.Height != film.Height {
+		s.pass = nil // the old buffers go before the new ones come
+		s.pass = render.NewFilmOf(film.Width, film.Height, film.Held())
+	}
+	s.pass.Y0 = film.Y0
 	s.pass.ClearHigh()
+	// The film's rows: the whole image, or a band of it (render.RenderBands).
+	tiles := s.tiles[film.Y0/tileSize*s.tilesAcross : (film.Y0+film.Height+tileSize-1)/tileSize*s.tilesAcross]
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	var panicked atomic.Value
@@ -111,12 +122,12 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 			}()
 			for passCtx.Err() == nil {
 				i := int(next.Add(1) - 1)
-				if i >= len(s.tiles) {
+				if i >= len(tiles) {
 					return
 				}
-				w.renderTile(s.tiles[i], first, spp, s.pass)
+				w.renderTile(tiles[i], first, spp, s.pass)
 				if progress != nil {
-					progress(float64(done.Add(1)) / float64(len(s.tiles)))
+					progress(float64(done.Add(1)) / float64(len(tiles)))
 				}
 			}
 		}(w)

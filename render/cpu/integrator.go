@@ -427,7 +427,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 			sums.pathLength += float64(p.Bounce)
 			sums.simt += float64(p.simt / float32(p.Bounce+1)) // the waves it was in
 		}
-		sums.store(out, int(w.paths[i].Pixel))
+		sums.store(out, int(w.paths[i].Pixel)-out.Y0*out.Width) // the image's pixel in the band's buffers
 	}
 }
 

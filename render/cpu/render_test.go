@@ -440,3 +440,57 @@ func TestBlindingLightSumsExactly(t *testing.T) {
 		t.Errorf("only %d of %d values lit", lit, len(bright))
 	}
 }
+
+// TestBandsMakeTheSameImage: a render in bands of rows (render.RenderBands)
+// takes each pixel's samples as a render in one go does: every band's
+// sums, layer by layer, are the whole film's rows bit for bit, the last
+// band short of 16 rows included; cancelled, it stops with the band in
+// flight marked partial.
+func TestBandsMakeTheSameImage(t *testing.T) {
+	sc, err := scene.Load(filepath.Join("..", "..", "scenes", "hairy-cornell.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := render.Options{Width: 40, Height: 54, SPP: 5, MaxDepth: 6, Seed: 3}
+	layers := render.GuideLayers | render.SplitLayers
+	whole := render.NewFilmOf(opts.Width, opts.Height, layers)
+	if _, err := render.Render(context.Background(), Backend{}, sc, opts, whole, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range []int{16, 32} {
+		next := 0
+		_, err := render.RenderBands(context.Background(), Backend{}, sc, opts, layers, rows, func(band *render.Film) error {
+			if band.Y0 != next || band.Samples != opts.SPP || band.Partial {
+				t.Fatalf("band from row %d (%d samples, partial %v) where row %d comes next", band.Y0, band.Samples, band.Partial, next)
+			}
+			for l := range render.NumLayers {
+				got, want := band.Floats(l), whole.Floats(l)
+				n := render.FilmLayers[l].Channels * opts.Width
+				if want == nil {
+					continue
+				}
+				if !slices.Equal(got, want[band.Y0*n:(band.Y0+band.Height)*n]) {
+					t.Fatalf("bands of %d rows: the %s layer of rows %d..%d differs from the whole render's", rows, render.FilmLayers[l].Name, band.Y0, band.Y0+band.Height)
+				}
+			}
+			next += band.Height
+			return nil
+		}, nil)
+		if err != nil || next != opts.Height {
+			t.Fatalf("bands of %d rows: %v, %d rows given", rows, err, next)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	bands := 0
+	stats, err := render.RenderBands(ctx, Backend{}, sc, opts, layers, 16, func(band *render.Film) error {
+		bands++
+		cancel() // after the first band: the second stops at its first pass
+		return nil
+	}, nil)
+	if !errors.Is(err, context.Canceled) || bands != 2 || stats == nil || !stats.Partial {
+		t.Errorf("cancelled after a band: %v, %d bands given, stats %+v", err, bands, stats)
+	}
+	if _, err := render.RenderBands(context.Background(), Backend{}, sc, opts, layers, 20, func(*render.Film) error { return nil }, nil); err == nil {
+		t.Error("bands of 20 rows, no multiple of the tiles, were rendered")
+	}
+}

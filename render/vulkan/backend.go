@@ -95,6 +95,9 @@ func (s *session) MaxPass() int {
 
 func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
 	r := s.r
+	if film.Y0 != 0 || film.Width != r.opts.Width || film.Height != r.opts.Height {
+		return fmt.Errorf("the vulkan backend renders whole images, not a band of %d rows from row %d", film.Height, film.Y0)
+	}
 	var dt time.Duration
 	var err error
 	r.launches++

@@ -1,0 +1,156 @@
+package render
+
+import (
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mrjoshuak/go-openexr/exr"
+
+	"sertrace/atomicfile"
+	"sertrace/scene"
+)
+
+// bandOf copies rows [y0, y0+rows) of f into a band film.
+func bandOf(f *Film, y0, rows int) *Film {
+	b := &Film{Width: f.Width, Height: rows, Y0: y0, Samples: f.Samples}
+	for l := range NumLayers {
+		src := &f.Sums[l]
+		if src.Len() == 0 {
+			continue
+		}
+		n := FilmLayers[l].Channels * f.Width
+		if src.Fixed != nil {
+			b.Sums[l].Fixed = slices.Clone(src.Fixed[y0*n : (y0+rows)*n])
+		} else {
+			b.Sums[l].Plain = slices.Clone(src.Plain[y0*n : (y0+rows)*n])
+		}
+	}
+	return b
+}
+
+// readAll reads every channel of an EXR.
+func readAll(t *testing.T, path string) (int, int, map[string][]float32, error) {
+	t.Helper()
+	f, err := exr.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := f.Header(0).Channels().Names()
+	f.Close()
+	return ReadEXR(path, names...)
+}
+
+func partialOf(t *testing.T, path string) int32 {
+	t.Helper()
+	f, err := exr.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a := f.Header(0).Get(partialAttribute)
+	if a == nil {
+		return -1
+	}
+	return a.Value.(int32)
+}
+
+// TestBandWriterMatchesWrite: an EXR written band by band holds the
+// channels, value for value, that the whole film's EXR holds, marked not
+// partial; cut short after its first band, the rest is zero and the file
+// is marked partial.
+func TestBandWriterMatchesWrite(t *testing.T) {
+	dir := t.TempDir()
+	f := noisyFilm(40, 70, GuideLayers|SplitLayers)
+	whole := filepath.Join(dir, "whole.exr")
+	if err := Write(whole, f, Display{}); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, bands []int, partial bool) string {
+		path := filepath.Join(dir, name)
+		err := atomicWrite(path, func(bw *BandWriter) error {
+			y := 0
+			for _, rows := range bands {
+				if err := bw.Write(bandOf(f, y, rows)); err != nil {
+					return err
+				}
+				y += rows
+			}
+			return bw.Close(partial)
+		}, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	w, h, want, err := readAll(t, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	banded := write("bands.exr", []int{16, 32, 16, 6}, false)
+	_, _, got, err := readAll(t, banded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) < 20 {
+		t.Fatalf("%d channels, want the whole film's %d", len(got), len(want))
+	}
+	for name, plane := range want {
+		if !slices.Equal(got[name], plane) {
+			t.Errorf("channel %s differs from the whole film's", name)
+		}
+	}
+	if p := partialOf(t, banded); p != 0 {
+		t.Errorf("a complete render in bands is marked partial %d", p)
+	}
+	cut := write("cut.exr", []int{16}, true)
+	_, _, got, err = readAll(t, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got["R"] {
+		if y := i / w; y < 16 && v != want["R"][i] || y >= 16 && v != 0 {
+			t.Fatalf("row %d of %d of the cut render: %v", y, h, v)
+		}
+	}
+	if p := partialOf(t, cut); p != 1 {
+		t.Errorf("a render in bands cut short is marked partial %d, want 1", p)
+	}
+	// A band out of order is refused.
+	if err := atomicWrite(filepath.Join(dir, "bad.exr"), func(bw *BandWriter) error { return bw.Write(bandOf(f, 16, 16)) }, f); err == nil {
+		t.Error("a band that is not the next rows was written")
+	}
+}
+
+// atomicWrite runs write on a BandWriter for f's size and layers, into path.
+func atomicWrite(path string, write func(*BandWriter) error, f *Film) error {
+	return atomicfile.Write(path, func(w io.WriteSeeker) error {
+		bw, err := NewBandWriter(w, f.Width, f.Height, f.Held(), false, f.Samples)
+		if err != nil {
+			return err
+		}
+		return write(bw)
+	})
+}
+
+// TestLargeRendersAreWholeRendersOnly: a render may be larger than the
+// images sertrace reads back, but not as a slice or a checkpointed batch
+// job, whose files it could not read.
+func TestLargeRendersAreWholeRendersOnly(t *testing.T) {
+	sc := &scene.Scene{Cameras: []scene.Camera{{Name: "c", YFov: 1, Transform: scene.Identity}}}
+	big := Options{Width: 16384, Height: 16384, SPP: 4, MaxDepth: 4}
+	if err := big.Validate(sc); err != nil {
+		t.Errorf("a 16384x16384 render: %v", err)
+	}
+	slice := big
+	slice.Count = 2
+	checkpointed := big
+	checkpointed.AfterPass = func(*Film) {}
+	for _, o := range []Options{slice, checkpointed} {
+		if err := o.Validate(sc); err == nil || !strings.Contains(err.Error(), "could not be read back") {
+			t.Errorf("a 16384x16384 slice or checkpointed render: %v", err)
+		}
+	}
+}

@@ -18,8 +18,10 @@ fi
 mkdir -p out
 go build -o out/sertrace ./app
 out/sertrace batch "$here/gallery.yaml"
-for job in out/gallery/*/; do
-	name=$(basename "$job")
+shopt -s nullglob
+# The config's jobs only (a job renamed since leaves a stale folder).
+for name in $(sed -n 's/^  - name: *//p' "$here/gallery.yaml"); do
+	job=out/gallery/$name/
 	for png in "$job"*.png; do
 		case $(basename "$png") in
 		beauty.png) cp "$png" "$here/$name.png" ;;

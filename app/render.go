@@ -171,6 +171,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	var stats *render.Stats
 	var renderErr error
 	var written []string
+	banded := false
 	switch {
 	case errors.As(err, &overBudget):
 		// Too large for one film: rendered in bands streamed into the EXR,
@@ -180,17 +181,17 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		if berr != nil || rows == 0 {
 			return fmt.Errorf("%s: %w", scenePath, err)
 		}
-		if why := whyNotBands(out, aovs, v.GetBool("denoise"), settings, j.Backend.Name()); why != "" {
+		if why := whyNotBands(out, aovs, v.GetBool("denoise"), settings, j.Backend.Name(), w*h); why != "" {
 			return fmt.Errorf("%s: %v (rendered in bands of rows it would fit, but %s)", scenePath, err, why)
 		}
 		note(fmt.Sprintf("%dx%d does not fit the memory budget in one film: rendering it in bands of %d rows, each written to %s as it is done", w, h, rows, out))
 		bar = newProgressBar(stderr)
-		stats, renderErr, err = renderBands(ctx, j, layers, rows, out, display, bar.update)
+		stats, renderErr, err = renderBands(ctx, stop, j, layers, rows, out, display, bar.update)
 		bar.finish()
 		if err != nil {
 			return err
 		}
-		written = []string{out}
+		written, banded = []string{out}, true
 	case err != nil:
 		return fmt.Errorf("%s: %w", scenePath, err)
 	default:
@@ -237,6 +238,13 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	fmt.Fprintf(stderr, "rendered %s: %dx%d, %d spp, depth %d, in %.2f s on %s, build %.2f s): %.3g samples/s, %.3g rays/s -> %s\n",
 		scenePath, w, h, stats.SamplesPerPixel, opts.MaxDepth, stats.RenderSeconds, on, stats.BuildSeconds,
 		stats.SamplesPerSec, stats.RaysPerSec, strings.Join(written, ", "))
+	if banded && stats.Partial {
+		what := "interrupted"
+		if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
+			what = renderErr.Error()
+		}
+		return fmt.Errorf("%s: wrote a partial image to %s: the bands rendered before it, marked partial, the rows after them black", what, out)
+	}
 	if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
 		return fmt.Errorf("%w; the %d samples per pixel before it were written to %s, marked partial", renderErr, stats.SamplesPerPixel, out)
 	}
@@ -249,10 +257,12 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 // whyNotBands says why a render cannot be rendered in bands (RenderBands
 // into a BandWriter), or "": it writes an EXR alone, with no denoiser and
 // no heatmap (both read the whole image), as a whole render on the CPU.
-func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings, backend string) string {
+func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings, backend string, pixels int) string {
 	switch {
 	case !strings.EqualFold(filepath.Ext(out), ".exr"):
 		return "a render in bands writes an EXR alone: use -o NAME.exr"
+	case denoised && pixels > render.MaxFilePixels:
+		return "the denoiser reads the whole image"
 	case denoised:
 		return "the denoiser reads the whole image: denoise the EXR afterwards (sertrace denoise)"
 	case slices.ContainsFunc(aovs, func(a render.AOV) bool { return slices.Contains(render.Heatmaps, a) }):
@@ -271,11 +281,12 @@ func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings
 // EXR) as it is done: the file is committed, marked partial, when the
 // render is cut short after its first band's first pass, and not at all
 // before. It returns the render's stats and error, and an error that
-// kept the file from being written.
-func renderBands(ctx context.Context, j *job.Job, layers render.Layers, rows int, out string, display render.Display, progress render.Progress) (*render.Stats, error, error) {
+// kept the file from being written. stop ends the interrupt's hold once
+// the render is over, so that a second one is not swallowed while the
+// rest of the file is written.
+func renderBands(ctx context.Context, stop func(), j *job.Job, layers render.Layers, rows int, out string, display render.Display, progress render.Progress) (*render.Stats, error, error) {
 	var stats *render.Stats
-	var renderErr error
-	var writing time.Duration
+	var renderErr, failed error
 	err := atomicfile.Write(out, func(w io.WriteSeeker) error {
 		bw, err := render.NewBandWriter(w, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP)
 		if err != nil {
@@ -283,25 +294,31 @@ func renderBands(ctx context.Context, j *job.Job, layers render.Layers, rows int
 		}
 		rendered := false
 		stats, renderErr = j.RenderBands(ctx, layers, rows, func(band *render.Film) error {
-			start := time.Now()
-			defer func() { writing += time.Since(start) }()
 			rendered = rendered || band.Samples > 0
 			return bw.Write(band)
 		}, progress)
+		stop()
 		switch {
 		case stats == nil:
-			return renderErr
+			failed = renderErr // the scene's preparation: no file
 		case !rendered && renderErr != nil && !errors.Is(renderErr, context.Canceled):
-			return renderErr
+			failed = renderErr
 		case !rendered:
-			return fmt.Errorf("interrupted before the first pass finished: nothing written")
+			failed = fmt.Errorf("interrupted before the first pass finished: nothing written")
 		}
+		if failed != nil {
+			return failed
+		}
+		start := time.Now()
+		defer func() { stats.WriteSeconds += time.Since(start).Seconds() }()
 		return bw.Close(stats.Partial)
 	})
+	if failed != nil {
+		return nil, nil, failed // as it is, not as a failure to write
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	stats.WriteSeconds = writing.Seconds()
 	return stats, renderErr, nil
 }
 

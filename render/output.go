@@ -219,6 +219,7 @@ type BandWriter struct {
 	width     int
 	height    int
 	next      int   // the next row to write
+	block     int   // the rows written at a time: the first band's, at most exrRows
 	partialAt int64 // where the partial attribute's value lies
 }
 
@@ -242,7 +243,7 @@ func NewBandWriter(w io.WriteSeeker, width, height int, held Layers, halfFloat b
 	if at < 0 {
 		return nil, fmt.Errorf("writing an EXR in bands: its header has no %s attribute where it was set", partialAttribute)
 	}
-	return &BandWriter{w: rec, sw: sw, groups: groups, width: width, height: height, partialAt: int64(at + len(mark))}, nil
+	return &BandWriter{w: rec, sw: sw, groups: groups, width: width, height: height, block: 16, partialAt: int64(at + len(mark))}, nil
 }
 
 // Write writes a band's rows, which must be the next ones.
@@ -250,6 +251,9 @@ func (b *BandWriter) Write(band *Film) error {
 	if band.Width != b.width || band.Y0 != b.next || band.Y0+band.Height > b.height {
 		return fmt.Errorf("writing an EXR in bands: a band of %dx%d from row %d, where row %d of a %dx%d image comes next",
 			band.Width, band.Height, band.Y0, b.next, b.width, b.height)
+	}
+	if b.next == 0 {
+		b.block = max(16, min(exrRows, band.Height))
 	}
 	for y0 := 0; y0 < band.Height; y0 += exrRows {
 		y1 := min(y0+exrRows, band.Height)
@@ -269,8 +273,8 @@ func (b *BandWriter) Write(band *Film) error {
 // Close writes the rows no band gave as zero (a render cut short), marks
 // the file partial where partial says so, and completes it.
 func (b *BandWriter) Close(partial bool) error {
-	for b.next < b.height {
-		empty := &Film{Width: b.width, Height: min(exrRows, b.height-b.next), Y0: b.next}
+	for b.next < b.height { // in blocks no taller than the bands were
+		empty := &Film{Width: b.width, Height: min(b.block, b.height-b.next), Y0: b.next}
 		if err := b.Write(empty); err != nil {
 			return err
 		}

@@ -290,6 +290,8 @@ func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, 
 	renderStart := time.Now()
 	var film *Film
 	taken := 0.0 // pixel samples
+	var handed time.Duration
+	least, rowsDone := opts.SPP, 0
 	for y0 := 0; y0 < opts.Height && err == nil; y0 += rows {
 		film = nil // the last band goes before the next comes
 		film = NewFilmOf(opts.Width, min(rows, opts.Height-y0), layers)
@@ -300,11 +302,29 @@ func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, 
 		}
 		err = renderPasses(ctx, s, opts, film, passDone)
 		taken += float64(film.Samples) * float64(film.Width*film.Height)
+		least = min(least, film.Samples)
+		rowsDone += film.Height
+		handStart := time.Now()
 		if berr := band(film); err == nil {
 			err = berr
 		}
+		handed += time.Since(handStart)
 	}
-	return finishStats(s, stats, film, renderStart, taken, err)
+	stats, err = finishStats(s, stats, film, renderStart, taken, err)
+	// The whole image's figures: a band's consumer's time (writing it) is
+	// not rendering, and the image is partial where a band is short of
+	// samples or rows were not reached, whatever ended it.
+	stats.RenderSeconds -= handed.Seconds()
+	stats.WriteSeconds = handed.Seconds()
+	if stats.RenderSeconds > 0 {
+		stats.SamplesPerSec = taken / stats.RenderSeconds
+		stats.RaysPerSec = float64(stats.Rays.Total()) / stats.RenderSeconds
+	}
+	if rowsDone < opts.Height {
+		least = 0
+	}
+	stats.SamplesPerPixel, stats.Partial = least, least < opts.SPP
+	return stats, err
 }
 
 // ParseColor reads "R,G,B" or one value for all three.

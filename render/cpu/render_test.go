@@ -459,7 +459,7 @@ func TestBandsMakeTheSameImage(t *testing.T) {
 	}
 	for _, rows := range []int{16, 32} {
 		next := 0
-		_, err := render.RenderBands(context.Background(), Backend{}, sc, opts, layers, rows, func(band *render.Film) error {
+		stats, err := render.RenderBands(context.Background(), Backend{}, sc, opts, layers, rows, func(band *render.Film) error {
 			if band.Y0 != next || band.Samples != opts.SPP || band.Partial {
 				t.Fatalf("band from row %d (%d samples, partial %v) where row %d comes next", band.Y0, band.Samples, band.Partial, next)
 			}
@@ -476,13 +476,25 @@ func TestBandsMakeTheSameImage(t *testing.T) {
 			next += band.Height
 			return nil
 		}, nil)
-		if err != nil || next != opts.Height {
-			t.Fatalf("bands of %d rows: %v, %d rows given", rows, err, next)
+		if err != nil || next != opts.Height || stats.SamplesPerPixel != opts.SPP || stats.Partial || !(stats.SamplesPerSec > 0) {
+			t.Fatalf("bands of %d rows: %v, %d rows given, stats %+v", rows, err, next, stats)
 		}
+	}
+	// A band its consumer fails ends the render, which is partial: the
+	// rows after it were never rendered.
+	failed := errors.New("the disk is full")
+	stats, err := render.RenderBands(context.Background(), Backend{}, sc, opts, layers, 16, func(band *render.Film) error {
+		if band.Y0 > 0 {
+			return failed
+		}
+		return nil
+	}, nil)
+	if !errors.Is(err, failed) || stats == nil || !stats.Partial || stats.SamplesPerPixel != 0 {
+		t.Errorf("a band's consumer failed: %v, stats %+v", err, stats)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	bands := 0
-	stats, err := render.RenderBands(ctx, Backend{}, sc, opts, layers, 16, func(band *render.Film) error {
+	stats, err = render.RenderBands(ctx, Backend{}, sc, opts, layers, 16, func(band *render.Film) error {
 		bands++
 		cancel() // after the first band: the second stops at its first pass
 		return nil

@@ -41,6 +41,10 @@ const maxLaunchPaths = 1 << 22
 // Prepare opens the device and path (b.Path, or the best the device has)
 // and makes the scene's buffers, acceleration structures and pipeline.
 func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
+	if opts.Width*opts.Height > render.MaxFilePixels {
+		// The shaders index the film's layers in 32-bit uints.
+		return nil, fmt.Errorf("the vulkan backend renders images of at most %d pixels, not %dx%d: use --backend cpu", render.MaxFilePixels, opts.Width, opts.Height)
+	}
 	if p := b.Path; p != "" && !slices.Contains(PathNames, p) {
 		return nil, fmt.Errorf("unknown path %q (%s)", p, strings.Join(PathNames, ", "))
 	}

@@ -123,3 +123,25 @@ func TestConfigRefusesUnknownSchemes(t *testing.T) {
 		t.Error("an unknown key was accepted")
 	}
 }
+
+// TestChartNamesItsDevices: the chart's title names the GPU for GPU cells
+// and the CPU for the emulator's, not the CPU for both.
+func TestChartNamesItsDevices(t *testing.T) {
+	res := &Results{Device: Device{Name: "Intel(R) Xeon(R) Processor"}, GPU: &Device{Name: "NVIDIA H200"}}
+	for _, c := range []struct {
+		backends []string
+		want     string
+	}{
+		{[]string{"cpu"}, "Intel(R) Xeon(R) Processor"},
+		{[]string{"vulkan"}, "NVIDIA H200"},
+		{[]string{"cpu", "vulkan"}, "cpu: Intel(R) Xeon(R) Processor; vulkan: NVIDIA H200"},
+	} {
+		res.Cells = nil
+		for _, b := range c.backends {
+			res.Cells = append(res.Cells, Cell{Backend: b})
+		}
+		if got := chartDevices(res); got != c.want {
+			t.Errorf("cells on %v: the chart names %q, want %q", c.backends, got, c.want)
+		}
+	}
+}

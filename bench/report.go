@@ -135,7 +135,7 @@ func sideBySide(b *strings.Builder, res *Results) {
 // min–max range (from the fastest and slowest runs), schemes side by side.
 func chart(path string, res *Results) error {
 	p := plot.New()
-	p.Title.Text = "Speedup over no reordering (" + res.Device.Name + ")"
+	p.Title.Text = "Speedup over no reordering (" + chartDevices(res) + ")"
 	p.Y.Label.Text = "speedup"
 	var scenes, schemes []string
 	for _, c := range res.Cells {
@@ -198,4 +198,21 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// chartDevices names what the chart's cells ran on: the CPU for the
+// emulator's cells, the GPU for the Vulkan ones, both where both ran.
+func chartDevices(res *Results) string {
+	var cpu, gpu bool
+	for _, c := range res.Cells {
+		cpu = cpu || c.Backend == "cpu"
+		gpu = gpu || c.Backend == "vulkan"
+	}
+	switch {
+	case gpu && res.GPU != nil && cpu:
+		return "cpu: " + res.Device.Name + "; vulkan: " + res.GPU.Name
+	case gpu && res.GPU != nil:
+		return res.GPU.Name
+	}
+	return res.Device.Name
 }

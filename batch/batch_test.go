@@ -908,3 +908,33 @@ func runUntil(cfg *Config, done float64) (*Summary, error) {
 		}
 	}}).Run(ctx)
 }
+
+// TestBackendChoiceSaidOnce: which backend auto picks, and why, is said for
+// the first job of a run, not again for each.
+func TestBackendChoiceSaidOnce(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load(writeConfig(t, dir, `
+output_dir: out
+defaults:
+  res: 16x12
+  spp: 1
+  max_depth: 2
+jobs:
+  - name: a
+    scene: SCENES/cornell.glb
+  - name: b
+    scene: SCENES/cornell.glb
+    seed: 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	sum, err := (&Runner{Config: cfg, Log: &log}).Run(context.Background())
+	if err != nil || statusOf(sum) != "a=done b=done" {
+		t.Fatalf("%v, %s:\n%s", err, statusOf(sum), log.String())
+	}
+	if n := strings.Count(log.String(), "backend auto:"); n != 1 {
+		t.Errorf("the backend's choice said %d times:\n%s", n, log.String())
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"sertrace/atomicfile"
@@ -107,6 +108,8 @@ type Runner struct {
 	CheckpointEvery time.Duration
 
 	hashes map[string]string // contentHash's, by scene and environment
+	mu     sync.Mutex
+	said   map[string]bool // the lines said once a run (note)
 }
 
 // Unit is a unit of a batch's work: a job, or one slice of a split job.
@@ -815,9 +818,24 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 
 func (r *Runner) note(name string) func(string) {
 	return func(line string) {
-		if r.Log != nil {
-			fmt.Fprintf(r.Log, "%s: %s\n", name, line)
+		if r.Log == nil {
+			return
 		}
+		// Which backend auto picks, and why, is the machine's: said for
+		// the first job that asks, not for every one.
+		if strings.HasPrefix(line, "backend auto:") {
+			r.mu.Lock()
+			said := r.said[line]
+			if r.said == nil {
+				r.said = map[string]bool{}
+			}
+			r.said[line] = true
+			r.mu.Unlock()
+			if said {
+				return
+			}
+		}
+		fmt.Fprintf(r.Log, "%s: %s\n", name, line)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"image/color"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"sertrace/atomicfile"
 	"sertrace/render"
@@ -146,6 +149,8 @@ func chart(path string, res *Results) error {
 			schemes = append(schemes, label(c))
 		}
 	}
+	legend := plot.NewLegend() // drawn beside the plot, where it hides no cell
+	legend.Top = true
 	palette := []color.RGBA{{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255}, {148, 103, 189, 255}}
 	for si, scheme := range schemes {
 		var pts plotter.XYs
@@ -174,13 +179,21 @@ func chart(path string, res *Results) error {
 		}
 		eb.LineStyle.Color = palette[si%len(palette)]
 		p.Add(sc, eb)
-		p.Legend.Add(scheme, sc)
+		legend.Add(scheme, sc)
 	}
 	p.Add(plotter.NewGrid())
 	p.NominalX(scenes...)
 	p.X.Min, p.X.Max = -0.5, float64(len(scenes))-0.5
-	p.Legend.Top = true
-	return p.Save(vg.Points(160+110*float64(len(scenes))), 4*vg.Inch, path)
+	legendWidth := vg.Points(150)
+	width, height := vg.Points(160+110*float64(len(scenes)))+legendWidth, vg.Length(4*vg.Inch)
+	img := vgimg.New(width, height)
+	dc := draw.New(img)
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	legend.Draw(draw.Crop(dc, width-legendWidth, 0, 0, -vg.Points(30))) // below the title's height
+	return atomicfile.Write(path, func(w io.WriteSeeker) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+		return err
+	})
 }
 
 // label names a cell's backend, path and scheme in the chart's legend.

@@ -90,12 +90,17 @@ func Prepare(s Spec) (*Job, error) {
 // them with the film marked partial.
 func (j *Job) Render(ctx context.Context, film *render.Film, progress render.Progress) (*render.Stats, error) {
 	stats, err := render.Render(ctx, j.Backend, j.Scene, j.Options, film, progress)
+	j.noteWarnings(stats)
+	return stats, err
+}
+
+// noteWarnings says the render's warnings, where it has stats.
+func (j *Job) noteWarnings(stats *render.Stats) {
 	if stats != nil {
 		for _, w := range stats.Warnings {
 			j.note("warning: " + w)
 		}
 	}
-	return stats, err
 }
 
 // Layers is what the job's film holds: every layer for a slice (its merge
@@ -112,10 +117,17 @@ func (j *Job) Layers(aovs []render.AOV, denoised bool, budget string) (render.La
 	if err != nil {
 		return 0, err
 	}
-	if limit > 0 { // the collector works harder near it, never above GOMEMLIMIT
-		debug.SetMemoryLimit(min(int64(min(limit, math.MaxInt64)), processMemoryLimit))
-	}
+	limitCollector(limit)
 	return layers, nil
+}
+
+// limitCollector tells the Go collector a render's memory budget (0:
+// none), so that it works harder near it, never above the limit the
+// process started with.
+func limitCollector(budget uint64) {
+	if budget > 0 {
+		debug.SetMemoryLimit(min(int64(min(budget, math.MaxInt64)), processMemoryLimit))
+	}
 }
 
 // processMemoryLimit is the Go collector's limit as the process started
@@ -127,11 +139,7 @@ var processMemoryLimit = debug.SetMemoryLimit(-1)
 // each finished band to band.
 func (j *Job) RenderBands(ctx context.Context, layers render.Layers, rows int, band func(*render.Film) error, progress render.Progress) (*render.Stats, error) {
 	stats, err := render.RenderBands(ctx, j.Backend, j.Scene, j.Options, layers, rows, band, progress)
-	if stats != nil {
-		for _, w := range stats.Warnings {
-			j.note("warning: " + w)
-		}
-	}
+	j.noteWarnings(stats)
 	return stats, err
 }
 
@@ -139,13 +147,11 @@ func (j *Job) RenderBands(ctx context.Context, layers render.Layers, rows int, b
 // within the memory budget (render.BandRows), and tells the Go collector
 // that budget; 0 where not even 16 rows fit.
 func (j *Job) BandRows(layers render.Layers, budget string) (int, error) {
-	rows, err := render.BandRows(j.Options, layers, budget)
+	rows, limit, err := render.BandRows(j.Options, layers, budget)
 	if err != nil || rows == 0 {
 		return rows, err
 	}
-	if limit, _, err := render.MemoryBudget(budget); err == nil && limit > 0 {
-		debug.SetMemoryLimit(min(int64(min(limit, math.MaxInt64)), processMemoryLimit))
-	}
+	limitCollector(limit)
 	return rows, nil
 }
 

@@ -271,21 +271,22 @@ func (e *MemoryError) Error() string { return e.Line }
 // BandRows is how many rows a render in bands (RenderBands) of opts into
 // films of layers takes at a time within the memory budget the setting
 // gives: the most that fit, up to maxBandRows, a multiple of 16 short of
-// the image, or 0 when not even 16 rows fit. Each band holds its film and
-// the CPU's pass buffers, and the writer its planes of a block of rows.
-func BandRows(opts Options, layers Layers, setting string) (int, error) {
-	budget, _, err := MemoryBudget(setting)
+// the image, or 0 when not even 16 rows fit; and the budget. Each band
+// holds its film and the CPU's pass buffers, and the writer its planes of
+// a block of rows.
+func BandRows(opts Options, layers Layers, setting string) (rows int, budget uint64, err error) {
+	budget, _, err = MemoryBudget(setting)
 	if err != nil || budget == 0 {
-		return 0, err
+		return 0, budget, err
 	}
 	band := opts
 	for rows := min(maxBandRows, (opts.Height-1)/16*16); rows >= 16; rows -= 16 {
 		band.Height = rows
 		if MemoryNeed(band, layers, "cpu", false) <= budget {
-			return rows, nil
+			return rows, budget, nil
 		}
 	}
-	return 0, nil
+	return 0, budget, nil
 }
 
 // GiB writes a size in GB (2^30 bytes), or MB below one.

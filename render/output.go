@@ -114,27 +114,37 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 	if err != nil {
 		return err
 	}
-	// The image goes out a block of rows at a time, each block's chunks
-	// compressed in parallel: the planes cost a block, not another film.
-	rows := exrRows
-	if sums != nil {
-		rows = sumRows
+	if sums == nil {
+		err = writeBlocks(sw, groups, film, exrRows, nil)
+	} else {
+		err = writeBlocks(sw, groups, film, sumRows, func(fb *exr.FrameBuffer, y0, y1 int) { fillBlock(sums, fb, film.Width, y0, y1) })
 	}
+	if err != nil {
+		return err
+	}
+	return sw.Close()
+}
+
+// writeBlocks writes film's rows (the image's rows from film.Y0 on) a
+// block of rows at a time, each block's chunks compressed in parallel: the
+// planes cost a block, not another film. more, when not nil, adds a
+// block's further channels (a slice's sums) to its frame buffer.
+func writeBlocks(sw *exr.ScanlineWriter, groups []*exrGroup, film *Film, rows int, more func(fb *exr.FrameBuffer, y0, y1 int)) error {
 	for y0 := 0; y0 < film.Height; y0 += rows {
 		y1 := min(y0+rows, film.Height)
 		fb := exr.NewFrameBuffer()
 		for _, g := range groups {
 			g.fill(fb, film, y0, y1)
 		}
-		if sums != nil {
-			fillBlock(sums, fb, film.Width, y0, y1)
+		if more != nil {
+			more(fb, y0, y1)
 		}
 		sw.SetFrameBuffer(fb)
-		if err := sw.WritePixels(y0, y1-1); err != nil {
+		if err := sw.WritePixels(film.Y0+y0, film.Y0+y1-1); err != nil {
 			return err
 		}
 	}
-	return sw.Close()
+	return nil
 }
 
 // partialAttribute marks an EXR whose render stopped before all its
@@ -255,16 +265,8 @@ func (b *BandWriter) Write(band *Film) error {
 	if b.next == 0 {
 		b.block = max(16, min(exrRows, band.Height))
 	}
-	for y0 := 0; y0 < band.Height; y0 += exrRows {
-		y1 := min(y0+exrRows, band.Height)
-		fb := exr.NewFrameBuffer()
-		for _, g := range b.groups {
-			g.fill(fb, band, y0, y1)
-		}
-		b.sw.SetFrameBuffer(fb)
-		if err := b.sw.WritePixels(band.Y0+y0, band.Y0+y1-1); err != nil {
-			return err
-		}
+	if err := writeBlocks(b.sw, b.groups, band, exrRows, nil); err != nil {
+		return err
 	}
 	b.next += band.Height
 	return nil

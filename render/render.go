@@ -179,11 +179,8 @@ type Session interface {
 // opts.TimeBudget. A cancellation (Ctrl-C) or a failing pass (a lost device)
 // keeps every completed pass and marks the film partial.
 func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film *Film, progress Progress) (*Stats, error) {
-	if err := opts.Validate(sc); err != nil {
+	if err := checkRender(sc, opts); err != nil {
 		return nil, err
-	}
-	if far := sc.Reach(); far > scene.MaxReach {
-		return nil, fmt.Errorf("the scene reaches %.3g from the origin, beyond the %.3g sertrace renders in float32: scale it down", far, scene.MaxReach)
 	}
 	first, _ := opts.SampleRange()
 	if film.Samples == 0 {
@@ -191,17 +188,38 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 	} else if film.First != first {
 		return nil, fmt.Errorf("the film holds samples from %d on, not from %d", film.First, first)
 	}
-	start := time.Now()
-	s, err := b.Prepare(ctx, sc, opts)
+	s, stats, err := prepare(ctx, b, sc, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	stats := &Stats{Width: opts.Width, Height: opts.Height, BuildSeconds: time.Since(start).Seconds()}
 	renderStart := time.Now()
 	resumed := film.Samples // a checkpoint's samples: not timed here
 	err = renderPasses(ctx, s, opts, film, progress)
 	return finishStats(s, stats, film, renderStart, float64(film.Samples-resumed)*float64(opts.Width*opts.Height), err)
+}
+
+// checkRender refuses what no backend renders: settings Validate refuses,
+// and a scene beyond float32's reach.
+func checkRender(sc *scene.Scene, opts Options) error {
+	if err := opts.Validate(sc); err != nil {
+		return err
+	}
+	if far := sc.Reach(); far > scene.MaxReach {
+		return fmt.Errorf("the scene reaches %.3g from the origin, beyond the %.3g sertrace renders in float32: scale it down", far, scene.MaxReach)
+	}
+	return nil
+}
+
+// prepare prepares sc on b and starts the render's stats with the time it
+// took.
+func prepare(ctx context.Context, b Backend, sc *scene.Scene, opts Options) (Session, *Stats, error) {
+	start := time.Now()
+	s, err := b.Prepare(ctx, sc, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, &Stats{Width: opts.Width, Height: opts.Height, BuildSeconds: time.Since(start).Seconds()}, nil
 }
 
 // renderPasses adds passes of 1, 2, 4, … samples per pixel to film until
@@ -261,40 +279,42 @@ func finishStats(s Session, stats *Stats, film *Film, renderStart time.Time, sam
 // RenderBands renders the image of opts band by band, each band of rows
 // (a multiple of 16, the CPU's tiles) to all its samples before the next,
 // on one preparation of the scene, and gives each finished band (a film of
-// layers whose Y0 says where it lies) to band, top to bottom: an image of
-// any size in the memory of a band. Each pixel's samples are the ones a
+// layers whose Y0 says where it lies) to band, top to bottom, which must
+// not keep it (the next band reuses it): an image of any size in the
+// memory of a band. Each pixel's samples are the ones a
 // render in one go takes (the random streams are the pixel's), so the
 // bands make the same image. Cancelled, the band in flight is given with
 // the passes it completed, marked partial, and no further band is
 // rendered. It renders whole images only (no slice, no time budget).
 func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, layers Layers, rows int, band func(*Film) error, progress Progress) (*Stats, error) {
-	if err := opts.Validate(sc); err != nil {
-		return nil, err
-	}
 	switch {
 	case rows <= 0 || rows%16 != 0:
 		return nil, fmt.Errorf("bands of %d rows: a band is a positive multiple of 16 rows", rows)
 	case opts.Count > 0 || opts.TimeBudget > 0 || opts.AfterPass != nil:
 		return nil, fmt.Errorf("a render in bands renders a whole image: no slice, time budget or checkpoint")
 	}
-	if far := sc.Reach(); far > scene.MaxReach {
-		return nil, fmt.Errorf("the scene reaches %.3g from the origin, beyond the %.3g sertrace renders in float32: scale it down", far, scene.MaxReach)
+	if err := checkRender(sc, opts); err != nil {
+		return nil, err
 	}
-	start := time.Now()
-	s, err := b.Prepare(ctx, sc, opts)
+	s, stats, err := prepare(ctx, b, sc, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	stats := &Stats{Width: opts.Width, Height: opts.Height, BuildSeconds: time.Since(start).Seconds()}
 	renderStart := time.Now()
 	var film *Film
 	taken := 0.0 // pixel samples
 	var handed time.Duration
 	least, rowsDone := opts.SPP, 0
 	for y0 := 0; y0 < opts.Height && err == nil; y0 += rows {
-		film = nil // the last band goes before the next comes
-		film = NewFilmOf(opts.Width, min(rows, opts.Height-y0), layers)
+		// One film serves every band of its height: band is done with it
+		// when it returns.
+		if height := min(rows, opts.Height-y0); film == nil || film.Height != height {
+			film = nil // the last band's goes before the next comes
+			film = NewFilmOf(opts.Width, height, layers)
+		} else {
+			film.Reset()
+		}
 		film.Y0 = y0
 		var passDone Progress
 		if progress != nil {
@@ -310,16 +330,11 @@ func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, 
 		}
 		handed += time.Since(handStart)
 	}
-	stats, err = finishStats(s, stats, film, renderStart, taken, err)
 	// The whole image's figures: a band's consumer's time (writing it) is
-	// not rendering, and the image is partial where a band is short of
-	// samples or rows were not reached, whatever ended it.
-	stats.RenderSeconds -= handed.Seconds()
+	// not rendering but writing, and the image is partial where a band is
+	// short of samples or rows were not reached, whatever ended it.
+	stats, err = finishStats(s, stats, film, renderStart.Add(handed), taken, err)
 	stats.WriteSeconds = handed.Seconds()
-	if stats.RenderSeconds > 0 {
-		stats.SamplesPerSec = taken / stats.RenderSeconds
-		stats.RaysPerSec = float64(stats.Rays.Total()) / stats.RenderSeconds
-	}
 	if rowsDone < opts.Height {
 		least = 0
 	}

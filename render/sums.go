@@ -191,6 +191,17 @@ func (s *LayerSums) StoreFixed(i int, hi, lo int64) {
 	}
 }
 
+// Reset empties the film for samples of other pixels (a band's film for
+// the next band), keeping its layers and their memory.
+func (f *Film) Reset() {
+	for l := range f.Sums {
+		clear(f.Sums[l].Fixed)
+		clear(f.Sums[l].Plain)
+	}
+	f.ClearHigh()
+	f.First, f.Samples, f.Partial = 0, 0, false
+}
+
 // ClearHigh drops the film's high words, which pass buffers do before each
 // pass (their low words are all written again).
 func (f *Film) ClearHigh() {

@@ -129,23 +129,138 @@ for mat in bpy.data.materials:
     elif "--multiscatter" in argv:
         bsdf.distribution = "MULTI_GGX"
 
-def build_hair(path):
+def sphere_mesh(sides):
+    """A unit UV sphere, poles on z, sides around and sides/2 rings, as vertex
+    and triangle arrays, scaled so that its mean width is the sphere's."""
+    rings = sides // 2
+    ang = 2 * numpy.pi * (numpy.arange(sides) + 0.5) / sides
+    t = numpy.pi * numpy.arange(1, rings) / rings
+    v = numpy.concatenate([[[0, 0, -1], [0, 0, 1]], numpy.stack([
+        numpy.outer(numpy.sin(t), numpy.cos(ang)).ravel(),
+        numpy.outer(numpy.sin(t), numpy.sin(ang)).ravel(),
+        numpy.repeat(-numpy.cos(t), sides)], axis=1)])
+    k = numpy.arange(sides)
+    k2 = (k + 1) % sides
+    ring = lambda i: 2 + (i - 1) * sides
+    tris = [numpy.stack([numpy.zeros(sides, int), ring(1) + k2, ring(1) + k], 1),
+            numpy.stack([numpy.ones(sides, int), ring(rings - 1) + k, ring(rings - 1) + k2], 1)]
+    for i in range(1, rings - 1):
+        a, b = ring(i), ring(i + 1)
+        tris += [numpy.stack([a + k, a + k2, b + k2], 1), numpy.stack([a + k, b + k2, b + k], 1)]
+    return v * mean_width(sides), numpy.concatenate(tris)
+
+
+def mean_width(sides):
+    """The circumradius of a regular polygon whose mean width is the unit
+    circle's: its perimeter over π."""
+    return numpy.pi / (sides * numpy.sin(numpy.pi / sides))
+
+
+def mesh_object(name, verts, tris, mat):
+    me = bpy.data.meshes.new(name)
+    me.vertices.add(len(verts))
+    me.vertices.foreach_set("co", numpy.asarray(verts, numpy.float32).ravel())
+    me.loops.add(3 * len(tris))
+    me.loops.foreach_set("vertex_index", numpy.asarray(tris, numpy.int32).ravel())
+    me.polygons.add(len(tris))
+    me.polygons.foreach_set("loop_start", numpy.arange(0, 3 * len(tris), 3, dtype=numpy.int32))
+    me.polygons.foreach_set("loop_total", numpy.full(len(tris), 3, numpy.int32))
+    me.update()
+    me.validate()
+    me.materials.append(mat)
+    obj = bpy.data.objects.new(name, me)
+    scene.collection.objects.link(obj)
+    return obj
+
+
+def spheres(centres, radii, sides=12):
+    """Triangles of a sphere at each centre with each radius."""
+    v, t = sphere_mesh(sides)
+    verts = (centres[:, None, :] + radii[:, None, None] * v[None]).reshape(-1, 3)
+    tris = (t[None] + (len(v) * numpy.arange(len(centres)))[:, None, None]).reshape(-1, 3)
+    return verts, tris
+
+
+def tubes(strands, cut, sides=12):
+    """The strands' linear swept spheres as triangles: a cone frustum per
+    segment between its ends' circles and a sphere at every point (the
+    segments' own points: every cut-th of the densified ones)."""
+    verts, tris, base = [], [], 0
+    ang = 2 * numpy.pi * (numpy.arange(sides) + 0.5) / sides
+    k = numpy.arange(sides)
+    k2 = (k + 1) % sides
+    side = numpy.concatenate([numpy.stack([k, k2, sides + k2], 1), numpy.stack([k, sides + k2, sides + k], 1)])
+    for strand in strands:
+        p = numpy.asarray(strand, float).reshape(-1, 4)[::cut]
+        v, t = spheres(p[:, :3], p[:, 3], sides)
+        verts.append(v)
+        tris.append(t + base)
+        base += len(v)
+        d = p[1:, :3] - p[:-1, :3]
+        d /= numpy.linalg.norm(d, axis=1)[:, None]
+        a = numpy.where(numpy.abs(d[:, :1]) < 0.9, [[1.0, 0, 0]], [[0, 1.0, 0]])
+        u = numpy.cross(d, a)
+        u /= numpy.linalg.norm(u, axis=1)[:, None]
+        w = numpy.cross(d, u)
+        circ = numpy.cos(ang)[None, :, None] * u[:, None] + numpy.sin(ang)[None, :, None] * w[:, None]
+        circ *= mean_width(sides)
+        ends = numpy.concatenate([p[:-1, None, :3] + circ * p[:-1, None, 3:], p[1:, None, :3] + circ * p[1:, None, 3:]], axis=1)
+        verts.append(ends.reshape(-1, 3))
+        tris.append((side[None] + base + 2 * sides * numpy.arange(len(d))[:, None, None]).reshape(-1, 3))
+        base += 2 * sides * len(d)
+    return numpy.concatenate(verts), numpy.concatenate(tris)
+
+
+def black_material(name):
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    nt = mat.node_tree
+    for node in list(nt.nodes):
+        nt.nodes.remove(node)
+    d = nt.nodes.new("ShaderNodeBsdfDiffuse")
+    d.inputs["Color"].default_value = (0, 0, 0, 1)
+    out = nt.nodes.new("ShaderNodeOutputMaterial")
+    nt.links.new(d.outputs["BSDF"], out.inputs["Surface"])
+    return mat
+
+
+def build_hair(path, black, as_tubes):
     """Build the strands that main.go wrote (hair.json: sertrace's world
     space, glTF's Y up) as hair curves: per material, a mesh of the strands'
     edges with a radius per point (hidden), turned into Catmull-Rom curves
     by geometry nodes in a Curves object, with a Principled Hair BSDF in its
-    absorption parametrisation."""
+    absorption parametrisation.
+
+    Cycles' round curves are open at their ends (a ray that enters an end
+    travels inside and leaves unseen), where sertrace's swept spheres end in
+    a sphere: each strand's first and last point get a triangle sphere of
+    its radius there, black (they are hidden against the skin at the root
+    and a fifth of the radius at a tip; a black cap only shades what lies
+    under it, as a hair's does).
+
+    black: a black Diffuse BSDF in place of the hair's (a geometry check);
+    as_tubes: the strands as triangles (tubes()) in place of curves."""
     import json
     with open(path) as f:
-        groups = json.load(f)["groups"]
+        data = json.load(f)
+    groups, cut = data["groups"], data["cut"]
+    zup = lambda a: numpy.stack([a[:, 0], -a[:, 2], a[:, 1]], axis=1)  # the importer's Y-up to Z-up
+    caps = black_material("sertrace-hair-caps")
     for gi, g in enumerate(groups):
+        if as_tubes:
+            verts, tris = tubes(g["strands"], cut)
+            mesh_object("sertrace-hair-tubes-%d" % gi, zup(verts), tris, black_material("sertrace-hair-%d" % gi))
+            continue
+        ends = numpy.array([s[:4] for s in g["strands"]] + [s[-4:] for s in g["strands"]], float)
+        verts, tris = spheres(zup(ends[:, :3]), ends[:, 3])
+        mesh_object("sertrace-hair-caps-%d" % gi, verts, tris, caps)
         verts, edges, radii = [], [], []
         for strand in g["strands"]:
             base = len(verts)
             n = len(strand) // 4
             for k in range(n):
                 x, y, z, r = strand[4 * k:4 * k + 4]
-                verts.append((x, -z, y))  # the importer's Y-up to Z-up
+                verts.append((x, -z, y))
                 radii.append(r)
             edges.extend((base + k, base + k + 1) for k in range(n - 1))
         me = bpy.data.meshes.new("sertrace-strands-%d" % gi)
@@ -173,22 +288,25 @@ def build_hair(path):
         l.new(to_curve.outputs["Curve"], spline.inputs["Curve"])
         l.new(spline.outputs["Curve"], set_mat.inputs["Geometry"])
         l.new(set_mat.outputs["Geometry"], out.inputs[0])
-        mat = bpy.data.materials.new("sertrace-hair-%d" % gi)
-        mat.use_nodes = True
-        nt = mat.node_tree
-        for node in list(nt.nodes):
-            nt.nodes.remove(node)
-        bsdf = nt.nodes.new("ShaderNodeBsdfHairPrincipled")
-        bsdf.parametrization = "ABSORPTION"
-        bsdf.inputs["Absorption Coefficient"].default_value = tuple(g["sigma_a"])
-        bsdf.inputs["Roughness"].default_value = g["roughness"]
-        bsdf.inputs["Radial Roughness"].default_value = g["radial_roughness"]
-        bsdf.inputs["Coat"].default_value = 0.0
-        bsdf.inputs["IOR"].default_value = g["ior"]
-        bsdf.inputs["Offset"].default_value = g["offset"]
-        bsdf.inputs["Random Roughness"].default_value = 0.0
-        mout = nt.nodes.new("ShaderNodeOutputMaterial")
-        nt.links.new(bsdf.outputs["BSDF"], mout.inputs["Surface"])
+        if black:
+            mat = black_material("sertrace-hair-%d" % gi)
+        else:
+            mat = bpy.data.materials.new("sertrace-hair-%d" % gi)
+            mat.use_nodes = True
+            nt = mat.node_tree
+            for node in list(nt.nodes):
+                nt.nodes.remove(node)
+            bsdf = nt.nodes.new("ShaderNodeBsdfHairPrincipled")
+            bsdf.parametrization = "ABSORPTION"
+            bsdf.inputs["Absorption Coefficient"].default_value = tuple(g["sigma_a"])
+            bsdf.inputs["Roughness"].default_value = g["roughness"]
+            bsdf.inputs["Radial Roughness"].default_value = g["radial_roughness"]
+            bsdf.inputs["Coat"].default_value = 0.0
+            bsdf.inputs["IOR"].default_value = g["ior"]
+            bsdf.inputs["Offset"].default_value = g["offset"]
+            bsdf.inputs["Random Roughness"].default_value = 0.0
+            mout = nt.nodes.new("ShaderNodeOutputMaterial")
+            nt.links.new(bsdf.outputs["BSDF"], mout.inputs["Surface"])
         set_mat.inputs["Material"].default_value = mat
         hair.data.materials.append(mat)
         hair.modifiers.new("sertrace-hair", "NODES").node_group = tree
@@ -198,7 +316,7 @@ def build_hair(path):
 import os
 hair_path = os.path.join(os.path.dirname(scene_path), "hair.json")
 if os.path.exists(hair_path):
-    build_hair(hair_path)
+    build_hair(hair_path, "--hair-black" in argv, "--hair-tubes" in argv)
 
 if "--no-terminator-offset" in argv:
     for o in scene.objects:

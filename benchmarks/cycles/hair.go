@@ -114,7 +114,7 @@ func exportHair(sc *scene.Scene, dir string, densify int) (hairStats, error) {
 	for _, m := range order {
 		out = append(out, groups[m])
 	}
-	return st, writeJSON(filepath.Join(dir, hairFile), map[string]any{"groups": out})
+	return st, writeJSON(filepath.Join(dir, hairFile), map[string]any{"groups": out, "cut": densify})
 }
 
 // splineStray samples the uniform Catmull-Rom spline through pts (its ends'

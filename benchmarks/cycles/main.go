@@ -81,9 +81,17 @@ type settings struct {
 	// HairCut is how many pieces Cycles gets of each linear hair segment
 	// (its curves are splines through their points).
 	HairCut int
-	Env     [3]float64
-	Grid    int // regions per side for the per-region ratios
-	Camera  *lookAt
+	// HairBlack makes hair opaque and black in both renderers (in
+	// sertrace a black Lambertian, in Cycles a black Diffuse BSDF): a
+	// comparison of the strands' geometry alone, what they hide and shade.
+	HairBlack bool
+	// HairTubes gives Cycles the strands as triangles (a cone frustum per
+	// segment and a sphere at each point, 12-sided) in place of its curves:
+	// an independent rendering of the same swept spheres. With HairBlack.
+	HairTubes bool
+	Env       [3]float64
+	Grid      int // regions per side for the per-region ratios
+	Camera    *lookAt
 }
 
 // lookAt is a camera given on the command line: where it is, what it looks
@@ -190,6 +198,8 @@ func main() {
 	flag.BoolVar(&s.NoLights, "no-lights", false, "drop the scene's punctual lights (KHR_lights_punctual) for both renderers")
 	flag.BoolVar(&s.NoTerminatorOffset, "cycles-no-terminator-offset", false, "set Cycles' shadow terminator geometry offset (0.1 per object) to 0")
 	flag.BoolVar(&s.TwoSidedEmission, "cycles-two-sided-emission", false, "let single-sided glTF materials emit from both faces in Cycles, as Blender imports them (glTF: front only)")
+	flag.BoolVar(&s.HairBlack, "hair-black", false, "make hair opaque and black in both renderers: a comparison of the strands' geometry alone")
+	flag.BoolVar(&s.HairTubes, "cycles-hair-tubes", false, "give Cycles the strands as triangle tubes in place of its curves (with -hair-black)")
 	env := flag.String("env", "0", "constant environment radiance R,G,B (or one value)")
 	flag.IntVar(&s.Grid, "grid", 4, "regions per side for the per-region luminance ratios")
 	camera := flag.String("camera", "", "place the camera: FROMX,FROMY,FROMZ:ATX,ATY,ATZ[:YFOV_DEGREES] (default: the file's first, or sertrace's framing camera)")
@@ -208,6 +218,9 @@ func main() {
 	}
 	if s.CyclesSPP == 0 {
 		s.CyclesSPP = s.SPP
+	}
+	if s.HairTubes && !s.HairBlack {
+		fail(errors.New("-cycles-hair-tubes needs -hair-black: Cycles' Principled Hair BSDF shades curves only"))
 	}
 	if s.MaxDepth < 1 || s.SPP < 1 || s.CyclesSPP < 1 || s.Threads < 1 || s.Grid < 1 {
 		fail(errors.New("-max-depth, -spp, -cycles-spp, -threads and -grid must be at least 1"))
@@ -419,6 +432,12 @@ func runCycles(blender, gltfPath, exr string, s settings) (run, error) {
 	}
 	if s.TwoSidedEmission {
 		args = append(args, "--two-sided-emission")
+	}
+	if s.HairBlack {
+		args = append(args, "--hair-black")
+	}
+	if s.HairTubes {
+		args = append(args, "--hair-tubes")
 	}
 	out, err := runMeasured(exec.Command(blender, args...), &r)
 	if err != nil {
@@ -639,6 +658,12 @@ func reportMarkdown(s settings, blender string, results []result) string {
 	if s.NoLights {
 		b.WriteString(", punctual lights dropped")
 	}
+	if s.HairBlack {
+		b.WriteString(", hair opaque and black in both")
+	}
+	if s.HairTubes {
+		b.WriteString(", Cycles' strands as triangle tubes")
+	}
 	fmt.Fprintf(&b, ". Times exclude the scene import: sertrace's BVH build and render, Cycles' render operator (scene sync, BVH, render).\n\n")
 	b.WriteString("| scene | sertrace | Cycles | sertrace / Cycles time | mean luminance sertrace / Cycles (±1σ of sertrace's noise) | region ratios, lowest / highest (±1σ of sertrace's noise) |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
@@ -658,12 +683,12 @@ func reportMarkdown(s settings, blender string, results []result) string {
 		}
 	}
 	for _, r := range results {
-		fmt.Fprintf(&b, "\n%s, luminance ratio per region (%d×%d, top row first):\n\n", r.Scene, s.Grid, s.Grid)
+		fmt.Fprintf(&b, "\n%s, luminance ratio per region (%d×%d, top row first; ±1σ of sertrace's noise; the region's share of Cycles' light):\n\n", r.Scene, s.Grid, s.Grid)
 		b.WriteString("|" + strings.Repeat(" |", s.Grid) + "\n|" + strings.Repeat(" --- |", s.Grid) + "\n")
-		for _, row := range r.Regions {
+		for y, row := range r.Regions {
 			b.WriteString("|")
-			for _, v := range row {
-				fmt.Fprintf(&b, " %.3f |", v)
+			for x, v := range row {
+				fmt.Fprintf(&b, " %.3f ±%.3f, %.0f%% |", v, r.RegionErrors[y][x], 100*r.RegionShares[y][x])
 			}
 			b.WriteString("\n")
 		}
@@ -875,6 +900,9 @@ func prepare(path, dir string, s settings) (_ string, err error) {
 			err = writeJSON(filepath.Join(dir, cyclesFile), cdoc)
 		}
 	}()
+	if s.HairBlack {
+		blackHair(doc)
+	}
 	if hs.Strands > 0 {
 		fmt.Fprintf(os.Stderr, "%s: %d hair strands, %d segments, each cut in %d for Cycles' splines: they stray from the straight segments by %.3f%% of the radius on average, %.2f%% at most\n",
 			filepath.Base(path), hs.Strands, hs.Segments, hs.Cut, 100*hs.MeanStray, 100*hs.MaxStray)
@@ -1033,6 +1061,31 @@ func lambertian(doc map[string]any) {
 			delete(doc, key)
 		}
 	}
+}
+
+// blackHair makes every hair material (extras.sertrace.hair) a black
+// Lambertian with no specular layer: opaque strands that reflect nothing.
+func blackHair(doc map[string]any) {
+	mats, _ := doc["materials"].([]any)
+	for _, item := range mats {
+		m, _ := item.(map[string]any)
+		extras, _ := m["extras"].(map[string]any)
+		st, _ := extras["sertrace"].(map[string]any)
+		if _, ok := st["hair"]; !ok {
+			continue
+		}
+		delete(st, "hair")
+		m["pbrMetallicRoughness"] = map[string]any{"baseColorFactor": []any{0, 0, 0, 1}, "metallicFactor": 0, "roughnessFactor": 1}
+		m["extensions"] = map[string]any{"KHR_materials_specular": map[string]any{"specularFactor": 0}}
+		m["alphaMode"] = "OPAQUE"
+	}
+	used, _ := doc["extensionsUsed"].([]any)
+	for _, e := range used {
+		if e == "KHR_materials_specular" {
+			return
+		}
+	}
+	doc["extensionsUsed"] = append(used, "KHR_materials_specular")
 }
 
 // dropLights removes KHR_lights_punctual from a glTF document: its lights

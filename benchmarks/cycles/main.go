@@ -89,9 +89,16 @@ type settings struct {
 	// segment and a sphere at each point, 12-sided) in place of its curves:
 	// an independent rendering of the same swept spheres. With HairBlack.
 	HairTubes bool
-	Env       [3]float64
-	Grid      int // regions per side for the per-region ratios
-	Camera    *lookAt
+	// CyclesScale has Cycles render at this many times the resolution
+	// (its samples per pixel as given), box-filtered down to it before the
+	// comparison: Cycles' pixel values depend on where a strand thinner
+	// than a few pixels crosses the pixel grid (a straight, evenly lit
+	// strand's column sums swing by ±20%, with a period of one pixel row
+	// crossed), sertrace's do not, and a finer grid averages that out.
+	CyclesScale int
+	Env         [3]float64
+	Grid        int // regions per side for the per-region ratios
+	Camera      *lookAt
 }
 
 // lookAt is a camera given on the command line: where it is, what it looks
@@ -200,6 +207,7 @@ func main() {
 	flag.BoolVar(&s.TwoSidedEmission, "cycles-two-sided-emission", false, "let single-sided glTF materials emit from both faces in Cycles, as Blender imports them (glTF: front only)")
 	flag.BoolVar(&s.HairBlack, "hair-black", false, "make hair opaque and black in both renderers: a comparison of the strands' geometry alone")
 	flag.BoolVar(&s.HairTubes, "cycles-hair-tubes", false, "give Cycles the strands as triangle tubes in place of its curves (with -hair-black)")
+	flag.IntVar(&s.CyclesScale, "cycles-scale", 1, "Cycles renders at this many times the resolution, box-filtered down to it for the comparison (thin strands: its pixels depend on where they cross the pixel grid)")
 	env := flag.String("env", "0", "constant environment radiance R,G,B (or one value)")
 	flag.IntVar(&s.Grid, "grid", 4, "regions per side for the per-region luminance ratios")
 	camera := flag.String("camera", "", "place the camera: FROMX,FROMY,FROMZ:ATX,ATY,ATZ[:YFOV_DEGREES] (default: the file's first, or sertrace's framing camera)")
@@ -222,8 +230,8 @@ func main() {
 	if s.HairTubes && !s.HairBlack {
 		fail(errors.New("-cycles-hair-tubes needs -hair-black: Cycles' Principled Hair BSDF shades curves only"))
 	}
-	if s.MaxDepth < 1 || s.SPP < 1 || s.CyclesSPP < 1 || s.Threads < 1 || s.Grid < 1 {
-		fail(errors.New("-max-depth, -spp, -cycles-spp, -threads and -grid must be at least 1"))
+	if s.MaxDepth < 1 || s.SPP < 1 || s.CyclesSPP < 1 || s.Threads < 1 || s.Grid < 1 || s.CyclesScale < 1 {
+		fail(errors.New("-max-depth, -spp, -cycles-spp, -threads, -grid and -cycles-scale must be at least 1"))
 	}
 	var err error
 	if s.Env, err = parseEnv(*env); err != nil {
@@ -419,7 +427,7 @@ func runCycles(blender, gltfPath, exr string, s settings) (run, error) {
 		return r, err
 	}
 	args := []string{"-b", "--factory-startup", "--python-exit-code", "1", "-P", script, "--",
-		gltfPath, exr, strconv.Itoa(s.Width), strconv.Itoa(s.Height), strconv.Itoa(s.CyclesSPP),
+		gltfPath, exr, strconv.Itoa(s.Width * max(s.CyclesScale, 1)), strconv.Itoa(s.Height * max(s.CyclesScale, 1)), strconv.Itoa(s.CyclesSPP),
 		strconv.Itoa(s.MaxDepth), strconv.Itoa(s.Threads), "--camera", cameraName, "--env", fmt.Sprintf("%g,%g,%g", s.Env[0], s.Env[1], s.Env[2])}
 	if s.Diffuse {
 		args = append(args, "--diffuse")
@@ -507,6 +515,9 @@ func (r *result) measure(s settings) error {
 	if err != nil {
 		return err
 	}
+	if k := s.CyclesScale; k > 1 && cw == k*s.Width && ch == k*s.Height {
+		cw, ch, cl = s.Width, s.Height, boxDown(cl, cw*k, k)
+	}
 	if sw != cw || sh != ch || sw != s.Width || sh != s.Height {
 		return fmt.Errorf("%s: sertrace wrote %dx%d, Cycles %dx%d, asked for %dx%d", r.Scene, sw, sh, cw, ch, s.Width, s.Height)
 	}
@@ -576,6 +587,18 @@ func (r *result) measure(s settings) error {
 		}
 	}
 	return nil
+}
+
+// boxDown averages each k×k block of a w-wide image.
+func boxDown(img []float64, w, k int) []float64 {
+	ow, oh := w/k, len(img)/w/k
+	out := make([]float64, ow*oh)
+	for y := 0; y < oh*k; y++ {
+		for x := 0; x < ow*k; x++ {
+			out[y/k*ow+x/k] += img[y*w+x] / float64(k*k)
+		}
+	}
+	return out
 }
 
 // writePNG writes an EXR's RGB beside it as an sRGB PNG, to look at,
@@ -663,6 +686,9 @@ func reportMarkdown(s settings, blender string, results []result) string {
 	}
 	if s.HairTubes {
 		b.WriteString(", Cycles' strands as triangle tubes")
+	}
+	if s.CyclesScale > 1 {
+		fmt.Fprintf(&b, ", Cycles at %d× the resolution, box-filtered down", s.CyclesScale)
 	}
 	fmt.Fprintf(&b, ". Times exclude the scene import: sertrace's BVH build and render, Cycles' render operator (scene sync, BVH, render).\n\n")
 	b.WriteString("| scene | sertrace | Cycles | sertrace / Cycles time | mean luminance sertrace / Cycles (±1σ of sertrace's noise) | region ratios, lowest / highest (±1σ of sertrace's noise) |\n")

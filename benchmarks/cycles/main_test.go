@@ -184,3 +184,16 @@ func agrees(t *testing.T, r result, minShare float64) {
 		}
 	}
 }
+
+// Cycles' image at k times the resolution comes down to the comparison's
+// by the mean of each k×k block.
+func TestBoxDown(t *testing.T) {
+	img := []float64{
+		1, 3, 0, 0,
+		5, 7, 0, 4,
+	}
+	got := boxDown(img, 4, 2)
+	if len(got) != 2 || got[0] != 4 || got[1] != 1 {
+		t.Errorf("boxDown = %v, want [4 1]", got)
+	}
+}

@@ -111,7 +111,9 @@ func TestAgreesWithCycles(t *testing.T) {
 // Lambertian, so that only the hair differs), the mean and every region
 // that holds a fair share of the light within the two renders' noise. The
 // strands are built in Blender as Catmull-Rom curves through each linear
-// segment cut in eight, with the hair parameters mapped (hair.go). The
+// segment cut in eight, with the hair parameters mapped (hair.go), and
+// Cycles renders the strands at twice the pixels (its pixels depend on
+// where a thin strand crosses them; -cycles-scale). The
 // hair ball's strands, black and opaque, are its geometry alone: what they
 // hide and the shadows they cast on the head, where Cycles' curves, open at
 // their ends, need the caps cycles.py gives them (4-8% more light reaches
@@ -123,7 +125,7 @@ func TestHairAgreesWithCycles(t *testing.T) {
 		name, path string
 		s          settings
 	}{
-		{"sun-lit strands", "../../scenes/strands.glb", settings{Width: 96, Height: 96, SPP: 128, CyclesSPP: 128, MaxDepth: 16, Threads: 2, Grid: 2}},
+		{"sun-lit strands", "../../scenes/strands.glb", settings{Width: 96, Height: 96, SPP: 128, CyclesSPP: 128, MaxDepth: 16, Threads: 2, Grid: 2, CyclesScale: 2}},
 		{"hair ball under its sun", "../../scenes/hair.glb", settings{Width: 64, Height: 64, SPP: 32, CyclesSPP: 32, MaxDepth: 16, Threads: 2, Grid: 3, Diffuse: true}},
 		{"hair ball's strands, black, over the head", "../../scenes/hair.glb", settings{Width: 64, Height: 64, SPP: 256, CyclesSPP: 256, MaxDepth: 2, Threads: 2, Grid: 2, Diffuse: true, HairBlack: true,
 			Camera: &lookAt{From: [3]float64{0.12, 0.5, 0.3}, At: [3]float64{0, 0.3, 0}, YFov: 25 * math.Pi / 180}}},

@@ -195,18 +195,37 @@ const (
 	denoiseBytes = 1000
 )
 
+// cpuPassPaths is about how many paths a CPU pass traces at most.
+const cpuPassPaths = 1 << 22
+
+// CPUPassSamples is the most samples per pixel a CPU pass over an image of
+// pixels pixels takes: up to 64, and about cpuPassPaths paths. Above 2^21
+// pixels (a little more than 1920×1080) every pass is one sample a pixel, whose
+// buffers hold each channel's float32 sample, half the exact sums' size.
+func CPUPassSamples(pixels int) int {
+	n := 1
+	for n < 64 && n*2*pixels <= cpuPassPaths {
+		n *= 2
+	}
+	return n
+}
+
 // MemoryNeed estimates the memory a render of opts into a film of layers
 // takes, with what the process holds already (the scene loaded): the
-// film, the CPU's pass buffers as large or the GPU's read-back buffer, the
-// writers' planes and, where denoised, the denoiser's.
+// film, the CPU's pass buffers (as large, or half as large in passes of one
+// sample) or the GPU's read-back buffer, the writers' planes and, where
+// denoised, the denoiser's.
 func MemoryNeed(opts Options, layers Layers, backend string, denoised bool) uint64 {
 	px := uint64(opts.Width) * uint64(opts.Height)
 	film := FilmBytes(opts.Width, opts.Height, layers)
 	need := heldBytes() + film + imageOutputBytes*px
-	if backend == "vulkan" {
+	switch {
+	case backend == "vulkan":
 		need += gpuReadbackBytes * px
-	} else {
-		need += film // the pass buffers
+	case CPUPassSamples(opts.Width*opts.Height) == 1:
+		need += film / 2 // the pass buffers: a float32 sample a channel
+	default:
+		need += film // the pass buffers: exact sums
 	}
 	if denoised {
 		need += denoiseBytes * px

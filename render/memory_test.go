@@ -35,11 +35,19 @@ func TestCheckMemory(t *testing.T) {
 		t.Errorf("a 64x64 render under 500 MB: %v", err)
 	}
 	// The need grows with what is asked: the film, the pass buffers (the
-	// CPU) or the read-back buffer (Vulkan), the denoiser.
-	base := MemoryNeed(opts, BaseLayers, "cpu", false)
-	if all := MemoryNeed(opts, AllLayers, "cpu", false); all-base != 2*(FilmBytes(3840, 2160, AllLayers)-FilmBytes(3840, 2160, BaseLayers)) {
-		t.Errorf("every layer adds %d bytes to the beauty's need, want twice the films' difference", all-base)
+	// CPU: exact sums, or a float32 sample a channel where every pass is
+	// one sample, at 4K) or the read-back buffer (Vulkan), the denoiser.
+	for _, c := range []struct {
+		w, h   int
+		passes float64 // the pass buffers in films
+	}{{3840, 2160, 0.5}, {512, 512, 1}} {
+		o := Options{Width: c.w, Height: c.h}
+		diff := float64(FilmBytes(c.w, c.h, AllLayers) - FilmBytes(c.w, c.h, BaseLayers))
+		if d := float64(MemoryNeed(o, AllLayers, "cpu", false) - MemoryNeed(o, BaseLayers, "cpu", false)); d != (1+c.passes)*diff {
+			t.Errorf("%dx%d: every layer adds %.0f bytes to the beauty's need, want %g times the films' difference", c.w, c.h, d, 1+c.passes)
+		}
 	}
+	base := MemoryNeed(opts, BaseLayers, "cpu", false)
 	if d := MemoryNeed(opts, BaseLayers, "cpu", true); d <= base {
 		t.Error("denoising needs nothing more")
 	}

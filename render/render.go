@@ -6,6 +6,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -192,12 +193,24 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	defer func() {
+		s.Close()
+		if opts.Width*opts.Height >= largeFrame {
+			// The session's buffers, as large as the film, are garbage now:
+			// collected before the writers allocate theirs, they are not
+			// held at once with them.
+			runtime.GC()
+		}
+	}()
 	renderStart := time.Now()
 	resumed := film.Samples // a checkpoint's samples: not timed here
 	err = renderPasses(ctx, s, opts, film, progress)
 	return finishStats(s, stats, film, renderStart, float64(film.Samples-resumed)*float64(opts.Width*opts.Height), err)
 }
+
+// largeFrame is the size, in pixels, from which a render collects its
+// session's garbage when done (a collection costs milliseconds there).
+const largeFrame = 1 << 21
 
 // checkRender refuses what no backend renders: settings Validate refuses,
 // and a scene beyond float32's reach.

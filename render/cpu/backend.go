@@ -20,6 +20,10 @@ func (Backend) Name() string { return "cpu" }
 
 const tileSize = 16
 
+// passSamples is the most samples per pixel a pass takes
+// (render.CPUPassSamples; a test makes every pass one sample).
+var passSamples = render.CPUPassSamples
+
 // session is a scene prepared for the CPU: its acceleration structure, the
 // renderer every worker shares, the workers and the pass buffers.
 type session struct {
@@ -77,12 +81,7 @@ func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options
 	for i := range s.workers {
 		s.workers[i] = &worker{r: s.r}
 	}
-	n := opts.Width * opts.Height
-	// Passes of up to 64 samples per pixel and about four million paths.
-	s.maxPass = 1
-	for s.maxPass < 64 && s.maxPass*2*n <= 1<<22 {
-		s.maxPass *= 2
-	}
+	s.maxPass = passSamples(opts.Width * opts.Height)
 	return s, nil
 }
 
@@ -97,12 +96,11 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 		return fmt.Errorf("render failed: internal error: a film of %dx%d pixels from row %d is no band of tiles of the %dx%d image",
 			film.Width, film.Height, film.Y0, s.opts.Width, s.opts.Height)
 	}
-	if s.pass == nil || s.pass.Held() != film.Held() || s.pass.Height != film.Height {
+	if s.pass == nil || !s.pass.fits(film, s.maxPass == 1) {
 		s.pass = nil // the old buffers go before the new ones come
-		s.pass = render.NewFilmOf(film.Width, film.Height, film.Held())
+		s.pass = newPassBuffers(film, s.maxPass == 1)
 	}
-	s.pass.Y0 = film.Y0
-	s.pass.ClearHigh()
+	s.pass.start(film.Y0)
 	// The film's rows: the whole image, or a band of it (render.RenderBands).
 	tiles := s.tiles[film.Y0/tileSize*s.tilesAcross : (film.Y0+film.Height+tileSize-1)/tileSize*s.tilesAcross]
 	var next, done atomic.Int64
@@ -139,7 +137,7 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return addPass(film, s.pass)
+	return s.pass.addTo(film)
 }
 
 func (s *session) Finish(stats *render.Stats) error {
@@ -149,11 +147,12 @@ func (s *session) Finish(stats *render.Stats) error {
 	return nil
 }
 
-func (s *session) Close() { s.acc.Release() }
-
-// addPass adds a completed pass to the film. Its buffers need no clearing:
-// the next pass writes every pixel of them again (pixelSums.store).
-func addPass(film *render.Film, pass *passBuffers) error { return film.Add(pass) }
+// Close releases the acceleration structure and lets the pass buffers and
+// the workers' wavefronts go.
+func (s *session) Close() {
+	s.acc.Release()
+	s.pass, s.workers = nil, nil
+}
 
 // collect sums the workers' ray counts and SIMT figures into the stats.
 func collect(stats *render.Stats, workers []*worker) {

@@ -18,10 +18,10 @@ func renderWith(t *testing.T, opts render.Options, uniform bool) []float32 {
 	r := newRenderer(sc, acc, opts)
 	r.lights.env.uniform = uniform
 	w := &worker{r: r}
-	pass := render.NewFilm(opts.Width, opts.Height)
+	pass := newPassBuffers(render.NewFilm(opts.Width, opts.Height), false)
 	w.renderTile(tile{0, 0, opts.Width, opts.Height}, 0, opts.SPP, pass)
-	pass.Samples = opts.SPP
-	pix, _ := pass.Resolve(render.AOVBeauty)
+	pass.sums.Samples = opts.SPP
+	pix, _ := pass.sums.Resolve(render.AOVBeauty)
 	return pix
 }
 

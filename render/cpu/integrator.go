@@ -330,11 +330,6 @@ func diffuseShare(s *surface, diffAlbedo, wi, f scene.Vec3) scene.Vec3 {
 // tile is a rectangle of the image.
 type tile struct{ x0, y0, x1, y1 int }
 
-// passBuffers receive one pass's samples before they join the film: a
-// film of their own, of the film's layers, whose exact sums take each
-// sample as it comes.
-type passBuffers = render.Film
-
 // renderTile traces spp samples (from sample index first) of every pixel
 // in t as one wavefront: trace all live paths, reorder, shade, compact, and
 // again until none is left; then adds each path to its pixel in path order.
@@ -409,69 +404,76 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	// large sizes) are written, never read back.
 	var sums pixelSums
 	for i := 0; i < n; i += spp {
+		px := int(w.paths[i].Pixel) - out.y0*out.width // the image's pixel in the band's buffers
+		if out.sums == nil {
+			v := layerValues(&w.paths[i])
+			out.storeSample(px, &v)
+			continue
+		}
 		sums = pixelSums{}
 		for j := i; j < i+spp; j++ {
-			p := &w.paths[j]
-			sums.add3(render.LayerBeauty, finite3(p.Radiance)) // never let one bad sample poison a pixel
-			sums.add3(render.LayerDiffuse, finite3(p.Diffuse))
-			sums.add3(render.LayerSpecular, finite3(p.Specular))
-			sums.add3(render.LayerDiffuseAlbedo, p.DiffAlbedo)
-			sums.add3(render.LayerSpecularAlbedo, p.SpecAlbedo)
-			sums.add3(render.LayerAlbedo, p.Albedo)
-			sums.add3(render.LayerNormal, p.Normal)
-			sums.add1(render.LayerDepth, p.Depth)
-			sums.add1(render.LayerLumSq, lumSq(p.Radiance))
-			sums.add1(render.LayerDiffuseLumSq, lumSq(p.Diffuse))
-			sums.add1(render.LayerSpecularLumSq, lumSq(p.Specular))
-			sums.cost += float64(p.Rays)
-			sums.pathLength += float64(p.Bounce)
-			sums.simt += float64(p.simt / float32(p.Bounce+1)) // the waves it was in
+			v := layerValues(&w.paths[j])
+			sums.add(&v)
 		}
-		sums.store(out, int(w.paths[i].Pixel)-out.Y0*out.Width) // the image's pixel in the band's buffers
+		sums.store(out.sums, px)
 	}
+}
+
+// layerValues is what a path adds to each film layer, channel by channel.
+func layerValues(p *pathState) (v [render.NumLayers][3]float32) {
+	set3 := func(l render.Layer, x scene.Vec3) { v[l] = [3]float32{x.X, x.Y, x.Z} }
+	set3(render.LayerBeauty, finite3(p.Radiance)) // never let one bad sample poison a pixel
+	set3(render.LayerDiffuse, finite3(p.Diffuse))
+	set3(render.LayerSpecular, finite3(p.Specular))
+	set3(render.LayerDiffuseAlbedo, p.DiffAlbedo)
+	set3(render.LayerSpecularAlbedo, p.SpecAlbedo)
+	set3(render.LayerAlbedo, p.Albedo)
+	set3(render.LayerNormal, p.Normal)
+	v[render.LayerDepth][0] = p.Depth
+	v[render.LayerLumSq][0] = lumSq(p.Radiance)
+	v[render.LayerDiffuseLumSq][0] = lumSq(p.Diffuse)
+	v[render.LayerSpecularLumSq][0] = lumSq(p.Specular)
+	v[render.LayerCost][0] = float32(p.Rays) // whole numbers, exact in float32
+	v[render.LayerPathLength][0] = float32(p.Bounce)
+	v[render.LayerSIMT][0] = p.simt / float32(p.Bounce+1) // the waves it was in
+	return v
 }
 
 // pixelSums are one pixel's sums over a pass: the exact layers' 128-bit
 // sums (render.Quantize) and the statistics' plain sums.
 type pixelSums struct {
-	hi, lo                 [render.NumLayers][3]int64
-	cost, pathLength, simt float64
+	hi, lo [render.NumLayers][3]int64
+	plain  [render.NumLayers]float64
 }
 
-func (a *pixelSums) add3(l render.Layer, v scene.Vec3) {
-	a.add(l, 0, v.X)
-	a.add(l, 1, v.Y)
-	a.add(l, 2, v.Z)
-}
-
-func (a *pixelSums) add1(l render.Layer, v float32) { a.add(l, 0, v) }
-
-func (a *pixelSums) add(l render.Layer, c int, v float32) {
-	hi, lo := render.Quantize(v)
-	render.AddFixed(&a.hi[l][c], &a.lo[l][c], hi, lo)
+// add adds a path's layerValues.
+func (a *pixelSums) add(v *[render.NumLayers][3]float32) {
+	for l, info := range render.FilmLayers {
+		if !info.Exact {
+			a.plain[l] += float64(v[l][0])
+			continue
+		}
+		for c := range info.Channels {
+			hi, lo := render.Quantize(v[l][c])
+			render.AddFixed(&a.hi[l][c], &a.lo[l][c], hi, lo)
+		}
+	}
 }
 
 // store writes the pixel's sums into pass buffers that hold nothing of
 // this pass for it yet (each pixel belongs to one tile).
-func (a *pixelSums) store(out *passBuffers, px int) {
+func (a *pixelSums) store(out *render.Film, px int) {
 	for l, info := range render.FilmLayers {
 		sums := &out.Sums[l]
-		if sums.Len() == 0 {
-			continue // a layer no output asked for
-		}
-		if !info.Exact {
-			continue
-		}
-		for c := range info.Channels {
-			sums.StoreFixed(info.Channels*px+c, a.hi[l][c], a.lo[l][c])
-		}
-	}
-	for _, v := range []struct {
-		l   render.Layer
-		sum float64
-	}{{render.LayerCost, a.cost}, {render.LayerPathLength, a.pathLength}, {render.LayerSIMT, a.simt}} {
-		if plain := out.Sums[v.l].Plain; plain != nil {
-			plain[px] = v.sum
+		switch {
+		case sums.Len() == 0:
+			// a layer no output asked for
+		case info.Exact:
+			for c := range info.Channels {
+				sums.StoreFixed(info.Channels*px+c, a.hi[l][c], a.lo[l][c])
+			}
+		default:
+			sums.Plain[px] = a.plain[l]
 		}
 	}
 }

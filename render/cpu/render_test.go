@@ -245,11 +245,14 @@ func TestTileAllocatesNothing(t *testing.T) {
 			continue
 		}
 		w := &worker{r: newRenderer(sc, acc, opts)}
-		pass := render.NewFilm(32, 32)
+		pass, one := newPassBuffers(render.NewFilm(32, 32), false), newPassBuffers(render.NewFilm(32, 32), true)
 		tl := tile{0, 0, 16, 16}
 		w.renderTile(tl, 0, 4, pass) // grow the buffers
 		if n := testing.AllocsPerRun(5, func() { w.renderTile(tl, 4, 4, pass) }); n > 0 {
 			t.Errorf("%s: a tile of 1024 paths allocates %v times", tracer, n)
+		}
+		if n := testing.AllocsPerRun(5, func() { w.renderTile(tl, 8, 1, one) }); n > 0 {
+			t.Errorf("%s: a tile of 256 paths of one sample a pixel allocates %v times", tracer, n)
 		}
 		acc.Release()
 	}
@@ -504,5 +507,61 @@ func TestBandsMakeTheSameImage(t *testing.T) {
 	}
 	if _, err := render.RenderBands(context.Background(), Backend{}, sc, opts, layers, 20, func(*render.Film) error { return nil }, nil); err == nil {
 		t.Error("bands of 20 rows, no multiple of the tiles, were rendered")
+	}
+}
+
+// TestOneSamplePassesMakeTheSameSums: passes of one sample a pixel, whose
+// buffers keep each sample's float32 values for the film to quantize,
+// give every layer's sums bit for bit as passes of several samples summed
+// exactly in their own film, the high words of a blinding light and the
+// ray and bounce counts included (not the SIMT efficiency, which depends
+// on the waves a pass makes), in a render and in bands.
+func TestOneSamplePassesMakeTheSameSums(t *testing.T) {
+	sc, err := scene.Load(filepath.Join("..", "..", "scenes", "hairy-cornell.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sc.Materials {
+		if m := &sc.Materials[i]; m.Emissive.X+m.Emissive.Y+m.Emissive.Z > 0 {
+			m.Emissive = m.Emissive.Scale(1e12) // high words
+		}
+	}
+	opts := render.Options{Width: 40, Height: 38, SPP: 6, MaxDepth: 6, Seed: 5}
+	several := renderFilm(t, sc, opts)
+	if passSamples(opts.Width*opts.Height) < 4 {
+		t.Fatal("the test needs passes of several samples at its size")
+	}
+	defer func(f func(int) int) { passSamples = f }(passSamples)
+	passSamples = func(int) int { return 1 }
+	one := renderFilm(t, sc, opts)
+	rows := 0
+	if _, err := render.RenderBands(context.Background(), Backend{}, sc, opts, render.AllLayers, 16, func(band *render.Film) error {
+		for l := range render.NumLayers {
+			if l == render.LayerSIMT {
+				continue // the waves' efficiency depends on the passes' sizes
+			}
+			n := render.FilmLayers[l].Channels * opts.Width
+			if got, want := band.Floats(l), several.Floats(l); !slices.Equal(got, want[band.Y0*n:(band.Y0+band.Height)*n]) {
+				t.Errorf("the %s layer of the band of rows %d..%d differs", render.FilmLayers[l].Name, band.Y0, band.Y0+band.Height)
+			}
+		}
+		rows += band.Height
+		return nil
+	}, nil); err != nil || rows != opts.Height {
+		t.Fatalf("in bands: %v, %d rows", err, rows)
+	}
+	high := 0
+	for l := range render.NumLayers {
+		if l == render.LayerSIMT {
+			continue
+		}
+		x, y := &several.Sums[l], &one.Sums[l]
+		high += len(x.High)
+		if !slices.Equal(x.Fixed, y.Fixed) || !maps.Equal(x.High, y.High) || !slices.Equal(x.Plain, y.Plain) {
+			t.Errorf("%s: passes of one sample and of several differ", render.FilmLayers[l].Name)
+		}
+	}
+	if high == 0 {
+		t.Error("no high words: the light is not blinding enough for the test")
 	}
 }

@@ -287,15 +287,21 @@ func (f *Film) Resolve(a AOV) (pix []float32, channels int) { return f.ResolveRo
 // ResolveRows is Resolve of rows [y0, y1) alone, what a writer streaming
 // the image a block of rows at a time reads.
 func (f *Film) ResolveRows(a AOV, y0, y1 int) (pix []float32, channels int) {
+	return f.resolveRowsInto(nil, a, y0, y1)
+}
+
+// resolveRowsInto is ResolveRows into dst, grown where too small.
+func (f *Film) resolveRowsInto(dst []float32, a AOV, y0, y1 int) (pix []float32, channels int) {
 	from, to := y0*f.Width, y1*f.Width
 	if a == AOVVariance {
-		return f.sampleVariance(LayerBeauty, LayerLumSq, from, to), 1
+		return f.sampleVariance(dst, LayerBeauty, LayerLumSq, from, to), 1
 	}
 	l, channels := LayerBeauty, 3
 	if layer, ok := LayerOf(a); ok {
 		l, channels = layer, FilmLayers[layer].Channels
 	}
-	out := make([]float32, channels*(to-from)) // zero where the film lacks the layer
+	out := Grow(dst, channels*(to-from))
+	clear(out) // zero where the film lacks the layer
 	src := &f.Sums[l]
 	if f.Samples == 0 || src.Len() == 0 {
 		return out, channels
@@ -316,8 +322,10 @@ func (f *Film) ResolveRows(a AOV, y0, y1 int) (pix []float32, channels int) {
 // sampleVariance is the sample variance of luminance of pixels [from, to)
 // over the samples whose RGB sums and squared-luminance sums are the
 // layers given.
-func (f *Film) sampleVariance(rgb, lumSq Layer, from, to int) []float32 {
-	out := make([]float32, to-from)
+// It is written into dst, grown where too small.
+func (f *Film) sampleVariance(dst []float32, rgb, lumSq Layer, from, to int) []float32 {
+	out := Grow(dst, to-from)
+	clear(out)
 	n := float64(f.Samples)
 	sum, sq := &f.Sums[rgb], &f.Sums[lumSq]
 	if n < 2 || sum.Len() == 0 || sq.Len() == 0 {
@@ -334,21 +342,22 @@ func (f *Film) sampleVariance(rgb, lumSq Layer, from, to int) []float32 {
 // SplitMeanVariance is MeanVariance for the diffuse and the specular light.
 func (f *Film) SplitMeanVariance() (diffuse, specular []float32) {
 	n := f.Width * f.Height
-	return f.meanVariance(LayerDiffuse, LayerDiffuseLumSq, 0, n), f.meanVariance(LayerSpecular, LayerSpecularLumSq, 0, n)
+	return f.meanVariance(nil, LayerDiffuse, LayerDiffuseLumSq, 0, n), f.meanVariance(nil, LayerSpecular, LayerSpecularLumSq, 0, n)
 }
 
 // MeanVariance is each pixel's variance of the luminance estimate (the
 // sample variance over the sample count), what a denoiser weighs noise by.
 // Samples are stratified, so it bounds the estimate's variance from above.
 func (f *Film) MeanVariance() []float32 {
-	return f.meanVariance(LayerBeauty, LayerLumSq, 0, f.Width*f.Height)
+	return f.meanVariance(nil, LayerBeauty, LayerLumSq, 0, f.Width*f.Height)
 }
 
 // meanVariance is the variance of the luminance estimate of pixels
 // [from, to) over the samples whose sums are the layers given: their
-// sample variance over the sample count.
-func (f *Film) meanVariance(rgb, lumSq Layer, from, to int) []float32 {
-	v := f.sampleVariance(rgb, lumSq, from, to)
+// sample variance over the sample count, written into dst, grown where too
+// small.
+func (f *Film) meanVariance(dst []float32, rgb, lumSq Layer, from, to int) []float32 {
+	v := f.sampleVariance(dst, rgb, lumSq, from, to)
 	for i := range v {
 		v[i] /= float32(max(f.Samples, 1))
 	}

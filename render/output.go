@@ -12,6 +12,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -130,6 +131,9 @@ func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *Sli
 // planes cost a block, not another film. more, when not nil, adds a
 // block's further channels (a slice's sums) to its frame buffer.
 func writeBlocks(sw *exr.ScanlineWriter, groups []*exrGroup, film *Film, rows int, more func(fb *exr.FrameBuffer, y0, y1 int)) error {
+	if film.Width*film.Height >= largeFrame {
+		defer tightGC()()
+	}
 	for y0 := 0; y0 < film.Height; y0 += rows {
 		y1 := min(y0+rows, film.Height)
 		fb := exr.NewFrameBuffer()
@@ -147,6 +151,36 @@ func writeBlocks(sw *exr.ScanlineWriter, groups []*exrGroup, film *Film, rows in
 	return nil
 }
 
+// writingGCPercent is the Go collector's GOGC while a large image is
+// written: the EXR encoder's scratch, a few times each block's pixels, is
+// garbage as soon as the block is out, and at the default (100) up to the
+// film's size of it (0.7 GB at 4K) would pile up before a collection.
+const writingGCPercent = 10
+
+var (
+	gcMu      sync.Mutex
+	gcTight   int // writers under tightGC
+	gcPercent int // GOGC before the first of them
+)
+
+// tightGC lowers GOGC to writingGCPercent until the function it returns is
+// called; writers at once share it, and the last restores GOGC.
+func tightGC() (restore func()) {
+	gcMu.Lock()
+	defer gcMu.Unlock()
+	if gcTight == 0 {
+		gcPercent = debug.SetGCPercent(writingGCPercent)
+	}
+	gcTight++
+	return func() {
+		gcMu.Lock()
+		defer gcMu.Unlock()
+		if gcTight--; gcTight == 0 {
+			debug.SetGCPercent(gcPercent)
+		}
+	}
+}
+
 // partialAttribute marks an EXR whose render stopped before all its
 // samples were taken: an int, 1 (a render in bands writes 0 first and sets
 // it when it is cut short).
@@ -161,7 +195,7 @@ func exrLayout(width, height int, held Layers, only AOV, halfFloat bool) (*exr.H
 	h.SetZIPLevel(exrZIPLevel)
 	channels := exr.NewChannelList()
 	var groups []*exrGroup
-	add := func(read func(f *Film, y0, y1 int) ([]float32, int), names ...string) {
+	add := func(read func(dst []float32, f *Film, y0, y1 int) ([]float32, int), names ...string) {
 		g := &exrGroup{read: read}
 		for _, name := range names {
 			// Depth and variance keep float32 even in half-float files:
@@ -178,11 +212,11 @@ func exrLayout(width, height int, held Layers, only AOV, halfFloat bool) (*exr.H
 		groups = append(groups, g)
 	}
 	aov := func(a AOV, names ...string) {
-		add(func(f *Film, y0, y1 int) ([]float32, int) { return f.ResolveRows(a, y0, y1) }, names...)
+		add(func(dst []float32, f *Film, y0, y1 int) ([]float32, int) { return f.resolveRowsInto(dst, a, y0, y1) }, names...)
 	}
 	variance := func(rgb, lumSq Layer, name string) {
-		add(func(f *Film, y0, y1 int) ([]float32, int) {
-			return f.meanVariance(rgb, lumSq, y0*f.Width, y1*f.Width), 1
+		add(func(dst []float32, f *Film, y0, y1 int) ([]float32, int) {
+			return f.meanVariance(dst, rgb, lumSq, y0*f.Width, y1*f.Width), 1
 		}, name)
 	}
 	switch only {
@@ -317,7 +351,11 @@ const exrRows = 256
 // exrGroup is the EXR channels that one read of the film gives: an AOV's
 // channels or a variance, as float32 or half planes of a block of rows.
 type exrGroup struct {
-	read   func(f *Film, y0, y1 int) ([]float32, int) // rows of f
+	// read resolves rows of f into its first argument (grown where too
+	// small): the group's pixels, channels interleaved, reused block to
+	// block (pix).
+	read   func(dst []float32, f *Film, y0, y1 int) ([]float32, int)
+	pix    []float32
 	names  []string
 	half   []bool
 	floats [][]float32
@@ -328,7 +366,8 @@ type exrGroup struct {
 // them, placed at f's rows in the image.
 func (g *exrGroup) fill(fb *exr.FrameBuffer, f *Film, y0, y1 int) {
 	width := f.Width
-	pix, n := g.read(f, y0, y1)
+	pix, n := g.read(g.pix, f, y0, y1)
+	g.pix = pix
 	count := width * (y1 - y0)
 	if g.floats == nil {
 		g.floats, g.halves = make([][]float32, len(g.names)), make([][]half.Half, len(g.names))

@@ -216,13 +216,19 @@ func CPUPassSamples(pixels int) int {
 // sample) or the GPU's read-back buffer, the writers' planes and, where
 // denoised, the denoiser's.
 func MemoryNeed(opts Options, layers Layers, backend string, denoised bool) uint64 {
+	return memoryNeed(opts, layers, backend, denoised, opts.Width*opts.Height)
+}
+
+// memoryNeed is MemoryNeed of a film of opts' size (a band's) in a render
+// whose passes the image of imagePixels pixels sets (CPUPassSamples).
+func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imagePixels int) uint64 {
 	px := uint64(opts.Width) * uint64(opts.Height)
 	film := FilmBytes(opts.Width, opts.Height, layers)
 	need := heldBytes() + film + imageOutputBytes*px
 	switch {
 	case backend == "vulkan":
 		need += gpuReadbackBytes * px
-	case CPUPassSamples(opts.Width*opts.Height) == 1:
+	case CPUPassSamples(imagePixels) == 1:
 		need += film / 2 // the pass buffers: a float32 sample a channel
 	default:
 		need += film // the pass buffers: exact sums
@@ -301,7 +307,7 @@ func BandRows(opts Options, layers Layers, setting string) (rows int, budget uin
 	band := opts
 	for rows := min(maxBandRows, (opts.Height-1)/16*16); rows >= 16; rows -= 16 {
 		band.Height = rows
-		if MemoryNeed(band, layers, "cpu", false) <= budget {
+		if memoryNeed(band, layers, "cpu", false, opts.Width*opts.Height) <= budget {
 			return rows, budget, nil
 		}
 	}

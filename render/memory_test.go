@@ -47,6 +47,13 @@ func TestCheckMemory(t *testing.T) {
 			t.Errorf("%dx%d: every layer adds %.0f bytes to the beauty's need, want %g times the films' difference", c.w, c.h, d, 1+c.passes)
 		}
 	}
+	// A band's pass buffers are those the whole image's passes take: an 8K
+	// image's are one sample a pixel, though a band of 256 rows alone
+	// would take passes of two.
+	band := Options{Width: 7680, Height: 256}
+	if inImage, alone := memoryNeed(band, GuideLayers, "cpu", false, 7680*4320), MemoryNeed(band, GuideLayers, "cpu", false); inImage >= alone {
+		t.Errorf("a band of an 8K image needs %d bytes, as much as one alone (%d)", inImage, alone)
+	}
 	base := MemoryNeed(opts, BaseLayers, "cpu", false)
 	if d := MemoryNeed(opts, BaseLayers, "cpu", true); d <= base {
 		t.Error("denoising needs nothing more")

@@ -164,7 +164,9 @@ var (
 )
 
 // tightGC lowers GOGC to writingGCPercent until the function it returns is
-// called; writers at once share it, and the last restores GOGC.
+// called; writers at once share it, and the last restores GOGC. GOGC is
+// the process's: renders running meanwhile collect as often, and a GOGC
+// the user set lower (or off) is 10 for the while.
 func tightGC() (restore func()) {
 	gcMu.Lock()
 	defer gcMu.Unlock()

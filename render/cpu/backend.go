@@ -96,6 +96,9 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 		return fmt.Errorf("render failed: internal error: a film of %dx%d pixels from row %d is no band of tiles of the %dx%d image",
 			film.Width, film.Height, film.Y0, s.opts.Width, s.opts.Height)
 	}
+	if spp > s.maxPass {
+		return fmt.Errorf("render failed: internal error: a pass of %d samples a pixel, past the session's %d", spp, s.maxPass)
+	}
 	if s.pass == nil || !s.pass.fits(film, s.maxPass == 1) {
 		s.pass = nil // the old buffers go before the new ones come
 		s.pass = newPassBuffers(film, s.maxPass == 1)

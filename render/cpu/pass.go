@@ -6,7 +6,7 @@ import "sertrace/render"
 // a cancelled pass never does. For passes of several samples a pixel they
 // are a film of their own, whose exact sums take each pixel's samples at
 // once (pixelSums.store). For passes of one sample a pixel, every pass of
-// an image of 2^21 pixels or more (render.CPUPassSamples), they hold that
+// an image of more than 2^21 pixels (render.CPUPassSamples), they hold that
 // sample, each channel's float32, which the film quantizes as it adds it:
 // a sum of one sample is its quantized value, so the film's sums are the
 // same bits in half the memory.

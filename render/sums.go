@@ -231,13 +231,31 @@ func (s *LayerSums) add(o *LayerSums) {
 // layer the film lacks is left out.
 func (f *Film) AddPass(l Layer, src []float32) {
 	dst := &f.Sums[l]
-	if dst.Len() == 0 {
+	switch {
+	case dst.Len() == 0:
+		return
+	case dst.Plain != nil || len(src) < parallelAdd:
+		for i, v := range src {
+			dst.AddSample(i, v)
+		}
 		return
 	}
-	for i, v := range src {
-		dst.AddSample(i, v)
-	}
+	// Each element's sum is its own integer: cores take a share of them
+	// each, and a carry into a high word (rare) takes the map's lock.
+	parallelRows(len(src), func(from, to int) {
+		for i := from; i < to; i++ {
+			hi, lo := Quantize(src[i])
+			if c := hi + addLow(&dst.Fixed[i], lo); c != 0 {
+				highMu.Lock()
+				dst.setHigh(i, dst.High[i]+c)
+				highMu.Unlock()
+			}
+		}
+	})
 }
+
+// parallelAdd is the length from which AddPass adds on every core.
+const parallelAdd = 1 << 16
 
 // Add adds the sums of o, a film of the same size, to f's: exactly on the
 // exact layers. The sample counts are the caller's to keep.

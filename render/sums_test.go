@@ -166,3 +166,42 @@ func TestFilmAddIsExact(t *testing.T) {
 		t.Error("a 3x4 film added to a 4x3 one")
 	}
 }
+
+// BenchmarkAddPass adds a one-sample pass of a 3840x2160 beauty (the CPU's
+// one-sample buffers and the GPU's read-back go through it).
+func BenchmarkAddPass(b *testing.B) {
+	const w, h = 3840, 2160
+	film := NewFilmOf(w, h, BaseLayers)
+	src := make([]float32, 3*w*h)
+	for i := range src {
+		src[i] = float32(i%1000) * 0.001
+	}
+	b.SetBytes(int64(4 * len(src)))
+	for b.Loop() {
+		film.AddPass(LayerBeauty, src)
+	}
+}
+
+// TestAddPassOnEveryCoreIsExact: a pass long enough for AddPass to add it
+// on every core gives each element the sum one sample at a time gives,
+// high words (carries from huge and negative samples) included.
+func TestAddPassOnEveryCoreIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 3*parallelAdd + 7
+	w := n / 3
+	parallel, serial := NewFilmOf(w, 1, BaseLayers), NewFilmOf(w, 1, BaseLayers)
+	for range 4 {
+		src := samplesLike(rng, 3*w)
+		parallel.AddPass(LayerBeauty, src)
+		for i, v := range src {
+			serial.Sums[LayerBeauty].AddSample(i, v)
+		}
+	}
+	p, s := &parallel.Sums[LayerBeauty], &serial.Sums[LayerBeauty]
+	if len(s.High) == 0 {
+		t.Fatal("no high words: the test needs carries")
+	}
+	if !slices.Equal(p.Fixed, s.Fixed) || !maps.Equal(p.High, s.High) {
+		t.Error("added on every core, the sums differ from one sample at a time")
+	}
+}

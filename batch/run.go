@@ -22,6 +22,7 @@ import (
 	"sertrace/denoise"
 	jobs "sertrace/job"
 	"sertrace/render"
+	"sertrace/render/backends"
 	"sertrace/scene"
 )
 
@@ -823,7 +824,7 @@ func (r *Runner) note(name string) func(string) {
 		}
 		// Which backend auto picks, and why, is the machine's: said for
 		// the first job that asks, not for every one.
-		if strings.HasPrefix(line, "backend auto:") {
+		if strings.HasPrefix(line, backends.ChoiceNote) {
 			r.mu.Lock()
 			said := r.said[line]
 			if r.said == nil {

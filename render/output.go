@@ -417,7 +417,7 @@ func writePNG(w io.Writer, film *Film, a AOV, display Display) error {
 		}
 		scale = 1 / max(far, 1e-30)
 	}
-	parallelRows(film.Height, func(y0, y1 int) {
+	parallelRanges(film.Height, func(y0, y1 int) {
 		encodePNGPixels(img.Pix, pix, y0*film.Width, y1*film.Width, a, display, scale)
 	})
 	var buf bytes.Buffer
@@ -432,16 +432,16 @@ func writePNG(w io.Writer, film *Film, a AOV, display Display) error {
 	return err
 }
 
-// parallelRows calls do on bands of rows [y0, y1) that cover [0, height),
-// one band per core at once.
-func parallelRows(height int, do func(y0, y1 int)) {
-	n := min(runtime.GOMAXPROCS(0), height)
+// parallelRanges calls do on ranges [from, to) that cover [0, n) (rows
+// of an image, elements of a layer), one range per core at once.
+func parallelRanges(n int, do func(from, to int)) {
+	parts := min(runtime.GOMAXPROCS(0), n)
 	var wg sync.WaitGroup
-	for k := range n {
+	for k := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			do(k*height/n, (k+1)*height/n)
+			do(k*n/parts, (k+1)*n/parts)
 		}()
 	}
 	wg.Wait()

@@ -166,6 +166,16 @@ func (s *LayerSums) addAt(i int, hi, lo int64) {
 	}
 }
 
+// addAtShared is addAt while other goroutines add to other elements: a
+// change of high word (rare) takes highMu.
+func (s *LayerSums) addAtShared(i int, hi, lo int64) {
+	if c := hi + addLow(&s.Fixed[i], lo); c != 0 {
+		highMu.Lock()
+		s.setHigh(i, s.High[i]+c)
+		highMu.Unlock()
+	}
+}
+
 // setHigh keeps element i's high word, in the map only when not zero.
 func (s *LayerSums) setHigh(i int, h int64) {
 	if h == 0 {
@@ -240,16 +250,11 @@ func (f *Film) AddPass(l Layer, src []float32) {
 		}
 		return
 	}
-	// Each element's sum is its own integer: cores take a share of them
-	// each, and a carry into a high word (rare) takes the map's lock.
-	parallelRows(len(src), func(from, to int) {
+	// Each element's sum is its own integer: cores take a share of them.
+	parallelRanges(len(src), func(from, to int) {
 		for i := from; i < to; i++ {
 			hi, lo := Quantize(src[i])
-			if c := hi + addLow(&dst.Fixed[i], lo); c != 0 {
-				highMu.Lock()
-				dst.setHigh(i, dst.High[i]+c)
-				highMu.Unlock()
-			}
+			dst.addAtShared(i, hi, lo)
 		}
 	})
 }

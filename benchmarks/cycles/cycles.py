@@ -245,7 +245,7 @@ def build_hair(path, black, as_tubes):
         data = json.load(f)
     groups, cut = data["groups"], data["cut"]
     zup = lambda a: numpy.stack([a[:, 0], -a[:, 2], a[:, 1]], axis=1)  # the importer's Y-up to Z-up
-    caps = black_material("sertrace-hair-caps")
+    caps = None if as_tubes else black_material("sertrace-hair-caps")
     for gi, g in enumerate(groups):
         if as_tubes:
             verts, tris = tubes(g["strands"], cut)

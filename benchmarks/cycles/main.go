@@ -37,6 +37,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -100,6 +101,9 @@ type settings struct {
 	Grid        int // regions per side for the per-region ratios
 	Camera      *lookAt
 }
+
+// cyclesScale is CyclesScale, 1 where unset.
+func (s settings) cyclesScale() int { return max(s.CyclesScale, 1) }
 
 // lookAt is a camera given on the command line: where it is, what it looks
 // at (with +Y up) and its vertical field of view.
@@ -427,7 +431,7 @@ func runCycles(blender, gltfPath, exr string, s settings) (run, error) {
 		return r, err
 	}
 	args := []string{"-b", "--factory-startup", "--python-exit-code", "1", "-P", script, "--",
-		gltfPath, exr, strconv.Itoa(s.Width * max(s.CyclesScale, 1)), strconv.Itoa(s.Height * max(s.CyclesScale, 1)), strconv.Itoa(s.CyclesSPP),
+		gltfPath, exr, strconv.Itoa(s.Width * s.cyclesScale()), strconv.Itoa(s.Height * s.cyclesScale()), strconv.Itoa(s.CyclesSPP),
 		strconv.Itoa(s.MaxDepth), strconv.Itoa(s.Threads), "--camera", cameraName, "--env", fmt.Sprintf("%g,%g,%g", s.Env[0], s.Env[1], s.Env[2])}
 	if s.Diffuse {
 		args = append(args, "--diffuse")
@@ -515,7 +519,7 @@ func (r *result) measure(s settings) error {
 	if err != nil {
 		return err
 	}
-	if k := s.CyclesScale; k > 1 && cw == k*s.Width && ch == k*s.Height {
+	if k := s.cyclesScale(); k > 1 && cw == k*s.Width && ch == k*s.Height {
 		cw, ch, cl = s.Width, s.Height, boxDown(cl, cw*k, k)
 	}
 	if sw != cw || sh != ch || sw != s.Width || sh != s.Height {
@@ -687,8 +691,8 @@ func reportMarkdown(s settings, blender string, results []result) string {
 	if s.HairTubes {
 		b.WriteString(", Cycles' strands as triangle tubes")
 	}
-	if s.CyclesScale > 1 {
-		fmt.Fprintf(&b, ", Cycles at %d× the resolution, box-filtered down", s.CyclesScale)
+	if k := s.cyclesScale(); k > 1 {
+		fmt.Fprintf(&b, ", Cycles at %d× the resolution, box-filtered down", k)
 	}
 	fmt.Fprintf(&b, ". Times exclude the scene import: sertrace's BVH build and render, Cycles' render operator (scene sync, BVH, render).\n\n")
 	b.WriteString("| scene | sertrace | Cycles | sertrace / Cycles time | mean luminance sertrace / Cycles (±1σ of sertrace's noise) | region ratios, lowest / highest (±1σ of sertrace's noise) |\n")
@@ -926,7 +930,7 @@ func prepare(path, dir string, s settings) (_ string, err error) {
 			err = writeJSON(filepath.Join(dir, cyclesFile), cdoc)
 		}
 	}()
-	if s.HairBlack {
+	if s.HairBlack { // after exportHair, which found the strands by their hair materials
 		blackHair(doc)
 	}
 	if hs.Strands > 0 {
@@ -1078,14 +1082,20 @@ func lambertian(doc map[string]any) {
 				keep = append(keep, e)
 			}
 		}
-		if key == "extensionsUsed" {
-			keep = append(keep, "KHR_materials_specular")
-		}
 		if len(keep) > 0 {
 			doc[key] = keep
 		} else {
 			delete(doc, key)
 		}
+	}
+	useExtension(doc, "KHR_materials_specular")
+}
+
+// useExtension lists an extension in the document's extensionsUsed, once.
+func useExtension(doc map[string]any, name string) {
+	used, _ := doc["extensionsUsed"].([]any)
+	if !slices.Contains(used, any(name)) {
+		doc["extensionsUsed"] = append(used, name)
 	}
 }
 
@@ -1105,13 +1115,7 @@ func blackHair(doc map[string]any) {
 		m["extensions"] = map[string]any{"KHR_materials_specular": map[string]any{"specularFactor": 0}}
 		m["alphaMode"] = "OPAQUE"
 	}
-	used, _ := doc["extensionsUsed"].([]any)
-	for _, e := range used {
-		if e == "KHR_materials_specular" {
-			return
-		}
-	}
-	doc["extensionsUsed"] = append(used, "KHR_materials_specular")
+	useExtension(doc, "KHR_materials_specular")
 }
 
 // dropLights removes KHR_lights_punctual from a glTF document: its lights

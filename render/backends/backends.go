@@ -16,6 +16,12 @@ import (
 	"sertrace/scene"
 )
 
+// ChoiceNote begins the line Choose says under auto: which device and path
+// it picked, or why the CPU. The line is the machine's, the same for every
+// render (a batch says it once); a job's own fallback to the CPU is said
+// otherwise.
+const ChoiceNote = "backend auto: "
+
 // Choose returns the backend for a --backend name (auto, cpu, vulkan) and
 // --path. Under auto, it says in one line through note which device and
 // path it picked, or why it renders on the CPU.
@@ -28,7 +34,7 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 	}
 	devs, err := vulkan.Devices()
 	if err != nil {
-		note(fmt.Sprintf("backend auto: %v; rendering on the cpu", err))
+		note(ChoiceNote + fmt.Sprintf("%v; rendering on the cpu", err))
 		return cpu.Backend{}, nil
 	}
 	var why []string
@@ -41,7 +47,7 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 		}
 		for _, p := range vulkan.PathNames {
 			if (path == "" || path == p) && d.Paths[p].Available {
-				note(fmt.Sprintf("backend auto: rendering on %s, path %s", d.Name, p))
+				note(ChoiceNote + fmt.Sprintf("rendering on %s, path %s", d.Name, p))
 				return fallback{vulkan.Backend{Path: p, Device: d.Index, Validation: vulkan.ValidationRequested()}, note}, nil
 			}
 		}
@@ -52,9 +58,9 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 		why = append(why, fmt.Sprintf("%s: %s", d.Name, d.Paths[asked].Reason))
 	}
 	if len(devs) == 0 {
-		note("backend auto: the Vulkan loader lists no device; rendering on the cpu")
+		note(ChoiceNote + "the Vulkan loader lists no device; rendering on the cpu")
 	} else {
-		note(fmt.Sprintf("backend auto: no GPU runs a ray-tracing pipeline or ray queries (%s); rendering on the cpu", strings.Join(why, "; ")))
+		note(ChoiceNote + fmt.Sprintf("no GPU runs a ray-tracing pipeline or ray queries (%s); rendering on the cpu", strings.Join(why, "; ")))
 	}
 	return cpu.Backend{}, nil
 }
@@ -84,7 +90,7 @@ func (f fallback) Prepare(ctx context.Context, sc *scene.Scene, opts render.Opti
 // toCPU says why the GPU failed and prepares the render on the CPU, in
 // the time it returns.
 func (f fallback) toCPU(ctx context.Context, sc *scene.Scene, opts render.Options, gpuErr error) (render.Session, time.Duration, error) {
-	f.note(fmt.Sprintf("backend auto: %v; rendering on the cpu instead", gpuErr))
+	f.note(fmt.Sprintf("the GPU render failed: %v; rendering on the cpu instead", gpuErr))
 	start := time.Now()
 	s, err := cpu.Backend{}.Prepare(ctx, sc, opts)
 	if err != nil {

@@ -161,6 +161,12 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if err != nil {
 		return settingError(err)
 	}
+	if settings.Samples != "" {
+		// An interrupted slice is written with the passes it completed,
+		// to be completed by a slice of the samples after them: a cut pass
+		// adds nothing.
+		j.Options.WholePasses = true
+	}
 	opts, display := j.Options, j.Display
 	w, h := opts.Width, opts.Height
 

@@ -773,7 +773,7 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 		} else {
 			film = cp.Film
 			film.Partial = false
-			r.note(job.Name)(fmt.Sprintf("continuing from its checkpoint (%d samples per pixel)", film.Samples))
+			r.note(job.Name)(fmt.Sprintf("continuing from its checkpoint (%s)", film.SamplesHeld()))
 		}
 	}
 	cp = checkpoint{} // a checkpoint not continued goes before the new film comes
@@ -800,7 +800,7 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 	if rerr != nil && !errors.Is(rerr, context.Canceled) {
 		// A failure after some passes (a lost device) keeps them for the
 		// next run, as an interruption does.
-		if film.Partial && film.Samples > 0 {
+		if film.Partial && (film.Samples > 0 || film.Cut()) {
 			if err := keep(rerr.Error()); err != nil {
 				return film, display, stats, err
 			}

@@ -37,10 +37,9 @@ func Film(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
 		return nil, err
 	}
 	c := *f
-	n := float64(f.Samples)
 	beauty := render.LayerSums{Fixed: make([]int64, len(out))}
 	for i, v := range out {
-		beauty.Set(i, float64(v)*n)
+		beauty.Set(i, float64(v)*float64(f.SamplesAt(i/3)))
 	}
 	noisyBeauty, noisySq := &f.Sums[render.LayerBeauty], &f.Sums[render.LayerLumSq]
 	lum := func(b *render.LayerSums, i int) float64 {
@@ -48,6 +47,7 @@ func Film(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
 	}
 	lumSq := render.LayerSums{Fixed: make([]int64, noisySq.Len())}
 	for i := range lumSq.Fixed {
+		n := float64(max(f.SamplesAt(i), 1))
 		noisy, clean := lum(noisyBeauty, i)/n, lum(&beauty, i)/n
 		lumSq.Set(i, noisySq.Value(i)+n*(clean*clean-noisy*noisy))
 	}

@@ -22,9 +22,12 @@ func bandOf(f *Film, y0, rows int) *Film {
 			continue
 		}
 		n := FilmLayers[l].Channels * f.Width
-		if src.Fixed != nil {
+		switch {
+		case src.Fixed != nil:
 			b.Sums[l].Fixed = slices.Clone(src.Fixed[y0*n : (y0+rows)*n])
-		} else {
+		case src.Narrow != nil:
+			b.Sums[l].Narrow = slices.Clone(src.Narrow[y0*n : (y0+rows)*n])
+		default:
 			b.Sums[l].Plain = slices.Clone(src.Plain[y0*n : (y0+rows)*n])
 		}
 	}

@@ -13,7 +13,8 @@ import (
 // rounded to a multiple of 2^-32 and nothing is rounded after, so the sums,
 // and every image made from them, are the same whatever the passes or the
 // slices the samples were rendered in. Every pixel receives the same
-// number of samples, so one count serves the whole image.
+// number of samples, so one count serves the whole image, but for a pass
+// cut short, whose finished pixels hold its samples (Ahead).
 type Film struct {
 	Width, Height int
 	// Y0 is the image row the film's first row is: a band's (RenderBands),
@@ -23,6 +24,12 @@ type Film struct {
 	Samples  int    // per pixel, accumulated so far: samples [First, First+Samples)
 	CostUnit string // "": rays; "clock ticks": the GPU's shader clock over the pixel's samples
 	Partial  bool   // stopped before all samples were taken
+	// Ahead and AheadPixels describe the pass in flight, or one cut short
+	// (cutpass.go): the pixels whose bit is set hold Ahead samples more
+	// than Samples, samples [First+Samples, First+Samples+Ahead). Ahead 0
+	// and no bits: every pixel holds Samples.
+	Ahead       int
+	AheadPixels []uint64
 
 	// Sums are the layers' sums, rows from the top, a pixel's channels
 	// together (FilmLayers says what each holds); a layer nothing reads is
@@ -63,7 +70,10 @@ type LayerInfo struct {
 	// which float64 sums exactly anyway), the SIMT efficiency (which
 	// depends on the waves a pass made) and the GPU's clock.
 	Exact bool
-	Split bool // part of the denoiser's split, which an old checkpoint lacks
+	// Narrow exact layers are held in 32-bit words of 2^-14 (NarrowBits):
+	// the guides, whose values are about 1.
+	Narrow bool
+	Split  bool // part of the denoiser's split, which an old checkpoint lacks
 	// AOV is the output that shows the layer averaged ("" for the squared
 	// luminances, which the variance outputs read).
 	AOV AOV
@@ -76,20 +86,28 @@ type LayerInfo struct {
 
 // FilmLayers is the table of a film's layers.
 var FilmLayers = [NumLayers]LayerInfo{
-	{"beauty", 3, true, false, AOVBeauty, layout.FilmBeauty, "RGB radiance"},
-	{"albedo", 3, true, false, AOVAlbedo, layout.FilmAlbedo, "the first hit's albedo"},
-	{"normal", 3, true, false, AOVNormal, layout.FilmNormal, "the first hit's world shading normal"},
-	{"depth", 1, true, false, AOVDepth, layout.FilmDepth, "the first hit's distance along the camera axis (0 for misses)"},
-	{"lum_sq", 1, true, false, "", layout.FilmLumSq, "the squared luminance, for the variance"},
-	{"diffuse", 3, true, true, AOVDiffuse, layout.FilmDiffuse, "the light the first hit's diffuse lobe reflected"},
-	{"specular", 3, true, true, AOVSpecular, layout.FilmSpecular, "the light the first hit's other lobes (specular, metal, glass) reflected"},
-	{"diffuse_albedo", 3, true, true, AOVDiffuseAlbedo, layout.FilmDiffuseAlbedo, "the diffuse lobe's directional albedo"},
-	{"specular_albedo", 3, true, true, AOVSpecularAlbedo, layout.FilmSpecularAlbedo, "the other lobes' directional albedo"},
-	{"diffuse_lum_sq", 1, true, true, "", layout.FilmDiffuseLumSq, "the diffuse light's squared luminance"},
-	{"specular_lum_sq", 1, true, true, "", layout.FilmSpecularLumSq, "the other light's squared luminance"},
-	{"cost", 1, false, false, AOVCost, layout.FilmCost, "rays traced (camera, bounce and shadow rays), or the film's CostUnit"},
-	{"path_length", 1, false, false, AOVPathLength, layout.FilmPathLength, "bounces"},
-	{"simt", 1, false, false, AOVSIMT, -1, "the SIMT efficiency of the warps the path ran in (launch order)"},
+	{"beauty", 3, true, false, false, AOVBeauty, layout.FilmBeauty, "RGB radiance"},
+	{"albedo", 3, true, true, false, AOVAlbedo, layout.FilmAlbedo, "the first hit's albedo"},
+	{"normal", 3, true, true, false, AOVNormal, layout.FilmNormal, "the first hit's world shading normal"},
+	{"depth", 1, true, false, false, AOVDepth, layout.FilmDepth, "the first hit's distance along the camera axis (0 for misses)"},
+	{"lum_sq", 1, true, false, false, "", layout.FilmLumSq, "the squared luminance, for the variance"},
+	{"diffuse", 3, true, false, true, AOVDiffuse, layout.FilmDiffuse, "the light the first hit's diffuse lobe reflected"},
+	{"specular", 3, true, false, true, AOVSpecular, layout.FilmSpecular, "the light the first hit's other lobes (specular, metal, glass) reflected"},
+	{"diffuse_albedo", 3, true, true, true, AOVDiffuseAlbedo, layout.FilmDiffuseAlbedo, "the diffuse lobe's directional albedo"},
+	{"specular_albedo", 3, true, true, true, AOVSpecularAlbedo, layout.FilmSpecularAlbedo, "the other lobes' directional albedo"},
+	{"diffuse_lum_sq", 1, true, false, true, "", layout.FilmDiffuseLumSq, "the diffuse light's squared luminance"},
+	{"specular_lum_sq", 1, true, false, true, "", layout.FilmSpecularLumSq, "the other light's squared luminance"},
+	{"cost", 1, false, false, false, AOVCost, layout.FilmCost, "rays traced (camera, bounce and shadow rays), or the film's CostUnit"},
+	{"path_length", 1, false, false, false, AOVPathLength, layout.FilmPathLength, "bounces"},
+	{"simt", 1, false, false, false, AOVSIMT, -1, "the SIMT efficiency of the warps the path ran in (launch order)"},
+}
+
+// wordBytes is the bytes a channel of the layer takes in a film.
+func (info LayerInfo) wordBytes() uint64 {
+	if info.Narrow {
+		return 4
+	}
+	return 8
 }
 
 // LayerOf is the layer an AOV averages, and whether there is one (the
@@ -178,7 +196,7 @@ func (f *Film) Held() Layers {
 // a film read back from a checkpoint or a slice must be.
 func (f *Film) Whole() bool {
 	n := f.Width * f.Height
-	if f.Width <= 0 || f.Height <= 0 || f.First < 0 || f.Samples < 0 || n > MaxFilePixels {
+	if f.Width <= 0 || f.Height <= 0 || f.First < 0 || f.Samples < 0 || n > MaxFilePixels || !f.cutWhole() {
 		return false
 	}
 	has := f.Held()
@@ -193,7 +211,13 @@ func (f *Film) Whole() bool {
 			}
 			continue
 		}
-		if info.Exact != (s.Fixed != nil) || (s.Fixed != nil && s.Plain != nil) || s.Len() != info.Channels*n {
+		held := 0
+		for _, has := range []bool{s.Fixed != nil, s.Narrow != nil, s.Plain != nil} {
+			if has {
+				held++
+			}
+		}
+		if held != 1 || info.Narrow != (s.Narrow != nil) || (info.Exact && !info.Narrow) != (s.Fixed != nil) || s.Len() != info.Channels*n {
 			return false
 		}
 		for i, h := range s.High {
@@ -221,8 +245,8 @@ func (f *Film) Keep(s Layers) {
 func NewFilm(width, height int) *Film { return NewFilmOf(width, height, AllLayers) }
 
 // NewFilmOf makes an empty film of the layers in s and the base layers:
-// 8 bytes a channel, at 3840x2160 1.8 GB for every layer and 0.27 GB for
-// the base ones.
+// 8 bytes a channel, 4 for the narrow layers; at 3840x2160 1.4 GB for
+// every layer and 0.27 GB for the base ones.
 func NewFilmOf(width, height int, s Layers) *Film {
 	s |= BaseLayers
 	f := &Film{Width: width, Height: height}
@@ -230,9 +254,12 @@ func NewFilmOf(width, height int, s Layers) *Film {
 		if !s.Has(Layer(l)) {
 			continue
 		}
-		if info.Exact {
+		switch {
+		case info.Narrow:
+			f.Sums[l].Narrow = make([]int32, info.Channels*width*height)
+		case info.Exact:
 			f.Sums[l].Fixed = make([]int64, info.Channels*width*height)
-		} else {
+		default:
 			f.Sums[l].Plain = make([]float64, info.Channels*width*height)
 		}
 	}
@@ -303,12 +330,18 @@ func (f *Film) resolveRowsInto(dst []float32, a AOV, y0, y1 int) (pix []float32,
 	out := Grow(dst, channels*(to-from))
 	clear(out) // zero where the film lacks the layer
 	src := &f.Sums[l]
-	if f.Samples == 0 || src.Len() == 0 {
+	if src.Len() == 0 {
 		return out, channels
 	}
-	inv := 1 / float64(f.Samples)
-	for i := range out {
-		out[i] = float32(src.Value(channels*from+i) * inv)
+	for p := from; p < to; p++ {
+		n := f.SamplesAt(p)
+		if n == 0 {
+			continue
+		}
+		inv := 1 / float64(n)
+		for c := range channels {
+			out[channels*(p-from)+c] = float32(src.Value(channels*p+c) * inv)
+		}
 	}
 	if a == AOVNormal {
 		for i := 0; i < len(out); i += 3 {
@@ -326,13 +359,16 @@ func (f *Film) resolveRowsInto(dst []float32, a AOV, y0, y1 int) (pix []float32,
 func (f *Film) sampleVariance(dst []float32, rgb, lumSq Layer, from, to int) []float32 {
 	out := Grow(dst, to-from)
 	clear(out)
-	n := float64(f.Samples)
 	sum, sq := &f.Sums[rgb], &f.Sums[lumSq]
-	if n < 2 || sum.Len() == 0 || sq.Len() == 0 {
+	if sum.Len() == 0 || sq.Len() == 0 {
 		return out
 	}
 	for k := range out {
 		i := from + k
+		n := float64(f.SamplesAt(i))
+		if n < 2 {
+			continue
+		}
 		mean := (0.2126*sum.Value(3*i) + 0.7152*sum.Value(3*i+1) + 0.0722*sum.Value(3*i+2)) / n
 		out[k] = float32(max(sq.Value(i)/n-mean*mean, 0) * n / (n - 1))
 	}
@@ -359,7 +395,7 @@ func (f *Film) MeanVariance() []float32 {
 func (f *Film) meanVariance(dst []float32, rgb, lumSq Layer, from, to int) []float32 {
 	v := f.sampleVariance(dst, rgb, lumSq, from, to)
 	for i := range v {
-		v[i] /= float32(max(f.Samples, 1))
+		v[i] /= float32(max(f.SamplesAt(from+i), 1))
 	}
 	return v
 }

@@ -167,13 +167,13 @@ func memTotal() uint64 {
 
 // FilmBytes is the memory a film of the layers s takes at width×height.
 func FilmBytes(width, height int, s Layers) uint64 {
-	var channels uint64
+	var bytes uint64
 	for l, info := range FilmLayers {
 		if (s | BaseLayers).Has(Layer(l)) {
-			channels += uint64(info.Channels)
+			bytes += uint64(info.Channels) * info.wordBytes()
 		}
 	}
-	return 8 * channels * uint64(width) * uint64(height)
+	return bytes * uint64(width) * uint64(height)
 }
 
 // Bytes a pixel takes beyond the film, by what holds them: estimates that
@@ -212,9 +212,9 @@ func CPUPassSamples(pixels int) int {
 
 // MemoryNeed estimates the memory a render of opts into a film of layers
 // takes, with what the process holds already (the scene loaded): the
-// film, the CPU's pass buffers (as large, or half as large in passes of one
-// sample) or the GPU's read-back buffer, the writers' planes and, where
-// denoised, the denoiser's.
+// film, the GPU's read-back buffer or, for whole passes (WholePasses), the
+// CPU's pass buffers (as large, or half as large in passes of one sample),
+// the writers' planes and, where denoised, the denoiser's.
 func MemoryNeed(opts Options, layers Layers, backend string, denoised bool) uint64 {
 	return memoryNeed(opts, layers, backend, denoised, opts.Width*opts.Height)
 }
@@ -225,9 +225,12 @@ func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imag
 	px := uint64(opts.Width) * uint64(opts.Height)
 	film := FilmBytes(opts.Width, opts.Height, layers)
 	need := heldBytes() + film + imageOutputBytes*px
+	need += px / 8 // the pixels a pass has done (cutpass.go)
 	switch {
 	case backend == "vulkan":
 		need += gpuReadbackBytes * px
+	case !opts.WholePasses:
+		// A CPU pass adds to the film as it goes.
 	case CPUPassSamples(imagePixels) == 1:
 		need += film / 2 // the pass buffers: a float32 sample a channel
 	default:

@@ -50,6 +50,12 @@ type Options struct {
 	// AfterPass, when set, is called after each pass with the film, whole
 	// and consistent (for a periodic checkpoint).
 	AfterPass func(film *Film)
+	// WholePasses makes a cancelled pass add nothing to the film, which
+	// then holds the same samples in every pixel: what a slice written
+	// when interrupted needs (it merges by whole samples). It costs the
+	// CPU buffers the size of the image; without it a cut pass leaves the
+	// pixels it finished in the film (cutpass.go).
+	WholePasses bool
 }
 
 // SampleRange is the samples a render takes: [first, end).
@@ -158,10 +164,12 @@ type Session interface {
 	// MaxPass is the most samples per pixel that one pass takes (a GPU
 	// launch's size is capped; the CPU's pass buffers are).
 	MaxPass() int
-	// Pass renders samples [first, first+n) of every pixel and adds their
-	// sums to film, calling progress (if not nil) with the fraction of the
-	// pass done. Cancelled (ctx) or failing, it adds nothing and returns
-	// the error.
+	// Pass renders samples [first, first+n) of every pixel the film does
+	// not mark ahead (Film.IsAhead: a cut pass's finished pixels, when it
+	// completes one) and adds their sums to film, calling progress (if not
+	// nil) with the fraction of the pass done. Cancelled (ctx) or failing,
+	// it returns the error, having added nothing or, pixel by pixel, what
+	// it marked ahead (Film.MarkAhead; never under Options.WholePasses).
 	Pass(ctx context.Context, first, n int, film *Film, progress func(float64)) error
 	// Finish fills in what the backend knows of the render (its name and
 	// path, device, tracer, rays, bounces, GPU time, warnings) and returns
@@ -184,7 +192,7 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 		return nil, err
 	}
 	first, _ := opts.SampleRange()
-	if film.Samples == 0 {
+	if film.Samples == 0 && !film.Cut() {
 		film.First = first
 	} else if film.First != first {
 		return nil, fmt.Errorf("the film holds samples from %d on, not from %d", film.First, first)
@@ -249,15 +257,22 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 		}
 		spp = min(spp, end-film.First-film.Samples, s.MaxPass())
 		spp = FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
+		if film.Cut() {
+			spp = film.Ahead // a pass cut short is completed first
+		}
+		if err = film.beginPass(spp); err != nil {
+			break
+		}
 		var passDone func(float64)
 		if progress != nil {
 			done, n, total := float64(film.Samples), float64(spp), float64(end-film.First)
 			passDone = func(f float64) { progress((done + n*f) / total) }
 		}
 		if err = s.Pass(ctx, film.First+film.Samples, spp, film, passDone); err != nil {
+			film.cutPass()
 			break
 		}
-		film.Samples += spp
+		film.endPass()
 		if opts.AfterPass != nil && film.First+film.Samples < end {
 			opts.AfterPass(film)
 		}
@@ -268,7 +283,7 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 	if err != nil {
 		// A cancelled film is partial even when empty; a failed one when
 		// it holds what was rendered before the failure.
-		film.Partial = ctx.Err() != nil || film.Samples > 0
+		film.Partial = ctx.Err() != nil || film.Samples > 0 || film.Cut()
 	}
 	return err
 }

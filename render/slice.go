@@ -66,8 +66,9 @@ type SliceInfo struct {
 }
 
 // sliceSums names the form of a slice's sums: 64-bit integers of units of
-// 2^-32 with sparse high words (sums.go).
-const sliceSums = "fixed-2^-32"
+// 2^-32 with sparse high words, the narrow layers' 32-bit words of 2^-14
+// sign-extended (sums.go).
+const sliceSums = "fixed-2^-32-narrow-2^-14"
 
 // sliceChecksum is the hex SHA-256 of a slice's info (its Checksum left
 // empty) and of the film's sums, layer by layer: the 64-bit words, then
@@ -98,19 +99,25 @@ func sliceChecksum(film *Film, info SliceInfo) string {
 // word is element i's 64-bit word: an exact sum's low word, a statistic's
 // float64 bits.
 func (s *LayerSums) word(i int) uint64 {
-	if s.Plain != nil {
+	switch {
+	case s.Plain != nil:
 		return math.Float64bits(s.Plain[i])
+	case s.Narrow != nil:
+		return uint64(int64(s.Narrow[i])) // sign-extended
 	}
 	return uint64(s.Fixed[i])
 }
 
 // setWord makes element i's 64-bit word w.
 func (s *LayerSums) setWord(i int, w uint64) {
-	if s.Plain != nil {
+	switch {
+	case s.Plain != nil:
 		s.Plain[i] = math.Float64frombits(w)
-		return
+	case s.Narrow != nil:
+		s.Narrow[i] = int32(w)
+	default:
+		s.Fixed[i] = int64(w)
 	}
-	s.Fixed[i] = int64(w)
 }
 
 // sliceAttribute is the EXR header attribute that holds a slice's info.
@@ -127,8 +134,11 @@ func (s Settings) ForSlice() Settings {
 // WriteSlice writes film, samples [film.First, film.First+film.Samples) of
 // the render info describes, as a slice EXR.
 func WriteSlice(path string, film *Film, info SliceInfo, display Display) error {
-	if !strings.EqualFold(filepath.Ext(path), ".exr") {
+	switch {
+	case !strings.EqualFold(filepath.Ext(path), ".exr"):
 		return fmt.Errorf("write %s: a slice is written as an EXR", path)
+	case film.Cut():
+		return fmt.Errorf("write %s: internal error: a slice of a pass cut short (render it with Options.WholePasses)", path)
 	}
 	info.Settings = info.Settings.ForSlice()
 	info.Width, info.Height, info.First, info.Count, info.CostUnit, info.Sums = film.Width, film.Height, film.First, film.Samples, film.CostUnit, sliceSums

@@ -3,10 +3,8 @@ package render
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -61,7 +59,7 @@ func TestSliceKeepsHighWords(t *testing.T) {
 	}
 	for l := range NumLayers {
 		a, b := &film.Sums[l], &got.Sums[l]
-		if !slices.Equal(a.Fixed, b.Fixed) || !maps.Equal(a.High, b.High) || !slices.Equal(a.Plain, b.Plain) {
+		if !a.Equal(b) {
 			t.Fatalf("%s: read back %v, wrote %v", FilmLayers[l].Name, b, a)
 		}
 	}

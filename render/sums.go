@@ -2,7 +2,9 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -26,6 +28,18 @@ import (
 // a sum counts units of 2^-FixedBits.
 const FixedBits = 32
 
+// The guides (the first hit's albedo and normal, the split's albedos:
+// values of magnitude about 1, read by the denoiser and shown as AOVs)
+// are narrow: their unit is 2^-NarrowBits and their low words are 32 bits
+// (High counts 2^32 units), half the memory. A sample is rounded to 6.1e-5
+// (a quarter of a half float's step at 1, 2^-12 past 0.5) and a pixel
+// summing past 131,072 samples of 1 carries into the high words. Their
+// samples are clamped to ±2^40.
+const NarrowBits = 14
+
+// narrowMax is the magnitude a narrow layer's samples are clamped to.
+const narrowMax = 0x1p40
+
 // Quantum is the step of an exact sum.
 const Quantum = 0x1p-32
 
@@ -45,6 +59,29 @@ func Quantize(v float32) (hi, lo int64) {
 		x = -maxSample
 	}
 	return units(x * 0x1p32) // exact: a float32 scaled by a power of two
+}
+
+// QuantizeLayer is a sample of layer l as a whole number of its units:
+// Quantize's, or a narrow layer's (NarrowBits).
+func QuantizeLayer(l Layer, v float32) (hi, lo int64) {
+	if FilmLayers[l].Narrow {
+		return quantizeNarrow(v)
+	}
+	return Quantize(v)
+}
+
+// quantizeNarrow is a narrow layer's sample in units of 2^-NarrowBits.
+func quantizeNarrow(v float32) (hi, lo int64) {
+	x := float64(v)
+	switch {
+	case x != x:
+		return 0, 0
+	case x > narrowMax:
+		x = narrowMax
+	case x < -narrowMax:
+		x = -narrowMax
+	}
+	return 0, int64(math.RoundToEven(x * 0x1p14))
 }
 
 // units is x, a number of units (finite, below 2^125 in magnitude), as
@@ -92,13 +129,30 @@ func fixedValue(hi, lo int64) float64 {
 }
 
 // LayerSums are one layer's per-pixel sums, channels interleaved: exact
-// (Fixed, and High where the high word is not zero) for the image layers,
-// float64 (Plain) for the statistics. Empty: the film does not hold the
-// layer.
+// for the image layers (Fixed, or Narrow for the guides, and High where
+// the high word is not zero), float64 (Plain) for the statistics. Empty:
+// the film does not hold the layer.
 type LayerSums struct {
 	Fixed []int64
-	High  map[int]int64
-	Plain []float64
+	// Narrow are a narrow layer's low words (NarrowBits): the sum is
+	// High·2^32 + Narrow units.
+	Narrow []int32
+	High   map[int]int64
+	Plain  []float64
+}
+
+// narrowCarry adds the sum (hi, lo) (canonical 128-bit units) to the
+// narrow low word *w and returns what joins the high word, in 2^32 units.
+func narrowCarry(w *int32, hi, lo int64) int64 {
+	t := int64(*w) + int64(uint32(lo))
+	*w = int32(t)
+	return hi<<32 + lo>>32 + (t-int64(int32(t)))>>32
+}
+
+// Equal reports whether two layers' sums are the same, bit for bit.
+func (s *LayerSums) Equal(o *LayerSums) bool {
+	return slices.Equal(s.Fixed, o.Fixed) && slices.Equal(s.Narrow, o.Narrow) && maps.Equal(s.High, o.High) &&
+		slices.EqualFunc(s.Plain, o.Plain, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) })
 }
 
 // highMu guards the High maps of a CPU pass's buffers, which workers on
@@ -106,14 +160,25 @@ type LayerSums struct {
 var highMu sync.Mutex
 
 // Len is how many values the layer holds (0: absent).
-func (s *LayerSums) Len() int { return max(len(s.Fixed), len(s.Plain)) }
+func (s *LayerSums) Len() int { return max(len(s.Fixed), len(s.Narrow), len(s.Plain)) }
 
 // Value is the sum at element i.
 func (s *LayerSums) Value(i int) float64 {
-	if s.Plain != nil {
+	switch {
+	case s.Plain != nil:
 		return s.Plain[i]
+	case s.Narrow != nil:
+		return (float64(s.High[i])*0x1p32 + float64(s.Narrow[i])) * 0x1p-14
 	}
 	return fixedValue(s.High[i], s.Fixed[i])
+}
+
+// quantize is a sample in the layer's units.
+func (s *LayerSums) quantize(v float32) (hi, lo int64) {
+	if s.Narrow != nil {
+		return quantizeNarrow(v)
+	}
+	return Quantize(v)
 }
 
 // Floats is every sum as float64 (a copy).
@@ -125,13 +190,17 @@ func (s *LayerSums) Floats() []float64 {
 	return out
 }
 
+// AddShared adds (hi, lo), a sum in units (Quantize, AddFixed), to exact
+// element i while other goroutines add to other elements.
+func (s *LayerSums) AddShared(i int, hi, lo int64) { s.addAtShared(i, hi, lo) }
+
 // AddSample adds a sample (Quantize for exact sums) at element i.
 func (s *LayerSums) AddSample(i int, v float32) {
 	if s.Plain != nil {
 		s.Plain[i] += float64(v)
 		return
 	}
-	hi, lo := Quantize(v)
+	hi, lo := s.quantize(v)
 	s.addAt(i, hi, lo)
 }
 
@@ -142,10 +211,15 @@ func (s *LayerSums) Set(i int, v float64) {
 		return
 	}
 	delete(s.High, i)
-	s.Fixed[i] = 0
 	// In float64 and unclamped but for the 128-bit range: a sum (n times
 	// a squared luminance) may pass a sample's clamp.
 	x := v * 0x1p32
+	if s.Narrow != nil {
+		s.Narrow[i] = 0
+		x = v * 0x1p14
+	} else {
+		s.Fixed[i] = 0
+	}
 	switch {
 	case x != x:
 		x = 0
@@ -161,15 +235,24 @@ func (s *LayerSums) Set(i int, v float64) {
 // addAt adds (hi, lo) to exact element i, touching the high words only
 // where it changes one.
 func (s *LayerSums) addAt(i int, hi, lo int64) {
-	if c := hi + addLow(&s.Fixed[i], lo); c != 0 {
+	if c := s.carry(i, hi, lo); c != 0 {
 		s.setHigh(i, s.High[i]+c)
 	}
+}
+
+// carry adds (hi, lo) to element i's low word and returns what joins its
+// high word.
+func (s *LayerSums) carry(i int, hi, lo int64) int64 {
+	if s.Narrow != nil {
+		return narrowCarry(&s.Narrow[i], hi, lo)
+	}
+	return hi + addLow(&s.Fixed[i], lo)
 }
 
 // addAtShared is addAt while other goroutines add to other elements: a
 // change of high word (rare) takes highMu.
 func (s *LayerSums) addAtShared(i int, hi, lo int64) {
-	if c := hi + addLow(&s.Fixed[i], lo); c != 0 {
+	if c := s.carry(i, hi, lo); c != 0 {
 		highMu.Lock()
 		s.setHigh(i, s.High[i]+c)
 		highMu.Unlock()
@@ -193,7 +276,12 @@ func (s *LayerSums) setHigh(i int, h int64) {
 // element i at once, but other goroutines may write other elements' high
 // words.
 func (s *LayerSums) StoreFixed(i int, hi, lo int64) {
-	s.Fixed[i] = lo
+	if s.Narrow != nil {
+		s.Narrow[i] = 0
+		hi = narrowCarry(&s.Narrow[i], hi, lo)
+	} else {
+		s.Fixed[i] = lo
+	}
 	if hi != 0 {
 		highMu.Lock()
 		s.setHigh(i, hi)
@@ -206,10 +294,11 @@ func (s *LayerSums) StoreFixed(i int, hi, lo int64) {
 func (f *Film) Reset() {
 	for l := range f.Sums {
 		clear(f.Sums[l].Fixed)
+		clear(f.Sums[l].Narrow)
 		clear(f.Sums[l].Plain)
 	}
 	f.ClearHigh()
-	f.First, f.Samples, f.Partial = 0, 0, false
+	f.First, f.Samples, f.Partial, f.Ahead, f.AheadPixels = 0, 0, false, 0, nil
 }
 
 // ClearHigh drops the film's high words, which pass buffers do before each
@@ -231,30 +320,44 @@ func (s *LayerSums) add(o *LayerSums) {
 	for i, v := range o.Fixed {
 		s.addAt(i, 0, v)
 	}
+	for i, v := range o.Narrow {
+		s.addAt(i, 0, int64(v))
+	}
 	for i, h := range o.High { // in any order: the sums do not depend on it
-		s.addAt(i, h, 0)
+		if s.Narrow != nil {
+			s.setHigh(i, s.High[i]+h) // both in 2^32 units
+		} else {
+			s.addAt(i, h, 0)
+		}
 	}
 }
 
 // AddPass adds one pass's float32 sums of a layer (a GPU launch's) to the
 // film: exactly on exact layers, each value rounded to Quantum first. A
-// layer the film lacks is left out.
+// layer the film lacks is left out, and so are the pixels that hold the
+// pass already (the finished part of a cut pass this one completes).
 func (f *Film) AddPass(l Layer, src []float32) {
 	dst := &f.Sums[l]
+	channels, ahead := FilmLayers[l].Channels, f.AheadPixels
+	skip := func(i int) bool { px := i / channels; return ahead[px>>6]>>(px&63)&1 != 0 }
 	switch {
 	case dst.Len() == 0:
 		return
 	case dst.Plain != nil || len(src) < parallelAdd:
 		for i, v := range src {
-			dst.AddSample(i, v)
+			if ahead == nil || !skip(i) {
+				dst.AddSample(i, v)
+			}
 		}
 		return
 	}
 	// Each element's sum is its own integer: cores take a share of them.
 	parallelRanges(len(src), func(from, to int) {
 		for i := from; i < to; i++ {
-			hi, lo := Quantize(src[i])
-			dst.addAtShared(i, hi, lo)
+			if ahead == nil || !skip(i) {
+				hi, lo := dst.quantize(src[i])
+				dst.addAtShared(i, hi, lo)
+			}
 		}
 	})
 }
@@ -265,8 +368,11 @@ const parallelAdd = 1 << 16
 // Add adds the sums of o, a film of the same size, to f's: exactly on the
 // exact layers. The sample counts are the caller's to keep.
 func (f *Film) Add(o *Film) error {
-	if o.Width != f.Width || o.Height != f.Height {
+	switch {
+	case o.Width != f.Width || o.Height != f.Height:
 		return fmt.Errorf("films of %dx%d and %dx%d pixels do not add", f.Width, f.Height, o.Width, o.Height)
+	case o.Cut() || f.aheadCount() > 0:
+		return fmt.Errorf("internal error: films whose pixels hold different sample counts do not add")
 	}
 	for l := range NumLayers {
 		dst, src := &f.Sums[l], &o.Sums[l]

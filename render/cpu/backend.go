@@ -25,7 +25,8 @@ const tileSize = 16
 var passSamples = render.CPUPassSamples
 
 // session is a scene prepared for the CPU: its acceleration structure, the
-// renderer every worker shares, the workers and the pass buffers.
+// renderer every worker shares, the workers and, for whole passes, the
+// pass buffers.
 type session struct {
 	acc   *Accel
 	r     *renderer
@@ -88,8 +89,9 @@ func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options
 func (s *session) MaxPass() int { return s.maxPass }
 
 // Pass renders the tiles on the workers, each a wavefront of its pixels'
-// samples. A cancellation is answered between tiles (the pass is dropped);
-// a panic in a worker ends the render with an error.
+// samples, whose sums join the film as each tile is done (passOut). A
+// cancellation is answered between tiles; a panic in a worker ends the
+// render with an error.
 func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
 	if film.Width != s.opts.Width || film.Y0 < 0 || film.Y0%tileSize != 0 || film.Y0+film.Height > s.opts.Height ||
 		film.Y0+film.Height != s.opts.Height && film.Height%tileSize != 0 {
@@ -99,11 +101,15 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	if spp > s.maxPass {
 		return fmt.Errorf("render failed: internal error: a pass of %d samples a pixel, past the session's %d", spp, s.maxPass)
 	}
-	if s.pass == nil || !s.pass.fits(film, s.maxPass == 1) {
-		s.pass = nil // the old buffers go before the new ones come
-		s.pass = newPassBuffers(film, s.maxPass == 1)
+	out := directOut(film)
+	if s.opts.WholePasses && !film.Cut() {
+		if s.pass == nil || !s.pass.fits(film, s.maxPass == 1) {
+			s.pass = nil // the old buffers go before the new ones come
+			s.pass = newPassBuffers(film, s.maxPass == 1)
+		}
+		s.pass.start(film.Y0)
+		out.buffers = s.pass
 	}
-	s.pass.start(film.Y0)
 	// The film's rows: the whole image, or a band of it (render.RenderBands).
 	tiles := s.tiles[film.Y0/tileSize*s.tilesAcross : (film.Y0+film.Height+tileSize-1)/tileSize*s.tilesAcross]
 	var next, done atomic.Int64
@@ -126,7 +132,7 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 				if i >= len(tiles) {
 					return
 				}
-				w.renderTile(tiles[i], first, spp, s.pass)
+				w.renderTile(tiles[i], first, spp, out)
 				if progress != nil {
 					progress(float64(done.Add(1)) / float64(len(tiles)))
 				}
@@ -140,7 +146,10 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.pass.addTo(film)
+	if out.buffers != nil {
+		return out.buffers.addTo(film)
+	}
+	return nil
 }
 
 func (s *session) Finish(stats *render.Stats) error {

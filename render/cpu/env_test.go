@@ -18,10 +18,10 @@ func renderWith(t *testing.T, opts render.Options, uniform bool) []float32 {
 	r := newRenderer(sc, acc, opts)
 	r.lights.env.uniform = uniform
 	w := &worker{r: r}
-	pass := newPassBuffers(render.NewFilm(opts.Width, opts.Height), false)
-	w.renderTile(tile{0, 0, opts.Width, opts.Height}, 0, opts.SPP, pass)
-	pass.sums.Samples = opts.SPP
-	pix, _ := pass.sums.Resolve(render.AOVBeauty)
+	film := render.NewFilm(opts.Width, opts.Height)
+	w.renderTile(tile{0, 0, opts.Width, opts.Height}, 0, opts.SPP, directOut(film))
+	film.Samples = opts.SPP
+	pix, _ := film.Resolve(render.AOVBeauty)
 	return pix
 }
 

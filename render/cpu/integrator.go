@@ -333,7 +333,7 @@ type tile struct{ x0, y0, x1, y1 int }
 // renderTile traces spp samples (from sample index first) of every pixel
 // in t as one wavefront: trace all live paths, reorder, shade, compact, and
 // again until none is left; then adds each path to its pixel in path order.
-func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
+func (w *worker) renderTile(t tile, first, spp int, out *passOut) {
 	r := w.r
 	n := (t.x1 - t.x0) * (t.y1 - t.y0) * spp
 	if w.stacks == nil {
@@ -347,6 +347,9 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	k := 0
 	for y := t.y0; y < t.y1; y++ {
 		for x := t.x0; x < t.x1; x++ {
+			if out.skip((y-out.y0)*out.width + x) {
+				continue
+			}
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
 				*p = pathState{Path: layout.Path{Pixel: uint32(y*r.opts.Width + x), SampleIndex: uint32(first + s), Throughput: scene.Vec3{X: 1, Y: 1, Z: 1}, Alive: 1, Medium: -1, EtaScale: 1}, keySlot: int32(k / spp)}
@@ -362,6 +365,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 			}
 		}
 	}
+	n = k // less the pixels a cut pass finished
 	w.rays.Camera += int64(n)
 	launch := w.launch[:0]
 	for i := 0; i < n; i++ {
@@ -400,22 +404,21 @@ func (w *worker) renderTile(t tile, first, spp int, out *passBuffers) {
 	}
 	w.launch = launch
 	// A pixel's samples are consecutive paths: they are summed exactly in
-	// a local accumulator and stored once, so the pass buffers (cold at
-	// large sizes) are written, never read back.
+	// a local accumulator and join the film (or the pass buffers) at once.
 	var sums pixelSums
 	for i := 0; i < n; i += spp {
-		px := int(w.paths[i].Pixel) - out.y0*out.width // the image's pixel in the band's buffers
-		if out.sums == nil {
+		px := int(w.paths[i].Pixel) - out.y0*out.width // the image's pixel in the band's film
+		if b := out.buffers; b != nil && b.sums == nil {
 			v := layerValues(&w.paths[i])
-			out.storeSample(px, &v)
+			b.storeSample(px, &v)
 			continue
 		}
 		sums = pixelSums{}
 		for j := i; j < i+spp; j++ {
 			v := layerValues(&w.paths[j])
-			sums.add(&v)
+			sums.add(&v, out.held)
 		}
-		sums.store(out.sums, px)
+		out.pixel(px, &sums)
 	}
 }
 
@@ -440,21 +443,25 @@ func layerValues(p *pathState) (v [render.NumLayers][3]float32) {
 }
 
 // pixelSums are one pixel's sums over a pass: the exact layers' 128-bit
-// sums (render.Quantize) and the statistics' plain sums.
+// sums in their units (render.QuantizeLayer) and the statistics' plain
+// sums.
 type pixelSums struct {
 	hi, lo [render.NumLayers][3]int64
 	plain  [render.NumLayers]float64
 }
 
-// add adds a path's layerValues.
-func (a *pixelSums) add(v *[render.NumLayers][3]float32) {
+// add adds a path's layerValues to the layers held.
+func (a *pixelSums) add(v *[render.NumLayers][3]float32, held render.Layers) {
 	for l, info := range render.FilmLayers {
-		if !info.Exact {
+		switch {
+		case !held.Has(render.Layer(l)):
+			continue
+		case !info.Exact:
 			a.plain[l] += float64(v[l][0])
 			continue
 		}
 		for c := range info.Channels {
-			hi, lo := render.Quantize(v[l][c])
+			hi, lo := render.QuantizeLayer(render.Layer(l), v[l][c])
 			render.AddFixed(&a.hi[l][c], &a.lo[l][c], hi, lo)
 		}
 	}
@@ -474,6 +481,23 @@ func (a *pixelSums) store(out *render.Film, px int) {
 			}
 		default:
 			sums.Plain[px] = a.plain[l]
+		}
+	}
+}
+
+// addTo adds the pixel's sums to film's pixel px, which other goroutines'
+// tiles do not hold.
+func (a *pixelSums) addTo(film *render.Film, px int) {
+	for l, info := range render.FilmLayers {
+		sums := &film.Sums[l]
+		switch {
+		case sums.Len() == 0:
+		case info.Exact:
+			for c := range info.Channels {
+				sums.AddShared(info.Channels*px+c, a.hi[l][c], a.lo[l][c])
+			}
+		default:
+			sums.Plain[px] += a.plain[l]
 		}
 	}
 }

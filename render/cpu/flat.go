@@ -13,8 +13,9 @@ import (
 type flatMeshes struct {
 	bvh    *BVH
 	leaves *triangleLeaves
-	inst   []int32 // per triangle: its instance
-	prim   []int32 // and its index in its mesh
+	// owners are, in the order of the BVH's Prims (a leaf's together, as
+	// its rows are), each triangle's instance and index in its mesh.
+	owners []triangleOwner
 	bounds scene.Bounds
 	of     []bool // per instance: its triangles are here
 	// mirrored: per instance, its transform turns the winding over, so a
@@ -32,6 +33,7 @@ func newFlatMeshes(acc *Accel) *flatMeshes {
 		uses[in.Geometry]++
 	}
 	var world scene.Mesh
+	var owners []triangleOwner // by triangle
 	for i, in := range sc.Instances {
 		if in.Geometry.Kind != scene.Triangles || uses[in.Geometry] != 1 || acc.toObject[i] == (render.Affine{}) {
 			continue
@@ -44,14 +46,13 @@ func newFlatMeshes(acc *Accel) *flatMeshes {
 		}
 		for t := 0; t < m.TriangleCount(); t++ {
 			world.Indices = append(world.Indices, base+m.Indices[3*t], base+m.Indices[3*t+1], base+m.Indices[3*t+2])
-			f.inst = append(f.inst, int32(i))
-			f.prim = append(f.prim, int32(t))
+			owners = append(owners, triangleOwner{int32(i), int32(t)})
 		}
 	}
-	if len(f.inst) == 0 {
+	if len(owners) == 0 {
 		return f
 	}
-	f.bvh = BuildBVH(len(f.inst), func(t int) scene.Bounds {
+	f.bvh = BuildBVH(len(owners), func(t int) scene.Bounds {
 		b := scene.EmptyBounds()
 		for k := 0; k < 3; k++ {
 			b.Extend(world.Positions[world.Indices[3*t+k]])
@@ -59,6 +60,10 @@ func newFlatMeshes(acc *Accel) *flatMeshes {
 		return b
 	})
 	f.leaves = newTriangleLeaves(f.bvh, &world)
+	f.owners = make([]triangleOwner, len(f.bvh.Prims))
+	for j, t := range f.bvh.Prims {
+		f.owners[j] = owners[t]
+	}
 	// The box of what the tree holds: a vertex no triangle uses is not in
 	// it, nor a triangle that a transform overflowing float32 made
 	// infinite (BuildBVH leaves it out, so that instance is never hit).
@@ -71,6 +76,9 @@ func newFlatMeshes(acc *Accel) *flatMeshes {
 	}
 	return f
 }
+
+// triangleOwner is a flat triangle's instance and its index in its mesh.
+type triangleOwner struct{ inst, prim int32 }
 
 // has reports whether instance i's triangles are here.
 func (f *flatMeshes) has(i int) bool { return f.of[i] }
@@ -92,8 +100,7 @@ func (f *flatMeshes) trace(acc *Accel, ray *Ray, br *boxRay, tmax *float32, best
 		for hits, backs := f.leaves.test(first, count, ray.Origin, &sr, &tr, ray.TMin, *tmax, &res); hits != 0; {
 			k := nearestLane(hits, &res.t)
 			hits &^= 1 << k
-			t := f.bvh.Prims[first+k]
-			i, prim := f.inst[t], f.prim[t]
+			i, prim := f.owners[first+k].inst, f.owners[first+k].prim
 			if !acc.opaque[i] && !acc.anyHit(int(i), int(prim), res.u[k], res.v[k], res.t[k]) {
 				continue
 			}

@@ -259,6 +259,10 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 		spp = FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
 		if film.Cut() {
 			spp = film.Ahead // a pass cut short is completed first
+			if spp > s.MaxPass() {
+				err = fmt.Errorf("the film holds a pass of %d samples a pixel cut short, more than this backend's passes take (%d): continue it on the backend that rendered it (--backend cpu)", spp, s.MaxPass())
+				break
+			}
 		}
 		if err = film.beginPass(spp); err != nil {
 			break

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"sertrace/render/layout"
 )
 
 // Memory. Before a render allocates its film, MemoryNeed estimates what it
@@ -183,17 +181,27 @@ const (
 	// RGB copy (PFM, 12) or the 8-bit image (PNG, 4) and its encoder's
 	// buffers, rounded up.
 	imageOutputBytes = 40
-	// the Vulkan backend's host-visible read-back buffer, counted
-	// (layout.FilmLayers float32s), and as much again for the device's own
-	// buffers where it is a software one (lavapipe), whose device memory
-	// is the host's: a guess, not measured.
-	gpuReadbackBytes = 4 * layout.FilmLayers * 2
 	// the denoiser: the measured peaks of sertrace denoise at
 	// 1920x1080 (benchmarks/results/cpu-amd-epyc-2vcpu/denoiser-speed.md:
 	// the network 2.1 GB, the regression filter 1.0 GB) are
 	// about 1,000 bytes a pixel at most, the EXR read in included.
 	denoiseBytes = 1000
 )
+
+// gpuReadbackBytes is the bytes a pixel of the Vulkan backend's
+// host-visible read-back buffer takes, counted (a float32 a channel of
+// the layers held, and the cost, shadow-ray and clock counts), and as much
+// again for the device's own buffers where it is a software one
+// (lavapipe), whose device memory is the host's: a guess, not measured.
+func gpuReadbackBytes(layers Layers) uint64 {
+	floats := uint64(3)
+	for l, info := range FilmLayers {
+		if info.GPU >= 0 && (layers | BaseLayers).Has(Layer(l)) {
+			floats += uint64(info.Channels)
+		}
+	}
+	return 4 * floats * 2
+}
 
 // cpuPassPaths is about how many paths a CPU pass traces at most.
 const cpuPassPaths = 1 << 22
@@ -228,7 +236,7 @@ func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imag
 	need += px / 8 // the pixels a pass has done (cutpass.go)
 	switch {
 	case backend == "vulkan":
-		need += gpuReadbackBytes * px
+		need += gpuReadbackBytes(layers) * px
 	case !opts.WholePasses:
 		// A CPU pass adds to the film as it goes.
 	case CPUPassSamples(imagePixels) == 1:

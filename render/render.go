@@ -50,6 +50,10 @@ type Options struct {
 	// AfterPass, when set, is called after each pass with the film, whole
 	// and consistent (for a periodic checkpoint).
 	AfterPass func(film *Film)
+	// Layers are the layers of the film the render fills (0: all of them),
+	// which the GPU's accumulation buffer holds: Render and RenderBands
+	// set them from their film.
+	Layers Layers
 	// WholePasses makes a cancelled pass add nothing to the film, which
 	// then holds the same samples in every pixel: what a slice written
 	// when interrupted needs (it merges by whole samples). It costs the
@@ -197,6 +201,7 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 	} else if film.First != first {
 		return nil, fmt.Errorf("the film holds samples from %d on, not from %d", film.First, first)
 	}
+	opts.Layers = film.Held()
 	s, stats, err := prepare(ctx, b, sc, opts)
 	if err != nil {
 		return nil, err
@@ -328,6 +333,7 @@ func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, 
 	if err := checkRender(sc, opts); err != nil {
 		return nil, err
 	}
+	opts.Layers = layers | BaseLayers
 	s, stats, err := prepare(ctx, b, sc, opts)
 	if err != nil {
 		return nil, err

@@ -101,26 +101,34 @@ void addSample(inout Sums s, Path path) {
     s.shadowRays += float(path.shadowRays);
 }
 
+// addFilm adds v to float i of a film layer (FILM_*), where the render's
+// buffer holds the layer (Params.filmAt).
+void addFilm(uint layer, uint i, float v) {
+    uint at = P.filmAt[layer];
+    if (at != FILM_NONE) {
+        P.film.v[at + i] += v;
+    }
+}
+
 // writeFilm adds a pixel's sums to the accumulation buffer (one invocation
 // owns each pixel: no atomics).
 void writeFilm(uint pixel, Sums s) {
-    uint n = P.width * P.height;
     for (uint c = 0u; c < 3u; c++) {
-        P.film.v[FILM_BEAUTY * n + 3u * pixel + c] += s.beauty[c];
-        P.film.v[FILM_ALBEDO * n + 3u * pixel + c] += s.albedo[c];
-        P.film.v[FILM_NORMAL * n + 3u * pixel + c] += s.normal[c];
-        P.film.v[FILM_DIFFUSE * n + 3u * pixel + c] += s.diffuse[c];
-        P.film.v[FILM_SPECULAR * n + 3u * pixel + c] += s.specular[c];
-        P.film.v[FILM_DIFFUSE_ALBEDO * n + 3u * pixel + c] += s.diffAlbedo[c];
-        P.film.v[FILM_SPECULAR_ALBEDO * n + 3u * pixel + c] += s.specAlbedo[c];
+        addFilm(FILM_BEAUTY, 3u * pixel + c, s.beauty[c]);
+        addFilm(FILM_ALBEDO, 3u * pixel + c, s.albedo[c]);
+        addFilm(FILM_NORMAL, 3u * pixel + c, s.normal[c]);
+        addFilm(FILM_DIFFUSE, 3u * pixel + c, s.diffuse[c]);
+        addFilm(FILM_SPECULAR, 3u * pixel + c, s.specular[c]);
+        addFilm(FILM_DIFFUSE_ALBEDO, 3u * pixel + c, s.diffAlbedo[c]);
+        addFilm(FILM_SPECULAR_ALBEDO, 3u * pixel + c, s.specAlbedo[c]);
     }
-    P.film.v[FILM_DEPTH * n + pixel] += s.depth;
-    P.film.v[FILM_LUM_SQ * n + pixel] += s.lumSq;
-    P.film.v[FILM_COST * n + pixel] += s.cost;
-    P.film.v[FILM_PATH_LENGTH * n + pixel] += s.pathLength;
-    P.film.v[FILM_SHADOW_RAYS * n + pixel] += s.shadowRays;
-    P.film.v[FILM_DIFFUSE_LUM_SQ * n + pixel] += s.diffLumSq;
-    P.film.v[FILM_SPECULAR_LUM_SQ * n + pixel] += s.specLumSq;
+    addFilm(FILM_DEPTH, pixel, s.depth);
+    addFilm(FILM_LUM_SQ, pixel, s.lumSq);
+    addFilm(FILM_COST, pixel, s.cost);
+    addFilm(FILM_PATH_LENGTH, pixel, s.pathLength);
+    addFilm(FILM_SHADOW_RAYS, pixel, s.shadowRays);
+    addFilm(FILM_DIFFUSE_LUM_SQ, pixel, s.diffLumSq);
+    addFilm(FILM_SPECULAR_LUM_SQ, pixel, s.specLumSq);
 }
 
 #endif

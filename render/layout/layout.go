@@ -119,7 +119,10 @@ const (
 )
 
 // Film layers, each Width·Height floats (three for colours) in the
-// accumulation buffer, in this order.
+// accumulation buffer: their names, and the index in Params.FilmAt of
+// where each starts. A render's buffer holds the layers its film holds (and
+// the cost and shadow-ray counts, which the ray statistics read), in this
+// order; FilmNone marks the others, which the shaders do not write.
 const (
 	FilmBeauty     = 0  // 3 per pixel
 	FilmAlbedo     = 3  // 3
@@ -138,6 +141,7 @@ const (
 	FilmDiffuseLumSq   = 27 // 1
 	FilmSpecularLumSq  = 28 // 1
 	FilmLayers         = 29
+	FilmNone           = 0xffffffff
 )
 
 // TextureRef is a material's texture slot.
@@ -427,7 +431,9 @@ type Params struct {
 	KeyCount     uint32 // sort keys: shaders × coherence classes × KeyMaterials
 	KeyMaterials uint32 // the material hints a key tells apart: min(materials, 2^(the hint's material bits))
 	SortOn       uint32 // 1: shade in sort-key order
-	Pad          uint32 // to the uint64 alignment
+	// FilmAt[FilmX] is the float where layer FilmX starts in Film, or
+	// FilmNone where the render's film does not hold it.
+	FilmAt [FilmLayers]uint32
 }
 
 // DenoiseParams is the denoiser's compute shader's input: the regression

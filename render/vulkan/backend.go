@@ -102,6 +102,11 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	if film.Y0 != 0 || film.Width != r.opts.Width || film.Height != r.opts.Height {
 		return fmt.Errorf("the vulkan backend renders whole images, not a band of %d rows from row %d", film.Height, film.Y0)
 	}
+	for l, info := range render.FilmLayers {
+		if info.GPU >= 0 && film.Has(render.Layer(l)) && r.filmAt[info.GPU] == layout.FilmNone {
+			return fmt.Errorf("render failed: internal error: the film holds the %s layer, which the session was not prepared for (Options.Layers)", info.Name)
+		}
+	}
 	var dt time.Duration
 	var err error
 	r.launches++
@@ -173,6 +178,36 @@ type renderer struct {
 	marked   bool
 	path     string
 	clock    bool // the raygen times pixels with the shader clock
+	// filmAt is where each layer the film buffer holds starts in it
+	// (Params.FilmAt), filmFloats its floats per pixel.
+	filmAt     [layout.FilmLayers]uint32
+	filmFloats int
+}
+
+// filmLayout places a render's layers in its accumulation buffer, one
+// after the other in the order of layout's Film* indexes: those the film
+// holds (held), the cost and shadow-ray counts (the ray statistics read
+// them) and, with the clock raygen, the clock's ticks. It returns each
+// layer's first float (layout.FilmNone for the others) in a buffer of n
+// pixels, and the floats a pixel.
+func filmLayout(held render.Layers, clock bool, n int) (at [layout.FilmLayers]uint32, floats int) {
+	channels := map[int]int{layout.FilmCost: 1, layout.FilmShadowRays: 1}
+	if clock {
+		channels[layout.FilmClock] = 1
+	}
+	for l, info := range render.FilmLayers {
+		if info.GPU >= 0 && held.Has(render.Layer(l)) {
+			channels[info.GPU] = info.Channels
+		}
+	}
+	for g := range at {
+		at[g] = layout.FilmNone
+		if c, ok := channels[g]; ok {
+			at[g] = uint32(floats * n)
+			floats += c
+		}
+	}
+	return at, floats
 }
 
 // newRenderer makes what a render needs on the device: the path's
@@ -211,7 +246,12 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 			r.params.SortOn = 1
 		}
 	}
-	if r.film, err = d.newBuffer(uint64(4*layout.FilmLayers*n), 0, memReadback, false); err != nil {
+	held := opts.Layers
+	if held == 0 {
+		held = render.AllLayers
+	}
+	r.filmAt, r.filmFloats = filmLayout(held, r.clock, n)
+	if r.film, err = d.newBuffer(uint64(4*r.filmFloats*n), 0, memReadback, false); err != nil {
 		return nil, err
 	}
 	if r.pbuf, err = d.newBuffer(uint64(unsafe.Sizeof(layout.Params{})), 0, memUpload, false); err != nil {
@@ -318,6 +358,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	if r.film != nil {
 		p.Film = r.film.addr
 	}
+	p.FilmAt = r.filmAt
 	return nil
 }
 
@@ -357,21 +398,23 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 // addTo adds the launch's sums to the film.
 func (r *renderer) addTo(film *render.Film) {
 	n := r.opts.Width * r.opts.Height
-	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), layout.FilmLayers*n)
+	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), r.filmFloats*n)
+	layer := func(g, channels int) []float32 { return sums[r.filmAt[g] : int(r.filmAt[g])+channels*n] }
 	for l, info := range render.FilmLayers {
-		first := info.GPU
+		g := info.GPU
 		if render.Layer(l) == render.LayerCost && r.clock {
-			first = layout.FilmClock // the shader clock's ticks stand for the rays
+			g = layout.FilmClock // the shader clock's ticks stand for the rays
 			film.CostUnit = "clock ticks"
 		}
-		if first >= 0 {
-			film.AddPass(render.Layer(l), sums[first*n:(first+info.Channels)*n])
+		if g >= 0 && film.Has(render.Layer(l)) {
+			film.AddPass(render.Layer(l), layer(g, info.Channels))
 		}
 	}
 	var cost, shadow float64
+	costs, shadows := layer(layout.FilmCost, 1), layer(layout.FilmShadowRays, 1)
 	for i := 0; i < n; i++ {
-		cost += float64(sums[layout.FilmCost*n+i])
-		shadow += float64(sums[layout.FilmShadowRays*n+i])
+		cost += float64(costs[i])
+		shadow += float64(shadows[i])
 	}
 	camera := int64(n) * int64(r.params.Samples)
 	r.rays.Camera += camera

@@ -723,3 +723,47 @@ func TestLargeImagesStayOnTheCPU(t *testing.T) {
 		t.Errorf("a 16384x16384 image on Vulkan: %v", err)
 	}
 }
+
+// TestFilmBufferHoldsTheLayersAsked: the accumulation buffer holds the
+// layers the film does (Options.Layers; filmLayout's test sizes it): a
+// film of the beauty alone gets the same beauty bit for bit as one of
+// every layer, and a film with the guides the same guides; a session
+// prepared for fewer layers than its film holds refuses the pass.
+func TestFilmBufferHoldsTheLayersAsked(t *testing.T) {
+	sc := loadScene(t, "hairy-cornell")
+	d := vulkan.DeviceFor(t, vulkan.PathRT)
+	for _, path := range gpuPaths(t, d) {
+		t.Run(path, func(t *testing.T) {
+			opts := render.Options{Width: 40, Height: 30, SPP: 2, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4}}
+			films := map[render.Layers]*render.Film{}
+			for _, layers := range []render.Layers{render.AllLayers, render.BaseLayers, render.BaseLayers | render.GuideLayers} {
+				film := render.NewFilmOf(opts.Width, opts.Height, layers)
+				if _, err := render.Render(context.Background(), onPath(d, path), sc, opts, film, nil); err != nil {
+					t.Fatal(err)
+				}
+				films[layers] = film
+			}
+			all := films[render.AllLayers]
+			if m, _ := imageMean(all); !(m > 0) {
+				t.Fatalf("image mean %v: the test checks nothing", m)
+			}
+			for layers, film := range films {
+				for l := range render.NumLayers {
+					if film.Has(l) && render.FilmLayers[l].Exact && !film.Sums[l].Equal(&all.Sums[l]) {
+						t.Errorf("a film of %s: its %s differs from a film of every layer's", layers.Names(), render.FilmLayers[l].Name)
+					}
+				}
+			}
+			o := opts
+			o.Layers = render.BaseLayers
+			s, err := onPath(d, path).Prepare(context.Background(), sc, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if err := s.Pass(context.Background(), 0, 1, render.NewFilm(opts.Width, opts.Height), nil); err == nil || !strings.Contains(err.Error(), "albedo") {
+				t.Errorf("a session prepared for the beauty alone, given a film of every layer: %v", err)
+			}
+		})
+	}
+}

@@ -71,6 +71,7 @@ const uint FILM_PATH_LENGTH = 12u;
 const uint FILM_SHADOW_RAYS = 13u;
 const uint FILM_CLOCK = 14u;
 const uint FILM_LAYERS = 29u;
+const uint FILM_NONE = 4294967295u;
 const uint FILM_DIFFUSE = 15u;
 const uint FILM_SPECULAR = 18u;
 const uint FILM_DIFFUSE_ALBEDO = 21u;
@@ -437,7 +438,7 @@ struct Params {
     uint keyCount;
     uint keyMaterials;
     uint sortOn;
-    uint pad;
+    uint filmAt[29];
 };
 
 struct DenoiseParams {

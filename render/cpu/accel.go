@@ -56,7 +56,10 @@ type Accel struct {
 	// flat holds, in world space, the triangles of every mesh that one
 	// instance places: one tree for them all instead of a ray set up and
 	// a tree walked per instance (the top level's entry len(Instances)).
-	flat     *flatMeshes
+	flat *flatMeshes
+	// flatOnly: the flat meshes are all the top level holds, so a ray goes
+	// down their tree at once (the top level's walk would find one leaf).
+	flatOnly bool
 	toObject []render.Affine // per instance, world to object
 	toWorld  []render.Affine // per instance, object to world
 	opaque   []bool          // per instance: no any-hit needed
@@ -132,6 +135,7 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 		}
 		return sc.GeometryBounds(in.Geometry).Transform(in.Transform)
 	})
+	acc.flatOnly = acc.flat.bvh != nil && len(acc.tlas.Prims) == 1
 	return acc
 }
 
@@ -223,6 +227,10 @@ func (acc *Accel) trace(ray *Ray, anyFirst bool, st *traceStacks) (Hit, bool) {
 	best := Hit{T: ray.TMax, Instance: -1}
 	tmax := ray.TMax
 	world := newBoxRay(ray.Origin, ray.Dir, ray.TMin)
+	if acc.flatOnly {
+		found := acc.flat.trace(acc, ray, &world, &tmax, &best, anyFirst, &st.bottom)
+		return best, found
+	}
 	w := &st.top
 	w.start(acc.tlas, ray.TMin)
 leaves:

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -27,10 +28,10 @@ func (f ThinFilm) Fresnel(cos1 float32, baseF0 scene.Vec3) scene.Vec3 {
 	if sin2 >= 1 {
 		return scene.Vec3{X: 1, Y: 1, Z: 1} // total internal reflection in the film
 	}
-	cos2 := sqrtClamped(1 - sin2)
+	cos2 := kernel.Sqrt32(1 - sin2)
 	r0 := (film - f.Outside) / (film + f.Outside)
 	r0 *= r0
-	r12 := r0 + (1-r0)*Schlick5(cos1)
+	r12 := r0 + (1-r0)*kernel.Schlick5(cos1)
 	t121 := 1 - r12
 	var phi12 float32
 	if film < f.Outside {
@@ -38,12 +39,12 @@ func (f ThinFilm) Fresnel(cos1 float32, baseF0 scene.Vec3) scene.Vec3 {
 	}
 	phi21 := math.Pi - phi12
 	opd := 2 * film * f.Thickness * cos2
-	s5 := Schlick5(cos2)
+	s5 := kernel.Schlick5(cos2)
 	// Per channel: the base's index from its F0, the second interface's
 	// reflectance and phase, and the film's series' terms.
 	var r23, phi, r123, rs [3]float32
 	for k, f0 := range [3]float32{baseF0.X, baseF0.Y, baseF0.Z} {
-		sf0 := sqrtClamped(min(f0+0.0001, 0.9999))
+		sf0 := kernel.Sqrt32(min(f0+0.0001, 0.9999))
 		base := (1 + sf0) / (1 - sf0)
 		r1 := (base - film) / (base + film)
 		r1 *= r1
@@ -53,7 +54,7 @@ func (f ThinFilm) Fresnel(cos1 float32, baseF0 scene.Vec3) scene.Vec3 {
 			phi[k] += math.Pi
 		}
 		p := min(max(r12*r23[k], 1e-5), 0.9999)
-		r123[k] = sqrtClamped(p)
+		r123[k] = kernel.Sqrt32(p)
 		rs[k] = t121 * t121 * r23[k] / (1 - p)
 	}
 	var out [3]float32
@@ -68,7 +69,7 @@ func (f ThinFilm) Fresnel(cos1 float32, baseF0 scene.Vec3) scene.Vec3 {
 			out[k] += cm[k] * 2 * sm[k]
 		}
 	}
-	return scene.Vec3{X: clampUnit(out[0]), Y: clampUnit(out[1]), Z: clampUnit(out[2])}
+	return scene.Vec3{X: kernel.Clamp01(out[0]), Y: kernel.Clamp01(out[1]), Z: kernel.Clamp01(out[2])}
 }
 
 // thinFilmSensitivity is the RGB sensitivity of an optical path difference
@@ -91,7 +92,7 @@ func thinFilmSensitivity(opd float32, shift [3]float32) [3]float32 {
 }
 
 func smoothstep(lo, hi, x float32) float32 {
-	t := clampUnit((x - lo) / (hi - lo))
+	t := kernel.Clamp01((x - lo) / (hi - lo))
 	return t * t * (3 - 2*t)
 }
 
@@ -100,8 +101,8 @@ func smoothstep(lo, hi, x float32) float32 {
 // of v·h of their weight times the film's Fresnel at their mean v·h
 // (IridescenceBinTable), both read bilinearly.
 func (f ThinFilm) Albedo(mu, alpha float32, baseF0 scene.Vec3) scene.Vec3 {
-	i, fx := tableCoord(sqrtClamped(mu), layout.AlbedoTableSize)
-	j, fy := tableCoord(sqrtClamped(alpha), layout.AlbedoTableSize)
+	i, fx := tableCoord(kernel.Sqrt32(mu), layout.AlbedoTableSize)
+	j, fy := tableCoord(kernel.Sqrt32(alpha), layout.AlbedoTableSize)
 	t := IridescenceBinTable()
 	var e scene.Vec3
 	for k := range layout.IridBins {
@@ -133,7 +134,7 @@ func IridescenceBinTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize][lay
 		eachTableCell(func(i, j int, wo scene.Vec3) {
 			var sums [layout.IridBins][2]float64
 			visibleNormalQuadrature(wo, tableAlpha(j), samples, func(vh, w float32) {
-				k := min(int(clampUnit(vh)*layout.IridBins), layout.IridBins-1)
+				k := min(int(kernel.Clamp01(vh)*layout.IridBins), layout.IridBins-1)
 				sums[k][0] += float64(w)
 				sums[k][1] += float64(w) * float64(vh)
 			})

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -32,7 +33,7 @@ func TestThinFilmAlbedo(t *testing.T) {
 		for _, mu := range []float32{1, 0.7, 0.3, 0.05} {
 			for _, r := range []float32{0.03, 0.2, 0.5, 1} {
 				alpha := max(r*r, 1e-3)
-				wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Z: mu}
+				wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
 				const n = 256
 				var want [3]float64
 				visibleNormalQuadrature(wo, alpha, n, func(vh, w float32) {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -16,57 +17,10 @@ import (
 // tabulated specular albedo the glTF BRDF's albedo scaling reads (the GPU
 // receives the same table).
 
-func sqrtClamped(v float32) float32 { return float32(math.Sqrt(float64(max(v, 0)))) }
-
-func clampUnit(v float32) float32 {
-	if !(v > 0) {
-		return 0
-	}
-	return min(v, 1)
-}
-
-// SmithV is the height-correlated Smith visibility term, which includes
-// the 1 / (4·cos·cos) of the microfacet BRDF.
-func SmithV(cosO, cosI, a2 float32) float32 {
-	go_ := cosI * sqrtClamped(cosO*cosO*(1-a2)+a2)
-	gi := cosO * sqrtClamped(cosI*cosI*(1-a2)+a2)
-	return 0.5 / (go_ + gi)
-}
-
-// SmithG1 is the masking of one direction, for the visible-normal pdf.
-func SmithG1(cos, a2 float32) float32 {
-	return 2 * cos / (cos + sqrtClamped(a2+(1-a2)*cos*cos))
-}
-
-// Schlick5 is (1 − cos)⁵, clamped.
-func Schlick5(cos float32) float32 {
-	m := clampUnit(1 - cos)
-	m2 := m * m
-	return m2 * m2 * m
-}
-
 // SampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
 // the GGX Distribution of Visible Normals", JCGT 2018).
 func SampleVisibleNormal(wo scene.Vec3, alpha, u1, u2 float32) scene.Vec3 {
 	return SampleVisibleNormalAniso(wo, alpha, alpha, u1, u2)
-}
-
-// GGXDAniso is the anisotropic GGX distribution at the unit half vector h,
-// of roughness ax along x and ay along y.
-func GGXDAniso(h scene.Vec3, ax, ay float32) float32 {
-	x, y := h.X/ax, h.Y/ay
-	d := x*x + y*y + h.Z*h.Z
-	return 1 / (math.Pi * ax * ay * d * d)
-}
-
-// LambdaAniso is Λ of the anisotropic Smith masking for direction w.
-func LambdaAniso(w scene.Vec3, ax, ay float32) float32 {
-	c2 := w.Z * w.Z
-	if c2 <= 0 {
-		return 1e30
-	}
-	x, y := ax*w.X, ay*w.Y
-	return (-1 + sqrtClamped(1+(x*x+y*y)/c2)) / 2
 }
 
 // SampleVisibleNormalAniso is SampleVisibleNormal for roughness ax along x
@@ -75,16 +29,16 @@ func SampleVisibleNormalAniso(wo scene.Vec3, ax, ay, u1, u2 float32) scene.Vec3 
 	vh := scene.Vec3{X: ax * wo.X, Y: ay * wo.Y, Z: wo.Z}.Normalize()
 	t1 := scene.Vec3{X: 1, Y: 0, Z: 0}
 	if l2 := vh.X*vh.X + vh.Y*vh.Y; l2 > 0 {
-		inv := 1 / sqrtClamped(l2)
+		inv := 1 / kernel.Sqrt32(l2)
 		t1 = scene.Vec3{X: -vh.Y * inv, Y: vh.X * inv, Z: 0}
 	}
 	t2 := vh.Cross(t1)
-	r := sqrtClamped(u1)
+	r := kernel.Sqrt32(u1)
 	s, c := math.Sincos(2 * math.Pi * float64(u2))
 	p1, p2 := r*float32(c), r*float32(s)
 	sh := 0.5 * (1 + vh.Z)
-	p2 = (1-sh)*sqrtClamped(1-p1*p1) + sh*p2
-	nh := t1.Scale(p1).Add(t2.Scale(p2)).Add(vh.Scale(sqrtClamped(1 - p1*p1 - p2*p2)))
+	p2 = (1-sh)*kernel.Sqrt32(1-p1*p1) + sh*p2
+	nh := t1.Scale(p1).Add(t2.Scale(p2)).Add(vh.Scale(kernel.Sqrt32(1 - p1*p1 - p2*p2)))
 	return scene.Vec3{X: ax * nh.X, Y: ay * nh.Y, Z: max(nh.Z, 1e-7)}.Normalize()
 }
 
@@ -95,12 +49,6 @@ func CharlieD(cosH, alpha float32) float32 {
 	inv := 1 / alpha
 	sin2 := max(1-cosH*cosH, 0)
 	return (2 + inv) * float32(math.Pow(float64(sin2), float64(0.5*inv))) / (2 * math.Pi)
-}
-
-// SheenV is the sheen's visibility term (Neubelt and Pettineo's, as the
-// glTF sample renderer has it), which includes the 1/(4·cos·cos).
-func SheenV(cosO, cosI float32) float32 {
-	return 1 / (4 * (cosI + cosO - cosI*cosO))
 }
 
 // SheenAlpha is the Charlie α of a sheen roughness: its square, at least
@@ -129,7 +77,7 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 					sp, cp := math.Sincos(2 * math.Pi * (float64(b) + 0.5) / n)
 					wi := scene.Vec3{X: float32(st * cp), Y: float32(st * sp), Z: float32(ct)}
 					h := wo.Add(wi).Normalize()
-					sum += float64(CharlieD(h.Z, alpha)*SheenV(wo.Z, wi.Z)) * ct * st
+					sum += float64(CharlieD(h.Z, alpha)*kernel.SheenV(wo.Z, wi.Z)) * ct * st
 				}
 			}
 			t[i][j] = float32(sum * math.Pi * math.Pi / (n * n))
@@ -204,7 +152,7 @@ var SpecularAlbedoTable = func() (t [layout.AlbedoTableSize][layout.AlbedoTableS
 		var sa, ss float64
 		visibleNormalQuadrature(wo, tableAlpha(j), albedoSamples, func(vh, w float32) {
 			sa += float64(w)
-			ss += float64(w * Schlick5(vh))
+			ss += float64(w * kernel.Schlick5(vh))
 		})
 		n := float64(albedoSamples * albedoSamples)
 		t[i][j] = [2]float32{float32(sa / n), float32(ss / n)}
@@ -233,7 +181,7 @@ func AnisoAlbedoTable() *[layout.AnisoTableCells][2]float32 {
 			wg.Go(func() {
 				r := float32(i) / (layout.AnisoTableMu - 1)
 				mu := max(r*r, 1e-3)
-				st := sqrtClamped(1 - mu*mu)
+				st := kernel.Sqrt32(1 - mu*mu)
 				for p := range layout.AnisoTablePhi {
 					sp, cp := math.Sincos(math.Pi / 2 * float64(p) / (layout.AnisoTablePhi - 1))
 					wo := scene.Vec3{X: st * float32(cp), Y: st * float32(sp), Z: mu}
@@ -244,7 +192,7 @@ func AnisoAlbedoTable() *[layout.AnisoTableCells][2]float32 {
 							var sa, ss float64
 							anisoVisibleNormalQuadrature(wo, ax, ay, n, func(vh, w float32) {
 								sa += float64(w)
-								ss += float64(w * Schlick5(vh))
+								ss += float64(w * kernel.Schlick5(vh))
 							})
 							anisoTable[AnisoCell(i, p, j, k)] = [2]float32{float32(sa / (n * n)), float32(ss / (n * n))}
 						}
@@ -290,9 +238,9 @@ func AnisoSpecularIntegrals(wo scene.Vec3, ax, ay float32) (a, s float32) {
 	if ay < 1 {
 		stretch = (ax - ay) / (1 - ay)
 	}
-	i, fi := coord(sqrtClamped(wo.Z), layout.AnisoTableMu)
+	i, fi := coord(kernel.Sqrt32(wo.Z), layout.AnisoTableMu)
 	p, fp := coord(phi/(math.Pi/2), layout.AnisoTablePhi)
-	j, fj := coord(sqrtClamped(ay), layout.AnisoTableRough)
+	j, fj := coord(kernel.Sqrt32(ay), layout.AnisoTableRough)
 	k, fk := coord(stretch, layout.AnisoTableStretch)
 	for c := range 16 {
 		w := float32(1)
@@ -324,7 +272,7 @@ func lerpWeight(f float32, d int) float32 {
 // normals (0.6% with 32²). Each stratum weighs n times the u1 it covers,
 // so that the weights sum to n exactly.
 func anisoVisibleNormalQuadrature(wo scene.Vec3, ax, ay float32, n int, fn func(vh, w float32)) {
-	lo := LambdaAniso(wo, ax, ay)
+	lo := kernel.LambdaAniso(wo, ax, ay)
 	for u := range n {
 		hi, low := 1-float32(u)/float32(n), 1-float32(u+1)/float32(n)
 		x := 1 - (float32(u)+0.5)/float32(n)
@@ -336,7 +284,7 @@ func anisoVisibleNormalQuadrature(wo scene.Vec3, ax, ay float32, n int, fn func(
 			if wi.Z <= 0 {
 				continue
 			}
-			fn(vh, jacobian*(1+lo)/(1+lo+LambdaAniso(wi, ax, ay)))
+			fn(vh, jacobian*(1+lo)/(1+lo+kernel.LambdaAniso(wi, ax, ay)))
 		}
 	}
 }
@@ -363,7 +311,7 @@ func eachTableCell(fn func(i, j int, wo scene.Vec3)) {
 	for i := range layout.AlbedoTableSize {
 		r := float32(i) / (layout.AlbedoTableSize - 1)
 		mu := max(r*r, 1e-3)
-		wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Y: 0, Z: mu}
+		wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Y: 0, Z: mu}
 		for j := range layout.AlbedoTableSize {
 			fn(i, j, wo)
 		}
@@ -374,7 +322,7 @@ func eachTableCell(fn func(i, j int, wo scene.Vec3)) {
 // cell's index and the fraction past it (a table is read linearly between
 // cells).
 func tableCoord(v float32, n int) (int, float32) {
-	x := clampUnit(v) * float32(n-1)
+	x := kernel.Clamp01(v) * float32(n-1)
 	i := min(int(x), n-2)
 	return i, x - float32(i)
 }
@@ -382,8 +330,8 @@ func tableCoord(v float32, n int) (int, float32) {
 // SpecularIntegrals looks A and S up in SpecularAlbedoTable, bilinearly in
 // √μ and √α. The GLSL's specularIntegrals is its twin.
 func SpecularIntegrals(mu, alpha float32) (a, s float32) {
-	i, fx := tableCoord(sqrtClamped(mu), layout.AlbedoTableSize)
-	j, fy := tableCoord(sqrtClamped(alpha), layout.AlbedoTableSize)
+	i, fx := tableCoord(kernel.Sqrt32(mu), layout.AlbedoTableSize)
+	j, fy := tableCoord(kernel.Sqrt32(alpha), layout.AlbedoTableSize)
 	lerp := func(k int) float32 {
 		t := &SpecularAlbedoTable
 		return (t[i][j][k]*(1-fx)+t[i+1][j][k]*fx)*(1-fy) + (t[i][j+1][k]*(1-fx)+t[i+1][j+1][k]*fx)*fy
@@ -394,7 +342,7 @@ func SpecularIntegrals(mu, alpha float32) (a, s float32) {
 // SheenAlbedo looks the sheen's directional albedo up in
 // SheenAlbedoTable, bilinearly in √μ and the sheen roughness.
 func SheenAlbedo(mu, roughness float32) float32 {
-	i, fx := tableCoord(sqrtClamped(mu), layout.AlbedoTableSize)
+	i, fx := tableCoord(kernel.Sqrt32(mu), layout.AlbedoTableSize)
 	j, fy := tableCoord(roughness, layout.AlbedoTableSize)
 	t := SheenAlbedoTable()
 	return (t[i][j]*(1-fx)+t[i+1][j]*fx)*(1-fy) + (t[i][j+1]*(1-fx)+t[i+1][j+1]*fx)*fy
@@ -449,8 +397,8 @@ func MultipleScatteringFresnel(mu, alpha, f0, f90 float32) float32 {
 		return 0
 	}
 	t := MultipleScatteringTable()
-	i, fi := tableCoord(sqrtClamped(mu), layout.MSTableMu)
-	j, fj := tableCoord(sqrtClamped(alpha), layout.MSTableRough)
+	i, fi := tableCoord(kernel.Sqrt32(mu), layout.MSTableMu)
+	j, fj := tableCoord(kernel.Sqrt32(alpha), layout.MSTableRough)
 	k, fk := tableCoord(f0/f90, layout.MSTableF0)
 	var v float32
 	for c := range 8 {
@@ -518,7 +466,7 @@ func MSTableCell(i, j int) (fms [layout.MSTableF0]float32) {
 	mu := max(x*x, 1e-3)
 	y := float32(j) / (layout.MSTableRough - 1)
 	alpha := max(y*y, layout.MinAlpha)
-	wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Z: mu}
+	wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
 	var f0s [layout.MSTableF0]float32
 	for k := range f0s {
 		f0s[k] = float32(k) / (layout.MSTableF0 - 1)
@@ -527,7 +475,7 @@ func MSTableCell(i, j int) (fms [layout.MSTableF0]float32) {
 	const q = 128
 	anisoVisibleNormalQuadrature(wo, alpha, alpha, q, func(vh, w float32) {
 		sa += float64(w)
-		ss += float64(w * Schlick5(vh))
+		ss += float64(w * kernel.Schlick5(vh))
 	})
 	a, s := sa/(q*q), ss/(q*q)
 	walk := RandomWalkAlbedos(wo, alpha, f0s[:], 1<<19, rand.New(rand.NewPCG(uint64(i), uint64(j))))
@@ -605,11 +553,11 @@ func RandomWalkAlbedos(wo scene.Vec3, alpha float32, f0s []float32, n int, rng *
 			ws := scene.Vec3{X: alpha * wi.X, Y: alpha * wi.Y, Z: wi.Z}.Normalize()
 			phi := 2 * math.Pi * rng.Float64()
 			z := (1-rng.Float32())*(1+ws.Z) - ws.Z
-			st := sqrtClamped(1 - z*z)
+			st := kernel.Sqrt32(1 - z*z)
 			c := scene.Vec3{X: st * float32(math.Cos(phi)), Y: st * float32(math.Sin(phi)), Z: z}.Add(ws)
 			m := scene.Vec3{X: alpha * c.X, Y: alpha * c.Y, Z: max(c.Z, 0)}.Normalize()
 			cos := wi.Dot(m)
-			s5 := Schlick5(cos)
+			s5 := kernel.Schlick5(cos)
 			for k, f0 := range f0s {
 				e[k] *= float64(f0 + (1-f0)*s5)
 			}
@@ -639,7 +587,7 @@ func FresnelDielectric(cosI, eta float32) float32 {
 	if sin2T >= 1 {
 		return 1
 	}
-	cosT := sqrtClamped(1 - sin2T)
+	cosT := kernel.Sqrt32(1 - sin2T)
 	rPar := (eta*cosI - cosT) / (eta*cosI + cosT)
 	rPerp := (cosI - eta*cosT) / (cosI + eta*cosT)
 	return (rPar*rPar + rPerp*rPerp) / 2
@@ -697,7 +645,7 @@ func GlassTableCell(i, j, k int) [3]float32 {
 	const n = 128
 	x := float32(i) / (layout.GlassTableMu - 1)
 	mu := max(x*x, 1e-3)
-	wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Z: mu}
+	wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
 	y := float32(j) / (layout.GlassTableRough - 1)
 	alpha := max(y*y, layout.MinAlpha)
 	z := float32(k) / (layout.GlassTableEta - 1)
@@ -720,7 +668,7 @@ func GlassCell(i, j, k int) int {
 // transmitting (1 − F)·G2/G1 of its share where the direction it sends the
 // light to lies on the right side.
 func glassQuadrature(wo scene.Vec3, alpha, eta float32, n int) (albedo, reflected float32) {
-	lo := LambdaAniso(wo, alpha, alpha)
+	lo := kernel.LambdaAniso(wo, alpha, alpha)
 	var sum, refl float64
 	for u := range n {
 		hi, low := 1-float32(u)/float32(n), 1-float32(u+1)/float32(n)
@@ -731,14 +679,14 @@ func glassQuadrature(wo scene.Vec3, alpha, eta float32, n int) (albedo, reflecte
 			cosO := wo.Dot(h)
 			f := FresnelDielectric(cosO, eta)
 			if r := h.Scale(2 * cosO).Sub(wo); r.Z > 0 {
-				refl += share * float64(f*(1+lo)/(1+lo+LambdaAniso(r, alpha, alpha)))
+				refl += share * float64(f*(1+lo)/(1+lo+kernel.LambdaAniso(r, alpha, alpha)))
 			}
 			if f >= 1 {
 				continue
 			}
-			cosT := sqrtClamped(1 - (1-cosO*cosO)/(eta*eta))
+			cosT := kernel.Sqrt32(1 - (1-cosO*cosO)/(eta*eta))
 			if t := wo.Scale(-1 / eta).Add(h.Scale(cosO/eta - cosT)); t.Z < 0 {
-				sum += share * float64((1-f)*(1+lo)/(1+lo+LambdaAniso(t, alpha, alpha)))
+				sum += share * float64((1-f)*(1+lo)/(1+lo+kernel.LambdaAniso(t, alpha, alpha)))
 			}
 		}
 	}
@@ -756,8 +704,8 @@ func GlassAlbedo(mu, alpha, eta float32) (albedo, reflected float32) {
 	if eta < 1 {
 		side, eta = 1, 1/eta
 	}
-	i, fi := tableCoord(sqrtClamped(mu), layout.GlassTableMu)
-	j, fj := tableCoord(sqrtClamped(alpha), layout.GlassTableRough)
+	i, fi := tableCoord(kernel.Sqrt32(mu), layout.GlassTableMu)
+	j, fj := tableCoord(kernel.Sqrt32(alpha), layout.GlassTableRough)
 	k, fk := tableCoord(float32(math.Cbrt(float64(max(eta-1, 0)/(eta+1)/layout.GlassTableMaxR))), layout.GlassTableEta)
 	for c := range 8 {
 		di, dj, dk := c&1, c>>1&1, c>>2&1

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -28,12 +29,12 @@ func TestSpecularAlbedoTable(t *testing.T) {
 			mu = 0.005 + 0.1*rng.Float32()
 		}
 		alpha := max(rough*rough, layout.MinAlpha)
-		wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Z: mu}
+		wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
 		const n = 512
 		var sa, ss float64
 		referenceQuadrature(wo, alpha, n, func(vh, w float32) {
 			sa += float64(w)
-			ss += float64(w * Schlick5(vh))
+			ss += float64(w * kernel.Schlick5(vh))
 		})
 		a, s := SpecularIntegrals(mu, alpha)
 		d := max(math.Abs(float64(a)-sa/(n*n)), math.Abs(float64(s)-ss/(n*n)))
@@ -113,7 +114,7 @@ func TestMultipleScatteringMatchesRandomWalk(t *testing.T) {
 	for range cells {
 		mu, rough := 0.1+0.9*rng.Float32(), 0.4+0.6*rng.Float32()
 		alpha := rough * rough
-		wo := scene.Vec3{X: sqrtClamped(1 - mu*mu), Z: mu}
+		wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
 		a, s := SpecularIntegrals(mu, alpha)
 		f0 := rng.Float32()
 		const n = 100000

@@ -24,6 +24,10 @@
 #ifndef BSDF_GLSL
 #define BSDF_GLSL
 
+// The microfacet terms written once in Go (render/kernel): clamp01, sqrt32,
+// smithV, smithG1, schlick5, ggxdAniso, lambdaAniso, sheenV.
+#include "generated/kernel.glsl"
+
 // BSDF mirrors Go's BSDF; newBSDF leaves transmission, eta and thin at Go's
 // zero values, the shading code sets them for transmissive materials.
 struct BSDF {
@@ -58,20 +62,9 @@ struct Frame {
 
 // --- small helpers ---------------------------------------------------------
 
-float clamp01(float v) {
-    if (!(v > 0.0)) {
-        return 0.0;
-    }
-    return min(v, 1.0);
-}
-
 // clampF is hair.go's min(max(v, lo), hi).
 float clampF(float v, float lo, float hi) {
     return min(max(v, lo), hi);
-}
-
-float sqrt32(float v) {
-    return sqrt(max(v, 0.0));
 }
 
 // normalizeOrZero is scene.Vec3.Normalize: a·(1/|a|), the zero vector for a
@@ -117,25 +110,6 @@ float ggxD(vec3 h, float a2) {
     return a2 / (PI * d * d);
 }
 
-// smithV is the height-correlated Smith visibility term, including the
-// 1 / (4·cos·cos) of the microfacet BRDF.
-float smithV(float cosO, float cosI, float a2) {
-    float gO = cosI * sqrt32(cosO * cosO * (1.0 - a2) + a2);
-    float gI = cosO * sqrt32(cosI * cosI * (1.0 - a2) + a2);
-    return 0.5 / (gO + gI);
-}
-
-// smithG1 is the masking of one direction, for the visible-normal pdf.
-float smithG1(float c, float a2) {
-    return 2.0 * c / (c + sqrt32(a2 + (1.0 - a2) * c * c));
-}
-
-float schlick5(float c) {
-    float m = clamp01(1.0 - c);
-    float m2 = m * m;
-    return m2 * m2 * m;
-}
-
 // smithLambda is Λ of the Smith GGX masking function for direction w.
 float smithLambda(vec3 w, float a2) {
     float c2 = w.z * w.z;
@@ -172,24 +146,9 @@ float fresnelDielectric(float cosI, float eta) {
 // --- sampling --------------------------------------------------------------
 
 // sampleVisibleNormal samples a GGX normal as seen from wo (Heitz 2018).
-// ggxDAniso, lambdaAniso and sampleVisibleNormalAniso are the anisotropic
-// GGX's (render.GGXDAniso, LambdaAniso, SampleVisibleNormalAniso): ax along
-// x, ay along y.
-float ggxDAniso(vec3 h, float ax, float ay) {
-    float x = h.x / ax, y = h.y / ay;
-    float d = x * x + y * y + h.z * h.z;
-    return 1.0 / (PI * ax * ay * d * d);
-}
-
-float lambdaAniso(vec3 w, float ax, float ay) {
-    float c2 = w.z * w.z;
-    if (c2 <= 0.0) {
-        return 1e30;
-    }
-    float x = ax * w.x, y = ay * w.y;
-    return (-1.0 + sqrt32(1.0 + (x * x + y * y) / c2)) / 2.0;
-}
-
+// sampleVisibleNormalAniso is the anisotropic GGX's
+// (render.SampleVisibleNormalAniso; kernel.GGXDAniso and LambdaAniso are
+// generated): ax along x, ay along y.
 vec3 sampleVisibleNormalAniso(vec3 wo, float ax, float ay, float u1, float u2) {
     vec3 vh = normalizeOrZero(vec3(ax * wo.x, ay * wo.y, wo.z));
     vec3 t1 = vec3(1.0, 0.0, 0.0);
@@ -555,7 +514,7 @@ vec3 fromAniso(BSDF b, vec3 w) {
 float anisoTerms(BSDF b, vec3 wo, vec3 wi, vec3 h, out float dv, out float g1) {
     float ax = b.anisoAlpha, ay = b.alpha;
     float lo = lambdaAniso(toAniso(b, wo), ax, ay), li = lambdaAniso(toAniso(b, wi), ax, ay);
-    float d = ggxDAniso(toAniso(b, h), ax, ay);
+    float d = ggxdAniso(toAniso(b, h), ax, ay);
     dv = d / ((1.0 + lo + li) * 4.0 * wo.z * wi.z);
     g1 = 1.0 / (1.0 + lo);
     return d;
@@ -596,11 +555,6 @@ float charlieD(float cosH, float alpha) {
     float inv = 1.0 / alpha;
     float sin2 = max(1.0 - cosH * cosH, 0.0);
     return (2.0 + inv) * pow(sin2, 0.5 * inv) / (2.0 * PI);
-}
-
-// sheenV is the sheen's visibility term, with the 1/(4·cos·cos).
-float sheenV(float cosO, float cosI) {
-    return 1.0 / (4.0 * (cosI + cosO - cosI * cosO));
 }
 
 float sheenAlphaOf(float roughness) {
@@ -1066,7 +1020,7 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
         if (b.anisoAlpha > 0.0) { // the metal's and the dielectric's lobe
             d = anisoTerms(b, wo, wi, h, spec, g1);
             if (hf.z > 0.0) {
-                df = ggxDAniso(toAniso(b, hf), b.anisoAlpha, b.alpha);
+                df = ggxdAniso(toAniso(b, hf), b.anisoAlpha, b.alpha);
             }
         } else {
             d = ggxD(h, a2);

@@ -2,7 +2,8 @@
 # Compiles the shaders to SPIR-V for Vulkan 1.2 with Debian's glslangValidator
 # and checks each module with spirv-val. The SPIR-V is committed (spv/) and
 # embedded in the binary; a test fails when it is stale. Run after editing
-# a shader or the layout header (go generate ./render/layout).
+# a shader, the layout header (go generate ./render/layout) or the kernel
+# (go generate ./render/kernel).
 set -euo pipefail
 cd "$(dirname "$0")"
 mkdir -p spv

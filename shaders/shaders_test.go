@@ -23,7 +23,8 @@ func TestSPIRVIsCurrent(t *testing.T) {
 	dir := t.TempDir()
 	// Build a copy, so the test never rewrites the committed modules.
 	files, _ := filepath.Glob("*")
-	for _, f := range append(files, "generated/layout.glsl") {
+	generated, _ := filepath.Glob("generated/*.glsl")
+	for _, f := range append(files, generated...) {
 		if st, err := os.Stat(f); err != nil || st.IsDir() {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -299,8 +300,8 @@ func (b *BSDF) fromAniso(w scene.Vec3) scene.Vec3 {
 // wo for the half vector h.
 func (b *BSDF) anisoTerms(wo, wi, h scene.Vec3) (d, dv, g1 float32) {
 	ax, ay := b.AnisoAlpha, b.Alpha
-	lo, li := render.LambdaAniso(b.toAniso(wo), ax, ay), render.LambdaAniso(b.toAniso(wi), ax, ay)
-	d = render.GGXDAniso(b.toAniso(h), ax, ay)
+	lo, li := kernel.LambdaAniso(b.toAniso(wo), ax, ay), kernel.LambdaAniso(b.toAniso(wi), ax, ay)
+	d = kernel.GGXDAniso(b.toAniso(h), ax, ay)
 	return d, d / ((1 + lo + li) * 4 * wo.Z * wi.Z), 1 / (1 + lo)
 }
 
@@ -361,7 +362,7 @@ func (b *BSDF) sheenEval(wo, wi scene.Vec3) float32 {
 		return 0
 	}
 	h := wo.Add(wi).Normalize()
-	return render.CharlieD(h.Z, render.SheenAlpha(b.SheenRoughness)) * render.SheenV(wo.Z, wi.Z) * wi.Z
+	return render.CharlieD(h.Z, render.SheenAlpha(b.SheenRoughness)) * kernel.SheenV(wo.Z, wi.Z) * wi.Z
 }
 
 // SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
@@ -393,8 +394,8 @@ func (b *BSDF) coatEval(wo, wi scene.Vec3) (float32, float32) {
 	if hf := wo.Add(wi.Sub(n.Scale(2 * ci))).Normalize(); n.Dot(hf) > 0 {
 		df = ggxD(aboutNormal(hf, n), a2)
 	}
-	fr := layout.CoatF0 + (1-layout.CoatF0)*render.Schlick5(wo.Dot(h))
-	return b.Coat * fr * d * render.SmithV(co, ci, a2) * ci, render.SmithG1(co, a2) * (d + df) / (4 * co)
+	fr := layout.CoatF0 + (1-layout.CoatF0)*kernel.Schlick5(wo.Dot(h))
+	return b.Coat * fr * d * kernel.SmithV(co, ci, a2) * ci, kernel.SmithG1(co, a2) * (d + df) / (4 * co)
 }
 
 // aboutNormal is the unit vector h in a frame about the unit normal n, as
@@ -533,7 +534,7 @@ func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass,
 	lb := luminance(b.Base)
 	le := luminance(e)
 	opaque := b.opaqueWeight()
-	spec = opaque*le + b.Metallic*(lb+(1-lb)*render.Schlick5(cosO))
+	spec = opaque*le + b.Metallic*(lb+(1-lb)*kernel.Schlick5(cosO))
 	diff = opaque * (1 - le) * lb
 	if b.DiffTrans > 0 {
 		r, t := b.diffuseColors()
@@ -574,18 +575,18 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		if b.AnisoAlpha > 0 { // the metal's and the dielectric's lobe
 			d, spec, g1 = b.anisoTerms(wo, wi, h)
 			if hf.Z > 0 {
-				df = render.GGXDAniso(b.toAniso(hf), b.AnisoAlpha, b.Alpha)
+				df = kernel.GGXDAniso(b.toAniso(hf), b.AnisoAlpha, b.Alpha)
 			}
 		} else {
 			a2 := b.Alpha * b.Alpha
 			d = ggxD(h, a2)
-			spec, g1 = d*render.SmithV(wo.Z, wi.Z, a2), render.SmithG1(wo.Z, a2)
+			spec, g1 = d*kernel.SmithV(wo.Z, wi.Z, a2), kernel.SmithG1(wo.Z, a2)
 			if hf.Z > 0 {
 				df = ggxD(hf, a2)
 			}
 		}
 		vh := wo.Dot(h)
-		s5 := render.Schlick5(vh)
+		s5 := kernel.Schlick5(vh)
 		opaque := b.opaqueWeight()
 		fd := scene.Vec3{X: b.F0.X + (b.F90-b.F0.X)*s5, Y: b.F0.Y + (b.F90-b.F0.Y)*s5, Z: b.F0.Z + (b.F90-b.F0.Z)*s5}
 		fm := scene.Vec3{X: b.Base.X + (1-b.Base.X)*s5, Y: b.Base.Y + (1-b.Base.Y)*s5, Z: b.Base.Z + (1-b.Base.Z)*s5}
@@ -751,7 +752,7 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
 		fr, pr := b.glassFresnel(wo.Dot(h))
 		d, g := ggxD(h, a2), smithG2(wo, wi, a2)
 		v := func(f float32) float32 { return f * d * g / (4 * wo.Z) * l.kg }
-		pdf := choose(pr) * render.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
+		pdf := choose(pr) * kernel.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
 		return scene.Vec3{X: v(fr.X), Y: v(fr.Y), Z: v(fr.Z)}, pdf
 	}
 	if thin {
@@ -763,7 +764,7 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
 		fr, pr := b.glassFresnel(wo.Dot(h))
 		d, g := ggxD(h, at2), smithG2(wo, wr, at2)
 		v := func(base, f float32) float32 { return base * ((1 - f) * d * g / (4 * wo.Z) * l.kg) }
-		return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, (1 - choose(pr)) * render.SmithG1(wo.Z, at2) * d / (4 * wo.Z)
+		return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, (1 - choose(pr)) * kernel.SmithG1(wo.Z, at2) * d / (4 * wo.Z)
 	}
 	eta := b.glassEta()
 	wm := wi.Scale(eta).Add(wo).Normalize()
@@ -782,7 +783,7 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
 	// as it crosses into the denser side (and back).
 	g, j := smithG2(wo, wi, a2), float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo.Z*denom))))
 	v := func(base, f float32) float32 { return base * ((1 - f) * d * g * j / (eta * eta) * l.kg) }
-	pdf := (1 - pr) * render.SmithG1(wo.Z, a2) * d * wo.Dot(wm) / wo.Z * float32(math.Abs(float64(wi.Dot(wm)))) / denom
+	pdf := (1 - pr) * kernel.SmithG1(wo.Z, a2) * d * wo.Dot(wm) / wo.Z * float32(math.Abs(float64(wi.Dot(wm)))) / denom
 	return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, pdf
 }
 

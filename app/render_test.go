@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -456,20 +457,27 @@ func TestRenderOverItsMemoryIsRefused(t *testing.T) {
 func TestRenderInBandsWithinItsBudget(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // the budget becomes the collector's
 	dir := t.TempDir()
-	common := []string{"../scenes/hairy-cornell.glb", "--backend", "cpu", "--spp", "2", "--res", "512x328", "--max-depth", "3", "--aov", "albedo,depth"}
+	common := []string{"../scenes/hairy-cornell.glb", "--backend", "cpu", "--spp", "2", "--res", "1280x808", "--max-depth", "2", "--aov", "albedo,depth"}
 	whole := filepath.Join(dir, "whole.exr")
 	if code, _, errs := runCLI(t, append([]string{"render", "-o", whole}, common...)...); code != 0 {
 		t.Fatalf("render: exit %d: %s", code, errs)
 	}
-	// A budget halfway between the whole film's need and a band of 16 rows'.
-	opts := render.Options{Width: 512, Height: 328} // the last band short of 16 rows
+	// A budget halfway between the whole film's need and a band of 16
+	// rows': at this size (90 MB apart) far from either, whatever the
+	// process's own memory does between the estimates (a few MB).
+	opts := render.Options{Width: 1280, Height: 808} // the last band short of 16 rows
 	layers := render.LayersFor([]render.AOV{render.AOVAlbedo, render.AOVDepth}, false)
 	band := opts
 	band.Height = 16
+	// The estimates count the heap live at the last collection: each is
+	// made after one, here and in the renders below, so that the last
+	// render's garbage does not move them.
+	runtime.GC()
 	budget := fmt.Sprint((render.MemoryNeed(opts, layers, "cpu", false) + render.MemoryNeed(band, layers, "cpu", false)) / 2)
 	banded := filepath.Join(dir, "bands.exr")
+	runtime.GC()
 	code, _, errs := runCLI(t, append([]string{"render", "-o", banded, "--memory-budget", budget}, common...)...)
-	if code != 0 || !strings.Contains(errs, "512x328 does not fit the memory budget in one film: rendering it in bands of") {
+	if code != 0 || !strings.Contains(errs, "1280x808 does not fit the memory budget in one film: rendering it in bands of") {
 		t.Fatalf("render --memory-budget %s: exit %d: %s", budget, code, errs)
 	}
 	f, err := exr.OpenFile(whole)
@@ -502,6 +510,7 @@ func TestRenderInBandsWithinItsBudget(t *testing.T) {
 		t.Errorf("the render in bands sums to %v: black or not finite", sum)
 	}
 	for _, extra := range [][]string{{"-o", filepath.Join(dir, "b.png")}, {"-o", filepath.Join(dir, "d.exr"), "--denoise", "--denoiser", "regression"}} {
+		runtime.GC()
 		code, _, errs := runCLI(t, append(append([]string{"render", "--memory-budget", budget}, extra...), common...)...)
 		if code != 1 || !strings.Contains(errs, "rendered in bands of rows it would fit, but") {
 			t.Errorf("render %v: exit %d: %s", extra, code, errs)

@@ -42,15 +42,6 @@ func SampleVisibleNormalAniso(wo scene.Vec3, ax, ay, u1, u2 float32) scene.Vec3 
 	return scene.Vec3{X: ax * nh.X, Y: ay * nh.Y, Z: max(nh.Z, 1e-7)}.Normalize()
 }
 
-// CharlieD is the Charlie sheen distribution (Estevez and Kulla,
-// "Production Friendly Microfacet Sheen BRDF", 2017) at a half vector
-// whose cosine with the normal is cosH, for α = roughness².
-func CharlieD(cosH, alpha float32) float32 {
-	inv := 1 / alpha
-	sin2 := max(1-cosH*cosH, 0)
-	return (2 + inv) * float32(math.Pow(float64(sin2), float64(0.5*inv))) / (2 * math.Pi)
-}
-
 // SheenAlpha is the Charlie α of a sheen roughness: its square, at least
 // layout.SheenMinAlpha.
 func SheenAlpha(roughness float32) float32 { return max(roughness*roughness, layout.SheenMinAlpha) }
@@ -77,7 +68,7 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 					sp, cp := math.Sincos(2 * math.Pi * (float64(b) + 0.5) / n)
 					wi := scene.Vec3{X: float32(st * cp), Y: float32(st * sp), Z: float32(ct)}
 					h := wo.Add(wi).Normalize()
-					sum += float64(CharlieD(h.Z, alpha)*kernel.SheenV(wo.Z, wi.Z)) * ct * st
+					sum += float64(kernel.CharlieD(h.Z, alpha)*kernel.SheenV(wo.Z, wi.Z)) * ct * st
 				}
 			}
 			t[i][j] = float32(sum * math.Pi * math.Pi / (n * n))
@@ -574,25 +565,6 @@ func RandomWalkAlbedos(wo scene.Vec3, alpha float32, f0s []float32, n int, rng *
 	return sum
 }
 
-// FresnelDielectric is the exact Fresnel reflectance of unpolarised light
-// at an interface of relative index eta (the far side's over the near
-// side's), for the cosine of the incident angle (negative: from the far
-// side).
-func FresnelDielectric(cosI, eta float32) float32 {
-	cosI = min(max(cosI, -1), 1)
-	if cosI < 0 {
-		eta, cosI = 1/eta, -cosI
-	}
-	sin2T := (1 - cosI*cosI) / (eta * eta)
-	if sin2T >= 1 {
-		return 1
-	}
-	cosT := kernel.Sqrt32(1 - sin2T)
-	rPar := (eta*cosI - cosT) / (eta*cosI + cosT)
-	rPerp := (cosI - eta*cosT) / (cosI + eta*cosT)
-	return (rPar*rPar + rPerp*rPerp) / 2
-}
-
 // ThinTransmissionAlpha is the roughness² a thin sheet of index eta
 // transmits with: a sheet of index 1 is not there and blurs nothing, so
 // the roughness is scaled by clamp(2·(η − 1), 0, 1), as the glTF sample
@@ -677,7 +649,7 @@ func glassQuadrature(wo scene.Vec3, alpha, eta float32, n int) (albedo, reflecte
 		for v := range n {
 			h := SampleVisibleNormal(wo, alpha, u1, (float32(v)+0.5)/float32(n))
 			cosO := wo.Dot(h)
-			f := FresnelDielectric(cosO, eta)
+			f := kernel.FresnelDielectric(cosO, eta)
 			if r := h.Scale(2 * cosO).Sub(wo); r.Z > 0 {
 				refl += share * float64(f*(1+lo)/(1+lo+kernel.LambdaAniso(r, alpha, alpha)))
 			}

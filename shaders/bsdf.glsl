@@ -24,8 +24,9 @@
 #ifndef BSDF_GLSL
 #define BSDF_GLSL
 
-// The microfacet terms written once in Go (render/kernel): clamp01, sqrt32,
-// smithV, smithG1, schlick5, ggxdAniso, lambdaAniso, sheenV.
+// The terms written once in Go (render/kernel): clamp01, clampF, sqrt32,
+// smithV, smithG1, smithLambda, smithG2, schlick5, ggxd, ggxdAniso,
+// lambdaAniso, fresnelDielectric, charlieD, sheenV, and hair's logistic.
 #include "generated/kernel.glsl"
 
 // BSDF mirrors Go's BSDF; newBSDF leaves transmission, eta and thin at Go's
@@ -62,11 +63,6 @@ struct Frame {
 
 // --- small helpers ---------------------------------------------------------
 
-// clampF is hair.go's min(max(v, lo), hi).
-float clampF(float v, float lo, float hi) {
-    return min(max(v, lo), hi);
-}
-
 // normalizeOrZero is scene.Vec3.Normalize: a·(1/|a|), the zero vector for a
 // zero input (GLSL's normalize is undefined there).
 vec3 normalizeOrZero(vec3 a) {
@@ -102,46 +98,6 @@ vec3 toWorld(Frame f, vec3 v) {
 }
 
 // --- microfacet terms ------------------------------------------------------
-
-// ggxD is the GGX normal distribution at the unit half vector h (local),
-// with sin² θ written as hx² + hy².
-float ggxD(vec3 h, float a2) {
-    float d = h.x * h.x + h.y * h.y + h.z * h.z * a2;
-    return a2 / (PI * d * d);
-}
-
-// smithLambda is Λ of the Smith GGX masking function for direction w.
-float smithLambda(vec3 w, float a2) {
-    float c2 = w.z * w.z;
-    if (c2 <= 0.0) {
-        return 1e30;
-    }
-    float tan2 = (1.0 - c2) / c2;
-    return (-1.0 + sqrt32(1.0 + a2 * tan2)) / 2.0;
-}
-
-// smithG2 is the height-correlated masking-shadowing of wo and wi.
-float smithG2(vec3 wo, vec3 wi, float a2) {
-    return 1.0 / (1.0 + smithLambda(wo, a2) + smithLambda(wi, a2));
-}
-
-// fresnelDielectric is the exact unpolarised Fresnel reflectance for a cosine
-// cosI on the side with index 1 and eta the other side's (hair.go).
-float fresnelDielectric(float cosI, float eta) {
-    cosI = clampF(cosI, -1.0, 1.0);
-    if (cosI < 0.0) {
-        eta = 1.0 / eta;
-        cosI = -cosI;
-    }
-    float sin2T = (1.0 - cosI * cosI) / (eta * eta);
-    if (sin2T >= 1.0) {
-        return 1.0;
-    }
-    float cosT = sqrt32(1.0 - sin2T);
-    float rPar = (eta * cosI - cosT) / (eta * cosI + cosT);
-    float rPerp = (cosI - eta * cosT) / (cosI + eta * cosT);
-    return (rPar * rPar + rPerp * rPerp) / 2.0;
-}
 
 // --- sampling --------------------------------------------------------------
 
@@ -549,14 +505,6 @@ float diffuseBelow(BSDF b) {
     return lt / (lr + lt);
 }
 
-// charlieD is the Charlie sheen distribution at a half vector whose cosine
-// with the normal is cosH (render.CharlieD).
-float charlieD(float cosH, float alpha) {
-    float inv = 1.0 / alpha;
-    float sin2 = max(1.0 - cosH * cosH, 0.0);
-    return (2.0 + inv) * pow(sin2, 0.5 * inv) / (2.0 * PI);
-}
-
 float sheenAlphaOf(float roughness) {
     return max(roughness * roughness, SHEEN_MIN_ALPHA);
 }
@@ -637,12 +585,12 @@ float coatEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
     }
     float a2 = b.coatAlpha * b.coatAlpha;
     vec3 h = normalizeOrZero(wo + wi);
-    float d = ggxD(aboutNormal(h, n), a2);
+    float d = ggxd(aboutNormal(h, n), a2);
     // The folded samples: reflections below the coat, mirrored up through it.
     float df = 0.0;
     vec3 hf = normalizeOrZero(wo + (wi - n * (2.0 * ci)));
     if (dot(n, hf) > 0.0) {
-        df = ggxD(aboutNormal(hf, n), a2);
+        df = ggxd(aboutNormal(hf, n), a2);
     }
     float fr = COAT_F0 + (1.0 - COAT_F0) * schlick5(dot(wo, h));
     pdf = smithG1(co, a2) * (d + df) / (4.0 * co);
@@ -805,7 +753,7 @@ vec3 glassEval(BSDF b, vec3 wo, vec3 wi, float k, float pgr, out float pdf) {
     if (wi.z > 0.0) { // reflection off the interface
         vec3 h = normalizeOrZero(wo + wi);
         vec3 fr = glassFresnel(b, dot(wo, h), pr);
-        float d = ggxD(h, a2);
+        float d = ggxd(h, a2);
         float g = smithG2(wo, wi, a2);
         pdf = (split ? pgr : pr) * smithG1(wo.z, a2) * d / (4.0 * wo.z);
         return fr * (d * g / (4.0 * wo.z) * k);
@@ -817,7 +765,7 @@ vec3 glassEval(BSDF b, vec3 wo, vec3 wi, float k, float pgr, out float pdf) {
         vec3 wr = vec3(wi.x, wi.y, -wi.z);
         vec3 h = normalizeOrZero(wo + wr);
         vec3 fr = glassFresnel(b, dot(wo, h), pr);
-        float d = ggxD(h, at2);
+        float d = ggxd(h, at2);
         float g = smithG2(wo, wr, at2);
         pdf = (1.0 - (split ? pgr : pr)) * smithG1(wo.z, at2) * d / (4.0 * wo.z);
         return b.base * ((vec3(1.0) - fr) * (d * g / (4.0 * wo.z) * k));
@@ -833,7 +781,7 @@ vec3 glassEval(BSDF b, vec3 wo, vec3 wi, float k, float pgr, out float pdf) {
         return vec3(0.0);
     }
     vec3 fr = glassFresnel(b, dot(wo, wm), pr);
-    float d = ggxD(wm, a2);
+    float d = ggxd(wm, a2);
     float denom = dot(wi, wm) + dot(wo, wm) / eta;
     denom *= denom;
     // Walter et al.'s BTDF times |cos wi|, radiance scaled by 1/η².
@@ -1023,11 +971,11 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
                 df = ggxdAniso(toAniso(b, hf), b.anisoAlpha, b.alpha);
             }
         } else {
-            d = ggxD(h, a2);
+            d = ggxd(h, a2);
             spec = d * smithV(wo.z, wi.z, a2);
             g1 = smithG1(wo.z, a2);
             if (hf.z > 0.0) {
-                df = ggxD(hf, a2);
+                df = ggxd(hf, a2);
             }
         }
         float vh = dot(wo, h);

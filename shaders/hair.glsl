@@ -264,28 +264,13 @@ float hairBigPhi(int p, float gammaO, float gammaT) {
     return 2.0 * float(p) * gammaT - 2.0 * gammaO + float(p) * PI;
 }
 
-float hairLogistic(float x, float s) {
-    x = abs(x);
-    float e = exp(-x / s);
-    return e / (s * (1.0 + e) * (1.0 + e));
-}
-
-float hairLogisticCDF(float x, float s) {
-    return 1.0 / (1.0 + exp(-x / s));
-}
-
-// hairTrimmedLogistic is the logistic normalised on [−π, π].
-float hairTrimmedLogistic(float x, float s) {
-    return hairLogistic(x, s) / (hairLogisticCDF(PI, s) - hairLogisticCDF(-PI, s));
-}
-
 // hairSampleTrimmedLogistic inverts the trimmed logistic's CDF. Go's
 // log(1/d − 1) runs to ±Inf at the ends (clamped to ±π); GLSL leaves log(0)
 // and 1/0 undefined, so those ends are returned explicitly. (Where rounding
 // makes d exceed 1, Go's log gives NaN; this returns π.)
 float hairSampleTrimmedLogistic(float u, float s) {
-    float k = hairLogisticCDF(PI, s) - hairLogisticCDF(-PI, s);
-    float d = u * k + hairLogisticCDF(-PI, s);
+    float k = logisticCDF(PI, s) - logisticCDF(-PI, s);
+    float d = u * k + logisticCDF(-PI, s);
     if (d <= 0.0) {
         return -PI; // 1/d − 1 = +Inf: x = −Inf
     }
@@ -340,7 +325,7 @@ float hairLobe(HairBSDF b, int p, float sinO, float cosO, float sinI, float cosI
     if (p == 3) {
         return m * HAIR_INV_2PI;
     }
-    return m * hairTrimmedLogistic(hairWrapAngle(phi - hairBigPhi(p, b.gammaO, gammaT)), b.s);
+    return m * trimmedLogistic(hairWrapAngle(phi - hairBigPhi(p, b.gammaO, gammaT)), b.s);
 }
 
 // hairLobeWeights is how often hairSample picks each path: its share of the

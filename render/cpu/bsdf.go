@@ -149,7 +149,7 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	// The lobes get back what single scattering loses (render.MultipleScattering).
 	msAlpha := b.Alpha
 	if b.AnisoAlpha > 0 { // the isotropic lobe's at the geometric mean roughness
-		msAlpha = sqrt32(b.Alpha * b.AnisoAlpha)
+		msAlpha = kernel.Sqrt32(b.Alpha * b.AnisoAlpha)
 	}
 	l.kd, l.km = scene.Vec3{X: 1, Y: 1, Z: 1}, scene.Vec3{X: 1, Y: 1, Z: 1} // for a lobe that is not there
 	if b.opaqueWeight() > 0 {
@@ -263,7 +263,7 @@ func projectedAlpha(w scene.Vec3, ax, ay float32) float32 {
 	if r2 <= 0 {
 		return ay
 	}
-	return sqrt32((w.X*w.X*ax*ax + w.Y*w.Y*ay*ay) / r2)
+	return kernel.Sqrt32((w.X*w.X*ax*ax + w.Y*w.Y*ay*ay) / r2)
 }
 
 // SetAnisotropy stretches the specular lobes' roughness along the local
@@ -362,7 +362,7 @@ func (b *BSDF) sheenEval(wo, wi scene.Vec3) float32 {
 		return 0
 	}
 	h := wo.Add(wi).Normalize()
-	return render.CharlieD(h.Z, render.SheenAlpha(b.SheenRoughness)) * kernel.SheenV(wo.Z, wi.Z) * wi.Z
+	return kernel.CharlieD(h.Z, render.SheenAlpha(b.SheenRoughness)) * kernel.SheenV(wo.Z, wi.Z) * wi.Z
 }
 
 // SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
@@ -388,11 +388,11 @@ func (b *BSDF) coatEval(wo, wi scene.Vec3) (float32, float32) {
 	}
 	a2 := b.CoatAlpha * b.CoatAlpha
 	h := wo.Add(wi).Normalize()
-	d := ggxD(aboutNormal(h, n), a2)
+	d := kernel.GGXD(aboutNormal(h, n), a2)
 	// The folded samples: reflections below the coat, mirrored up through it.
 	var df float32
 	if hf := wo.Add(wi.Sub(n.Scale(2 * ci))).Normalize(); n.Dot(hf) > 0 {
-		df = ggxD(aboutNormal(hf, n), a2)
+		df = kernel.GGXD(aboutNormal(hf, n), a2)
 	}
 	fr := layout.CoatF0 + (1-layout.CoatF0)*kernel.Schlick5(wo.Dot(h))
 	return b.Coat * fr * d * kernel.SmithV(co, ci, a2) * ci, kernel.SmithG1(co, a2) * (d + df) / (4 * co)
@@ -470,16 +470,6 @@ func clamp01(v float32) float32 {
 }
 
 func luminance(c scene.Vec3) float32 { return 0.2126*c.X + 0.7152*c.Y + 0.0722*c.Z }
-
-// ggxD is the GGX normal distribution at the unit half vector h (local).
-// The denominator is written with sin² θ = hx² + hy², not 1 − cos² θ, which
-// cancels near the peak of a smooth surface's lobe.
-func ggxD(h scene.Vec3, a2 float32) float32 {
-	d := h.X*h.X + h.Y*h.Y + h.Z*h.Z*a2
-	return a2 / (math.Pi * d * d)
-}
-
-func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(max(v, 0)))) }
 
 // schlickAlbedo is the directional albedo of a GGX layer with Schlick's
 // Fresnel from f0 to f90, given the tabulated integrals a and s.
@@ -579,10 +569,10 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 			}
 		} else {
 			a2 := b.Alpha * b.Alpha
-			d = ggxD(h, a2)
+			d = kernel.GGXD(h, a2)
 			spec, g1 = d*kernel.SmithV(wo.Z, wi.Z, a2), kernel.SmithG1(wo.Z, a2)
 			if hf.Z > 0 {
-				df = ggxD(hf, a2)
+				df = kernel.GGXD(hf, a2)
 			}
 		}
 		vh := wo.Dot(h)
@@ -698,21 +688,6 @@ func (b *BSDF) weighed(wo, wi scene.Vec3) (scene.Vec3, scene.Vec3, float32, bool
 	return wi, f.Scale(1 / pdf), pdf, true
 }
 
-// smithLambda is Λ of the Smith GGX masking function for direction w.
-func smithLambda(w scene.Vec3, a2 float32) float32 {
-	c2 := w.Z * w.Z
-	if c2 <= 0 {
-		return 1e30
-	}
-	tan2 := (1 - c2) / c2
-	return (-1 + sqrt32(1+a2*tan2)) / 2
-}
-
-// smithG2 is the height-correlated masking-shadowing of wo and wi.
-func smithG2(wo, wi scene.Vec3, a2 float32) float32 {
-	return 1 / (1 + smithLambda(wo, a2) + smithLambda(wi, a2))
-}
-
 // glassFresnel is the glass interface's reflectance per channel at cos
 // (v·m) and the probability with which glassSample reflects there: the
 // exact Fresnel, with a thin film's mixed in (the channels' mean for the
@@ -720,7 +695,7 @@ func smithG2(wo, wi scene.Vec3, a2 float32) float32 {
 // reflect, so the film colours the glass without making light.
 func (b *BSDF) glassFresnel(cos float32) (scene.Vec3, float32) {
 	eta := b.glassEta()
-	fr := render.FresnelDielectric(cos, eta)
+	fr := kernel.FresnelDielectric(cos, eta)
 	if b.Irid <= 0 || eta < 1 {
 		return scene.Vec3{X: fr, Y: fr, Z: fr}, fr
 	}
@@ -750,7 +725,7 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
 	if wi.Z > 0 { // reflection off the interface
 		h := wo.Add(wi).Normalize()
 		fr, pr := b.glassFresnel(wo.Dot(h))
-		d, g := ggxD(h, a2), smithG2(wo, wi, a2)
+		d, g := kernel.GGXD(h, a2), kernel.SmithG2(wo, wi, a2)
 		v := func(f float32) float32 { return f * d * g / (4 * wo.Z) * l.kg }
 		pdf := choose(pr) * kernel.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
 		return scene.Vec3{X: v(fr.X), Y: v(fr.Y), Z: v(fr.Z)}, pdf
@@ -762,7 +737,7 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
 		wr := scene.Vec3{X: wi.X, Y: wi.Y, Z: -wi.Z}
 		h := wo.Add(wr).Normalize()
 		fr, pr := b.glassFresnel(wo.Dot(h))
-		d, g := ggxD(h, at2), smithG2(wo, wr, at2)
+		d, g := kernel.GGXD(h, at2), kernel.SmithG2(wo, wr, at2)
 		v := func(base, f float32) float32 { return base * ((1 - f) * d * g / (4 * wo.Z) * l.kg) }
 		return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, (1 - choose(pr)) * kernel.SmithG1(wo.Z, at2) * d / (4 * wo.Z)
 	}
@@ -776,12 +751,12 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
 		return scene.Vec3{}, 0
 	}
 	fr, pr := b.glassFresnel(wo.Dot(wm))
-	d := ggxD(wm, a2)
+	d := kernel.GGXD(wm, a2)
 	denom := wi.Dot(wm) + wo.Dot(wm)/eta
 	denom *= denom
 	// Walter et al.'s BTDF times |cos wi|, with the radiance scaled by 1/η²
 	// as it crosses into the denser side (and back).
-	g, j := smithG2(wo, wi, a2), float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo.Z*denom))))
+	g, j := kernel.SmithG2(wo, wi, a2), float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo.Z*denom))))
 	v := func(base, f float32) float32 { return base * ((1 - f) * d * g * j / (eta * eta) * l.kg) }
 	pdf := (1 - pr) * kernel.SmithG1(wo.Z, a2) * d * wo.Dot(wm) / wo.Z * float32(math.Abs(float64(wi.Dot(wm)))) / denom
 	return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, pdf
@@ -835,7 +810,7 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32, l *woTerms) (scene.
 	if sin2T >= 1 {
 		return scene.Vec3{}, false // total internal reflection; its Fresnel is 1, so u never gets here
 	}
-	cosT := sqrt32(1 - sin2T)
+	cosT := kernel.Sqrt32(1 - sin2T)
 	t := wo.Scale(-1 / eta).Add(h.Scale(cosO/eta - cosT))
 	return t, t.Z < 0
 }
@@ -844,16 +819,16 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32, l *woTerms) (scene.
 // strategy, whose lobe peaks at grazing angles, where the cosine's density
 // vanishes (cosine samples made fireflies of up to 18 in a sheen furnace).
 func sampleUniform(u1, u2 float32) scene.Vec3 {
-	r := sqrt32(1 - u1*u1)
+	r := kernel.Sqrt32(1 - u1*u1)
 	s, c := math.Sincos(2 * math.Pi * float64(u2))
 	return scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: u1}
 }
 
 // sampleCosine samples the hemisphere about +Z in proportion to cos θ.
 func sampleCosine(u1, u2 float32) scene.Vec3 {
-	r := sqrt32(u1)
+	r := kernel.Sqrt32(u1)
 	s, c := math.Sincos(2 * math.Pi * float64(u2))
-	return scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: sqrt32(1 - u1)}
+	return scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: kernel.Sqrt32(1 - u1)}
 }
 
 // Frame is an orthonormal basis about a normal (Duff et al., "Building an

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -104,7 +105,7 @@ func albedo(b *BSDF, wo scene.Vec3, n int, rng *rand.Rand) (importance, uniform,
 		}
 		z := rng.Float32()
 		phi := 2 * math.Pi * rng.Float64()
-		r := sqrt32(1 - z*z)
+		r := kernel.Sqrt32(1 - z*z)
 		wi := scene.Vec3{X: r * float32(math.Cos(phi)), Y: r * float32(math.Sin(phi)), Z: z}
 		f, _ := b.Eval(wo, wi)
 		for c := 0; c < 3; c++ {

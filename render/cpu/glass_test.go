@@ -8,6 +8,7 @@ import (
 
 	"sertrace/render"
 	"sertrace/render/furnace"
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -85,7 +86,7 @@ func TestSmoothGlassFollowsFresnel(t *testing.T) {
 		b := glass(0, eta, false)
 		for _, cosO := range []float64{0.95, 0.7, 0.3} {
 			wo := directionAt(cosO)
-			want := float64(render.FresnelDielectric(float32(cosO), eta))
+			want := float64(kernel.FresnelDielectric(float32(cosO), eta))
 			const n = 50000
 			reflected, bent := 0, 0
 			for i := 0; i < n; i++ {

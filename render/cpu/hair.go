@@ -3,7 +3,7 @@ package cpu
 import (
 	"math"
 
-	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -36,7 +36,7 @@ func NewHairBSDF(p *scene.Hair, h float32) HairBSDF {
 	hp := ResolveHair(p)
 	betaM, betaN := hp.BetaM, hp.BetaN
 	alpha := hp.Alpha * math.Pi / 180
-	b := HairBSDF{h: clampF(h, -1, 1), eta: hp.Eta, sigmaA: hp.SigmaA}
+	b := HairBSDF{h: kernel.ClampF(h, -1, 1), eta: hp.Eta, sigmaA: hp.SigmaA}
 	b.gammaO = float32(math.Asin(float64(b.h)))
 	// Longitudinal variance from β_m (the paper's fit), azimuthal logistic scale from β_n.
 	v0 := 0.726*betaM + 0.812*betaM*betaM + 3.7*pow32(betaM, 20)
@@ -74,8 +74,8 @@ func ResolveHair(p *scene.Hair) HairParameters {
 		return def
 	}
 	hp := HairParameters{
-		BetaM: clampF(get(p.BetaM, layout.HairDefaultBeta), layout.HairBetaMin, 1),
-		BetaN: clampF(get(p.BetaN, layout.HairDefaultBeta), layout.HairBetaMin, 1),
+		BetaM: kernel.ClampF(get(p.BetaM, layout.HairDefaultBeta), layout.HairBetaMin, 1),
+		BetaN: kernel.ClampF(get(p.BetaN, layout.HairDefaultBeta), layout.HairBetaMin, 1),
 		Alpha: get(p.Alpha, layout.HairDefaultAlpha),
 		Eta:   max(get(p.Eta, layout.HairDefaultEta), layout.HairEtaMin),
 	}
@@ -99,19 +99,17 @@ func melaninAbsorption(eu, pheo float32) scene.Vec3 {
 func colorAbsorption(c scene.Vec3, betaN float32) scene.Vec3 {
 	d := 5.969 - 0.215*betaN + 2.532*betaN*betaN - 10.73*pow32(betaN, 3) + 5.574*pow32(betaN, 4) + 0.245*pow32(betaN, 5)
 	sigma := func(c float32) float32 {
-		l := float32(math.Log(float64(clampF(c, layout.HairColorMin, 1)))) / d
+		l := float32(math.Log(float64(kernel.ClampF(c, layout.HairColorMin, 1)))) / d
 		return l * l
 	}
 	return scene.Vec3{X: sigma(c.X), Y: sigma(c.Y), Z: sigma(c.Z)}
 }
 
-func clampF(v, lo, hi float32) float32 { return min(max(v, lo), hi) }
-
 func pow32(v float32, n int) float32 { return float32(math.Pow(float64(v), float64(n))) }
 
 func sinCosTheta(w scene.Vec3) (sin, cos float32) {
-	sin = clampF(w.X, -1, 1)
-	return sin, sqrt32(1 - sin*sin)
+	sin = kernel.ClampF(w.X, -1, 1)
+	return sin, kernel.Sqrt32(1 - sin*sin)
 }
 
 func phiOf(w scene.Vec3) float32 { return float32(math.Atan2(float64(w.Y), float64(w.Z))) }
@@ -151,16 +149,16 @@ func logI0(x float64) float64 {
 // attenuations are A_0..A_3: what each path keeps, for a view at sin θ_o.
 func (b *HairBSDF) attenuations(sinO, cosO float32) (a [4]scene.Vec3, gammaT float32) {
 	sinT := sinO / b.eta
-	cosT := sqrt32(1 - sinT*sinT)
-	etap := sqrt32(b.eta*b.eta-sinO*sinO) / max(cosO, 1e-6)
+	cosT := kernel.Sqrt32(1 - sinT*sinT)
+	etap := kernel.Sqrt32(b.eta*b.eta-sinO*sinO) / max(cosO, 1e-6)
 	sinGT := b.h / etap
-	cosGT := sqrt32(1 - sinGT*sinGT)
-	gammaT = float32(math.Asin(float64(clampF(sinGT, -1, 1))))
+	cosGT := kernel.Sqrt32(1 - sinGT*sinGT)
+	gammaT = float32(math.Asin(float64(kernel.ClampF(sinGT, -1, 1))))
 	transmit := func(sigmaA float32) float32 {
 		return float32(math.Exp(float64(-sigmaA * (2 * cosGT / max(cosT, 1e-6)))))
 	}
 	t := scene.Vec3{X: transmit(b.sigmaA.X), Y: transmit(b.sigmaA.Y), Z: transmit(b.sigmaA.Z)}
-	f := render.FresnelDielectric(cosO*sqrt32(1-b.h*b.h), b.eta)
+	f := kernel.FresnelDielectric(cosO*kernel.Sqrt32(1-b.h*b.h), b.eta)
 	a[0] = scene.Vec3{X: f, Y: f, Z: f}
 	a[1] = t.Scale((1 - f) * (1 - f))
 	a[2] = a[1].Mul3(t).Scale(f)
@@ -174,23 +172,10 @@ func bigPhi(p int, gammaO, gammaT float32) float32 {
 	return 2*float32(p)*gammaT - 2*gammaO + float32(p)*math.Pi
 }
 
-func logistic(x, s float32) float32 {
-	x = float32(math.Abs(float64(x)))
-	e := float32(math.Exp(float64(-x / s)))
-	return e / (s * (1 + e) * (1 + e))
-}
-
-func logisticCDF(x, s float32) float32 { return 1 / (1 + float32(math.Exp(float64(-x/s)))) }
-
-// trimmedLogistic is the logistic normalised on [−π, π].
-func trimmedLogistic(x, s float32) float32 {
-	return logistic(x, s) / (logisticCDF(math.Pi, s) - logisticCDF(-math.Pi, s))
-}
-
 func sampleTrimmedLogistic(u, s float32) float32 {
-	k := logisticCDF(math.Pi, s) - logisticCDF(-math.Pi, s)
-	x := -s * float32(math.Log(float64(1/(u*k+logisticCDF(-math.Pi, s))-1)))
-	return clampF(x, -math.Pi, math.Pi)
+	k := kernel.LogisticCDF(math.Pi, s) - kernel.LogisticCDF(-math.Pi, s)
+	x := -s * float32(math.Log(float64(1/(u*k+kernel.LogisticCDF(-math.Pi, s))-1)))
+	return kernel.ClampF(x, -math.Pi, math.Pi)
 }
 
 // wrapAngle brings an angle to [−π, π].
@@ -246,7 +231,7 @@ func (b *HairBSDF) lobe(p int, sinO, cosO, sinI, cosI, phi, gammaT float32) floa
 	if p == 3 {
 		return m * float32(1/(2*math.Pi))
 	}
-	return m * trimmedLogistic(wrapAngle(phi-bigPhi(p, b.gammaO, gammaT)), b.s)
+	return m * kernel.TrimmedLogistic(wrapAngle(phi-bigPhi(p, b.gammaO, gammaT)), b.s)
 }
 
 // lobeWeights is how often Sample picks each path: its share of the
@@ -295,10 +280,10 @@ func (b *HairBSDF) sampleLobe(p int, wo scene.Vec3, gammaT, u1, u2, u3 float32) 
 	v := b.v[p]
 	u1 = max(u1, 1e-5)
 	cosTheta := 1 + v*float32(math.Log(float64(u1)+float64(1-u1)*math.Exp(-2/float64(v))))
-	sinTheta := sqrt32(1 - cosTheta*cosTheta)
+	sinTheta := kernel.Sqrt32(1 - cosTheta*cosTheta)
 	cosPhi := float32(math.Cos(2 * math.Pi * float64(u2)))
 	sinI := -cosTheta*s + sinTheta*cosPhi*c
-	cosI := sqrt32(1 - sinI*sinI)
+	cosI := kernel.Sqrt32(1 - sinI*sinI)
 	dphi := 2 * math.Pi * u3
 	if p < 3 {
 		dphi = bigPhi(p, b.gammaO, gammaT) + sampleTrimmedLogistic(u3, b.s)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -37,7 +38,7 @@ func TestHairWhiteFurnace(t *testing.T) {
 		for _, h := range []float32{-0.8, 0.5} {
 			b := NewHairBSDF(&p, h)
 			for _, sinO := range []float32{-0.6, 0.8} {
-				wo := scene.Vec3{X: sinO, Y: 0, Z: sqrt32(1 - sinO*sinO)}
+				wo := scene.Vec3{X: sinO, Y: 0, Z: kernel.Sqrt32(1 - sinO*sinO)}
 				if a := hairIntegral(&b, wo); math.Abs(float64(a.Y)-1) > 0.01 {
 					t.Errorf("β %v, h %v, sin θo %v: albedo %.4f, want 1", beta, h, sinO, a.Y)
 				}
@@ -52,7 +53,7 @@ func TestHairSamplingMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, h := range []float32{-0.6, 0.4} {
 		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.4), Pheomelanin: f32(0.3)}, h)
-		wo := scene.Vec3{X: 0.25, Y: 0, Z: sqrt32(1 - 0.0625)}
+		wo := scene.Vec3{X: 0.25, Y: 0, Z: kernel.Sqrt32(1 - 0.0625)}
 		want := hairIntegral(&b, wo)
 		const n = 200000
 		var sum scene.Vec3
@@ -76,7 +77,7 @@ func TestHairAbsorbs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	albedo := func(eu float32) scene.Vec3 {
 		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(eu)}, 0.2)
-		wo := scene.Vec3{X: 0.2, Y: 0, Z: sqrt32(1 - 0.04)}
+		wo := scene.Vec3{X: 0.2, Y: 0, Z: kernel.Sqrt32(1 - 0.04)}
 		var sum scene.Vec3
 		for i := 0; i < 50000; i++ {
 			if _, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32()); ok {
@@ -97,7 +98,7 @@ func TestHairSamplingChiSquare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(55, 56))
 	for _, h := range []float32{-0.5, 0.3} {
 		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.35), BetaN: f32(0.4)}, h)
-		wo := scene.Vec3{X: 0.3, Y: 0, Z: sqrt32(1 - 0.09)}
+		wo := scene.Vec3{X: 0.3, Y: 0, Z: kernel.Sqrt32(1 - 0.09)}
 		sphereChiSquare(t, fmt.Sprintf("hair h %v", h), func() (scene.Vec3, bool) {
 			wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
 			return wi, ok
@@ -110,7 +111,7 @@ func TestHairSamplingChiSquare(t *testing.T) {
 func TestHairLobesChiSquare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(59, 60))
 	b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.3), BetaN: f32(0.35), Alpha: f32(3)}, 0.3)
-	wo := scene.Vec3{X: 0.4, Y: 0, Z: sqrt32(1 - 0.16)}
+	wo := scene.Vec3{X: 0.4, Y: 0, Z: kernel.Sqrt32(1 - 0.16)}
 	_, gammaT := b.attenuations(sinCosTheta(wo))
 	for p := 0; p < 4; p++ {
 		sphereChiSquare(t, fmt.Sprintf("lobe %d", p), func() (scene.Vec3, bool) {

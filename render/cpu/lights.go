@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -58,7 +59,7 @@ func (e *environment) sample(u1, u2 float32) (d, radiance scene.Vec3, pdf float3
 		return e.hdr.Sample(u1, u2)
 	}
 	z := 1 - 2*u1
-	r := sqrt32(1 - z*z)
+	r := kernel.Sqrt32(1 - z*z)
 	s, c := math.Sincos(2 * math.Pi * float64(u2))
 	d = scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: z}
 	return d, e.radiance(d), 1 / (4 * math.Pi)
@@ -117,7 +118,7 @@ func (ls *lightSampler) sample(out *lightSample, acc *Accel, p scene.Vec3, u, co
 			return false
 		}
 		// Uniform on the triangle: barycentrics of vertices 1 and 2.
-		su := sqrt32(u1)
+		su := kernel.Sqrt32(u1)
 		bu, bv := u2*su, su*(1-u2)
 		q, n := t.p0.Add(t.e1.Scale(bu)).Add(t.e2.Scale(bv)), t.n
 		mat := &acc.scene.Materials[acc.scene.Instances[e.Instance].Material]
@@ -211,7 +212,7 @@ func (ls *lightSampler) pdfEmitter(acc *Accel, h *Hit, origin scene.Vec3, cosL f
 // sphereLight is an emissive sphere's world centre and radius.
 func (acc *Accel) sphereLight(e *render.LightEntry) (c scene.Vec3, r float32) {
 	set := &acc.scene.SphereSets[acc.scene.Instances[e.Instance].Geometry.Index]
-	return acc.toWorld[e.Instance].Point(set.Centers[e.Index]), sqrt32(e.Area / (4 * math.Pi))
+	return acc.toWorld[e.Instance].Point(set.Centers[e.Index]), kernel.Sqrt32(e.Area / (4 * math.Pi))
 }
 
 // sampleSphere picks a direction toward a sphere (centre c, radius r) seen
@@ -225,16 +226,16 @@ func sampleSphere(p, c scene.Vec3, r, u1, u2 float32) (wi scene.Vec3, dist, pdf 
 	if !ok {
 		return wi, 0, 0, false
 	}
-	d := sqrt32(d2)
+	d := kernel.Sqrt32(d2)
 	f := NewFrame(toC.Scale(1 / d))
 	// cos θ uniform in [cos θmax, 1], kept as 1 − cos θ for small cones.
 	omcT := u1 * omc
 	cosT := 1 - omcT
-	sinT := sqrt32(omcT * (2 - omcT))
+	sinT := kernel.Sqrt32(omcT * (2 - omcT))
 	s, co := math.Sincos(2 * math.Pi * float64(u2))
 	wi = f.T.Scale(sinT * float32(co)).Add(f.B.Scale(sinT * float32(s))).Add(f.N.Scale(cosT))
 	// The nearer intersection of p + t·wi with the sphere.
-	dist = d*cosT - sqrt32(r*r-d2*sinT*sinT)
+	dist = d*cosT - kernel.Sqrt32(r*r-d2*sinT*sinT)
 	if !(dist > 0) {
 		return wi, 0, 0, false
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -104,7 +105,7 @@ func TestWhiteFurnace(t *testing.T) {
 					if c.want != nil {
 						w = c.want(mu)
 					} else {
-						imp, _, _ := albedo(&c.bsdf, scene.Vec3{X: sqrt32(1 - mu*mu), Y: 0, Z: mu}, 5000, rng)
+						imp, _, _ := albedo(&c.bsdf, scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Y: 0, Z: mu}, 5000, rng)
 						w = imp.X
 					}
 					sum += float64(v)

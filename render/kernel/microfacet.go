@@ -62,3 +62,57 @@ func LambdaAniso(w scene.Vec3, ax, ay float32) float32 {
 func SheenV(cosO, cosI float32) float32 {
 	return 1 / (4 * (cosI + cosO - cosI*cosO))
 }
+
+// GGXD is the GGX normal distribution at the unit half vector h (local).
+// The denominator is written with sin² θ = hx² + hy², not 1 − cos² θ, which
+// cancels near the peak of a smooth surface's lobe.
+func GGXD(h scene.Vec3, a2 float32) float32 {
+	d := h.X*h.X + h.Y*h.Y + h.Z*h.Z*a2
+	return a2 / (math.Pi * d * d)
+}
+
+// SmithLambda is Λ of the Smith GGX masking function for direction w.
+func SmithLambda(w scene.Vec3, a2 float32) float32 {
+	c2 := w.Z * w.Z
+	if c2 <= 0 {
+		return 1e30
+	}
+	tan2 := (1 - c2) / c2
+	return (-1 + Sqrt32(1+a2*tan2)) / 2
+}
+
+// SmithG2 is the height-correlated masking-shadowing of wo and wi.
+func SmithG2(wo, wi scene.Vec3, a2 float32) float32 {
+	return 1 / (1 + SmithLambda(wo, a2) + SmithLambda(wi, a2))
+}
+
+// ClampF is v clamped to [lo, hi].
+func ClampF(v, lo, hi float32) float32 { return min(max(v, lo), hi) }
+
+// FresnelDielectric is the exact unpolarised Fresnel reflectance for a
+// cosine cosI on the side of index 1, eta the other side's (light from
+// inside, cosI < 0, sees the inverse index).
+func FresnelDielectric(cosI, eta float32) float32 {
+	cosI = min(max(cosI, -1), 1)
+	if cosI < 0 {
+		eta = 1 / eta
+		cosI = -cosI
+	}
+	sin2T := (1 - cosI*cosI) / (eta * eta)
+	if sin2T >= 1 {
+		return 1
+	}
+	cosT := Sqrt32(1 - sin2T)
+	rPar := (eta*cosI - cosT) / (eta*cosI + cosT)
+	rPerp := (cosI - eta*cosT) / (cosI + eta*cosT)
+	return (rPar*rPar + rPerp*rPerp) / 2
+}
+
+// CharlieD is the Charlie sheen distribution (Estevez and Kulla,
+// "Production Friendly Microfacet Sheen BRDF", 2017) at a half vector
+// whose cosine with the normal is cosH, for α = roughness².
+func CharlieD(cosH, alpha float32) float32 {
+	inv := 1 / alpha
+	sin2 := max(1-cosH*cosH, 0)
+	return (2 + inv) * float32(math.Pow(float64(sin2), float64(0.5*inv))) / (2 * math.Pi)
+}

@@ -25,9 +25,10 @@ func (f *Film) SamplesAt(px int) int {
 }
 
 // IsAhead reports whether pixel px holds the samples of the pass in
-// flight (or cut short) already.
+// flight (or cut short) already. A word of bits covers pixels of other
+// tiles, which workers mark meanwhile: it is read atomically.
 func (f *Film) IsAhead(px int) bool {
-	return f.AheadPixels != nil && f.AheadPixels[px>>6]>>(px&63)&1 != 0
+	return f.AheadPixels != nil && atomic.LoadUint64(&f.AheadPixels[px>>6])>>(px&63)&1 != 0
 }
 
 // MarkAhead records that pixel px holds the samples of the pass in

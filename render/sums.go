@@ -31,8 +31,8 @@ const FixedBits = 32
 // The guides (the first hit's albedo and normal, the split's albedos:
 // values of magnitude about 1, read by the denoiser and shown as AOVs)
 // are narrow: their unit is 2^-NarrowBits and their low words are 32 bits
-// (High counts 2^32 units), half the memory. A sample is rounded to 6.1e-5
-// (a quarter of a half float's step at 1, 2^-12 past 0.5) and a pixel
+// (High counts 2^32 units), half the memory. A sample is rounded to the
+// nearest 6.1e-5 (2^-14: a sixteenth of a half float's step at 1) and a pixel
 // summing past 131,072 samples of 1 carries into the high words. Their
 // samples are clamped to ±2^40.
 const NarrowBits = 14
@@ -213,20 +213,20 @@ func (s *LayerSums) Set(i int, v float64) {
 	delete(s.High, i)
 	// In float64 and unclamped but for the 128-bit range: a sum (n times
 	// a squared luminance) may pass a sample's clamp.
-	x := v * 0x1p32
+	x, limit := v*0x1p32, 0x1p125
 	if s.Narrow != nil {
 		s.Narrow[i] = 0
-		x = v * 0x1p14
+		x, limit = v*0x1p14, 0x1p93 // a narrow sum's high word counts 2^32 units
 	} else {
 		s.Fixed[i] = 0
 	}
 	switch {
 	case x != x:
 		x = 0
-	case x > 0x1p125:
-		x = 0x1p125
-	case x < -0x1p125:
-		x = -0x1p125
+	case x > limit:
+		x = limit
+	case x < -limit:
+		x = -limit
 	}
 	hi, lo := units(x)
 	s.addAt(i, hi, lo)

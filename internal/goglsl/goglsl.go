@@ -15,7 +15,7 @@
 // the file and line.
 //
 // Names are the Go names with their first word lower-cased (SmithV →
-// smithV, GGXDAniso → ggxDAniso), and the functions are written callees
+// smithV, GGXDAniso → ggxdAniso), and the functions are written callees
 // first, as GLSL wants them declared before use.
 package goglsl
 
@@ -454,6 +454,9 @@ func (t *translator) expr(e ast.Expr) (string, error) {
 			return "", t.errorAt(e, "operator %s is outside the GLSL subset", e.Op)
 		}
 		x, err := t.expr(e.X)
+		if strings.HasPrefix(x, "-") || strings.HasPrefix(x, "+") {
+			x = "(" + x + ")" // - -x is no GLSL decrement
+		}
 		return e.Op.String() + x, err
 	case *ast.BinaryExpr:
 		switch e.Op {

@@ -32,6 +32,7 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"float y = float(i);",
 		"return vec3(x, y, cos_(x) + pow_(x, y));",
 		"return a < b && !(b > 10.0) || a == 0.0;",
+		"return -(-x);",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the translation lacks %q:\n%s", want, src)

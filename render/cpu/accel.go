@@ -135,7 +135,7 @@ func BuildAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 		}
 		return sc.GeometryBounds(in.Geometry).Transform(in.Transform)
 	})
-	acc.flatOnly = acc.flat.bvh != nil && len(acc.tlas.Prims) == 1
+	acc.flatOnly = acc.flat.bvh != nil && len(acc.tlas.Prims) == 1 && int(acc.tlas.Prims[0]) == len(sc.Instances)
 	return acc
 }
 

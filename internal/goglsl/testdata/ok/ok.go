@@ -50,3 +50,6 @@ func Make(x float32, i int32) scene.Vec3 {
 
 // Flag is a boolean.
 func Flag(a, b float32) bool { return a < b && !(b > 10) || a == 0 }
+
+// Neg negates twice: no GLSL decrement.
+func Neg(x float32) float32 { return - -x }

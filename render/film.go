@@ -408,3 +408,29 @@ func (f *Film) Floats(l Layer) []float64 {
 	}
 	return f.Sums[l].Floats()
 }
+
+// GPUFilmLayout places a render's layers in its accumulation buffer, one
+// after the other in the order of layout's Film* indexes: those the film
+// holds (held), the cost and shadow-ray counts (the ray statistics read
+// them) and, with the clock raygen, the clock's ticks. It returns each
+// layer's first float (layout.FilmNone for the others) in a buffer of n
+// pixels, and the floats a pixel.
+func GPUFilmLayout(held Layers, clock bool, n int) (at [layout.FilmLayers]uint32, floats int) {
+	channels := map[int]int{layout.FilmCost: 1, layout.FilmShadowRays: 1}
+	if clock {
+		channels[layout.FilmClock] = 1
+	}
+	for l, info := range FilmLayers {
+		if info.GPU >= 0 && held.Has(Layer(l)) {
+			channels[info.GPU] = info.Channels
+		}
+	}
+	for g := range at {
+		at[g] = layout.FilmNone
+		if c, ok := channels[g]; ok {
+			at[g] = uint32(floats * n)
+			floats += c
+		}
+	}
+	return at, floats
+}

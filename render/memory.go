@@ -189,18 +189,13 @@ const (
 )
 
 // gpuReadbackBytes is the bytes a pixel of the Vulkan backend's
-// host-visible read-back buffer takes, counted (a float32 a channel of
-// the layers held, and the cost, shadow-ray and clock counts), and as much
-// again for the device's own buffers where it is a software one
-// (lavapipe), whose device memory is the host's: a guess, not measured.
+// host-visible read-back buffer takes, counted (GPUFilmLayout's floats,
+// the clock's among them), and as much again for the device's own buffers
+// where it is a software one (lavapipe), whose device memory is the
+// host's: a guess, not measured.
 func gpuReadbackBytes(layers Layers) uint64 {
-	floats := uint64(3)
-	for l, info := range FilmLayers {
-		if info.GPU >= 0 && (layers | BaseLayers).Has(Layer(l)) {
-			floats += uint64(info.Channels)
-		}
-	}
-	return 4 * floats * 2
+	_, floats := GPUFilmLayout(layers|BaseLayers, true, 1)
+	return 4 * uint64(floats) * 2
 }
 
 // cpuPassPaths is about how many paths a CPU pass traces at most.

@@ -48,17 +48,21 @@ const maxSample = 0x1p62
 
 // Quantize is a sample as a whole number of units, the 128-bit integer
 // hi·2^64 + lo with lo a signed word.
-func Quantize(v float32) (hi, lo int64) {
+func Quantize(v float32) (hi, lo int64) { return quantize(v, maxSample, 0x1p32) }
+
+// quantize is a sample clamped to ±limit and counted in units of 1/scale
+// (a power of two), NaN as 0.
+func quantize(v float32, limit, scale float64) (hi, lo int64) {
 	x := float64(v)
 	switch {
 	case x != x:
 		return 0, 0
-	case x > maxSample:
-		x = maxSample
-	case x < -maxSample:
-		x = -maxSample
+	case x > limit:
+		x = limit
+	case x < -limit:
+		x = -limit
 	}
-	return units(x * 0x1p32) // exact: a float32 scaled by a power of two
+	return units(x * scale) // exact: a float32 scaled by a power of two
 }
 
 // QuantizeLayer is a sample of layer l as a whole number of its units:
@@ -71,18 +75,7 @@ func QuantizeLayer(l Layer, v float32) (hi, lo int64) {
 }
 
 // quantizeNarrow is a narrow layer's sample in units of 2^-NarrowBits.
-func quantizeNarrow(v float32) (hi, lo int64) {
-	x := float64(v)
-	switch {
-	case x != x:
-		return 0, 0
-	case x > narrowMax:
-		x = narrowMax
-	case x < -narrowMax:
-		x = -narrowMax
-	}
-	return 0, int64(math.RoundToEven(x * 0x1p14))
-}
+func quantizeNarrow(v float32) (hi, lo int64) { return quantize(v, narrowMax, 0x1p14) }
 
 // units is x, a number of units (finite, below 2^125 in magnitude), as
 // the nearest whole number of them (ties to even), in canonical 128-bit

@@ -691,6 +691,19 @@ func (t *translator) literal(at ast.Node, v constant.Value, typ types.Type) (str
 // GGXDAniso → ggxdAniso, Sqrt32 → sqrt32), and an underscore after a name
 // GLSL keeps for itself (cos → cos_).
 func glslName(s string) string {
+	s = LowerFirst(s)
+	if glslReserved[s] {
+		s += "_"
+	}
+	return s
+}
+
+// LowerFirst is a Go name with its first word lower-cased, the GLSL names
+// of the generated code (the layout header's fields too): a run of
+// capitals followed by a lower-case letter starts a word with its last
+// capital (SRGBTable → srgbTable); otherwise it is all one word (UV0 →
+// uv0, IOR → ior, GGXD → ggxd).
+func LowerFirst(s string) string {
 	n := 0
 	for n < len(s) && s[n] >= 'A' && s[n] <= 'Z' {
 		n++
@@ -698,11 +711,7 @@ func glslName(s string) string {
 	if n > 1 && n < len(s) && s[n] >= 'a' && s[n] <= 'z' {
 		n--
 	}
-	s = strings.ToLower(s[:n]) + s[n:]
-	if glslReserved[s] {
-		s += "_"
-	}
-	return s
+	return strings.ToLower(s[:n]) + s[n:]
 }
 
 // glslReserved are GLSL's keywords and the built-in functions a Go name

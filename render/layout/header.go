@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"sertrace/internal/goglsl"
 	"sertrace/scene"
 )
 
@@ -37,7 +38,7 @@ func Header() string {
 			if ref := f.Tag.Get("ref"); ref != "" {
 				typ, arr = refType(ref), ""
 			}
-			fmt.Fprintf(&b, "    %s %s%s;\n", typ, lowerFirst(f.Name), arr)
+			fmt.Fprintf(&b, "    %s %s%s;\n", typ, goglsl.LowerFirst(f.Name), arr)
 		}
 		b.WriteString("};\n\n")
 	}
@@ -106,20 +107,6 @@ func glslType(t reflect.Type) (typ, arr string) {
 		return inner, fmt.Sprintf("[%d]%s", t.Len(), innerArr)
 	}
 	panic("layout: no GLSL type for " + t.String())
-}
-
-func lowerFirst(s string) string {
-	n := 0
-	for n < len(s) && s[n] >= 'A' && s[n] <= 'Z' {
-		n++
-	}
-	// A run of capitals followed by a lower-case letter starts a word with
-	// its last capital (SRGBTable → srgbTable); otherwise it is all one word
-	// (UV0 → uv0, IOR → ior).
-	if n > 1 && n < len(s) && s[n] >= 'a' && s[n] <= 'z' {
-		n--
-	}
-	return strings.ToLower(s[:n]) + s[n:]
 }
 
 type constant struct{ typ, name, value string }

@@ -179,35 +179,9 @@ type renderer struct {
 	path     string
 	clock    bool // the raygen times pixels with the shader clock
 	// filmAt is where each layer the film buffer holds starts in it
-	// (Params.FilmAt), filmFloats its floats per pixel.
+	// (Params.FilmAt, render.GPUFilmLayout), filmFloats its floats per pixel.
 	filmAt     [layout.FilmLayers]uint32
 	filmFloats int
-}
-
-// filmLayout places a render's layers in its accumulation buffer, one
-// after the other in the order of layout's Film* indexes: those the film
-// holds (held), the cost and shadow-ray counts (the ray statistics read
-// them) and, with the clock raygen, the clock's ticks. It returns each
-// layer's first float (layout.FilmNone for the others) in a buffer of n
-// pixels, and the floats a pixel.
-func filmLayout(held render.Layers, clock bool, n int) (at [layout.FilmLayers]uint32, floats int) {
-	channels := map[int]int{layout.FilmCost: 1, layout.FilmShadowRays: 1}
-	if clock {
-		channels[layout.FilmClock] = 1
-	}
-	for l, info := range render.FilmLayers {
-		if info.GPU >= 0 && held.Has(render.Layer(l)) {
-			channels[info.GPU] = info.Channels
-		}
-	}
-	for g := range at {
-		at[g] = layout.FilmNone
-		if c, ok := channels[g]; ok {
-			at[g] = uint32(floats * n)
-			floats += c
-		}
-	}
-	return at, floats
 }
 
 // newRenderer makes what a render needs on the device: the path's
@@ -250,7 +224,7 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	if held == 0 {
 		held = render.AllLayers
 	}
-	r.filmAt, r.filmFloats = filmLayout(held, r.clock, n)
+	r.filmAt, r.filmFloats = render.GPUFilmLayout(held, r.clock, n)
 	if r.film, err = d.newBuffer(uint64(4*r.filmFloats*n), 0, memReadback, false); err != nil {
 		return nil, err
 	}

@@ -725,7 +725,7 @@ func TestLargeImagesStayOnTheCPU(t *testing.T) {
 }
 
 // TestFilmBufferHoldsTheLayersAsked: the accumulation buffer holds the
-// layers the film does (Options.Layers; filmLayout's test sizes it): a
+// layers the film does (Options.Layers; render's TestFilmLayoutHoldsWhatIsAsked sizes it): a
 // film of the beauty alone gets the same beauty bit for bit as one of
 // every layer, and a film with the guides the same guides; a session
 // prepared for fewer layers than its film holds refuses the pass.

@@ -1,9 +1,8 @@
-package vulkan
+package render
 
 import (
 	"testing"
 
-	"sertrace/render"
 	"sertrace/render/layout"
 )
 
@@ -14,16 +13,16 @@ import (
 func TestFilmLayoutHoldsWhatIsAsked(t *testing.T) {
 	const n = 100
 	for _, c := range []struct {
-		layers render.Layers
+		layers Layers
 		clock  bool
 		floats int
 		none   []int
 	}{
-		{render.BaseLayers, false, 6, []int{layout.FilmAlbedo, layout.FilmNormal, layout.FilmDepth, layout.FilmDiffuse, layout.FilmClock, layout.FilmPathLength}},
-		{render.BaseLayers | render.GuideLayers, false, 13, []int{layout.FilmDiffuse, layout.FilmClock}},
-		{render.AllLayers, true, layout.FilmLayers, nil},
+		{BaseLayers, false, 6, []int{layout.FilmAlbedo, layout.FilmNormal, layout.FilmDepth, layout.FilmDiffuse, layout.FilmClock, layout.FilmPathLength}},
+		{BaseLayers | GuideLayers, false, 13, []int{layout.FilmDiffuse, layout.FilmClock}},
+		{AllLayers, true, layout.FilmLayers, nil},
 	} {
-		at, floats := filmLayout(c.layers, c.clock, n)
+		at, floats := GPUFilmLayout(c.layers, c.clock, n)
 		if floats != c.floats {
 			t.Errorf("%s: %d floats a pixel, want %d", c.layers.Names(), floats, c.floats)
 		}
@@ -34,9 +33,9 @@ func TestFilmLayoutHoldsWhatIsAsked(t *testing.T) {
 		}
 		// Each layer held has its floats to itself, inside the buffer.
 		used := make([]bool, floats*n)
-		for l, info := range render.FilmLayers {
+		for l, info := range FilmLayers {
 			g := info.GPU
-			if g < 0 || !c.layers.Has(render.Layer(l)) {
+			if g < 0 || !c.layers.Has(Layer(l)) {
 				continue
 			}
 			if at[g] == layout.FilmNone {

@@ -65,7 +65,7 @@ func referenceQuadrature(wo scene.Vec3, alpha float32, n int, fn func(vh, w floa
 	mu, a2 := wo.Z, alpha*alpha
 	for u := range n {
 		for v := range n {
-			h := SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/float32(n), (float32(v)+0.5)/float32(n))
+			h := kernel.SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/float32(n), (float32(v)+0.5)/float32(n))
 			vh := wo.Dot(h)
 			wi := h.Scale(2 * vh).Sub(wo)
 			if wi.Z <= 0 {

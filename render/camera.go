@@ -3,63 +3,60 @@ package render
 import (
 	"math"
 
+	"sertrace/render/kernel"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
 // CameraRays makes the primary rays of a glTF camera for an image of
-// width × height pixels. The image's aspect ratio wins over the camera's
-// (which only suggests a default resolution).
+// width × height pixels (kernel.CameraRay and LensRay of its state). The
+// image's aspect ratio wins over the camera's (which only suggests a
+// default resolution).
 type CameraRays struct {
-	eye, x, y, z scene.Vec3
-	ortho        bool
-	sx, sy       float32 // half the view at distance 1 (perspective) or in world units (orthographic)
-	w, h         float32
-	aperture     float32 // lens radius; 0: a pinhole
-	focus        float32 // distance of the plane in focus, along the view
+	cam layout.Camera
 }
 
-// NewCameraRays prepares cam for an image of the given size.
+// NewCameraRays prepares cam for an image of the given size: sx and sy are
+// half the view at distance 1 (perspective) or in world units
+// (orthographic); the aperture is the lens's radius (0: a pinhole) and the
+// focus the distance of the plane in focus, along the view.
 func NewCameraRays(cam scene.Camera, width, height int) CameraRays {
-	c := CameraRays{
-		eye: cam.Transform.Column(3), x: cam.Transform.Column(0), y: cam.Transform.Column(1), z: cam.Transform.Column(2),
-		ortho: cam.Orthographic, w: float32(width), h: float32(height),
+	c := layout.Camera{
+		Eye: cam.Transform.Column(3), X: cam.Transform.Column(0), Y: cam.Transform.Column(1), Z: cam.Transform.Column(2),
+		W: float32(width), H: float32(height),
+	}
+	if cam.Orthographic {
+		c.Ortho = 1
 	}
 	aspect := float32(width) / float32(height)
 	if cam.Orthographic {
-		c.sy = cam.YMag
+		c.Sy = cam.YMag
 	} else {
-		c.sy = float32(math.Tan(float64(cam.YFov) / 2))
+		c.Sy = float32(math.Tan(float64(cam.YFov) / 2))
 	}
-	c.sx = c.sy * aspect
-	c.aperture, c.focus = cam.ApertureRadius, cam.FocusDistance
-	return c
+	c.Sx = c.Sy * aspect
+	c.Aperture, c.Focus = cam.ApertureRadius, cam.FocusDistance
+	return CameraRays{cam: c}
 }
 
 // Ray returns the ray through image point (px, py), in pixels from the top
 // left; the direction is unit length.
 func (c *CameraRays) Ray(px, py float32) (origin, dir scene.Vec3) {
-	u := (2*px/c.w - 1) * c.sx
-	v := (1 - 2*py/c.h) * c.sy
-	if c.ortho {
-		return c.eye.Add(c.x.Scale(u)).Add(c.y.Scale(v)), c.z.Scale(-1)
-	}
-	return c.eye, c.x.Scale(u).Add(c.y.Scale(v)).Sub(c.z).Normalize()
+	return kernel.CameraRay(&c.cam, px, py)
 }
+
+// LensRay turns the pinhole ray through an image point into the thin lens's.
+func (c *CameraRays) LensRay(origin, dir scene.Vec3, u1, u2 float32) (scene.Vec3, scene.Vec3) {
+	return kernel.LensRay(&c.cam, origin, dir, u1, u2)
+}
+
+// Lens reports whether the camera has a lens (LensRay moves the rays):
+// without one, its numbers need not be drawn.
+func (c *CameraRays) Lens() bool { return kernel.CameraLens(&c.cam) }
 
 // Forward is the direction the camera looks.
-func (c *CameraRays) Forward() scene.Vec3 { return c.z.Scale(-1) }
+func (c *CameraRays) Forward() scene.Vec3 { return c.cam.Z.Scale(-1) }
 
-// CameraParams is a CameraRays' state, for backends that make the rays
+// Params returns the camera's state, for backends that make the rays
 // themselves (the GPU's raygen shader).
-type CameraParams struct {
-	Eye, X, Y, Z    scene.Vec3
-	Ortho           bool
-	Sx, Sy, W, H    float32
-	Aperture, Focus float32
-}
-
-// Params returns the camera's state.
-func (c *CameraRays) Params() CameraParams {
-	return CameraParams{Eye: c.eye, X: c.x, Y: c.y, Z: c.z, Ortho: c.ortho, Sx: c.sx, Sy: c.sy, W: c.w, H: c.h,
-		Aperture: c.aperture, Focus: c.focus}
-}
+func (c *CameraRays) Params() layout.Camera { return c.cam }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"sertrace/scene"
 )
 
 // PixelFilter is a separable pixel reconstruction filter, used by filter
@@ -67,39 +65,6 @@ func (p *PixelFilter) Sample(u float32) float32 {
 	t := (u - p.cdf[i]) / max(p.cdf[i+1]-p.cdf[i], 1e-12)
 	return -p.Radius + 2*p.Radius*(float32(i)+min(max(t, 0), 1))/float32(n)
 }
-
-// concentricDisk maps the unit square to the unit disk, keeping areas
-// (Shirley and Chiu).
-func concentricDisk(u1, u2 float32) (float32, float32) {
-	a, b := 2*u1-1, 2*u2-1
-	if a == 0 && b == 0 {
-		return 0, 0
-	}
-	var r, phi float64
-	if a*a > b*b {
-		r, phi = float64(a), math.Pi/4*float64(b/a)
-	} else {
-		r, phi = float64(b), math.Pi/2-math.Pi/4*float64(a/b)
-	}
-	return float32(r * math.Cos(phi)), float32(r * math.Sin(phi))
-}
-
-// LensRay turns the pinhole ray through an image point into the thin lens's:
-// it starts at a point of the lens (from u1, u2) and passes through the
-// point where the pinhole ray meets the plane in focus.
-func (c *CameraRays) LensRay(origin, dir scene.Vec3, u1, u2 float32) (scene.Vec3, scene.Vec3) {
-	if !c.Lens() {
-		return origin, dir
-	}
-	lx, ly := concentricDisk(u1, u2)
-	focusPoint := origin.Add(dir.Scale(c.focus / dir.Dot(c.Forward())))
-	o := origin.Add(c.x.Scale(lx * c.aperture)).Add(c.y.Scale(ly * c.aperture))
-	return o, focusPoint.Sub(o).Normalize()
-}
-
-// Lens reports whether the camera has a lens (LensRay moves the rays):
-// without one, its numbers need not be drawn.
-func (c *CameraRays) Lens() bool { return c.aperture > 0 && c.focus > 0 }
 
 // CDF is the filter's table for Sample (nil for the box filter).
 func (p *PixelFilter) CDF() []float32 { return p.cdf }

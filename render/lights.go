@@ -173,16 +173,3 @@ func (ls *LightTable) Pick(u, coin float32) int32 {
 	}
 	return ls.Alias[k]
 }
-
-// SphereCone is how a sphere of radius r at distance² d2 from a point looks
-// from it: 1 − cos θmax of the cone it subtends, computed without
-// cancellation for small spheres; ok is false when the point is inside or
-// the cone is empty (light sampling skips the sphere there, and its pdf is 0).
-func SphereCone(d2, r float32) (oneMinusCos float32, ok bool) {
-	sin2 := r * r / d2
-	if !(sin2 < 1) {
-		return 0, false
-	}
-	omc := sin2 / (1 + float32(math.Sqrt(float64(1-sin2))))
-	return omc, omc > 0
-}

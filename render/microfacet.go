@@ -17,31 +17,6 @@ import (
 // tabulated specular albedo the glTF BRDF's albedo scaling reads (the GPU
 // receives the same table).
 
-// SampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
-// the GGX Distribution of Visible Normals", JCGT 2018).
-func SampleVisibleNormal(wo scene.Vec3, alpha, u1, u2 float32) scene.Vec3 {
-	return SampleVisibleNormalAniso(wo, alpha, alpha, u1, u2)
-}
-
-// SampleVisibleNormalAniso is SampleVisibleNormal for roughness ax along x
-// and ay along y.
-func SampleVisibleNormalAniso(wo scene.Vec3, ax, ay, u1, u2 float32) scene.Vec3 {
-	vh := scene.Vec3{X: ax * wo.X, Y: ay * wo.Y, Z: wo.Z}.Normalize()
-	t1 := scene.Vec3{X: 1, Y: 0, Z: 0}
-	if l2 := vh.X*vh.X + vh.Y*vh.Y; l2 > 0 {
-		inv := 1 / kernel.Sqrt32(l2)
-		t1 = scene.Vec3{X: -vh.Y * inv, Y: vh.X * inv, Z: 0}
-	}
-	t2 := vh.Cross(t1)
-	r := kernel.Sqrt32(u1)
-	s, c := math.Sincos(2 * math.Pi * float64(u2))
-	p1, p2 := r*float32(c), r*float32(s)
-	sh := 0.5 * (1 + vh.Z)
-	p2 = (1-sh)*kernel.Sqrt32(1-p1*p1) + sh*p2
-	nh := t1.Scale(p1).Add(t2.Scale(p2)).Add(vh.Scale(kernel.Sqrt32(1 - p1*p1 - p2*p2)))
-	return scene.Vec3{X: ax * nh.X, Y: ay * nh.Y, Z: max(nh.Z, 1e-7)}.Normalize()
-}
-
 // SheenAlpha is the Charlie α of a sheen roughness: its square, at least
 // layout.SheenMinAlpha.
 func SheenAlpha(roughness float32) float32 { return max(roughness*roughness, layout.SheenMinAlpha) }
@@ -269,7 +244,7 @@ func anisoVisibleNormalQuadrature(wo scene.Vec3, ax, ay float32, n int, fn func(
 		x := 1 - (float32(u)+0.5)/float32(n)
 		u1, jacobian := 1-x*x*x, float32(n)*(hi*hi*hi-low*low*low)
 		for v := range n {
-			h := SampleVisibleNormalAniso(wo, ax, ay, u1, (float32(v)+0.5)/float32(n))
+			h := kernel.SampleVisibleNormalAniso(wo, ax, ay, u1, (float32(v)+0.5)/float32(n))
 			vh := wo.Dot(h)
 			wi := h.Scale(2 * vh).Sub(wo)
 			if wi.Z <= 0 {
@@ -647,7 +622,7 @@ func glassQuadrature(wo scene.Vec3, alpha, eta float32, n int) (albedo, reflecte
 		x := 1 - (float32(u)+0.5)/float32(n)
 		u1, share := 1-x*x*x, float64(hi*hi*hi-low*low*low)/float64(n)
 		for v := range n {
-			h := SampleVisibleNormal(wo, alpha, u1, (float32(v)+0.5)/float32(n))
+			h := kernel.SampleVisibleNormal(wo, alpha, u1, (float32(v)+0.5)/float32(n))
 			cosO := wo.Dot(h)
 			f := kernel.FresnelDielectric(cosO, eta)
 			if r := h.Scale(2 * cosO).Sub(wo); r.Z > 0 {

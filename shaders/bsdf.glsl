@@ -1,9 +1,9 @@
 // bsdf.glsl: the glTF metallic-roughness BSDF, a port of render/cpu/bsdf.go
-// (and of fresnelDielectric and clampF from render/cpu/hair.go). Same
+// (its pieces already written once come from render/kernel). Same
 // formulas and, as far as GLSL lets us say, the same order of float
 // operations, so first-hit values match the CPU backend to float rounding.
 //
-// Included after common.glsl (PI, luminance). The includer must define
+// Included after common.glsl (PI; luminance in the kernel). The includer must define
 //
 //	vec2 albedoTableAt(int i, int j)
 //	float sheenTableAt(int i, int j)
@@ -24,9 +24,11 @@
 #ifndef BSDF_GLSL
 #define BSDF_GLSL
 
-// The terms written once in Go (render/kernel): clamp01, clampF, sqrt32,
-// smithV, smithG1, smithLambda, smithG2, schlick5, ggxd, ggxdAniso,
-// lambdaAniso, fresnelDielectric, charlieD, sheenV, and hair's logistic.
+// What is written once in Go (render/kernel, translated): the microfacet
+// terms, the frame, the visible-normal and hemisphere sampling, the thin
+// film's Fresnel, the spectrum and the hair BSDF.
+#include "govec.glsl"
+#include "gomath.glsl"
 #include "generated/kernel.glsl"
 
 // BSDF mirrors Go's BSDF; newBSDF leaves transmission, eta and thin at Go's
@@ -53,98 +55,6 @@ struct BSDF {
     float filmIOR;       // the film's index
     float filmThickness; // and thickness, nm
 };
-
-// Frame is an orthonormal basis about a normal (Duff et al. 2017).
-struct Frame {
-    vec3 t;
-    vec3 b;
-    vec3 n;
-};
-
-// --- small helpers ---------------------------------------------------------
-
-// normalizeOrZero is scene.Vec3.Normalize: a·(1/|a|), the zero vector for a
-// zero input (GLSL's normalize is undefined there).
-vec3 normalizeOrZero(vec3 a) {
-    float l = sqrt(dot(a, a));
-    if (l == 0.0) {
-        return vec3(0.0);
-    }
-    return a * (1.0 / l);
-}
-
-// --- frame -----------------------------------------------------------------
-
-Frame newFrame(vec3 n) {
-    float sign_ = 1.0;
-    if (n.z < 0.0) {
-        sign_ = -1.0;
-    }
-    float a = -1.0 / (sign_ + n.z);
-    float b = n.x * n.y * a;
-    Frame f;
-    f.t = vec3(1.0 + sign_ * n.x * n.x * a, sign_ * b, -sign_ * n.x);
-    f.b = vec3(b, sign_ + n.y * n.y * a, -n.y);
-    f.n = n;
-    return f;
-}
-
-vec3 toLocal(Frame f, vec3 v) {
-    return vec3(dot(v, f.t), dot(v, f.b), dot(v, f.n));
-}
-
-vec3 toWorld(Frame f, vec3 v) {
-    return f.t * v.x + f.b * v.y + f.n * v.z;
-}
-
-// --- microfacet terms ------------------------------------------------------
-
-// --- sampling --------------------------------------------------------------
-
-// sampleVisibleNormal samples a GGX normal as seen from wo (Heitz 2018).
-// sampleVisibleNormalAniso is the anisotropic GGX's
-// (render.SampleVisibleNormalAniso; kernel.GGXDAniso and LambdaAniso are
-// generated): ax along x, ay along y.
-vec3 sampleVisibleNormalAniso(vec3 wo, float ax, float ay, float u1, float u2) {
-    vec3 vh = normalizeOrZero(vec3(ax * wo.x, ay * wo.y, wo.z));
-    vec3 t1 = vec3(1.0, 0.0, 0.0);
-    float l2 = vh.x * vh.x + vh.y * vh.y;
-    if (l2 > 0.0) {
-        float inv = 1.0 / sqrt32(l2);
-        t1 = vec3(-vh.y * inv, vh.x * inv, 0.0);
-    }
-    vec3 t2 = cross(vh, t1);
-    float r = sqrt32(u1);
-    float phi = 2.0 * PI * u2;
-    float s = sin(phi);
-    float c = cos(phi);
-    float p1 = r * c;
-    float p2 = r * s;
-    float sh = 0.5 * (1.0 + vh.z);
-    p2 = (1.0 - sh) * sqrt32(1.0 - p1 * p1) + sh * p2;
-    vec3 nh = t1 * p1 + t2 * p2 + vh * sqrt32(1.0 - p1 * p1 - p2 * p2);
-    return normalizeOrZero(vec3(ax * nh.x, ay * nh.y, max(nh.z, 1e-7)));
-}
-
-vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
-    return sampleVisibleNormalAniso(wo, alpha, alpha, u1, u2);
-}
-
-// sampleUniform samples the hemisphere about +Z uniformly (Go's).
-vec3 sampleUniform(float u1, float u2) {
-    float r = sqrt32(1.0 - u1 * u1);
-    float phi = 2.0 * PI * u2;
-    return vec3(r * cos(phi), r * sin(phi), u1);
-}
-
-// sampleCosine samples the hemisphere about +Z in proportion to cos θ.
-vec3 sampleCosine(float u1, float u2) {
-    float r = sqrt32(u1);
-    float phi = 2.0 * PI * u2;
-    float s = sin(phi);
-    float c = cos(phi);
-    return vec3(r * c, r * s, sqrt32(1.0 - u1));
-}
 
 // --- specular albedo -------------------------------------------------------
 
@@ -336,67 +246,7 @@ BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specul
 
 // --- thin film (KHR_materials_iridescence) ---------------------------------
 
-// thinFilmSensitivity is render.thinFilmSensitivity: the RGB sensitivity of
-// an optical path difference (nm) with per-channel phase shifts.
-// The cosines' arguments reach 150 radians, where GLSL promises no
-// precision: they are taken in turns, reduced to one turn by fract.
-float cosTurns(float turns) {
-    return cos(2.0 * PI * fract(turns));
-}
-
-vec3 thinFilmSensitivity(float opd, vec3 shift) {
-    float phase = 2.0 * PI * opd * 1e-9;
-    float p2 = phase * phase;
-    float cycles = opd * 1e-9;                 // phase in turns
-    vec3 shiftTurns = shift * (0.5 / PI);
-    float x = IRID_SENS_AMP_X * cosTurns(IRID_SENS_POS_X * cycles + shiftTurns.x) * exp(-p2 * IRID_SENS_VAR_X) +
-              IRID_SENS_AMP_X2 * cosTurns(IRID_SENS_POS_X2 * cycles + shiftTurns.x) * exp(-p2 * IRID_SENS_VAR_X2);
-    float y = IRID_SENS_AMP_Y * cosTurns(IRID_SENS_POS_Y * cycles + shiftTurns.y) * exp(-p2 * IRID_SENS_VAR_Y);
-    float z = IRID_SENS_AMP_Z * cosTurns(IRID_SENS_POS_Z * cycles + shiftTurns.z) * exp(-p2 * IRID_SENS_VAR_Z);
-    return vec3(XYZ_TO_REC709_00 * x + XYZ_TO_REC709_01 * y + XYZ_TO_REC709_02 * z,
-                XYZ_TO_REC709_10 * x + XYZ_TO_REC709_11 * y + XYZ_TO_REC709_12 * z,
-                XYZ_TO_REC709_20 * x + XYZ_TO_REC709_21 * y + XYZ_TO_REC709_22 * z);
-}
-
-// thinFilmFresnel is render.ThinFilm.Fresnel: the reflectance at cos1 = v·h
-// of a film of index ior and thickness (nm) under a medium of index
-// outside, over a base of reflectance baseF0 at normal incidence.
-vec3 thinFilmFresnel(float outside, float ior, float thickness, float cos1, vec3 baseF0) {
-    float film = outside + (ior - outside) * smoothstep(0.0, 0.03, thickness);
-    float ratio = outside / film;
-    float sin2 = ratio * ratio * (1.0 - cos1 * cos1);
-    if (sin2 >= 1.0) {
-        return vec3(1.0); // total internal reflection in the film
-    }
-    float cos2 = sqrt32(1.0 - sin2);
-    float r0 = (film - outside) / (film + outside);
-    r0 *= r0;
-    float r12 = r0 + (1.0 - r0) * schlick5(cos1);
-    float t121 = 1.0 - r12;
-    float phi12 = film < outside ? PI : 0.0;
-    float phi21 = PI - phi12;
-    float opd = 2.0 * film * thickness * cos2;
-    float s5 = schlick5(cos2);
-    vec3 sf0 = vec3(sqrt32(min(baseF0.x + 0.0001, 0.9999)), sqrt32(min(baseF0.y + 0.0001, 0.9999)), sqrt32(min(baseF0.z + 0.0001, 0.9999)));
-    vec3 base = (1.0 + sf0) / (1.0 - sf0);
-    vec3 r1 = (base - film) / (base + film);
-    r1 *= r1;
-    vec3 r23 = r1 + (1.0 - r1) * s5;
-    vec3 phi = vec3(phi21) + vec3(base.x < film ? PI : 0.0, base.y < film ? PI : 0.0, base.z < film ? PI : 0.0);
-    vec3 p = min(max(r12 * r23, vec3(1e-5)), vec3(0.9999));
-    vec3 r123 = sqrt(p);
-    vec3 rs = t121 * t121 * r23 / (1.0 - p);
-    vec3 cm = rs - t121;
-    vec3 outR = r12 + rs;
-    for (int m = 1; m <= 2; m++) {
-        vec3 sm = thinFilmSensitivity(float(m) * opd, float(m) * phi);
-        cm *= r123;
-        outR += cm * 2.0 * sm;
-    }
-    return vec3(clamp01(outR.x), clamp01(outR.y), clamp01(outR.z));
-}
-
-// thinFilmAlbedo is render.ThinFilm.Albedo: the albedo, seen from mu, of a
+// thinFilmAlbedo is render.ThinFilmAlbedo: the albedo, seen from mu, of a
 // GGX layer of roughness² alpha with the film's Fresnel, summed over the
 // bins of v·h.
 vec3 thinFilmAlbedo(float outside, float ior, float thickness, float mu, float alpha, vec3 baseF0) {
@@ -412,7 +262,7 @@ vec3 thinFilmAlbedo(float outside, float ior, float thickness, float mu, float a
         if (l.x <= 0.0) {
             continue;
         }
-        e += thinFilmFresnel(outside, ior, thickness, l.y / l.x, baseF0) * l.x;
+        e += thinFilmFresnel(ThinFilm(outside, ior, thickness), l.y / l.x, baseF0) * l.x;
     }
     return min(e, vec3(1.0));
 }
@@ -449,7 +299,7 @@ void setAnisotropy(inout BSDF b, float strength, vec3 dir) {
         return;
     }
     b.anisoAlpha = b.alpha + (1.0 - b.alpha) * strength * strength;
-    b.anisoDir = normalizeOrZero(vec3(dir.x, dir.y, 0.0));
+    b.anisoDir = normalizeGo(vec3(dir.x, dir.y, 0.0));
     if (b.anisoDir == vec3(0.0)) {
         b.anisoDir = vec3(1.0, 0.0, 0.0);
     }
@@ -520,7 +370,7 @@ float sheenEval(BSDF b, vec3 wo, vec3 wi) {
     if (wi.z <= 0.0) {
         return 0.0;
     }
-    vec3 h = normalizeOrZero(wo + wi);
+    vec3 h = normalizeGo(wo + wi);
     return charlieD(h.z, sheenAlphaOf(b.sheenRoughness)) * sheenV(wo.z, wi.z) * wi.z;
 }
 
@@ -584,11 +434,11 @@ float coatEval(BSDF b, vec3 wo, vec3 wi, out float pdf) {
         return 0.0; // nothing below the shading surface (Go's coatEval says why)
     }
     float a2 = b.coatAlpha * b.coatAlpha;
-    vec3 h = normalizeOrZero(wo + wi);
+    vec3 h = normalizeGo(wo + wi);
     float d = ggxd(aboutNormal(h, n), a2);
     // The folded samples: reflections below the coat, mirrored up through it.
     float df = 0.0;
-    vec3 hf = normalizeOrZero(wo + (wi - n * (2.0 * ci)));
+    vec3 hf = normalizeGo(wo + (wi - n * (2.0 * ci)));
     if (dot(n, hf) > 0.0) {
         df = ggxd(aboutNormal(hf, n), a2);
     }
@@ -605,9 +455,9 @@ vec3 coatSample(BSDF b, vec3 wo, float u1, float u2) {
         return foldUp(h * (2.0 * dot(wo, h)) - wo);
     }
     Frame f = newFrame(b.coatN);
-    vec3 woC = toLocal(f, wo);
+    vec3 woC = frameToLocal(f, wo);
     vec3 h = sampleVisibleNormal(woC, b.coatAlpha, u1, u2);
-    return toWorld(f, foldUp(h * (2.0 * dot(woC, h)) - woC));
+    return frameToWorld(f, foldUp(h * (2.0 * dot(woC, h)) - woC));
 }
 
 // glassWeight is the share of f that the glass interface is.
@@ -695,7 +545,7 @@ vec3 glassFresnel(BSDF b, float cos_, out float pr) {
         pr = fr;
         return vec3(fr);
     }
-    vec3 fi = thinFilmFresnel(filmOutside(b), b.filmIOR, b.filmThickness, cos_, vec3(iorF0(eta)));
+    vec3 fi = thinFilmFresnel(ThinFilm(filmOutside(b), b.filmIOR, b.filmThickness), cos_, vec3(iorF0(eta)));
     vec3 rgb = vec3(fr) * (1.0 - b.irid) + fi * b.irid;
     pr = (rgb.x + rgb.y + rgb.z) / 3.0;
     return rgb;
@@ -751,7 +601,7 @@ vec3 glassEval(BSDF b, vec3 wo, vec3 wi, float k, float pgr, out float pdf) {
     bool split = at != b.alpha; // the probability of reflecting is the interface's, not the microfacet's
     float pr;
     if (wi.z > 0.0) { // reflection off the interface
-        vec3 h = normalizeOrZero(wo + wi);
+        vec3 h = normalizeGo(wo + wi);
         vec3 fr = glassFresnel(b, dot(wo, h), pr);
         float d = ggxd(h, a2);
         float g = smithG2(wo, wi, a2);
@@ -763,7 +613,7 @@ vec3 glassEval(BSDF b, vec3 wo, vec3 wi, float k, float pgr, out float pdf) {
         // through the surface, tinted by the base colour.
         float at2 = at * at;
         vec3 wr = vec3(wi.x, wi.y, -wi.z);
-        vec3 h = normalizeOrZero(wo + wr);
+        vec3 h = normalizeGo(wo + wr);
         vec3 fr = glassFresnel(b, dot(wo, h), pr);
         float d = ggxd(h, at2);
         float g = smithG2(wo, wr, at2);
@@ -771,7 +621,7 @@ vec3 glassEval(BSDF b, vec3 wo, vec3 wi, float k, float pgr, out float pdf) {
         return b.base * ((vec3(1.0) - fr) * (d * g / (4.0 * wo.z) * k));
     }
     float eta = glassEta(b);
-    vec3 wm = normalizeOrZero(wi * eta + wo);
+    vec3 wm = normalizeGo(wi * eta + wo);
     if (wm.z < 0.0) {
         wm = wm * -1.0;
     }
@@ -959,12 +809,12 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
     vec3 f = vec3(0.0);
     float below = diffuseBelow(b);
     if (wi.z > 0.0) {
-        vec3 h = normalizeOrZero(wo + wi);
+        vec3 h = normalizeGo(wo + wi);
         float d, spec, g1;
         float df = 0.0;
         // The specular strategy's folded samples (foldUp): those whose
         // reflection about hf went below.
-        vec3 hf = normalizeOrZero(wo + vec3(wi.x, wi.y, -wi.z));
+        vec3 hf = normalizeGo(wo + vec3(wi.x, wi.y, -wi.z));
         if (b.anisoAlpha > 0.0) { // the metal's and the dielectric's lobe
             d = anisoTerms(b, wo, wi, h, spec, g1);
             if (hf.z > 0.0) {
@@ -986,10 +836,10 @@ vec3 bsdfEvalWith(BSDF b, WoTerms t, vec3 wo, vec3 wi, out float pdf) {
         if (b.irid > 0.0) {
             float outside = filmOutside(b);
             if (opaque > 0.0) {
-                fd = fd * (1.0 - b.irid) + thinFilmFresnel(outside, b.filmIOR, b.filmThickness, vh, dielectricF0(b)) * (b.f90 * b.irid);
+                fd = fd * (1.0 - b.irid) + thinFilmFresnel(ThinFilm(outside, b.filmIOR, b.filmThickness), vh, dielectricF0(b)) * (b.f90 * b.irid);
             }
             if (b.metallic > 0.0) {
-                fm = fm * (1.0 - b.irid) + thinFilmFresnel(outside, b.filmIOR, b.filmThickness, vh, b.base) * b.irid;
+                fm = fm * (1.0 - b.irid) + thinFilmFresnel(ThinFilm(outside, b.filmIOR, b.filmThickness), vh, b.base) * b.irid;
             }
         }
         fd = fd * t.kd; // with what single scattering loses

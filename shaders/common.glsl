@@ -14,6 +14,8 @@
 #include "random.glsl"
 #include "govec.glsl"
 #include "math.glsl"
+#include "gomath.glsl"
+#include "generated/kernel.glsl"
 #include "intersect.glsl"
 
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer ParamsBuf { Params p; };

@@ -12,7 +12,6 @@
 #include "shade.glsl"
 #include "lights.glsl"
 #include "medium.glsl"
-#include "spectrum.glsl"
 
 #if defined(HAIR)
 #define IS_HAIR(s) true
@@ -72,7 +71,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     path.throughput *= transmittance(path.medium, t);
     Surface s = shadeHit(inst, prim, attribs.x, attribs.y, t, o, d);
     vec3 wo = -d;
-    vec3 woLocal = toLocal(s.frame, wo);
+    vec3 woLocal = frameToLocal(s.frame, wo);
     // What the first hit's albedos, the light sample and the next direction
     // need of wo, computed once a hit (Go caches them: BSDF.lobesAt), and
     // only when one of them is taken.
@@ -128,9 +127,9 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         (transmits(s) || dot(ls.wi, s.ng) > 0.0)) {
         vec3 f;
         float pdfB;
-        vec3 wiL = toLocal(s.frame, ls.wi);
+        vec3 wiL = frameToLocal(s.frame, ls.wi);
         if (IS_HAIR(s)) {
-            f = hairEval(s.hair, woLocal, wiL, pdfB);
+            hairBSDFEval(s.hair, woLocal, wiL, f, pdfB);
         } else {
             f = bsdfEvalWith(s.bsdf, terms, woLocal, wiL, pdfB);
         }
@@ -153,12 +152,12 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     float pdf;
     bool ok;
     if (IS_HAIR(s)) {
-        ok = hairSample(s.hair, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), rnd(path, DIM_BSDF_W),
-                        wiLocal, weight, pdf);
+        hairBSDFSample(s.hair, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), rnd(path, DIM_BSDF_W),
+                       wiLocal, weight, pdf, ok);
     } else {
         ok = bsdfSampleWith(s.bsdf, terms, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), wiLocal, weight, pdf);
     }
-    vec3 wi = toWorld(s.frame, wiLocal);
+    vec3 wi = frameToWorld(s.frame, wiLocal);
     bool crosses = dot(wi, s.ng) < 0.0;
     if (!ok || (!transmits(s) && crosses) || (!IS_HAIR(s) && crosses != (wiLocal.z < 0.0))) {
         path.alive = 0u;

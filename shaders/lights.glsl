@@ -173,52 +173,12 @@ bool sampleTriangle(uint inst, uint tri, float u1, float u2, out vec3 p, out vec
     return true;
 }
 
-// render.SphereCone: 1 − cos θmax of the cone a sphere of radius r at
-// distance² d2 subtends; false when the point is inside or the cone empty.
-bool sphereCone(float d2, float r, out float oneMinusCos) {
-    float sin2 = r * r / d2;
-    oneMinusCos = 0.0;
-    if (!(sin2 < 1.0)) {
-        return false;
-    }
-    oneMinusCos = sin2 / (1.0 + sqrt32(1.0 - sin2));
-    return oneMinusCos > 0.0;
-}
-
 // An emissive sphere's world centre and radius.
 void sphereLight(LightEntry e, out vec3 c, out float r) {
     Instance in_ = P.instances.v[e.instance];
     SphereSet set = P.sphereSets.v[in_.geometry];
     c = affinePoint(in_.toWorld, P.points.v[set.firstPoint + uint(e.index)]);
     r = sqrt32(e.area / (4.0 * PI));
-}
-
-// A direction toward a sphere seen from p, uniform in the cone it
-// subtends, and the distance to the sphere's nearer point along it
-// (render/cpu's sampleSphere).
-bool sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 wi, out float dist, out float pdf) {
-    wi = vec3(0.0);
-    dist = 0.0;
-    pdf = 0.0;
-    vec3 toC = c - p;
-    float d2 = dot(toC, toC);
-    float omc;
-    if (!sphereCone(d2, r, omc)) {
-        return false;
-    }
-    float d = sqrt32(d2);
-    Frame f = newFrame(toC * (1.0 / d));
-    float omcT = u1 * omc;
-    float cosT = 1.0 - omcT;
-    float sinT = sqrt32(omcT * (2.0 - omcT));
-    float phi = 2.0 * PI * u2;
-    wi = toWorld(f, vec3(sinT * cos(phi), sinT * sin(phi), cosT));
-    dist = d * cosT - sqrt32(r * r - d2 * sinT * sinT);
-    if (!(dist > 0.0)) {
-        return false;
-    }
-    pdf = 1.0 / (2.0 * PI * omc);
-    return true;
 }
 
 bool sampleLight(vec3 p, float u, float coin, float u1, float u2, out LightSample ls) {
@@ -265,7 +225,9 @@ bool sampleLight(vec3 p, float u, float coin, float u1, float u2, out LightSampl
         vec3 c, wi;
         float r, dist, pdf;
         sphereLight(e, c, r);
-        if (!sampleSphere(p, c, r, u1, u2, wi, dist, pdf)) {
+        bool ok;
+        sampleSphere(p, c, r, u1, u2, wi, dist, pdf, ok);
+        if (!ok) {
             return false;
         }
         ls.wi = wi;
@@ -333,7 +295,9 @@ float pdfEmitter(uint inst, uint prim, float t, float cosL, vec3 origin) {
         float r, omc;
         sphereLight(e, c, r);
         vec3 toC = c - origin;
-        if (!sphereCone(dot(toC, toC), r, omc)) {
+        bool ok;
+        sphereCone(dot(toC, toC), r, omc, ok);
+        if (!ok) {
             return 0.0;
         }
         return P.lightPdf.v[k] / (2.0 * PI * omc);

@@ -40,7 +40,7 @@ Path newPath(uint x, uint y, uint sampleIndex) {
     px += jx;
     py += jy;
     cameraRay(P.camera, px, py, o, d);
-    lensRay(P.camera, o, d, rnd(path, DIM_LENS_U), rnd(path, DIM_LENS_V));
+    lensRay(P.camera, o, d, rnd(path, DIM_LENS_U), rnd(path, DIM_LENS_V), o, d);
     path.origin = o;
     path.dir = d;
     return path;

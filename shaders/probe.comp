@@ -12,7 +12,6 @@
 #include "random.glsl"
 #include "govec.glsl"
 #include "intersect.glsl"
-#include "spectrum.glsl"
 
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Floats { float v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Uints { uint v[]; };
@@ -26,7 +25,6 @@ vec2 anisoTableAt(int cell) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE
 vec2 glassTableAt(int cell) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + cell]; }
 float msTableAt(int cell) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + 2 * GLASS_TABLE_CELLS + cell].x; }
 #include "bsdf.glsl"
-#include "hair.glsl"
 float filterCDF(int i) { return 0.0; } // camera.glsl's pixel filter, which the probe does not run
 #include "camera.glsl"
 
@@ -128,8 +126,10 @@ void main() {
     case PROBE_HAIR_EVAL: { // HairParams (eumelanin, pheomelanin, colour, betaM, betaN, alpha, eta, set), h, wo, wi
         HairParams p = HairParams(inF(i, 0u), inF(i, 1u), inV(i, 2u), inF(i, 5u), inF(i, 6u), inF(i, 7u), inF(i, 8u), inU(i, 9u));
         HairBSDF b = newHairBSDF(p, inF(i, 10u));
+        vec3 f;
         float pdf;
-        outV(i, 0u, hairEval(b, inV(i, 11u), inV(i, 14u), pdf));
+        hairBSDFEval(b, inV(i, 11u), inV(i, 14u), f, pdf);
+        outV(i, 0u, f);
         outF(i, 3u, pdf);
         break;
     }
@@ -138,7 +138,8 @@ void main() {
         HairBSDF b = newHairBSDF(p, inF(i, 10u));
         vec3 wi, weight;
         float pdf;
-        bool ok = hairSample(b, inV(i, 11u), inF(i, 14u), inF(i, 15u), inF(i, 16u), inF(i, 17u), wi, weight, pdf);
+        bool ok;
+        hairBSDFSample(b, inV(i, 11u), inF(i, 14u), inF(i, 15u), inF(i, 16u), inF(i, 17u), wi, weight, pdf, ok);
         outF(i, 0u, ok ? 1.0 : 0.0);
         outV(i, 1u, wi);
         outV(i, 4u, weight);
@@ -153,7 +154,7 @@ void main() {
                           inF(i, 16u), inF(i, 17u), inF(i, 18u));
         vec3 o, d;
         cameraRay(c, inF(i, 19u), inF(i, 20u), o, d);
-        lensRay(c, o, d, inF(i, 21u), inF(i, 22u));
+        lensRay(c, o, d, inF(i, 21u), inF(i, 22u), o, d);
         outV(i, 0u, o);
         outV(i, 3u, d);
         break;

@@ -17,7 +17,6 @@ vec2 glassTableAt(int cell) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TA
 float msTableAt(int cell) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + 2 * GLASS_TABLE_CELLS + cell].x; }
 
 #include "bsdf.glsl"
-#include "hair.glsl"
 
 // render.DecodeSRGB, from the same table.
 float decodeSRGB(uint b) { return P.srgbTable.v[b]; }
@@ -304,7 +303,7 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
         if (mat.anisotropyTex.texture >= 0) {
             strength *= sampleTexture(mat.anisotropyTex, uv0, uv1).z;
         }
-        setAnisotropy(s.bsdf, strength, toLocal(s.frame, anisoDir));
+        setAnisotropy(s.bsdf, strength, frameToLocal(s.frame, anisoDir));
     }
     if (mat.iridescence > 0.0) {
         float thickness = mat.iridescenceThicknessMax;
@@ -325,7 +324,7 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     if (mat.clearcoat > 0.0) {
         vec3 n = vec3(0.0); // the shading normal
         if (nc != ns) {
-            n = toLocal(s.frame, nc);
+            n = frameToLocal(s.frame, nc);
         }
         setCoat(s.bsdf, mat.clearcoat * sampleTexture(mat.clearcoatTex, uv0, uv1).x,
                 mat.clearcoatRoughness * sampleTexture(mat.clearcoatRoughnessTex, uv0, uv1).y, n);

@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 
 	"sertrace/render"
-	"sertrace/render/cpu"
+	"sertrace/render/kernel"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -65,7 +66,7 @@ func exportHair(sc *scene.Scene, dir string, densify int) (hairStats, error) {
 		}
 		g := groups[in.Material]
 		if g == nil {
-			hp := cpu.ResolveHair(mat.Hair)
+			hp := kernel.ResolveHair(layout.PackHair(mat.Hair))
 			g = &hairGroup{SigmaA: [3]float32{hp.SigmaA.X, hp.SigmaA.Y, hp.SigmaA.Z}, Roughness: hp.BetaM, RadialRoughness: hp.BetaN,
 				Offset: -hp.Alpha * math.Pi / 180, IOR: hp.Eta}
 			groups[in.Material] = g

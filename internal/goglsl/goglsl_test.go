@@ -14,15 +14,34 @@ import (
 // for itself renamed, bit operators parenthesised), and the result compiles
 // with glslangValidator where it is installed.
 func TestTranslatesTheSubset(t *testing.T) {
-	out, err := Translate("testdata/ok", "OK_GLSL")
+	out, err := Translate("testdata/ok", "OK_GLSL", map[string][]float64{"layout.XYZToRec709": {3.2404542, -1.5371385, -0.4985314, -0.969266, 1.8760108, 0.041556, 0.0556434, -0.2040259, 1.0572252}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := string(out)
 	for _, want := range []string{
 		"const float scale = 2.5;",
-		"float cos_(float cos_) {\n    return cos(cos_) * 2.5;",
-		"return pow(x, y);",
+		"float cos_(float cos_) {\n    return cosGo(cos_) * 2.5;",
+		"return powGo(x, y);",
+		"struct Pair {\n    float a;\n    float b;\n    vec3[2] w;\n};",
+		"float pairSum(Pair p) {",
+		"void pairGrow(inout Pair p, float by) {",
+		"float weigh(vec3[2] w) {\n    float total = 0.0;\n    for (int i = 0; i < 2; i++) {\n        vec3 v = w[i];",
+		"void split(float x, out float lo, out float hi) {",
+		"float tmp1 = lo + 1.0;",
+		"float lo;\n    float tmp1;\n    split(p.a, lo, tmp1);",
+		"if (n == 0 || n == 1) {",
+		"} else if (n == 2) {",
+		"} else {\n        a = 1.4142135;",
+		"while (a > b) {",
+		"float d = a - b;\n        if (d > 0.0) {",
+		"pairGrow(p, 1.0);",
+		"vec3 v = (p.w[0] - (p.w[1] - p.w[0])) * (a + b);",
+		"return weigh(p.w) + pairSum(p) + lengthGo(v);",
+		"const float[9] xyzToRec709 = float[9](3.2404542, -1.5371385, -0.4985314,",
+		"float tmp1 = x;\n    float s = sinGo(tmp1);\n    float c = cosGo(tmp1);",
+		"return xyzToRec709[3 * r] * x + s * y + c * z + table(r);",
+		"float table(int i);",
 		"float m = max(max(v.x, v.y), v.z);",
 		"} else if (m < 0.0) {",
 		"m *= 0.5;",
@@ -38,6 +57,9 @@ func TestTranslatesTheSubset(t *testing.T) {
 			t.Errorf("the translation lacks %q:\n%s", want, src)
 		}
 	}
+	if strings.Contains(src, "float table(int i) {") {
+		t.Error("an ignored file's function is translated")
+	}
 	if strings.Index(src, "float cos_(") > strings.Index(src, "vec3 make(") {
 		t.Error("a callee comes after its caller")
 	}
@@ -47,7 +69,15 @@ func TestTranslatesTheSubset(t *testing.T) {
 	}
 	dir := t.TempDir()
 	shader := filepath.Join(dir, "ok.comp")
-	if err := os.WriteFile(shader, []byte("#version 460\nlayout(local_size_x = 1) in;\n"+src+"void main() {}\n"), 0o644); err != nil {
+	var helpers []byte
+	for _, name := range []string{"govec.glsl", "gomath.glsl"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "shaders", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		helpers = append(helpers, b...)
+	}
+	if err := os.WriteFile(shader, []byte("#version 460\nlayout(local_size_x = 1) in;\n"+string(helpers)+src+"float table(int i) { return float(i); }\nvoid main() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if msg, err := exec.Command(glslang, "--quiet", "-V", "-o", filepath.Join(dir, "ok.spv"), shader).CombinedOutput(); err != nil {
@@ -60,22 +90,22 @@ func TestTranslatesTheSubset(t *testing.T) {
 func TestRefusesOutsideTheSubset(t *testing.T) {
 	for _, c := range []struct{ src, line, says string }{
 		{"import \"fmt\"\n\nfunc F() string { return fmt.Sprint(1) }", "bad.go:3:", "import fmt"},
-		{"func F(x float64) float64 { return x }", "bad.go:3:", "type float64"},
 		{"func F(s []float32) float32 { return s[0] }", "bad.go:3:", "type []float32"},
-		{"type T struct{ x float32 }\n\nfunc (t T) F() float32 { return t.x }", "bad.go:3:", "type declaration"},
-		{"func F(x float32) (float32, float32) { return x, x }", "bad.go:3:", "returns 2 values"},
-		{"func F(x float32) float32 {\n\tfor x < 1 {\n\t\tx *= 2\n\t}\n\treturn x\n}", "bad.go:4:", "three clauses"},
+		{"type T float32\n\nfunc (t T) F() float32 { return float32(t) }", "bad.go:3:", "only struct types"},
+		{"func F(x float32) float32 {\n\tg := func() float32 { return x }\n\treturn g()\n}", "bad.go:4:", "function literal"},
 		{"import \"math\"\n\nfunc F(x float32) float32 {\n\treturn float32(math.Tanh(float64(x)))\n}", "bad.go:6:", "math.Tanh"},
-		{"func F(x float32) float32 {\n\tif y := x * 2; y > 1 {\n\t\treturn y\n\t}\n\treturn x\n}", "bad.go:4:", "init statement"},
-		{"func F(x, y float32) float32 {\n\tx, y = y, x\n\treturn x\n}", "bad.go:4:", "parallel assignment"},
-		{"func F(x float32) float32 {\n\tswitch {\n\tcase x > 1:\n\t\treturn 1\n\t}\n\treturn x\n}", "bad.go:4:", "SwitchStmt"},
-		{"func F(x float32) float32 { return float32(int32(x) % 3) }", "bad.go:3:", ""},
+		{"func F(x float32) float32 {\n\tswitch {\n\tcase x > 1:\n\t\tbreak\n\t}\n\treturn x\n}", "bad.go:6:", "break in a switch"},
+		{"func F(x float32) float32 {\n\tif x > 1 {\n\t\treturn F(x / 2)\n\t}\n\treturn x\n}", "bad.go:3:", "recursion"},
+		{"func G(x float32) (float32, float32) { return x, x }\n\nfunc F(x float32) float32 { return G(x) + 1 }", "bad.go:5:", "single-value context"},
+		{"var g float32\n\nfunc F() float32 { return g }", "bad.go:3:", "package-level var"},
+		{"func F(x float32) float32 { return x }\n\nfunc f(x float32) float32 { return x }", "bad.go:5:", "both f in GLSL"},
+		{"func F(x float32) float32 { return float32(int(x) % 3) }", "bad.go:3:", ""},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "bad.go"), []byte("package bad\n\n"+c.src+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Translate(dir, "BAD")
+		_, err := Translate(dir, "BAD", nil)
 		if c.says == "" {
 			if err != nil {
 				t.Errorf("%q: %v", c.src, err)

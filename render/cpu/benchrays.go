@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -34,8 +35,8 @@ func BenchmarkRays(acc *Accel, n int) (primary, shadow, diffuse []Ray) {
 		p = p.Add(nrm.Scale(1e-3))
 		toL := light.Sub(p)
 		shadow = append(shadow, Ray{Origin: p, Dir: toL.Normalize(), TMax: toL.Length()})
-		f := NewFrame(nrm)
-		d := f.ToWorld(sampleCosine(rng.Float32(), rng.Float32()))
+		f := kernel.NewFrame(nrm)
+		d := f.ToWorld(kernel.SampleCosine(rng.Float32(), rng.Float32()))
 		diffuse = append(diffuse, Ray{Origin: p, Dir: d, TMax: float32(math.Inf(1))})
 	}
 	return primary, shadow, diffuse

@@ -118,7 +118,7 @@ type woTerms struct {
 // specular 0), a base that reflects. Its f·cos is base·cos/π, sampled by
 // the cosine: the general formulas give exactly that, at more cost.
 func (b *BSDF) lambertian() bool {
-	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.SheenColor == (scene.Vec3{}) && b.DiffTrans == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && b.Irid == 0 && luminance(b.Base) > 0
+	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.SheenColor == (scene.Vec3{}) && b.DiffTrans == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && b.Irid == 0 && kernel.Luminance(b.Base) > 0
 }
 
 // lobesAt is woTerms for wo (cos θo > 0), computed once per wo.
@@ -159,7 +159,7 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 		l.km = multipleScattering(l.a, wo.Z, msAlpha, b.Base, 1)
 	}
 	if b.Irid > 0 {
-		ei := b.film().Albedo(wo.Z, filmAlpha, b.dielectricF0()).Scale(b.F90)
+		ei := render.ThinFilmAlbedo(b.film(), wo.Z, filmAlpha, b.dielectricF0()).Scale(b.F90)
 		if b.AnisoAlpha > 0 { // the bins scaled to the anisotropic layer's A
 			if ia, _ := render.SpecularIntegrals(wo.Z, filmAlpha); ia > 0 {
 				ei = ei.Scale(l.a / ia)
@@ -320,7 +320,7 @@ func (b *BSDF) diffuseBelow() float32 {
 		return 0
 	}
 	r, t := b.diffuseColors()
-	lr, lt := luminance(r), luminance(t)
+	lr, lt := kernel.Luminance(r), kernel.Luminance(t)
 	if lr+lt <= 0 {
 		return b.DiffTrans
 	}
@@ -336,8 +336,8 @@ func (b *BSDF) SetIridescence(factor, ior, thickness float32) {
 
 // film is the thin film with the medium above it: air, or as much of the
 // coat's index as the coat covers.
-func (b *BSDF) film() render.ThinFilm {
-	return render.ThinFilm{Outside: 1 + (layout.CoatIOR-1)*b.Coat, IOR: b.FilmIOR, Thickness: b.FilmThickness}
+func (b *BSDF) film() kernel.ThinFilm {
+	return kernel.ThinFilm{Outside: 1 + (layout.CoatIOR-1)*b.Coat, IOR: b.FilmIOR, Thickness: b.FilmThickness}
 }
 
 // dielectricF0 is the dielectric's reflectance at normal incidence before
@@ -411,12 +411,12 @@ func aboutNormal(h, n scene.Vec3) scene.Vec3 {
 // below the coat is folded up through it (foldUp).
 func (b *BSDF) coatSample(wo scene.Vec3, u1, u2 float32) scene.Vec3 {
 	if b.CoatN == (scene.Vec3{Z: 1}) {
-		h := render.SampleVisibleNormal(wo, b.CoatAlpha, u1, u2)
+		h := kernel.SampleVisibleNormal(wo, b.CoatAlpha, u1, u2)
 		return foldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
 	}
-	f := NewFrame(b.CoatN)
+	f := kernel.NewFrame(b.CoatN)
 	woC := f.ToLocal(wo)
-	h := render.SampleVisibleNormal(woC, b.CoatAlpha, u1, u2)
+	h := kernel.SampleVisibleNormal(woC, b.CoatAlpha, u1, u2)
 	return f.ToWorld(foldUp(h.Scale(2 * woC.Dot(h)).Sub(woC)))
 }
 
@@ -469,8 +469,6 @@ func clamp01(v float32) float32 {
 	return min(v, 1)
 }
 
-func luminance(c scene.Vec3) float32 { return 0.2126*c.X + 0.7152*c.Y + 0.0722*c.Z }
-
 // schlickAlbedo is the directional albedo of a GGX layer with Schlick's
 // Fresnel from f0 to f90, given the tabulated integrals a and s.
 func schlickAlbedo(f0 scene.Vec3, f90, a, s float32) scene.Vec3 {
@@ -521,14 +519,14 @@ func (b *BSDF) Albedos(wo scene.Vec3) (diffuse, specular scene.Vec3) {
 // interface, in proportion to an estimate of what each lobe reflects seen
 // from wo (the metal's estimated); sum is the estimates' sum.
 func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass, sum float32) {
-	lb := luminance(b.Base)
-	le := luminance(e)
+	lb := kernel.Luminance(b.Base)
+	le := kernel.Luminance(e)
 	opaque := b.opaqueWeight()
 	spec = opaque*le + b.Metallic*(lb+(1-lb)*kernel.Schlick5(cosO))
 	diff = opaque * (1 - le) * lb
 	if b.DiffTrans > 0 {
 		r, t := b.diffuseColors()
-		diff = opaque * (1 - le) * (luminance(r) + luminance(t))
+		diff = opaque * (1 - le) * (kernel.Luminance(r) + kernel.Luminance(t))
 	}
 	glass = b.glassWeight()
 	sum = spec + diff + glass
@@ -644,7 +642,7 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	}
 	if l.psh > 0 {
 		if u < l.psh {
-			wi = sampleUniform(u1, u2) // the sheen's lobe is broad and grazing: uniformly
+			wi = kernel.SampleUniform(u1, u2) // the sheen's lobe is broad and grazing: uniformly
 			return b.weighed(wo, wi)
 		}
 		u = min((u-l.psh)/(1-l.psh), layout.OneBelowOne) // what is left of u picks among the base's
@@ -654,16 +652,16 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	case u < ps:
 		var h scene.Vec3
 		if b.AnisoAlpha > 0 {
-			h = b.fromAniso(render.SampleVisibleNormalAniso(b.toAniso(wo), b.AnisoAlpha, b.Alpha, u1, u2))
+			h = b.fromAniso(kernel.SampleVisibleNormalAniso(b.toAniso(wo), b.AnisoAlpha, b.Alpha, u1, u2))
 		} else {
-			h = render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
+			h = kernel.SampleVisibleNormal(wo, b.Alpha, u1, u2)
 		}
 		wi = foldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
 		if wi.Z == 0 {
 			return wi, scene.Vec3{}, 0, false
 		}
 	case u < ps+pd:
-		wi = sampleCosine(u1, u2)
+		wi = kernel.SampleCosine(u1, u2)
 		if (u-ps)/pd < b.diffuseBelow() { // what is left of u picks the side
 			wi.Z = -wi.Z
 		}
@@ -784,16 +782,16 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32, l *woTerms) (scene.
 	if thin {
 		if at := b.thinAlpha(); at != b.Alpha {
 			if u < l.pgr {
-				h := render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
+				h := kernel.SampleVisibleNormal(wo, b.Alpha, u1, u2)
 				r := h.Scale(2 * wo.Dot(h)).Sub(wo)
 				return r, r.Z > 0
 			}
-			h := render.SampleVisibleNormal(wo, at, u1, u2)
+			h := kernel.SampleVisibleNormal(wo, at, u1, u2)
 			r := h.Scale(2 * wo.Dot(h)).Sub(wo)
 			return scene.Vec3{X: r.X, Y: r.Y, Z: -r.Z}, r.Z > 0
 		}
 	}
-	h := render.SampleVisibleNormal(wo, b.Alpha, u1, u2)
+	h := kernel.SampleVisibleNormal(wo, b.Alpha, u1, u2)
 	cosO := wo.Dot(h)
 	eta := b.glassEta()
 	r := h.Scale(2 * cosO).Sub(wo)
@@ -813,54 +811,4 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32, l *woTerms) (scene.
 	cosT := kernel.Sqrt32(1 - sin2T)
 	t := wo.Scale(-1 / eta).Add(h.Scale(cosO/eta - cosT))
 	return t, t.Z < 0
-}
-
-// sampleUniform samples the hemisphere about +Z uniformly: the sheen's
-// strategy, whose lobe peaks at grazing angles, where the cosine's density
-// vanishes (cosine samples made fireflies of up to 18 in a sheen furnace).
-func sampleUniform(u1, u2 float32) scene.Vec3 {
-	r := kernel.Sqrt32(1 - u1*u1)
-	s, c := math.Sincos(2 * math.Pi * float64(u2))
-	return scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: u1}
-}
-
-// sampleCosine samples the hemisphere about +Z in proportion to cos θ.
-func sampleCosine(u1, u2 float32) scene.Vec3 {
-	r := kernel.Sqrt32(u1)
-	s, c := math.Sincos(2 * math.Pi * float64(u2))
-	return scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: kernel.Sqrt32(1 - u1)}
-}
-
-// Frame is an orthonormal basis about a normal (Duff et al., "Building an
-// Orthonormal Basis, Revisited", JCGT 2017).
-type Frame struct{ T, B, N scene.Vec3 }
-
-// NewFrame builds a frame about the unit normal n.
-func NewFrame(n scene.Vec3) Frame {
-	var f Frame
-	f.set(n)
-	return f
-}
-
-// set makes f the frame about the unit normal n, in place.
-func (f *Frame) set(n scene.Vec3) {
-	sign := float32(1)
-	if n.Z < 0 {
-		sign = -1
-	}
-	a := -1 / (sign + n.Z)
-	b := n.X * n.Y * a
-	f.T = scene.Vec3{X: 1 + sign*n.X*n.X*a, Y: sign * b, Z: -sign * n.X}
-	f.B = scene.Vec3{X: b, Y: sign + n.Y*n.Y*a, Z: -n.Y}
-	f.N = n
-}
-
-// ToLocal expresses a world direction in the frame.
-func (f *Frame) ToLocal(v scene.Vec3) scene.Vec3 {
-	return scene.Vec3{X: v.Dot(f.T), Y: v.Dot(f.B), Z: v.Dot(f.N)}
-}
-
-// ToWorld expresses a local direction in the world.
-func (f *Frame) ToWorld(v scene.Vec3) scene.Vec3 {
-	return f.T.Scale(v.X).Add(f.B.Scale(v.Y)).Add(f.N.Scale(v.Z))
 }

@@ -292,7 +292,7 @@ func TestFrameIsOrthonormal(t *testing.T) {
 		if i == 0 {
 			n = scene.Vec3{X: 0, Y: 0, Z: -1}
 		}
-		f := NewFrame(n)
+		f := kernel.NewFrame(n)
 		if d := math.Abs(float64(f.T.Dot(f.B))) + math.Abs(float64(f.T.Dot(f.N))) + math.Abs(float64(f.B.Dot(f.N))); d > 1e-5 {
 			panic(fmt.Sprint("not orthogonal ", n))
 		}
@@ -316,7 +316,7 @@ func TestLambertianIsTheGeneralCase(t *testing.T) {
 		if !fast.lambertian() || general.lambertian() {
 			t.Fatalf("lambertian: %v for specular 0, %v for 1e-30", fast.lambertian(), general.lambertian())
 		}
-		wo, wi := sampleCosine(rng.Float32(), rng.Float32()), sampleCosine(rng.Float32(), rng.Float32())
+		wo, wi := kernel.SampleCosine(rng.Float32(), rng.Float32()), kernel.SampleCosine(rng.Float32(), rng.Float32())
 		if rng.IntN(4) == 0 {
 			wi.Z = -wi.Z
 		}

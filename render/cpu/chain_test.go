@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"sertrace/render/furnace"
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -22,7 +23,7 @@ func selfHits(t *testing.T, acc *Accel, sc *scene.Scene, rng *rand.Rand, n int) 
 	axis := last.Sub(first).Normalize()
 	length := last.Sub(first).Length()
 	rmax := max(c.Radii[0], c.Radii[len(c.Radii)-1])
-	side := NewFrame(axis)
+	side := kernel.NewFrame(axis)
 	random := func() scene.Vec3 {
 		for {
 			d := scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}

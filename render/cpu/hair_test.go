@@ -7,14 +7,20 @@ import (
 	"testing"
 
 	"sertrace/render/kernel"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
 func f32(v float32) *float32 { return &v }
 
+// newHair is the hair BSDF of a material at offset h, as the shading makes it.
+func newHair(p *scene.Hair, h float32) kernel.HairBSDF {
+	return kernel.NewHairBSDF(layout.PackHair(p), h)
+}
+
 // hairIntegral integrates f·|cos θ_i| over the sphere on a stratified grid:
 // the directional albedo, independent of Sample.
-func hairIntegral(b *HairBSDF, wo scene.Vec3) scene.Vec3 {
+func hairIntegral(b *kernel.HairBSDF, wo scene.Vec3) scene.Vec3 {
 	const nz, nphi = 400, 800
 	var sum scene.Vec3
 	for i := 0; i < nz; i++ {
@@ -36,7 +42,7 @@ func TestHairWhiteFurnace(t *testing.T) {
 	for _, beta := range []float32{0.2, 0.3, 0.6} {
 		p := scene.Hair{Eumelanin: f32(0), Pheomelanin: f32(0), BetaM: f32(beta), BetaN: f32(beta)}
 		for _, h := range []float32{-0.8, 0.5} {
-			b := NewHairBSDF(&p, h)
+			b := newHair(&p, h)
 			for _, sinO := range []float32{-0.6, 0.8} {
 				wo := scene.Vec3{X: sinO, Y: 0, Z: kernel.Sqrt32(1 - sinO*sinO)}
 				if a := hairIntegral(&b, wo); math.Abs(float64(a.Y)-1) > 0.01 {
@@ -52,7 +58,7 @@ func TestHairWhiteFurnace(t *testing.T) {
 func TestHairSamplingMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, h := range []float32{-0.6, 0.4} {
-		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.4), Pheomelanin: f32(0.3)}, h)
+		b := newHair(&scene.Hair{Eumelanin: f32(0.4), Pheomelanin: f32(0.3)}, h)
 		wo := scene.Vec3{X: 0.25, Y: 0, Z: kernel.Sqrt32(1 - 0.0625)}
 		want := hairIntegral(&b, wo)
 		const n = 200000
@@ -76,7 +82,7 @@ func TestHairSamplingMatchesEval(t *testing.T) {
 func TestHairAbsorbs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	albedo := func(eu float32) scene.Vec3 {
-		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(eu)}, 0.2)
+		b := newHair(&scene.Hair{Eumelanin: f32(eu)}, 0.2)
 		wo := scene.Vec3{X: 0.2, Y: 0, Z: kernel.Sqrt32(1 - 0.04)}
 		var sum scene.Vec3
 		for i := 0; i < 50000; i++ {
@@ -87,7 +93,7 @@ func TestHairAbsorbs(t *testing.T) {
 		return sum.Scale(1.0 / 50000)
 	}
 	light, dark := albedo(0.3), albedo(1.3)
-	if !(light.X > light.Z && dark.X > dark.Z && luminance(dark) < luminance(light) && luminance(dark) > 0.02) {
+	if !(light.X > light.Z && dark.X > dark.Z && kernel.Luminance(dark) < kernel.Luminance(light) && kernel.Luminance(dark) > 0.02) {
 		t.Errorf("albedo with eumelanin 0.3: %v, 1.3: %v", light, dark)
 	}
 }
@@ -97,7 +103,7 @@ func TestHairAbsorbs(t *testing.T) {
 func TestHairSamplingChiSquare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(55, 56))
 	for _, h := range []float32{-0.5, 0.3} {
-		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.35), BetaN: f32(0.4)}, h)
+		b := newHair(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.35), BetaN: f32(0.4)}, h)
 		wo := scene.Vec3{X: 0.3, Y: 0, Z: kernel.Sqrt32(1 - 0.09)}
 		sphereChiSquare(t, fmt.Sprintf("hair h %v", h), func() (scene.Vec3, bool) {
 			wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
@@ -110,16 +116,16 @@ func TestHairSamplingChiSquare(t *testing.T) {
 // is sampled as its M_p·N_p says, cuticle tilt included.
 func TestHairLobesChiSquare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(59, 60))
-	b := NewHairBSDF(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.3), BetaN: f32(0.35), Alpha: f32(3)}, 0.3)
+	b := newHair(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.3), BetaN: f32(0.35), Alpha: f32(3)}, 0.3)
 	wo := scene.Vec3{X: 0.4, Y: 0, Z: kernel.Sqrt32(1 - 0.16)}
-	_, gammaT := b.attenuations(sinCosTheta(wo))
+	_, gammaT := b.Attenuations(kernel.HairSinCosTheta(wo))
 	for p := 0; p < 4; p++ {
 		sphereChiSquare(t, fmt.Sprintf("lobe %d", p), func() (scene.Vec3, bool) {
-			return b.sampleLobe(p, wo, gammaT, rng.Float32(), rng.Float32(), rng.Float32()), true
+			return b.SampleLobe(p, wo, gammaT, rng.Float32(), rng.Float32(), rng.Float32()), true
 		}, func(wi scene.Vec3) float32 {
-			sinO, cosO := sinCosTheta(wo)
-			sinI, cosI := sinCosTheta(wi)
-			return b.lobe(p, sinO, cosO, sinI, cosI, phiOf(wi)-phiOf(wo), gammaT)
+			sinO, cosO := kernel.HairSinCosTheta(wo)
+			sinI, cosI := kernel.HairSinCosTheta(wi)
+			return b.Lobe(p, sinO, cosO, sinI, cosI, kernel.HairPhiOf(wi)-kernel.HairPhiOf(wo), gammaT)
 		})
 	}
 }
@@ -178,13 +184,13 @@ func sphereChiSquare(t *testing.T, name string, sample func() (scene.Vec3, bool)
 func TestHairReflectionIsAMirror(t *testing.T) {
 	rng := rand.New(rand.NewPCG(57, 58))
 	for _, h := range []float32{-0.6, 0.2, 0.7} {
-		b := NewHairBSDF(&scene.Hair{Eumelanin: f32(8), BetaM: f32(0.1), BetaN: f32(0.1), Alpha: f32(0)}, h)
+		b := newHair(&scene.Hair{Eumelanin: f32(8), BetaM: f32(0.1), BetaN: f32(0.1), Alpha: f32(0)}, h)
 		wo := scene.Vec3{X: 0, Y: 0, Z: 1}
 		var sy, sz float64
 		for i := 0; i < 20000; i++ {
 			wi, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
 			if ok {
-				weight := float64(luminance(w))
+				weight := float64(kernel.Luminance(w))
 				sy += weight * float64(wi.Y)
 				sz += weight * float64(wi.Z)
 			}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -191,10 +192,10 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	// and weighs the throughput by.
 	if !s.isHair && s.mat.Dispersion > 0 && s.bsdf.Transmission > 0 && !s.bsdf.Thin {
 		if p.Wavelength == 0 {
-			p.Wavelength = render.SampleWavelength(w.random(p, layout.DimBSDFW))
-			p.Throughput = p.Throughput.Mul3(render.WavelengthWeights(p.Wavelength))
+			p.Wavelength = kernel.SampleWavelength(w.random(p, layout.DimBSDFW))
+			p.Throughput = p.Throughput.Mul3(kernel.WavelengthWeights(p.Wavelength))
 		}
-		n := render.DispersionIOR(glassIOR(s.mat), s.mat.Dispersion, p.Wavelength)
+		n := kernel.DispersionIOR(glassIOR(s.mat), s.mat.Dispersion, p.Wavelength)
 		if s.front {
 			s.bsdf.Eta = n
 		} else {
@@ -504,7 +505,7 @@ func (a *pixelSums) addTo(film *render.Film, px int) {
 
 // lumSq is the squared luminance of a sample (0 for a bad one).
 func lumSq(v scene.Vec3) float32 {
-	l := finiteOr0(luminance(v))
+	l := finiteOr0(kernel.Luminance(v))
 	return l * l
 }
 

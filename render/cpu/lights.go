@@ -145,7 +145,7 @@ func (ls *lightSampler) sample(out *lightSample, acc *Accel, p scene.Vec3, u, co
 		return true
 	case render.LightSphere:
 		c, r := acc.sphereLight(e)
-		wi, dist, pdf, ok := sampleSphere(p, c, r, u1, u2)
+		wi, dist, pdf, ok := kernel.SampleSphere(p, c, r, u1, u2)
 		if !ok {
 			return false
 		}
@@ -200,7 +200,7 @@ func (ls *lightSampler) pdfEmitter(acc *Accel, h *Hit, origin scene.Vec3, cosL f
 	if e.Kind == render.LightSphere {
 		c, r := acc.sphereLight(e)
 		toC := c.Sub(origin)
-		omc, ok := render.SphereCone(toC.Dot(toC), r)
+		omc, ok := kernel.SphereCone(toC.Dot(toC), r)
 		if !ok {
 			return 0
 		}
@@ -213,33 +213,6 @@ func (ls *lightSampler) pdfEmitter(acc *Accel, h *Hit, origin scene.Vec3, cosL f
 func (acc *Accel) sphereLight(e *render.LightEntry) (c scene.Vec3, r float32) {
 	set := &acc.scene.SphereSets[acc.scene.Instances[e.Instance].Geometry.Index]
 	return acc.toWorld[e.Instance].Point(set.Centers[e.Index]), kernel.Sqrt32(e.Area / (4 * math.Pi))
-}
-
-// sampleSphere picks a direction toward a sphere (centre c, radius r) seen
-// from p uniformly in the cone it subtends: the direction, the distance to
-// the sphere's nearer point along it and the solid-angle pdf. ok is false
-// when p is inside.
-func sampleSphere(p, c scene.Vec3, r, u1, u2 float32) (wi scene.Vec3, dist, pdf float32, ok bool) {
-	toC := c.Sub(p)
-	d2 := toC.Dot(toC)
-	omc, ok := render.SphereCone(d2, r)
-	if !ok {
-		return wi, 0, 0, false
-	}
-	d := kernel.Sqrt32(d2)
-	f := NewFrame(toC.Scale(1 / d))
-	// cos θ uniform in [cos θmax, 1], kept as 1 − cos θ for small cones.
-	omcT := u1 * omc
-	cosT := 1 - omcT
-	sinT := kernel.Sqrt32(omcT * (2 - omcT))
-	s, co := math.Sincos(2 * math.Pi * float64(u2))
-	wi = f.T.Scale(sinT * float32(co)).Add(f.B.Scale(sinT * float32(s))).Add(f.N.Scale(cosT))
-	// The nearer intersection of p + t·wi with the sphere.
-	dist = d*cosT - kernel.Sqrt32(r*r-d2*sinT*sinT)
-	if !(dist > 0) {
-		return wi, 0, 0, false
-	}
-	return wi, dist, 1 / (2 * math.Pi * omc), true
 }
 
 // pdfEnvironment is the solid-angle pdf of sampling the environment in

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -306,7 +307,7 @@ func TestSampleSphere(t *testing.T) {
 		omcMax := sin2Max / (1 + math.Sqrt(1-sin2Max))
 		var spread float64 // mean of (1 − cos θ)/(1 − cos θmax): ½ when uniform in the cone
 		for i := 0; i < 10000; i++ {
-			wi, dist, pdf, ok := sampleSphere(p, c, tc.r, rng.Float32(), rng.Float32())
+			wi, dist, pdf, ok := kernel.SampleSphere(p, c, tc.r, rng.Float32(), rng.Float32())
 			if !ok {
 				t.Fatalf("%+v: no sample", tc)
 			}
@@ -330,7 +331,7 @@ func TestSampleSphere(t *testing.T) {
 			t.Errorf("%+v: mean (1 − cos θ)/(1 − cos θmax) %.3f, want 0.5 for directions uniform in the cone", tc, spread)
 		}
 	}
-	if _, _, _, ok := sampleSphere(c, c, 1, 0.5, 0.5); ok {
+	if _, _, _, ok := kernel.SampleSphere(c, c, 1, 0.5, 0.5); ok {
 		t.Fatal("a point inside the sphere got a sample")
 	}
 }

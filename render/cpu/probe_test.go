@@ -11,6 +11,7 @@ import (
 
 	"sertrace/internal/longtest"
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/render/vulkan"
 	"sertrace/scene"
@@ -136,9 +137,9 @@ func TestProbeSpectrum(t *testing.T) {
 	out := probe(t, layout.ProbeSpectrum, in)
 	for i := range n {
 		r, o := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
-		lambda := render.SampleWavelength(r[0])
-		if o[0] != lambda || !close3Rel(get3(o, 1), render.WavelengthWeights(lambda), 1e-4) || !closeRel(o[4], render.DispersionIOR(r[1], r[2], lambda), 1e-6) {
-			t.Fatalf("record %d: GLSL %v %v %v, Go %v %v %v", i, o[0], get3(o, 1), o[4], lambda, render.WavelengthWeights(lambda), render.DispersionIOR(r[1], r[2], lambda))
+		lambda := kernel.SampleWavelength(r[0])
+		if o[0] != lambda || !close3Rel(get3(o, 1), kernel.WavelengthWeights(lambda), 1e-4) || !closeRel(o[4], kernel.DispersionIOR(r[1], r[2], lambda), 1e-6) {
+			t.Fatalf("record %d: GLSL %v %v %v, Go %v %v %v", i, o[0], get3(o, 1), o[4], lambda, kernel.WavelengthWeights(lambda), kernel.DispersionIOR(r[1], r[2], lambda))
 		}
 	}
 }
@@ -373,7 +374,7 @@ func TestProbeBSDF(t *testing.T) {
 	loose = 0 // a smooth lobe's rim (u near 1) amplifies a rounding of sin and cos
 	for i := range n {
 		r, g := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
-		h := render.SampleVisibleNormal(get3(r, 0), r[3], r[4], r[5])
+		h := kernel.SampleVisibleNormal(get3(r, 0), r[3], r[4], r[5])
 		if sameDir(get3(g, 0), h) {
 			continue
 		}
@@ -409,13 +410,13 @@ func agree3(a, b scene.Vec3, rel float32) bool {
 // and pdf, over random fibres (melanin, colour or defaults; roughness from
 // smooth to rough; cuticle tilt; index) and directions; the float32 GLSL
 // departs from Go's float64 in the longitudinal lobe of the smoothest
-// fibres and in sampling near grazing (hair.glsl), which one record in a
+// fibres and in sampling near grazing (render/kernel/hair.go), which one record in a
 // thousand may show, to 1e-2 (none did here). A 0.2% error put into the
 // GLSL's azimuthal logistic fails half the evaluations.
 func TestProbeHair(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 7))
 	const n = 8192
-	fibre := func(r []float32) HairBSDF {
+	fibre := func(r []float32) kernel.HairBSDF {
 		var p scene.Hair
 		set := uint32(0)
 		pick := func(bit uint32, field **float32, v float32, k int) {
@@ -440,9 +441,9 @@ func TestProbeHair(t *testing.T) {
 		r[9] = fbits(set)
 		h := 2*rng.Float32() - 1
 		r[10] = h
-		return NewHairBSDF(&p, h)
+		return newHair(&p, h)
 	}
-	hairs := make([]HairBSDF, n)
+	hairs := make([]kernel.HairBSDF, n)
 	in := records(n, func(i int, r []float32) {
 		hairs[i] = fibre(r)
 		put3(r, 11, randDir(rng))
@@ -518,9 +519,7 @@ func TestProbeCamera(t *testing.T) {
 		put3(r, 3, p.X)
 		put3(r, 6, p.Y)
 		put3(r, 9, p.Z)
-		if p.Ortho {
-			r[12] = fbits(1)
-		}
+		r[12] = fbits(p.Ortho)
 		r[13], r[14], r[15], r[16], r[17], r[18] = p.Sx, p.Sy, p.W, p.H, p.Aperture, p.Focus
 		r[19], r[20], r[21], r[22] = float32(w)*rng.Float32(), float32(h)*rng.Float32(), rng.Float32(), rng.Float32()
 	})

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -75,13 +77,13 @@ func wrap(i, n int, mode scene.Wrap) int {
 // surface is a shading point: where, which way it faces, and its material
 // evaluated there.
 type surface struct {
-	p         scene.Vec3 // world position
-	ng        scene.Vec3 // geometric normal, turned to the side the ray came from
-	frame     Frame      // about the shading normal, on the same side
-	front     bool       // the ray hit the front face (emitters emit from it)
+	p         scene.Vec3   // world position
+	ng        scene.Vec3   // geometric normal, turned to the side the ray came from
+	frame     kernel.Frame // about the shading normal, on the same side
+	front     bool         // the ray hit the front face (emitters emit from it)
 	mat       *scene.Material
 	bsdf      BSDF
-	hair      HairBSDF // used instead of bsdf on hair strands with a hair material
+	hair      kernel.HairBSDF // used instead of bsdf on hair strands with a hair material
 	isHair    bool
 	aovNormal scene.Vec3 // the normal AOV when it is not the shading frame's
 	emit      scene.Vec3 // emitted radiance towards the ray's origin
@@ -205,7 +207,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	if nc.Dot(wo) <= 0 {
 		nc = s.ng
 	}
-	s.frame.set(ns)
+	s.frame.Set(ns)
 
 	bc := sampleTexture(sc, &mat.BaseColorTexture, &uvs)
 	base := mat.BaseColor.XYZ().Mul3(bc.XYZ()).Mul3(color.XYZ())
@@ -333,14 +335,14 @@ func (s *surface) hairFrame(tangent, wo scene.Vec3) {
 	t := tangent.Normalize()
 	z := wo.Sub(t.Scale(t.Dot(wo))).Normalize()
 	if z == (scene.Vec3{}) {
-		z = NewFrame(t).T // looking straight along the fibre: any direction across it
+		z = kernel.NewFrame(t).T // looking straight along the fibre: any direction across it
 	}
 	y := z.Cross(t)
 	n := s.ng.Sub(t.Scale(t.Dot(s.ng))).Normalize()
-	s.frame = Frame{T: t, B: y, N: z}
+	s.frame = kernel.Frame{T: t, B: y, N: z}
 	s.isHair = true
 	s.front = true
-	s.hair = NewHairBSDF(s.mat.Hair, -n.Dot(y))
+	s.hair = kernel.NewHairBSDF(layout.PackHair(s.mat.Hair), -n.Dot(y))
 	if s.ng.Dot(wo) < 0 {
 		s.ng = s.ng.Scale(-1)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"sertrace/render"
 	"sertrace/render/cpu/embree"
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -218,8 +219,8 @@ func TestEmbreeImageMatchesBVH(t *testing.T) {
 			same, far := 0, 0
 			var sumW, sumG, sumVar float64
 			for px := 0; px < opts.Width*opts.Height; px++ {
-				lw := luminance(scene.Vec3{X: float32(wb[3*px]), Y: float32(wb[3*px+1]), Z: float32(wb[3*px+2])}) / float32(opts.SPP)
-				lg := luminance(scene.Vec3{X: float32(gb[3*px]), Y: float32(gb[3*px+1]), Z: float32(gb[3*px+2])}) / float32(opts.SPP)
+				lw := kernel.Luminance(scene.Vec3{X: float32(wb[3*px]), Y: float32(wb[3*px+1]), Z: float32(wb[3*px+2])}) / float32(opts.SPP)
+				lg := kernel.Luminance(scene.Vec3{X: float32(gb[3*px]), Y: float32(gb[3*px+1]), Z: float32(gb[3*px+2])}) / float32(opts.SPP)
 				if lw == lg {
 					same++
 				}

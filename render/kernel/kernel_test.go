@@ -11,7 +11,7 @@ import (
 // TestGLSLIsCurrent: shaders/generated/kernel.glsl is this package's
 // translation (go generate ./render/kernel writes it).
 func TestGLSLIsCurrent(t *testing.T) {
-	want, err := goglsl.Translate(".", "KERNEL_GLSL")
+	want, err := goglsl.Translate(".", "KERNEL_GLSL", GLSLVars)
 	if err != nil {
 		t.Fatal(err)
 	}

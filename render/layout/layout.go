@@ -328,7 +328,7 @@ type Path struct {
 	EtaScale float32
 	// Wavelength is the one wavelength (nm) the path carries since it
 	// first met a dispersive interface (KHR_materials_dispersion), its
-	// throughput weighted by render.WavelengthWeights; 0: none yet.
+	// throughput weighted by kernel.WavelengthWeights; 0: none yet.
 	Wavelength float32
 	Alive      uint32
 	Rays       uint32 // traced for this sample

@@ -310,11 +310,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	}
 
 	cam := render.NewCameraRays(sc.Cameras[opts.Camera], opts.Width, opts.Height)
-	cp := cam.Params()
-	p.Camera = layout.Camera{Eye: cp.Eye, X: cp.X, Y: cp.Y, Z: cp.Z, Sx: cp.Sx, Sy: cp.Sy, W: cp.W, H: cp.H, Aperture: cp.Aperture, Focus: cp.Focus}
-	if cp.Ortho {
-		p.Camera.Ortho = 1
-	}
+	p.Camera = cam.Params()
 	p.Forward = cam.Forward()
 	p.Width, p.Height = uint32(opts.Width), uint32(opts.Height)
 	p.MaxDepth, p.Seed = uint32(opts.MaxDepth), opts.Seed

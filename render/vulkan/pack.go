@@ -88,22 +88,7 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 		}
 		if h := m.Hair; h != nil {
 			g.Flags |= layout.MatHair
-			set := func(v *float32, dst *float32, bit uint32) {
-				if v != nil {
-					*dst = *v
-					g.Hair.Set |= bit
-				}
-			}
-			set(h.Eumelanin, &g.Hair.Eumelanin, layout.HairEumelanin)
-			set(h.Pheomelanin, &g.Hair.Pheomelanin, layout.HairPheomelanin)
-			set(h.BetaM, &g.Hair.BetaM, layout.HairBetaM)
-			set(h.BetaN, &g.Hair.BetaN, layout.HairBetaN)
-			set(h.Alpha, &g.Hair.Alpha, layout.HairAlpha)
-			set(h.Eta, &g.Hair.Eta, layout.HairEta)
-			if h.Color != nil {
-				g.Hair.Color = *h.Color
-				g.Hair.Set |= layout.HairColor
-			}
+			g.Hair = layout.PackHair(h)
 		}
 		p.materials = append(p.materials, g)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"sertrace/internal/goglsl"
+	kernelpkg "sertrace/render/kernel"
 )
 
 // kernel is the generated file's include guard.
@@ -17,7 +18,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: gen OUTPUT.glsl")
 		os.Exit(2)
 	}
-	src, err := goglsl.Translate(".", kernel)
+	src, err := goglsl.Translate(".", kernel, kernelpkg.GLSLVars)
 	if err == nil {
 		err = os.WriteFile(os.Args[1], src, 0o644)
 	}

@@ -4,6 +4,7 @@ package ok
 import (
 	"math"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -53,3 +54,66 @@ func Flag(a, b float32) bool { return a < b && !(b > 10) || a == 0 }
 
 // Neg negates twice: no GLSL decrement.
 func Neg(x float32) float32 { return - -x }
+
+// Pair is a struct of the package.
+type Pair struct {
+	A, B float32
+	W    [2]scene.Vec3
+}
+
+// Sum is a method that reads its receiver: an in parameter.
+func (p *Pair) Sum() float32 { return p.A + p.B }
+
+// Grow writes through its receiver: inout.
+func (p *Pair) Grow(by float32) {
+	p.A += by
+	p.bump()
+}
+
+func (p *Pair) bump() { p.B++ }
+
+// Weigh reads an array through a pointer, ranges over it and has a named
+// single result.
+func Weigh(w *[2]scene.Vec3) (total float32) {
+	for i, v := range w {
+		total += v.Dot(w[i])
+	}
+	return
+}
+
+// Split has several results: out parameters.
+func Split(x float64) (lo, hi float32) {
+	lo = float32(math.Floor(x))
+	hi, lo = lo+1, lo
+	return
+}
+
+// Pick calls Split, swaps, switches, loops while and folds a constant.
+func Pick(p Pair, n int) float32 {
+	lo, _ := Split(float64(p.A))
+	a, b := p.A, p.B
+	a, b = b, a
+	switch n {
+	case 0, 1:
+		a += lo
+	case 2:
+		b -= lo
+	default:
+		a = float32(math.Sqrt(2))
+	}
+	for a > b {
+		a *= 0.5
+	}
+	if d := a - b; d > 0 {
+		return d
+	}
+	p.Grow(1)
+	v := p.W[0].Sub(p.W[1].Sub(p.W[0])).Scale(a + b)
+	return Weigh(&p.W) + p.Sum() + v.Length()
+}
+
+// Rec709 reads a layout variable Translate is given, and an extern.
+func Rec709(x, y, z float32, r int) float32 {
+	s, c := math.Sincos(float64(x))
+	return float32(layout.XYZToRec709[3*r])*x + float32(s)*y + float32(c)*z + Table(r)
+}

@@ -1,4 +1,4 @@
-package render
+package kernel
 
 import (
 	"math"
@@ -17,15 +17,17 @@ func SampleWavelength(u float32) float32 {
 // Gaussian response over its mean (layout.SpectrumNorm), so that they
 // average (1, 1, 1) over the uniform wavelength.
 func WavelengthWeights(lambda float32) scene.Vec3 {
-	g := func(mu, sigma, norm float64) float32 {
-		x := (float64(lambda) - mu) / sigma
-		return float32(math.Exp(-0.5*x*x) / norm)
-	}
 	return scene.Vec3{
-		X: g(layout.SpectrumRedMu, layout.SpectrumRedSigma, layout.SpectrumNorm[0]),
-		Y: g(layout.SpectrumGreenMu, layout.SpectrumGreenSigma, layout.SpectrumNorm[1]),
-		Z: g(layout.SpectrumBlueMu, layout.SpectrumBlueSigma, layout.SpectrumNorm[2]),
+		X: spectrumResponse(lambda, layout.SpectrumRedMu, layout.SpectrumRedSigma, layout.SpectrumNorm[0]),
+		Y: spectrumResponse(lambda, layout.SpectrumGreenMu, layout.SpectrumGreenSigma, layout.SpectrumNorm[1]),
+		Z: spectrumResponse(lambda, layout.SpectrumBlueMu, layout.SpectrumBlueSigma, layout.SpectrumNorm[2]),
 	}
+}
+
+// spectrumResponse is one channel's Gaussian response over its mean.
+func spectrumResponse(lambda float32, mu, sigma, norm float64) float32 {
+	x := (float64(lambda) - mu) / sigma
+	return float32(math.Exp(-0.5*x*x) / norm)
 }
 
 // DispersionIOR is KHR_materials_dispersion's index at a wavelength (nm):
@@ -36,9 +38,11 @@ func DispersionIOR(ior, dispersion, lambda float32) float32 {
 		return ior
 	}
 	abbe := 20 / dispersion
-	um := func(nm float32) float32 { return nm / 1000 }
-	invF, invC, invD := 1/(um(layout.LineF)*um(layout.LineF)), 1/(um(layout.LineC)*um(layout.LineC)), 1/(um(layout.LineD)*um(layout.LineD))
+	invF, invC, invD := 1/(micrometres(layout.LineF)*micrometres(layout.LineF)), 1/(micrometres(layout.LineC)*micrometres(layout.LineC)), 1/(micrometres(layout.LineD)*micrometres(layout.LineD))
 	b := (ior - 1) / (abbe * (invF - invC))
-	l := um(lambda)
+	l := micrometres(lambda)
 	return max(ior+b*(1/(l*l)-invD), 1)
 }
+
+// micrometres is a wavelength in nanometres in micrometres.
+func micrometres(nm float32) float32 { return nm / 1000 }

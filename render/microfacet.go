@@ -17,10 +17,6 @@ import (
 // tabulated specular albedo the glTF BRDF's albedo scaling reads (the GPU
 // receives the same table).
 
-// SheenAlpha is the Charlie α of a sheen roughness: its square, at least
-// layout.SheenMinAlpha.
-func SheenAlpha(roughness float32) float32 { return max(roughness*roughness, layout.SheenMinAlpha) }
-
 // SheenAlbedoTable is the sheen lobe's directional albedo ∫ D·V·cos (its
 // colour 1) over √μ = √cos θ_o and the sheen roughness, made on first use
 // (only scenes with sheen need it; it takes a tenth of a second). The
@@ -34,7 +30,7 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 		const n = 48
 		t := &sheenTable
 		eachTableCell(func(i, j int, wo scene.Vec3) {
-			alpha := SheenAlpha(float32(j) / (layout.AlbedoTableSize - 1))
+			alpha := kernel.SheenAlpha(float32(j) / (layout.AlbedoTableSize - 1))
 			var sum float64
 			for a := range n {
 				th := math.Pi / 2 * (float64(a) + 0.5) / n
@@ -344,16 +340,6 @@ func tableAlpha(j int) float32 {
 // more by the Fresnel of every further bounce: a coloured metal gets more
 // saturated, not only brighter.
 
-// MultipleScattering is that factor for a lobe of single-scattering albedo
-// a (Fresnel 1) whose light that scatters more than once has Fresnel fms
-// (MultipleScatteringFresnel).
-func MultipleScattering(a, fms float32) float32 {
-	if !(a > 0) {
-		return 1
-	}
-	return 1 + fms*(1-a)/a
-}
-
 // MultipleScatteringFresnel is F_ms of a GGX lobe of roughness² alpha seen
 // from cos θo mu whose Schlick Fresnel runs from f0 to f90: f90 times the
 // table's value at F0 f0/f90, read linearly in √μ, √α and F0; 1 for a white
@@ -538,18 +524,6 @@ func RandomWalkAlbedos(wo scene.Vec3, alpha float32, f0s []float32, n int, rng *
 		sum[k] /= float64(n)
 	}
 	return sum
-}
-
-// ThinTransmissionAlpha is the roughness² a thin sheet of index eta
-// transmits with: a sheet of index 1 is not there and blurs nothing, so
-// the roughness is scaled by clamp(2·(η − 1), 0, 1), as the glTF sample
-// renderer scales it (η or 1/η, whichever is above 1), at least MinAlpha.
-func ThinTransmissionAlpha(alpha, eta float32) float32 {
-	if eta < 1 {
-		eta = 1 / eta
-	}
-	s := min(max(2*(eta-1), 0), 1)
-	return max(alpha*s*s, layout.MinAlpha)
 }
 
 // GlassAlbedoTable is the rough glass interface's single-scattering albedo

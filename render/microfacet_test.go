@@ -57,13 +57,13 @@ func TestMultipleScatteringFactor(t *testing.T) {
 	for _, a := range []float32{0.3, 0.5, 0.9, 1} {
 		for _, mu := range []float32{0.1, 0.5, 1} {
 			for _, rough := range []float32{0.3, 0.7, 1} {
-				if k := MultipleScattering(a, MultipleScatteringFresnel(mu, rough*rough, 1, 1)); math.Abs(float64(a*k-1)) > 1e-6 {
+				if k := kernel.MultipleScattering(a, MultipleScatteringFresnel(mu, rough*rough, 1, 1)); math.Abs(float64(a*k-1)) > 1e-6 {
 					t.Errorf("A %v, cos %v, roughness %v: a white lobe reflects %v", a, mu, rough, a*k)
 				}
 			}
 		}
 	}
-	if k := MultipleScattering(1, 0.5); k != 1 {
+	if k := kernel.MultipleScattering(1, 0.5); k != 1 {
 		t.Errorf("a lossless lobe scaled by %v", k)
 	}
 	if f := MultipleScatteringFresnel(1, 1, 0, 1); !(f >= 0 && f < 0.1) {
@@ -119,7 +119,7 @@ func TestMultipleScatteringMatchesRandomWalk(t *testing.T) {
 		f0 := rng.Float32()
 		const n = 100000
 		walk := RandomWalkAlbedos(wo, alpha, []float32{f0}, n, rng)[0]
-		model := float64((f0*a + (1-f0)*s) * MultipleScattering(a, MultipleScatteringFresnel(mu, alpha, f0, 1)))
+		model := float64((f0*a + (1-f0)*s) * kernel.MultipleScattering(a, MultipleScatteringFresnel(mu, alpha, f0, 1)))
 		d := model/walk - 1
 		sumSq += d * d
 		// A walk's energy lies in [0, 1], so its variance is at most the mean.

@@ -143,16 +143,6 @@ float glassAlbedo(float mu, float alpha, float eta, out float reflected) {
 
 // --- multiple scattering (render.MultipleScattering) ------------------------
 
-// multipleScattering is the factor by which a GGX lobe of single-scattering
-// albedo a (Fresnel 1) gets back what single scattering loses, fms the
-// Fresnel of the light that scatters more than once.
-float multipleScattering(float a, float fms) {
-    if (!(a > 0.0)) {
-        return 1.0;
-    }
-    return 1.0 + fms * (1.0 - a) / a;
-}
-
 // multipleScatteringFresnel is render.MultipleScatteringFresnel: the
 // Fresnel of the light that scatters more than once in a lobe of
 // roughness² alpha seen from cos θo mu whose Schlick Fresnel runs from f0
@@ -187,38 +177,12 @@ vec3 multipleScattering3(float a, float mu, float alpha, vec3 f0, float f90) {
                 multipleScattering(a, multipleScatteringFresnel(mu, alpha, f0.z, f90)));
 }
 
-// thinTransmissionAlpha is render.ThinTransmissionAlpha: the roughness² a
-// sheet of index eta transmits with (an index-1 sheet blurs nothing).
-float thinTransmissionAlpha(float alpha, float eta) {
-    if (eta < 1.0) {
-        eta = 1.0 / eta;
-    }
-    float s = min(max(2.0 * (eta - 1.0), 0.0), 1.0);
-    return max(alpha * s * s, MIN_ALPHA);
-}
-
-// foldUp mirrors a reflection below the surface (+Z) up through it (Go's
-// foldUp says why); the pdf adds the mirrored half vector's density.
-vec3 foldUp(vec3 w) {
-    if (w.z < 0.0) {
-        w.z = -w.z;
-    }
-    return w;
-}
-
 // --- BSDF ------------------------------------------------------------------
-
-// iorF0 is the reflectance at normal incidence of an interface of
-// relative index eta (render/cpu's iorF0).
-float iorF0(float eta) {
-    float r = (eta - 1.0) / (eta + 1.0);
-    return r * r;
-}
 
 BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specular, vec3 specularColor) {
     float f0 = 0.04;
     if (ior >= 1.0) {
-        f0 = iorF0(ior);
+        f0 = iorToF0(ior);
     }
     BSDF b;
     b.base = base;
@@ -355,10 +319,6 @@ float diffuseBelow(BSDF b) {
     return lt / (lr + lt);
 }
 
-float sheenAlphaOf(float roughness) {
-    return max(roughness * roughness, SHEEN_MIN_ALPHA);
-}
-
 // setSheen puts a sheen of the given colour and roughness over the base.
 void setSheen(inout BSDF b, vec3 color, float roughness) {
     b.sheenColor = vec3(clamp01(color.x), clamp01(color.y), clamp01(color.z));
@@ -371,7 +331,7 @@ float sheenEval(BSDF b, vec3 wo, vec3 wi) {
         return 0.0;
     }
     vec3 h = normalizeGo(wo + wi);
-    return charlieD(h.z, sheenAlphaOf(b.sheenRoughness)) * sheenV(wo.z, wi.z) * wi.z;
+    return charlieD(h.z, sheenAlpha(b.sheenRoughness)) * sheenV(wo.z, wi.z) * wi.z;
 }
 
 // sheenAlbedo looks the sheen's directional albedo up bilinearly, over
@@ -413,15 +373,6 @@ float coatAlbedo(BSDF b, vec3 wo, out float kc) {
     specularIntegrals(c, b.coatAlpha, ca, cs);
     kc = multipleScattering(ca, multipleScatteringFresnel(c, b.coatAlpha, COAT_F0, 1.0));
     return b.coat * min((COAT_F0 * ca + (1.0 - COAT_F0) * cs) * kc, 1.0);
-}
-
-// aboutNormal is h in a frame about the unit normal n, as much as an
-// isotropic D needs of it: its sine and cosine.
-vec3 aboutNormal(vec3 h, vec3 n) {
-    if (n == vec3(0.0, 0.0, 1.0)) {
-        return h;
-    }
-    return vec3(length(cross(h, n)), 0.0, dot(n, h));
 }
 
 // coatEval is the coat's f·cos θi about its normal (single scattering) and,
@@ -474,12 +425,6 @@ float glassEta(BSDF b) {
         return 1.0 / eta;
     }
     return eta;
-}
-
-// schlickAlbedo is the directional albedo of a GGX layer with Schlick's
-// Fresnel from f0 to f90, given the tabulated integrals a and s.
-vec3 schlickAlbedo(vec3 f0, float f90, float a, float s) {
-    return min(f0 * a + (f90 - f0) * s, vec3(1.0));
 }
 
 // opaqueWeight is the share of f that the opaque dielectric (diffuse and
@@ -545,7 +490,7 @@ vec3 glassFresnel(BSDF b, float cos_, out float pr) {
         pr = fr;
         return vec3(fr);
     }
-    vec3 fi = thinFilmFresnel(ThinFilm(filmOutside(b), b.filmIOR, b.filmThickness), cos_, vec3(iorF0(eta)));
+    vec3 fi = thinFilmFresnel(ThinFilm(filmOutside(b), b.filmIOR, b.filmThickness), cos_, vec3(iorToF0(eta)));
     vec3 rgb = vec3(fr) * (1.0 - b.irid) + fi * b.irid;
     pr = (rgb.x + rgb.y + rgb.z) / 3.0;
     return rgb;
@@ -678,16 +623,6 @@ bool glassSample(BSDF b, vec3 wo, float u, float u1, float u2, float pgr, out ve
     vec3 t = wo * (-1.0 / eta) + h * (cosO / eta - cosT);
     wi = t;
     return t.z < 0.0;
-}
-
-// projectedAlpha is the roughness² of anisotropic GGX seen in the azimuth
-// of w (in the anisotropy's frame), Go's projectedAlpha.
-float projectedAlpha(vec3 w, float ax, float ay) {
-    float r2 = w.x * w.x + w.y * w.y;
-    if (r2 <= 0.0) {
-        return ay;
-    }
-    return sqrt32((w.x * w.x * ax * ax + w.y * w.y * ay * ay) / r2);
 }
 
 // coatProbability is how often bsdfSample takes the coat's strategy, given

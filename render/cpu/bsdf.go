@@ -141,11 +141,11 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	if b.AnisoAlpha > 0 {
 		wa := b.toAniso(wo)
 		l.a, l.s = render.AnisoSpecularIntegrals(wa, b.AnisoAlpha, b.Alpha)
-		filmAlpha = projectedAlpha(wa, b.AnisoAlpha, b.Alpha)
+		filmAlpha = kernel.ProjectedAlpha(wa, b.AnisoAlpha, b.Alpha)
 	} else {
 		l.a, l.s = render.SpecularIntegrals(wo.Z, b.Alpha)
 	}
-	l.e = schlickAlbedo(b.F0, b.F90, l.a, l.s)
+	l.e = kernel.SchlickAlbedo(b.F0, b.F90, l.a, l.s)
 	// The lobes get back what single scattering loses (render.MultipleScattering).
 	msAlpha := b.Alpha
 	if b.AnisoAlpha > 0 { // the isotropic lobe's at the geometric mean roughness
@@ -186,7 +186,7 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	if b.Coat > 0 {
 		if c := b.CoatN.Dot(wo); c > 0 {
 			ca, cs := render.SpecularIntegrals(c, b.CoatAlpha)
-			l.kc = render.MultipleScattering(ca, render.MultipleScatteringFresnel(c, b.CoatAlpha, layout.CoatF0, 1))
+			l.kc = kernel.MultipleScattering(ca, render.MultipleScatteringFresnel(c, b.CoatAlpha, layout.CoatF0, 1))
 			l.ec = b.Coat * min((layout.CoatF0*ca+(1-layout.CoatF0)*cs)*l.kc, 1)
 		}
 		if w := l.ec + (1-l.ec)*base; w > 0 {
@@ -202,7 +202,7 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 // looked up once).
 func multipleScattering(a, mu, alpha float32, f0 scene.Vec3, f90 float32) scene.Vec3 {
 	k := func(f0 float32) float32 {
-		return render.MultipleScattering(a, render.MultipleScatteringFresnel(mu, alpha, f0, f90))
+		return kernel.MultipleScattering(a, render.MultipleScatteringFresnel(mu, alpha, f0, f90))
 	}
 	x := k(f0.X)
 	if f0.Y == f0.X && f0.Z == f0.X {
@@ -236,7 +236,7 @@ func (b *BSDF) glassTerms(cosO float32) (k, pr float32) {
 		_, rt := render.GlassAlbedo(cosO, at, eta)
 		e = r + at1 - rt
 		if e > 0 {
-			pr = clamp01(r / e)
+			pr = kernel.Clamp01(r / e)
 		}
 	}
 	return 1 / max(e, 1e-3), pr
@@ -251,27 +251,14 @@ func (b *BSDF) glassThin() bool {
 
 // thinAlpha is the roughness² a sheet transmits with
 // (render.ThinTransmissionAlpha): an interface of index 1 is not there.
-func (b *BSDF) thinAlpha() float32 { return render.ThinTransmissionAlpha(b.Alpha, b.glassEta()) }
-
-// projectedAlpha is the roughness² of anisotropic GGX (ax along x, ay
-// along y) seen in the azimuth of w (in the anisotropy's frame), what its
-// masking of w is a function of. A film over an anisotropic layer reads
-// its isotropic bins there, scaled to the layer's A: an approximation,
-// lossless to 0.006 but at grazing angles (1.4% lost at cos 0.05).
-func projectedAlpha(w scene.Vec3, ax, ay float32) float32 {
-	r2 := w.X*w.X + w.Y*w.Y
-	if r2 <= 0 {
-		return ay
-	}
-	return kernel.Sqrt32((w.X*w.X*ax*ax + w.Y*w.Y*ay*ay) / r2)
-}
+func (b *BSDF) thinAlpha() float32 { return kernel.ThinTransmissionAlpha(b.Alpha, b.glassEta()) }
 
 // SetAnisotropy stretches the specular lobes' roughness along the local
 // direction dir (projected into the tangent plane; +X if it has no part
 // there) by strength, as KHR_materials_anisotropy does: α along it is
 // mix(α, 1, strength²).
 func (b *BSDF) SetAnisotropy(strength float32, dir scene.Vec3) {
-	strength = clamp01(strength)
+	strength = kernel.Clamp01(strength)
 	if strength == 0 {
 		b.AnisoAlpha = 0
 		return
@@ -330,7 +317,7 @@ func (b *BSDF) diffuseBelow() float32 {
 // SetIridescence puts a thin film of index ior and thickness (nm) over the
 // specular layers, mixed in by factor.
 func (b *BSDF) SetIridescence(factor, ior, thickness float32) {
-	b.Irid, b.FilmIOR, b.FilmThickness = clamp01(factor), max(ior, 1), max(thickness, 0)
+	b.Irid, b.FilmIOR, b.FilmThickness = kernel.Clamp01(factor), max(ior, 1), max(thickness, 0)
 	b.lobeWo = scene.Vec3{}
 }
 
@@ -351,8 +338,8 @@ func (b *BSDF) dielectricF0() scene.Vec3 {
 
 // SetSheen puts a sheen of the given colour and roughness over the base.
 func (b *BSDF) SetSheen(color scene.Vec3, roughness float32) {
-	b.SheenColor = scene.Vec3{X: clamp01(color.X), Y: clamp01(color.Y), Z: clamp01(color.Z)}
-	b.SheenRoughness = clamp01(roughness)
+	b.SheenColor = scene.Vec3{X: kernel.Clamp01(color.X), Y: kernel.Clamp01(color.Y), Z: kernel.Clamp01(color.Z)}
+	b.SheenRoughness = kernel.Clamp01(roughness)
 	b.lobeWo = scene.Vec3{}
 }
 
@@ -362,13 +349,13 @@ func (b *BSDF) sheenEval(wo, wi scene.Vec3) float32 {
 		return 0
 	}
 	h := wo.Add(wi).Normalize()
-	return kernel.CharlieD(h.Z, render.SheenAlpha(b.SheenRoughness)) * kernel.SheenV(wo.Z, wi.Z) * wi.Z
+	return kernel.CharlieD(h.Z, kernel.SheenAlpha(b.SheenRoughness)) * kernel.SheenV(wo.Z, wi.Z) * wi.Z
 }
 
 // SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
 // about the local normal n (unit, on the +Z side; the zero vector for +Z).
 func (b *BSDF) SetCoat(coat, roughness float32, n scene.Vec3) {
-	b.Coat, b.CoatAlpha, b.CoatN = clamp01(coat), max(roughness*roughness, layout.MinAlpha), n
+	b.Coat, b.CoatAlpha, b.CoatN = kernel.Clamp01(coat), max(roughness*roughness, layout.MinAlpha), n
 	if n == (scene.Vec3{}) || !(n.Z > 0) {
 		b.CoatN = scene.Vec3{Z: 1}
 	}
@@ -388,23 +375,14 @@ func (b *BSDF) coatEval(wo, wi scene.Vec3) (float32, float32) {
 	}
 	a2 := b.CoatAlpha * b.CoatAlpha
 	h := wo.Add(wi).Normalize()
-	d := kernel.GGXD(aboutNormal(h, n), a2)
+	d := kernel.GGXD(kernel.AboutNormal(h, n), a2)
 	// The folded samples: reflections below the coat, mirrored up through it.
 	var df float32
 	if hf := wo.Add(wi.Sub(n.Scale(2 * ci))).Normalize(); n.Dot(hf) > 0 {
-		df = kernel.GGXD(aboutNormal(hf, n), a2)
+		df = kernel.GGXD(kernel.AboutNormal(hf, n), a2)
 	}
 	fr := layout.CoatF0 + (1-layout.CoatF0)*kernel.Schlick5(wo.Dot(h))
 	return b.Coat * fr * d * kernel.SmithV(co, ci, a2) * ci, kernel.SmithG1(co, a2) * (d + df) / (4 * co)
-}
-
-// aboutNormal is the unit vector h in a frame about the unit normal n, as
-// much as an isotropic D needs of it: its sine and cosine.
-func aboutNormal(h, n scene.Vec3) scene.Vec3 {
-	if n == (scene.Vec3{Z: 1}) {
-		return h
-	}
-	return scene.Vec3{X: h.Cross(n).Length(), Z: n.Dot(h)}
 }
 
 // coatSample reflects wo about a visible normal of the coat; a reflection
@@ -412,25 +390,12 @@ func aboutNormal(h, n scene.Vec3) scene.Vec3 {
 func (b *BSDF) coatSample(wo scene.Vec3, u1, u2 float32) scene.Vec3 {
 	if b.CoatN == (scene.Vec3{Z: 1}) {
 		h := kernel.SampleVisibleNormal(wo, b.CoatAlpha, u1, u2)
-		return foldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
+		return kernel.FoldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
 	}
 	f := kernel.NewFrame(b.CoatN)
 	woC := f.ToLocal(wo)
 	h := kernel.SampleVisibleNormal(woC, b.CoatAlpha, u1, u2)
-	return f.ToWorld(foldUp(h.Scale(2 * woC.Dot(h)).Sub(woC)))
-}
-
-// foldUp mirrors a reflection that a rough lobe's visible normal sends
-// below the surface (local +Z) up through it, where losing it would end
-// the path: GGX at roughness 1 sends half its samples there, and a path
-// that keeps the other half at twice the weight (the multiple-scattering
-// compensation's) makes fireflies. Eval's pdf adds the density of the
-// mirrored direction's half vector.
-func foldUp(w scene.Vec3) scene.Vec3 {
-	if w.Z < 0 {
-		w.Z = -w.Z
-	}
-	return w
+	return f.ToWorld(kernel.FoldUp(h.Scale(2 * woC.Dot(h)).Sub(woC)))
 }
 
 // glassWeight is the share of f that the glass interface is.
@@ -448,32 +413,11 @@ func NewBSDF(base scene.Vec3, metallic, roughness, ior, specular float32, specul
 func (b *BSDF) init(base scene.Vec3, metallic, roughness, ior, specular float32, specularColor scene.Vec3) {
 	f0 := float32(0.04)
 	if ior >= 1 {
-		f0 = iorF0(ior)
+		f0 = kernel.IORToF0(ior)
 	}
-	f90 := clamp01(specular)
-	*b = BSDF{Base: base, Metallic: clamp01(metallic), Alpha: max(roughness*roughness, layout.MinAlpha), F90: f90,
+	f90 := kernel.Clamp01(specular)
+	*b = BSDF{Base: base, Metallic: kernel.Clamp01(metallic), Alpha: max(roughness*roughness, layout.MinAlpha), F90: f90,
 		F0: scene.Vec3{X: min(f0*specularColor.X, 1) * f90, Y: min(f0*specularColor.Y, 1) * f90, Z: min(f0*specularColor.Z, 1) * f90}}
-}
-
-// iorF0 is the reflectance at normal incidence of an interface of
-// relative index eta.
-func iorF0(eta float32) float32 {
-	r := (eta - 1) / (eta + 1)
-	return r * r
-}
-
-func clamp01(v float32) float32 {
-	if !(v > 0) {
-		return 0
-	}
-	return min(v, 1)
-}
-
-// schlickAlbedo is the directional albedo of a GGX layer with Schlick's
-// Fresnel from f0 to f90, given the tabulated integrals a and s.
-func schlickAlbedo(f0 scene.Vec3, f90, a, s float32) scene.Vec3 {
-	albedo := func(f0 float32) float32 { return min(f0*a+(f90-f0)*s, 1) }
-	return scene.Vec3{X: albedo(f0.X), Y: albedo(f0.Y), Z: albedo(f0.Z)}
 }
 
 // opaqueWeight is the share of f that the opaque dielectric (diffuse and
@@ -493,7 +437,7 @@ func (b *BSDF) Albedos(wo scene.Vec3) (diffuse, specular scene.Vec3) {
 	} else {
 		t = b.terms(wo)
 	}
-	e, metal := t.e, schlickAlbedo(b.Base, 1, t.a, t.s)
+	e, metal := t.e, kernel.SchlickAlbedo(b.Base, 1, t.a, t.s)
 	metal = scene.Vec3{X: min(metal.X*t.km.X, 1), Y: min(metal.Y*t.km.Y, 1), Z: min(metal.Z*t.km.Z, 1)}
 	opaque, glass := b.opaqueWeight(), b.glassWeight()
 	under := 1 - t.ec // what the coat lets through to the rest
@@ -656,7 +600,7 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 		} else {
 			h = kernel.SampleVisibleNormal(wo, b.Alpha, u1, u2)
 		}
-		wi = foldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
+		wi = kernel.FoldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
 		if wi.Z == 0 {
 			return wi, scene.Vec3{}, 0, false
 		}
@@ -697,7 +641,7 @@ func (b *BSDF) glassFresnel(cos float32) (scene.Vec3, float32) {
 	if b.Irid <= 0 || eta < 1 {
 		return scene.Vec3{X: fr, Y: fr, Z: fr}, fr
 	}
-	f0 := iorF0(eta)
+	f0 := kernel.IORToF0(eta)
 	fi := b.film().Fresnel(cos, scene.Vec3{X: f0, Y: f0, Z: f0})
 	rgb := scene.Vec3{X: fr, Y: fr, Z: fr}.Scale(1 - b.Irid).Add(fi.Scale(b.Irid))
 	return rgb, (rgb.X + rgb.Y + rgb.Z) / 3

@@ -231,7 +231,7 @@ func TestMultipleScattering(t *testing.T) {
 	for _, cosO := range []float64{1, 0.5} {
 		imp, _, se := albedo(&b, directionAt(cosO), 200000, rng)
 		a, s := render.SpecularIntegrals(float32(cosO), b.Alpha)
-		single := schlickAlbedo(gold, 1, a, s)
+		single := kernel.SchlickAlbedo(gold, 1, a, s)
 		for ch := range 3 {
 			if !(imp.At(ch) <= 1+4*se.At(ch)+1e-3 && imp.At(ch) > 1.1*single.At(ch)) {
 				t.Errorf("gold of roughness 1, cos %v: albedo %v, single scattering %v: want above it and at most 1", cosO, imp, single)

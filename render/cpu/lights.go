@@ -177,7 +177,7 @@ func (ls *lightSampler) sample(out *lightSample, acc *Accel, p scene.Vec3, u, co
 		// KHR_lights_punctual's smooth falloff between the cone angles.
 		cosIn, cosOut := float32(math.Cos(float64(l.InnerCone))), float32(math.Cos(float64(l.OuterCone)))
 		cd := l.Direction.Dot(wi.Scale(-1))
-		f := clamp01((cd - cosOut) / max(cosIn-cosOut, layout.SpotConeMin))
+		f := kernel.Clamp01((cd - cosOut) / max(cosIn-cosOut, layout.SpotConeMin))
 		att *= f * f
 	}
 	if att <= 0 {

@@ -241,7 +241,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		s.bsdf.SetIridescence(mat.Iridescence*sampleTexture(sc, &mat.IridescenceTexture, &uvs).X, mat.IridescenceIOR, thickness)
 	}
 	if mat.DiffuseTransmission > 0 {
-		s.bsdf.DiffTrans = clamp01(mat.DiffuseTransmission * sampleTexture(sc, &mat.DiffuseTransmissionTexture, &uvs).W)
+		s.bsdf.DiffTrans = kernel.Clamp01(mat.DiffuseTransmission * sampleTexture(sc, &mat.DiffuseTransmissionTexture, &uvs).W)
 		s.bsdf.DiffTransColor = mat.DiffuseTransmissionColor.Mul3(sampleTexture(sc, &mat.DiffuseTransmissionColorTexture, &uvs).XYZ())
 	}
 	if mat.SheenColor != (scene.Vec3{}) {

@@ -787,6 +787,88 @@ float charlieD(float cosH, float alpha) {
     return (2.0 + inv) * powGo(sin2, 0.5 * inv) / 6.2831855;
 }
 
+// MultipleScattering is the factor by which a GGX lobe of
+// single-scattering albedo a (Fresnel 1) is scaled up for its light that
+// scatters more than once, whose Fresnel is fms
+// (render.MultipleScatteringFresnel).
+float multipleScattering(float a, float fms) {
+    if (!(a > 0.0)) {
+        return 1.0;
+    }
+    return 1.0 + fms * (1.0 - a) / a;
+}
+
+// ThinTransmissionAlpha is the roughness² a thin sheet of index eta
+// transmits with: a sheet of index 1 is not there and blurs nothing, so
+// the roughness is scaled by clamp(2·(η − 1), 0, 1), as the glTF sample
+// renderer scales it (η or 1/η, whichever is above 1), at least MinAlpha.
+float thinTransmissionAlpha(float alpha, float eta) {
+    if (eta < 1.0) {
+        eta = 1.0 / eta;
+    }
+    float s = min(max(2.0 * (eta - 1.0), 0.0), 1.0);
+    return max(alpha * s * s, 0.001);
+}
+
+// SheenAlpha is the Charlie α of a sheen roughness: its square, at least
+// layout.SheenMinAlpha.
+float sheenAlpha(float roughness) {
+    return max(roughness * roughness, 0.007);
+}
+
+// ProjectedAlpha is the roughness² of anisotropic GGX (ax along x, ay
+// along y) seen in the azimuth of w (in the anisotropy's frame), what its
+// masking of w is a function of. A film over an anisotropic layer reads
+// its isotropic bins there, scaled to the layer's A: an approximation,
+// lossless to 0.006 but at grazing angles (1.4% lost at cos 0.05).
+float projectedAlpha(vec3 w, float ax, float ay) {
+    float r2 = w.x * w.x + w.y * w.y;
+    if (r2 <= 0.0) {
+        return ay;
+    }
+    return sqrt32((w.x * w.x * ax * ax + w.y * w.y * ay * ay) / r2);
+}
+
+// AboutNormal is the unit vector h in a frame about the unit normal n, as
+// much as an isotropic D needs of it: its sine and cosine.
+vec3 aboutNormal(vec3 h, vec3 n) {
+    if (n == (vec3(0.0, 0.0, 1.0))) {
+        return h;
+    }
+    return vec3(lengthGo(crossGo(h, n)), 0.0, dotGo(n, h));
+}
+
+// FoldUp mirrors a reflection that a rough lobe's visible normal sends
+// below the surface (local +Z) up through it, where losing it would end
+// the path: GGX at roughness 1 sends half its samples there, and a path
+// that keeps the other half at twice the weight (the multiple-scattering
+// compensation's) makes fireflies. Eval's pdf adds the density of the
+// mirrored direction's half vector.
+vec3 foldUp(vec3 w) {
+    if (w.z < 0.0) {
+        w.z = -w.z;
+    }
+    return w;
+}
+
+// IORToF0 is the reflectance at normal incidence of an interface of
+// relative index eta.
+float iorToF0(float eta) {
+    float r = (eta - 1.0) / (eta + 1.0);
+    return r * r;
+}
+
+// schlickAlbedo1 is one channel of SchlickAlbedo.
+float schlickAlbedo1(float f0, float f90, float a, float s) {
+    return min(f0 * a + (f90 - f0) * s, 1.0);
+}
+
+// SchlickAlbedo is the directional albedo of a GGX layer with Schlick's
+// Fresnel from f0 to f90, given the tabulated integrals a and s.
+vec3 schlickAlbedo(vec3 f0, float f90, float a, float s) {
+    return vec3(schlickAlbedo1(f0.x, f90, a, s), schlickAlbedo1(f0.y, f90, a, s), schlickAlbedo1(f0.z, f90, a, s));
+}
+
 // SampleVisibleNormalAniso is SampleVisibleNormal for roughness ax along x
 // and ay along y.
 vec3 sampleVisibleNormalAniso(vec3 wo, float ax, float ay, float u1, float u2) {

@@ -40,6 +40,15 @@
 // Names are the Go names with their first word lower-cased (SmithV →
 // smithV, GGXDAniso → ggxdAniso), and the functions are written callees
 // first, as GLSL wants them declared before use.
+//
+// Where the GPU may still differ from the Go, by GLSL's leave rather than
+// the translation's (the probes bound what the shading meets of it): a
+// driver may fuse a·b + c into one rounding where Go rounds twice (no
+// precise qualifier is written); min and max of a NaN are undefined, where
+// Go's are NaN; a shift by 32 or more is undefined, where Go's gives 0 or
+// −1; int is 32 bits; a variable passed both as an inout and an out
+// argument of one call is copied back in an undefined order. % on signed
+// integers is refused (GLSL's takes the divisor's sign).
 package goglsl
 
 import (
@@ -241,6 +250,7 @@ type function struct {
 	recv      *types.Var          // nil for a function
 	outs      []string            // the out parameters' names, for several results
 	named     string              // a single named result's name
+	idents    map[string]bool     // the GLSL names of its identifiers, which temporaries avoid
 	written   map[*types.Var]bool // pointer parameters written through, once known
 	visiting  bool
 	extern    bool // in an ignored file: the GPU provides it
@@ -415,7 +425,13 @@ func (t *translator) funcDecl(d *ast.FuncDecl) error {
 	}
 	obj := t.info.Defs[d.Name].(*types.Func)
 	sig := obj.Type().(*types.Signature)
-	fn := &function{key: d.Name.Name, glsl: glslName(d.Name.Name), decl: d, sig: sig}
+	fn := &function{key: d.Name.Name, glsl: glslName(d.Name.Name), decl: d, sig: sig, idents: map[string]bool{}}
+	ast.Inspect(d, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			fn.idents[glslName(id.Name)] = true
+		}
+		return true
+	})
 	if d.Recv != nil {
 		fn.recv = sig.Recv()
 		named, ok := derefType(fn.recv.Type()).(*types.Named)
@@ -429,12 +445,14 @@ func (t *translator) funcDecl(d *ast.FuncDecl) error {
 		return err
 	}
 	if n := sig.Results().Len(); n > 1 {
+		// The out parameters take names of their own, which no Go name
+		// shadows; named results are locals copied to them at a return.
 		for i := range n {
-			name := sig.Results().At(i).Name()
-			if name == "" || name == "_" {
-				name = fmt.Sprintf("result%d", i)
+			name := fmt.Sprintf("result%d", i)
+			for fn.idents[name] {
+				name += "_"
 			}
-			fn.outs = append(fn.outs, glslName(name))
+			fn.outs = append(fn.outs, name)
 		}
 	} else if n == 1 && sig.Results().At(0).Name() != "" {
 		fn.named = glslName(sig.Results().At(0).Name())
@@ -529,7 +547,7 @@ func (t *translator) signature(fn *function) (string, []string, error) {
 		}
 		params = append(params, "out "+typ+" "+name)
 		if r.Name() != "" && r.Name() != "_" {
-			zeros = append(zeros, fmt.Sprintf("%s = %s;", name, t.zero(r.Type())))
+			zeros = append(zeros, fmt.Sprintf("%s %s = %s;", typ, glslName(r.Name()), t.zero(r.Type())))
 		}
 	}
 	if fn.named != "" {
@@ -659,8 +677,13 @@ func (t *translator) line(format string, args ...any) {
 }
 
 func (t *translator) temp() string {
-	t.temps++
-	return fmt.Sprintf("tmp%d", t.temps)
+	for {
+		t.temps++
+		name := fmt.Sprintf("tmp%d", t.temps)
+		if !t.fn.idents[name] {
+			return name
+		}
+	}
 }
 
 func (t *translator) block(list []ast.Stmt) error {
@@ -752,7 +775,21 @@ func (t *translator) declStmt(s *ast.DeclStmt) error {
 			for i, n := range vs.Names {
 				lhs[i] = n
 			}
-			return t.callStmt(vs.Values[0].(*ast.CallExpr), lhs, token.DEFINE)
+			if err := t.callStmt(vs.Values[0].(*ast.CallExpr), lhs, token.DEFINE); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(vs.Names) > 1 && len(vs.Values) > 0 {
+			// var a, b = x, y: as a, b := x, y (several at once).
+			lhs := make([]ast.Expr, len(vs.Names))
+			for i, n := range vs.Names {
+				lhs[i] = n
+			}
+			if err := t.assign(&ast.AssignStmt{Lhs: lhs, Tok: token.DEFINE, Rhs: vs.Values, TokPos: vs.Pos()}); err != nil {
+				return err
+			}
+			continue
 		}
 		for i, name := range vs.Names {
 			obj := t.info.Defs[name]
@@ -792,6 +829,18 @@ func (t *translator) returnStmt(s *ast.ReturnStmt) error {
 	case len(s.Results) == 0 && fn.named != "":
 		t.line("return %s;", fn.named)
 		return nil
+	case len(s.Results) == 0 && len(fn.outs) > 0:
+		// The named results, as they are.
+		for i, out := range fn.outs {
+			r := fn.sig.Results().At(i)
+			v := t.zero(r.Type())
+			if r.Name() != "_" {
+				v = glslName(r.Name())
+			}
+			t.line("%s = %s;", out, v)
+		}
+		t.line("return;")
+		return nil
 	case len(s.Results) == 0:
 		t.line("return;")
 		return nil
@@ -800,7 +849,7 @@ func (t *translator) returnStmt(s *ast.ReturnStmt) error {
 		if err != nil {
 			return err
 		}
-		t.line("return %s;", e)
+		t.line("return %s;", stripParens(e))
 		return nil
 	}
 	if len(s.Results) == 1 {
@@ -817,34 +866,13 @@ func (t *translator) returnStmt(s *ast.ReturnStmt) error {
 		t.line("return;")
 		return nil
 	}
-	// Every result first, as Go evaluates them before assigning any named one.
-	vals := make([]string, len(s.Results))
+	// No Go name is an out parameter's, so each goes straight to its own.
 	for i, r := range s.Results {
 		e, err := t.expr(r)
 		if err != nil {
 			return err
 		}
-		vals[i] = e
-	}
-	named := fn.sig.Results().At(0).Name() != ""
-	if named {
-		for i, v := range vals {
-			if v == fn.outs[i] {
-				continue
-			}
-			typ, err := t.glslType(s, fn.sig.Results().At(i).Type())
-			if err != nil {
-				return err
-			}
-			tmp := t.temp()
-			t.line("%s %s = %s;", typ, tmp, v)
-			vals[i] = tmp
-		}
-	}
-	for i, v := range vals {
-		if v != fn.outs[i] {
-			t.line("%s = %s;", fn.outs[i], v)
-		}
+		t.line("%s = %s;", fn.outs[i], stripParens(e))
 	}
 	t.line("return;")
 	return nil
@@ -913,7 +941,11 @@ func (t *translator) callStmt(call *ast.CallExpr, lhs []ast.Expr, tok token.Toke
 			return nil
 		}
 	}
+	// A new variable that shadows one the call reads is declared after
+	// the call, from a temporary: in GLSL it would shadow it already.
+	shadows := t.mentions([]ast.Expr{call}, t.newNames(lhs, tok))
 	outs := make([]string, n)
+	var after []string
 	for i, l := range lhs {
 		typ, err := t.glslType(call, tuple.At(i).Type())
 		if err != nil {
@@ -926,6 +958,10 @@ func (t *translator) callStmt(call *ast.CallExpr, lhs []ast.Expr, tok token.Toke
 			t.line("%s %s;", typ, outs[i])
 		case isIdent && tok == token.DEFINE && t.info.Defs[id] != nil:
 			outs[i] = glslName(id.Name)
+			if shadows {
+				outs[i] = t.temp()
+				after = append(after, fmt.Sprintf("%s %s = %s;", typ, glslName(id.Name), outs[i]))
+			}
 			t.line("%s %s;", typ, outs[i])
 		default:
 			x, err := t.expr(l)
@@ -940,10 +976,53 @@ func (t *translator) callStmt(call *ast.CallExpr, lhs []ast.Expr, tok token.Toke
 		return err
 	}
 	t.line("%s;", withOuts(c, outs))
+	for _, a := range after {
+		t.line("%s", a)
+	}
 	return nil
 }
 
+// newNames are the GLSL names of the variables lhs declares with tok.
+func (t *translator) newNames(lhs []ast.Expr, tok token.Token) map[string]bool {
+	names := map[string]bool{}
+	if tok != token.DEFINE {
+		return names
+	}
+	for _, l := range lhs {
+		if id, ok := l.(*ast.Ident); ok && id.Name != "_" && t.info.Defs[id] != nil {
+			names[glslName(id.Name)] = true
+		}
+	}
+	return names
+}
+
+// mentions reports whether the expressions use a variable by one of the
+// names.
+func (t *translator) mentions(list []ast.Expr, names map[string]bool) bool {
+	found := false
+	for _, e := range list {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if v, isVar := t.info.Uses[id].(*types.Var); isVar && !v.IsField() && names[glslName(id.Name)] {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
 func (t *translator) assign(s *ast.AssignStmt) error {
+	switch s.Tok {
+	case token.ASSIGN, token.DEFINE, token.ADD_ASSIGN, token.SUB_ASSIGN, token.MUL_ASSIGN, token.QUO_ASSIGN:
+	case token.AND_ASSIGN, token.OR_ASSIGN, token.XOR_ASSIGN, token.SHL_ASSIGN, token.SHR_ASSIGN, token.REM_ASSIGN:
+		if err := t.integerOp(s, s.Tok, t.info.Types[s.Lhs[0]].Type); err != nil {
+			return err
+		}
+	default:
+		return t.errorAt(s, "%s is outside the GLSL subset", s.Tok)
+	}
 	if len(s.Rhs) == 1 && len(s.Lhs) > 1 {
 		call, ok := ast.Unparen(s.Rhs[0]).(*ast.CallExpr)
 		if !ok {
@@ -962,7 +1041,7 @@ func (t *translator) assign(s *ast.AssignStmt) error {
 	// Go assigns every right side before any left one: several at once
 	// go through temporaries (unless every left side is new).
 	if len(s.Lhs) > 1 {
-		fresh := s.Tok == token.DEFINE
+		fresh := s.Tok == token.DEFINE && !t.mentions(s.Rhs, t.newNames(s.Lhs, s.Tok))
 		for _, l := range s.Lhs {
 			if id, ok := l.(*ast.Ident); !ok || t.info.Defs[id] == nil && id.Name != "_" {
 				fresh = false
@@ -983,6 +1062,7 @@ func (t *translator) assign(s *ast.AssignStmt) error {
 	for i, l := range s.Lhs {
 		id, isIdent := l.(*ast.Ident)
 		if isIdent && id.Name == "_" {
+			t.line("(%s);", rhs[i]) // evaluated all the same: it may write through a pointer
 			continue
 		}
 		if s.Tok == token.DEFINE && isIdent {
@@ -1084,6 +1164,9 @@ func (t *translator) switchStmt(s *ast.SwitchStmt) error {
 				return err
 			}
 			if tag != "" {
+				if _, bin := ast.Unparen(e).(*ast.BinaryExpr); bin {
+					x = "(" + stripParens(x) + ")"
+				}
 				x = tag + " == " + x
 			}
 			conds = append(conds, x)
@@ -1192,8 +1275,8 @@ func (t *translator) rangeStmt(s *ast.RangeStmt) error {
 	switch u := derefType(typ).Underlying().(type) {
 	case *types.Array:
 		n = strconv.FormatInt(u.Len(), 10)
-		if _, ok := ast.Unparen(s.X).(*ast.Ident); !ok && s.Value != nil {
-			// The array once, before the loop.
+		if id, ok := s.Value.(*ast.Ident); ok && id.Name != "_" {
+			// Go ranges over a copy of the array, made once before the loop.
 			x, err := t.expr(s.X)
 			if err != nil {
 				return err
@@ -1215,16 +1298,33 @@ func (t *translator) rangeStmt(s *ast.RangeStmt) error {
 			return err
 		}
 		n = x
+		if t.info.Types[s.X].Value == nil {
+			// Go evaluates the count once, before the loop.
+			name, err := t.glslType(s.X, typ)
+			if err != nil {
+				return err
+			}
+			n = t.temp()
+			t.line("%s %s = %s;", name, n, stripParens(x))
+		}
 	default:
 		return t.errorAt(s, "a range over %s is outside the GLSL subset", typ)
 	}
-	key := ""
+	key, keyType, zero := "", "int", "0"
 	if id, ok := s.Key.(*ast.Ident); ok && id.Name != "_" {
 		key = glslName(id.Name)
+		kt, err := t.glslType(id, t.info.Defs[id].Type())
+		if err != nil {
+			return err
+		}
+		keyType, zero = kt, t.zero(t.info.Defs[id].Type())
+		if kt == "uint" && !strings.HasSuffix(n, "u") && t.info.Types[s.X].Value != nil {
+			n += "u"
+		}
 	} else {
 		key = t.temp()
 	}
-	t.line("for (int %s = 0; %s < %s; %s++) {", key, key, n, key)
+	t.line("for (%s %s = %s; %s < %s; %s++) {", keyType, key, zero, key, n, key)
 	t.indent++
 	if id, ok := s.Value.(*ast.Ident); ok && id.Name != "_" {
 		elem, err := t.glslType(id, t.info.Defs[id].Type())
@@ -1310,8 +1410,8 @@ func (t *translator) expr(e ast.Expr) (string, error) {
 		switch e.Op {
 		case token.ADD, token.SUB, token.MUL, token.QUO, token.LSS, token.GTR, token.LEQ, token.GEQ, token.EQL, token.NEQ, token.LAND, token.LOR:
 		case token.REM, token.AND, token.OR, token.XOR, token.SHL, token.SHR:
-			if !isInteger(t.info.Types[e.X].Type) {
-				return "", t.errorAt(e, "operator %s on floats is outside the GLSL subset", e.Op)
+			if err := t.integerOp(e, e.Op, t.info.Types[e.X].Type); err != nil {
+				return "", err
 			}
 		default:
 			return "", t.errorAt(e, "operator %s is outside the GLSL subset", e.Op)
@@ -1512,6 +1612,18 @@ func (t *translator) zero(typ types.Type) string {
 		return name + "(" + strings.Join(vals, ", ") + ")"
 	}
 	return name + "(0)"
+}
+
+// integerOp refuses an integer operator on floats, and % on signed
+// integers (GLSL's takes the divisor's sign, Go's the dividend's).
+func (t *translator) integerOp(at ast.Node, op token.Token, typ types.Type) error {
+	if !isInteger(typ) {
+		return t.errorAt(at, "operator %s on floats is outside the GLSL subset", op)
+	}
+	if b, ok := typ.Underlying().(*types.Basic); ok && (op == token.REM || op == token.REM_ASSIGN) && b.Info()&types.IsUnsigned == 0 {
+		return t.errorAt(at, "%s on signed integers is outside the GLSL subset (GLSL's takes the divisor's sign): use uint32", op)
+	}
+	return nil
 }
 
 // bitOps are the operators whose precedence differs between Go and GLSL.

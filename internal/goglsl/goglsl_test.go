@@ -26,8 +26,9 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"struct Pair {\n    float a;\n    float b;\n    vec3[2] w;\n};",
 		"float pairSum(Pair p) {",
 		"void pairGrow(inout Pair p, float by) {",
-		"float weigh(vec3[2] w) {\n    float total = 0.0;\n    for (int i = 0; i < 2; i++) {\n        vec3 v = w[i];",
-		"void split(float x, out float lo, out float hi) {",
+		"float weigh(vec3[2] w) {\n    float total = 0.0;\n    vec3[2] tmp1 = w;\n    for (int i = 0; i < 2; i++) {\n        vec3 v = tmp1[i];",
+		"void split(float x, out float result0, out float result1) {\n    float lo = 0.0;\n    float hi = 0.0;",
+		"result0 = lo;\n    result1 = hi;\n    return;",
 		"float tmp1 = lo + 1.0;",
 		"float lo;\n    float tmp1;\n    split(p.a, lo, tmp1);",
 		"if (n == 0 || n == 1) {",
@@ -42,6 +43,14 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"float tmp1 = x;\n    float s = sinGo(tmp1);\n    float c = cosGo(tmp1);",
 		"return xyzToRec709[3 * r] * x + s * y + c * z + table(r);",
 		"float table(int i);",
+		// the review's cases: shadowing, results in place, ranges evaluated once
+		"split(lo, tmp1, tmp2);\n        float lo = tmp1;\n        float hi = tmp2;\n        result0 = lo;",
+		"float a = hi * 2.0;\n        result0 = a;\n        result1 = lo;",
+		"float tmp3 = hi;\n        float tmp4 = lo;\n        float lo = tmp3;\n        float hi = tmp4;",
+		"uint tmp1 = n;\n    for (uint i = 0u; i < tmp1; i++) {",
+		"float[2] tmp2 = w;\n    for (int tmp3 = 0; tmp3 < 2; tmp3++) {\n        float v = tmp2[tmp3];",
+		"if (n == (3u)) {",
+		"(weigh(p.w));",
 		"float m = max(max(v.x, v.y), v.z);",
 		"} else if (m < 0.0) {",
 		"m *= 0.5;",
@@ -99,7 +108,9 @@ func TestRefusesOutsideTheSubset(t *testing.T) {
 		{"func G(x float32) (float32, float32) { return x, x }\n\nfunc F(x float32) float32 { return G(x) + 1 }", "bad.go:5:", "single-value context"},
 		{"var g float32\n\nfunc F() float32 { return g }", "bad.go:3:", "package-level var"},
 		{"func F(x float32) float32 { return x }\n\nfunc f(x float32) float32 { return x }", "bad.go:5:", "both f in GLSL"},
-		{"func F(x float32) float32 { return float32(int(x) % 3) }", "bad.go:3:", ""},
+		{"func F(x float32) float32 { return float32(int(x) % 3) }", "bad.go:3:", "% on signed integers"},
+		{"func F(x uint32) uint32 { return x % 3 }", "bad.go:3:", ""},
+		{"func F(x uint32) uint32 {\n\tx &^= 3\n\treturn x\n}", "bad.go:4:", "&^= is outside"},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "bad.go"), []byte("package bad\n\n"+c.src+"\n"), 0o644); err != nil {

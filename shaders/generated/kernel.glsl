@@ -60,22 +60,18 @@ struct Frame {
 
 // CameraRay is the ray of camera c through image point (px, py), in pixels
 // from the top left; the direction is unit length.
-void cameraRay(Camera c, float px, float py, out vec3 origin, out vec3 dir) {
-    origin = vec3(0.0);
-    dir = vec3(0.0);
+void cameraRay(Camera c, float px, float py, out vec3 result0, out vec3 result1) {
+    vec3 origin = vec3(0.0);
+    vec3 dir = vec3(0.0);
     float u = (2.0 * px / c.w - 1.0) * c.sx;
     float v = (1.0 - 2.0 * py / c.h) * c.sy;
     if (c.ortho != 0u) {
-        vec3 tmp1 = ((c.eye + (c.x * u)) + (c.y * v));
-        vec3 tmp2 = (c.z * (-1.0));
-        origin = tmp1;
-        dir = tmp2;
+        result0 = (c.eye + (c.x * u)) + (c.y * v);
+        result1 = c.z * (-1.0);
         return;
     }
-    vec3 tmp3 = c.eye;
-    vec3 tmp4 = normalizeGo(((c.x * u) + (c.y * v)) - c.z);
-    origin = tmp3;
-    dir = tmp4;
+    result0 = c.eye;
+    result1 = normalizeGo(((c.x * u) + (c.y * v)) - c.z);
     return;
 }
 
@@ -104,8 +100,8 @@ void concentricDisk(float u1, float u2, out float result0, out float result1) {
         r = b;
         phi = 1.5707964 - 0.7853982 * (a / b);
     }
-    result0 = (r * cosGo(phi));
-    result1 = (r * sinGo(phi));
+    result0 = r * cosGo(phi);
+    result1 = r * sinGo(phi);
     return;
 }
 
@@ -158,7 +154,7 @@ float schlick5(float cos_) {
 
 // thinFilmLobe is one Gaussian lobe's Fourier transform at a phase.
 float thinFilmLobe(float amp, float pos, float variance, float phase, float p2, float shift) {
-    return (amp * cosGo(pos * phase + shift) * exp(-p2 * variance));
+    return amp * cosGo(pos * phase + shift) * exp(-p2 * variance);
 }
 
 // xyzToRec709Row is row r of XYZ to linear Rec. 709 applied to x, y, z.
@@ -318,12 +314,12 @@ HairBSDF newHairBSDF(HairParams p, float h) {
 }
 
 // HairSinCosTheta are sin θ and cos θ of a direction in the fibre's frame.
-void hairSinCosTheta(vec3 w, out float sin_, out float cos_) {
-    sin_ = 0.0;
-    cos_ = 0.0;
+void hairSinCosTheta(vec3 w, out float result0, out float result1) {
+    float sin_ = 0.0;
+    float cos_ = 0.0;
     sin_ = clampF(w.x, -1.0, 1.0);
-    float tmp1 = sqrt32(1.0 - sin_ * sin_);
-    cos_ = tmp1;
+    result0 = sin_;
+    result1 = sqrt32(1.0 - sin_ * sin_);
     return;
 }
 
@@ -370,7 +366,7 @@ float hairLongitudinal(float cosI, float cosO, float sinI, float sinO, float v) 
     if (v <= 0.1) {
         return exp(hairLogI0(a) - b - 1.0 / v + 0.6931 + log(1.0 / (2.0 * v)));
     }
-    return (exp(-b) * hairBesselI0(a) / (sinh(1.0 / v) * 2.0 * v));
+    return exp(-b) * hairBesselI0(a) / (sinh(1.0 / v) * 2.0 * v);
 }
 
 // hairTransmit is what one channel keeps across a path through the fibre.
@@ -404,9 +400,9 @@ float hairResidual(float a2, float t, float f) {
 
 // Attenuations are A_0..A_3: what each path keeps, for a view at sin θ_o,
 // and γ_t.
-void hairBSDFAttenuations(HairBSDF b, float sinO, float cosO, out vec3[4] a, out float gammaT) {
-    a = vec3[4](vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0));
-    gammaT = 0.0;
+void hairBSDFAttenuations(HairBSDF b, float sinO, float cosO, out vec3[4] result0, out float result1) {
+    vec3[4] a = vec3[4](vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0));
+    float gammaT = 0.0;
     float sinT = sinO / b.eta;
     float cosT = sqrt32(1.0 - sinT * sinT);
     float etap = sqrt32(b.eta * b.eta - sinO * sinO) / max(cosO, 1e-06);
@@ -420,6 +416,8 @@ void hairBSDFAttenuations(HairBSDF b, float sinO, float cosO, out vec3[4] a, out
     a[1] = t * ((1.0 - f) * (1.0 - f));
     a[2] = (a[1] * t) * f;
     a[3] = vec3(hairResidual(a[2].x, t.x, f), hairResidual(a[2].y, t.y, f), hairResidual(a[2].z, t.z, f));
+    result0 = a;
+    result1 = gammaT;
     return;
 }
 
@@ -465,9 +463,9 @@ float hairWrapAngle(float a) {
 }
 
 // rotatedTheta applies the cuticle tilt to θ_o for path p.
-void hairBSDFRotatedTheta(HairBSDF b, int p, float sinO, float cosO, out float sin_, out float cos_) {
-    sin_ = 0.0;
-    cos_ = 0.0;
+void hairBSDFRotatedTheta(HairBSDF b, int p, float sinO, float cosO, out float result0, out float result1) {
+    float sin_ = 0.0;
+    float cos_ = 0.0;
     if (p == 0) {
         sin_ = sinO * b.cos2kA[1] - cosO * b.sin2kA[1];
         cos_ = cosO * b.cos2kA[1] + sinO * b.sin2kA[1];
@@ -481,8 +479,8 @@ void hairBSDFRotatedTheta(HairBSDF b, int p, float sinO, float cosO, out float s
         sin_ = sinO;
         cos_ = cosO;
     }
-    float tmp1 = abs(cos_);
-    cos_ = tmp1;
+    result0 = sin_;
+    result1 = abs(cos_);
     return;
 }
 
@@ -589,11 +587,11 @@ vec3 hairBSDFSampleLobe(HairBSDF b, int p, vec3 wo, float gammaT, float u1, floa
 
 // Sample picks wi for wo: a path p by u, a longitudinal angle by u1 and u2,
 // an azimuth by u3; it returns f·|cos|/pdf and the pdf, or no sample.
-void hairBSDFSample(HairBSDF b, vec3 wo, float u, float u1, float u2, float u3, out vec3 wi, out vec3 weight, out float pdf, out bool ok) {
-    wi = vec3(0.0);
-    weight = vec3(0.0);
-    pdf = 0.0;
-    ok = false;
+void hairBSDFSample(HairBSDF b, vec3 wo, float u, float u1, float u2, float u3, out vec3 result0, out vec3 result1, out float result2, out bool result3) {
+    vec3 wi = vec3(0.0);
+    vec3 weight = vec3(0.0);
+    float pdf = 0.0;
+    bool ok = false;
     float sinO;
     float cosO;
     hairSinCosTheta(wo, sinO, cosO);
@@ -610,18 +608,16 @@ void hairBSDFSample(HairBSDF b, vec3 wo, float u, float u1, float u2, float u3, 
     vec3 f;
     hairBSDFEval(b, wo, wi, f, pdf);
     if (!(pdf >= 1.1754944e-38)) {
-        vec3 tmp1 = vec3(0.0, 0.0, 0.0);
-        float tmp2 = 0.0;
-        bool tmp3 = false;
-        weight = tmp1;
-        pdf = tmp2;
-        ok = tmp3;
+        result0 = wi;
+        result1 = vec3(0.0, 0.0, 0.0);
+        result2 = 0.0;
+        result3 = false;
         return;
     }
-    vec3 tmp4 = (f * (1.0 / pdf));
-    bool tmp5 = true;
-    weight = tmp4;
-    ok = tmp5;
+    result0 = wi;
+    result1 = f * (1.0 / pdf);
+    result2 = pdf;
+    result3 = true;
     return;
 }
 
@@ -629,22 +625,18 @@ void hairBSDFSample(HairBSDF b, vec3 wo, float u, float u1, float u2, float u3, 
 // from it: 1 − cos θmax of the cone it subtends, computed without
 // cancellation for small spheres; ok is false when the point is inside or
 // the cone is empty (light sampling skips the sphere there, and its pdf is 0).
-void sphereCone(float d2, float r, out float oneMinusCos, out bool ok) {
-    oneMinusCos = 0.0;
-    ok = false;
+void sphereCone(float d2, float r, out float result0, out bool result1) {
+    float oneMinusCos = 0.0;
+    bool ok = false;
     float sin2 = r * r / d2;
     if (!(sin2 < 1.0)) {
-        float tmp1 = 0.0;
-        bool tmp2 = false;
-        oneMinusCos = tmp1;
-        ok = tmp2;
+        result0 = 0.0;
+        result1 = false;
         return;
     }
     float omc = sin2 / (1.0 + sqrt(1.0 - sin2));
-    float tmp3 = omc;
-    bool tmp4 = omc > 0.0;
-    oneMinusCos = tmp3;
-    ok = tmp4;
+    result0 = omc;
+    result1 = omc > 0.0;
     return;
 }
 
@@ -672,22 +664,20 @@ Frame newFrame(vec3 n) {
 // from p uniformly in the cone it subtends: the direction, the distance to
 // the sphere's nearer point along it and the solid-angle pdf. ok is false
 // when p is inside.
-void sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 wi, out float dist, out float pdf, out bool ok) {
-    wi = vec3(0.0);
-    dist = 0.0;
-    pdf = 0.0;
-    ok = false;
+void sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 result0, out float result1, out float result2, out bool result3) {
+    vec3 wi = vec3(0.0);
+    float dist = 0.0;
+    float pdf = 0.0;
+    bool ok = false;
     vec3 toC = c - p;
     float d2 = dotGo(toC, toC);
     float omc;
     sphereCone(d2, r, omc, ok);
     if (!ok) {
-        float tmp1 = 0.0;
-        float tmp2 = 0.0;
-        bool tmp3 = false;
-        dist = tmp1;
-        pdf = tmp2;
-        ok = tmp3;
+        result0 = wi;
+        result1 = 0.0;
+        result2 = 0.0;
+        result3 = false;
         return;
     }
     float d = sqrt32(d2);
@@ -695,24 +685,22 @@ void sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 wi, out 
     float omcT = u1 * omc;
     float cosT = 1.0 - omcT;
     float sinT = sqrt32(omcT * (2.0 - omcT));
-    float tmp4 = 6.2831855 * u2;
-    float s = sinGo(tmp4);
-    float co = cosGo(tmp4);
+    float tmp1 = 6.2831855 * u2;
+    float s = sinGo(tmp1);
+    float co = cosGo(tmp1);
     wi = ((f.t * (sinT * co)) + (f.b * (sinT * s))) + (f.n * cosT);
     dist = d * cosT - sqrt32(r * r - d2 * sinT * sinT);
     if (!(dist > 0.0)) {
-        float tmp5 = 0.0;
-        float tmp6 = 0.0;
-        bool tmp7 = false;
-        dist = tmp5;
-        pdf = tmp6;
-        ok = tmp7;
+        result0 = wi;
+        result1 = 0.0;
+        result2 = 0.0;
+        result3 = false;
         return;
     }
-    float tmp8 = 1.0 / (6.2831855 * omc);
-    bool tmp9 = true;
-    pdf = tmp8;
-    ok = tmp9;
+    result0 = wi;
+    result1 = dist;
+    result2 = 1.0 / (6.2831855 * omc);
+    result3 = true;
     return;
 }
 
@@ -927,7 +915,7 @@ vec3 frameToLocal(Frame f, vec3 v) {
 
 // ToWorld expresses a local direction in the world.
 vec3 frameToWorld(Frame f, vec3 v) {
-    return (((f.t * v.x) + (f.b * v.y)) + (f.n * v.z));
+    return ((f.t * v.x) + (f.b * v.y)) + (f.n * v.z);
 }
 
 // SampleWavelength maps a number in [0, 1) to a wavelength in nanometres,
@@ -939,7 +927,7 @@ float sampleWavelength(float u) {
 // spectrumResponse is one channel's Gaussian response over its mean.
 float spectrumResponse(float lambda, float mu, float sigma, float norm) {
     float x = (lambda - mu) / sigma;
-    return (exp(-0.5 * x * x) / norm);
+    return exp(-0.5 * x * x) / norm;
 }
 
 // WavelengthWeights are the RGB weights of one wavelength: each channel's

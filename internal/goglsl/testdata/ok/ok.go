@@ -117,3 +117,41 @@ func Rec709(x, y, z float32, r int) float32 {
 	s, c := math.Sincos(float64(x))
 	return float32(layout.XYZToRec709[3*r])*x + float32(s)*y + float32(c)*z + Table(r)
 }
+
+// Shadow declares results that shadow what the call reads, swaps into
+// shadowing names, and returns a shadowed result.
+func Shadow(lo, hi float32) (a, b float32) {
+	if lo > 0 {
+		lo, hi := Split(float64(lo))
+		return lo, hi
+	}
+	if hi > 0 {
+		a := hi * 2
+		return a, lo
+	}
+	{
+		lo, hi := hi, lo
+		a = lo - hi
+	}
+	return
+}
+
+// Count ranges over a count it changes and an array it changes.
+func Count(n uint32, w [2]float32) float32 {
+	var s float32
+	for i := range n {
+		n = 0
+		s += float32(i)
+	}
+	for _, v := range w {
+		w[1] = 0
+		s += v
+	}
+	switch n {
+	case 1 | 2:
+		s++
+	}
+	var p Pair
+	_ = Weigh(&p.W)
+	return s
+}

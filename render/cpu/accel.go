@@ -60,10 +60,11 @@ type Accel struct {
 	// flatOnly: the flat meshes are all the top level holds, so a ray goes
 	// down their tree at once (the top level's walk would find one leaf).
 	flatOnly bool
-	toObject []render.Affine // per instance, world to object
-	toWorld  []render.Affine // per instance, object to world
-	opaque   []bool          // per instance: no any-hit needed
-	exitHits []bool          // per instance: render.ExitHits
+	toObject []render.Affine     // per instance, world to object
+	toWorld  []render.Affine     // per instance, object to world
+	opaque   []bool              // per instance: no any-hit needed
+	exitHits []bool              // per instance: render.ExitHits
+	hair     []layout.HairParams // per material: layout.PackHair, once, as the GPU's upload
 	anyHit   AnyHit
 	embree   *embree.Scene // when set, it traces instead of the BVHs (tracer.go)
 	// instancedTriangles: Embree holds triangles under an instance, whose
@@ -147,6 +148,12 @@ func newAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 	acc.toWorld = make([]render.Affine, len(sc.Instances))
 	acc.opaque = make([]bool, len(sc.Instances))
 	acc.exitHits = make([]bool, len(sc.Instances))
+	acc.hair = make([]layout.HairParams, len(sc.Materials))
+	for i := range sc.Materials {
+		if h := sc.Materials[i].Hair; h != nil {
+			acc.hair[i] = layout.PackHair(h)
+		}
+	}
 	for i, in := range sc.Instances {
 		acc.exitHits[i] = render.ExitHits(sc, &in)
 		acc.toObject[i] = render.AffineInverse(in.Transform)

@@ -173,7 +173,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		no := sweptSphereNormal(po, c.Positions[v], c.Positions[v+1], h.U)
 		s.ng = normalToWorld(inv, no)
 		if s.mat.Hair != nil {
-			s.hairFrame(toWorld.Vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
+			s.hairFrame(&acc.hair[in.Material], toWorld.Vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
 			s.albedo = s.mat.BaseColor.XYZ()
 			s.aovNormal = s.ng // the strand's surface, not the view-facing BSDF frame
 			return
@@ -330,8 +330,9 @@ func offsetRay(p, n scene.Vec3) scene.Vec3 {
 }
 
 // hairFrame sets up the hair BSDF: x along the fibre, z towards the viewer
-// across it, and h, where the ray crossed the fibre's width.
-func (s *surface) hairFrame(tangent, wo scene.Vec3) {
+// across it, and h, where the ray crossed the fibre's width; p is the
+// material's hair parameters.
+func (s *surface) hairFrame(p *layout.HairParams, tangent, wo scene.Vec3) {
 	t := tangent.Normalize()
 	z := wo.Sub(t.Scale(t.Dot(wo))).Normalize()
 	if z == (scene.Vec3{}) {
@@ -342,7 +343,7 @@ func (s *surface) hairFrame(tangent, wo scene.Vec3) {
 	s.frame = kernel.Frame{T: t, B: y, N: z}
 	s.isHair = true
 	s.front = true
-	s.hair = kernel.NewHairBSDF(layout.PackHair(s.mat.Hair), -n.Dot(y))
+	s.hair = kernel.NewHairBSDF(*p, -n.Dot(y))
 	if s.ng.Dot(wo) < 0 {
 		s.ng = s.ng.Scale(-1)
 	}

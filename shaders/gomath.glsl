@@ -6,7 +6,7 @@
 // Here: sin and cos of an argument brought to [−π, π], the classic
 // single-precision minimax polynomials (Cephes' atanf and asinf), within
 // ~2e-7 relative of Go's float64 math.Atan2 and math.Asin on every driver,
-// and integer powers by repeated squaring.
+// integer powers by repeated squaring, and the cube root refined.
 #ifndef GO_MATH_GLSL
 #define GO_MATH_GLSL
 
@@ -36,6 +36,16 @@ float powGo(float x, float y) {
         return r;
     }
     return pow(x, y);
+}
+
+// cbrtGo is math.Cbrt: GLSL's pow (exp2(log2 x / 3), a few ulp off) and
+// one Newton step, which brings it within an ulp or two.
+float cbrtGo(float x) {
+    if (x == 0.0 || isinf(x) || isnan(x)) {
+        return x;
+    }
+    float y = sign(x) * pow(abs(x), 1.0 / 3.0);
+    return y - (y * y * y - x) / (3.0 * y * y);
 }
 
 // atanGo is math.Atan.

@@ -73,8 +73,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     vec3 wo = -d;
     vec3 woLocal = frameToLocal(s.frame, wo);
     // What the first hit's albedos, the light sample and the next direction
-    // need of wo, computed once a hit (Go caches them: BSDF.lobesAt), and
-    // only when one of them is taken.
+    // need of wo, computed once a hit, and only when one of them is taken.
     WoTerms terms;
     bool haveTerms = false;
     if (path.bounce == 0u) {
@@ -85,9 +84,9 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         if (IS_HAIR(s)) {
             path.diffAlbedo = s.albedo;
         } else if (!s.unlit) { // an unlit surface reflects nothing: its light is the camera's direct view
-            terms = woTerms(s.bsdf, woLocal);
+            terms = bsdfTerms(s.bsdf, woLocal);
             haveTerms = true;
-            bsdfAlbedos(s.bsdf, terms, woLocal, path.diffAlbedo, path.specAlbedo);
+            bsdfAlbedosWith(s.bsdf, terms, woLocal, path.diffAlbedo, path.specAlbedo);
         }
     }
     if (s.emit != vec3(0.0)) {
@@ -118,7 +117,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     }
     path.events = 0u;
     if (!IS_HAIR(s) && !haveTerms && woLocal.z > 0.0) { // (below the surface the BSDF reads none)
-        terms = woTerms(s.bsdf, woLocal);
+        terms = bsdfTerms(s.bsdf, woLocal);
     }
 
     // Next-event estimation.
@@ -131,7 +130,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         if (IS_HAIR(s)) {
             hairBSDFEval(s.hair, woLocal, wiL, f, pdfB);
         } else {
-            f = bsdfEvalWith(s.bsdf, terms, woLocal, wiL, pdfB);
+            bsdfEvalWith(s.bsdf, terms, woLocal, wiL, f, pdfB);
         }
         if (f != vec3(0.0)) {
             path.events |= EVENT_LIGHT;
@@ -155,7 +154,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         hairBSDFSample(s.hair, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), rnd(path, DIM_BSDF_W),
                        wiLocal, weight, pdf, ok);
     } else {
-        ok = bsdfSampleWith(s.bsdf, terms, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), wiLocal, weight, pdf);
+        bsdfSampleWith(s.bsdf, terms, woLocal, rnd(path, DIM_LOBE), rnd(path, DIM_BSDF_U), rnd(path, DIM_BSDF_V), wiLocal, weight, pdf, ok);
     }
     vec3 wi = frameToWorld(s.frame, wiLocal);
     bool crosses = dot(wi, s.ng) < 0.0;
@@ -167,7 +166,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     if (!IS_HAIR(s) && crosses && (mat.flags & MAT_VOLUME) != 0u) {
         path.medium = s.front ? int(s.material) : -1;
     }
-    if (!IS_HAIR(s) && crosses && s.bsdf.transmission > 0.0 && !glassThin(s.bsdf)) { // refracted (diffuse transmission does not bend)
+    if (!IS_HAIR(s) && crosses && s.bsdf.transmission > 0.0 && !bsdfGlassThin(s.bsdf)) { // refracted (diffuse transmission does not bend)
         path.etaScale *= s.bsdf.eta * s.bsdf.eta;
     }
     if (path.bounce == 0u) {

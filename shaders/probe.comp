@@ -18,13 +18,10 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Uints { uint
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec2s { vec2 v[]; };
 layout(push_constant, scalar) uniform Push { Vec2s table; Floats in_; Floats out_; uint fn; uint n; } push;
 
-vec2 albedoTableAt(int i, int j) { return push.table.v[i * ALBEDO_TABLE_SIZE + j]; }
-float sheenTableAt(int i, int j) { return push.table.v[ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + i * ALBEDO_TABLE_SIZE + j].x; }
-vec2 iridBinAt(int i, int j, int k) { return push.table.v[2 * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + (i * ALBEDO_TABLE_SIZE + j) * IRID_BINS + k]; }
-vec2 anisoTableAt(int cell) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + cell]; }
-vec2 glassTableAt(int cell) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + cell]; }
-float msTableAt(int cell) { return push.table.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + 2 * GLASS_TABLE_CELLS + cell].x; }
-#include "bsdf.glsl"
+#include "gomath.glsl"
+#include "generated/kernel.glsl"
+#define ALBEDO_TABLE(i) push.table.v[i]
+#include "tables.glsl"
 float filterCDF(int i) { return 0.0; } // camera.glsl's pixel filter, which the probe does not run
 #include "camera.glsl"
 
@@ -83,37 +80,40 @@ void main() {
     case PROBE_BSDF_EVAL: { // base, metallic, roughness, ior, specular, specular colour, wo, wi, coat, its roughness and normal, sheen colour and roughness, glass
         BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));
         if (inF(i, 16u) > 0.0) {
-            setCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
+            bsdfSetCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
         }
-        setSheen(b, inV(i, 21u), inF(i, 24u));
+        bsdfSetSheen(b, inV(i, 21u), inF(i, 24u));
         b.transmission = inF(i, 25u); // glass, its index and whether thin
         b.eta = inF(i, 26u);
         b.thin = inF(i, 27u) != 0.0;
         b.diffTrans = inF(i, 28u); // diffuse transmission and its tint
         b.diffTransColor = inV(i, 29u);
-        setAnisotropy(b, inF(i, 32u), inV(i, 33u)); // the metal's anisotropy and its direction
-        setIridescence(b, inF(i, 36u), inF(i, 37u), inF(i, 38u)); // the film: how much, its index and thickness
+        bsdfSetAnisotropy(b, inF(i, 32u), inV(i, 33u)); // the metal's anisotropy and its direction
+        bsdfSetIridescence(b, inF(i, 36u), inF(i, 37u), inF(i, 38u)); // the film: how much, its index and thickness
+        vec3 f;
         float pdf;
-        outV(i, 0u, bsdfEval(b, inV(i, 10u), inV(i, 13u), pdf));
+        bsdfEval(b, inV(i, 10u), inV(i, 13u), f, pdf);
+        outV(i, 0u, f);
         outF(i, 3u, pdf);
         break;
     }
     case PROBE_BSDF_SAMPLE: { // base, metallic, roughness, ior, specular, specular colour, wo, u, u1, u2, coat, its roughness and normal, sheen colour and roughness, glass
         BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));
         if (inF(i, 16u) > 0.0) {
-            setCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
+            bsdfSetCoat(b, inF(i, 16u), inF(i, 17u), inV(i, 18u));
         }
-        setSheen(b, inV(i, 21u), inF(i, 24u));
+        bsdfSetSheen(b, inV(i, 21u), inF(i, 24u));
         b.transmission = inF(i, 25u); // glass, its index and whether thin
         b.eta = inF(i, 26u);
         b.thin = inF(i, 27u) != 0.0;
         b.diffTrans = inF(i, 28u); // diffuse transmission and its tint
         b.diffTransColor = inV(i, 29u);
-        setAnisotropy(b, inF(i, 32u), inV(i, 33u)); // the metal's anisotropy and its direction
-        setIridescence(b, inF(i, 36u), inF(i, 37u), inF(i, 38u)); // the film: how much, its index and thickness
+        bsdfSetAnisotropy(b, inF(i, 32u), inV(i, 33u)); // the metal's anisotropy and its direction
+        bsdfSetIridescence(b, inF(i, 36u), inF(i, 37u), inF(i, 38u)); // the film: how much, its index and thickness
         vec3 wi, weight;
         float pdf;
-        bool ok = bsdfSample(b, inV(i, 10u), inF(i, 13u), inF(i, 14u), inF(i, 15u), wi, weight, pdf);
+        bool ok;
+        bsdfSample(b, inV(i, 10u), inF(i, 13u), inF(i, 14u), inF(i, 15u), wi, weight, pdf, ok);
         outF(i, 0u, ok ? 1.0 : 0.0);
         outV(i, 1u, wi);
         outV(i, 4u, weight);

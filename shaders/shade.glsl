@@ -5,18 +5,9 @@
 #ifndef SHADE_GLSL
 #define SHADE_GLSL
 
-// The specular albedo table (render.SpecularAlbedoTable, 32×32).
-vec2 albedoTableAt(int i, int j) { return P.albedoTable.v[i * ALBEDO_TABLE_SIZE + j]; }
-// The sheen's table follows the specular one, in .x.
-float sheenTableAt(int i, int j) { return P.albedoTable.v[ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + i * ALBEDO_TABLE_SIZE + j].x; }
-// The film's bins follow the sheen's: weight and weight times mean v·h.
-vec2 iridBinAt(int i, int j, int k) { return P.albedoTable.v[2 * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + (i * ALBEDO_TABLE_SIZE + j) * IRID_BINS + k]; }
-vec2 anisoTableAt(int cell) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + cell]; }
-// The glass table follows the anisotropic one: light entering and leaving.
-vec2 glassTableAt(int cell) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + cell]; }
-float msTableAt(int cell) { return P.albedoTable.v[(2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE + ANISO_TABLE_CELLS + 2 * GLASS_TABLE_CELLS + cell].x; }
-
-#include "bsdf.glsl"
+// The albedo tables the BSDF reads (kernel.AlbedoTables).
+#define ALBEDO_TABLE(i) P.albedoTable.v[i]
+#include "tables.glsl"
 
 // render.DecodeSRGB, from the same table.
 float decodeSRGB(uint b) { return P.srgbTable.v[b]; }
@@ -303,7 +294,7 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
         if (mat.anisotropyTex.texture >= 0) {
             strength *= sampleTexture(mat.anisotropyTex, uv0, uv1).z;
         }
-        setAnisotropy(s.bsdf, strength, frameToLocal(s.frame, anisoDir));
+        bsdfSetAnisotropy(s.bsdf, strength, frameToLocal(s.frame, anisoDir));
     }
     if (mat.iridescence > 0.0) {
         float thickness = mat.iridescenceThicknessMax;
@@ -311,14 +302,14 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
             float g = sampleTexture(mat.iridescenceThicknessTex, uv0, uv1).y;
             thickness = mat.iridescenceThicknessMin + (mat.iridescenceThicknessMax - mat.iridescenceThicknessMin) * g;
         }
-        setIridescence(s.bsdf, mat.iridescence * sampleTexture(mat.iridescenceTex, uv0, uv1).x, mat.iridescenceIOR, thickness);
+        bsdfSetIridescence(s.bsdf, mat.iridescence * sampleTexture(mat.iridescenceTex, uv0, uv1).x, mat.iridescenceIOR, thickness);
     }
     if (mat.diffuseTransmission > 0.0) {
         s.bsdf.diffTrans = clamp01(mat.diffuseTransmission * sampleTexture(mat.diffuseTransmissionTex, uv0, uv1).w);
         s.bsdf.diffTransColor = mat.diffuseTransmissionColor * sampleTexture(mat.diffuseTransColorTex, uv0, uv1).xyz;
     }
     if (mat.sheenColor != vec3(0.0)) {
-        setSheen(s.bsdf, mat.sheenColor * sampleTexture(mat.sheenColorTex, uv0, uv1).xyz,
+        bsdfSetSheen(s.bsdf, mat.sheenColor * sampleTexture(mat.sheenColorTex, uv0, uv1).xyz,
                  mat.sheenRoughness * sampleTexture(mat.sheenRoughnessTex, uv0, uv1).w);
     }
     if (mat.clearcoat > 0.0) {
@@ -326,7 +317,7 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
         if (nc != ns) {
             n = frameToLocal(s.frame, nc);
         }
-        setCoat(s.bsdf, mat.clearcoat * sampleTexture(mat.clearcoatTex, uv0, uv1).x,
+        bsdfSetCoat(s.bsdf, mat.clearcoat * sampleTexture(mat.clearcoatTex, uv0, uv1).x,
                 mat.clearcoatRoughness * sampleTexture(mat.clearcoatRoughnessTex, uv0, uv1).y, n);
     }
     s.albedo = base;

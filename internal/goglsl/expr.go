@@ -18,7 +18,7 @@ import (
 // GLSL's own, or shaders/gomath.glsl's twins of Go's.
 var mathFuncs = map[string]string{"Sqrt": "sqrt", "Abs": "abs", "Floor": "floor", "Ceil": "ceil", "Exp": "exp", "Exp2": "exp2",
 	"Log": "log", "Log2": "log2", "Sin": "sinGo", "Cos": "cosGo", "Tan": "tan", "Sinh": "sinh", "Cosh": "cosh",
-	"Pow": "powGo", "Asin": "asinGo", "Atan": "atanGo", "Atan2": "atan2Go"}
+	"Pow": "powGo", "Cbrt": "cbrtGo", "Asin": "asinGo", "Atan": "atanGo", "Atan2": "atan2Go"}
 
 // mathFold computes the math functions of constants, as Go does.
 var mathFold = map[string]func(a []float64) float64{
@@ -31,6 +31,7 @@ var mathFold = map[string]func(a []float64) float64{
 	"Cosh": func(a []float64) float64 { return math.Cosh(a[0]) }, "Pow": func(a []float64) float64 { return math.Pow(a[0], a[1]) },
 	"Asin": func(a []float64) float64 { return math.Asin(a[0]) }, "Atan": func(a []float64) float64 { return math.Atan(a[0]) },
 	"Atan2": func(a []float64) float64 { return math.Atan2(a[0], a[1]) },
+	"Cbrt":  func(a []float64) float64 { return math.Cbrt(a[0]) },
 }
 
 // vecMethods are scene.Vec3's methods in the subset, as GLSL formats of

@@ -165,6 +165,11 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	s := &w.surface
 	r.acc.shade(s, &h.Hit, &h.Ray)
 	wo := h.Ray.Dir.Scale(-1)
+	woLocal := s.frame.ToLocal(wo)
+	// What the first hit's albedos, the light sample and the next direction
+	// need of wo, computed once a hit, and only when one of them is taken.
+	var terms kernel.WoTerms
+	haveTerms := false
 	if p.Bounce == 0 {
 		p.Albedo, p.Normal, p.Depth = s.albedo, s.frame.N, h.Hit.T*h.Ray.Dir.Dot(r.forward)
 		if s.aovNormal != (scene.Vec3{}) {
@@ -173,7 +178,8 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		if s.isHair {
 			p.DiffAlbedo = s.albedo
 		} else if !s.unlit { // an unlit surface reflects nothing: its light is the camera's direct view
-			p.DiffAlbedo, p.SpecAlbedo = s.bsdf.Albedos(s.frame.ToLocal(wo))
+			terms, haveTerms = s.bsdf.Terms(woLocal), true
+			p.DiffAlbedo, p.SpecAlbedo = s.bsdf.AlbedosWith(&terms, woLocal)
 		}
 	}
 	if s.emit != (scene.Vec3{}) {
@@ -201,9 +207,11 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		} else {
 			s.bsdf.Eta = 1 / n
 		}
-		s.bsdf.lobeWo = scene.Vec3{} // the glass's terms depend on its index
+		haveTerms = false // the glass's terms depend on its index
 	}
-	woLocal := s.frame.ToLocal(wo)
+	if !s.isHair && !haveTerms && woLocal.Z > 0 { // (below the surface the BSDF reads none)
+		terms = s.bsdf.Terms(woLocal)
+	}
 	p.Events = 0
 	// Next-event estimation. Surfaces reflect only (light from below the
 	// geometric surface cannot reach them); hair also transmits.
@@ -217,7 +225,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		if s.isHair {
 			f, pdfB = s.hair.Eval(woLocal, wiL)
 		} else {
-			f, pdfB = s.bsdf.Eval(woLocal, wiL)
+			f, pdfB = s.bsdf.EvalWith(&terms, woLocal, wiL)
 		}
 		if f != (scene.Vec3{}) {
 			p.Events |= layout.EventLight
@@ -246,10 +254,10 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	} else {
 		u, v := w.random2(p, layout.PairBSDF)
 		var lobe float32 // a Lambertian BSDF has one lobe: its number is not drawn
-		if !s.bsdf.lambertian() {
+		if !s.bsdf.Lambertian() {
 			lobe = w.random(p, layout.DimLobe)
 		}
-		wiLocal, weight, pdf, ok = s.bsdf.Sample(woLocal, lobe, u, v)
+		wiLocal, weight, pdf, ok = s.bsdf.SampleWith(&terms, woLocal, lobe, u, v)
 	}
 	wi := s.frame.ToWorld(wiLocal)
 	// The geometric surface decides which side the path goes on; a sample
@@ -267,7 +275,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			p.Medium = -1
 		}
 	}
-	if !s.isHair && crosses && s.bsdf.Transmission > 0 && !s.bsdf.glassThin() { // refracted (diffuse transmission does not bend)
+	if !s.isHair && crosses && s.bsdf.Transmission > 0 && !s.bsdf.GlassThin() { // refracted (diffuse transmission does not bend)
 		p.EtaScale *= s.bsdf.Eta * s.bsdf.Eta
 	}
 	if p.Bounce == 0 {

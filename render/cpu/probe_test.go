@@ -261,7 +261,7 @@ func close(a, b, scale float32) bool {
 func TestProbeBSDF(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
 	const n = 8192
-	material := func(r []float32) BSDF {
+	material := func(r []float32) kernel.BSDF {
 		base := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
 		spec := scene.Vec3{X: rng.Float32(), Y: rng.Float32(), Z: rng.Float32()}
 		metallic, rough, ior, specular := rng.Float32(), rng.Float32(), 1+1.5*rng.Float32(), rng.Float32()
@@ -271,7 +271,7 @@ func TestProbeBSDF(t *testing.T) {
 		put3(r, 0, base)
 		r[3], r[4], r[5], r[6] = metallic, rough, ior, specular
 		put3(r, 7, spec)
-		b := NewBSDF(base, metallic, rough, ior, specular, spec)
+		b := kernel.NewBSDF(base, metallic, rough, ior, specular, spec)
 		// A quarter are glass (refracting or thin), under the layers too.
 		if rng.IntN(4) == 0 {
 			b.Transmission, b.Eta, b.Thin = rng.Float32(), 1/1.6+rng.Float32(), rng.IntN(2) == 0
@@ -325,7 +325,7 @@ func TestProbeBSDF(t *testing.T) {
 		d.Z = float32(math.Abs(float64(d.Z)))
 		return d
 	}
-	bsdfs := make([]BSDF, n)
+	bsdfs := make([]kernel.BSDF, n)
 	in := records(n, func(i int, r []float32) {
 		bsdfs[i] = material(r)
 		put3(r, 10, upper())
@@ -441,7 +441,7 @@ func TestProbeHair(t *testing.T) {
 		r[9] = fbits(set)
 		h := 2*rng.Float32() - 1
 		r[10] = h
-		return newHair(&p, h)
+		return kernel.NewHairBSDF(layout.PackHair(&p), h)
 	}
 	hairs := make([]kernel.HairBSDF, n)
 	in := records(n, func(i int, r []float32) {
@@ -678,7 +678,7 @@ func TestProbeLights(t *testing.T) {
 					continue
 				}
 				compared++
-				if (o[9] != 0) != want.delta || !close3(get3(o, 1), want.wi, 2e-4) || !closeRel(o[4], want.dist, 2e-4) ||
+				if (o[9] != 0) != want.delta || !closeDir(get3(o, 1), want.wi, 2e-4) || !closeRel(o[4], want.dist, 2e-4) ||
 					!close3Rel(get3(o, 5), want.radiance, 2e-4) || !closeRel(o[8], want.pdf, 2e-3) {
 					mismatch("record %d (p %v, u %v %v %v %v): GLSL wi %v dist %v radiance %v pdf %v delta %v; Go %+v",
 						i, get3(r, 0), r[3], r[4], r[5], r[6], get3(o, 1), o[4], get3(o, 5), o[8], o[9], want)
@@ -744,6 +744,11 @@ func TestProbeLights(t *testing.T) {
 
 func closeRel(a, b, tol float32) bool {
 	return a == b || math.Abs(float64(a-b)) <= float64(tol)*max(math.Abs(float64(a)), math.Abs(float64(b)))
+}
+
+// closeDir reports whether unit vectors a and b differ by at most tol.
+func closeDir(a, b scene.Vec3, tol float64) bool {
+	return float64(a.Sub(b).Length()) <= tol
 }
 
 func close3Rel(a, b scene.Vec3, tol float32) bool {

@@ -82,7 +82,7 @@ type surface struct {
 	frame     kernel.Frame // about the shading normal, on the same side
 	front     bool         // the ray hit the front face (emitters emit from it)
 	mat       *scene.Material
-	bsdf      BSDF
+	bsdf      kernel.BSDF
 	hair      kernel.HairBSDF // used instead of bsdf on hair strands with a hair material
 	isHair    bool
 	aovNormal scene.Vec3 // the normal AOV when it is not the shading frame's
@@ -215,7 +215,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	spec := mat.Specular * sampleTexture(sc, &mat.SpecularTexture, &uvs).W
 	sct := sampleTexture(sc, &mat.SpecularColorTexture, &uvs)
 	specColor := mat.SpecularColor.Mul3(sct.XYZ())
-	s.bsdf.init(base, mat.Metallic*mr.Z, mat.Roughness*mr.Y, mat.IOR, spec, specColor)
+	s.bsdf.Init(base, mat.Metallic*mr.Z, mat.Roughness*mr.Y, mat.IOR, spec, specColor)
 	if mat.Transmission > 0 {
 		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, &mat.TransmissionTexture, &uvs).X
 		ior := glassIOR(mat)

@@ -121,7 +121,7 @@ func CharlieD(cosH, alpha float32) float32 {
 // MultipleScattering is the factor by which a GGX lobe of
 // single-scattering albedo a (Fresnel 1) is scaled up for its light that
 // scatters more than once, whose Fresnel is fms
-// (render.MultipleScatteringFresnel).
+// (kernel.MultipleScatteringFresnel).
 func MultipleScattering(a, fms float32) float32 {
 	if !(a > 0) {
 		return 1

@@ -94,10 +94,10 @@ const ShadowRayEnd = 1 - 1e-4
 const MinAlpha = 1e-3
 
 // AlbedoTableSize is each side of the specular albedo table
-// (render.SpecularAlbedoTable), over √cos θ and √α.
+// (kernel.SpecularAlbedoTable), over √cos θ and √α.
 const AlbedoTableSize = 32
 
-// The anisotropic specular layer's albedo table (render.AnisoAlbedoTable):
+// The anisotropic specular layer's albedo table (kernel.AnisoAlbedoTable):
 // its cells over √μ, μ = cos θo (AnisoTableMu), the
 // azimuth of wo from the anisotropy's direction (AnisoTablePhi, 0 to π/2),
 // √α across the direction (AnisoTableRough) and the stretch along it,
@@ -110,7 +110,7 @@ const (
 	AnisoTableCells   = AnisoTableMu * AnisoTablePhi * AnisoTableRough * AnisoTableStretch
 )
 
-// The rough glass interface's albedo table (render.GlassAlbedoTable): the
+// The rough glass interface's albedo table (kernel.GlassAlbedoTable): the
 // energy it reflects and transmits by single scattering, light entering
 // (the cell's first value) and leaving (its second), over √μ, μ = cos θo
 // (GlassTableMu), √α (GlassTableRough) and ∛(r/GlassTableMaxR), r =
@@ -124,7 +124,7 @@ const (
 	GlassTableCells = GlassTableMu * GlassTableRough * GlassTableEta
 )
 
-// The multiple-scattering Fresnel table (render.MultipleScatteringTable):
+// The multiple-scattering Fresnel table (kernel.MultipleScatteringTable):
 // F_ms over √μ, μ = cos θo (MSTableMu), √α (MSTableRough) and F0 from 0
 // to 1 (MSTableF0).
 const (

@@ -33,7 +33,7 @@ var XYZToRec709 = [9]float64{
 }
 
 // IridBins is how many bins of v·h the iridescent specular layer's albedo
-// table has at each (cos θo, √α) (render.IridescenceBinTable): its albedo
+// table has at each (cos θo, √α) (kernel.IridescenceBinTable): its albedo
 // is the sum over the bins of their weight times the film's Fresnel at
 // their mean v·h.
 const IridBins = 16

@@ -12,6 +12,7 @@ import (
 	vk "github.com/vulkan-go/vulkan"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -264,7 +265,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	irid := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.Iridescence > 0 })
 	aniso := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.AnisotropyStrength > 0 })
 	glass := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.Transmission > 0 })
-	table := render.AlbedoTables(sheen, irid, aniso, glass)
+	table := kernel.AlbedoTables(sheen, irid, aniso, glass)
 	albedo, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table[0])), 8*len(table)), 0, false)
 	if err != nil {
 		return err

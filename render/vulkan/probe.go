@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -20,7 +21,7 @@ const pathProbe = "probe"
 // Go function.
 func Probe(index int, fn int, in []float32) ([]float32, error) {
 	return runProbe(index, "probe.comp", fn, in, func(d *device) (uint64, error) {
-		table := render.AlbedoTables(true, true, true, true)
+		table := kernel.AlbedoTables(true, true, true, true)
 		buf, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&table[0])), 8*len(table)), 0, false)
 		if err != nil {
 			return 0, err

@@ -8,6 +8,67 @@ const float iridSensAmpZ = 1.0011225;
 const float[9] xyzToRec709 = float[9](3.2404542, -1.5371385, -0.4985314, -0.969266, 1.8760108, 0.041556, 0.0556434, -0.2040259, 1.0572252);
 const float[3] spectrumNorm = float[3](0.2819814, 0.25065488, 0.21580704);
 
+// BSDF is the glTF metallic-roughness BRDF at one shading point, as the
+// glTF 2.0 specification's appendix B defines it, with the dielectric's F0
+// and F90 from KHR_materials_ior and KHR_materials_specular:
+//
+//	f = (1 − m)·[(1 − E)·baseColor/π + F_dielectric·D·V] + m·F_metal·D·V
+//
+// with GGX D, the height-correlated Smith V, Schlick's Fresnel, and
+// α = roughness². One change from the specification's fresnel_mix: the
+// diffuse is weighted by 1 − E, E the directional albedo of the specular
+// layer seen from the viewer (albedo scaling, as Enterprise PBR and OpenPBR
+// do), where the specification's 1 − F(v·h) per light direction makes a
+// glossy dielectric reflect more light than it receives at grazing angles
+// (1.39 times, measured for roughness 0.2 at cos θ = 0.05). Directions are in
+// the local frame, the normal along +Z.
+struct BSDF {
+    vec3 base;
+    float metallic;
+    float alpha;
+    vec3 f0;
+    float f90;
+    float transmission;
+    float eta;
+    bool thin;
+    float coat;
+    float coatAlpha;
+    vec3 coatN;
+    vec3 sheenColor;
+    float sheenRoughness;
+    float anisoAlpha;
+    vec3 anisoDir;
+    float diffTrans;
+    vec3 diffTransColor;
+    float irid;
+    float filmIOR;
+    float filmThickness;
+};
+
+// WoTerms are a BSDF's quantities that depend on wo alone: the
+// tabulated specular integrals, the specular layer's albedo, the lobes'
+// multiple-scattering factors and the probabilities of the sampling
+// strategies. A shading point computes them once (Terms) for its light
+// sample and its next direction (EvalWith, SampleWith).
+struct WoTerms {
+    float a;
+    float s;
+    vec3 e;
+    vec3 km;
+    vec3 kd;
+    float kc;
+    float kg;
+    float pgr;
+    float ps;
+    float pd;
+    float pg;
+    float ec;
+    float pc;
+    float se;
+    float sheenNorm;
+    float psh;
+};
+
 // ThinFilm is KHR_materials_iridescence's film: its index, its thickness
 // in nanometres, and the index of the medium above it (1, or the coat's).
 struct ThinFilm {
@@ -58,72 +119,37 @@ struct Frame {
     vec3 n;
 };
 
-// CameraRay is the ray of camera c through image point (px, py), in pixels
-// from the top left; the direction is unit length.
-void cameraRay(Camera c, float px, float py, out vec3 result0, out vec3 result1) {
-    vec3 origin = vec3(0.0);
-    vec3 dir = vec3(0.0);
-    float u = (2.0 * px / c.w - 1.0) * c.sx;
-    float v = (1.0 - 2.0 * py / c.h) * c.sy;
-    if (c.ortho != 0u) {
-        result0 = (c.eye + (c.x * u)) + (c.y * v);
-        result1 = c.z * (-1.0);
-        return;
-    }
-    result0 = c.eye;
-    result1 = normalizeGo(((c.x * u) + (c.y * v)) - c.z);
-    return;
+// Provided by the shader that includes this file (Go's are in files marked goglsl:ignore).
+void specularTableAt(int i, int j, out float result0, out float result1);
+float sheenTableAt(int i, int j);
+void iridBinAt(int i, int j, int k, out float result0, out float result1);
+void anisoTableAt(int cell, out float result0, out float result1);
+void glassTableAt(int cell, out float result0, out float result1, out float result2);
+float msTableAt(int cell);
+
+// Luminance is a linear Rec. 709 colour's luminance.
+float luminance(vec3 c) {
+    return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z;
 }
 
-// CameraLens reports whether camera c has a lens (LensRay moves its rays):
-// without one, its numbers need not be drawn.
-bool cameraLens(Camera c) {
-    return c.aperture > 0.0 && c.focus > 0.0;
+// Lambertian reports whether the BSDF is its diffuse lobe alone: no metal,
+// no glass, a specular layer of zero reflectance (KHR_materials_specular's
+// specular 0), a base that reflects. Its f·cos is base·cos/π, sampled by
+// the cosine: the general formulas give exactly that, at more cost.
+bool bsdfLambertian(BSDF b) {
+    return b.metallic == 0.0 && b.transmission == 0.0 && b.coat == 0.0 && b.sheenColor == (vec3(0.0, 0.0, 0.0)) && b.diffTrans == 0.0 && b.f90 == 0.0 && b.f0 == (vec3(0.0, 0.0, 0.0)) && b.irid == 0.0 && luminance(b.base) > 0.0;
 }
 
-// ConcentricDisk maps the unit square to the unit disk, keeping areas
-// (Shirley and Chiu).
-void concentricDisk(float u1, float u2, out float result0, out float result1) {
-    float a = 2.0 * u1 - 1.0;
-    float b = 2.0 * u2 - 1.0;
-    if (a == 0.0 && b == 0.0) {
-        result0 = 0.0;
-        result1 = 0.0;
-        return;
-    }
-    float r = 0.0;
-    float phi = 0.0;
-    if (a * a > b * b) {
-        r = a;
-        phi = 0.7853982 * (b / a);
-    } else {
-        r = b;
-        phi = 1.5707964 - 0.7853982 * (a / b);
-    }
-    result0 = r * cosGo(phi);
-    result1 = r * sinGo(phi);
-    return;
+// toAniso expresses a local direction in the anisotropy's frame (x along
+// AnisoDir), and fromAniso back.
+vec3 bsdfToAniso(BSDF b, vec3 w) {
+    vec3 d = b.anisoDir;
+    return vec3(w.x * d.x + w.y * d.y, w.y * d.x - w.x * d.y, w.z);
 }
 
-// LensRay turns the pinhole ray (origin, dir) through an image point into
-// the thin lens's: it starts at a point of the lens (from u1, u2) and
-// passes through the point where the pinhole ray meets the plane in focus.
-// Without a lens the ray stays as it is.
-void lensRay(Camera c, vec3 origin, vec3 dir, float u1, float u2, out vec3 result0, out vec3 result1) {
-    if (!cameraLens(c)) {
-        result0 = origin;
-        result1 = dir;
-        return;
-    }
-    float lx;
-    float ly;
-    concentricDisk(u1, u2, lx, ly);
-    vec3 forward = c.z * (-1.0);
-    vec3 focusPoint = origin + (dir * (c.focus / dotGo(dir, forward)));
-    vec3 o = (origin + (c.x * (lx * c.aperture))) + (c.y * (ly * c.aperture));
-    result0 = o;
-    result1 = normalizeGo(focusPoint - o);
-    return;
+// Sqrt32 is the square root of v, of 0 for v below 0.
+float sqrt32(float v) {
+    return sqrt(max(v, 0.0));
 }
 
 // Clamp01 is v clamped to [0, 1], 0 for NaN.
@@ -134,15 +160,215 @@ float clamp01(float v) {
     return min(v, 1.0);
 }
 
+// tableCoord is where v in [0, 1] falls on an axis of n cells: the lower
+// cell's index and the fraction past it (a table is read linearly between
+// cells).
+void tableCoord(float v, int n, out int result0, out float result1) {
+    float x = clamp01(v) * float(n - 1);
+    int i = min(int(x), n - 2);
+    result0 = i;
+    result1 = x - float(i);
+    return;
+}
+
+// lerpWeight is the weight of a linear interpolation's corner d (0 or 1)
+// at fraction f.
+float lerpWeight(float f, int d) {
+    if (d == 1) {
+        return f;
+    }
+    return 1.0 - f;
+}
+
+// AnisoCell is the index of cell (μ row i, azimuth p, roughness j, stretch
+// k) in AnisoAlbedoTable.
+int anisoCell(int i, int p, int j, int k) {
+    return ((i * 12 + p) * 32 + j) * 12 + k;
+}
+
+// AnisoSpecularIntegrals looks A and S up in AnisoAlbedoTable for wo in the
+// anisotropy's frame (x along its direction), roughness² ay across it and
+// ax ≥ ay along it: linearly in each of the four coordinates.
+void anisoSpecularIntegrals(vec3 wo, float ax, float ay, out float result0, out float result1) {
+    float a = 0.0;
+    float s = 0.0;
+    float phi = atan2Go(abs(wo.y), abs(wo.x));
+    if (wo.x == 0.0 && wo.y == 0.0) {
+        phi = 0.0;
+    }
+    float stretch = 0.0;
+    if (ay < 1.0) {
+        stretch = (ax - ay) / (1.0 - ay);
+    }
+    int i;
+    float fi;
+    tableCoord(sqrt32(wo.z), 32, i, fi);
+    int p;
+    float fp;
+    tableCoord(phi / 1.5707964, 12, p, fp);
+    int j;
+    float fj;
+    tableCoord(sqrt32(ay), 32, j, fj);
+    int k;
+    float fk;
+    tableCoord(stretch, 12, k, fk);
+    for (int c = 0; c < 16; c++) {
+        float w = 1.0;
+        int di = c & 1;
+        int dp = (c >> 1) & 1;
+        int dj = (c >> 2) & 1;
+        int dk = (c >> 3) & 1;
+        w *= lerpWeight(fi, di) * lerpWeight(fp, dp) * lerpWeight(fj, dj) * lerpWeight(fk, dk);
+        float va;
+        float vs;
+        anisoTableAt(anisoCell(i + di, p + dp, j + dj, k + dk), va, vs);
+        a += w * va;
+        s += w * vs;
+    }
+    result0 = a;
+    result1 = s;
+    return;
+}
+
+// ProjectedAlpha is the roughness² of anisotropic GGX (ax along x, ay
+// along y) seen in the azimuth of w (in the anisotropy's frame), what its
+// masking of w is a function of. A film over an anisotropic layer reads
+// its isotropic bins there, scaled to the layer's A: an approximation,
+// lossless to 0.006 but at grazing angles (1.4% lost at cos 0.05).
+float projectedAlpha(vec3 w, float ax, float ay) {
+    float r2 = w.x * w.x + w.y * w.y;
+    if (r2 <= 0.0) {
+        return ay;
+    }
+    return sqrt32((w.x * w.x * ax * ax + w.y * w.y * ay * ay) / r2);
+}
+
+// bilerp interpolates the corners v00 … v11 of a cell at fractions fx
+// (first index) and fy (second).
+float bilerp(float v00, float v10, float v01, float v11, float fx, float fy) {
+    return (v00 * (1.0 - fx) + v10 * fx) * (1.0 - fy) + (v01 * (1.0 - fx) + v11 * fx) * fy;
+}
+
+// SpecularIntegrals looks A and S up in SpecularAlbedoTable, bilinearly in
+// √μ and √α.
+void specularIntegrals(float mu, float alpha, out float result0, out float result1) {
+    float a = 0.0;
+    float s = 0.0;
+    int i;
+    float fx;
+    tableCoord(sqrt32(mu), 32, i, fx);
+    int j;
+    float fy;
+    tableCoord(sqrt32(alpha), 32, j, fy);
+    float a00;
+    float s00;
+    specularTableAt(i, j, a00, s00);
+    float a10;
+    float s10;
+    specularTableAt(i + 1, j, a10, s10);
+    float a01;
+    float s01;
+    specularTableAt(i, j + 1, a01, s01);
+    float a11;
+    float s11;
+    specularTableAt(i + 1, j + 1, a11, s11);
+    result0 = bilerp(a00, a10, a01, a11, fx, fy);
+    result1 = bilerp(s00, s10, s01, s11, fx, fy);
+    return;
+}
+
+// schlickAlbedo1 is one channel of SchlickAlbedo.
+float schlickAlbedo1(float f0, float f90, float a, float s) {
+    return min(f0 * a + (f90 - f0) * s, 1.0);
+}
+
+// SchlickAlbedo is the directional albedo of a GGX layer with Schlick's
+// Fresnel from f0 to f90, given the tabulated integrals a and s.
+vec3 schlickAlbedo(vec3 f0, float f90, float a, float s) {
+    return vec3(schlickAlbedo1(f0.x, f90, a, s), schlickAlbedo1(f0.y, f90, a, s), schlickAlbedo1(f0.z, f90, a, s));
+}
+
+// opaqueWeight is the share of f that the opaque dielectric (diffuse and
+// specular layer) is.
+float bsdfOpaqueWeight(BSDF b) {
+    return (1.0 - b.metallic) * (1.0 - b.transmission);
+}
+
+// MSCell is the index of cell (√μ row i, √α column j, F0 step k) in
+// MultipleScatteringTable.
+int msCell(int i, int j, int k) {
+    return (i * 16 + j) * 9 + k;
+}
+
+// MultipleScatteringFresnel is F_ms of a GGX lobe of roughness² alpha seen
+// from cos θo mu whose Schlick Fresnel runs from f0 to f90 (see
+// MultipleScatteringTable): f90 times the table's value at F0 f0/f90, read
+// linearly in √μ, √α and F0; 1 for a white lobe.
+float multipleScatteringFresnel(float mu, float alpha, float f0, float f90) {
+    if (!(f90 > 0.0)) {
+        return 0.0;
+    }
+    int i;
+    float fi;
+    tableCoord(sqrt32(mu), 16, i, fi);
+    int j;
+    float fj;
+    tableCoord(sqrt32(alpha), 16, j, fj);
+    int k;
+    float fk;
+    tableCoord(f0 / f90, 9, k, fk);
+    float v = 0.0;
+    for (int c = 0; c < 8; c++) {
+        int di = c & 1;
+        int dj = (c >> 1) & 1;
+        int dk = (c >> 2) & 1;
+        v += lerpWeight(fi, di) * lerpWeight(fj, dj) * lerpWeight(fk, dk) * msTableAt(msCell(i + di, j + dj, k + dk));
+    }
+    return f90 * v;
+}
+
+// MultipleScattering is the factor by which a GGX lobe of
+// single-scattering albedo a (Fresnel 1) is scaled up for its light that
+// scatters more than once, whose Fresnel is fms
+// (kernel.MultipleScatteringFresnel).
+float multipleScattering(float a, float fms) {
+    if (!(a > 0.0)) {
+        return 1.0;
+    }
+    return 1.0 + fms * (1.0 - a) / a;
+}
+
+// multipleScatteringRGB is, per channel, the multiple-scattering factor
+// of a GGX lobe of single-scattering albedo a and roughness² alpha seen
+// from cos θo mu whose Schlick Fresnel runs from f0 to f90 (a grey lobe's
+// looked up once).
+vec3 multipleScatteringRGB(float a, float mu, float alpha, vec3 f0, float f90) {
+    float x = multipleScattering(a, multipleScatteringFresnel(mu, alpha, f0.x, f90));
+    if (f0.y == f0.x && f0.z == f0.x) {
+        return vec3(x, x, x);
+    }
+    return vec3(x, multipleScattering(a, multipleScatteringFresnel(mu, alpha, f0.y, f90)), multipleScattering(a, multipleScatteringFresnel(mu, alpha, f0.z, f90)));
+}
+
+// film is the thin film with the medium above it: air, or as much of the
+// coat's index as the coat covers.
+ThinFilm bsdfFilm(BSDF b) {
+    return ThinFilm(1.0 + 0.5 * b.coat, b.filmIOR, b.filmThickness);
+}
+
+// dielectricF0 is the dielectric's reflectance at normal incidence before
+// KHR_materials_specular's factor (F0 = that·F90): what lies under its film.
+vec3 bsdfDielectricF0(BSDF b) {
+    if (b.f90 <= 0.0) {
+        return vec3(0.0, 0.0, 0.0);
+    }
+    return b.f0 * (1.0 / b.f90);
+}
+
 // Smoothstep is GLSL's smoothstep: 0 below lo, 1 above hi, a cubic between.
 float smoothstep_(float lo, float hi, float x) {
     float t = clamp01((x - lo) / (hi - lo));
     return t * t * (3.0 - 2.0 * t);
-}
-
-// Sqrt32 is the square root of v, of 0 for v below 0.
-float sqrt32(float v) {
-    return sqrt(max(v, 0.0));
 }
 
 // Schlick5 is (1 − cos)⁵, clamped.
@@ -232,6 +458,1191 @@ vec3 thinFilmFresnel(ThinFilm f, float cos1, vec3 baseF0) {
         }
     }
     return vec3(clamp01(out_[0]), clamp01(out_[1]), clamp01(out_[2]));
+}
+
+// ThinFilmAlbedo is the directional albedo, seen from μ = cos θo, of a GGX
+// layer of roughness² alpha whose Fresnel is the film's: the sum over the
+// bins of v·h of their weight times the film's Fresnel at their mean v·h
+// (IridescenceBinTable), both read bilinearly.
+vec3 thinFilmAlbedo(ThinFilm f, float mu, float alpha, vec3 baseF0) {
+    int i;
+    float fx;
+    tableCoord(sqrt32(mu), 32, i, fx);
+    int j;
+    float fy;
+    tableCoord(sqrt32(alpha), 32, j, fy);
+    vec3 e = vec3(0.0);
+    for (int k = 0; k < 16; k++) {
+        float w00;
+        float m00;
+        iridBinAt(i, j, k, w00, m00);
+        float w10;
+        float m10;
+        iridBinAt(i + 1, j, k, w10, m10);
+        float w01;
+        float m01;
+        iridBinAt(i, j + 1, k, w01, m01);
+        float w11;
+        float m11;
+        iridBinAt(i + 1, j + 1, k, w11, m11);
+        float w = bilerp(w00, w10, w01, w11, fx, fy);
+        if (w <= 0.0) {
+            continue;
+        }
+        e = e + (thinFilmFresnel(f, bilerp(m00, m10, m01, m11, fx, fy) / w, baseF0) * w);
+    }
+    return min(e, vec3(1.0, 1.0, 1.0));
+}
+
+// glassEta is the relative index the glass interface bends by; a sheet
+// (glassThin), with the same medium on both sides, reflects and transmits
+// as light entering it does: its index or the inverse, whichever is above
+// 1 (total internal reflection would have it reflect light it transmits).
+float bsdfGlassEta(BSDF b) {
+    float eta = max(b.eta, 0.001);
+    if (eta < 1.0 && (b.thin || 1.0 / eta - 1.0 < 0.001)) {
+        return 1.0 / eta;
+    }
+    return eta;
+}
+
+// GlassThin reports whether the glass interface transmits as a sheet,
+// without bending: a thin-walled material, or one whose relative index is
+// within layout.NullEta of 1 (which bends nothing).
+bool bsdfGlassThin(BSDF b) {
+    return b.thin || abs(bsdfGlassEta(b) - 1.0) < 0.001;
+}
+
+// GlassCell is the index of cell (i, j, k) in GlassAlbedoTable.
+int glassCell(int i, int j, int k) {
+    return (i * 32 + j) * 16 + k;
+}
+
+// GlassAlbedo looks the glass interface's single-scattering albedo up in
+// GlassAlbedoTable for cos θo mu, roughness² alpha and relative index eta
+// (below 1: leaving), linearly in √μ, √α and ∛r, and for light entering
+// (eta ≥ 1) its reflected part (0 leaving).
+void glassAlbedo(float mu, float alpha, float eta, out float result0, out float result1) {
+    float albedo = 0.0;
+    float reflected = 0.0;
+    int side = 0;
+    if (eta < 1.0) {
+        int tmp1 = 1;
+        float tmp2 = 1.0 / eta;
+        side = tmp1;
+        eta = tmp2;
+    }
+    int i;
+    float fi;
+    tableCoord(sqrt32(mu), 32, i, fi);
+    int j;
+    float fj;
+    tableCoord(sqrt32(alpha), 32, j, fj);
+    int k;
+    float fk;
+    tableCoord(cbrtGo(max(eta - 1.0, 0.0) / (eta + 1.0) / 0.5), 16, k, fk);
+    for (int c = 0; c < 8; c++) {
+        int di = c & 1;
+        int dj = (c >> 1) & 1;
+        int dk = (c >> 2) & 1;
+        float w = lerpWeight(fi, di) * lerpWeight(fj, dj) * lerpWeight(fk, dk);
+        float entering;
+        float leaving;
+        float refl;
+        glassTableAt(glassCell(i + di, j + dj, k + dk), entering, leaving, refl);
+        if (side == 0) {
+            albedo += w * entering;
+            reflected += w * refl;
+        } else {
+            albedo += w * leaving;
+        }
+    }
+    result0 = albedo;
+    result1 = reflected;
+    return;
+}
+
+// ThinTransmissionAlpha is the roughness² a thin sheet of index eta
+// transmits with: a sheet of index 1 is not there and blurs nothing, so
+// the roughness is scaled by clamp(2·(η − 1), 0, 1), as the glTF sample
+// renderer scales it (η or 1/η, whichever is above 1), at least MinAlpha.
+float thinTransmissionAlpha(float alpha, float eta) {
+    if (eta < 1.0) {
+        eta = 1.0 / eta;
+    }
+    float s = min(max(2.0 * (eta - 1.0), 0.0), 1.0);
+    return max(alpha * s * s, 0.001);
+}
+
+// thinAlpha is the roughness² a sheet transmits with
+// (render.ThinTransmissionAlpha): an interface of index 1 is not there.
+float bsdfThinAlpha(BSDF b) {
+    return thinTransmissionAlpha(b.alpha, bsdfGlassEta(b));
+}
+
+// glassTerms are the glass interface's multiple-scattering factor for
+// what it reflects and transmits, seen from cos θo, and for a sheet that
+// transmits at another roughness than it reflects, the probability that
+// its sample reflects: its reflected share of the two lobes' energy (a
+// microfacet's own Fresnel cannot choose between two lobes; the Fresnel at
+// cos θo, 6e-8 at index 1.0005, would weigh a grazing microfacet's
+// reflection 1e5 times).
+void bsdfGlassTerms(BSDF b, float cosO, out float result0, out float result1) {
+    float k = 0.0;
+    float pr = 0.0;
+    float eta = bsdfGlassEta(b);
+    if (!bsdfGlassThin(b)) {
+        float e;
+        float tmp1;
+        glassAlbedo(cosO, b.alpha, eta, e, tmp1);
+        result0 = 1.0 / max(e, 0.001);
+        result1 = 0.0;
+        return;
+    }
+    float at = bsdfThinAlpha(b);
+    float a;
+    float tmp2;
+    specularIntegrals(cosO, b.alpha, a, tmp2);
+    float e = a;
+    if (at != b.alpha) {
+        float at1;
+        float tmp3;
+        specularIntegrals(cosO, at, at1, tmp3);
+        float tmp4;
+        float r;
+        glassAlbedo(cosO, b.alpha, eta, tmp4, r);
+        float tmp5;
+        float rt;
+        glassAlbedo(cosO, at, eta, tmp5, rt);
+        e = r + at1 - rt;
+        if (e > 0.0) {
+            pr = clamp01(r / e);
+        }
+    }
+    result0 = 1.0 / max(e, 0.001);
+    result1 = pr;
+    return;
+}
+
+// diffuseColors are the diffuse lobe's reflected and transmitted colours.
+void bsdfDiffuseColors(BSDF b, out vec3 result0, out vec3 result1) {
+    vec3 reflected = vec3(0.0);
+    vec3 transmitted = vec3(0.0);
+    if (b.diffTrans <= 0.0) {
+        result0 = b.base;
+        result1 = vec3(0.0, 0.0, 0.0);
+        return;
+    }
+    result0 = b.base * (1.0 - b.diffTrans);
+    result1 = b.diffTransColor * b.diffTrans;
+    return;
+}
+
+// glassWeight is the share of f that the glass interface is.
+float bsdfGlassWeight(BSDF b) {
+    return (1.0 - b.metallic) * b.transmission;
+}
+
+// lobeProbabilities are how often Sample uses each of the base's
+// strategies: visible-normal reflection, cosine (diffuse), and the glass
+// interface, in proportion to an estimate of what each lobe reflects seen
+// from wo (the metal's estimated); sum is the estimates' sum.
+void bsdfLobeProbabilities(BSDF b, float cosO, vec3 e, out float result0, out float result1, out float result2, out float result3) {
+    float spec = 0.0;
+    float diff = 0.0;
+    float glass = 0.0;
+    float sum = 0.0;
+    float lb = luminance(b.base);
+    float le = luminance(e);
+    float opaque = bsdfOpaqueWeight(b);
+    spec = opaque * le + b.metallic * (lb + (1.0 - lb) * schlick5(cosO));
+    diff = opaque * (1.0 - le) * lb;
+    if (b.diffTrans > 0.0) {
+        vec3 r;
+        vec3 t;
+        bsdfDiffuseColors(b, r, t);
+        diff = opaque * (1.0 - le) * (luminance(r) + luminance(t));
+    }
+    glass = bsdfGlassWeight(b);
+    sum = spec + diff + glass;
+    if (sum <= 0.0) {
+        result0 = 1.0;
+        result1 = 0.0;
+        result2 = 0.0;
+        result3 = 0.0;
+        return;
+    }
+    result0 = spec / sum;
+    result1 = diff / sum;
+    result2 = glass / sum;
+    result3 = sum;
+    return;
+}
+
+// SheenAlbedo looks the sheen's directional albedo up in
+// SheenAlbedoTable, bilinearly in √μ and the sheen roughness.
+float sheenAlbedo(float mu, float roughness) {
+    int i;
+    float fx;
+    tableCoord(sqrt32(mu), 32, i, fx);
+    int j;
+    float fy;
+    tableCoord(roughness, 32, j, fy);
+    return bilerp(sheenTableAt(i, j), sheenTableAt(i + 1, j), sheenTableAt(i, j + 1), sheenTableAt(i + 1, j + 1), fx, fy);
+}
+
+// lobeTerms computes WoTerms for wo.
+WoTerms bsdfLobeTerms(BSDF b, vec3 wo) {
+    WoTerms l = WoTerms(0.0, 0.0, vec3(0.0), vec3(0.0), vec3(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    float filmAlpha = b.alpha;
+    if (b.anisoAlpha > 0.0) {
+        vec3 wa = bsdfToAniso(b, wo);
+        anisoSpecularIntegrals(wa, b.anisoAlpha, b.alpha, l.a, l.s);
+        filmAlpha = projectedAlpha(wa, b.anisoAlpha, b.alpha);
+    } else {
+        specularIntegrals(wo.z, b.alpha, l.a, l.s);
+    }
+    l.e = schlickAlbedo(b.f0, b.f90, l.a, l.s);
+    float msAlpha = b.alpha;
+    if (b.anisoAlpha > 0.0) {
+        msAlpha = sqrt32(b.alpha * b.anisoAlpha);
+    }
+    vec3 tmp1 = vec3(1.0, 1.0, 1.0);
+    vec3 tmp2 = vec3(1.0, 1.0, 1.0);
+    l.kd = tmp1;
+    l.km = tmp2;
+    if (bsdfOpaqueWeight(b) > 0.0) {
+        l.kd = multipleScatteringRGB(l.a, wo.z, msAlpha, b.f0, b.f90);
+    }
+    if (b.metallic > 0.0) {
+        l.km = multipleScatteringRGB(l.a, wo.z, msAlpha, b.base, 1.0);
+    }
+    if (b.irid > 0.0) {
+        vec3 ei = thinFilmAlbedo(bsdfFilm(b), wo.z, filmAlpha, bsdfDielectricF0(b)) * b.f90;
+        if (b.anisoAlpha > 0.0) {
+            {
+                float ia;
+                float tmp3;
+                specularIntegrals(wo.z, filmAlpha, ia, tmp3);
+                if (ia > 0.0) {
+                    ei = ei * (l.a / ia);
+                }
+            }
+        }
+        l.e = (l.e * (1.0 - b.irid)) + (ei * b.irid);
+    }
+    l.e = min(l.e * l.kd, vec3(1.0, 1.0, 1.0));
+    if (b.transmission > 0.0) {
+        bsdfGlassTerms(b, wo.z, l.kg, l.pgr);
+    }
+    float base = 0.0;
+    bsdfLobeProbabilities(b, wo.z, l.e, l.ps, l.pd, l.pg, base);
+    l.sheenNorm = 1.0;
+    if (b.sheenColor != (vec3(0.0, 0.0, 0.0))) {
+        float es = sheenAlbedo(wo.z, b.sheenRoughness);
+        l.sheenNorm = 1.0 / max(es, 1.0);
+        l.se = max(max(b.sheenColor.x, b.sheenColor.y), b.sheenColor.z) * min(es, 1.0);
+        {
+            float w = l.se + (1.0 - l.se) * base;
+            if (w > 0.0) {
+                l.psh = l.se / w;
+            }
+        }
+        base = l.se + (1.0 - l.se) * base;
+    }
+    if (b.coat > 0.0) {
+        {
+            float c = dotGo(b.coatN, wo);
+            if (c > 0.0) {
+                float ca;
+                float cs;
+                specularIntegrals(c, b.coatAlpha, ca, cs);
+                l.kc = multipleScattering(ca, multipleScatteringFresnel(c, b.coatAlpha, 0.04, 1.0));
+                l.ec = b.coat * min((0.04 * ca + 0.96 * cs) * l.kc, 1.0);
+            }
+        }
+        {
+            float w = l.ec + (1.0 - l.ec) * base;
+            if (w > 0.0) {
+                l.pc = l.ec / w;
+            }
+        }
+    }
+    return l;
+}
+
+// Terms are WoTerms for wo; a Lambertian BSDF's are its diffuse
+// strategy's alone.
+WoTerms bsdfTerms(BSDF b, vec3 wo) {
+    if (bsdfLambertian(b)) {
+        return WoTerms(0.0, 0.0, vec3(0.0), vec3(0.0), vec3(0.0), 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    }
+    return bsdfLobeTerms(b, wo);
+}
+
+// SetAnisotropy stretches the specular lobes' roughness along the local
+// direction dir (projected into the tangent plane; +X if it has no part
+// there) by strength, as KHR_materials_anisotropy does: α along it is
+// mix(α, 1, strength²).
+void bsdfSetAnisotropy(inout BSDF b, float strength, vec3 dir) {
+    strength = clamp01(strength);
+    if (strength == 0.0) {
+        b.anisoAlpha = 0.0;
+        return;
+    }
+    b.anisoAlpha = b.alpha + (1.0 - b.alpha) * strength * strength;
+    b.anisoDir = normalizeGo(vec3(dir.x, dir.y, 0.0));
+    if (b.anisoDir == (vec3(0.0, 0.0, 0.0))) {
+        b.anisoDir = vec3(1.0, 0.0, 0.0);
+    }
+}
+
+vec3 bsdfFromAniso(BSDF b, vec3 w) {
+    vec3 d = b.anisoDir;
+    return vec3(w.x * d.x - w.y * d.y, w.x * d.y + w.y * d.x, w.z);
+}
+
+// LambdaAniso is Λ of the anisotropic Smith masking for direction w.
+float lambdaAniso(vec3 w, float ax, float ay) {
+    float c2 = w.z * w.z;
+    if (c2 <= 0.0) {
+        return 1e+30;
+    }
+    float x = ax * w.x;
+    float y = ay * w.y;
+    return (-1.0 + sqrt32(1.0 + (x * x + y * y) / c2)) / 2.0;
+}
+
+// GGXDAniso is the anisotropic GGX distribution at the unit half vector h,
+// of roughness ax along x and ay along y.
+float ggxdAniso(vec3 h, float ax, float ay) {
+    float x = h.x / ax;
+    float y = h.y / ay;
+    float d = x * x + y * y + h.z * h.z;
+    return 1.0 / (3.1415927 * ax * ay * d * d);
+}
+
+// anisoTerms are the anisotropic specular lobe's D, D·V and the masking of
+// wo for the half vector h.
+void bsdfAnisoTerms(BSDF b, vec3 wo, vec3 wi, vec3 h, out float result0, out float result1, out float result2) {
+    float d = 0.0;
+    float dv = 0.0;
+    float g1 = 0.0;
+    float ax = b.anisoAlpha;
+    float ay = b.alpha;
+    float lo = lambdaAniso(bsdfToAniso(b, wo), ax, ay);
+    float li = lambdaAniso(bsdfToAniso(b, wi), ax, ay);
+    d = ggxdAniso(bsdfToAniso(b, h), ax, ay);
+    result0 = d;
+    result1 = d / ((1.0 + lo + li) * 4.0 * wo.z * wi.z);
+    result2 = 1.0 / (1.0 + lo);
+    return;
+}
+
+// diffuseBelow is the probability that the diffuse strategy samples the
+// far side: the transmitted colour's share of the lobe's.
+float bsdfDiffuseBelow(BSDF b) {
+    if (b.diffTrans <= 0.0) {
+        return 0.0;
+    }
+    vec3 r;
+    vec3 t;
+    bsdfDiffuseColors(b, r, t);
+    float lr = luminance(r);
+    float lt = luminance(t);
+    if (lr + lt <= 0.0) {
+        return b.diffTrans;
+    }
+    return lt / (lr + lt);
+}
+
+// SetIridescence puts a thin film of index ior and thickness (nm) over the
+// specular layers, mixed in by factor.
+void bsdfSetIridescence(inout BSDF b, float factor, float ior, float thickness) {
+    float tmp1 = clamp01(factor);
+    float tmp2 = max(ior, 1.0);
+    float tmp3 = max(thickness, 0.0);
+    b.irid = tmp1;
+    b.filmIOR = tmp2;
+    b.filmThickness = tmp3;
+}
+
+// SetSheen puts a sheen of the given colour and roughness over the base.
+void bsdfSetSheen(inout BSDF b, vec3 color, float roughness) {
+    b.sheenColor = vec3(clamp01(color.x), clamp01(color.y), clamp01(color.z));
+    b.sheenRoughness = clamp01(roughness);
+}
+
+// SheenAlpha is the Charlie α of a sheen roughness: its square, at least
+// layout.SheenMinAlpha.
+float sheenAlpha(float roughness) {
+    return max(roughness * roughness, 0.007);
+}
+
+// CharlieD is the Charlie sheen distribution (Estevez and Kulla,
+// "Production Friendly Microfacet Sheen BRDF", 2017) at a half vector
+// whose cosine with the normal is cosH, for α = roughness².
+float charlieD(float cosH, float alpha) {
+    float inv = 1.0 / alpha;
+    float sin2 = max(1.0 - cosH * cosH, 0.0);
+    return (2.0 + inv) * powGo(sin2, 0.5 * inv) / 6.2831855;
+}
+
+// SheenV is the sheen's visibility term (Neubelt and Pettineo's, as the
+// glTF sample renderer has it), which includes the 1/(4·cos·cos).
+float sheenV(float cosO, float cosI) {
+    return 1.0 / (4.0 * (cosI + cosO - cosI * cosO));
+}
+
+// sheenEval is the sheen lobe's f·cos θi (before its colour and norm).
+float bsdfSheenEval(BSDF b, vec3 wo, vec3 wi) {
+    if (wi.z <= 0.0) {
+        return 0.0;
+    }
+    vec3 h = normalizeGo(wo + wi);
+    return charlieD(h.z, sheenAlpha(b.sheenRoughness)) * sheenV(wo.z, wi.z) * wi.z;
+}
+
+// SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
+// about the local normal n (unit, on the +Z side; the zero vector for +Z).
+void bsdfSetCoat(inout BSDF b, float coat, float roughness, vec3 n) {
+    float tmp1 = clamp01(coat);
+    float tmp2 = max(roughness * roughness, 0.001);
+    vec3 tmp3 = n;
+    b.coat = tmp1;
+    b.coatAlpha = tmp2;
+    b.coatN = tmp3;
+    if (n == (vec3(0.0, 0.0, 0.0)) || !(n.z > 0.0)) {
+        b.coatN = vec3(0.0, 0.0, 1.0);
+    }
+}
+
+// AboutNormal is the unit vector h in a frame about the unit normal n, as
+// much as an isotropic D needs of it: its sine and cosine.
+vec3 aboutNormal(vec3 h, vec3 n) {
+    if (n == (vec3(0.0, 0.0, 1.0))) {
+        return h;
+    }
+    return vec3(lengthGo(crossGo(h, n)), 0.0, dotGo(n, h));
+}
+
+// GGXD is the GGX normal distribution at the unit half vector h (local).
+// The denominator is written with sin² θ = hx² + hy², not 1 − cos² θ, which
+// cancels near the peak of a smooth surface's lobe.
+float ggxd(vec3 h, float a2) {
+    float d = h.x * h.x + h.y * h.y + h.z * h.z * a2;
+    return a2 / (3.1415927 * d * d);
+}
+
+// SmithV is the height-correlated Smith visibility term, which includes
+// the 1 / (4·cos·cos) of the microfacet BRDF.
+float smithV(float cosO, float cosI, float a2) {
+    float gO = cosI * sqrt32(cosO * cosO * (1.0 - a2) + a2);
+    float gI = cosO * sqrt32(cosI * cosI * (1.0 - a2) + a2);
+    return 0.5 / (gO + gI);
+}
+
+// SmithG1 is the masking of one direction, for the visible-normal pdf.
+float smithG1(float cos_, float a2) {
+    return 2.0 * cos_ / (cos_ + sqrt32(a2 + (1.0 - a2) * cos_ * cos_));
+}
+
+// coatEval is the coat's f·cos θi about its normal and the pdf of its
+// folded visible-normal sample (coatSample), for wo and wi in the shading
+// frame. A tilted coat reflects nothing below the shading surface: the
+// surface is opaque there (or, for glass, the other side is the glass's),
+// and its sample there is lost.
+void bsdfCoatEval(BSDF b, vec3 wo, vec3 wi, out float result0, out float result1) {
+    vec3 n = b.coatN;
+    float co = dotGo(n, wo);
+    float ci = dotGo(n, wi);
+    if (co <= 0.0 || ci <= 0.0 || wi.z <= 0.0) {
+        result0 = 0.0;
+        result1 = 0.0;
+        return;
+    }
+    float a2 = b.coatAlpha * b.coatAlpha;
+    vec3 h = normalizeGo(wo + wi);
+    float d = ggxd(aboutNormal(h, n), a2);
+    float df = 0.0;
+    {
+        vec3 hf = normalizeGo(wo + (wi - (n * (2.0 * ci))));
+        if (dotGo(n, hf) > 0.0) {
+            df = ggxd(aboutNormal(hf, n), a2);
+        }
+    }
+    float fr = 0.04 + 0.96 * schlick5(dotGo(wo, h));
+    result0 = b.coat * fr * d * smithV(co, ci, a2) * ci;
+    result1 = smithG1(co, a2) * (d + df) / (4.0 * co);
+    return;
+}
+
+// SampleVisibleNormalAniso is SampleVisibleNormal for roughness ax along x
+// and ay along y.
+vec3 sampleVisibleNormalAniso(vec3 wo, float ax, float ay, float u1, float u2) {
+    vec3 vh = normalizeGo(vec3(ax * wo.x, ay * wo.y, wo.z));
+    vec3 t1 = vec3(1.0, 0.0, 0.0);
+    {
+        float l2 = vh.x * vh.x + vh.y * vh.y;
+        if (l2 > 0.0) {
+            float inv = 1.0 / sqrt32(l2);
+            t1 = vec3(-vh.y * inv, vh.x * inv, 0.0);
+        }
+    }
+    vec3 t2 = crossGo(vh, t1);
+    float r = sqrt32(u1);
+    float tmp1 = 6.2831855 * u2;
+    float s = sinGo(tmp1);
+    float c = cosGo(tmp1);
+    float p1 = r * c;
+    float p2 = r * s;
+    float sh = 0.5 * (1.0 + vh.z);
+    p2 = (1.0 - sh) * sqrt32(1.0 - p1 * p1) + sh * p2;
+    vec3 nh = ((t1 * p1) + (t2 * p2)) + (vh * sqrt32(1.0 - p1 * p1 - p2 * p2));
+    return normalizeGo(vec3(ax * nh.x, ay * nh.y, max(nh.z, 1e-07)));
+}
+
+// SampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
+// the GGX Distribution of Visible Normals", JCGT 2018).
+vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
+    return sampleVisibleNormalAniso(wo, alpha, alpha, u1, u2);
+}
+
+// FoldUp mirrors a reflection that a rough lobe's visible normal sends
+// below the surface (local +Z) up through it, where losing it would end
+// the path: GGX at roughness 1 sends half its samples there, and a path
+// that keeps the other half at twice the weight (the multiple-scattering
+// compensation's) makes fireflies. Eval's pdf adds the density of the
+// mirrored direction's half vector.
+vec3 foldUp(vec3 w) {
+    if (w.z < 0.0) {
+        w.z = -w.z;
+    }
+    return w;
+}
+
+// Set makes f the frame about the unit normal n, in place.
+void frameSet(inout Frame f, vec3 n) {
+    float sign_ = 1.0;
+    if (n.z < 0.0) {
+        sign_ = -1.0;
+    }
+    float a = -1.0 / (sign_ + n.z);
+    float b = n.x * n.y * a;
+    f.t = vec3(1.0 + sign_ * n.x * n.x * a, sign_ * b, -sign_ * n.x);
+    f.b = vec3(b, sign_ + n.y * n.y * a, -n.y);
+    f.n = n;
+}
+
+// NewFrame builds a frame about the unit normal n.
+Frame newFrame(vec3 n) {
+    Frame f = Frame(vec3(0.0), vec3(0.0), vec3(0.0));
+    frameSet(f, n);
+    return f;
+}
+
+// ToLocal expresses a world direction in the frame.
+vec3 frameToLocal(Frame f, vec3 v) {
+    return vec3(dotGo(v, f.t), dotGo(v, f.b), dotGo(v, f.n));
+}
+
+// ToWorld expresses a local direction in the world.
+vec3 frameToWorld(Frame f, vec3 v) {
+    return ((f.t * v.x) + (f.b * v.y)) + (f.n * v.z);
+}
+
+// coatSample reflects wo about a visible normal of the coat; a reflection
+// below the coat is folded up through it (foldUp).
+vec3 bsdfCoatSample(BSDF b, vec3 wo, float u1, float u2) {
+    if (b.coatN == (vec3(0.0, 0.0, 1.0))) {
+        vec3 h = sampleVisibleNormal(wo, b.coatAlpha, u1, u2);
+        return foldUp((h * (2.0 * dotGo(wo, h))) - wo);
+    }
+    Frame f = newFrame(b.coatN);
+    vec3 woC = frameToLocal(f, wo);
+    vec3 h = sampleVisibleNormal(woC, b.coatAlpha, u1, u2);
+    return frameToWorld(f, foldUp((h * (2.0 * dotGo(woC, h))) - woC));
+}
+
+// IORToF0 is the reflectance at normal incidence of an interface of
+// relative index eta.
+float iorToF0(float eta) {
+    float r = (eta - 1.0) / (eta + 1.0);
+    return r * r;
+}
+
+// Init is NewBSDF in place (the shading point's BSDF is not copied).
+void bsdfInit(inout BSDF b, vec3 base, float metallic, float roughness, float ior, float specular, vec3 specularColor) {
+    float f0 = 0.04;
+    if (ior >= 1.0) {
+        f0 = iorToF0(ior);
+    }
+    float f90 = clamp01(specular);
+    b = BSDF(base, clamp01(metallic), max(roughness * roughness, 0.001), vec3(min(f0 * specularColor.x, 1.0) * f90, min(f0 * specularColor.y, 1.0) * f90, min(f0 * specularColor.z, 1.0) * f90), f90, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
+}
+
+// NewBSDF makes the BSDF of a material with the given factors (textures
+// already applied). specular and specularColor are KHR_materials_specular's.
+BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specular, vec3 specularColor) {
+    BSDF b = BSDF(vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
+    bsdfInit(b, base, metallic, roughness, ior, specular, specularColor);
+    return b;
+}
+
+// specularAlbedo is one channel of Albedos' specular albedo: the coat's
+// ec, the sheen's under the coat (under), and below the sheen (below) the
+// specular layer's e over the opaque share, the metal's, the glass's
+// (its base colour) and what the diffuse lobe transmits.
+float specularAlbedo(float ec, float under, float es, float below, float opaque, float metallic, float glass, float e, float metal, float base, float sheen, float trans) {
+    return ec + under * sheen * es + below * (opaque * e + metallic * metal + glass * base + opaque * (1.0 - e) * trans);
+}
+
+// AlbedosWith is Albedos given wo's terms.
+void bsdfAlbedosWith(BSDF b, WoTerms t, vec3 wo, out vec3 result0, out vec3 result1) {
+    vec3 diffuse = vec3(0.0);
+    vec3 specular = vec3(0.0);
+    if (bsdfLambertian(b)) {
+        result0 = b.base;
+        result1 = vec3(0.0, 0.0, 0.0);
+        return;
+    }
+    vec3 e = t.e;
+    vec3 metal = schlickAlbedo(b.base, 1.0, t.a, t.s);
+    metal = min(metal * t.km, vec3(1.0, 1.0, 1.0));
+    float opaque = bsdfOpaqueWeight(b);
+    float glass = bsdfGlassWeight(b);
+    float under = 1.0 - t.ec;
+    float es = 0.0;
+    if (b.sheenColor != (vec3(0.0, 0.0, 0.0))) {
+        es = min(sheenAlbedo(wo.z, b.sheenRoughness), 1.0);
+    }
+    float below = under * (1.0 - t.se);
+    vec3 dr;
+    vec3 dt;
+    bsdfDiffuseColors(b, dr, dt);
+    diffuse = vec3(below * opaque * (1.0 - e.x) * dr.x, below * opaque * (1.0 - e.y) * dr.y, below * opaque * (1.0 - e.z) * dr.z);
+    float m = b.metallic;
+    specular = vec3(specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.x, metal.x, b.base.x, b.sheenColor.x, dt.x), specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.y, metal.y, b.base.y, b.sheenColor.y, dt.y), specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.z, metal.z, b.base.z, b.sheenColor.z, dt.z));
+    result0 = diffuse;
+    result1 = specular;
+    return;
+}
+
+// Albedos are the directional albedos seen from wo (local) of the diffuse
+// lobe and (estimated for the metal and the glass) of the rest, the coat
+// included. The diffuse lobe's f·|cos wi| is its albedo·cos wi/π.
+void bsdfAlbedos(BSDF b, vec3 wo, out vec3 result0, out vec3 result1) {
+    vec3 diffuse = vec3(0.0);
+    vec3 specular = vec3(0.0);
+    WoTerms t = bsdfTerms(b, wo);
+    bsdfAlbedosWith(b, t, wo, result0, result1);
+    return;
+}
+
+// reflectionChannel is one channel of the reflected f·cos θi: the diffuse
+// lobe (reflecting its colour diffuse of what the specular layer of albedo
+// e leaves) and the dielectric's and the metal's specular lobes of D·V spec
+// and Fresnel fd and fm.
+float reflectionChannel(float opaque, float metallic, float spec, float cosI, float fd, float fm, float diffuse, float e) {
+    return (opaque * ((1.0 - e) * diffuse / 3.1415927 + fd * spec) + metallic * fm * spec) * cosI;
+}
+
+// FresnelDielectric is the exact unpolarised Fresnel reflectance for a
+// cosine cosI on the side of index 1, eta the other side's (light from
+// inside, cosI < 0, sees the inverse index).
+float fresnelDielectric(float cosI, float eta) {
+    cosI = min(max(cosI, -1.0), 1.0);
+    if (cosI < 0.0) {
+        eta = 1.0 / eta;
+        cosI = -cosI;
+    }
+    float sin2T = (1.0 - cosI * cosI) / (eta * eta);
+    if (sin2T >= 1.0) {
+        return 1.0;
+    }
+    float cosT = sqrt32(1.0 - sin2T);
+    float rPar = (eta * cosI - cosT) / (eta * cosI + cosT);
+    float rPerp = (cosI - eta * cosT) / (cosI + eta * cosT);
+    return (rPar * rPar + rPerp * rPerp) / 2.0;
+}
+
+// glassFresnel is the glass interface's reflectance per channel at cos
+// (v·m) and the probability with which glassSample reflects there: the
+// exact Fresnel, with a thin film's mixed in (the channels' mean for the
+// choice) where light enters; each channel transmits what it does not
+// reflect, so the film colours the glass without making light.
+void bsdfGlassFresnel(BSDF b, float cos_, out vec3 result0, out float result1) {
+    float eta = bsdfGlassEta(b);
+    float fr = fresnelDielectric(cos_, eta);
+    if (b.irid <= 0.0 || eta < 1.0) {
+        result0 = vec3(fr, fr, fr);
+        result1 = fr;
+        return;
+    }
+    float f0 = iorToF0(eta);
+    vec3 fi = thinFilmFresnel(bsdfFilm(b), cos_, vec3(f0, f0, f0));
+    vec3 rgb = (vec3(fr, fr, fr) * (1.0 - b.irid)) + (fi * b.irid);
+    result0 = rgb;
+    result1 = (rgb.x + rgb.y + rgb.z) / 3.0;
+    return;
+}
+
+// SmithLambda is Λ of the Smith GGX masking function for direction w.
+float smithLambda(vec3 w, float a2) {
+    float c2 = w.z * w.z;
+    if (c2 <= 0.0) {
+        return 1e+30;
+    }
+    float tan2 = (1.0 - c2) / c2;
+    return (-1.0 + sqrt32(1.0 + a2 * tan2)) / 2.0;
+}
+
+// SmithG2 is the height-correlated masking-shadowing of wo and wi.
+float smithG2(vec3 wo, vec3 wi, float a2) {
+    return 1.0 / (1.0 + smithLambda(wo, a2) + smithLambda(wi, a2));
+}
+
+// glassEval is the glass interface's f·|cos wi| and the pdf of
+// glassSample, given wo's terms (its multiple-scattering factors).
+void bsdfGlassEval(BSDF b, vec3 wo, vec3 wi, WoTerms l, out vec3 result0, out float result1) {
+    float a2 = b.alpha * b.alpha;
+    bool thin = bsdfGlassThin(b);
+    float at = b.alpha;
+    if (thin) {
+        at = bsdfThinAlpha(b);
+    }
+    if (wi.z > 0.0) {
+        vec3 h = normalizeGo(wo + wi);
+        vec3 fr;
+        float pr;
+        bsdfGlassFresnel(b, dotGo(wo, h), fr, pr);
+        if (at != b.alpha) {
+            pr = l.pgr;
+        }
+        float d = ggxd(h, a2);
+        float g = smithG2(wo, wi, a2);
+        float pdf = pr * smithG1(wo.z, a2) * d / (4.0 * wo.z);
+        result0 = vec3(fr.x * d * g / (4.0 * wo.z) * l.kg, fr.y * d * g / (4.0 * wo.z) * l.kg, fr.z * d * g / (4.0 * wo.z) * l.kg);
+        result1 = pdf;
+        return;
+    }
+    if (thin) {
+        float at2 = at * at;
+        vec3 wr = vec3(wi.x, wi.y, -wi.z);
+        vec3 h = normalizeGo(wo + wr);
+        vec3 fr;
+        float pr;
+        bsdfGlassFresnel(b, dotGo(wo, h), fr, pr);
+        if (at != b.alpha) {
+            pr = l.pgr;
+        }
+        float d = ggxd(h, at2);
+        float g = smithG2(wo, wr, at2);
+        result0 = vec3(b.base.x * ((1.0 - fr.x) * d * g / (4.0 * wo.z) * l.kg), b.base.y * ((1.0 - fr.y) * d * g / (4.0 * wo.z) * l.kg), b.base.z * ((1.0 - fr.z) * d * g / (4.0 * wo.z) * l.kg));
+        result1 = (1.0 - pr) * smithG1(wo.z, at2) * d / (4.0 * wo.z);
+        return;
+    }
+    float eta = bsdfGlassEta(b);
+    vec3 wm = normalizeGo((wi * eta) + wo);
+    if (wm.z < 0.0) {
+        wm = wm * (-1.0);
+    }
+    if (dotGo(wm, wi) >= 0.0 || dotGo(wm, wo) <= 0.0) {
+        result0 = vec3(0.0, 0.0, 0.0);
+        result1 = 0.0;
+        return;
+    }
+    vec3 fr;
+    float pr;
+    bsdfGlassFresnel(b, dotGo(wo, wm), fr, pr);
+    float d = ggxd(wm, a2);
+    float denom = dotGo(wi, wm) + dotGo(wo, wm) / eta;
+    denom *= denom;
+    float g = smithG2(wo, wi, a2);
+    float j = abs(dotGo(wi, wm) * dotGo(wo, wm) / (wo.z * denom));
+    float pdf = (1.0 - pr) * smithG1(wo.z, a2) * d * dotGo(wo, wm) / wo.z * abs(dotGo(wi, wm)) / denom;
+    result0 = vec3(b.base.x * ((1.0 - fr.x) * d * g * j / (eta * eta) * l.kg), b.base.y * ((1.0 - fr.y) * d * g * j / (eta * eta) * l.kg), b.base.z * ((1.0 - fr.z) * d * g * j / (eta * eta) * l.kg));
+    result1 = pdf;
+    return;
+}
+
+// EvalWith is Eval given wo's terms.
+void bsdfEvalWith(BSDF b, WoTerms l, vec3 wo, vec3 wi, out vec3 result0, out float result1) {
+    if (wo.z <= 0.0 || wi.z == 0.0) {
+        result0 = vec3(0.0, 0.0, 0.0);
+        result1 = 0.0;
+        return;
+    }
+    if (bsdfLambertian(b)) {
+        if (wi.z < 0.0) {
+            result0 = vec3(0.0, 0.0, 0.0);
+            result1 = 0.0;
+            return;
+        }
+        result0 = vec3(b.base.x / 3.1415927 * wi.z, b.base.y / 3.1415927 * wi.z, b.base.z / 3.1415927 * wi.z);
+        result1 = wi.z / 3.1415927;
+        return;
+    }
+    vec3 e = l.e;
+    float ps = l.ps;
+    float pd = l.pd;
+    float pg = l.pg;
+    vec3 f = vec3(0.0);
+    float pdf = 0.0;
+    vec3 dr;
+    vec3 dt;
+    bsdfDiffuseColors(b, dr, dt);
+    float below = bsdfDiffuseBelow(b);
+    if (wi.z > 0.0) {
+        vec3 h = normalizeGo(wo + wi);
+        float d = 0.0;
+        float spec = 0.0;
+        float g1 = 0.0;
+        float df = 0.0;
+        vec3 hf = normalizeGo(wo + vec3(wi.x, wi.y, -wi.z));
+        if (b.anisoAlpha > 0.0) {
+            bsdfAnisoTerms(b, wo, wi, h, d, spec, g1);
+            if (hf.z > 0.0) {
+                df = ggxdAniso(bsdfToAniso(b, hf), b.anisoAlpha, b.alpha);
+            }
+        } else {
+            float a2 = b.alpha * b.alpha;
+            d = ggxd(h, a2);
+            float tmp1 = d * smithV(wo.z, wi.z, a2);
+            float tmp2 = smithG1(wo.z, a2);
+            spec = tmp1;
+            g1 = tmp2;
+            if (hf.z > 0.0) {
+                df = ggxd(hf, a2);
+            }
+        }
+        float vh = dotGo(wo, h);
+        float s5 = schlick5(vh);
+        float opaque = bsdfOpaqueWeight(b);
+        vec3 fd = vec3(b.f0.x + (b.f90 - b.f0.x) * s5, b.f0.y + (b.f90 - b.f0.y) * s5, b.f0.z + (b.f90 - b.f0.z) * s5);
+        vec3 fm = vec3(b.base.x + (1.0 - b.base.x) * s5, b.base.y + (1.0 - b.base.y) * s5, b.base.z + (1.0 - b.base.z) * s5);
+        if (b.irid > 0.0) {
+            ThinFilm film = bsdfFilm(b);
+            if (opaque > 0.0) {
+                fd = (fd * (1.0 - b.irid)) + (thinFilmFresnel(film, vh, bsdfDielectricF0(b)) * (b.f90 * b.irid));
+            }
+            if (b.metallic > 0.0) {
+                fm = (fm * (1.0 - b.irid)) + (thinFilmFresnel(film, vh, b.base) * b.irid);
+            }
+        }
+        vec3 tmp3 = fd * l.kd;
+        vec3 tmp4 = fm * l.km;
+        fd = tmp3;
+        fm = tmp4;
+        float m = b.metallic;
+        f = vec3(reflectionChannel(opaque, m, spec, wi.z, fd.x, fm.x, dr.x, e.x), reflectionChannel(opaque, m, spec, wi.z, fd.y, fm.y, dr.y, e.y), reflectionChannel(opaque, m, spec, wi.z, fd.z, fm.z, dr.z, e.z));
+        pdf = ps * g1 * (d + df) / (4.0 * wo.z) + pd * (1.0 - below) * wi.z / 3.1415927;
+    } else if (below > 0.0) {
+        float c = bsdfOpaqueWeight(b) * -wi.z / 3.1415927;
+        f = vec3(c * (1.0 - e.x) * dt.x, c * (1.0 - e.y) * dt.y, c * (1.0 - e.z) * dt.z);
+        pdf = pd * below * -wi.z / 3.1415927;
+    }
+    if (pg > 0.0) {
+        vec3 gf;
+        float gpdf;
+        bsdfGlassEval(b, wo, wi, l, gf, gpdf);
+        f = f + (gf * bsdfGlassWeight(b));
+        pdf += pg * gpdf;
+    }
+    if (l.se > 0.0) {
+        float sf = bsdfSheenEval(b, wo, wi) * l.sheenNorm;
+        f = (f * (1.0 - l.se)) + (b.sheenColor * sf);
+        float spdf = 0.0;
+        if (wi.z > 0.0) {
+            spdf = 0.15915494;
+        }
+        pdf = l.psh * spdf + (1.0 - l.psh) * pdf;
+    }
+    if (b.coat > 0.0) {
+        float cf;
+        float cpdf;
+        bsdfCoatEval(b, wo, wi, cf, cpdf);
+        cf *= l.kc;
+        f = (f * (1.0 - l.ec)) + vec3(cf, cf, cf);
+        pdf = l.pc * cpdf + (1.0 - l.pc) * pdf;
+    }
+    result0 = f;
+    result1 = pdf;
+    return;
+}
+
+// Eval returns f(wo, wi)·|cos(wi)| and the pdf with which Sample picks wi.
+// wo is on the +Z side; wi below it only transmits.
+void bsdfEval(BSDF b, vec3 wo, vec3 wi, out vec3 result0, out float result1) {
+    if (wo.z <= 0.0 || wi.z == 0.0) {
+        result0 = vec3(0.0, 0.0, 0.0);
+        result1 = 0.0;
+        return;
+    }
+    WoTerms t = bsdfTerms(b, wo);
+    bsdfEvalWith(b, t, wo, wi, result0, result1);
+    return;
+}
+
+// weighed is a sampled wi with its weight f·|cos|/pdf and pdf, which Eval
+// gives for whichever strategy drew it; ok is false where the pdf is 0.
+void bsdfWeighed(BSDF b, WoTerms l, vec3 wo, vec3 wi, out vec3 result0, out vec3 result1, out float result2, out bool result3) {
+    vec3 f;
+    float pdf;
+    bsdfEvalWith(b, l, wo, wi, f, pdf);
+    if (pdf <= 0.0) {
+        result0 = wi;
+        result1 = vec3(0.0, 0.0, 0.0);
+        result2 = 0.0;
+        result3 = false;
+        return;
+    }
+    result0 = wi;
+    result1 = f * (1.0 / pdf);
+    result2 = pdf;
+    result3 = true;
+    return;
+}
+
+// SampleUniform samples the hemisphere about +Z uniformly: the sheen's
+// strategy, whose lobe peaks at grazing angles, where the cosine's density
+// vanishes (cosine samples made fireflies of up to 18 in a sheen furnace).
+vec3 sampleUniform(float u1, float u2) {
+    float r = sqrt32(1.0 - u1 * u1);
+    float tmp1 = 6.2831855 * u2;
+    float s = sinGo(tmp1);
+    float c = cosGo(tmp1);
+    return vec3(r * c, r * s, u1);
+}
+
+// SampleCosine samples the hemisphere about +Z in proportion to cos θ.
+vec3 sampleCosine(float u1, float u2) {
+    float r = sqrt32(u1);
+    float tmp1 = 6.2831855 * u2;
+    float s = sinGo(tmp1);
+    float c = cosGo(tmp1);
+    return vec3(r * c, r * s, sqrt32(1.0 - u1));
+}
+
+// glassSample samples a visible microfacet normal, then reflects (with the
+// Fresnel reflectance's probability, chosen by u) or refracts about it; a
+// sheet that transmits at another roughness chooses first, by its
+// reflected share of the two lobes' energy (WoTerms' pgr), and samples that
+// lobe's normal.
+void bsdfGlassSample(BSDF b, vec3 wo, float u, float u1, float u2, WoTerms l, out vec3 result0, out bool result1) {
+    bool thin = bsdfGlassThin(b);
+    if (thin) {
+        {
+            float at = bsdfThinAlpha(b);
+            if (at != b.alpha) {
+                if (u < l.pgr) {
+                    vec3 h = sampleVisibleNormal(wo, b.alpha, u1, u2);
+                    vec3 r = (h * (2.0 * dotGo(wo, h))) - wo;
+                    result0 = r;
+                    result1 = r.z > 0.0;
+                    return;
+                }
+                vec3 h = sampleVisibleNormal(wo, at, u1, u2);
+                vec3 r = (h * (2.0 * dotGo(wo, h))) - wo;
+                result0 = vec3(r.x, r.y, -r.z);
+                result1 = r.z > 0.0;
+                return;
+            }
+        }
+    }
+    vec3 h = sampleVisibleNormal(wo, b.alpha, u1, u2);
+    float cosO = dotGo(wo, h);
+    float eta = bsdfGlassEta(b);
+    vec3 r = (h * (2.0 * cosO)) - wo;
+    {
+        vec3 tmp1;
+        float pr;
+        bsdfGlassFresnel(b, cosO, tmp1, pr);
+        if (u < pr) {
+            result0 = r;
+            result1 = r.z > 0.0;
+            return;
+        }
+    }
+    if (thin) {
+        result0 = vec3(r.x, r.y, -r.z);
+        result1 = r.z > 0.0;
+        return;
+    }
+    float sin2T = (1.0 - cosO * cosO) / (eta * eta);
+    if (sin2T >= 1.0) {
+        result0 = vec3(0.0, 0.0, 0.0);
+        result1 = false;
+        return;
+    }
+    float cosT = sqrt32(1.0 - sin2T);
+    vec3 t = (wo * (-1.0 / eta)) + (h * (cosO / eta - cosT));
+    result0 = t;
+    result1 = t.z < 0.0;
+    return;
+}
+
+// SampleWith is Sample given wo's terms.
+void bsdfSampleWith(BSDF b, WoTerms l, vec3 wo, float u, float u1, float u2, out vec3 result0, out vec3 result1, out float result2, out bool result3) {
+    vec3 wi = vec3(0.0);
+    vec3 weight = vec3(0.0);
+    float pdf = 0.0;
+    bool ok = false;
+    if (wo.z <= 0.0) {
+        result0 = wi;
+        result1 = weight;
+        result2 = pdf;
+        result3 = ok;
+        return;
+    }
+    if (l.pc > 0.0) {
+        if (u < l.pc) {
+            wi = bsdfCoatSample(b, wo, u1, u2);
+            if (dotGo(b.coatN, wi) <= 0.0 || wi.z <= 0.0) {
+                result0 = wi;
+                result1 = vec3(0.0, 0.0, 0.0);
+                result2 = 0.0;
+                result3 = false;
+                return;
+            }
+            bsdfWeighed(b, l, wo, wi, result0, result1, result2, result3);
+            return;
+        }
+        u = min((u - l.pc) / (1.0 - l.pc), 0.99999994);
+    }
+    if (l.psh > 0.0) {
+        if (u < l.psh) {
+            wi = sampleUniform(u1, u2);
+            bsdfWeighed(b, l, wo, wi, result0, result1, result2, result3);
+            return;
+        }
+        u = min((u - l.psh) / (1.0 - l.psh), 0.99999994);
+    }
+    float ps = l.ps;
+    float pd = l.pd;
+    if (u < ps) {
+        vec3 h = vec3(0.0);
+        if (b.anisoAlpha > 0.0) {
+            h = bsdfFromAniso(b, sampleVisibleNormalAniso(bsdfToAniso(b, wo), b.anisoAlpha, b.alpha, u1, u2));
+        } else {
+            h = sampleVisibleNormal(wo, b.alpha, u1, u2);
+        }
+        wi = foldUp((h * (2.0 * dotGo(wo, h))) - wo);
+        if (wi.z == 0.0) {
+            result0 = wi;
+            result1 = vec3(0.0, 0.0, 0.0);
+            result2 = 0.0;
+            result3 = false;
+            return;
+        }
+    } else if (u < ps + pd) {
+        wi = sampleCosine(u1, u2);
+        if ((u - ps) / pd < bsdfDiffuseBelow(b)) {
+            wi.z = -wi.z;
+        }
+    } else {
+        bool good = false;
+        {
+            bsdfGlassSample(b, wo, (u - ps - pd) / max(1.0 - ps - pd, 1e-07), u1, u2, l, wi, good);
+            if (!good) {
+                result0 = wi;
+                result1 = vec3(0.0, 0.0, 0.0);
+                result2 = 0.0;
+                result3 = false;
+                return;
+            }
+        }
+    }
+    bsdfWeighed(b, l, wo, wi, result0, result1, result2, result3);
+    return;
+}
+
+// Sample picks wi for wo with the numbers u (strategy) and u1, u2
+// (direction), returning f·|cos|/pdf and the pdf; ok is false when nothing
+// was sampled (the path ends).
+void bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 result0, out vec3 result1, out float result2, out bool result3) {
+    vec3 wi = vec3(0.0);
+    vec3 weight = vec3(0.0);
+    float pdf = 0.0;
+    bool ok = false;
+    if (wo.z <= 0.0) {
+        result0 = wi;
+        result1 = weight;
+        result2 = pdf;
+        result3 = ok;
+        return;
+    }
+    WoTerms t = bsdfTerms(b, wo);
+    bsdfSampleWith(b, t, wo, u, u1, u2, result0, result1, result2, result3);
+    return;
+}
+
+// CameraRay is the ray of camera c through image point (px, py), in pixels
+// from the top left; the direction is unit length.
+void cameraRay(Camera c, float px, float py, out vec3 result0, out vec3 result1) {
+    vec3 origin = vec3(0.0);
+    vec3 dir = vec3(0.0);
+    float u = (2.0 * px / c.w - 1.0) * c.sx;
+    float v = (1.0 - 2.0 * py / c.h) * c.sy;
+    if (c.ortho != 0u) {
+        result0 = (c.eye + (c.x * u)) + (c.y * v);
+        result1 = c.z * (-1.0);
+        return;
+    }
+    result0 = c.eye;
+    result1 = normalizeGo(((c.x * u) + (c.y * v)) - c.z);
+    return;
+}
+
+// CameraLens reports whether camera c has a lens (LensRay moves its rays):
+// without one, its numbers need not be drawn.
+bool cameraLens(Camera c) {
+    return c.aperture > 0.0 && c.focus > 0.0;
+}
+
+// ConcentricDisk maps the unit square to the unit disk, keeping areas
+// (Shirley and Chiu).
+void concentricDisk(float u1, float u2, out float result0, out float result1) {
+    float a = 2.0 * u1 - 1.0;
+    float b = 2.0 * u2 - 1.0;
+    if (a == 0.0 && b == 0.0) {
+        result0 = 0.0;
+        result1 = 0.0;
+        return;
+    }
+    float r = 0.0;
+    float phi = 0.0;
+    if (a * a > b * b) {
+        r = a;
+        phi = 0.7853982 * (b / a);
+    } else {
+        r = b;
+        phi = 1.5707964 - 0.7853982 * (a / b);
+    }
+    result0 = r * cosGo(phi);
+    result1 = r * sinGo(phi);
+    return;
+}
+
+// LensRay turns the pinhole ray (origin, dir) through an image point into
+// the thin lens's: it starts at a point of the lens (from u1, u2) and
+// passes through the point where the pinhole ray meets the plane in focus.
+// Without a lens the ray stays as it is.
+void lensRay(Camera c, vec3 origin, vec3 dir, float u1, float u2, out vec3 result0, out vec3 result1) {
+    if (!cameraLens(c)) {
+        result0 = origin;
+        result1 = dir;
+        return;
+    }
+    float lx;
+    float ly;
+    concentricDisk(u1, u2, lx, ly);
+    vec3 forward = c.z * (-1.0);
+    vec3 focusPoint = origin + (dir * (c.focus / dotGo(dir, forward)));
+    vec3 o = (origin + (c.x * (lx * c.aperture))) + (c.y * (ly * c.aperture));
+    result0 = o;
+    result1 = normalizeGo(focusPoint - o);
+    return;
 }
 
 // hairParam is v where its bit is set, else def.
@@ -374,25 +1785,6 @@ float hairTransmit(float sigmaA, float path) {
     return exp(-sigmaA * path);
 }
 
-// FresnelDielectric is the exact unpolarised Fresnel reflectance for a
-// cosine cosI on the side of index 1, eta the other side's (light from
-// inside, cosI < 0, sees the inverse index).
-float fresnelDielectric(float cosI, float eta) {
-    cosI = min(max(cosI, -1.0), 1.0);
-    if (cosI < 0.0) {
-        eta = 1.0 / eta;
-        cosI = -cosI;
-    }
-    float sin2T = (1.0 - cosI * cosI) / (eta * eta);
-    if (sin2T >= 1.0) {
-        return 1.0;
-    }
-    float cosT = sqrt32(1.0 - sin2T);
-    float rPar = (eta * cosI - cosT) / (eta * cosI + cosT);
-    float rPerp = (cosI - eta * cosT) / (cosI + eta * cosT);
-    return (rPar * rPar + rPerp * rPerp) / 2.0;
-}
-
 // hairResidual is one channel of A_3, the sum of the paths past TRT.
 float hairResidual(float a2, float t, float f) {
     return a2 * t * f / max(1.0 - t * f, 1e-06);
@@ -482,11 +1874,6 @@ void hairBSDFRotatedTheta(HairBSDF b, int p, float sinO, float cosO, out float r
     result0 = sin_;
     result1 = abs(cos_);
     return;
-}
-
-// Luminance is a linear Rec. 709 colour's luminance.
-float luminance(vec3 c) {
-    return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z;
 }
 
 // hairLobeWeights is how often Sample picks each path: its share of the
@@ -640,26 +2027,6 @@ void sphereCone(float d2, float r, out float result0, out bool result1) {
     return;
 }
 
-// Set makes f the frame about the unit normal n, in place.
-void frameSet(inout Frame f, vec3 n) {
-    float sign_ = 1.0;
-    if (n.z < 0.0) {
-        sign_ = -1.0;
-    }
-    float a = -1.0 / (sign_ + n.z);
-    float b = n.x * n.y * a;
-    f.t = vec3(1.0 + sign_ * n.x * n.x * a, sign_ * b, -sign_ * n.x);
-    f.b = vec3(b, sign_ + n.y * n.y * a, -n.y);
-    f.n = n;
-}
-
-// NewFrame builds a frame about the unit normal n.
-Frame newFrame(vec3 n) {
-    Frame f = Frame(vec3(0.0), vec3(0.0), vec3(0.0));
-    frameSet(f, n);
-    return f;
-}
-
 // SampleSphere picks a direction toward a sphere (centre c, radius r) seen
 // from p uniformly in the cone it subtends: the direction, the distance to
 // the sphere's nearer point along it and the solid-angle pdf. ok is false
@@ -702,220 +2069,6 @@ void sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 result0,
     result2 = 1.0 / (6.2831855 * omc);
     result3 = true;
     return;
-}
-
-// SmithV is the height-correlated Smith visibility term, which includes
-// the 1 / (4·cos·cos) of the microfacet BRDF.
-float smithV(float cosO, float cosI, float a2) {
-    float gO = cosI * sqrt32(cosO * cosO * (1.0 - a2) + a2);
-    float gI = cosO * sqrt32(cosI * cosI * (1.0 - a2) + a2);
-    return 0.5 / (gO + gI);
-}
-
-// SmithG1 is the masking of one direction, for the visible-normal pdf.
-float smithG1(float cos_, float a2) {
-    return 2.0 * cos_ / (cos_ + sqrt32(a2 + (1.0 - a2) * cos_ * cos_));
-}
-
-// GGXDAniso is the anisotropic GGX distribution at the unit half vector h,
-// of roughness ax along x and ay along y.
-float ggxdAniso(vec3 h, float ax, float ay) {
-    float x = h.x / ax;
-    float y = h.y / ay;
-    float d = x * x + y * y + h.z * h.z;
-    return 1.0 / (3.1415927 * ax * ay * d * d);
-}
-
-// LambdaAniso is Λ of the anisotropic Smith masking for direction w.
-float lambdaAniso(vec3 w, float ax, float ay) {
-    float c2 = w.z * w.z;
-    if (c2 <= 0.0) {
-        return 1e+30;
-    }
-    float x = ax * w.x;
-    float y = ay * w.y;
-    return (-1.0 + sqrt32(1.0 + (x * x + y * y) / c2)) / 2.0;
-}
-
-// SheenV is the sheen's visibility term (Neubelt and Pettineo's, as the
-// glTF sample renderer has it), which includes the 1/(4·cos·cos).
-float sheenV(float cosO, float cosI) {
-    return 1.0 / (4.0 * (cosI + cosO - cosI * cosO));
-}
-
-// GGXD is the GGX normal distribution at the unit half vector h (local).
-// The denominator is written with sin² θ = hx² + hy², not 1 − cos² θ, which
-// cancels near the peak of a smooth surface's lobe.
-float ggxd(vec3 h, float a2) {
-    float d = h.x * h.x + h.y * h.y + h.z * h.z * a2;
-    return a2 / (3.1415927 * d * d);
-}
-
-// SmithLambda is Λ of the Smith GGX masking function for direction w.
-float smithLambda(vec3 w, float a2) {
-    float c2 = w.z * w.z;
-    if (c2 <= 0.0) {
-        return 1e+30;
-    }
-    float tan2 = (1.0 - c2) / c2;
-    return (-1.0 + sqrt32(1.0 + a2 * tan2)) / 2.0;
-}
-
-// SmithG2 is the height-correlated masking-shadowing of wo and wi.
-float smithG2(vec3 wo, vec3 wi, float a2) {
-    return 1.0 / (1.0 + smithLambda(wo, a2) + smithLambda(wi, a2));
-}
-
-// CharlieD is the Charlie sheen distribution (Estevez and Kulla,
-// "Production Friendly Microfacet Sheen BRDF", 2017) at a half vector
-// whose cosine with the normal is cosH, for α = roughness².
-float charlieD(float cosH, float alpha) {
-    float inv = 1.0 / alpha;
-    float sin2 = max(1.0 - cosH * cosH, 0.0);
-    return (2.0 + inv) * powGo(sin2, 0.5 * inv) / 6.2831855;
-}
-
-// MultipleScattering is the factor by which a GGX lobe of
-// single-scattering albedo a (Fresnel 1) is scaled up for its light that
-// scatters more than once, whose Fresnel is fms
-// (render.MultipleScatteringFresnel).
-float multipleScattering(float a, float fms) {
-    if (!(a > 0.0)) {
-        return 1.0;
-    }
-    return 1.0 + fms * (1.0 - a) / a;
-}
-
-// ThinTransmissionAlpha is the roughness² a thin sheet of index eta
-// transmits with: a sheet of index 1 is not there and blurs nothing, so
-// the roughness is scaled by clamp(2·(η − 1), 0, 1), as the glTF sample
-// renderer scales it (η or 1/η, whichever is above 1), at least MinAlpha.
-float thinTransmissionAlpha(float alpha, float eta) {
-    if (eta < 1.0) {
-        eta = 1.0 / eta;
-    }
-    float s = min(max(2.0 * (eta - 1.0), 0.0), 1.0);
-    return max(alpha * s * s, 0.001);
-}
-
-// SheenAlpha is the Charlie α of a sheen roughness: its square, at least
-// layout.SheenMinAlpha.
-float sheenAlpha(float roughness) {
-    return max(roughness * roughness, 0.007);
-}
-
-// ProjectedAlpha is the roughness² of anisotropic GGX (ax along x, ay
-// along y) seen in the azimuth of w (in the anisotropy's frame), what its
-// masking of w is a function of. A film over an anisotropic layer reads
-// its isotropic bins there, scaled to the layer's A: an approximation,
-// lossless to 0.006 but at grazing angles (1.4% lost at cos 0.05).
-float projectedAlpha(vec3 w, float ax, float ay) {
-    float r2 = w.x * w.x + w.y * w.y;
-    if (r2 <= 0.0) {
-        return ay;
-    }
-    return sqrt32((w.x * w.x * ax * ax + w.y * w.y * ay * ay) / r2);
-}
-
-// AboutNormal is the unit vector h in a frame about the unit normal n, as
-// much as an isotropic D needs of it: its sine and cosine.
-vec3 aboutNormal(vec3 h, vec3 n) {
-    if (n == (vec3(0.0, 0.0, 1.0))) {
-        return h;
-    }
-    return vec3(lengthGo(crossGo(h, n)), 0.0, dotGo(n, h));
-}
-
-// FoldUp mirrors a reflection that a rough lobe's visible normal sends
-// below the surface (local +Z) up through it, where losing it would end
-// the path: GGX at roughness 1 sends half its samples there, and a path
-// that keeps the other half at twice the weight (the multiple-scattering
-// compensation's) makes fireflies. Eval's pdf adds the density of the
-// mirrored direction's half vector.
-vec3 foldUp(vec3 w) {
-    if (w.z < 0.0) {
-        w.z = -w.z;
-    }
-    return w;
-}
-
-// IORToF0 is the reflectance at normal incidence of an interface of
-// relative index eta.
-float iorToF0(float eta) {
-    float r = (eta - 1.0) / (eta + 1.0);
-    return r * r;
-}
-
-// schlickAlbedo1 is one channel of SchlickAlbedo.
-float schlickAlbedo1(float f0, float f90, float a, float s) {
-    return min(f0 * a + (f90 - f0) * s, 1.0);
-}
-
-// SchlickAlbedo is the directional albedo of a GGX layer with Schlick's
-// Fresnel from f0 to f90, given the tabulated integrals a and s.
-vec3 schlickAlbedo(vec3 f0, float f90, float a, float s) {
-    return vec3(schlickAlbedo1(f0.x, f90, a, s), schlickAlbedo1(f0.y, f90, a, s), schlickAlbedo1(f0.z, f90, a, s));
-}
-
-// SampleVisibleNormalAniso is SampleVisibleNormal for roughness ax along x
-// and ay along y.
-vec3 sampleVisibleNormalAniso(vec3 wo, float ax, float ay, float u1, float u2) {
-    vec3 vh = normalizeGo(vec3(ax * wo.x, ay * wo.y, wo.z));
-    vec3 t1 = vec3(1.0, 0.0, 0.0);
-    {
-        float l2 = vh.x * vh.x + vh.y * vh.y;
-        if (l2 > 0.0) {
-            float inv = 1.0 / sqrt32(l2);
-            t1 = vec3(-vh.y * inv, vh.x * inv, 0.0);
-        }
-    }
-    vec3 t2 = crossGo(vh, t1);
-    float r = sqrt32(u1);
-    float tmp1 = 6.2831855 * u2;
-    float s = sinGo(tmp1);
-    float c = cosGo(tmp1);
-    float p1 = r * c;
-    float p2 = r * s;
-    float sh = 0.5 * (1.0 + vh.z);
-    p2 = (1.0 - sh) * sqrt32(1.0 - p1 * p1) + sh * p2;
-    vec3 nh = ((t1 * p1) + (t2 * p2)) + (vh * sqrt32(1.0 - p1 * p1 - p2 * p2));
-    return normalizeGo(vec3(ax * nh.x, ay * nh.y, max(nh.z, 1e-07)));
-}
-
-// SampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
-// the GGX Distribution of Visible Normals", JCGT 2018).
-vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
-    return sampleVisibleNormalAniso(wo, alpha, alpha, u1, u2);
-}
-
-// SampleUniform samples the hemisphere about +Z uniformly: the sheen's
-// strategy, whose lobe peaks at grazing angles, where the cosine's density
-// vanishes (cosine samples made fireflies of up to 18 in a sheen furnace).
-vec3 sampleUniform(float u1, float u2) {
-    float r = sqrt32(1.0 - u1 * u1);
-    float tmp1 = 6.2831855 * u2;
-    float s = sinGo(tmp1);
-    float c = cosGo(tmp1);
-    return vec3(r * c, r * s, u1);
-}
-
-// SampleCosine samples the hemisphere about +Z in proportion to cos θ.
-vec3 sampleCosine(float u1, float u2) {
-    float r = sqrt32(u1);
-    float tmp1 = 6.2831855 * u2;
-    float s = sinGo(tmp1);
-    float c = cosGo(tmp1);
-    return vec3(r * c, r * s, sqrt32(1.0 - u1));
-}
-
-// ToLocal expresses a world direction in the frame.
-vec3 frameToLocal(Frame f, vec3 v) {
-    return vec3(dotGo(v, f.t), dotGo(v, f.b), dotGo(v, f.n));
-}
-
-// ToWorld expresses a local direction in the world.
-vec3 frameToWorld(Frame f, vec3 v) {
-    return ((f.t * v.x) + (f.b * v.y)) + (f.n * v.z);
 }
 
 // SampleWavelength maps a number in [0, 1) to a wavelength in nanometres,

@@ -1,4 +1,4 @@
-package render
+package kernel
 
 import (
 	"flag"
@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -59,7 +58,7 @@ func TestGlassAlbedoTable(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			eta = 1 / eta
 		}
-		wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
+		wo := scene.Vec3{X: Sqrt32(1 - mu*mu), Z: mu}
 		want, wantR := glassQuadrature(wo, rough*rough, eta, 128)
 		if eta < 1 {
 			wantR = 0 // not tabulated

@@ -1,4 +1,4 @@
-package cpu
+package kernel
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"sertrace/render"
-	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -105,7 +103,7 @@ func albedo(b *BSDF, wo scene.Vec3, n int, rng *rand.Rand) (importance, uniform,
 		}
 		z := rng.Float32()
 		phi := 2 * math.Pi * rng.Float64()
-		r := kernel.Sqrt32(1 - z*z)
+		r := Sqrt32(1 - z*z)
 		wi := scene.Vec3{X: r * float32(math.Cos(phi)), Y: r * float32(math.Sin(phi)), Z: z}
 		f, _ := b.Eval(wo, wi)
 		for c := 0; c < 3; c++ {
@@ -230,8 +228,8 @@ func TestMultipleScattering(t *testing.T) {
 	b := NewBSDF(gold, 1, 1, 1.5, 1, white)
 	for _, cosO := range []float64{1, 0.5} {
 		imp, _, se := albedo(&b, directionAt(cosO), 200000, rng)
-		a, s := render.SpecularIntegrals(float32(cosO), b.Alpha)
-		single := kernel.SchlickAlbedo(gold, 1, a, s)
+		a, s := SpecularIntegrals(float32(cosO), b.Alpha)
+		single := SchlickAlbedo(gold, 1, a, s)
 		for ch := range 3 {
 			if !(imp.At(ch) <= 1+4*se.At(ch)+1e-3 && imp.At(ch) > 1.1*single.At(ch)) {
 				t.Errorf("gold of roughness 1, cos %v: albedo %v, single scattering %v: want above it and at most 1", cosO, imp, single)
@@ -251,9 +249,9 @@ func TestMultipleScattering(t *testing.T) {
 	for _, cosO := range []float64{1, 0.5} {
 		wo := directionAt(cosO)
 		imp, _, se := albedo(&coat, wo, 200000, rng)
-		a, s := render.SpecularIntegrals(float32(cosO), coat.CoatAlpha)
+		a, s := SpecularIntegrals(float32(cosO), coat.CoatAlpha)
 		single := layout.CoatF0*a + (1-layout.CoatF0)*s
-		if ec := coat.lobesAt(wo).ec; math.Abs(float64(imp.X-ec)) > 4*float64(se.X)+1e-3 || !(ec > single*1.05) {
+		if ec := coat.Terms(wo).ec; math.Abs(float64(imp.X-ec)) > 4*float64(se.X)+1e-3 || !(ec > single*1.05) {
 			t.Errorf("coat of roughness 1 over black, cos %v: albedo %v, its tabulated %v, single scattering %v", cosO, imp.X, ec, single)
 		}
 	}
@@ -292,7 +290,7 @@ func TestFrameIsOrthonormal(t *testing.T) {
 		if i == 0 {
 			n = scene.Vec3{X: 0, Y: 0, Z: -1}
 		}
-		f := kernel.NewFrame(n)
+		f := NewFrame(n)
 		if d := math.Abs(float64(f.T.Dot(f.B))) + math.Abs(float64(f.T.Dot(f.N))) + math.Abs(float64(f.B.Dot(f.N))); d > 1e-5 {
 			panic(fmt.Sprint("not orthogonal ", n))
 		}
@@ -313,10 +311,10 @@ func TestLambertianIsTheGeneralCase(t *testing.T) {
 		rough, ior := rng.Float32(), 1+rng.Float32()
 		fast := NewBSDF(base, 0, rough, ior, 0, scene.Vec3{X: 1, Y: 1, Z: 1})
 		general := NewBSDF(base, 0, rough, ior, 1e-30, scene.Vec3{X: 1, Y: 1, Z: 1})
-		if !fast.lambertian() || general.lambertian() {
-			t.Fatalf("lambertian: %v for specular 0, %v for 1e-30", fast.lambertian(), general.lambertian())
+		if !fast.Lambertian() || general.Lambertian() {
+			t.Fatalf("lambertian: %v for specular 0, %v for 1e-30", fast.Lambertian(), general.Lambertian())
 		}
-		wo, wi := kernel.SampleCosine(rng.Float32(), rng.Float32()), kernel.SampleCosine(rng.Float32(), rng.Float32())
+		wo, wi := SampleCosine(rng.Float32(), rng.Float32()), SampleCosine(rng.Float32(), rng.Float32())
 		if rng.IntN(4) == 0 {
 			wi.Z = -wi.Z
 		}

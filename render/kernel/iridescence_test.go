@@ -1,10 +1,9 @@
-package render
+package kernel
 
 import (
 	"math"
 	"testing"
 
-	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -18,22 +17,22 @@ import (
 // the film reflects totally.
 func TestThinFilmAlbedo(t *testing.T) {
 	films := []struct {
-		film kernel.ThinFilm
+		film ThinFilm
 		base scene.Vec3
 		tol  float64
 	}{
-		{kernel.ThinFilm{Outside: 1, IOR: 1.3, Thickness: 400}, scene.Vec3{X: 0.04, Y: 0.04, Z: 0.04}, 0.005},
-		{kernel.ThinFilm{Outside: 1, IOR: 1.8, Thickness: 1200}, scene.Vec3{X: 0.04, Y: 0.04, Z: 0.04}, 0.005},
-		{kernel.ThinFilm{Outside: 1, IOR: 1.5, Thickness: 150}, scene.Vec3{X: 0.17, Y: 0.17, Z: 0.17}, 0.005},
-		{kernel.ThinFilm{Outside: 1, IOR: 2.0, Thickness: 250}, scene.Vec3{X: 1, Y: 0.78, Z: 0.34}, 0.01},
-		{kernel.ThinFilm{Outside: 1.5, IOR: 1.2, Thickness: 600}, scene.Vec3{X: 0.1, Y: 0.1, Z: 0.1}, 0.02},
+		{ThinFilm{Outside: 1, IOR: 1.3, Thickness: 400}, scene.Vec3{X: 0.04, Y: 0.04, Z: 0.04}, 0.005},
+		{ThinFilm{Outside: 1, IOR: 1.8, Thickness: 1200}, scene.Vec3{X: 0.04, Y: 0.04, Z: 0.04}, 0.005},
+		{ThinFilm{Outside: 1, IOR: 1.5, Thickness: 150}, scene.Vec3{X: 0.17, Y: 0.17, Z: 0.17}, 0.005},
+		{ThinFilm{Outside: 1, IOR: 2.0, Thickness: 250}, scene.Vec3{X: 1, Y: 0.78, Z: 0.34}, 0.01},
+		{ThinFilm{Outside: 1.5, IOR: 1.2, Thickness: 600}, scene.Vec3{X: 0.1, Y: 0.1, Z: 0.1}, 0.02},
 	}
 	for _, f := range films {
 		worst := 0.0
 		for _, mu := range []float32{1, 0.7, 0.3, 0.05} {
 			for _, r := range []float32{0.03, 0.2, 0.5, 1} {
 				alpha := max(r*r, 1e-3)
-				wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
+				wo := scene.Vec3{X: Sqrt32(1 - mu*mu), Z: mu}
 				const n = 256
 				var want [3]float64
 				visibleNormalQuadrature(wo, alpha, n, func(vh, w float32) {

@@ -1,11 +1,10 @@
-package render
+package kernel
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -25,14 +24,14 @@ func TestAnisoSpecularIntegrals(t *testing.T) {
 		if rng.IntN(3) > 0 {
 			ax += (1 - ay) * float32(rng.Float64())
 		}
-		st := kernel.Sqrt32(1 - mu*mu)
+		st := Sqrt32(1 - mu*mu)
 		wo := scene.Vec3{X: st * float32(math.Cos(phi)), Y: st * float32(math.Sin(phi)), Z: mu}
 		a, s := AnisoSpecularIntegrals(wo, ax, ay)
 		var sa, ss float64
 		const n = 128
 		anisoVisibleNormalQuadrature(wo, ax, ay, n, func(vh, w float32) {
 			sa += float64(w)
-			ss += float64(w * kernel.Schlick5(vh))
+			ss += float64(w * Schlick5(vh))
 		})
 		da, ds := math.Abs(float64(a)-sa/(n*n)), math.Abs(float64(s)-ss/(n*n))
 		worst = max(worst, da, ds)
@@ -45,7 +44,7 @@ func TestAnisoSpecularIntegrals(t *testing.T) {
 	// own formulas, SmithV over SmithG1, strata uniform in u1) at 512²
 	// normals.
 	for _, c := range [][2]float32{{1, 0.15}, {0.5, 0.04}, {0.1, 0.3}, {0.05, 0.6}} {
-		wo := scene.Vec3{X: kernel.Sqrt32(1 - c[0]*c[0]), Z: c[0]}
+		wo := scene.Vec3{X: Sqrt32(1 - c[0]*c[0]), Z: c[0]}
 		var sa, si float64
 		anisoVisibleNormalQuadrature(wo, c[1], c[1], 64, func(_, w float32) { sa += float64(w) })
 		referenceQuadrature(wo, c[1], 512, func(_, w float32) { si += float64(w) })
@@ -65,13 +64,13 @@ func referenceQuadrature(wo scene.Vec3, alpha float32, n int, fn func(vh, w floa
 	mu, a2 := wo.Z, alpha*alpha
 	for u := range n {
 		for v := range n {
-			h := kernel.SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/float32(n), (float32(v)+0.5)/float32(n))
+			h := SampleVisibleNormal(wo, alpha, (float32(u)+0.5)/float32(n), (float32(v)+0.5)/float32(n))
 			vh := wo.Dot(h)
 			wi := h.Scale(2 * vh).Sub(wo)
 			if wi.Z <= 0 {
 				continue
 			}
-			fn(vh, 4*mu*kernel.SmithV(mu, wi.Z, a2)*wi.Z/kernel.SmithG1(mu, a2))
+			fn(vh, 4*mu*SmithV(mu, wi.Z, a2)*wi.Z/SmithG1(mu, a2))
 		}
 	}
 }

@@ -1,10 +1,8 @@
-package cpu
+package kernel
 
 import (
 	"math"
 
-	"sertrace/render"
-	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -64,7 +62,7 @@ type BSDF struct {
 	// dielectric have roughness AnisoAlpha along AnisoDir (local, in the
 	// tangent plane) and Alpha across it (0: isotropic). The dielectric's
 	// albedo scaling reads the anisotropic table
-	// (render.AnisoSpecularIntegrals), so a white one stays lossless; read
+	// (AnisoSpecularIntegrals), so a white one stays lossless; read
 	// at either of the two roughnesses from the isotropic table, it
 	// reflected 1.02 or lost 70% at grazing angles. The glass stays
 	// isotropic.
@@ -86,19 +84,14 @@ type BSDF struct {
 	Irid          float32
 	FilmIOR       float32
 	FilmThickness float32 // nm
-
-	// What Eval, Sample and Albedos need of wo, for the last wo they were
-	// given (zero: none yet): a shading point evaluates its light sample
-	// and samples its next direction from one wo.
-	lobeWo scene.Vec3
-	lobe   woTerms
 }
 
-// woTerms are a BSDF's quantities that depend on wo alone: the
+// WoTerms are a BSDF's quantities that depend on wo alone: the
 // tabulated specular integrals, the specular layer's albedo, the lobes'
 // multiple-scattering factors and the probabilities of the sampling
-// strategies.
-type woTerms struct {
+// strategies. A shading point computes them once (Terms) for its light
+// sample and its next direction (EvalWith, SampleWith).
+type WoTerms struct {
 	a, s       float32
 	e          scene.Vec3 // the dielectric specular layer's albedo, multiple scattering included
 	km, kd     scene.Vec3 // the multiple-scattering factors of the metal's lobe and the specular layer's
@@ -113,61 +106,57 @@ type woTerms struct {
 	psh        float32    // of the sheen's strategy, given that the coat's was not taken
 }
 
-// lambertian reports whether the BSDF is its diffuse lobe alone: no metal,
+// Lambertian reports whether the BSDF is its diffuse lobe alone: no metal,
 // no glass, a specular layer of zero reflectance (KHR_materials_specular's
 // specular 0), a base that reflects. Its f·cos is base·cos/π, sampled by
 // the cosine: the general formulas give exactly that, at more cost.
-func (b *BSDF) lambertian() bool {
-	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.SheenColor == (scene.Vec3{}) && b.DiffTrans == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && b.Irid == 0 && kernel.Luminance(b.Base) > 0
+func (b *BSDF) Lambertian() bool {
+	return b.Metallic == 0 && b.Transmission == 0 && b.Coat == 0 && b.SheenColor == (scene.Vec3{}) && b.DiffTrans == 0 && b.F90 == 0 && b.F0 == (scene.Vec3{}) && b.Irid == 0 && Luminance(b.Base) > 0
 }
 
-// lobesAt is woTerms for wo (cos θo > 0), computed once per wo.
-func (b *BSDF) lobesAt(wo scene.Vec3) *woTerms {
-	if b.lobeWo != wo {
-		b.lobeWo = wo
-		if b.lambertian() {
-			b.lobe = woTerms{pd: 1}
-		} else {
-			b.lobe = b.terms(wo)
-		}
+// Terms are WoTerms for wo; a Lambertian BSDF's are its diffuse
+// strategy's alone.
+func (b *BSDF) Terms(wo scene.Vec3) WoTerms {
+	if b.Lambertian() {
+		return WoTerms{pd: 1}
 	}
-	return &b.lobe
+	return b.lobeTerms(wo)
 }
 
-// terms computes woTerms for wo.
-func (b *BSDF) terms(wo scene.Vec3) woTerms {
-	var l woTerms
+// lobeTerms computes WoTerms for wo.
+func (b *BSDF) lobeTerms(wo scene.Vec3) WoTerms {
+	var l WoTerms
 	filmAlpha := b.Alpha // the roughness the film's isotropic bins are read at
 	if b.AnisoAlpha > 0 {
 		wa := b.toAniso(wo)
-		l.a, l.s = render.AnisoSpecularIntegrals(wa, b.AnisoAlpha, b.Alpha)
-		filmAlpha = kernel.ProjectedAlpha(wa, b.AnisoAlpha, b.Alpha)
+		l.a, l.s = AnisoSpecularIntegrals(wa, b.AnisoAlpha, b.Alpha)
+		filmAlpha = ProjectedAlpha(wa, b.AnisoAlpha, b.Alpha)
 	} else {
-		l.a, l.s = render.SpecularIntegrals(wo.Z, b.Alpha)
+		l.a, l.s = SpecularIntegrals(wo.Z, b.Alpha)
 	}
-	l.e = kernel.SchlickAlbedo(b.F0, b.F90, l.a, l.s)
+	l.e = SchlickAlbedo(b.F0, b.F90, l.a, l.s)
 	// The lobes get back what single scattering loses (render.MultipleScattering).
 	msAlpha := b.Alpha
 	if b.AnisoAlpha > 0 { // the isotropic lobe's at the geometric mean roughness
-		msAlpha = kernel.Sqrt32(b.Alpha * b.AnisoAlpha)
+		msAlpha = Sqrt32(b.Alpha * b.AnisoAlpha)
 	}
 	l.kd, l.km = scene.Vec3{X: 1, Y: 1, Z: 1}, scene.Vec3{X: 1, Y: 1, Z: 1} // for a lobe that is not there
 	if b.opaqueWeight() > 0 {
-		l.kd = multipleScattering(l.a, wo.Z, msAlpha, b.F0, b.F90)
+		l.kd = multipleScatteringRGB(l.a, wo.Z, msAlpha, b.F0, b.F90)
 	}
 	if b.Metallic > 0 {
-		l.km = multipleScattering(l.a, wo.Z, msAlpha, b.Base, 1)
+		l.km = multipleScatteringRGB(l.a, wo.Z, msAlpha, b.Base, 1)
 	}
 	if b.Irid > 0 {
-		ei := render.ThinFilmAlbedo(b.film(), wo.Z, filmAlpha, b.dielectricF0()).Scale(b.F90)
+		ei := ThinFilmAlbedo(b.film(), wo.Z, filmAlpha, b.dielectricF0()).Scale(b.F90)
 		if b.AnisoAlpha > 0 { // the bins scaled to the anisotropic layer's A
-			if ia, _ := render.SpecularIntegrals(wo.Z, filmAlpha); ia > 0 {
+			if ia, _ := SpecularIntegrals(wo.Z, filmAlpha); ia > 0 {
 				ei = ei.Scale(l.a / ia)
 			}
 		}
 		l.e = l.e.Scale(1 - b.Irid).Add(ei.Scale(b.Irid))
 	}
-	l.e = scene.Vec3{X: min(l.e.X*l.kd.X, 1), Y: min(l.e.Y*l.kd.Y, 1), Z: min(l.e.Z*l.kd.Z, 1)}
+	l.e = l.e.Mul3(l.kd).Min(scene.Vec3{X: 1, Y: 1, Z: 1})
 	if b.Transmission > 0 {
 		l.kg, l.pgr = b.glassTerms(wo.Z)
 	}
@@ -175,7 +164,7 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	l.ps, l.pd, l.pg, base = b.lobeProbabilities(wo.Z, l.e)
 	l.sheenNorm = 1
 	if b.SheenColor != (scene.Vec3{}) {
-		es := render.SheenAlbedo(wo.Z, b.SheenRoughness)
+		es := SheenAlbedo(wo.Z, b.SheenRoughness)
 		l.sheenNorm = 1 / max(es, 1)
 		l.se = max(b.SheenColor.X, b.SheenColor.Y, b.SheenColor.Z) * min(es, 1)
 		if w := l.se + (1-l.se)*base; w > 0 {
@@ -185,8 +174,8 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	}
 	if b.Coat > 0 {
 		if c := b.CoatN.Dot(wo); c > 0 {
-			ca, cs := render.SpecularIntegrals(c, b.CoatAlpha)
-			l.kc = kernel.MultipleScattering(ca, render.MultipleScatteringFresnel(c, b.CoatAlpha, layout.CoatF0, 1))
+			ca, cs := SpecularIntegrals(c, b.CoatAlpha)
+			l.kc = MultipleScattering(ca, MultipleScatteringFresnel(c, b.CoatAlpha, layout.CoatF0, 1))
 			l.ec = b.Coat * min((layout.CoatF0*ca+(1-layout.CoatF0)*cs)*l.kc, 1)
 		}
 		if w := l.ec + (1-l.ec)*base; w > 0 {
@@ -196,19 +185,17 @@ func (b *BSDF) terms(wo scene.Vec3) woTerms {
 	return l
 }
 
-// multipleScattering is, per channel, the multiple-scattering factor of a
-// GGX lobe of single-scattering albedo a and roughness² alpha seen from
-// cos θo mu whose Schlick Fresnel runs from f0 to f90 (a grey lobe's
+// multipleScatteringRGB is, per channel, the multiple-scattering factor
+// of a GGX lobe of single-scattering albedo a and roughness² alpha seen
+// from cos θo mu whose Schlick Fresnel runs from f0 to f90 (a grey lobe's
 // looked up once).
-func multipleScattering(a, mu, alpha float32, f0 scene.Vec3, f90 float32) scene.Vec3 {
-	k := func(f0 float32) float32 {
-		return kernel.MultipleScattering(a, render.MultipleScatteringFresnel(mu, alpha, f0, f90))
-	}
-	x := k(f0.X)
+func multipleScatteringRGB(a, mu, alpha float32, f0 scene.Vec3, f90 float32) scene.Vec3 {
+	x := MultipleScattering(a, MultipleScatteringFresnel(mu, alpha, f0.X, f90))
 	if f0.Y == f0.X && f0.Z == f0.X {
 		return scene.Vec3{X: x, Y: x, Z: x}
 	}
-	return scene.Vec3{X: x, Y: k(f0.Y), Z: k(f0.Z)}
+	return scene.Vec3{X: x, Y: MultipleScattering(a, MultipleScatteringFresnel(mu, alpha, f0.Y, f90)),
+		Z: MultipleScattering(a, MultipleScatteringFresnel(mu, alpha, f0.Z, f90))}
 }
 
 // glassTerms are the glass interface's multiple-scattering factor for
@@ -220,45 +207,45 @@ func multipleScattering(a, mu, alpha float32, f0 scene.Vec3, f90 float32) scene.
 // reflection 1e5 times).
 func (b *BSDF) glassTerms(cosO float32) (k, pr float32) {
 	eta := b.glassEta()
-	if !b.glassThin() {
-		e, _ := render.GlassAlbedo(cosO, b.Alpha, eta)
+	if !b.GlassThin() {
+		e, _ := GlassAlbedo(cosO, b.Alpha, eta)
 		return 1 / max(e, 1e-3), 0
 	}
 	// A sheet reflects R(α), the interface's reflected part for light
 	// entering it, and transmits its mirror image, A(αt) − R(αt): where the
 	// two roughnesses are one, R + T is the lobe's A.
 	at := b.thinAlpha()
-	a, _ := render.SpecularIntegrals(cosO, b.Alpha)
+	a, _ := SpecularIntegrals(cosO, b.Alpha)
 	e := a
 	if at != b.Alpha {
-		at1, _ := render.SpecularIntegrals(cosO, at)
-		_, r := render.GlassAlbedo(cosO, b.Alpha, eta)
-		_, rt := render.GlassAlbedo(cosO, at, eta)
+		at1, _ := SpecularIntegrals(cosO, at)
+		_, r := GlassAlbedo(cosO, b.Alpha, eta)
+		_, rt := GlassAlbedo(cosO, at, eta)
 		e = r + at1 - rt
 		if e > 0 {
-			pr = kernel.Clamp01(r / e)
+			pr = Clamp01(r / e)
 		}
 	}
 	return 1 / max(e, 1e-3), pr
 }
 
-// glassThin reports whether the glass interface transmits as a sheet,
+// GlassThin reports whether the glass interface transmits as a sheet,
 // without bending: a thin-walled material, or one whose relative index is
 // within layout.NullEta of 1 (which bends nothing).
-func (b *BSDF) glassThin() bool {
+func (b *BSDF) GlassThin() bool {
 	return b.Thin || math.Abs(float64(b.glassEta()-1)) < layout.NullEta
 }
 
 // thinAlpha is the roughness² a sheet transmits with
 // (render.ThinTransmissionAlpha): an interface of index 1 is not there.
-func (b *BSDF) thinAlpha() float32 { return kernel.ThinTransmissionAlpha(b.Alpha, b.glassEta()) }
+func (b *BSDF) thinAlpha() float32 { return ThinTransmissionAlpha(b.Alpha, b.glassEta()) }
 
 // SetAnisotropy stretches the specular lobes' roughness along the local
 // direction dir (projected into the tangent plane; +X if it has no part
 // there) by strength, as KHR_materials_anisotropy does: α along it is
 // mix(α, 1, strength²).
 func (b *BSDF) SetAnisotropy(strength float32, dir scene.Vec3) {
-	strength = kernel.Clamp01(strength)
+	strength = Clamp01(strength)
 	if strength == 0 {
 		b.AnisoAlpha = 0
 		return
@@ -268,7 +255,6 @@ func (b *BSDF) SetAnisotropy(strength float32, dir scene.Vec3) {
 	if b.AnisoDir == (scene.Vec3{}) {
 		b.AnisoDir = scene.Vec3{X: 1}
 	}
-	b.lobeWo = scene.Vec3{}
 }
 
 // toAniso expresses a local direction in the anisotropy's frame (x along
@@ -287,8 +273,8 @@ func (b *BSDF) fromAniso(w scene.Vec3) scene.Vec3 {
 // wo for the half vector h.
 func (b *BSDF) anisoTerms(wo, wi, h scene.Vec3) (d, dv, g1 float32) {
 	ax, ay := b.AnisoAlpha, b.Alpha
-	lo, li := kernel.LambdaAniso(b.toAniso(wo), ax, ay), kernel.LambdaAniso(b.toAniso(wi), ax, ay)
-	d = kernel.GGXDAniso(b.toAniso(h), ax, ay)
+	lo, li := LambdaAniso(b.toAniso(wo), ax, ay), LambdaAniso(b.toAniso(wi), ax, ay)
+	d = GGXDAniso(b.toAniso(h), ax, ay)
 	return d, d / ((1 + lo + li) * 4 * wo.Z * wi.Z), 1 / (1 + lo)
 }
 
@@ -307,7 +293,7 @@ func (b *BSDF) diffuseBelow() float32 {
 		return 0
 	}
 	r, t := b.diffuseColors()
-	lr, lt := kernel.Luminance(r), kernel.Luminance(t)
+	lr, lt := Luminance(r), Luminance(t)
 	if lr+lt <= 0 {
 		return b.DiffTrans
 	}
@@ -317,14 +303,13 @@ func (b *BSDF) diffuseBelow() float32 {
 // SetIridescence puts a thin film of index ior and thickness (nm) over the
 // specular layers, mixed in by factor.
 func (b *BSDF) SetIridescence(factor, ior, thickness float32) {
-	b.Irid, b.FilmIOR, b.FilmThickness = kernel.Clamp01(factor), max(ior, 1), max(thickness, 0)
-	b.lobeWo = scene.Vec3{}
+	b.Irid, b.FilmIOR, b.FilmThickness = Clamp01(factor), max(ior, 1), max(thickness, 0)
 }
 
 // film is the thin film with the medium above it: air, or as much of the
 // coat's index as the coat covers.
-func (b *BSDF) film() kernel.ThinFilm {
-	return kernel.ThinFilm{Outside: 1 + (layout.CoatIOR-1)*b.Coat, IOR: b.FilmIOR, Thickness: b.FilmThickness}
+func (b *BSDF) film() ThinFilm {
+	return ThinFilm{Outside: 1 + (layout.CoatIOR-1)*b.Coat, IOR: b.FilmIOR, Thickness: b.FilmThickness}
 }
 
 // dielectricF0 is the dielectric's reflectance at normal incidence before
@@ -338,9 +323,8 @@ func (b *BSDF) dielectricF0() scene.Vec3 {
 
 // SetSheen puts a sheen of the given colour and roughness over the base.
 func (b *BSDF) SetSheen(color scene.Vec3, roughness float32) {
-	b.SheenColor = scene.Vec3{X: kernel.Clamp01(color.X), Y: kernel.Clamp01(color.Y), Z: kernel.Clamp01(color.Z)}
-	b.SheenRoughness = kernel.Clamp01(roughness)
-	b.lobeWo = scene.Vec3{}
+	b.SheenColor = scene.Vec3{X: Clamp01(color.X), Y: Clamp01(color.Y), Z: Clamp01(color.Z)}
+	b.SheenRoughness = Clamp01(roughness)
 }
 
 // sheenEval is the sheen lobe's f·cos θi (before its colour and norm).
@@ -349,17 +333,16 @@ func (b *BSDF) sheenEval(wo, wi scene.Vec3) float32 {
 		return 0
 	}
 	h := wo.Add(wi).Normalize()
-	return kernel.CharlieD(h.Z, kernel.SheenAlpha(b.SheenRoughness)) * kernel.SheenV(wo.Z, wi.Z) * wi.Z
+	return CharlieD(h.Z, SheenAlpha(b.SheenRoughness)) * SheenV(wo.Z, wi.Z) * wi.Z
 }
 
 // SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
 // about the local normal n (unit, on the +Z side; the zero vector for +Z).
 func (b *BSDF) SetCoat(coat, roughness float32, n scene.Vec3) {
-	b.Coat, b.CoatAlpha, b.CoatN = kernel.Clamp01(coat), max(roughness*roughness, layout.MinAlpha), n
+	b.Coat, b.CoatAlpha, b.CoatN = Clamp01(coat), max(roughness*roughness, layout.MinAlpha), n
 	if n == (scene.Vec3{}) || !(n.Z > 0) {
 		b.CoatN = scene.Vec3{Z: 1}
 	}
-	b.lobeWo = scene.Vec3{}
 }
 
 // coatEval is the coat's f·cos θi about its normal and the pdf of its
@@ -375,27 +358,27 @@ func (b *BSDF) coatEval(wo, wi scene.Vec3) (float32, float32) {
 	}
 	a2 := b.CoatAlpha * b.CoatAlpha
 	h := wo.Add(wi).Normalize()
-	d := kernel.GGXD(kernel.AboutNormal(h, n), a2)
+	d := GGXD(AboutNormal(h, n), a2)
 	// The folded samples: reflections below the coat, mirrored up through it.
 	var df float32
 	if hf := wo.Add(wi.Sub(n.Scale(2 * ci))).Normalize(); n.Dot(hf) > 0 {
-		df = kernel.GGXD(kernel.AboutNormal(hf, n), a2)
+		df = GGXD(AboutNormal(hf, n), a2)
 	}
-	fr := layout.CoatF0 + (1-layout.CoatF0)*kernel.Schlick5(wo.Dot(h))
-	return b.Coat * fr * d * kernel.SmithV(co, ci, a2) * ci, kernel.SmithG1(co, a2) * (d + df) / (4 * co)
+	fr := layout.CoatF0 + (1-layout.CoatF0)*Schlick5(wo.Dot(h))
+	return b.Coat * fr * d * SmithV(co, ci, a2) * ci, SmithG1(co, a2) * (d + df) / (4 * co)
 }
 
 // coatSample reflects wo about a visible normal of the coat; a reflection
 // below the coat is folded up through it (foldUp).
 func (b *BSDF) coatSample(wo scene.Vec3, u1, u2 float32) scene.Vec3 {
 	if b.CoatN == (scene.Vec3{Z: 1}) {
-		h := kernel.SampleVisibleNormal(wo, b.CoatAlpha, u1, u2)
-		return kernel.FoldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
+		h := SampleVisibleNormal(wo, b.CoatAlpha, u1, u2)
+		return FoldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
 	}
-	f := kernel.NewFrame(b.CoatN)
+	f := NewFrame(b.CoatN)
 	woC := f.ToLocal(wo)
-	h := kernel.SampleVisibleNormal(woC, b.CoatAlpha, u1, u2)
-	return f.ToWorld(kernel.FoldUp(h.Scale(2 * woC.Dot(h)).Sub(woC)))
+	h := SampleVisibleNormal(woC, b.CoatAlpha, u1, u2)
+	return f.ToWorld(FoldUp(h.Scale(2 * woC.Dot(h)).Sub(woC)))
 }
 
 // glassWeight is the share of f that the glass interface is.
@@ -405,18 +388,18 @@ func (b *BSDF) glassWeight() float32 { return (1 - b.Metallic) * b.Transmission 
 // already applied). specular and specularColor are KHR_materials_specular's.
 func NewBSDF(base scene.Vec3, metallic, roughness, ior, specular float32, specularColor scene.Vec3) BSDF {
 	var b BSDF
-	b.init(base, metallic, roughness, ior, specular, specularColor)
+	b.Init(base, metallic, roughness, ior, specular, specularColor)
 	return b
 }
 
-// init is NewBSDF in place (the shading point's BSDF is not copied).
-func (b *BSDF) init(base scene.Vec3, metallic, roughness, ior, specular float32, specularColor scene.Vec3) {
+// Init is NewBSDF in place (the shading point's BSDF is not copied).
+func (b *BSDF) Init(base scene.Vec3, metallic, roughness, ior, specular float32, specularColor scene.Vec3) {
 	f0 := float32(0.04)
 	if ior >= 1 {
-		f0 = kernel.IORToF0(ior)
+		f0 = IORToF0(ior)
 	}
-	f90 := kernel.Clamp01(specular)
-	*b = BSDF{Base: base, Metallic: kernel.Clamp01(metallic), Alpha: max(roughness*roughness, layout.MinAlpha), F90: f90,
+	f90 := Clamp01(specular)
+	*b = BSDF{Base: base, Metallic: Clamp01(metallic), Alpha: max(roughness*roughness, layout.MinAlpha), F90: f90,
 		F0: scene.Vec3{X: min(f0*specularColor.X, 1) * f90, Y: min(f0*specularColor.Y, 1) * f90, Z: min(f0*specularColor.Z, 1) * f90}}
 }
 
@@ -428,34 +411,41 @@ func (b *BSDF) opaqueWeight() float32 { return (1 - b.Metallic) * (1 - b.Transmi
 // lobe and (estimated for the metal and the glass) of the rest, the coat
 // included. The diffuse lobe's f·|cos wi| is its albedo·cos wi/π.
 func (b *BSDF) Albedos(wo scene.Vec3) (diffuse, specular scene.Vec3) {
-	if b.lambertian() {
+	t := b.Terms(wo)
+	return b.AlbedosWith(&t, wo)
+}
+
+// AlbedosWith is Albedos given wo's terms.
+func (b *BSDF) AlbedosWith(t *WoTerms, wo scene.Vec3) (diffuse, specular scene.Vec3) {
+	if b.Lambertian() {
 		return b.Base, scene.Vec3{}
 	}
-	var t woTerms
-	if wo.Z > 0 {
-		t = *b.lobesAt(wo)
-	} else {
-		t = b.terms(wo)
-	}
-	e, metal := t.e, kernel.SchlickAlbedo(b.Base, 1, t.a, t.s)
-	metal = scene.Vec3{X: min(metal.X*t.km.X, 1), Y: min(metal.Y*t.km.Y, 1), Z: min(metal.Z*t.km.Z, 1)}
+	e, metal := t.e, SchlickAlbedo(b.Base, 1, t.a, t.s)
+	metal = metal.Mul3(t.km).Min(scene.Vec3{X: 1, Y: 1, Z: 1})
 	opaque, glass := b.opaqueWeight(), b.glassWeight()
 	under := 1 - t.ec // what the coat lets through to the rest
 	var es float32    // the sheen's albedo for a white sheen
 	if b.SheenColor != (scene.Vec3{}) {
-		es = min(render.SheenAlbedo(wo.Z, b.SheenRoughness), 1)
+		es = min(SheenAlbedo(wo.Z, b.SheenRoughness), 1)
 	}
 	below := under * (1 - t.se) // what the sheen lets through to the base
 	// The diffuse albedo is the reflected diffuse light's; what the diffuse
 	// lobe transmits counts with the rest, as the glass's does.
 	dr, dt := b.diffuseColors()
-	diff := func(e, diffuse float32) float32 { return below * opaque * (1 - e) * diffuse }
-	spec := func(e, metal, base, sheen, trans float32) float32 {
-		return t.ec + under*sheen*es + below*(opaque*e+b.Metallic*metal+glass*base+opaque*(1-e)*trans)
-	}
-	diffuse = scene.Vec3{X: diff(e.X, dr.X), Y: diff(e.Y, dr.Y), Z: diff(e.Z, dr.Z)}
-	specular = scene.Vec3{X: spec(e.X, metal.X, b.Base.X, b.SheenColor.X, dt.X), Y: spec(e.Y, metal.Y, b.Base.Y, b.SheenColor.Y, dt.Y), Z: spec(e.Z, metal.Z, b.Base.Z, b.SheenColor.Z, dt.Z)}
+	diffuse = scene.Vec3{X: below * opaque * (1 - e.X) * dr.X, Y: below * opaque * (1 - e.Y) * dr.Y, Z: below * opaque * (1 - e.Z) * dr.Z}
+	m := b.Metallic
+	specular = scene.Vec3{X: specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.X, metal.X, b.Base.X, b.SheenColor.X, dt.X),
+		Y: specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.Y, metal.Y, b.Base.Y, b.SheenColor.Y, dt.Y),
+		Z: specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.Z, metal.Z, b.Base.Z, b.SheenColor.Z, dt.Z)}
 	return diffuse, specular
+}
+
+// specularAlbedo is one channel of Albedos' specular albedo: the coat's
+// ec, the sheen's under the coat (under), and below the sheen (below) the
+// specular layer's e over the opaque share, the metal's, the glass's
+// (its base colour) and what the diffuse lobe transmits.
+func specularAlbedo(ec, under, es, below, opaque, metallic, glass, e, metal, base, sheen, trans float32) float32 {
+	return ec + under*sheen*es + below*(opaque*e+metallic*metal+glass*base+opaque*(1-e)*trans)
 }
 
 // lobeProbabilities are how often Sample uses each of the base's
@@ -463,14 +453,14 @@ func (b *BSDF) Albedos(wo scene.Vec3) (diffuse, specular scene.Vec3) {
 // interface, in proportion to an estimate of what each lobe reflects seen
 // from wo (the metal's estimated); sum is the estimates' sum.
 func (b *BSDF) lobeProbabilities(cosO float32, e scene.Vec3) (spec, diff, glass, sum float32) {
-	lb := kernel.Luminance(b.Base)
-	le := kernel.Luminance(e)
+	lb := Luminance(b.Base)
+	le := Luminance(e)
 	opaque := b.opaqueWeight()
-	spec = opaque*le + b.Metallic*(lb+(1-lb)*kernel.Schlick5(cosO))
+	spec = opaque*le + b.Metallic*(lb+(1-lb)*Schlick5(cosO))
 	diff = opaque * (1 - le) * lb
 	if b.DiffTrans > 0 {
 		r, t := b.diffuseColors()
-		diff = opaque * (1 - le) * (kernel.Luminance(r) + kernel.Luminance(t))
+		diff = opaque * (1 - le) * (Luminance(r) + Luminance(t))
 	}
 	glass = b.glassWeight()
 	sum = spec + diff + glass
@@ -486,13 +476,21 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	if wo.Z <= 0 || wi.Z == 0 {
 		return scene.Vec3{}, 0
 	}
-	if b.lambertian() {
+	t := b.Terms(wo)
+	return b.EvalWith(&t, wo, wi)
+}
+
+// EvalWith is Eval given wo's terms.
+func (b *BSDF) EvalWith(l *WoTerms, wo, wi scene.Vec3) (scene.Vec3, float32) {
+	if wo.Z <= 0 || wi.Z == 0 {
+		return scene.Vec3{}, 0
+	}
+	if b.Lambertian() {
 		if wi.Z < 0 {
 			return scene.Vec3{}, 0
 		}
 		return scene.Vec3{X: b.Base.X / math.Pi * wi.Z, Y: b.Base.Y / math.Pi * wi.Z, Z: b.Base.Z / math.Pi * wi.Z}, wi.Z / math.Pi
 	}
-	l := b.lobesAt(wo)
 	e, ps, pd, pg := l.e, l.ps, l.pd, l.pg
 	var f scene.Vec3
 	var pdf float32
@@ -507,18 +505,18 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 		if b.AnisoAlpha > 0 { // the metal's and the dielectric's lobe
 			d, spec, g1 = b.anisoTerms(wo, wi, h)
 			if hf.Z > 0 {
-				df = kernel.GGXDAniso(b.toAniso(hf), b.AnisoAlpha, b.Alpha)
+				df = GGXDAniso(b.toAniso(hf), b.AnisoAlpha, b.Alpha)
 			}
 		} else {
 			a2 := b.Alpha * b.Alpha
-			d = kernel.GGXD(h, a2)
-			spec, g1 = d*kernel.SmithV(wo.Z, wi.Z, a2), kernel.SmithG1(wo.Z, a2)
+			d = GGXD(h, a2)
+			spec, g1 = d*SmithV(wo.Z, wi.Z, a2), SmithG1(wo.Z, a2)
 			if hf.Z > 0 {
-				df = kernel.GGXD(hf, a2)
+				df = GGXD(hf, a2)
 			}
 		}
 		vh := wo.Dot(h)
-		s5 := kernel.Schlick5(vh)
+		s5 := Schlick5(vh)
 		opaque := b.opaqueWeight()
 		fd := scene.Vec3{X: b.F0.X + (b.F90-b.F0.X)*s5, Y: b.F0.Y + (b.F90-b.F0.Y)*s5, Z: b.F0.Z + (b.F90-b.F0.Z)*s5}
 		fm := scene.Vec3{X: b.Base.X + (1-b.Base.X)*s5, Y: b.Base.Y + (1-b.Base.Y)*s5, Z: b.Base.Z + (1-b.Base.Z)*s5}
@@ -532,10 +530,10 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 			}
 		}
 		fd, fm = fd.Mul3(l.kd), fm.Mul3(l.km) // with what single scattering loses
-		channel := func(fd, fm, diffuse, e float32) float32 {
-			return (opaque*((1-e)*diffuse/math.Pi+fd*spec) + b.Metallic*fm*spec) * wi.Z
-		}
-		f = scene.Vec3{X: channel(fd.X, fm.X, dr.X, e.X), Y: channel(fd.Y, fm.Y, dr.Y, e.Y), Z: channel(fd.Z, fm.Z, dr.Z, e.Z)}
+		m := b.Metallic
+		f = scene.Vec3{X: reflectionChannel(opaque, m, spec, wi.Z, fd.X, fm.X, dr.X, e.X),
+			Y: reflectionChannel(opaque, m, spec, wi.Z, fd.Y, fm.Y, dr.Y, e.Y),
+			Z: reflectionChannel(opaque, m, spec, wi.Z, fd.Z, fm.Z, dr.Z, e.Z)}
 		pdf = ps*g1*(d+df)/(4*wo.Z) + pd*(1-below)*wi.Z/math.Pi
 	} else if below > 0 {
 		// The diffuse light that leaves through the far side.
@@ -566,6 +564,14 @@ func (b *BSDF) Eval(wo, wi scene.Vec3) (scene.Vec3, float32) {
 	return f, pdf
 }
 
+// reflectionChannel is one channel of the reflected f·cos θi: the diffuse
+// lobe (reflecting its colour diffuse of what the specular layer of albedo
+// e leaves) and the dielectric's and the metal's specular lobes of D·V spec
+// and Fresnel fd and fm.
+func reflectionChannel(opaque, metallic, spec, cosI, fd, fm, diffuse, e float32) float32 {
+	return (opaque*((1-e)*diffuse/math.Pi+fd*spec) + metallic*fm*spec) * cosI
+}
+
 // Sample picks wi for wo with the numbers u (strategy) and u1, u2
 // (direction), returning f·|cos|/pdf and the pdf; ok is false when nothing
 // was sampled (the path ends).
@@ -573,21 +579,29 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	if wo.Z <= 0 {
 		return
 	}
-	l := b.lobesAt(wo)
+	t := b.Terms(wo)
+	return b.SampleWith(&t, wo, u, u1, u2)
+}
+
+// SampleWith is Sample given wo's terms.
+func (b *BSDF) SampleWith(l *WoTerms, wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, pdf float32, ok bool) {
+	if wo.Z <= 0 {
+		return
+	}
 	if l.pc > 0 {
 		if u < l.pc {
 			wi = b.coatSample(wo, u1, u2)
 			if b.CoatN.Dot(wi) <= 0 || wi.Z <= 0 {
 				return wi, scene.Vec3{}, 0, false // lost, as a reflection below the surface is
 			}
-			return b.weighed(wo, wi)
+			return b.weighed(l, wo, wi)
 		}
 		u = min((u-l.pc)/(1-l.pc), layout.OneBelowOne) // what is left of u picks among the rest's
 	}
 	if l.psh > 0 {
 		if u < l.psh {
-			wi = kernel.SampleUniform(u1, u2) // the sheen's lobe is broad and grazing: uniformly
-			return b.weighed(wo, wi)
+			wi = SampleUniform(u1, u2) // the sheen's lobe is broad and grazing: uniformly
+			return b.weighed(l, wo, wi)
 		}
 		u = min((u-l.psh)/(1-l.psh), layout.OneBelowOne) // what is left of u picks among the base's
 	}
@@ -596,16 +610,16 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 	case u < ps:
 		var h scene.Vec3
 		if b.AnisoAlpha > 0 {
-			h = b.fromAniso(kernel.SampleVisibleNormalAniso(b.toAniso(wo), b.AnisoAlpha, b.Alpha, u1, u2))
+			h = b.fromAniso(SampleVisibleNormalAniso(b.toAniso(wo), b.AnisoAlpha, b.Alpha, u1, u2))
 		} else {
-			h = kernel.SampleVisibleNormal(wo, b.Alpha, u1, u2)
+			h = SampleVisibleNormal(wo, b.Alpha, u1, u2)
 		}
-		wi = kernel.FoldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
+		wi = FoldUp(h.Scale(2 * wo.Dot(h)).Sub(wo))
 		if wi.Z == 0 {
 			return wi, scene.Vec3{}, 0, false
 		}
 	case u < ps+pd:
-		wi = kernel.SampleCosine(u1, u2)
+		wi = SampleCosine(u1, u2)
 		if (u-ps)/pd < b.diffuseBelow() { // what is left of u picks the side
 			wi.Z = -wi.Z
 		}
@@ -617,13 +631,13 @@ func (b *BSDF) Sample(wo scene.Vec3, u, u1, u2 float32) (wi, weight scene.Vec3, 
 			return wi, scene.Vec3{}, 0, false
 		}
 	}
-	return b.weighed(wo, wi)
+	return b.weighed(l, wo, wi)
 }
 
 // weighed is a sampled wi with its weight f·|cos|/pdf and pdf, which Eval
 // gives for whichever strategy drew it; ok is false where the pdf is 0.
-func (b *BSDF) weighed(wo, wi scene.Vec3) (scene.Vec3, scene.Vec3, float32, bool) {
-	f, pdf := b.Eval(wo, wi)
+func (b *BSDF) weighed(l *WoTerms, wo, wi scene.Vec3) (scene.Vec3, scene.Vec3, float32, bool) {
+	f, pdf := b.EvalWith(l, wo, wi)
 	if pdf <= 0 {
 		return wi, scene.Vec3{}, 0, false
 	}
@@ -637,11 +651,11 @@ func (b *BSDF) weighed(wo, wi scene.Vec3) (scene.Vec3, scene.Vec3, float32, bool
 // reflect, so the film colours the glass without making light.
 func (b *BSDF) glassFresnel(cos float32) (scene.Vec3, float32) {
 	eta := b.glassEta()
-	fr := kernel.FresnelDielectric(cos, eta)
+	fr := FresnelDielectric(cos, eta)
 	if b.Irid <= 0 || eta < 1 {
 		return scene.Vec3{X: fr, Y: fr, Z: fr}, fr
 	}
-	f0 := kernel.IORToF0(eta)
+	f0 := IORToF0(eta)
 	fi := b.film().Fresnel(cos, scene.Vec3{X: f0, Y: f0, Z: f0})
 	rgb := scene.Vec3{X: fr, Y: fr, Z: fr}.Scale(1 - b.Irid).Add(fi.Scale(b.Irid))
 	return rgb, (rgb.X + rgb.Y + rgb.Z) / 3
@@ -649,28 +663,24 @@ func (b *BSDF) glassFresnel(cos float32) (scene.Vec3, float32) {
 
 // glassEval is the glass interface's f·|cos wi| and the pdf of
 // glassSample, given wo's terms (its multiple-scattering factors).
-func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
+func (b *BSDF) glassEval(wo, wi scene.Vec3, l *WoTerms) (scene.Vec3, float32) {
 	a2 := b.Alpha * b.Alpha
-	thin := b.glassThin()
+	thin := b.GlassThin()
 	at := b.Alpha // the roughness² it transmits with
 	if thin {
 		at = b.thinAlpha()
 	}
-	// The probability of reflecting: the microfacet's Fresnel, or where a
+	// The probability of reflecting is the microfacet's Fresnel, or where a
 	// sheet transmits at another roughness, the interface's.
-	choose := func(pr float32) float32 {
-		if at != b.Alpha {
-			return l.pgr
-		}
-		return pr
-	}
 	if wi.Z > 0 { // reflection off the interface
 		h := wo.Add(wi).Normalize()
 		fr, pr := b.glassFresnel(wo.Dot(h))
-		d, g := kernel.GGXD(h, a2), kernel.SmithG2(wo, wi, a2)
-		v := func(f float32) float32 { return f * d * g / (4 * wo.Z) * l.kg }
-		pdf := choose(pr) * kernel.SmithG1(wo.Z, a2) * d / (4 * wo.Z)
-		return scene.Vec3{X: v(fr.X), Y: v(fr.Y), Z: v(fr.Z)}, pdf
+		if at != b.Alpha {
+			pr = l.pgr
+		}
+		d, g := GGXD(h, a2), SmithG2(wo, wi, a2)
+		pdf := pr * SmithG1(wo.Z, a2) * d / (4 * wo.Z)
+		return scene.Vec3{X: fr.X * d * g / (4 * wo.Z) * l.kg, Y: fr.Y * d * g / (4 * wo.Z) * l.kg, Z: fr.Z * d * g / (4 * wo.Z) * l.kg}, pdf
 	}
 	if thin {
 		// A sheet: the transmitted direction is the reflected one mirrored
@@ -679,9 +689,12 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
 		wr := scene.Vec3{X: wi.X, Y: wi.Y, Z: -wi.Z}
 		h := wo.Add(wr).Normalize()
 		fr, pr := b.glassFresnel(wo.Dot(h))
-		d, g := kernel.GGXD(h, at2), kernel.SmithG2(wo, wr, at2)
-		v := func(base, f float32) float32 { return base * ((1 - f) * d * g / (4 * wo.Z) * l.kg) }
-		return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, (1 - choose(pr)) * kernel.SmithG1(wo.Z, at2) * d / (4 * wo.Z)
+		if at != b.Alpha {
+			pr = l.pgr
+		}
+		d, g := GGXD(h, at2), SmithG2(wo, wr, at2)
+		return scene.Vec3{X: b.Base.X * ((1 - fr.X) * d * g / (4 * wo.Z) * l.kg), Y: b.Base.Y * ((1 - fr.Y) * d * g / (4 * wo.Z) * l.kg),
+			Z: b.Base.Z * ((1 - fr.Z) * d * g / (4 * wo.Z) * l.kg)}, (1 - pr) * SmithG1(wo.Z, at2) * d / (4 * wo.Z)
 	}
 	eta := b.glassEta()
 	wm := wi.Scale(eta).Add(wo).Normalize()
@@ -693,15 +706,15 @@ func (b *BSDF) glassEval(wo, wi scene.Vec3, l *woTerms) (scene.Vec3, float32) {
 		return scene.Vec3{}, 0
 	}
 	fr, pr := b.glassFresnel(wo.Dot(wm))
-	d := kernel.GGXD(wm, a2)
+	d := GGXD(wm, a2)
 	denom := wi.Dot(wm) + wo.Dot(wm)/eta
 	denom *= denom
 	// Walter et al.'s BTDF times |cos wi|, with the radiance scaled by 1/η²
 	// as it crosses into the denser side (and back).
-	g, j := kernel.SmithG2(wo, wi, a2), float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo.Z*denom))))
-	v := func(base, f float32) float32 { return base * ((1 - f) * d * g * j / (eta * eta) * l.kg) }
-	pdf := (1 - pr) * kernel.SmithG1(wo.Z, a2) * d * wo.Dot(wm) / wo.Z * float32(math.Abs(float64(wi.Dot(wm)))) / denom
-	return scene.Vec3{X: v(b.Base.X, fr.X), Y: v(b.Base.Y, fr.Y), Z: v(b.Base.Z, fr.Z)}, pdf
+	g, j := SmithG2(wo, wi, a2), float32(math.Abs(float64(wi.Dot(wm)*wo.Dot(wm)/(wo.Z*denom))))
+	pdf := (1 - pr) * SmithG1(wo.Z, a2) * d * wo.Dot(wm) / wo.Z * float32(math.Abs(float64(wi.Dot(wm)))) / denom
+	return scene.Vec3{X: b.Base.X * ((1 - fr.X) * d * g * j / (eta * eta) * l.kg), Y: b.Base.Y * ((1 - fr.Y) * d * g * j / (eta * eta) * l.kg),
+		Z: b.Base.Z * ((1 - fr.Z) * d * g * j / (eta * eta) * l.kg)}, pdf
 }
 
 // glassEta is the relative index the glass interface bends by; a sheet
@@ -719,23 +732,23 @@ func (b *BSDF) glassEta() float32 {
 // glassSample samples a visible microfacet normal, then reflects (with the
 // Fresnel reflectance's probability, chosen by u) or refracts about it; a
 // sheet that transmits at another roughness chooses first, by its
-// reflected share of the two lobes' energy (woTerms' pgr), and samples that
+// reflected share of the two lobes' energy (WoTerms' pgr), and samples that
 // lobe's normal.
-func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32, l *woTerms) (scene.Vec3, bool) {
-	thin := b.glassThin()
+func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32, l *WoTerms) (scene.Vec3, bool) {
+	thin := b.GlassThin()
 	if thin {
 		if at := b.thinAlpha(); at != b.Alpha {
 			if u < l.pgr {
-				h := kernel.SampleVisibleNormal(wo, b.Alpha, u1, u2)
+				h := SampleVisibleNormal(wo, b.Alpha, u1, u2)
 				r := h.Scale(2 * wo.Dot(h)).Sub(wo)
 				return r, r.Z > 0
 			}
-			h := kernel.SampleVisibleNormal(wo, at, u1, u2)
+			h := SampleVisibleNormal(wo, at, u1, u2)
 			r := h.Scale(2 * wo.Dot(h)).Sub(wo)
 			return scene.Vec3{X: r.X, Y: r.Y, Z: -r.Z}, r.Z > 0
 		}
 	}
-	h := kernel.SampleVisibleNormal(wo, b.Alpha, u1, u2)
+	h := SampleVisibleNormal(wo, b.Alpha, u1, u2)
 	cosO := wo.Dot(h)
 	eta := b.glassEta()
 	r := h.Scale(2 * cosO).Sub(wo)
@@ -752,7 +765,7 @@ func (b *BSDF) glassSample(wo scene.Vec3, u, u1, u2 float32, l *woTerms) (scene.
 	if sin2T >= 1 {
 		return scene.Vec3{}, false // total internal reflection; its Fresnel is 1, so u never gets here
 	}
-	cosT := kernel.Sqrt32(1 - sin2T)
+	cosT := Sqrt32(1 - sin2T)
 	t := wo.Scale(-1 / eta).Add(h.Scale(cosO/eta - cosT))
 	return t, t.Z < 0
 }

@@ -1,4 +1,4 @@
-package cpu
+package kernel
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -14,13 +13,13 @@ import (
 func f32(v float32) *float32 { return &v }
 
 // newHair is the hair BSDF of a material at offset h, as the shading makes it.
-func newHair(p *scene.Hair, h float32) kernel.HairBSDF {
-	return kernel.NewHairBSDF(layout.PackHair(p), h)
+func newHair(p *scene.Hair, h float32) HairBSDF {
+	return NewHairBSDF(layout.PackHair(p), h)
 }
 
 // hairIntegral integrates f·|cos θ_i| over the sphere on a stratified grid:
 // the directional albedo, independent of Sample.
-func hairIntegral(b *kernel.HairBSDF, wo scene.Vec3) scene.Vec3 {
+func hairIntegral(b *HairBSDF, wo scene.Vec3) scene.Vec3 {
 	const nz, nphi = 400, 800
 	var sum scene.Vec3
 	for i := 0; i < nz; i++ {
@@ -44,7 +43,7 @@ func TestHairWhiteFurnace(t *testing.T) {
 		for _, h := range []float32{-0.8, 0.5} {
 			b := newHair(&p, h)
 			for _, sinO := range []float32{-0.6, 0.8} {
-				wo := scene.Vec3{X: sinO, Y: 0, Z: kernel.Sqrt32(1 - sinO*sinO)}
+				wo := scene.Vec3{X: sinO, Y: 0, Z: Sqrt32(1 - sinO*sinO)}
 				if a := hairIntegral(&b, wo); math.Abs(float64(a.Y)-1) > 0.01 {
 					t.Errorf("β %v, h %v, sin θo %v: albedo %.4f, want 1", beta, h, sinO, a.Y)
 				}
@@ -59,7 +58,7 @@ func TestHairSamplingMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	for _, h := range []float32{-0.6, 0.4} {
 		b := newHair(&scene.Hair{Eumelanin: f32(0.4), Pheomelanin: f32(0.3)}, h)
-		wo := scene.Vec3{X: 0.25, Y: 0, Z: kernel.Sqrt32(1 - 0.0625)}
+		wo := scene.Vec3{X: 0.25, Y: 0, Z: Sqrt32(1 - 0.0625)}
 		want := hairIntegral(&b, wo)
 		const n = 200000
 		var sum scene.Vec3
@@ -83,7 +82,7 @@ func TestHairAbsorbs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	albedo := func(eu float32) scene.Vec3 {
 		b := newHair(&scene.Hair{Eumelanin: f32(eu)}, 0.2)
-		wo := scene.Vec3{X: 0.2, Y: 0, Z: kernel.Sqrt32(1 - 0.04)}
+		wo := scene.Vec3{X: 0.2, Y: 0, Z: Sqrt32(1 - 0.04)}
 		var sum scene.Vec3
 		for i := 0; i < 50000; i++ {
 			if _, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32()); ok {
@@ -93,7 +92,7 @@ func TestHairAbsorbs(t *testing.T) {
 		return sum.Scale(1.0 / 50000)
 	}
 	light, dark := albedo(0.3), albedo(1.3)
-	if !(light.X > light.Z && dark.X > dark.Z && kernel.Luminance(dark) < kernel.Luminance(light) && kernel.Luminance(dark) > 0.02) {
+	if !(light.X > light.Z && dark.X > dark.Z && Luminance(dark) < Luminance(light) && Luminance(dark) > 0.02) {
 		t.Errorf("albedo with eumelanin 0.3: %v, 1.3: %v", light, dark)
 	}
 }
@@ -104,7 +103,7 @@ func TestHairSamplingChiSquare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(55, 56))
 	for _, h := range []float32{-0.5, 0.3} {
 		b := newHair(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.35), BetaN: f32(0.4)}, h)
-		wo := scene.Vec3{X: 0.3, Y: 0, Z: kernel.Sqrt32(1 - 0.09)}
+		wo := scene.Vec3{X: 0.3, Y: 0, Z: Sqrt32(1 - 0.09)}
 		sphereChiSquare(t, fmt.Sprintf("hair h %v", h), func() (scene.Vec3, bool) {
 			wi, _, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
 			return wi, ok
@@ -117,15 +116,15 @@ func TestHairSamplingChiSquare(t *testing.T) {
 func TestHairLobesChiSquare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(59, 60))
 	b := newHair(&scene.Hair{Eumelanin: f32(0.5), BetaM: f32(0.3), BetaN: f32(0.35), Alpha: f32(3)}, 0.3)
-	wo := scene.Vec3{X: 0.4, Y: 0, Z: kernel.Sqrt32(1 - 0.16)}
-	_, gammaT := b.Attenuations(kernel.HairSinCosTheta(wo))
+	wo := scene.Vec3{X: 0.4, Y: 0, Z: Sqrt32(1 - 0.16)}
+	_, gammaT := b.Attenuations(HairSinCosTheta(wo))
 	for p := 0; p < 4; p++ {
 		sphereChiSquare(t, fmt.Sprintf("lobe %d", p), func() (scene.Vec3, bool) {
 			return b.SampleLobe(p, wo, gammaT, rng.Float32(), rng.Float32(), rng.Float32()), true
 		}, func(wi scene.Vec3) float32 {
-			sinO, cosO := kernel.HairSinCosTheta(wo)
-			sinI, cosI := kernel.HairSinCosTheta(wi)
-			return b.Lobe(p, sinO, cosO, sinI, cosI, kernel.HairPhiOf(wi)-kernel.HairPhiOf(wo), gammaT)
+			sinO, cosO := HairSinCosTheta(wo)
+			sinI, cosI := HairSinCosTheta(wi)
+			return b.Lobe(p, sinO, cosO, sinI, cosI, HairPhiOf(wi)-HairPhiOf(wo), gammaT)
 		})
 	}
 }
@@ -190,7 +189,7 @@ func TestHairReflectionIsAMirror(t *testing.T) {
 		for i := 0; i < 20000; i++ {
 			wi, w, _, ok := b.Sample(wo, rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
 			if ok {
-				weight := float64(kernel.Luminance(w))
+				weight := float64(Luminance(w))
 				sy += weight * float64(wi.Y)
 				sz += weight * float64(wi.Z)
 			}

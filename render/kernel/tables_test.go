@@ -1,4 +1,4 @@
-package render
+package kernel
 
 import (
 	"encoding/binary"
@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -29,12 +28,12 @@ func TestSpecularAlbedoTable(t *testing.T) {
 			mu = 0.005 + 0.1*rng.Float32()
 		}
 		alpha := max(rough*rough, layout.MinAlpha)
-		wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
+		wo := scene.Vec3{X: Sqrt32(1 - mu*mu), Z: mu}
 		const n = 512
 		var sa, ss float64
 		referenceQuadrature(wo, alpha, n, func(vh, w float32) {
 			sa += float64(w)
-			ss += float64(w * kernel.Schlick5(vh))
+			ss += float64(w * Schlick5(vh))
 		})
 		a, s := SpecularIntegrals(mu, alpha)
 		d := max(math.Abs(float64(a)-sa/(n*n)), math.Abs(float64(s)-ss/(n*n)))
@@ -57,13 +56,13 @@ func TestMultipleScatteringFactor(t *testing.T) {
 	for _, a := range []float32{0.3, 0.5, 0.9, 1} {
 		for _, mu := range []float32{0.1, 0.5, 1} {
 			for _, rough := range []float32{0.3, 0.7, 1} {
-				if k := kernel.MultipleScattering(a, MultipleScatteringFresnel(mu, rough*rough, 1, 1)); math.Abs(float64(a*k-1)) > 1e-6 {
+				if k := MultipleScattering(a, MultipleScatteringFresnel(mu, rough*rough, 1, 1)); math.Abs(float64(a*k-1)) > 1e-6 {
 					t.Errorf("A %v, cos %v, roughness %v: a white lobe reflects %v", a, mu, rough, a*k)
 				}
 			}
 		}
 	}
-	if k := kernel.MultipleScattering(1, 0.5); k != 1 {
+	if k := MultipleScattering(1, 0.5); k != 1 {
 		t.Errorf("a lossless lobe scaled by %v", k)
 	}
 	if f := MultipleScatteringFresnel(1, 1, 0, 1); !(f >= 0 && f < 0.1) {
@@ -114,12 +113,12 @@ func TestMultipleScatteringMatchesRandomWalk(t *testing.T) {
 	for range cells {
 		mu, rough := 0.1+0.9*rng.Float32(), 0.4+0.6*rng.Float32()
 		alpha := rough * rough
-		wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
+		wo := scene.Vec3{X: Sqrt32(1 - mu*mu), Z: mu}
 		a, s := SpecularIntegrals(mu, alpha)
 		f0 := rng.Float32()
 		const n = 100000
 		walk := RandomWalkAlbedos(wo, alpha, []float32{f0}, n, rng)[0]
-		model := float64((f0*a + (1-f0)*s) * kernel.MultipleScattering(a, MultipleScatteringFresnel(mu, alpha, f0, 1)))
+		model := float64((f0*a + (1-f0)*s) * MultipleScattering(a, MultipleScatteringFresnel(mu, alpha, f0, 1)))
 		d := model/walk - 1
 		sumSq += d * d
 		// A walk's energy lies in [0, 1], so its variance is at most the mean.

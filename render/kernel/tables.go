@@ -1,4 +1,6 @@
-package render
+//goglsl:ignore
+
+package kernel
 
 import (
 	_ "embed"
@@ -8,14 +10,48 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
-// The microfacet pieces that every backend's BSDF shares with the
-// tabulated specular albedo the glTF BRDF's albedo scaling reads (the GPU
-// receives the same table).
+// The albedo tables the BSDF's albedo scaling and multiple-scattering
+// compensation read (their lookups are lookup.go's, written once): made
+// on first use or embedded, and uploaded to the GPU as AlbedoTables lays
+// them out. This file is Go alone (goglsl:ignore): its …At functions are
+// the lookups' access to the cells, which the GPU's shaders define from
+// the uploaded buffer (shaders/tables.glsl).
+
+// specularTableAt is SpecularAlbedoTable's cell (i, j): A and S.
+func specularTableAt(i, j int) (a, s float32) {
+	c := &SpecularAlbedoTable[i][j]
+	return c[0], c[1]
+}
+
+// sheenTableAt is SheenAlbedoTable's cell (i, j).
+func sheenTableAt(i, j int) float32 { return SheenAlbedoTable()[i][j] }
+
+// iridBinAt is IridescenceBinTable's bin k of cell (i, j): its weight and
+// its weight times its mean v·h.
+func iridBinAt(i, j, k int) (w, wvh float32) {
+	c := &IridescenceBinTable()[i][j][k]
+	return c[0], c[1]
+}
+
+// anisoTableAt is AnisoAlbedoTable's cell: A and S.
+func anisoTableAt(cell int) (a, s float32) {
+	c := &AnisoAlbedoTable()[cell]
+	return c[0], c[1]
+}
+
+// glassTableAt is GlassAlbedoTable's cell: the albedos entering and
+// leaving, and the reflected part entering.
+func glassTableAt(cell int) (entering, leaving, reflected float32) {
+	c := &GlassAlbedoTable()[cell]
+	return c[0], c[1], c[2]
+}
+
+// msTableAt is MultipleScatteringTable's cell.
+func msTableAt(cell int) float32 { return MultipleScatteringTable()[cell] }
 
 // SheenAlbedoTable is the sheen lobe's directional albedo ∫ D·V·cos (its
 // colour 1) over √μ = √cos θ_o and the sheen roughness, made on first use
@@ -30,7 +66,7 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 		const n = 48
 		t := &sheenTable
 		eachTableCell(func(i, j int, wo scene.Vec3) {
-			alpha := kernel.SheenAlpha(float32(j) / (layout.AlbedoTableSize - 1))
+			alpha := SheenAlpha(float32(j) / (layout.AlbedoTableSize - 1))
 			var sum float64
 			for a := range n {
 				th := math.Pi / 2 * (float64(a) + 0.5) / n
@@ -39,7 +75,7 @@ func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32
 					sp, cp := math.Sincos(2 * math.Pi * (float64(b) + 0.5) / n)
 					wi := scene.Vec3{X: float32(st * cp), Y: float32(st * sp), Z: float32(ct)}
 					h := wo.Add(wi).Normalize()
-					sum += float64(kernel.CharlieD(h.Z, alpha)*kernel.SheenV(wo.Z, wi.Z)) * ct * st
+					sum += float64(CharlieD(h.Z, alpha)*SheenV(wo.Z, wi.Z)) * ct * st
 				}
 			}
 			t[i][j] = float32(sum * math.Pi * math.Pi / (n * n))
@@ -114,7 +150,7 @@ var SpecularAlbedoTable = func() (t [layout.AlbedoTableSize][layout.AlbedoTableS
 		var sa, ss float64
 		visibleNormalQuadrature(wo, tableAlpha(j), albedoSamples, func(vh, w float32) {
 			sa += float64(w)
-			ss += float64(w * kernel.Schlick5(vh))
+			ss += float64(w * Schlick5(vh))
 		})
 		n := float64(albedoSamples * albedoSamples)
 		t[i][j] = [2]float32{float32(sa / n), float32(ss / n)}
@@ -143,7 +179,7 @@ func AnisoAlbedoTable() *[layout.AnisoTableCells][2]float32 {
 			wg.Go(func() {
 				r := float32(i) / (layout.AnisoTableMu - 1)
 				mu := max(r*r, 1e-3)
-				st := kernel.Sqrt32(1 - mu*mu)
+				st := Sqrt32(1 - mu*mu)
 				for p := range layout.AnisoTablePhi {
 					sp, cp := math.Sincos(math.Pi / 2 * float64(p) / (layout.AnisoTablePhi - 1))
 					wo := scene.Vec3{X: st * float32(cp), Y: st * float32(sp), Z: mu}
@@ -154,7 +190,7 @@ func AnisoAlbedoTable() *[layout.AnisoTableCells][2]float32 {
 							var sa, ss float64
 							anisoVisibleNormalQuadrature(wo, ax, ay, n, func(vh, w float32) {
 								sa += float64(w)
-								ss += float64(w * kernel.Schlick5(vh))
+								ss += float64(w * Schlick5(vh))
 							})
 							anisoTable[AnisoCell(i, p, j, k)] = [2]float32{float32(sa / (n * n)), float32(ss / (n * n))}
 						}
@@ -172,56 +208,11 @@ var (
 	anisoTable [layout.AnisoTableCells][2]float32
 )
 
-// AnisoCell is the index of cell (μ row i, azimuth p, roughness j, stretch
-// k) in AnisoAlbedoTable.
-func AnisoCell(i, p, j, k int) int {
-	return ((i*layout.AnisoTablePhi+p)*layout.AnisoTableRough+j)*layout.AnisoTableStretch + k
-}
-
 // anisoTableAlpha is the anisotropic table's roughness² across the
 // direction at column j (√α from 0 to 1, at least layout.MinAlpha).
 func anisoTableAlpha(j int) float32 {
 	r := float32(j) / (layout.AnisoTableRough - 1)
 	return max(r*r, layout.MinAlpha)
-}
-
-// AnisoSpecularIntegrals looks A and S up in AnisoAlbedoTable for wo in the
-// anisotropy's frame (x along its direction), roughness² ay across it and
-// ax ≥ ay along it: linearly in each of the four coordinates. The GLSL's
-// anisoSpecularIntegrals is its twin.
-func AnisoSpecularIntegrals(wo scene.Vec3, ax, ay float32) (a, s float32) {
-	t := AnisoAlbedoTable()
-	coord := tableCoord
-	phi := float32(math.Atan2(math.Abs(float64(wo.Y)), math.Abs(float64(wo.X))))
-	if wo.X == 0 && wo.Y == 0 {
-		phi = 0
-	}
-	var stretch float32
-	if ay < 1 {
-		stretch = (ax - ay) / (1 - ay)
-	}
-	i, fi := coord(kernel.Sqrt32(wo.Z), layout.AnisoTableMu)
-	p, fp := coord(phi/(math.Pi/2), layout.AnisoTablePhi)
-	j, fj := coord(kernel.Sqrt32(ay), layout.AnisoTableRough)
-	k, fk := coord(stretch, layout.AnisoTableStretch)
-	for c := range 16 {
-		w := float32(1)
-		di, dp, dj, dk := c&1, c>>1&1, c>>2&1, c>>3&1
-		w *= lerpWeight(fi, di) * lerpWeight(fp, dp) * lerpWeight(fj, dj) * lerpWeight(fk, dk)
-		v := t[AnisoCell(i+di, p+dp, j+dj, k+dk)]
-		a += w * v[0]
-		s += w * v[1]
-	}
-	return a, s
-}
-
-// lerpWeight is the weight of a linear interpolation's corner d (0 or 1)
-// at fraction f.
-func lerpWeight(f float32, d int) float32 {
-	if d == 1 {
-		return f
-	}
-	return 1 - f
 }
 
 // anisoVisibleNormalQuadrature is visibleNormalQuadrature for anisotropic
@@ -234,19 +225,19 @@ func lerpWeight(f float32, d int) float32 {
 // normals (0.6% with 32²). Each stratum weighs n times the u1 it covers,
 // so that the weights sum to n exactly.
 func anisoVisibleNormalQuadrature(wo scene.Vec3, ax, ay float32, n int, fn func(vh, w float32)) {
-	lo := kernel.LambdaAniso(wo, ax, ay)
+	lo := LambdaAniso(wo, ax, ay)
 	for u := range n {
 		hi, low := 1-float32(u)/float32(n), 1-float32(u+1)/float32(n)
 		x := 1 - (float32(u)+0.5)/float32(n)
 		u1, jacobian := 1-x*x*x, float32(n)*(hi*hi*hi-low*low*low)
 		for v := range n {
-			h := kernel.SampleVisibleNormalAniso(wo, ax, ay, u1, (float32(v)+0.5)/float32(n))
+			h := SampleVisibleNormalAniso(wo, ax, ay, u1, (float32(v)+0.5)/float32(n))
 			vh := wo.Dot(h)
 			wi := h.Scale(2 * vh).Sub(wo)
 			if wi.Z <= 0 {
 				continue
 			}
-			fn(vh, jacobian*(1+lo)/(1+lo+kernel.LambdaAniso(wi, ax, ay)))
+			fn(vh, jacobian*(1+lo)/(1+lo+LambdaAniso(wi, ax, ay)))
 		}
 	}
 }
@@ -273,41 +264,11 @@ func eachTableCell(fn func(i, j int, wo scene.Vec3)) {
 	for i := range layout.AlbedoTableSize {
 		r := float32(i) / (layout.AlbedoTableSize - 1)
 		mu := max(r*r, 1e-3)
-		wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Y: 0, Z: mu}
+		wo := scene.Vec3{X: Sqrt32(1 - mu*mu), Y: 0, Z: mu}
 		for j := range layout.AlbedoTableSize {
 			fn(i, j, wo)
 		}
 	}
-}
-
-// tableCoord is where v in [0, 1] falls on an axis of n cells: the lower
-// cell's index and the fraction past it (a table is read linearly between
-// cells).
-func tableCoord(v float32, n int) (int, float32) {
-	x := kernel.Clamp01(v) * float32(n-1)
-	i := min(int(x), n-2)
-	return i, x - float32(i)
-}
-
-// SpecularIntegrals looks A and S up in SpecularAlbedoTable, bilinearly in
-// √μ and √α. The GLSL's specularIntegrals is its twin.
-func SpecularIntegrals(mu, alpha float32) (a, s float32) {
-	i, fx := tableCoord(kernel.Sqrt32(mu), layout.AlbedoTableSize)
-	j, fy := tableCoord(kernel.Sqrt32(alpha), layout.AlbedoTableSize)
-	lerp := func(k int) float32 {
-		t := &SpecularAlbedoTable
-		return (t[i][j][k]*(1-fx)+t[i+1][j][k]*fx)*(1-fy) + (t[i][j+1][k]*(1-fx)+t[i+1][j+1][k]*fx)*fy
-	}
-	return lerp(0), lerp(1)
-}
-
-// SheenAlbedo looks the sheen's directional albedo up in
-// SheenAlbedoTable, bilinearly in √μ and the sheen roughness.
-func SheenAlbedo(mu, roughness float32) float32 {
-	i, fx := tableCoord(kernel.Sqrt32(mu), layout.AlbedoTableSize)
-	j, fy := tableCoord(roughness, layout.AlbedoTableSize)
-	t := SheenAlbedoTable()
-	return (t[i][j]*(1-fx)+t[i+1][j]*fx)*(1-fy) + (t[i][j+1]*(1-fx)+t[i+1][j+1]*fx)*fy
 }
 
 // tableAlpha is the specular tables' roughness² at column j (√α from 0
@@ -339,26 +300,6 @@ func tableAlpha(j int) float32 {
 // of its variants tried 6% too little. The light given back is tinted once
 // more by the Fresnel of every further bounce: a coloured metal gets more
 // saturated, not only brighter.
-
-// MultipleScatteringFresnel is F_ms of a GGX lobe of roughness² alpha seen
-// from cos θo mu whose Schlick Fresnel runs from f0 to f90: f90 times the
-// table's value at F0 f0/f90, read linearly in √μ, √α and F0; 1 for a white
-// lobe. The GLSL's multipleScatteringFresnel is its twin.
-func MultipleScatteringFresnel(mu, alpha, f0, f90 float32) float32 {
-	if !(f90 > 0) {
-		return 0
-	}
-	t := MultipleScatteringTable()
-	i, fi := tableCoord(kernel.Sqrt32(mu), layout.MSTableMu)
-	j, fj := tableCoord(kernel.Sqrt32(alpha), layout.MSTableRough)
-	k, fk := tableCoord(f0/f90, layout.MSTableF0)
-	var v float32
-	for c := range 8 {
-		di, dj, dk := c&1, c>>1&1, c>>2&1
-		v += lerpWeight(fi, di) * lerpWeight(fj, dj) * lerpWeight(fk, dk) * t[MSCell(i+di, j+dj, k+dk)]
-	}
-	return f90 * v
-}
 
 // MultipleScatteringTable is F_ms at MSCell's cells: row i at √μ =
 // i/(MSTableMu − 1) (μ at least 1e-3), column j at √α = j/(MSTableRough −
@@ -396,12 +337,6 @@ var (
 	msTable [layout.MSTableCells]float32
 )
 
-// MSCell is the index of cell (√μ row i, √α column j, F0 step k) in
-// MultipleScatteringTable.
-func MSCell(i, j, k int) int {
-	return (i*layout.MSTableRough+j)*layout.MSTableF0 + k
-}
-
 // MSTableCell computes MultipleScatteringTable's cells at (i, j), every F0:
 // F_ms = (E_walk − E_F)/((1 − A)·E_F/A), E_walk the random walks' mean
 // energy and A, E_F = F0·A + (1 − F0)·S from a quadrature there. Where
@@ -418,7 +353,7 @@ func MSTableCell(i, j int) (fms [layout.MSTableF0]float32) {
 	mu := max(x*x, 1e-3)
 	y := float32(j) / (layout.MSTableRough - 1)
 	alpha := max(y*y, layout.MinAlpha)
-	wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
+	wo := scene.Vec3{X: Sqrt32(1 - mu*mu), Z: mu}
 	var f0s [layout.MSTableF0]float32
 	for k := range f0s {
 		f0s[k] = float32(k) / (layout.MSTableF0 - 1)
@@ -427,7 +362,7 @@ func MSTableCell(i, j int) (fms [layout.MSTableF0]float32) {
 	const q = 128
 	anisoVisibleNormalQuadrature(wo, alpha, alpha, q, func(vh, w float32) {
 		sa += float64(w)
-		ss += float64(w * kernel.Schlick5(vh))
+		ss += float64(w * Schlick5(vh))
 	})
 	a, s := sa/(q*q), ss/(q*q)
 	walk := RandomWalkAlbedos(wo, alpha, f0s[:], 1<<19, rand.New(rand.NewPCG(uint64(i), uint64(j))))
@@ -505,11 +440,11 @@ func RandomWalkAlbedos(wo scene.Vec3, alpha float32, f0s []float32, n int, rng *
 			ws := scene.Vec3{X: alpha * wi.X, Y: alpha * wi.Y, Z: wi.Z}.Normalize()
 			phi := 2 * math.Pi * rng.Float64()
 			z := (1-rng.Float32())*(1+ws.Z) - ws.Z
-			st := kernel.Sqrt32(1 - z*z)
+			st := Sqrt32(1 - z*z)
 			c := scene.Vec3{X: st * float32(math.Cos(phi)), Y: st * float32(math.Sin(phi)), Z: z}.Add(ws)
 			m := scene.Vec3{X: alpha * c.X, Y: alpha * c.Y, Z: max(c.Z, 0)}.Normalize()
 			cos := wi.Dot(m)
-			s5 := kernel.Schlick5(cos)
+			s5 := Schlick5(cos)
 			for k, f0 := range f0s {
 				e[k] *= float64(f0 + (1-f0)*s5)
 			}
@@ -566,7 +501,7 @@ func GlassTableCell(i, j, k int) [3]float32 {
 	const n = 128
 	x := float32(i) / (layout.GlassTableMu - 1)
 	mu := max(x*x, 1e-3)
-	wo := scene.Vec3{X: kernel.Sqrt32(1 - mu*mu), Z: mu}
+	wo := scene.Vec3{X: Sqrt32(1 - mu*mu), Z: mu}
 	y := float32(j) / (layout.GlassTableRough - 1)
 	alpha := max(y*y, layout.MinAlpha)
 	z := float32(k) / (layout.GlassTableEta - 1)
@@ -577,11 +512,6 @@ func GlassTableCell(i, j, k int) [3]float32 {
 	return [3]float32{ee, el, re}
 }
 
-// GlassCell is the index of cell (i, j, k) in GlassAlbedoTable.
-func GlassCell(i, j, k int) int {
-	return (i*layout.GlassTableRough+j)*layout.GlassTableEta + k
-}
-
 // glassQuadrature is the single-scattering albedo of a GGX interface of
 // roughness² alpha and relative index eta seen from wo, and the part of it
 // reflected: over n² visible normals (radial strata crowded as
@@ -589,53 +519,27 @@ func GlassCell(i, j, k int) int {
 // transmitting (1 − F)·G2/G1 of its share where the direction it sends the
 // light to lies on the right side.
 func glassQuadrature(wo scene.Vec3, alpha, eta float32, n int) (albedo, reflected float32) {
-	lo := kernel.LambdaAniso(wo, alpha, alpha)
+	lo := LambdaAniso(wo, alpha, alpha)
 	var sum, refl float64
 	for u := range n {
 		hi, low := 1-float32(u)/float32(n), 1-float32(u+1)/float32(n)
 		x := 1 - (float32(u)+0.5)/float32(n)
 		u1, share := 1-x*x*x, float64(hi*hi*hi-low*low*low)/float64(n)
 		for v := range n {
-			h := kernel.SampleVisibleNormal(wo, alpha, u1, (float32(v)+0.5)/float32(n))
+			h := SampleVisibleNormal(wo, alpha, u1, (float32(v)+0.5)/float32(n))
 			cosO := wo.Dot(h)
-			f := kernel.FresnelDielectric(cosO, eta)
+			f := FresnelDielectric(cosO, eta)
 			if r := h.Scale(2 * cosO).Sub(wo); r.Z > 0 {
-				refl += share * float64(f*(1+lo)/(1+lo+kernel.LambdaAniso(r, alpha, alpha)))
+				refl += share * float64(f*(1+lo)/(1+lo+LambdaAniso(r, alpha, alpha)))
 			}
 			if f >= 1 {
 				continue
 			}
-			cosT := kernel.Sqrt32(1 - (1-cosO*cosO)/(eta*eta))
+			cosT := Sqrt32(1 - (1-cosO*cosO)/(eta*eta))
 			if t := wo.Scale(-1 / eta).Add(h.Scale(cosO/eta - cosT)); t.Z < 0 {
-				sum += share * float64((1-f)*(1+lo)/(1+lo+kernel.LambdaAniso(t, alpha, alpha)))
+				sum += share * float64((1-f)*(1+lo)/(1+lo+LambdaAniso(t, alpha, alpha)))
 			}
 		}
 	}
 	return float32(sum + refl), float32(refl)
-}
-
-// GlassAlbedo looks the glass interface's single-scattering albedo up in
-// GlassAlbedoTable for cos θo mu, roughness² alpha and relative index eta
-// (below 1: leaving), linearly in √μ, √α and ∛r, and for light entering
-// (eta ≥ 1) its reflected part (0 leaving). The GLSL's glassAlbedo is its
-// twin.
-func GlassAlbedo(mu, alpha, eta float32) (albedo, reflected float32) {
-	t := GlassAlbedoTable()
-	side := 0
-	if eta < 1 {
-		side, eta = 1, 1/eta
-	}
-	i, fi := tableCoord(kernel.Sqrt32(mu), layout.GlassTableMu)
-	j, fj := tableCoord(kernel.Sqrt32(alpha), layout.GlassTableRough)
-	k, fk := tableCoord(float32(math.Cbrt(float64(max(eta-1, 0)/(eta+1)/layout.GlassTableMaxR))), layout.GlassTableEta)
-	for c := range 8 {
-		di, dj, dk := c&1, c>>1&1, c>>2&1
-		w := lerpWeight(fi, di) * lerpWeight(fj, dj) * lerpWeight(fk, dk)
-		v := &t[GlassCell(i+di, j+dj, k+dk)]
-		albedo += w * v[side]
-		if side == 0 {
-			reflected += w * v[2]
-		}
-	}
-	return albedo, reflected
 }

@@ -74,9 +74,15 @@ func (t *translator) typeDecl(d *ast.GenDecl) error {
 	}
 	for _, s := range d.Specs {
 		ts := s.(*ast.TypeSpec)
+		if it, ok := ts.Type.(*ast.InterfaceType); ok && ts.TypeParams == nil && ts.Assign == 0 {
+			if err := t.provider(ts.Name.Name, it); err != nil {
+				return err
+			}
+			continue
+		}
 		st, ok := t.info.Defs[ts.Name].Type().Underlying().(*types.Struct)
 		if !ok || ts.TypeParams != nil || ts.Assign != 0 {
-			return t.errorAt(ts, "type %s: only struct types are in the GLSL subset", ts.Name.Name)
+			return t.errorAt(ts, "type %s: only struct and interface types are in the GLSL subset", ts.Name.Name)
 		}
 		if err := t.give(ts, ts.Name.Name, "type "+ts.Name.Name); err != nil {
 			return err
@@ -108,6 +114,35 @@ func (t *translator) typeDecl(d *ast.GenDecl) error {
 	}
 	return nil
 }
+
+// provider declares the methods of an interface type: what a backend
+// provides (the CPU's arrays, the GPU's buffers). A translated function
+// takes a value of it as a parameter, which GLSL drops, and calls its
+// methods, which become functions the including shader defines, named as
+// the method (Scene.LightCount → lightCount): the translation declares
+// their prototypes, as it does an ignored file's functions.
+func (t *translator) provider(name string, it *ast.InterfaceType) error {
+	for _, m := range it.Methods.List {
+		ft, ok := m.Type.(*ast.FuncType)
+		if !ok || len(m.Names) != 1 {
+			return t.errorAt(m, "interface %s: an embedded interface is outside the GLSL subset", name)
+		}
+		if err := t.funcDecl(&ast.FuncDecl{Name: m.Names[0], Type: ft}); err != nil {
+			return err
+		}
+		fn := t.funcs[m.Names[0].Name]
+		delete(t.funcs, fn.key)
+		fn.key, fn.extern = name+"."+m.Names[0].Name, true
+		t.funcs[fn.key] = fn
+		t.order = t.order[:len(t.order)-1]
+		t.externOrder = append(t.externOrder, fn.key)
+	}
+	return nil
+}
+
+// isProvider reports whether typ is an interface: a provider, which GLSL
+// drops.
+func isProvider(typ types.Type) bool { return types.IsInterface(typ) }
 
 // elemOf is an array's element type, or typ.
 func elemOf(typ types.Type) types.Type {
@@ -213,6 +248,9 @@ func (t *translator) signature(fn *function) (string, []string, error) {
 	}
 	var params []string
 	param := func(v *types.Var, at ast.Node, unnamed int) error {
+		if isProvider(v.Type()) {
+			return nil
+		}
 		typ, err := t.glslType(at, derefType(v.Type()))
 		if err != nil {
 			return err
@@ -265,6 +303,9 @@ func (t *translator) signature(fn *function) (string, []string, error) {
 // writes reports whether fn writes through its pointer parameter (or
 // receiver) v, itself or by passing it to a function that does.
 func (t *translator) writes(fn *function, v *types.Var) (bool, error) {
+	if fn.written == nil && fn.decl.Body == nil { // a provider's method: its pointers are in
+		fn.written = map[*types.Var]bool{}
+	}
 	if fn.written == nil {
 		if fn.visiting {
 			return false, t.errorAt(fn.decl, "%s calls itself: recursion is outside the GLSL subset", fn.key)
@@ -310,7 +351,7 @@ func (t *translator) writes(fn *function, v *types.Var) (bool, error) {
 						written[r] = true
 					}
 				}
-				if recv != nil {
+				if recv != nil && callee.recv != nil {
 					check(recv, callee.recv)
 				}
 				for i, a := range n.Args {

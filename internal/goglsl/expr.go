@@ -333,6 +333,9 @@ func (t *translator) call(e *ast.CallExpr) (string, error) {
 	args := func(list []ast.Expr) ([]string, error) {
 		var out []string
 		for _, a := range list {
+			if isProvider(t.info.Types[a].Type) {
+				continue // GLSL drops a provider
+			}
 			s, err := t.expr(a)
 			if err != nil {
 				return nil, err
@@ -430,6 +433,9 @@ func (t *translator) call(e *ast.CallExpr) (string, error) {
 				return "", t.errorAt(sel, "method %s is outside the package", types.ExprString(sel))
 			}
 			t.calledFrom(callee.key)
+			if isProvider(s.Recv()) {
+				return callee.glsl + "(" + strings.Join(a, ", ") + ")", nil
+			}
 			return callee.glsl + "(" + strings.Join(append([]string{stripParens(recv)}, a...), ", ") + ")", nil
 		}
 		return "", t.errorAt(e, "a call of %s is outside the GLSL subset", types.ExprString(fun))

@@ -12,6 +12,11 @@
 //   - package-level constants, struct types and functions; methods of the
 //     package's struct types (GLSL functions named by type and method:
 //     HairBSDF.Eval is hairBSDFEval, its receiver the first parameter);
+//   - interface types: what a backend provides (the CPU's arrays, the
+//     GPU's buffers). A parameter of one is dropped, and a call of its
+//     method is a call of a function named as the method
+//     (src.Texel(i) → texel(i)), which the shader that includes the
+//     translation defines: the translation declares its prototype;
 //   - a pointer parameter or receiver is the value it points to: in where
 //     the function (or a function it passes it to) never writes through
 //     it, inout where it does; &x is x;
@@ -30,7 +35,7 @@
 //     math functions Sqrt, Abs, Floor, Ceil, Exp, Exp2, Log, Log2, Tan,
 //     Sinh, Cosh and, as shaders/gomath.glsl writes them to Go's precision
 //     (a driver's may be thousands of ulps off, or promise nothing outside
-//     [−π, π]), Sin, Cos, Sincos, Pow, Asin, Atan and Atan2.
+//     [−π, π]), Sin, Cos, Sincos, Pow, Cbrt, Asin, Atan and Atan2.
 //
 // A constant expression, a math function of constants included, is
 // written as its value rounded to float32 (math.Pi·2 as the float32 Go

@@ -61,6 +61,10 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"return vec3(x, y, cos_(x) + pow_(x, y));",
 		"return a < b && !(b > 10.0) || a == 0.0;",
 		"return -(-x);",
+		// a provider: its parameter dropped, its methods the shader's
+		"float texel(int i);\nvoid span(int i, out float result0, out float result1);",
+		"float sample_(int i) {\n    float lo;\n    float hi;\n    span(i, lo, hi);\n    return texel(i) + lo * hi + resample(i + 1);",
+		"float resample(int i) {\n    return texel(i);",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the translation lacks %q:\n%s", want, src)
@@ -86,7 +90,7 @@ func TestTranslatesTheSubset(t *testing.T) {
 		}
 		helpers = append(helpers, b...)
 	}
-	if err := os.WriteFile(shader, []byte("#version 460\nlayout(local_size_x = 1) in;\n"+string(helpers)+src+"float table(int i) { return float(i); }\nvoid main() {}\n"), 0o644); err != nil {
+	if err := os.WriteFile(shader, []byte("#version 460\nlayout(local_size_x = 1) in;\n"+string(helpers)+src+"float table(int i) { return float(i); }\nfloat texel(int i) { return float(i); }\nvoid span(int i, out float lo, out float hi) { lo = 0.0; hi = 1.0; }\nvoid main() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if msg, err := exec.Command(glslang, "--quiet", "-V", "-o", filepath.Join(dir, "ok.spv"), shader).CombinedOutput(); err != nil {
@@ -100,7 +104,8 @@ func TestRefusesOutsideTheSubset(t *testing.T) {
 	for _, c := range []struct{ src, line, says string }{
 		{"import \"fmt\"\n\nfunc F() string { return fmt.Sprint(1) }", "bad.go:3:", "import fmt"},
 		{"func F(s []float32) float32 { return s[0] }", "bad.go:3:", "type []float32"},
-		{"type T float32\n\nfunc (t T) F() float32 { return float32(t) }", "bad.go:3:", "only struct types"},
+		{"type T float32\n\nfunc (t T) F() float32 { return float32(t) }", "bad.go:3:", "only struct and interface types"},
+		{"type A interface{ F() float32 }\n\ntype B interface{ A }", "bad.go:5:", "embedded interface"},
 		{"func F(x float32) float32 {\n\tg := func() float32 { return x }\n\treturn g()\n}", "bad.go:4:", "function literal"},
 		{"import \"math\"\n\nfunc F(x float32) float32 {\n\treturn float32(math.Tanh(float64(x)))\n}", "bad.go:6:", "math.Tanh"},
 		{"func F(x float32) float32 {\n\tswitch {\n\tcase x > 1:\n\t\tbreak\n\t}\n\treturn x\n}", "bad.go:6:", "break in a switch"},

@@ -155,3 +155,18 @@ func Count(n uint32, w [2]float32) float32 {
 	_ = Weigh(&p.W)
 	return s
 }
+
+// Source is what a backend provides.
+type Source interface {
+	Texel(i int) float32
+	Span(i int) (lo, hi float32)
+}
+
+// Sample reads its source and passes it on.
+func Sample(src Source, i int) float32 {
+	lo, hi := src.Span(i)
+	return src.Texel(i) + lo*hi + Resample(src, i+1)
+}
+
+// Resample reads it again.
+func Resample(src Source, i int) float32 { return src.Texel(i) }

@@ -92,7 +92,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
     if (s.emit != vec3(0.0)) {
         float weight = 1.0;
         if (path.bounce > 0u && path.prevPdf > 0.0) {
-            weight = powerHeuristic(path.prevPdf, pdfEmitter(inst, prim, t, dot(s.ng, wo), o));
+            weight = powerHeuristic(path.prevPdf, pdfEmitter(int(inst), int(prim), t, dot(s.ng, wo), o));
         }
         addLight(path, path.throughput * s.emit * weight);
     }
@@ -122,7 +122,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
 
     // Next-event estimation.
     LightSample ls;
-    if (sampleLight(s.p, rnd(path, DIM_LIGHT), rnd(path, DIM_LIGHT_COIN), rnd(path, DIM_LIGHT_U), rnd(path, DIM_LIGHT_V), ls) &&
+    if (sampleLight(ls, s.p, rnd(path, DIM_LIGHT), rnd(path, DIM_LIGHT_COIN), rnd(path, DIM_LIGHT_U), rnd(path, DIM_LIGHT_V)) &&
         (transmits(s) || dot(ls.wi, s.ng) > 0.0)) {
         vec3 f;
         float pdfB;

@@ -36,7 +36,7 @@ void main() {
     switch (push.fn) {
     case PROBE_LIGHT_SAMPLE: { // p, u, coin, u1, u2
         LightSample ls;
-        bool ok = sampleLight(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), ls);
+        bool ok = sampleLight(ls, inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u));
         outF(i, 0u, ok ? 1.0 : 0.0);
         outV(i, 1u, ls.wi);
         outF(i, 4u, ls.dist);
@@ -46,7 +46,7 @@ void main() {
         break;
     }
     case PROBE_PDF_EMITTER: // instance, prim, t, cosL, origin
-        outF(i, 0u, pdfEmitter(inU(i, 0u), inU(i, 1u), inF(i, 2u), inF(i, 3u), inV(i, 4u)));
+        outF(i, 0u, pdfEmitter(int(inU(i, 0u)), int(inU(i, 1u)), inF(i, 2u), inF(i, 3u), inV(i, 4u)));
         break;
     case PROBE_ENVIRONMENT: // d
         outF(i, 0u, pdfEnvironment(inV(i, 0u)));

@@ -374,6 +374,16 @@ func (t *translator) call(e *ast.CallExpr) (string, error) {
 			if pkg.Imported().Path() != "math" {
 				return "", t.errorAt(sel, "%s.%s is outside the GLSL subset", pkg.Name(), sel.Sel.Name)
 			}
+			if sel.Sel.Name == "Inf" { // of a constant sign: the infinity's bits
+				v := t.info.Types[e.Args[0]].Value
+				if v == nil {
+					return "", t.errorAt(sel, "math.Inf of a variable sign is outside the GLSL subset")
+				}
+				if constant.Sign(v) >= 0 {
+					return "uintBitsToFloat(0x7F800000u)", nil
+				}
+				return "uintBitsToFloat(0xFF800000u)", nil
+			}
 			name, ok := mathFuncs[sel.Sel.Name]
 			if !ok {
 				return "", t.errorAt(sel, "math.%s is outside the GLSL subset", sel.Sel.Name)

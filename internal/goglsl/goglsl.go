@@ -35,7 +35,8 @@
 //     math functions Sqrt, Abs, Floor, Ceil, Exp, Exp2, Log, Log2, Tan,
 //     Sinh, Cosh and, as shaders/gomath.glsl writes them to Go's precision
 //     (a driver's may be thousands of ulps off, or promise nothing outside
-//     [−π, π]), Sin, Cos, Sincos, Pow, Cbrt, Asin, Atan and Atan2.
+//     [−π, π]), Sin, Cos, Sincos, Pow, Cbrt, Asin, Atan and Atan2; math.Inf
+//     of a constant sign.
 //
 // A constant expression, a math function of constants included, is
 // written as its value rounded to float32 (math.Pi·2 as the float32 Go

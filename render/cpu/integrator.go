@@ -66,9 +66,9 @@ type worker struct {
 	shadowRays []Ray
 	shadows    []shadowRay
 	occluded   []bool
-	stacks     *traceStacks // the BVH walks' (made once: too large to clear per wave)
-	surface    surface      // the shading point closestHit works on
-	light      lightSample  // and its light sample
+	stacks     *traceStacks       // the BVH walks' (made once: too large to clear per wave)
+	surface    surface            // the shading point closestHit works on
+	light      kernel.LightSample // and its light sample
 }
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
@@ -150,7 +150,7 @@ func miss(w *worker, p *pathState, _ *HitObject) {
 	env := w.r.lights.env.radiance(p.Dir)
 	weight := float32(1)
 	if p.Bounce > 0 && p.PrevPdf > 0 {
-		weight = powerHeuristic(p.PrevPdf, w.r.lights.pdfEnvironment(p.Dir))
+		weight = powerHeuristic(p.PrevPdf, kernel.PdfEnvironment(w.r.lights, p.Dir))
 	}
 	p.addLight(p.Throughput.Mul3(env).Scale(weight))
 	p.end()
@@ -185,7 +185,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	if s.emit != (scene.Vec3{}) {
 		weight := float32(1)
 		if p.Bounce > 0 && p.PrevPdf > 0 {
-			weight = powerHeuristic(p.PrevPdf, r.lights.pdfEmitter(r.acc, &h.Hit, h.Ray.Origin, s.ng.Dot(wo)))
+			weight = powerHeuristic(p.PrevPdf, kernel.PdfEmitter(r.lights, int(h.Hit.Instance), int(h.Hit.Prim), h.Hit.T, s.ng.Dot(wo), h.Ray.Origin))
 		}
 		p.addLight(p.Throughput.Mul3(s.emit).Scale(weight))
 	}
@@ -218,10 +218,10 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	pick, coin := w.random2(p, layout.PairLightPick)
 	lu, lv := w.random2(p, layout.PairLightPoint)
 	ls := &w.light
-	if r.lights.sample(ls, r.acc, s.p, pick, coin, lu, lv) && (s.transmits() || ls.wi.Dot(s.ng) > 0) {
+	if kernel.SampleLight(r.lights, ls, s.p, pick, coin, lu, lv) && (s.transmits() || ls.Wi.Dot(s.ng) > 0) {
 		var f scene.Vec3
 		var pdfB float32
-		wiL := s.frame.ToLocal(ls.wi)
+		wiL := s.frame.ToLocal(ls.Wi)
 		if s.isHair {
 			f, pdfB = s.hair.Eval(woLocal, wiL)
 		} else {
@@ -229,12 +229,12 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		}
 		if f != (scene.Vec3{}) {
 			p.Events |= layout.EventLight
-			shadow := Ray{Origin: s.originToward(ls.wi), Dir: ls.wi, TMax: ls.dist * layout.ShadowRayEnd}
+			shadow := Ray{Origin: s.originToward(ls.Wi), Dir: ls.Wi, TMax: ls.Dist * layout.ShadowRayEnd}
 			w.rays.Shadow++
 			p.Rays++
-			contrib := p.Throughput.Mul3(f).Mul3(ls.radiance).Mul3(r.transmittance(p, ls.dist))
-			if !ls.delta {
-				contrib = contrib.Scale(powerHeuristic(ls.pdf, pdfB) / ls.pdf)
+			contrib := p.Throughput.Mul3(f).Mul3(ls.Radiance).Mul3(r.transmittance(p, ls.Dist))
+			if !ls.Delta {
+				contrib = contrib.Scale(powerHeuristic(ls.Pdf, pdfB) / ls.Pdf)
 			}
 			share := p.Split
 			if p.Bounce == 0 {

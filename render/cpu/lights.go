@@ -9,14 +9,17 @@ import (
 	"sertrace/scene"
 )
 
-// lightSampler picks lights from the shared light table (an alias table
-// over every emissive triangle and sphere, punctual light and the environment, in
-// proportion to estimated power) for next-event estimation; pdfs for MIS
-// come from it too.
+// lightSampler is the CPU's kernel.Lights: the shared light table (an
+// alias table over every emissive triangle and sphere, punctual light and
+// the environment, in proportion to estimated power) and the emitters it
+// names, which kernel.SampleLight samples for next-event estimation; the
+// pdfs MIS needs come from it too.
 type lightSampler struct {
-	*render.LightTable
+	table     *render.LightTable
+	acc       *Accel
 	env       environment
-	triangles []emitter // per entry of the table: its triangle in world space, if it is one
+	triangles []emitter      // per entry of the table: its triangle in world space, if it is one
+	punctual  []layout.Light // the scene's punctual lights
 }
 
 // emitter is an emissive triangle ready to sample: in world space, its
@@ -69,10 +72,10 @@ func (e *environment) sample(u1, u2 float32) (d, radiance scene.Vec3, pdf float3
 func (e *environment) power() float32 { return render.EnvironmentPower(e.hdr, e.color) }
 
 func newLightSampler(acc *Accel, env environment) *lightSampler {
-	ls := &lightSampler{LightTable: render.NewLightTable(acc.scene, env.power()), env: env}
+	ls := &lightSampler{table: render.NewLightTable(acc.scene, env.power()), acc: acc, env: env}
 	sc := acc.scene
-	ls.triangles = make([]emitter, len(ls.Entries))
-	for k, e := range ls.Entries {
+	ls.triangles = make([]emitter, len(ls.table.Entries))
+	for k, e := range ls.table.Entries {
 		if e.Kind != render.LightTriangle {
 			continue
 		}
@@ -86,140 +89,49 @@ func newLightSampler(acc *Accel, env environment) *lightSampler {
 		em.ok = em.n != (scene.Vec3{}) && em.e1.Cross(em.e2) != (scene.Vec3{})
 		ls.triangles[k] = em
 	}
+	for i := range sc.Lights {
+		ls.punctual = append(ls.punctual, layout.PackLight(&sc.Lights[i]))
+	}
 	return ls
 }
 
-// lightSample is a sampled light direction and what arrives along it.
-type lightSample struct {
-	wi       scene.Vec3 // towards the light, unit
-	dist     float32    // to the light point; +Inf for distant lights
-	radiance scene.Vec3 // incident radiance (area lights) or irradiance / pdf terms folded in (delta lights)
-	pdf      float32    // solid-angle pdf including selection; 0 for delta lights
-	delta    bool
+func (ls *lightSampler) LightCount() int             { return len(ls.table.Entries) }
+func (ls *lightSampler) LightProb(k int) float32     { return ls.table.Prob[k] }
+func (ls *lightSampler) LightAlias(k int) int        { return int(ls.table.Alias[k]) }
+func (ls *lightSampler) LightPdf(k int) float32      { return ls.table.Pdf[k] }
+func (ls *lightSampler) FirstLight(inst int) int     { return int(ls.table.FirstLight[inst]) }
+func (ls *lightSampler) EnvIndex() int               { return int(ls.table.EnvIndex) }
+func (ls *lightSampler) Punctual(i int) layout.Light { return ls.punctual[i] }
+func (ls *lightSampler) EnvPdf(d scene.Vec3) float32 { return ls.env.pdf(d) }
+
+func (ls *lightSampler) LightEntry(k int) layout.LightEntry {
+	e := &ls.table.Entries[k]
+	return layout.LightEntry{Kind: uint32(e.Kind), Instance: e.Instance, Index: e.Index, Area: e.Area}
 }
 
-// sample draws a light point as seen from p, with numbers u and coin
-// (which light) and u1, u2 (where on it), into out (a large result is
-// written in place: returned, it would be copied through the stack).
-func (ls *lightSampler) sample(out *lightSample, acc *Accel, p scene.Vec3, u, coin, u1, u2 float32) bool {
-	if len(ls.Entries) == 0 {
-		return false
-	}
-	k := ls.Pick(u, coin)
-	e := &ls.Entries[k]
-	sel := ls.Pdf[k]
-	if sel <= 0 {
-		return false
-	}
-	switch e.Kind {
-	case render.LightTriangle:
-		t := &ls.triangles[k]
-		if !t.ok {
-			return false
-		}
-		// Uniform on the triangle: barycentrics of vertices 1 and 2.
-		su := kernel.Sqrt32(u1)
-		bu, bv := u2*su, su*(1-u2)
-		q, n := t.p0.Add(t.e1.Scale(bu)).Add(t.e2.Scale(bv)), t.n
-		mat := &acc.scene.Materials[acc.scene.Instances[e.Instance].Material]
-		le := mat.Emissive
-		if t.textured {
-			uvs, _ := triangleAttributes(&acc.scene.Meshes[acc.scene.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
-			et := sampleTexture(acc.scene, &mat.EmissiveTexture, &uvs)
-			le = mat.Emissive.Mul3(et.XYZ())
-		}
-		d := q.Sub(p)
-		dist := d.Length()
-		if dist == 0 {
-			return false
-		}
-		wi := d.Scale(1 / dist)
-		cosL := -n.Dot(wi)
-		if t.doubleSided {
-			cosL = float32(math.Abs(float64(cosL)))
-		}
-		if cosL <= 0 {
-			return false
-		}
-		*out = lightSample{wi: wi, dist: dist, radiance: le, pdf: sel / e.Area * dist * dist / cosL}
-		return true
-	case render.LightSphere:
-		c, r := acc.sphereLight(e)
-		wi, dist, pdf, ok := kernel.SampleSphere(p, c, r, u1, u2)
-		if !ok {
-			return false
-		}
-		mat := &acc.scene.Materials[acc.scene.Instances[e.Instance].Material]
-		*out = lightSample{wi: wi, dist: dist, radiance: mat.Emissive, pdf: sel * pdf}
-		return true
-	case render.LightEnvironment:
-		d, le, pdf := ls.env.sample(u1, u2)
-		if pdf <= 0 {
-			return false
-		}
-		*out = lightSample{wi: d, dist: float32(math.Inf(1)), radiance: le, pdf: sel * pdf}
-		return true
-	}
-	l := &acc.scene.Lights[e.Index]
-	le := l.Color.Scale(l.Intensity / sel)
-	if l.Kind == scene.DirectionalLight {
-		*out = lightSample{wi: l.Direction.Scale(-1), dist: float32(math.Inf(1)), radiance: le, delta: true}
-		return true
-	}
-	d := l.Position.Sub(p)
-	dist := d.Length()
-	if dist == 0 {
-		return false
-	}
-	wi := d.Scale(1 / dist)
-	att := 1 / (dist * dist)
-	if l.Kind == scene.SpotLight {
-		// KHR_lights_punctual's smooth falloff between the cone angles.
-		cosIn, cosOut := float32(math.Cos(float64(l.InnerCone))), float32(math.Cos(float64(l.OuterCone)))
-		cd := l.Direction.Dot(wi.Scale(-1))
-		f := kernel.Clamp01((cd - cosOut) / max(cosIn-cosOut, layout.SpotConeMin))
-		att *= f * f
-	}
-	if att <= 0 {
-		return false
-	}
-	*out = lightSample{wi: wi, dist: dist, radiance: le.Scale(att), delta: true}
-	return true
+func (ls *lightSampler) EnvSample(u1, u2 float32) (d, radiance scene.Vec3, pdf float32) {
+	return ls.env.sample(u1, u2)
 }
 
-// pdfEmitter is the solid-angle pdf with which sample picks the point that
-// a ray from origin hit at distance t on an emissive triangle or sphere,
-// whose normal there makes cosL with the way back.
-func (ls *lightSampler) pdfEmitter(acc *Accel, h *Hit, origin scene.Vec3, cosL float32) float32 {
-	first := ls.FirstLight[h.Instance]
-	if first < 0 || len(ls.Entries) == 0 || cosL <= 0 {
-		return 0
+func (ls *lightSampler) EmissiveTriangle(k int, bu, bv float32) (q, n, le scene.Vec3, doubleSided, ok bool) {
+	t := &ls.triangles[k]
+	if !t.ok {
+		return q, n, le, false, false
 	}
-	k := first + h.Prim
-	e := &ls.Entries[k]
-	if e.Kind == render.LightSphere {
-		c, r := acc.sphereLight(e)
-		toC := c.Sub(origin)
-		omc, ok := kernel.SphereCone(toC.Dot(toC), r)
-		if !ok {
-			return 0
-		}
-		return ls.Pdf[k] / (2 * math.Pi * omc)
+	e := &ls.table.Entries[k]
+	sc := ls.acc.scene
+	mat := &sc.Materials[sc.Instances[e.Instance].Material]
+	le = mat.Emissive
+	if t.textured {
+		uvs, _ := triangleAttributes(&sc.Meshes[sc.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
+		le = mat.Emissive.Mul3(sampleTexture(sc, &mat.EmissiveTexture, &uvs).XYZ())
 	}
-	return ls.Pdf[k] / e.Area * h.T * h.T / cosL
+	return t.p0.Add(t.e1.Scale(bu)).Add(t.e2.Scale(bv)), t.n, le, t.doubleSided, true
 }
 
-// sphereLight is an emissive sphere's world centre and radius.
-func (acc *Accel) sphereLight(e *render.LightEntry) (c scene.Vec3, r float32) {
-	set := &acc.scene.SphereSets[acc.scene.Instances[e.Instance].Geometry.Index]
-	return acc.toWorld[e.Instance].Point(set.Centers[e.Index]), kernel.Sqrt32(e.Area / (4 * math.Pi))
-}
-
-// pdfEnvironment is the solid-angle pdf of sampling the environment in
-// direction d.
-func (ls *lightSampler) pdfEnvironment(d scene.Vec3) float32 {
-	if ls.EnvIndex < 0 || len(ls.Entries) == 0 {
-		return 0
-	}
-	return ls.Pdf[ls.EnvIndex] * ls.env.pdf(d)
+func (ls *lightSampler) SphereLight(k int) (c scene.Vec3, r float32, le scene.Vec3) {
+	e := &ls.table.Entries[k]
+	sc := ls.acc.scene
+	set := &sc.SphereSets[sc.Instances[e.Instance].Geometry.Index]
+	return ls.acc.toWorld[e.Instance].Point(set.Centers[e.Index]), kernel.Sqrt32(e.Area / (4 * math.Pi)), sc.Materials[sc.Instances[e.Instance].Material].Emissive
 }

@@ -645,7 +645,7 @@ func TestProbeLights(t *testing.T) {
 				t.Fatal(err)
 			}
 			ls := newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: env})
-			for _, e := range ls.Entries {
+			for _, e := range ls.table.Entries {
 				kinds[e.Kind]++
 			}
 			b := sc.Bounds
@@ -668,8 +668,8 @@ func TestProbeLights(t *testing.T) {
 			}
 			for i := range n {
 				r, o := in[i*layout.ProbeIn:], out[i*layout.ProbeOut:]
-				var want lightSample
-				ok := ls.sample(&want, acc, get3(r, 0), r[3], r[4], r[5], r[6])
+				var want kernel.LightSample
+				ok := kernel.SampleLight(ls, &want, get3(r, 0), r[3], r[4], r[5], r[6])
 				if gotOK := o[0] != 0; gotOK != ok {
 					mismatch("record %d: GLSL found a sample: %v, Go: %v", i, gotOK, ok)
 					continue
@@ -678,8 +678,8 @@ func TestProbeLights(t *testing.T) {
 					continue
 				}
 				compared++
-				if (o[9] != 0) != want.delta || !closeDir(get3(o, 1), want.wi, 2e-4) || !closeRel(o[4], want.dist, 2e-4) ||
-					!close3Rel(get3(o, 5), want.radiance, 2e-4) || !closeRel(o[8], want.pdf, 2e-3) {
+				if (o[9] != 0) != want.Delta || !closeDir(get3(o, 1), want.Wi, 2e-4) || !closeRel(o[4], want.Dist, 2e-4) ||
+					!close3Rel(get3(o, 5), want.Radiance, 2e-4) || !closeRel(o[8], want.Pdf, 2e-3) {
 					mismatch("record %d (p %v, u %v %v %v %v): GLSL wi %v dist %v radiance %v pdf %v delta %v; Go %+v",
 						i, get3(r, 0), r[3], r[4], r[5], r[6], get3(o, 1), o[4], get3(o, 5), o[8], o[9], want)
 				}
@@ -692,7 +692,7 @@ func TestProbeLights(t *testing.T) {
 			// The pdfs MIS weighs BSDF samples by: of hitting each emitter,
 			// and of the environment in each direction.
 			var emitters []int
-			for k, e := range ls.Entries {
+			for k, e := range ls.table.Entries {
 				if e.Kind == render.LightTriangle || e.Kind == render.LightSphere {
 					emitters = append(emitters, k)
 				}
@@ -700,8 +700,8 @@ func TestProbeLights(t *testing.T) {
 			in = records(n, func(i int, r []float32) {
 				if len(emitters) > 0 {
 					k := emitters[rng.IntN(len(emitters))]
-					e := ls.Entries[k]
-					r[0], r[1] = fbits(uint32(e.Instance)), fbits(uint32(int32(k)-ls.FirstLight[e.Instance]))
+					e := ls.table.Entries[k]
+					r[0], r[1] = fbits(uint32(e.Instance)), fbits(uint32(int32(k)-ls.table.FirstLight[e.Instance]))
 				}
 				r[2], r[3] = 0.1+3*rng.Float32(), rng.Float32()
 				put3(r, 4, b.Min.Add(b.Max.Sub(b.Min).Scale(rng.Float32())))
@@ -712,7 +712,7 @@ func TestProbeLights(t *testing.T) {
 				for i := range n {
 					r := in[i*layout.ProbeIn:]
 					h := Hit{Instance: int32(math.Float32bits(r[0])), Prim: int32(math.Float32bits(r[1])), T: r[2]}
-					want := ls.pdfEmitter(acc, &h, get3(r, 4), r[3])
+					want := kernel.PdfEmitter(ls, int(h.Instance), int(h.Prim), h.T, r[3], get3(r, 4))
 					if got := out[i*layout.ProbeOut]; !closeRel(got, want, 2e-4) {
 						mismatch("pdfEmitter record %d (%+v from %v, cos %v): GLSL %v, Go %v", i, h, get3(r, 4), r[3], got, want)
 					}
@@ -724,7 +724,7 @@ func TestProbeLights(t *testing.T) {
 			out = probeScene(t, sc, opts, layout.ProbeEnvironment, in)
 			for i := range n {
 				d, o := get3(in[i*layout.ProbeIn:], 0), out[i*layout.ProbeOut:]
-				if want := ls.pdfEnvironment(d); !closeRel(o[0], want, 2e-3) {
+				if want := kernel.PdfEnvironment(ls, d); !closeRel(o[0], want, 2e-3) {
 					mismatch("pdfEnvironment(%v): GLSL %v, Go %v", d, o[0], want)
 				} else if want := ls.env.radiance(d); !close3Rel(get3(o, 1), want, 1e-5) {
 					mismatch("environment radiance(%v): GLSL %v, Go %v", d, get3(o, 1), want)

@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -44,4 +45,172 @@ func SampleSphere(p, c scene.Vec3, r, u1, u2 float32) (wi scene.Vec3, dist, pdf 
 		return wi, 0, 0, false
 	}
 	return wi, dist, 1 / (2 * math.Pi * omc), true
+}
+
+// Lights is what light sampling reads of the scene: the shared light
+// table (render.LightTable on the CPU, the light buffers on the GPU),
+// the emitters its entries name and the environment.
+type Lights interface {
+	// LightCount is the number of entries of the table (0: no lights).
+	LightCount() int
+	// LightProb and LightAlias are entry k's alias-table column: the
+	// probability of keeping it and the entry taken otherwise.
+	LightProb(k int) float32
+	LightAlias(k int) int
+	// LightPdf is the probability that entry k is picked.
+	LightPdf(k int) float32
+	// LightEntry is entry k.
+	LightEntry(k int) layout.LightEntry
+	// FirstLight is the entry of instance inst's triangle or sphere 0, or
+	// −1 where its material emits nothing.
+	FirstLight(inst int) int
+	// EmissiveTriangle is the point at barycentrics bu, bv (of vertices 1
+	// and 2) of the triangle entry k names, in world space: the point,
+	// the triangle's unit front-face normal, the radiance it emits there
+	// (its emissive texture applied) and whether its material is
+	// double-sided; ok is false for a degenerate triangle.
+	EmissiveTriangle(k int, bu, bv float32) (q, n, le scene.Vec3, doubleSided, ok bool)
+	// SphereLight is the world centre and radius of the sphere entry k
+	// names, and the radiance it emits.
+	SphereLight(k int) (c scene.Vec3, r float32, le scene.Vec3)
+	// Punctual is KHR_lights_punctual light i.
+	Punctual(i int) layout.Light
+	// EnvSample samples a direction toward the environment: it, the
+	// radiance arriving along it and its solid-angle pdf (0: none).
+	EnvSample(u1, u2 float32) (d, radiance scene.Vec3, pdf float32)
+	// EnvPdf is the solid-angle pdf with which EnvSample picks d.
+	EnvPdf(d scene.Vec3) float32
+	// EnvIndex is the environment's entry, or −1.
+	EnvIndex() int
+}
+
+// LightSample is a sampled light direction and what arrives along it.
+type LightSample struct {
+	Wi       scene.Vec3 // towards the light, unit
+	Dist     float32    // to the light point; +Inf for distant lights
+	Radiance scene.Vec3 // incident radiance (area lights), or with the selection and attenuation folded in (delta lights)
+	Pdf      float32    // solid-angle pdf including selection; 0 for delta lights
+	Delta    bool
+}
+
+// PickLight chooses an entry of the table: u picks the column, coin keeps
+// it or takes its alias (one number for both would leave the coin 2^24/n
+// values).
+func PickLight(ls Lights, u, coin float32) int {
+	n := ls.LightCount()
+	k := min(int(u*float32(n)), n-1)
+	if coin < ls.LightProb(k) {
+		return k
+	}
+	return ls.LightAlias(k)
+}
+
+// SampleLight draws a light point as seen from p, with the numbers u and
+// coin (which light) and u1, u2 (where on it), into out; false when there
+// is none to draw or it cannot reach p.
+func SampleLight(ls Lights, out *LightSample, p scene.Vec3, u, coin, u1, u2 float32) bool {
+	if ls.LightCount() == 0 {
+		return false
+	}
+	k := PickLight(ls, u, coin)
+	e := ls.LightEntry(k)
+	sel := ls.LightPdf(k)
+	if sel <= 0 {
+		return false
+	}
+	switch e.Kind {
+	case layout.LightTriangle:
+		// Uniform on the triangle: barycentrics of vertices 1 and 2.
+		su := Sqrt32(u1)
+		q, n, le, doubleSided, ok := ls.EmissiveTriangle(k, u2*su, su*(1-u2))
+		if !ok {
+			return false
+		}
+		d := q.Sub(p)
+		dist := d.Length()
+		if dist == 0 {
+			return false
+		}
+		wi := d.Scale(1 / dist)
+		cosL := -n.Dot(wi)
+		if doubleSided {
+			cosL = float32(math.Abs(float64(cosL)))
+		}
+		if cosL <= 0 {
+			return false
+		}
+		*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: sel / e.Area * dist * dist / cosL}
+		return true
+	case layout.LightSphere:
+		c, r, le := ls.SphereLight(k)
+		wi, dist, pdf, ok := SampleSphere(p, c, r, u1, u2)
+		if !ok {
+			return false
+		}
+		*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: sel * pdf}
+		return true
+	case layout.LightEnvironment:
+		d, le, pdf := ls.EnvSample(u1, u2)
+		if pdf <= 0 {
+			return false
+		}
+		*out = LightSample{Wi: d, Dist: float32(math.Inf(1)), Radiance: le, Pdf: sel * pdf}
+		return true
+	}
+	l := ls.Punctual(int(e.Index))
+	le := l.Color.Scale(l.Intensity / sel)
+	if int(l.Kind) == layout.PunctualDirectional {
+		*out = LightSample{Wi: l.Direction.Scale(-1), Dist: float32(math.Inf(1)), Radiance: le, Delta: true}
+		return true
+	}
+	d := l.Position.Sub(p)
+	dist := d.Length()
+	if dist == 0 {
+		return false
+	}
+	wi := d.Scale(1 / dist)
+	att := 1 / (dist * dist)
+	if int(l.Kind) == layout.PunctualSpot {
+		// KHR_lights_punctual's smooth falloff between the cone angles.
+		cosIn, cosOut := float32(math.Cos(float64(l.InnerCone))), float32(math.Cos(float64(l.OuterCone)))
+		cd := l.Direction.Dot(wi.Scale(-1))
+		f := Clamp01((cd - cosOut) / max(cosIn-cosOut, layout.SpotConeMin))
+		att *= f * f
+	}
+	if att <= 0 {
+		return false
+	}
+	*out = LightSample{Wi: wi, Dist: dist, Radiance: le.Scale(att), Delta: true}
+	return true
+}
+
+// PdfEmitter is the solid-angle pdf with which SampleLight picks the point
+// that a ray from origin hit at distance t on primitive prim (a triangle
+// or a sphere) of instance inst, whose normal there makes cosL with the
+// way back.
+func PdfEmitter(ls Lights, inst, prim int, t, cosL float32, origin scene.Vec3) float32 {
+	first := ls.FirstLight(inst)
+	if first < 0 || ls.LightCount() == 0 || cosL <= 0 {
+		return 0
+	}
+	k := first + prim
+	if ls.LightEntry(k).Kind == layout.LightSphere {
+		c, r, _ := ls.SphereLight(k)
+		toC := c.Sub(origin)
+		omc, ok := SphereCone(toC.Dot(toC), r)
+		if !ok {
+			return 0
+		}
+		return ls.LightPdf(k) / (2 * math.Pi * omc)
+	}
+	return ls.LightPdf(k) / ls.LightEntry(k).Area * t * t / cosL
+}
+
+// PdfEnvironment is the solid-angle pdf with which SampleLight picks
+// direction d toward the environment.
+func PdfEnvironment(ls Lights, d scene.Vec3) float32 {
+	if ls.EnvIndex() < 0 || ls.LightCount() == 0 {
+		return 0
+	}
+	return ls.LightPdf(ls.EnvIndex()) * ls.EnvPdf(d)
 }

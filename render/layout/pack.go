@@ -24,3 +24,9 @@ func PackHair(h *scene.Hair) HairParams {
 	}
 	return p
 }
+
+// PackLight is a KHR_lights_punctual light as the shading reads it.
+func PackLight(l *scene.Light) Light {
+	return Light{Kind: uint32(l.Kind), Color: l.Color, Intensity: l.Intensity, Position: l.Position, Direction: l.Direction,
+		Range: l.Range, InnerCone: l.InnerCone, OuterCone: l.OuterCone}
+}

@@ -174,9 +174,8 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 	for _, a := range p.lights.Alias {
 		p.lightAlias = append(p.lightAlias, uint32(a))
 	}
-	for _, l := range sc.Lights {
-		p.punctual = append(p.punctual, layout.Light{Kind: uint32(l.Kind), Color: l.Color, Intensity: l.Intensity,
-			Position: l.Position, Direction: l.Direction, Range: l.Range, InnerCone: l.InnerCone, OuterCone: l.OuterCone})
+	for i := range sc.Lights {
+		p.punctual = append(p.punctual, layout.PackLight(&sc.Lights[i]))
 	}
 	return p
 }

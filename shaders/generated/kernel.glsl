@@ -111,6 +111,15 @@ struct HairParameters {
     float eta;
 };
 
+// LightSample is a sampled light direction and what arrives along it.
+struct LightSample {
+    vec3 wi;
+    float dist;
+    vec3 radiance;
+    float pdf;
+    bool delta;
+};
+
 // Frame is an orthonormal basis about a normal (Duff et al., "Building an
 // Orthonormal Basis, Revisited", JCGT 2017).
 struct Frame {
@@ -120,6 +129,18 @@ struct Frame {
 };
 
 // Provided by the shader that includes this file (Go's are in files marked goglsl:ignore).
+int lightCount();
+float lightProb(int k);
+int lightAlias(int k);
+float lightPdf(int k);
+LightEntry lightEntry(int k);
+int firstLight(int inst);
+void emissiveTriangle(int k, float bu, float bv, out vec3 result0, out vec3 result1, out vec3 result2, out bool result3, out bool result4);
+void sphereLight(int k, out vec3 result0, out float result1, out vec3 result2);
+Light punctual(int i);
+void envSample(float u1, float u2, out vec3 result0, out vec3 result1, out float result2);
+float envPdf(vec3 d);
+int envIndex();
 void specularTableAt(int i, int j, out float result0, out float result1);
 float sheenTableAt(int i, int j);
 void iridBinAt(int i, int j, int k, out float result0, out float result1);
@@ -2069,6 +2090,147 @@ void sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 result0,
     result2 = 1.0 / (6.2831855 * omc);
     result3 = true;
     return;
+}
+
+// PickLight chooses an entry of the table: u picks the column, coin keeps
+// it or takes its alias (one number for both would leave the coin 2^24/n
+// values).
+int pickLight(float u, float coin) {
+    int n = lightCount();
+    int k = min(int(u * float(n)), n - 1);
+    if (coin < lightProb(k)) {
+        return k;
+    }
+    return lightAlias(k);
+}
+
+// SampleLight draws a light point as seen from p, with the numbers u and
+// coin (which light) and u1, u2 (where on it), into out; false when there
+// is none to draw or it cannot reach p.
+bool sampleLight(inout LightSample out_, vec3 p, float u, float coin, float u1, float u2) {
+    if (lightCount() == 0) {
+        return false;
+    }
+    int k = pickLight(u, coin);
+    LightEntry e = lightEntry(k);
+    float sel = lightPdf(k);
+    if (sel <= 0.0) {
+        return false;
+    }
+    uint tmp1 = e.kind;
+    if (tmp1 == 0u) {
+        float su = sqrt32(u1);
+        vec3 q;
+        vec3 n;
+        vec3 le;
+        bool doubleSided;
+        bool ok;
+        emissiveTriangle(k, u2 * su, su * (1.0 - u2), q, n, le, doubleSided, ok);
+        if (!ok) {
+            return false;
+        }
+        vec3 d = q - p;
+        float dist = lengthGo(d);
+        if (dist == 0.0) {
+            return false;
+        }
+        vec3 wi = d * (1.0 / dist);
+        float cosL = -dotGo(n, wi);
+        if (doubleSided) {
+            cosL = abs(cosL);
+        }
+        if (cosL <= 0.0) {
+            return false;
+        }
+        out_ = LightSample(wi, dist, le, sel / e.area * dist * dist / cosL, false);
+        return true;
+    } else if (tmp1 == 3u) {
+        vec3 c;
+        float r;
+        vec3 le;
+        sphereLight(k, c, r, le);
+        vec3 wi;
+        float dist;
+        float pdf;
+        bool ok;
+        sampleSphere(p, c, r, u1, u2, wi, dist, pdf, ok);
+        if (!ok) {
+            return false;
+        }
+        out_ = LightSample(wi, dist, le, sel * pdf, false);
+        return true;
+    } else if (tmp1 == 2u) {
+        vec3 d;
+        vec3 le;
+        float pdf;
+        envSample(u1, u2, d, le, pdf);
+        if (pdf <= 0.0) {
+            return false;
+        }
+        out_ = LightSample(d, uintBitsToFloat(0x7F800000u), le, sel * pdf, false);
+        return true;
+    }
+    Light l = punctual(e.index);
+    vec3 le = l.color * (l.intensity / sel);
+    if (int(l.kind) == 2) {
+        out_ = LightSample(l.direction * (-1.0), uintBitsToFloat(0x7F800000u), le, 0.0, true);
+        return true;
+    }
+    vec3 d = l.position - p;
+    float dist = lengthGo(d);
+    if (dist == 0.0) {
+        return false;
+    }
+    vec3 wi = d * (1.0 / dist);
+    float att = 1.0 / (dist * dist);
+    if (int(l.kind) == 1) {
+        float cosIn = cosGo(l.innerCone);
+        float cosOut = cosGo(l.outerCone);
+        float cd = dotGo(l.direction, wi * (-1.0));
+        float f = clamp01((cd - cosOut) / max(cosIn - cosOut, 0.0001));
+        att *= f * f;
+    }
+    if (att <= 0.0) {
+        return false;
+    }
+    out_ = LightSample(wi, dist, le * att, 0.0, true);
+    return true;
+}
+
+// PdfEmitter is the solid-angle pdf with which SampleLight picks the point
+// that a ray from origin hit at distance t on primitive prim (a triangle
+// or a sphere) of instance inst, whose normal there makes cosL with the
+// way back.
+float pdfEmitter(int inst, int prim, float t, float cosL, vec3 origin) {
+    int first = firstLight(inst);
+    if (first < 0 || lightCount() == 0 || cosL <= 0.0) {
+        return 0.0;
+    }
+    int k = first + prim;
+    if (lightEntry(k).kind == 3u) {
+        vec3 c;
+        float r;
+        vec3 tmp1;
+        sphereLight(k, c, r, tmp1);
+        vec3 toC = c - origin;
+        float omc;
+        bool ok;
+        sphereCone(dotGo(toC, toC), r, omc, ok);
+        if (!ok) {
+            return 0.0;
+        }
+        return lightPdf(k) / (6.2831855 * omc);
+    }
+    return lightPdf(k) / lightEntry(k).area * t * t / cosL;
+}
+
+// PdfEnvironment is the solid-angle pdf with which SampleLight picks
+// direction d toward the environment.
+float pdfEnvironment(vec3 d) {
+    if (envIndex() < 0 || lightCount() == 0) {
+        return 0.0;
+    }
+    return lightPdf(envIndex()) * envPdf(d);
 }
 
 // SampleWavelength maps a number in [0, 1) to a wavelength in nanometres,

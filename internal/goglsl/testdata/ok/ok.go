@@ -170,3 +170,6 @@ func Sample(src Source, i int) float32 {
 
 // Resample reads it again.
 func Resample(src Source, i int) float32 { return src.Texel(i) }
+
+// Far is as far as there is.
+func Far() float32 { return float32(math.Inf(1)) - float32(math.Inf(-1)) }

@@ -8,10 +8,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -185,87 +185,32 @@ func (e *EnvMap) buildDistribution() {
 
 func luminance3(r, g, b float32) float32 { return 0.2126*r + 0.7152*g + 0.0722*b }
 
+// The map as kernel.EnvMap reads it.
+func (e *EnvMap) EnvSize() (w, h int)          { return e.Width, e.Height }
+func (e *EnvMap) EnvRotation() float32         { return e.Rotation }
+func (e *EnvMap) EnvIntensity() float32        { return e.Intensity }
+func (e *EnvMap) EnvMarginal(i int) float32    { return e.marginal[i] }
+func (e *EnvMap) EnvConditional(i int) float32 { return e.conditional[i] }
+func (e *EnvMap) EnvTotal() float32            { return e.total }
+func (e *EnvMap) EnvPixel(i int) scene.Vec3 {
+	p := e.Pixels[3*i : 3*i+3]
+	return scene.Vec3{X: p[0], Y: p[1], Z: p[2]}
+}
+
 // Direction maps image coordinates (u, v) ∈ [0, 1)² to a world direction.
-func (e *EnvMap) Direction(u, v float32) scene.Vec3 {
-	phi := float64(2*math.Pi*(u-0.5)) + float64(e.Rotation)
-	theta := math.Pi * float64(v)
-	st := math.Sin(theta)
-	return scene.Vec3{X: float32(st * math.Sin(phi)), Y: float32(math.Cos(theta)), Z: float32(-st * math.Cos(phi))}
-}
-
-// uv is the inverse of Direction.
-func (e *EnvMap) uv(d scene.Vec3) (u, v float32) {
-	if !d.Finite() {
-		return 0, 0.5 // never index with NaN
-	}
-	phi := math.Atan2(float64(d.X), float64(-d.Z)) - float64(e.Rotation)
-	u = float32(phi/(2*math.Pi)) + 0.5
-	u -= float32(math.Floor(float64(u)))
-	if !(u >= 0 && u < 1) {
-		u = 0 // a NaN rotation
-	}
-	v = float32(math.Atan2(math.Hypot(float64(d.X), float64(d.Z)), float64(d.Y)) / math.Pi) // as the GLSL, whose acos is less precise
-
-	return u, v
-}
-
-func (e *EnvMap) texel(u, v float32) (x, y int) {
-	return min(int(u*float32(e.Width)), e.Width-1), min(int(v*float32(e.Height)), e.Height-1)
-}
+func (e *EnvMap) Direction(u, v float32) scene.Vec3 { return kernel.EnvMapDirection(e, u, v) }
 
 // Radiance is what arrives from direction d (unit).
-func (e *EnvMap) Radiance(d scene.Vec3) scene.Vec3 {
-	x, y := e.texel(e.uv(d))
-	p := e.Pixels[3*(y*e.Width+x):]
-	return scene.Vec3{X: p[0], Y: p[1], Z: p[2]}.Scale(e.Intensity)
-}
+func (e *EnvMap) Radiance(d scene.Vec3) scene.Vec3 { return kernel.EnvMapRadiance(e, d) }
 
-// Pdf is the solid-angle density with which Sample picks direction d,
-// computed from the same tables Sample walks (so a row that rounding left
-// out of the marginal has density 0, as it has no samples).
-func (e *EnvMap) Pdf(d scene.Vec3) float32 {
-	if e.total <= 0 {
-		return 0
-	}
-	u, v := e.uv(d)
-	x, y := e.texel(u, v)
-	row := e.conditional[y*(e.Width+1):]
-	rowTotal := row[e.Width]
-	if rowTotal <= 0 {
-		return 0
-	}
-	pRow := (e.marginal[y+1] - e.marginal[y]) / e.total
-	pCol := (row[x+1] - row[x]) / rowTotal
-	pdfUV := pRow * float32(e.Height) * pCol * float32(e.Width)
-	st := float32(math.Sin(math.Pi * float64(v)))
-	if st <= 0 || pdfUV <= 0 {
-		return 0
-	}
-	return pdfUV / (2 * math.Pi * math.Pi * st)
-}
+// Pdf is the solid-angle density with which Sample picks direction d.
+func (e *EnvMap) Pdf(d scene.Vec3) float32 { return kernel.EnvMapPdf(e, d) }
 
 // Sample picks a direction with two numbers in [0, 1), in proportion to
 // luminance × sin θ, and returns its radiance and solid-angle pdf.
 func (e *EnvMap) Sample(u1, u2 float32) (d, radiance scene.Vec3, pdf float32) {
-	if e.total <= 0 {
-		return
-	}
-	y := sort.Search(e.Height, func(i int) bool { return e.marginal[i+1] > u1*e.total }) // row
-	y = min(y, e.Height-1)
-	row := e.conditional[y*(e.Width+1) : (y+1)*(e.Width+1)]
-	rowTotal := row[e.Width]
-	x := sort.Search(e.Width, func(i int) bool { return row[i+1] > u2*rowTotal })
-	x = min(x, e.Width-1)
-	// A uniform point inside the chosen pixel.
-	fy := (u1*e.total - e.marginal[y]) / max(e.marginal[y+1]-e.marginal[y], 1e-30)
-	fx := (u2*rowTotal - row[x]) / max(row[x+1]-row[x], 1e-30)
-	u := (float32(x) + clamp01f(fx)) / float32(e.Width)
-	v := (float32(y) + clamp01f(fy)) / float32(e.Height)
-	d = e.Direction(u, v)
-	return d, e.Radiance(d), e.Pdf(d)
+	return kernel.EnvMapSample(e, u1, u2)
 }
-
-func clamp01f(v float32) float32 { return min(max(v, 0), 0.99999) }
 
 // Power estimates the luminance the environment sends into the scene.
 func (e *EnvMap) Power() float32 {

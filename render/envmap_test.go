@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sertrace/render/kernel"
 )
 
 // encodeRGBE writes an image as a Radiance file, flat or run-length encoded.
@@ -169,7 +171,7 @@ func TestEnvMapOrientation(t *testing.T) {
 			t.Errorf("u %v v %v rotation %v: %v, want %v", c.u, c.v, c.rot, d, c.want)
 		}
 		if c.v > 0 {
-			if u, v := e.uv(d); math.Abs(float64(u-c.u)) > 1e-5 || math.Abs(float64(v-c.v)) > 1e-5 {
+			if u, v := kernel.EnvMapUV(e, d); math.Abs(float64(u-c.u)) > 1e-5 || math.Abs(float64(v-c.v)) > 1e-5 {
 				t.Errorf("uv(Direction(%v, %v)) = %v, %v", c.u, c.v, u, v)
 			}
 		}

@@ -48,6 +48,11 @@ float cbrtGo(float x) {
     return y - (y * y * y - x) / (3.0 * y * y);
 }
 
+// hypotGo is math.Hypot: the length of (x, y).
+float hypotGo(float x, float y) {
+    return length(vec2(x, y));
+}
+
 // atanGo is math.Atan.
 float atanGo(float x) {
     float ax = abs(x);

@@ -28,4 +28,8 @@ vec3 normalizeGo(vec3 v) {
     precise vec3 r = v * (1.0 / l);
     return r;
 }
+// finiteGo is scene.Vec3.Finite: no component NaN or infinite.
+bool finiteGo(vec3 v) {
+    return !any(isnan(v)) && !any(isinf(v));
+}
 #endif // GO_VEC_GLSL

@@ -1,107 +1,27 @@
-// lights.glsl: render/envmap.go on the GPU, the environment (a colour or
-// an importance-sampled HDR map), and the GPU's side of kernel.Lights: the
-// shared light table (render.LightTable: an alias table over emissive
-// triangles and spheres, punctual lights and the environment) and its
-// emitters, which the kernel's light sampling reads.
+// lights.glsl: the GPU's side of kernel.EnvMap and kernel.Lights: the
+// environment (a colour or an importance-sampled HDR map), the shared
+// light table (render.LightTable: an alias table over emissive triangles
+// and spheres, punctual lights and the environment) and its emitters,
+// which the kernel's light sampling reads.
 #ifndef LIGHTS_GLSL
 #define LIGHTS_GLSL
 
-// --- The HDR environment (render.EnvMap) ---------------------------------
+// --- The environment -------------------------------------------------------
 
-vec3 envDirection(float u, float v) {
-    float phi = 2.0 * PI * (u - 0.5) + P.envRotation;
-    float theta = PI * v;
-    float st = sin(theta);
-    return vec3(st * sin(phi), cos(theta), -st * cos(phi));
+// The HDR map as the kernel's lookups and sampling read it (kernel.EnvMap:
+// envMapRadiance, envMapPdf, envMapSample), from the GPU's buffers.
+void envSize(out int w, out int h) {
+    w = int(P.envWidth);
+    h = int(P.envHeight);
 }
+float envRotation() { return P.envRotation; }
+float envIntensity() { return P.envIntensity; }
+vec3 envPixel(int i) { return P.envPixels.v[i]; }
+float envMarginal(int i) { return P.envMarginal.v[i]; }
+float envConditional(int i) { return P.envConditional.v[i]; }
+float envTotal() { return P.envTotal; }
 
-vec2 envUV(vec3 d) {
-    if (any(isnan(d)) || any(isinf(d))) {
-        return vec2(0.0, 0.5);
-    }
-    float phi = atan(d.x, -d.z) - P.envRotation;
-    float u = phi / (2.0 * PI) + 0.5;
-    u -= floor(u);
-    if (!(u >= 0.0 && u < 1.0)) {
-        u = 0.0;
-    }
-    float v = atan(length(d.xz), d.y) / PI; // acos(d.y) is 5e-5 off near the rows' edges on lavapipe
-    return vec2(u, v);
-}
-
-ivec2 envTexel(vec2 uv) {
-    return ivec2(min(int(uv.x * float(P.envWidth)), int(P.envWidth) - 1), min(int(uv.y * float(P.envHeight)), int(P.envHeight) - 1));
-}
-
-vec3 envMapRadiance(vec3 d) {
-    ivec2 t = envTexel(envUV(d));
-    return P.envPixels.v[uint(t.y) * P.envWidth + uint(t.x)] * P.envIntensity;
-}
-
-float envMapPdf(vec3 d) {
-    if (P.envTotal <= 0.0) {
-        return 0.0;
-    }
-    vec2 uv = envUV(d);
-    ivec2 t = envTexel(uv);
-    uint row = uint(t.y) * (P.envWidth + 1u);
-    float rowTotal = P.envConditional.v[row + P.envWidth];
-    if (rowTotal <= 0.0) {
-        return 0.0;
-    }
-    float pRow = (P.envMarginal.v[t.y + 1] - P.envMarginal.v[t.y]) / P.envTotal;
-    float pCol = (P.envConditional.v[row + uint(t.x) + 1u] - P.envConditional.v[row + uint(t.x)]) / rowTotal;
-    float pdfUV = pRow * float(P.envHeight) * pCol * float(P.envWidth);
-    float st = sin(PI * uv.y);
-    if (st <= 0.0 || pdfUV <= 0.0) {
-        return 0.0;
-    }
-    return pdfUV / (2.0 * PI * PI * st);
-}
-
-bool envMapSample(float u1, float u2, out vec3 d, out vec3 radiance, out float pdf) {
-    d = vec3(0.0);
-    radiance = vec3(0.0);
-    pdf = 0.0;
-    if (P.envTotal <= 0.0) {
-        return false;
-    }
-    // The first row whose upper CDF bound exceeds u1·total (sort.Search).
-    float target = u1 * P.envTotal;
-    int lo = 0, hi = int(P.envHeight);
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (P.envMarginal.v[mid + 1] > target) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    int y = min(lo, int(P.envHeight) - 1);
-    uint row = uint(y) * (P.envWidth + 1u);
-    float rowTotal = P.envConditional.v[row + P.envWidth];
-    float target2 = u2 * rowTotal;
-    lo = 0;
-    hi = int(P.envWidth);
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (P.envConditional.v[row + uint(mid) + 1u] > target2) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    int x = min(lo, int(P.envWidth) - 1);
-    float fy = (target - P.envMarginal.v[y]) / max(P.envMarginal.v[y + 1] - P.envMarginal.v[y], 1e-30);
-    float fx = (target2 - P.envConditional.v[row + uint(x)]) / max(P.envConditional.v[row + uint(x) + 1u] - P.envConditional.v[row + uint(x)], 1e-30);
-    float u = (float(x) + clamp(fx, 0.0, 0.99999)) / float(P.envWidth);
-    float v = (float(y) + clamp(fy, 0.0, 0.99999)) / float(P.envHeight);
-    d = envDirection(u, v);
-    radiance = envMapRadiance(d);
-    pdf = envMapPdf(d);
-    return true;
-}
-
+// The environment: the map, or a constant colour.
 vec3 envRadiance(vec3 d) {
     if (P.envMap != 0u) {
         return envMapRadiance(d);

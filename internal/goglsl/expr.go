@@ -18,7 +18,7 @@ import (
 // GLSL's own, or shaders/gomath.glsl's twins of Go's.
 var mathFuncs = map[string]string{"Sqrt": "sqrt", "Abs": "abs", "Floor": "floor", "Ceil": "ceil", "Exp": "exp", "Exp2": "exp2",
 	"Log": "log", "Log2": "log2", "Sin": "sinGo", "Cos": "cosGo", "Tan": "tan", "Sinh": "sinh", "Cosh": "cosh",
-	"Pow": "powGo", "Cbrt": "cbrtGo", "Asin": "asinGo", "Atan": "atanGo", "Atan2": "atan2Go"}
+	"Pow": "powGo", "Cbrt": "cbrtGo", "Hypot": "hypotGo", "Asin": "asinGo", "Atan": "atanGo", "Atan2": "atan2Go"}
 
 // mathFold computes the math functions of constants, as Go does.
 var mathFold = map[string]func(a []float64) float64{
@@ -32,13 +32,14 @@ var mathFold = map[string]func(a []float64) float64{
 	"Asin": func(a []float64) float64 { return math.Asin(a[0]) }, "Atan": func(a []float64) float64 { return math.Atan(a[0]) },
 	"Atan2": func(a []float64) float64 { return math.Atan2(a[0], a[1]) },
 	"Cbrt":  func(a []float64) float64 { return math.Cbrt(a[0]) },
+	"Hypot": func(a []float64) float64 { return math.Hypot(a[0], a[1]) },
 }
 
 // vecMethods are scene.Vec3's methods in the subset, as GLSL formats of
 // the receiver and the argument (govec.glsl's twins where GLSL's own
 // would round otherwise).
 var vecMethods = map[string]string{"Add": "(%s + %s)", "Sub": "(%s - %s)", "Mul3": "(%s * %s)", "Scale": "(%s * %s)",
-	"Dot": "dotGo(%s, %s)", "Cross": "crossGo(%s, %s)", "Length": "lengthGo(%s)", "Normalize": "normalizeGo(%s)",
+	"Dot": "dotGo(%s, %s)", "Cross": "crossGo(%s, %s)", "Length": "lengthGo(%s)", "Normalize": "normalizeGo(%s)", "Finite": "finiteGo(%s)",
 	"Min": "min(%s, %s)", "Max": "max(%s, %s)"}
 
 func (t *translator) expr(e ast.Expr) (string, error) {

@@ -31,12 +31,12 @@
 //     through temporaries, as Go assigns every right side first;
 //   - arithmetic, comparison, logical and (on integers) bit operators;
 //     conversions; the builtins min and max; the vector's X, Y, Z, Add,
-//     Sub, Mul3, Scale, Dot, Cross, Length, Normalize, Min and Max; the
-//     math functions Sqrt, Abs, Floor, Ceil, Exp, Exp2, Log, Log2, Tan,
-//     Sinh, Cosh and, as shaders/gomath.glsl writes them to Go's precision
-//     (a driver's may be thousands of ulps off, or promise nothing outside
-//     [−π, π]), Sin, Cos, Sincos, Pow, Cbrt, Asin, Atan and Atan2; math.Inf
-//     of a constant sign.
+//     Sub, Mul3, Scale, Dot, Cross, Length, Normalize, Min, Max and
+//     Finite; the math functions Sqrt, Abs, Floor, Ceil, Exp, Exp2, Log,
+//     Log2, Tan, Sinh, Cosh and, as shaders/gomath.glsl writes them to
+//     Go's precision (a driver's may be thousands of ulps off, or promise
+//     nothing outside [−π, π]), Sin, Cos, Sincos, Pow, Cbrt, Hypot, Asin,
+//     Atan and Atan2; math.Inf of a constant sign.
 //
 // A constant expression, a math function of constants included, is
 // written as its value rounded to float32 (math.Pi·2 as the float32 Go

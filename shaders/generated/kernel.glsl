@@ -129,6 +129,13 @@ struct Frame {
 };
 
 // Provided by the shader that includes this file (Go's are in files marked goglsl:ignore).
+void envSize(out int result0, out int result1);
+float envRotation();
+float envIntensity();
+vec3 envPixel(int i);
+float envMarginal(int i);
+float envConditional(int i);
+float envTotal();
 int lightCount();
 float lightProb(int k);
 int lightAlias(int k);
@@ -1663,6 +1670,150 @@ void lensRay(Camera c, vec3 origin, vec3 dir, float u1, float u2, out vec3 resul
     vec3 o = (origin + (c.x * (lx * c.aperture))) + (c.y * (ly * c.aperture));
     result0 = o;
     result1 = normalizeGo(focusPoint - o);
+    return;
+}
+
+// EnvMapDirection maps image coordinates (u, v) ∈ [0, 1)² to a world
+// direction.
+vec3 envMapDirection(float u, float v) {
+    float phi = (6.2831855 * (u - 0.5)) + envRotation();
+    float theta = 3.1415927 * v;
+    float st = sinGo(theta);
+    return vec3(st * sinGo(phi), cosGo(theta), -st * cosGo(phi));
+}
+
+// EnvMapUV is the inverse of EnvMapDirection.
+void envMapUV(vec3 d, out float result0, out float result1) {
+    float u = 0.0;
+    float v = 0.0;
+    if (!finiteGo(d)) {
+        result0 = 0.0;
+        result1 = 0.5;
+        return;
+    }
+    float phi = atan2Go(d.x, -d.z) - envRotation();
+    u = (phi / 6.2831855) + 0.5;
+    u -= floor(u);
+    if (!(u >= 0.0 && u < 1.0)) {
+        u = 0.0;
+    }
+    v = atan2Go(hypotGo(d.x, d.z), d.y) / 3.1415927;
+    result0 = u;
+    result1 = v;
+    return;
+}
+
+// envMapTexel is the pixel (u, v) falls in.
+void envMapTexel(float u, float v, out int result0, out int result1) {
+    int x = 0;
+    int y = 0;
+    int w;
+    int h;
+    envSize(w, h);
+    result0 = min(int(u * float(w)), w - 1);
+    result1 = min(int(v * float(h)), h - 1);
+    return;
+}
+
+// EnvMapRadiance is what arrives from direction d (unit).
+vec3 envMapRadiance(vec3 d) {
+    float u;
+    float v;
+    envMapUV(d, u, v);
+    int x;
+    int y;
+    envMapTexel(u, v, x, y);
+    int w;
+    int tmp1;
+    envSize(w, tmp1);
+    return envPixel(y * w + x) * envIntensity();
+}
+
+// EnvMapPdf is the solid-angle density with which EnvMapSample picks
+// direction d, computed from the same tables it walks (so a row that
+// rounding left out of the marginal has density 0, as it has no samples).
+float envMapPdf(vec3 d) {
+    float total = envTotal();
+    if (total <= 0.0) {
+        return 0.0;
+    }
+    int w;
+    int h;
+    envSize(w, h);
+    float u;
+    float v;
+    envMapUV(d, u, v);
+    int x;
+    int y;
+    envMapTexel(u, v, x, y);
+    int row = y * (w + 1);
+    float rowTotal = envConditional(row + w);
+    if (rowTotal <= 0.0) {
+        return 0.0;
+    }
+    float pRow = (envMarginal(y + 1) - envMarginal(y)) / total;
+    float pCol = (envConditional(row + x + 1) - envConditional(row + x)) / rowTotal;
+    float pdfUV = pRow * float(h) * pCol * float(w);
+    float st = sinGo(3.1415927 * v);
+    if (st <= 0.0 || pdfUV <= 0.0) {
+        return 0.0;
+    }
+    return pdfUV / (19.739208 * st);
+}
+
+// EnvMapSample picks a direction with two numbers in [0, 1), in
+// proportion to luminance × sin θ, and returns its radiance and
+// solid-angle pdf (0 for a black map).
+void envMapSample(float u1, float u2, out vec3 result0, out vec3 result1, out float result2) {
+    vec3 d = vec3(0.0);
+    vec3 radiance = vec3(0.0);
+    float pdf = 0.0;
+    float total = envTotal();
+    if (total <= 0.0) {
+        result0 = d;
+        result1 = radiance;
+        result2 = 0.0;
+        return;
+    }
+    int w;
+    int h;
+    envSize(w, h);
+    float target = u1 * total;
+    int lo = 0;
+    int hi = h;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (envMarginal(mid + 1) > target) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    int y = min(lo, h - 1);
+    int row = y * (w + 1);
+    float rowTotal = envConditional(row + w);
+    float target2 = u2 * rowTotal;
+    int tmp1 = 0;
+    int tmp2 = w;
+    lo = tmp1;
+    hi = tmp2;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (envConditional(row + mid + 1) > target2) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    int x = min(lo, w - 1);
+    float fy = (target - envMarginal(y)) / max(envMarginal(y + 1) - envMarginal(y), 1e-30);
+    float fx = (target2 - envConditional(row + x)) / max(envConditional(row + x + 1) - envConditional(row + x), 1e-30);
+    float u = (float(x) + min(max(fx, 0.0), 0.99999)) / float(w);
+    float v = (float(y) + min(max(fy, 0.0), 0.99999)) / float(h);
+    d = envMapDirection(u, v);
+    result0 = d;
+    result1 = envMapRadiance(d);
+    result2 = envMapPdf(d);
     return;
 }
 

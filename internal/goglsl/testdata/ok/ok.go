@@ -173,3 +173,11 @@ func Resample(src Source, i int) float32 { return src.Texel(i) }
 
 // Far is as far as there is.
 func Far() float32 { return float32(math.Inf(1)) - float32(math.Inf(-1)) }
+
+// Edge is how far v is from the Z axis, 0 where it is not finite.
+func Edge(v scene.Vec3) float32 {
+	if !v.Finite() {
+		return 0
+	}
+	return float32(math.Hypot(float64(v.X), float64(v.Y)))
+}

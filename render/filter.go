@@ -3,7 +3,8 @@ package render
 import (
 	"fmt"
 	"math"
-	"sort"
+
+	"sertrace/render/kernel"
 )
 
 // PixelFilter is a separable pixel reconstruction filter, used by filter
@@ -54,17 +55,18 @@ func NewPixelFilter(name string) (*PixelFilter, error) {
 }
 
 // Sample maps u ∈ [0, 1) to an offset from the pixel centre, in pixels,
-// distributed as the filter along one axis.
-func (p *PixelFilter) Sample(u float32) float32 {
+// distributed as the filter along one axis (kernel.FilterSample).
+func (p *PixelFilter) Sample(u float32) float32 { return kernel.FilterSample(p, u) }
+
+// The filter as kernel.Filter reads it.
+func (p *PixelFilter) FilterCells() int {
 	if p.cdf == nil {
-		return u - 0.5
+		return 0
 	}
-	n := len(p.cdf) - 1
-	i := sort.Search(n, func(i int) bool { return p.cdf[i+1] > u })
-	i = min(i, n-1)
-	t := (u - p.cdf[i]) / max(p.cdf[i+1]-p.cdf[i], 1e-12)
-	return -p.Radius + 2*p.Radius*(float32(i)+min(max(t, 0), 1))/float32(n)
+	return len(p.cdf) - 1
 }
+func (p *PixelFilter) FilterRadius() float32   { return p.Radius }
+func (p *PixelFilter) FilterCDF(i int) float32 { return p.cdf[i] }
 
 // CDF is the filter's table for Sample (nil for the box filter).
 func (p *PixelFilter) CDF() []float32 { return p.cdf }

@@ -11,7 +11,6 @@
 #define COMMON_GLSL
 
 #include "generated/layout.glsl"
-#include "random.glsl"
 #include "govec.glsl"
 #include "math.glsl"
 #include "gomath.glsl"

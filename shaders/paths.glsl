@@ -4,8 +4,10 @@
 #ifndef PATHS_GLSL
 #define PATHS_GLSL
 
+// The pixel filter as the kernel's FilterSample reads it (kernel.Filter).
+int filterCells() { return int(P.filterN); }
+float filterRadius() { return P.filterRadius; }
 float filterCDF(int i) { return P.filterCDF.v[i]; }
-#include "camera.glsl"
 
 // newPath starts sample sampleIndex of pixel (x, y) at the camera, through
 // the pixel filter and the lens, as render/cpu's renderTile does.
@@ -32,8 +34,8 @@ Path newPath(uint x, uint y, uint sampleIndex) {
     path.rays = 0u;
     path.shadowRays = 0u;
     path.events = 0u;
-    float jx = filterSample(rnd(path, DIM_PIXEL_X), P.filterRadius, int(P.filterN), P.filterN == 0u);
-    float jy = filterSample(rnd(path, DIM_PIXEL_Y), P.filterRadius, int(P.filterN), P.filterN == 0u);
+    float jx = filterSample(rnd(path, DIM_PIXEL_X));
+    float jy = filterSample(rnd(path, DIM_PIXEL_Y));
     vec3 o, d;
     precise float px = float(x) + 0.5;
     precise float py = float(y) + 0.5;

@@ -9,7 +9,6 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #include "generated/layout.glsl"
 #include "math.glsl"
-#include "random.glsl"
 #include "govec.glsl"
 #include "intersect.glsl"
 
@@ -22,8 +21,6 @@ layout(push_constant, scalar) uniform Push { Vec2s table; Floats in_; Floats out
 #include "generated/kernel.glsl"
 #define ALBEDO_TABLE(i) push.table.v[i]
 #include "tables.glsl"
-float filterCDF(int i) { return 0.0; } // camera.glsl's pixel filter, which the probe does not run
-#include "camera.glsl"
 
 layout(local_size_x = 64) in;
 

@@ -15,7 +15,7 @@ import (
 
 func (t *translator) declarations(f *ast.File) error {
 	for _, imp := range f.Imports {
-		if path, _ := strconv.Unquote(imp.Path.Value); path != "math" && path != scenePath && path != layoutPath {
+		if path, _ := strconv.Unquote(imp.Path.Value); path != "math" && path != "math/bits" && path != scenePath && path != layoutPath {
 			return t.errorAt(imp, "import %s is outside the GLSL subset", path)
 		}
 	}

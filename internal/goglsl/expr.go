@@ -20,6 +20,10 @@ var mathFuncs = map[string]string{"Sqrt": "sqrt", "Abs": "abs", "Floor": "floor"
 	"Log": "log", "Log2": "log2", "Sin": "sinGo", "Cos": "cosGo", "Tan": "tan", "Sinh": "sinh", "Cosh": "cosh",
 	"Pow": "powGo", "Cbrt": "cbrtGo", "Hypot": "hypotGo", "Asin": "asinGo", "Atan": "atanGo", "Atan2": "atan2Go"}
 
+// bitFuncs are the functions on bits in the subset: GLSL's own, exact.
+var bitFuncs = map[string]string{"math/bits.Reverse32": "bitfieldReverse", "math.Float32bits": "floatBitsToUint",
+	"math.Float32frombits": "uintBitsToFloat"}
+
 // mathFold computes the math functions of constants, as Go does.
 var mathFold = map[string]func(a []float64) float64{
 	"Sqrt": func(a []float64) float64 { return math.Sqrt(a[0]) }, "Abs": func(a []float64) float64 { return math.Abs(a[0]) },
@@ -372,6 +376,13 @@ func (t *translator) call(e *ast.CallExpr) (string, error) {
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
 		if pkg, ok := t.info.Uses[identOf(sel.X)].(*types.PkgName); ok {
+			if name, ok := bitFuncs[pkg.Imported().Path()+"."+sel.Sel.Name]; ok {
+				a, err := args(e.Args)
+				if err != nil {
+					return "", err
+				}
+				return name + "(" + strings.Join(a, ", ") + ")", nil
+			}
 			if pkg.Imported().Path() != "math" {
 				return "", t.errorAt(sel, "%s.%s is outside the GLSL subset", pkg.Name(), sel.Sel.Name)
 			}

@@ -36,7 +36,9 @@
 //     Log2, Tan, Sinh, Cosh and, as shaders/gomath.glsl writes them to
 //     Go's precision (a driver's may be thousands of ulps off, or promise
 //     nothing outside [−π, π]), Sin, Cos, Sincos, Pow, Cbrt, Hypot, Asin,
-//     Atan and Atan2; math.Inf of a constant sign.
+//     Atan and Atan2; math.Inf of a constant sign; math.Float32bits,
+//     math.Float32frombits and bits.Reverse32, which GLSL computes
+//     exactly.
 //
 // A constant expression, a math function of constants included, is
 // written as its value rounded to float32 (math.Pi·2 as the float32 Go

@@ -68,6 +68,7 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"return uintBitsToFloat(0x7F800000u) - uintBitsToFloat(0xFF800000u);",
 		"if (!finiteGo(v)) {",
 		"return hypotGo(v.x, v.y);",
+		"return bitfieldReverse(x) + floatBitsToUint(f);",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the translation lacks %q:\n%s", want, src)

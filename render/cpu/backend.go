@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -58,7 +59,7 @@ func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options
 			// Stochastic transparency: the hit is there with probability
 			// alpha, decided by a hash of the candidate (a ray that meets it
 			// again decides the same).
-			return render.HitCoin(uint32(inst), uint32(prim), u, v, t) < alpha
+			return kernel.HitCoin(uint32(inst), uint32(prim), u, v, t) < alpha
 		}
 		return alpha >= mat.AlphaCutoff // a NaN alpha is no hit
 	}, opts.Accel)

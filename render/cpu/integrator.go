@@ -52,9 +52,9 @@ type worker struct {
 	order    []int32
 	sortBuf  []int32 // Reorder's scratch
 	launch   []int32 // the live paths in launch order (by index)
-	// The stream keys of the tile's pixels (render.StreamKeys), at the
+	// The stream keys of the tile's pixels (kernel.StreamKeys), at the
 	// bounce their paths were last at.
-	streams  []render.StreamKeys
+	streams  []kernel.StreamKeys
 	matStamp []uint32 // count's: per material (+1, misses 0), the warp it was last seen in
 	stamp    uint32
 	bounces  []simt
@@ -103,7 +103,7 @@ func (w *worker) random2(p *pathState, pair uint32) (float32, float32) {
 
 // streamKeys are the keys of the path's pixel at its bounce, made once for
 // all the pixel's paths in the wave (they are at the same bounce).
-func (w *worker) streamKeys(p *pathState) *render.StreamKeys {
+func (w *worker) streamKeys(p *pathState) *kernel.StreamKeys {
 	k := &w.streams[p.keySlot]
 	k.Set(p.Pixel, p.Bounce, w.r.opts.Seed)
 	return k

@@ -73,7 +73,7 @@ func TestProbeRandom(t *testing.T) {
 	out := probe(t, layout.ProbeRandom, in)
 	for i := range n {
 		r := in[i*layout.ProbeIn:]
-		want := render.Random(math.Float32bits(r[0]), math.Float32bits(r[1]), math.Float32bits(r[2]), math.Float32bits(r[3]), math.Float32bits(r[4]))
+		want := kernel.Random(math.Float32bits(r[0]), math.Float32bits(r[1]), math.Float32bits(r[2]), math.Float32bits(r[3]), math.Float32bits(r[4]))
 		if got := out[i*layout.ProbeOut]; got != want {
 			t.Fatalf("record %d: GLSL %v, Go %v", i, got, want)
 		}
@@ -91,7 +91,7 @@ func TestProbeHitCoin(t *testing.T) {
 	out := probe(t, layout.ProbeHitCoin, in)
 	for i := range n {
 		r := in[i*layout.ProbeIn:]
-		want := render.HitCoin(math.Float32bits(r[0]), math.Float32bits(r[1]), r[2], r[3], r[4])
+		want := kernel.HitCoin(math.Float32bits(r[0]), math.Float32bits(r[1]), r[2], r[3], r[4])
 		if got := out[i*layout.ProbeOut]; got != want {
 			t.Fatalf("record %d: GLSL %v, Go %v", i, got, want)
 		}

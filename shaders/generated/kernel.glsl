@@ -136,6 +136,9 @@ vec3 envPixel(int i);
 float envMarginal(int i);
 float envConditional(int i);
 float envTotal();
+int filterCells();
+float filterRadius();
+float filterCDF(int i);
 int lightCount();
 float lightProb(int k);
 int lightAlias(int k);
@@ -1817,6 +1820,32 @@ void envMapSample(float u1, float u2, out vec3 result0, out vec3 result1, out fl
     return;
 }
 
+// FilterSample maps u ∈ [0, 1) to an offset from the pixel centre, in
+// pixels, distributed as the filter along one axis: filter importance
+// sampling, every sample weighing the same (Ernst et al. 2006).
+float filterSample(float u) {
+    int n = filterCells();
+    if (n == 0) {
+        return u - 0.5;
+    }
+    int lo = 0;
+    int hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (filterCDF(mid + 1) > u) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    int i = min(lo, n - 1);
+    float c0 = filterCDF(i);
+    float c1 = filterCDF(i + 1);
+    float t = (u - c0) / max(c1 - c0, 1e-12);
+    float r = filterRadius();
+    return -r + 2.0 * r * (float(i) + min(max(t, 0.0), 1.0)) / float(n);
+}
+
 // hairParam is v where its bit is set, else def.
 float hairParam(uint set, uint bit, float v, float def) {
     if ((set & bit) != 0u) {
@@ -2382,6 +2411,119 @@ float pdfEnvironment(vec3 d) {
         return 0.0;
     }
     return lightPdf(envIndex()) * envPdf(d);
+}
+
+void pcg4d(uint x, uint y, uint z, uint w, out uint result0, out uint result1, out uint result2, out uint result3) {
+    uint tmp1 = x * 1664525u + 1013904223u;
+    uint tmp2 = y * 1664525u + 1013904223u;
+    uint tmp3 = z * 1664525u + 1013904223u;
+    uint tmp4 = w * 1664525u + 1013904223u;
+    x = tmp1;
+    y = tmp2;
+    z = tmp3;
+    w = tmp4;
+    x += y * w;
+    y += z * x;
+    z += x * y;
+    w += y * z;
+    uint tmp5 = x ^ (x >> 16);
+    uint tmp6 = y ^ (y >> 16);
+    uint tmp7 = z ^ (z >> 16);
+    uint tmp8 = w ^ (w >> 16);
+    x = tmp5;
+    y = tmp6;
+    z = tmp7;
+    w = tmp8;
+    x += y * w;
+    y += z * x;
+    z += x * y;
+    w += y * z;
+    result0 = x;
+    result1 = y;
+    result2 = z;
+    result3 = w;
+    return;
+}
+
+// sobol returns the Sobol sequence's point index in its first dimension
+// (the van der Corput sequence: the index's bits reversed) or its second
+// (primitive polynomial x + 1: bit i of the index adds direction m_i·2^(31−i),
+// m_0 = 1, m_i = m_(i−1) ⊕ 2·m_(i−1)).
+uint sobol(uint index, bool second) {
+    if (!second) {
+        return bitfieldReverse(index);
+    }
+    uint x = 0u;
+    for (uint v = 2147483648u; index != 0u; v ^= v >> 1) {
+        if ((index & 1u) != 0u) {
+            x ^= v;
+        }
+        index >>= 1;
+    }
+    return x;
+}
+
+// laineKarras is the Laine–Karras permutation with Burley's constants: it
+// flips each bit of x by a hash of the bits below it and of seed.
+uint laineKarras(uint x, uint seed) {
+    x += seed;
+    x ^= x * 1817228412u;
+    x ^= x * 3090095698u;
+    x ^= x * 3350193720u;
+    x ^= x * 2367878886u;
+    return x;
+}
+
+// nestedUniformScramble is a hashed Owen scramble of x's bits, the most
+// significant first: each bit is flipped by a hash of the bits above it.
+uint nestedUniformScramble(uint x, uint seed) {
+    return bitfieldReverse(laineKarras(bitfieldReverse(x), seed));
+}
+
+// shuffleKey is the hash that shuffles a pair's sample order in a pixel at
+// a bounce.
+uint shuffleKey(uint pixel, uint bounce, uint pair, uint seed) {
+    uint key;
+    uint tmp1;
+    uint tmp2;
+    uint tmp3;
+    pcg4d(pixel, bounce * 7u + pair, seed, 2654435769u, key, tmp1, tmp2, tmp3);
+    return key;
+}
+
+// scrambleKey is the hash that scrambles a dimension's points in a pixel
+// at a bounce.
+uint scrambleKey(uint pixel, uint bounce, uint dim, uint seed) {
+    uint key;
+    uint tmp1;
+    uint tmp2;
+    uint tmp3;
+    pcg4d(pixel, bounce * 13u + dim, seed, 2246822507u, key, tmp1, tmp2, tmp3);
+    return key;
+}
+
+// Random returns a number in [0, 1) for a pixel, sample, bounce and
+// dimension of the stream that seed selects: the sample's index shuffled
+// in its pair's order, its Sobol point in the pair's first or second
+// dimension, Owen-scrambled per dimension. (The CPU draws the same
+// numbers faster through StreamKeys.)
+float random(uint pixel, uint sample_, uint bounce, uint dim, uint seed) {
+    uint index = nestedUniformScramble(sample_, shuffleKey(pixel, bounce, dim / 2u, seed));
+    uint x = nestedUniformScramble(sobol(index, (dim & 1u) != 0u), scrambleKey(pixel, bounce, dim, seed));
+    return float(x >> 8) * 5.9604645e-08;
+}
+
+// HitCoin is a number in [0, 1) for a candidate hit: a hash of its
+// instance, primitive, barycentrics and distance, the same however often a
+// ray meets it, independent between rays (their distances differ). BLEND
+// keeps a candidate whose alpha is above it: stochastic transparency.
+float hitCoin(uint instance, uint prim, float u, float v, float t) {
+    uint x;
+    uint tmp1;
+    uint tmp2;
+    uint tmp3;
+    pcg4d(floatBitsToUint(u), floatBitsToUint(v), floatBitsToUint(t), instance * 2654435761u + prim, x, tmp1, tmp2, tmp3);
+    return float(x >> 8) * 5.9604645e-08;
 }
 
 // SampleWavelength maps a number in [0, 1) to a wavelength in nanometres,

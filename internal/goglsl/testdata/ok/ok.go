@@ -3,6 +3,7 @@ package ok
 
 import (
 	"math"
+	"math/bits"
 
 	"sertrace/render/layout"
 	"sertrace/scene"
@@ -181,3 +182,6 @@ func Edge(v scene.Vec3) float32 {
 	}
 	return float32(math.Hypot(float64(v.X), float64(v.Y)))
 }
+
+// Flip reverses x's bits and adds f's.
+func Flip(x uint32, f float32) uint32 { return bits.Reverse32(x) + math.Float32bits(f) }

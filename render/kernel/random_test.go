@@ -1,4 +1,4 @@
-package render
+package kernel
 
 import (
 	"math"

@@ -68,6 +68,13 @@ vec4 sampleTexture(TextureRef ref, vec2 uv0, vec2 uv1) {
     return outv;
 }
 
+// sampleTexture as the kernel's material evaluation reads it (kernel.Textures).
+void textureAt(TextureRef ref, UVs uv, out vec3 rgb, out float a) {
+    vec4 t = sampleTexture(ref, vec2(uv.u0, uv.v0), vec2(uv.u1, uv.v1));
+    rgb = t.xyz;
+    a = t.w;
+}
+
 // A triangle's UVs and vertex colour at barycentrics (u, v).
 void triangleAttributes(Mesh m, uint prim, float u, float v, out vec2 uv0, out vec2 uv1, out vec4 color) {
     uint i0 = P.indices.v[m.firstIndex + 3u * prim], i1 = P.indices.v[m.firstIndex + 3u * prim + 1u],
@@ -146,42 +153,6 @@ void hairFrame(inout Surface s, Material mat, vec3 tangent, vec3 wo) {
     }
 }
 
-// glassIOR is the index a transmissive material refracts by (Go's):
-// KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
-float glassIOR(Material mat) {
-    return mat.ior < 1.0 ? 1.5 : mat.ior;
-}
-
-// normalMapped is n perturbed by a tangent-space normal map, in the
-// surface's own frame (before it is turned towards the ray).
-vec3 normalMapped(vec3 n, vec4 tangent, TextureRef tex, float scale, vec2 uv0, vec2 uv1) {
-    vec4 tn = sampleTexture(tex, uv0, uv1);
-    float x = (2.0 * tn.x - 1.0) * scale, y = (2.0 * tn.y - 1.0) * scale, z = 2.0 * tn.z - 1.0;
-    vec3 tt = normalizeGo(tangent.xyz - n * dot(n, tangent.xyz));
-    vec3 bb = cross(n, tt) * tangent.w;
-    vec3 m = normalizeGo(tt * x + bb * y + n * z);
-    if (m != vec3(0.0)) {
-        return m;
-    }
-    return n;
-}
-
-// anisotropyDirection is KHR_materials_anisotropy's direction in the world
-// (render/cpu's anisotropyDirection).
-vec3 anisotropyDirection(vec3 n, vec4 tangent, Material mat, vec2 uv0, vec2 uv1) {
-    float dx = 1.0, dy = 0.0;
-    if (mat.anisotropyTex.texture >= 0) {
-        vec4 at = sampleTexture(mat.anisotropyTex, uv0, uv1);
-        dx = 2.0 * at.x - 1.0;
-        dy = 2.0 * at.y - 1.0;
-    }
-    float s = sin(mat.anisotropyRotation), c = cos(mat.anisotropyRotation);
-    float rx = c * dx - s * dy, ry = s * dx + c * dy;
-    vec3 t = normalizeGo(tangent.xyz - n * dot(n, tangent.xyz));
-    vec3 b = cross(n, t) * tangent.w;
-    return t * rx + b * ry;
-}
-
 // shadeHit evaluates the surface at a hit of instance inst, primitive prim,
 // with hit parameters (u, v) and distance t, for a ray (o, d).
 Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d) {
@@ -246,18 +217,19 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     if (ns == vec3(0.0)) {
         ns = s.ng;
     }
+    UVs uv = UVs(uv0.x, uv0.y, uv1.x, uv1.y);
     vec3 nc = ns; // the clearcoat's normal: the vertex normal unless its own map perturbs it
     if (tangent != vec4(0.0)) {
         if (mat.normalTex.texture >= 0) {
-            ns = normalMapped(ns, tangent, mat.normalTex, mat.normalScale, uv0, uv1);
+            ns = normalMapped(ns, tangent.xyz, tangent.w, mat.normalTex, mat.normalScale, uv);
         }
         if (mat.clearcoat > 0.0 && mat.clearcoatNormalTex.texture >= 0) {
-            nc = normalMapped(nc, tangent, mat.clearcoatNormalTex, mat.clearcoatNormalScale, uv0, uv1);
+            nc = normalMapped(nc, tangent.xyz, tangent.w, mat.clearcoatNormalTex, mat.clearcoatNormalScale, uv);
         }
     }
     vec3 anisoDir = vec3(0.0); // world, in the surface's own tangent frame (before it turns)
     if (tangent != vec4(0.0) && mat.anisotropyStrength > 0.0) {
-        anisoDir = anisotropyDirection(ns, tangent, mat, uv0, uv1);
+        anisoDir = anisotropyDirection(ns, tangent.xyz, tangent.w, mat, uv);
     }
     vec3 wo = -d;
     s.front = dot(s.ng, wo) > 0.0;
@@ -274,62 +246,10 @@ Surface shadeHit(uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d
     }
     s.frame = newFrame(ns);
 
-    vec4 bc = sampleTexture(mat.baseColorTex, uv0, uv1);
-    vec3 base = mat.baseColor.xyz * bc.xyz * color.xyz;
-    vec4 mr = sampleTexture(mat.metallicRoughness, uv0, uv1);
-    float spec = mat.specular * sampleTexture(mat.specularTex, uv0, uv1).w;
-    vec4 sct = sampleTexture(mat.specularColorTex, uv0, uv1);
-    s.bsdf = newBSDF(base, mat.metallic * mr.z, mat.roughness * mr.y, mat.ior, spec, mat.specularColor * sct.xyz);
-    if (mat.transmission > 0.0) {
-        s.bsdf.transmission = mat.transmission * sampleTexture(mat.transmissionTex, uv0, uv1).x;
-        float ior = glassIOR(mat);
-        s.bsdf.eta = ior;
-        s.bsdf.thin = (mat.flags & MAT_VOLUME) == 0u;
-        if (!s.front && !s.bsdf.thin) {
-            s.bsdf.eta = 1.0 / ior;
-        }
-    }
-    if (anisoDir != vec3(0.0)) {
-        float strength = mat.anisotropyStrength;
-        if (mat.anisotropyTex.texture >= 0) {
-            strength *= sampleTexture(mat.anisotropyTex, uv0, uv1).z;
-        }
-        bsdfSetAnisotropy(s.bsdf, strength, frameToLocal(s.frame, anisoDir));
-    }
-    if (mat.iridescence > 0.0) {
-        float thickness = mat.iridescenceThicknessMax;
-        if (mat.iridescenceThicknessTex.texture >= 0) {
-            float g = sampleTexture(mat.iridescenceThicknessTex, uv0, uv1).y;
-            thickness = mat.iridescenceThicknessMin + (mat.iridescenceThicknessMax - mat.iridescenceThicknessMin) * g;
-        }
-        bsdfSetIridescence(s.bsdf, mat.iridescence * sampleTexture(mat.iridescenceTex, uv0, uv1).x, mat.iridescenceIOR, thickness);
-    }
-    if (mat.diffuseTransmission > 0.0) {
-        s.bsdf.diffTrans = clamp01(mat.diffuseTransmission * sampleTexture(mat.diffuseTransmissionTex, uv0, uv1).w);
-        s.bsdf.diffTransColor = mat.diffuseTransmissionColor * sampleTexture(mat.diffuseTransColorTex, uv0, uv1).xyz;
-    }
-    if (mat.sheenColor != vec3(0.0)) {
-        bsdfSetSheen(s.bsdf, mat.sheenColor * sampleTexture(mat.sheenColorTex, uv0, uv1).xyz,
-                 mat.sheenRoughness * sampleTexture(mat.sheenRoughnessTex, uv0, uv1).w);
-    }
-    if (mat.clearcoat > 0.0) {
-        vec3 n = vec3(0.0); // the shading normal
-        if (nc != ns) {
-            n = frameToLocal(s.frame, nc);
-        }
-        bsdfSetCoat(s.bsdf, mat.clearcoat * sampleTexture(mat.clearcoatTex, uv0, uv1).x,
-                mat.clearcoatRoughness * sampleTexture(mat.clearcoatRoughnessTex, uv0, uv1).y, n);
-    }
-    s.albedo = base;
-    if ((mat.flags & MAT_UNLIT) != 0u) {
-        s.unlit = true;
-        s.emit = base;
-        return s;
-    }
-    if ((mat.flags & MAT_EMITS) != 0u && (s.front || (mat.flags & MAT_DOUBLE_SIDED) != 0u)) {
-        vec4 et = sampleTexture(mat.emissiveTex, uv0, uv1);
-        s.emit = mat.emissive * et.xyz;
-    }
+    Shaded sh = evalMaterial(s.bsdf, mat, uv, color.xyz, s.front, s.frame, ns, nc, anisoDir);
+    s.albedo = sh.albedo;
+    s.emit = sh.emit;
+    s.unlit = sh.unlit;
     return s;
 }
 

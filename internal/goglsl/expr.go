@@ -130,9 +130,9 @@ func (t *translator) selector(e *ast.SelectorExpr) (string, error) {
 		return "", t.errorAt(e, "%s is outside the GLSL subset", types.ExprString(e))
 	}
 	xt := t.info.Types[e.X].Type
-	if isVec3(xt) {
+	if isVec3(xt) || isVec4(xt) {
 		switch e.Sel.Name {
-		case "X", "Y", "Z":
+		case "X", "Y", "Z", "W":
 			x, err := t.expr(e.X)
 			return x + "." + strings.ToLower(e.Sel.Name), err
 		}
@@ -512,15 +512,23 @@ func isInteger(t types.Type) bool {
 	return ok && b.Info()&types.IsInteger != 0
 }
 
-func isVec3(t types.Type) bool {
+func isVec3(t types.Type) bool { return isSceneType(t, "Vec3") }
+
+// isVec4 reports whether t is scene.Vec4 (GLSL's vec4: its fields only).
+func isVec4(t types.Type) bool { return isSceneType(t, "Vec4") }
+
+func isSceneType(t types.Type, name string) bool {
 	n, ok := t.(*types.Named)
-	return ok && n.Obj().Name() == "Vec3" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == scenePath
+	return ok && n.Obj().Name() == name && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == scenePath
 }
 
 // glslType is the GLSL type of a Go type in the subset.
 func (t *translator) glslType(at ast.Node, typ types.Type) (string, error) {
 	if isVec3(typ) {
 		return "vec3", nil
+	}
+	if isVec4(typ) {
+		return "vec4", nil
 	}
 	switch u := typ.(type) {
 	case *types.Basic:

@@ -6,9 +6,10 @@
 //
 //   - types: float32 and float64 (both GLSL float: what Go computes in
 //     float64 the GPU computes in float32), int and int32 (int), uint32
-//     (uint), bool, scene.Vec3 (vec3), arrays of these ([4]float32 is
-//     float[4]), the package's struct types (GLSL structs, declared in
-//     the translation) and render/layout's (declared in its header);
+//     (uint), bool, scene.Vec3 (vec3), scene.Vec4 (vec4: its fields, no
+//     methods), arrays of these ([4]float32 is float[4]), the package's
+//     struct types (GLSL structs, declared in the translation) and
+//     render/layout's (declared in its header);
 //   - package-level constants, struct types and functions; methods of the
 //     package's struct types (GLSL functions named by type and method:
 //     HairBSDF.Eval is hairBSDFEval, its receiver the first parameter);

@@ -69,6 +69,7 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"if (!finiteGo(v)) {",
 		"return hypotGo(v.x, v.y);",
 		"return bitfieldReverse(x) + floatBitsToUint(f);",
+		"float premultiplied(vec4 c) {\n    return c.x * c.w;",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the translation lacks %q:\n%s", want, src)

@@ -59,14 +59,14 @@ type Accel struct {
 	flat *flatMeshes
 	// flatOnly: the flat meshes are all the top level holds, so a ray goes
 	// down their tree at once (the top level's walk would find one leaf).
-	flatOnly bool
-	toObject []render.Affine     // per instance, world to object
-	toWorld  []render.Affine     // per instance, object to world
-	opaque   []bool              // per instance: no any-hit needed
-	exitHits []bool              // per instance: render.ExitHits
-	hair     []layout.HairParams // per material: layout.PackHair, once, as the GPU's upload
-	anyHit   AnyHit
-	embree   *embree.Scene // when set, it traces instead of the BVHs (tracer.go)
+	flatOnly  bool
+	toObject  []render.Affine   // per instance, world to object
+	toWorld   []render.Affine   // per instance, object to world
+	opaque    []bool            // per instance: no any-hit needed
+	exitHits  []bool            // per instance: render.ExitHits
+	materials []layout.Material // per material: layout.PackMaterial, once, as the GPU's upload
+	anyHit    AnyHit
+	embree    *embree.Scene // when set, it traces instead of the BVHs (tracer.go)
 	// instancedTriangles: Embree holds triangles under an instance, whose
 	// hits' side the Go side decides.
 	instancedTriangles bool
@@ -148,11 +148,9 @@ func newAccel(sc *scene.Scene, anyHit AnyHit) *Accel {
 	acc.toWorld = make([]render.Affine, len(sc.Instances))
 	acc.opaque = make([]bool, len(sc.Instances))
 	acc.exitHits = make([]bool, len(sc.Instances))
-	acc.hair = make([]layout.HairParams, len(sc.Materials))
+	acc.materials = make([]layout.Material, len(sc.Materials))
 	for i := range sc.Materials {
-		if h := sc.Materials[i].Hair; h != nil {
-			acc.hair[i] = layout.PackHair(h)
-		}
+		acc.materials[i] = layout.PackMaterial(&sc.Materials[i])
 	}
 	for i, in := range sc.Instances {
 		acc.exitHits[i] = render.ExitHits(sc, &in)

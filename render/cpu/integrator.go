@@ -201,7 +201,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			p.Wavelength = kernel.SampleWavelength(w.random(p, layout.DimBSDFW))
 			p.Throughput = p.Throughput.Mul3(kernel.WavelengthWeights(p.Wavelength))
 		}
-		n := kernel.DispersionIOR(glassIOR(s.mat), s.mat.Dispersion, p.Wavelength)
+		n := kernel.DispersionIOR(kernel.GlassIOR(s.mat), s.mat.Dispersion, p.Wavelength)
 		if s.front {
 			s.bsdf.Eta = n
 		} else {
@@ -268,7 +268,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		return
 	}
 	// Passing through a volume's boundary enters or leaves its medium.
-	if !s.isHair && crosses && s.mat.Volume {
+	if !s.isHair && crosses && s.mat.Flags&layout.MatVolume != 0 {
 		if s.front {
 			p.Medium = int32(r.sc.Instances[h.Hit.Instance].Material)
 		} else {

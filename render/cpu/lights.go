@@ -120,11 +120,11 @@ func (ls *lightSampler) EmissiveTriangle(k int, bu, bv float32) (q, n, le scene.
 	}
 	e := &ls.table.Entries[k]
 	sc := ls.acc.scene
-	mat := &sc.Materials[sc.Instances[e.Instance].Material]
+	mat := &ls.acc.materials[sc.Instances[e.Instance].Material]
 	le = mat.Emissive
 	if t.textured {
 		uvs, _ := triangleAttributes(&sc.Meshes[sc.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
-		le = mat.Emissive.Mul3(sampleTexture(sc, &mat.EmissiveTexture, &uvs).XYZ())
+		le = mat.Emissive.Mul3(sampleTexture(sc, &mat.EmissiveTex, &uvs).XYZ())
 	}
 	return t.p0.Add(t.e1.Scale(bu)).Add(t.e2.Scale(bv)), t.n, le, t.doubleSided, true
 }

@@ -13,7 +13,7 @@ import (
 // hit's UV sets: the slot's KHR_texture_transform, the sampler's wrap modes,
 // and bilinear filtering of sRGB-decoded texels (nearest when the sampler's
 // magnification filter says so).
-func sampleTexture(sc *scene.Scene, ref *scene.TextureRef, uvs *[2]scene.Vec2) scene.Vec4 {
+func sampleTexture(sc *scene.Scene, ref *layout.TextureRef, uvs *[2]scene.Vec2) scene.Vec4 {
 	if ref.Texture < 0 {
 		return scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
 	}
@@ -36,6 +36,14 @@ func sampleTexture(sc *scene.Scene, ref *scene.TextureRef, uvs *[2]scene.Vec2) s
 	c, d := texel(tx, ix0, iy1), texel(tx, ix1, iy1)
 	lerp := func(a, b, c, d float32) float32 { return (a*(1-fx)+b*fx)*(1-fy) + (c*(1-fx)+d*fx)*fy }
 	return scene.Vec4{X: lerp(a.X, b.X, c.X, d.X), Y: lerp(a.Y, b.Y, c.Y, d.Y), Z: lerp(a.Z, b.Z, c.Z, d.Z), W: lerp(a.W, b.W, c.W, d.W)}
+}
+
+// TextureAt is sampleTexture as the kernel's material evaluation reads it
+// (kernel.Textures).
+func (acc *Accel) TextureAt(ref *layout.TextureRef, uv *kernel.UVs) (scene.Vec3, float32) {
+	uvs := [2]scene.Vec2{{X: uv.U0, Y: uv.V0}, {X: uv.U1, Y: uv.V1}}
+	t := sampleTexture(acc.scene, ref, &uvs)
+	return scene.Vec3{X: t.X, Y: t.Y, Z: t.Z}, t.W
 }
 
 // texel fetches the texel at wrapped coordinates, in linear values.
@@ -81,7 +89,7 @@ type surface struct {
 	ng        scene.Vec3   // geometric normal, turned to the side the ray came from
 	frame     kernel.Frame // about the shading normal, on the same side
 	front     bool         // the ray hit the front face (emitters emit from it)
-	mat       *scene.Material
+	mat       *layout.Material
 	bsdf      kernel.BSDF
 	hair      kernel.HairBSDF // used instead of bsdf on hair strands with a hair material
 	isHair    bool
@@ -89,6 +97,7 @@ type surface struct {
 	emit      scene.Vec3 // emitted radiance towards the ray's origin
 	albedo    scene.Vec3 // the first-hit albedo AOV
 	unlit     bool       // KHR_materials_unlit: emit shows the base colour and the path ends
+	uv        kernel.UVs // the hit's texture coordinates (kept here: on the stack, passed through kernel.Textures, they would escape to the heap)
 }
 
 // triangleAttributes interpolates a triangle's UVs and vertex colour.
@@ -115,7 +124,8 @@ func triangleAttributes(m *scene.Mesh, prim int, u, v float32) (uvs [2]scene.Vec
 // alphaAt is the material's alpha at a triangle hit, for alpha masks.
 func alphaAt(sc *scene.Scene, mat *scene.Material, m *scene.Mesh, prim int, u, v float32) float32 {
 	uvs, color := triangleAttributes(m, prim, u, v)
-	return mat.BaseColor.W * sampleTexture(sc, &mat.BaseColorTexture, &uvs).W * color.W
+	ref := layout.PackTextureRef(mat.BaseColorTexture)
+	return mat.BaseColor.W * sampleTexture(sc, &ref, &uvs).W * color.W
 }
 
 // normalToWorld transforms an object-space normal by the inverse transpose,
@@ -134,7 +144,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	in := &sc.Instances[h.Instance]
 	inv := &acc.toObject[h.Instance]
 	toWorld := &acc.toWorld[h.Instance]
-	*s = surface{p: ray.Origin.Add(ray.Dir.Scale(h.T)), mat: &sc.Materials[in.Material]}
+	*s = surface{p: ray.Origin.Add(ray.Dir.Scale(h.T)), mat: &acc.materials[in.Material]}
 	var ns scene.Vec3
 	var uvs [2]scene.Vec2
 	color := scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
@@ -155,7 +165,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 			n := m.Normals[i0].Scale(w).Add(m.Normals[i1].Scale(h.U)).Add(m.Normals[i2].Scale(h.V))
 			ns = normalToWorld(inv, n)
 		}
-		if m.Tangents != nil && s.mat.NeedsTangents() {
+		if m.Tangents != nil && sc.Materials[in.Material].NeedsTangents() {
 			t := m.Tangents[i0]
 			tw := t.XYZ().Scale(w).Add(m.Tangents[i1].XYZ().Scale(h.U)).
 				Add(m.Tangents[i2].XYZ().Scale(h.V))
@@ -172,8 +182,8 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		po := inv.Point(s.p)
 		no := sweptSphereNormal(po, c.Positions[v], c.Positions[v+1], h.U)
 		s.ng = normalToWorld(inv, no)
-		if s.mat.Hair != nil {
-			s.hairFrame(&acc.hair[in.Material], toWorld.Vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
+		if s.mat.Flags&layout.MatHair != 0 {
+			s.hairFrame(&s.mat.Hair, toWorld.Vector(c.Positions[v+1].Sub(c.Positions[v])), ray.Dir.Scale(-1))
 			s.albedo = s.mat.BaseColor.XYZ()
 			s.aovNormal = s.ng // the strand's surface, not the view-facing BSDF frame
 			return
@@ -183,18 +193,20 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		ns = s.ng
 	}
 	mat := s.mat
+	s.uv = kernel.UVs{U0: uvs[0].X, V0: uvs[0].Y, U1: uvs[1].X, V1: uvs[1].Y}
+	uv := &s.uv
 	nc := ns // the clearcoat's normal: the vertex normal unless its own map perturbs it
 	if tangent != (scene.Vec4{}) {
-		if mat.NormalTexture.Valid() {
-			ns = normalMapped(sc, ns, tangent, &mat.NormalTexture, mat.NormalScale, &uvs)
+		if mat.NormalTex.Texture >= 0 {
+			ns = kernel.NormalMapped(acc, ns, tangent.XYZ(), tangent.W, &mat.NormalTex, mat.NormalScale, uv)
 		}
-		if mat.Clearcoat > 0 && mat.ClearcoatNormalTexture.Valid() {
-			nc = normalMapped(sc, nc, tangent, &mat.ClearcoatNormalTexture, mat.ClearcoatNormalScale, &uvs)
+		if mat.Clearcoat > 0 && mat.ClearcoatNormalTex.Texture >= 0 {
+			nc = kernel.NormalMapped(acc, nc, tangent.XYZ(), tangent.W, &mat.ClearcoatNormalTex, mat.ClearcoatNormalScale, uv)
 		}
 	}
 	var anisoDir scene.Vec3 // world, in the surface's own tangent frame (before it turns)
 	if tangent != (scene.Vec4{}) && mat.AnisotropyStrength > 0 {
-		anisoDir = anisotropyDirection(sc, ns, tangent, mat, &uvs)
+		anisoDir = kernel.AnisotropyDirection(acc, ns, tangent.XYZ(), tangent.W, mat, uv)
 	}
 	wo := ray.Dir.Scale(-1)
 	s.front = s.ng.Dot(wo) > 0
@@ -208,103 +220,8 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		nc = s.ng
 	}
 	s.frame.Set(ns)
-
-	bc := sampleTexture(sc, &mat.BaseColorTexture, &uvs)
-	base := mat.BaseColor.XYZ().Mul3(bc.XYZ()).Mul3(color.XYZ())
-	mr := sampleTexture(sc, &mat.MetallicRoughnessTex, &uvs)
-	spec := mat.Specular * sampleTexture(sc, &mat.SpecularTexture, &uvs).W
-	sct := sampleTexture(sc, &mat.SpecularColorTexture, &uvs)
-	specColor := mat.SpecularColor.Mul3(sct.XYZ())
-	s.bsdf.Init(base, mat.Metallic*mr.Z, mat.Roughness*mr.Y, mat.IOR, spec, specColor)
-	if mat.Transmission > 0 {
-		s.bsdf.Transmission = mat.Transmission * sampleTexture(sc, &mat.TransmissionTexture, &uvs).X
-		ior := glassIOR(mat)
-		s.bsdf.Eta = ior
-		s.bsdf.Thin = !mat.Volume
-		if !s.front && !s.bsdf.Thin {
-			s.bsdf.Eta = 1 / ior // leaving the volume (a thin sheet has air on both sides)
-		}
-	}
-	if anisoDir != (scene.Vec3{}) {
-		strength := mat.AnisotropyStrength
-		if mat.AnisotropyTexture.Valid() {
-			strength *= sampleTexture(sc, &mat.AnisotropyTexture, &uvs).Z
-		}
-		s.bsdf.SetAnisotropy(strength, s.frame.ToLocal(anisoDir))
-	}
-	if mat.Iridescence > 0 {
-		thickness := mat.IridescenceThicknessMax
-		if mat.IridescenceThicknessTexture.Valid() {
-			g := sampleTexture(sc, &mat.IridescenceThicknessTexture, &uvs).Y
-			thickness = mat.IridescenceThicknessMin + (mat.IridescenceThicknessMax-mat.IridescenceThicknessMin)*g
-		}
-		s.bsdf.SetIridescence(mat.Iridescence*sampleTexture(sc, &mat.IridescenceTexture, &uvs).X, mat.IridescenceIOR, thickness)
-	}
-	if mat.DiffuseTransmission > 0 {
-		s.bsdf.DiffTrans = kernel.Clamp01(mat.DiffuseTransmission * sampleTexture(sc, &mat.DiffuseTransmissionTexture, &uvs).W)
-		s.bsdf.DiffTransColor = mat.DiffuseTransmissionColor.Mul3(sampleTexture(sc, &mat.DiffuseTransmissionColorTexture, &uvs).XYZ())
-	}
-	if mat.SheenColor != (scene.Vec3{}) {
-		s.bsdf.SetSheen(mat.SheenColor.Mul3(sampleTexture(sc, &mat.SheenColorTexture, &uvs).XYZ()),
-			mat.SheenRoughness*sampleTexture(sc, &mat.SheenRoughnessTexture, &uvs).W)
-	}
-	if mat.Clearcoat > 0 {
-		var n scene.Vec3 // the zero vector: the shading normal
-		if nc != ns {
-			n = s.frame.ToLocal(nc)
-		}
-		s.bsdf.SetCoat(mat.Clearcoat*sampleTexture(sc, &mat.ClearcoatTexture, &uvs).X,
-			mat.ClearcoatRoughness*sampleTexture(sc, &mat.ClearcoatRoughnessTexture, &uvs).Y, n)
-	}
-	s.albedo = base
-	if mat.Unlit {
-		s.unlit, s.emit = true, base
-		return
-	}
-	if mat.Emits() && (s.front || mat.DoubleSided) {
-		et := sampleTexture(sc, &mat.EmissiveTexture, &uvs)
-		s.emit = mat.Emissive.Mul3(et.XYZ())
-	}
-}
-
-// anisotropyDirection is KHR_materials_anisotropy's direction in the world:
-// its texture's RG (or the tangent) turned by its rotation, in the tangent
-// frame about the shading normal n.
-func anisotropyDirection(sc *scene.Scene, n scene.Vec3, tangent scene.Vec4, mat *scene.Material, uvs *[2]scene.Vec2) scene.Vec3 {
-	dx, dy := float32(1), float32(0)
-	if mat.AnisotropyTexture.Valid() {
-		at := sampleTexture(sc, &mat.AnisotropyTexture, uvs)
-		dx, dy = 2*at.X-1, 2*at.Y-1
-	}
-	s, c := math.Sincos(float64(mat.AnisotropyRotation))
-	rx, ry := float32(c)*dx-float32(s)*dy, float32(s)*dx+float32(c)*dy
-	t := tangent.XYZ()
-	t = t.Sub(n.Scale(n.Dot(t))).Normalize()
-	b := n.Cross(t).Scale(tangent.W)
-	return t.Scale(rx).Add(b.Scale(ry))
-}
-
-// glassIOR is the index a transmissive material refracts by:
-// KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
-func glassIOR(mat *scene.Material) float32 {
-	if mat.IOR < 1 {
-		return 1.5
-	}
-	return mat.IOR
-}
-
-// normalMapped is n perturbed by a tangent-space normal map, in the
-// surface's own frame (before it is turned towards the ray).
-func normalMapped(sc *scene.Scene, n scene.Vec3, tangent scene.Vec4, tex *scene.TextureRef, scale float32, uvs *[2]scene.Vec2) scene.Vec3 {
-	tn := sampleTexture(sc, tex, uvs)
-	x, y, z := (2*tn.X-1)*scale, (2*tn.Y-1)*scale, 2*tn.Z-1
-	t := tangent.XYZ()
-	t = t.Sub(n.Scale(n.Dot(t))).Normalize()
-	b := n.Cross(t).Scale(tangent.W)
-	if m := t.Scale(x).Add(b.Scale(y)).Add(n.Scale(z)).Normalize(); m != (scene.Vec3{}) {
-		return m
-	}
-	return n
+	sh := kernel.EvalMaterial(acc, &s.bsdf, mat, uv, color.XYZ(), s.front, &s.frame, ns, nc, anisoDir)
+	s.albedo, s.emit, s.unlit = sh.Albedo, sh.Emit, sh.Unlit
 }
 
 // offsetRay moves a ray's origin off the surface along n by a few ulps of

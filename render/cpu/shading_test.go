@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -17,7 +18,7 @@ func TestTextureFiltersLinearValues(t *testing.T) {
 	for _, space := range []scene.ColorSpace{scene.SRGB, scene.Linear} {
 		sc := &scene.Scene{Textures: []scene.Texture{{Width: 2, Height: 1, ColorSpace: space, WrapS: scene.WrapClamp, WrapT: scene.WrapClamp,
 			Pixels: []uint8{0, 0, 0, 255, 255, 255, 255, 255}}}}
-		ref := scene.NoTexture
+		ref := layout.PackTextureRef(scene.NoTexture)
 		ref.Texture = 0
 		uvs := [2]scene.Vec2{{X: 0.5, Y: 0.5}}
 		if got := sampleTexture(sc, &ref, &uvs); math.Abs(float64(got.X)-0.5) > 1e-6 || got.W != 1 {

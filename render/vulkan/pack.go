@@ -41,56 +41,10 @@ type packed struct {
 	punctual   []layout.Light
 }
 
-func packTextureRef(r scene.TextureRef) layout.TextureRef {
-	return layout.TextureRef{Texture: int32(r.Texture), TexCoord: uint32(r.TexCoord), Transform: r.Transform}
-}
-
 func packScene(sc *scene.Scene, envPower float32) *packed {
 	p := &packed{}
 	for i := range sc.Materials {
-		m := &sc.Materials[i]
-		g := layout.Material{BaseColor: m.BaseColor, Emissive: m.Emissive, Metallic: m.Metallic, Roughness: m.Roughness,
-			IOR: m.IOR, Specular: m.Specular, SpecularColor: m.SpecularColor, Transmission: m.Transmission,
-			AttenuationColor: m.AttenuationColor, AttenuationDistance: m.AttenuationDistance, NormalScale: m.NormalScale,
-			AlphaCutoff:  m.AlphaCutoff,
-			BaseColorTex: packTextureRef(m.BaseColorTexture), MetallicRoughness: packTextureRef(m.MetallicRoughnessTex),
-			NormalTex: packTextureRef(m.NormalTexture), EmissiveTex: packTextureRef(m.EmissiveTexture),
-			TransmissionTex: packTextureRef(m.TransmissionTexture), SpecularTex: packTextureRef(m.SpecularTexture),
-			SpecularColorTex: packTextureRef(m.SpecularColorTexture),
-			Clearcoat:        m.Clearcoat, ClearcoatRoughness: m.ClearcoatRoughness, ClearcoatNormalScale: m.ClearcoatNormalScale,
-			ClearcoatTex: packTextureRef(m.ClearcoatTexture), ClearcoatRoughnessTex: packTextureRef(m.ClearcoatRoughnessTexture),
-			ClearcoatNormalTex: packTextureRef(m.ClearcoatNormalTexture),
-			SheenColor:         m.SheenColor, SheenRoughness: m.SheenRoughness,
-			SheenColorTex: packTextureRef(m.SheenColorTexture), SheenRoughnessTex: packTextureRef(m.SheenRoughnessTexture),
-			DiffuseTransmission: m.DiffuseTransmission, DiffuseTransmissionColor: m.DiffuseTransmissionColor,
-			DiffuseTransmissionTex: packTextureRef(m.DiffuseTransmissionTexture), DiffuseTransColorTex: packTextureRef(m.DiffuseTransmissionColorTexture),
-			AnisotropyStrength: m.AnisotropyStrength, AnisotropyRotation: m.AnisotropyRotation, AnisotropyTex: packTextureRef(m.AnisotropyTexture),
-			Dispersion: m.Dispersion, Iridescence: m.Iridescence, IridescenceIOR: m.IridescenceIOR,
-			IridescenceThicknessMin: m.IridescenceThicknessMin, IridescenceThicknessMax: m.IridescenceThicknessMax,
-			IridescenceTex: packTextureRef(m.IridescenceTexture), IridescenceThicknessTex: packTextureRef(m.IridescenceThicknessTexture)}
-		if m.DoubleSided {
-			g.Flags |= layout.MatDoubleSided
-		}
-		if m.Volume {
-			g.Flags |= layout.MatVolume
-		}
-		if m.AlphaMode == scene.AlphaMask {
-			g.Flags |= layout.MatAlphaMask
-		}
-		if m.AlphaMode == scene.AlphaBlend {
-			g.Flags |= layout.MatAlphaBlend
-		}
-		if m.Emits() {
-			g.Flags |= layout.MatEmits
-		}
-		if m.Unlit {
-			g.Flags |= layout.MatUnlit
-		}
-		if h := m.Hair; h != nil {
-			g.Flags |= layout.MatHair
-			g.Hair = layout.PackHair(h)
-		}
-		p.materials = append(p.materials, g)
+		p.materials = append(p.materials, layout.PackMaterial(&sc.Materials[i]))
 	}
 	for i := range sc.Textures {
 		t := &sc.Textures[i]

@@ -120,6 +120,21 @@ struct LightSample {
     bool delta;
 };
 
+// UVs are a hit's two sets of texture coordinates.
+struct UVs {
+    float u0;
+    float v0;
+    float u1;
+    float v1;
+};
+
+// Shaded is what a material gives at a shading point besides its BSDF.
+struct Shaded {
+    vec3 albedo;
+    vec3 emit;
+    bool unlit;
+};
+
 // Frame is an orthonormal basis about a normal (Duff et al., "Building an
 // Orthonormal Basis, Revisited", JCGT 2017).
 struct Frame {
@@ -151,6 +166,7 @@ Light punctual(int i);
 void envSample(float u1, float u2, out vec3 result0, out vec3 result1, out float result2);
 float envPdf(vec3 d);
 int envIndex();
+void textureAt(TextureRef ref, UVs uv, out vec3 result0, out float result1);
 void specularTableAt(int i, int j, out float result0, out float result1);
 float sheenTableAt(int i, int j);
 void iridBinAt(int i, int j, int k, out float result0, out float result1);
@@ -2411,6 +2427,167 @@ float pdfEnvironment(vec3 d) {
         return 0.0;
     }
     return lightPdf(envIndex()) * envPdf(d);
+}
+
+// GlassIOR is the index a transmissive material refracts by:
+// KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
+float glassIOR(Material m) {
+    if (m.ior < 1.0) {
+        return 1.5;
+    }
+    return m.ior;
+}
+
+// NormalMapped is the normal n perturbed by a tangent-space normal map
+// tex of the given scale, with the surface's tangent and its handedness,
+// in the surface's own frame (before it is turned towards the ray).
+vec3 normalMapped(vec3 n, vec3 tangent, float handedness, TextureRef tex, float scale, UVs uv) {
+    vec3 tn;
+    float tmp1;
+    textureAt(tex, uv, tn, tmp1);
+    float x = (2.0 * tn.x - 1.0) * scale;
+    float y = (2.0 * tn.y - 1.0) * scale;
+    float z = 2.0 * tn.z - 1.0;
+    vec3 t = normalizeGo(tangent - (n * dotGo(n, tangent)));
+    vec3 b = crossGo(n, t) * handedness;
+    {
+        vec3 m = normalizeGo(((t * x) + (b * y)) + (n * z));
+        if (m != (vec3(0.0, 0.0, 0.0))) {
+            return m;
+        }
+    }
+    return n;
+}
+
+// AnisotropyDirection is KHR_materials_anisotropy's direction in the
+// world: its texture's RG (or the tangent) turned by its rotation, in the
+// tangent frame about the shading normal n.
+vec3 anisotropyDirection(vec3 n, vec3 tangent, float handedness, Material m, UVs uv) {
+    float dx = 1.0;
+    float dy = 0.0;
+    if (m.anisotropyTex.texture >= 0) {
+        vec3 at;
+        float tmp1;
+        textureAt(m.anisotropyTex, uv, at, tmp1);
+        float tmp2 = 2.0 * at.x - 1.0;
+        float tmp3 = 2.0 * at.y - 1.0;
+        dx = tmp2;
+        dy = tmp3;
+    }
+    float tmp4 = m.anisotropyRotation;
+    float s = sinGo(tmp4);
+    float c = cosGo(tmp4);
+    float rx = c * dx - s * dy;
+    float ry = s * dx + c * dy;
+    vec3 t = normalizeGo(tangent - (n * dotGo(n, tangent)));
+    vec3 b = crossGo(n, t) * handedness;
+    return (t * rx) + (b * ry);
+}
+
+// EvalMaterial makes b the BSDF of material m at a shading point: its
+// factors times its textures at uv (the base colour times the vertex
+// colour color), seen from the front or the back, in the frame f about
+// the shading normal ns; nc is the clearcoat's normal and anisoDir
+// KHR_materials_anisotropy's direction (world; zero: none). It returns
+// the point's albedo and emission.
+Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Frame f, vec3 ns, vec3 nc, vec3 anisoDir) {
+    Shaded out_ = Shaded(vec3(0.0), vec3(0.0), false);
+    vec3 bc;
+    float tmp1;
+    textureAt(m.baseColorTex, uv, bc, tmp1);
+    vec3 base = (vec3(m.baseColor.x, m.baseColor.y, m.baseColor.z) * bc) * color;
+    vec3 mr;
+    float tmp2;
+    textureAt(m.metallicRoughness, uv, mr, tmp2);
+    vec3 tmp3;
+    float sa;
+    textureAt(m.specularTex, uv, tmp3, sa);
+    vec3 sct;
+    float tmp4;
+    textureAt(m.specularColorTex, uv, sct, tmp4);
+    bsdfInit(b, base, m.metallic * mr.z, m.roughness * mr.y, m.ior, m.specular * sa, m.specularColor * sct);
+    if (m.transmission > 0.0) {
+        vec3 tt;
+        float tmp5;
+        textureAt(m.transmissionTex, uv, tt, tmp5);
+        b.transmission = m.transmission * tt.x;
+        float ior = glassIOR(m);
+        b.eta = ior;
+        b.thin = (m.flags & 2u) == 0u;
+        if (!front && !b.thin) {
+            b.eta = 1.0 / ior;
+        }
+    }
+    if (anisoDir != (vec3(0.0, 0.0, 0.0))) {
+        float strength = m.anisotropyStrength;
+        if (m.anisotropyTex.texture >= 0) {
+            vec3 at;
+            float tmp6;
+            textureAt(m.anisotropyTex, uv, at, tmp6);
+            strength *= at.z;
+        }
+        bsdfSetAnisotropy(b, strength, frameToLocal(f, anisoDir));
+    }
+    if (m.iridescence > 0.0) {
+        float thickness = m.iridescenceThicknessMax;
+        if (m.iridescenceThicknessTex.texture >= 0) {
+            vec3 g;
+            float tmp7;
+            textureAt(m.iridescenceThicknessTex, uv, g, tmp7);
+            thickness = m.iridescenceThicknessMin + (m.iridescenceThicknessMax - m.iridescenceThicknessMin) * g.y;
+        }
+        vec3 it;
+        float tmp8;
+        textureAt(m.iridescenceTex, uv, it, tmp8);
+        bsdfSetIridescence(b, m.iridescence * it.x, m.iridescenceIOR, thickness);
+    }
+    if (m.diffuseTransmission > 0.0) {
+        vec3 tmp9;
+        float da;
+        textureAt(m.diffuseTransmissionTex, uv, tmp9, da);
+        b.diffTrans = clamp01(m.diffuseTransmission * da);
+        vec3 dc;
+        float tmp10;
+        textureAt(m.diffuseTransColorTex, uv, dc, tmp10);
+        b.diffTransColor = m.diffuseTransmissionColor * dc;
+    }
+    if (m.sheenColor != (vec3(0.0, 0.0, 0.0))) {
+        vec3 sc;
+        float tmp11;
+        textureAt(m.sheenColorTex, uv, sc, tmp11);
+        vec3 tmp12;
+        float sr;
+        textureAt(m.sheenRoughnessTex, uv, tmp12, sr);
+        bsdfSetSheen(b, m.sheenColor * sc, m.sheenRoughness * sr);
+    }
+    if (m.clearcoat > 0.0) {
+        vec3 n = vec3(0.0);
+        if (nc != ns) {
+            n = frameToLocal(f, nc);
+        }
+        vec3 ct;
+        float tmp13;
+        textureAt(m.clearcoatTex, uv, ct, tmp13);
+        vec3 cr;
+        float tmp14;
+        textureAt(m.clearcoatRoughnessTex, uv, cr, tmp14);
+        bsdfSetCoat(b, m.clearcoat * ct.x, m.clearcoatRoughness * cr.y, n);
+    }
+    out_.albedo = base;
+    if ((m.flags & 32u) != 0u) {
+        bool tmp15 = true;
+        vec3 tmp16 = base;
+        out_.unlit = tmp15;
+        out_.emit = tmp16;
+        return out_;
+    }
+    if ((m.flags & 16u) != 0u && (front || (m.flags & 1u) != 0u)) {
+        vec3 et;
+        float tmp17;
+        textureAt(m.emissiveTex, uv, et, tmp17);
+        out_.emit = m.emissive * et;
+    }
+    return out_;
 }
 
 void pcg4d(uint x, uint y, uint z, uint w, out uint result0, out uint result1, out uint result2, out uint result3) {

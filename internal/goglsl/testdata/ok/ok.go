@@ -185,3 +185,6 @@ func Edge(v scene.Vec3) float32 {
 
 // Flip reverses x's bits and adds f's.
 func Flip(x uint32, f float32) uint32 { return bits.Reverse32(x) + math.Float32bits(f) }
+
+// Premultiplied is a colour's red times its alpha.
+func Premultiplied(c scene.Vec4) float32 { return c.X * c.W }

@@ -135,7 +135,7 @@ func (b *BSDF) lobeTerms(wo scene.Vec3) WoTerms {
 		l.a, l.s = SpecularIntegrals(wo.Z, b.Alpha)
 	}
 	l.e = SchlickAlbedo(b.F0, b.F90, l.a, l.s)
-	// The lobes get back what single scattering loses (render.MultipleScattering).
+	// The lobes get back what single scattering loses (kernel.MultipleScattering).
 	msAlpha := b.Alpha
 	if b.AnisoAlpha > 0 { // the isotropic lobe's at the geometric mean roughness
 		msAlpha = Sqrt32(b.Alpha * b.AnisoAlpha)

@@ -191,7 +191,7 @@ func TestBSDFEnergy(t *testing.T) {
 }
 
 // TestMultipleScattering: every microfacet lobe gets back what single
-// scattering loses (render.MultipleScattering): a white metal is a
+// scattering loses (kernel.MultipleScattering): a white metal is a
 // perfect reflector at any roughness, brushed or not, under a coat or not,
 // and so is a black dielectric whose specular layer reflects everything
 // (F0 1); without the compensation a white metal of roughness 1 keeps 0.31

@@ -30,6 +30,15 @@ type Shaded struct {
 	Unlit  bool       // KHR_materials_unlit: Emit is the base colour and the path ends
 }
 
+// texture is tx's texture slot ref at uv: white and 1 where the slot is
+// empty, without asking tx.
+func texture(tx Textures, ref *layout.TextureRef, uv *UVs) (scene.Vec3, float32) {
+	if ref.Texture < 0 {
+		return scene.Vec3{X: 1, Y: 1, Z: 1}, 1
+	}
+	return tx.TextureAt(ref, uv)
+}
+
 // GlassIOR is the index a transmissive material refracts by:
 // KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
 func GlassIOR(m *layout.Material) float32 {
@@ -43,7 +52,7 @@ func GlassIOR(m *layout.Material) float32 {
 // tex of the given scale, with the surface's tangent and its handedness,
 // in the surface's own frame (before it is turned towards the ray).
 func NormalMapped(tx Textures, n, tangent scene.Vec3, handedness float32, tex *layout.TextureRef, scale float32, uv *UVs) scene.Vec3 {
-	tn, _ := tx.TextureAt(tex, uv)
+	tn, _ := texture(tx, tex, uv)
 	x, y, z := (2*tn.X-1)*scale, (2*tn.Y-1)*scale, 2*tn.Z-1
 	t := tangent.Sub(n.Scale(n.Dot(tangent))).Normalize()
 	b := n.Cross(t).Scale(handedness)
@@ -59,7 +68,7 @@ func NormalMapped(tx Textures, n, tangent scene.Vec3, handedness float32, tex *l
 func AnisotropyDirection(tx Textures, n, tangent scene.Vec3, handedness float32, m *layout.Material, uv *UVs) scene.Vec3 {
 	dx, dy := float32(1), float32(0)
 	if m.AnisotropyTex.Texture >= 0 {
-		at, _ := tx.TextureAt(&m.AnisotropyTex, uv)
+		at, _ := texture(tx, &m.AnisotropyTex, uv)
 		dx, dy = 2*at.X-1, 2*at.Y-1
 	}
 	s, c := math.Sincos(float64(m.AnisotropyRotation))
@@ -77,14 +86,14 @@ func AnisotropyDirection(tx Textures, n, tangent scene.Vec3, handedness float32,
 // the point's albedo and emission.
 func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene.Vec3, front bool, f *Frame, ns, nc, anisoDir scene.Vec3) Shaded {
 	var out Shaded
-	bc, _ := tx.TextureAt(&m.BaseColorTex, uv)
+	bc, _ := texture(tx, &m.BaseColorTex, uv)
 	base := scene.Vec3{X: m.BaseColor.X, Y: m.BaseColor.Y, Z: m.BaseColor.Z}.Mul3(bc).Mul3(color)
-	mr, _ := tx.TextureAt(&m.MetallicRoughness, uv)
-	_, sa := tx.TextureAt(&m.SpecularTex, uv)
-	sct, _ := tx.TextureAt(&m.SpecularColorTex, uv)
+	mr, _ := texture(tx, &m.MetallicRoughness, uv)
+	_, sa := texture(tx, &m.SpecularTex, uv)
+	sct, _ := texture(tx, &m.SpecularColorTex, uv)
 	b.Init(base, m.Metallic*mr.Z, m.Roughness*mr.Y, m.IOR, m.Specular*sa, m.SpecularColor.Mul3(sct))
 	if m.Transmission > 0 {
-		tt, _ := tx.TextureAt(&m.TransmissionTex, uv)
+		tt, _ := texture(tx, &m.TransmissionTex, uv)
 		b.Transmission = m.Transmission * tt.X
 		ior := GlassIOR(m)
 		b.Eta = ior
@@ -96,7 +105,7 @@ func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene
 	if anisoDir != (scene.Vec3{}) {
 		strength := m.AnisotropyStrength
 		if m.AnisotropyTex.Texture >= 0 {
-			at, _ := tx.TextureAt(&m.AnisotropyTex, uv)
+			at, _ := texture(tx, &m.AnisotropyTex, uv)
 			strength *= at.Z
 		}
 		b.SetAnisotropy(strength, f.ToLocal(anisoDir))
@@ -104,21 +113,21 @@ func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene
 	if m.Iridescence > 0 {
 		thickness := m.IridescenceThicknessMax
 		if m.IridescenceThicknessTex.Texture >= 0 {
-			g, _ := tx.TextureAt(&m.IridescenceThicknessTex, uv)
+			g, _ := texture(tx, &m.IridescenceThicknessTex, uv)
 			thickness = m.IridescenceThicknessMin + (m.IridescenceThicknessMax-m.IridescenceThicknessMin)*g.Y
 		}
-		it, _ := tx.TextureAt(&m.IridescenceTex, uv)
+		it, _ := texture(tx, &m.IridescenceTex, uv)
 		b.SetIridescence(m.Iridescence*it.X, m.IridescenceIOR, thickness)
 	}
 	if m.DiffuseTransmission > 0 {
-		_, da := tx.TextureAt(&m.DiffuseTransmissionTex, uv)
+		_, da := texture(tx, &m.DiffuseTransmissionTex, uv)
 		b.DiffTrans = Clamp01(m.DiffuseTransmission * da)
-		dc, _ := tx.TextureAt(&m.DiffuseTransColorTex, uv)
+		dc, _ := texture(tx, &m.DiffuseTransColorTex, uv)
 		b.DiffTransColor = m.DiffuseTransmissionColor.Mul3(dc)
 	}
 	if m.SheenColor != (scene.Vec3{}) {
-		sc, _ := tx.TextureAt(&m.SheenColorTex, uv)
-		_, sr := tx.TextureAt(&m.SheenRoughnessTex, uv)
+		sc, _ := texture(tx, &m.SheenColorTex, uv)
+		_, sr := texture(tx, &m.SheenRoughnessTex, uv)
 		b.SetSheen(m.SheenColor.Mul3(sc), m.SheenRoughness*sr)
 	}
 	if m.Clearcoat > 0 {
@@ -126,8 +135,8 @@ func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene
 		if nc != ns {
 			n = f.ToLocal(nc)
 		}
-		ct, _ := tx.TextureAt(&m.ClearcoatTex, uv)
-		cr, _ := tx.TextureAt(&m.ClearcoatRoughnessTex, uv)
+		ct, _ := texture(tx, &m.ClearcoatTex, uv)
+		cr, _ := texture(tx, &m.ClearcoatRoughnessTex, uv)
 		b.SetCoat(m.Clearcoat*ct.X, m.ClearcoatRoughness*cr.Y, n)
 	}
 	out.Albedo = base
@@ -136,7 +145,7 @@ func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene
 		return out
 	}
 	if m.Flags&layout.MatEmits != 0 && (front || m.Flags&layout.MatDoubleSided != 0) {
-		et, _ := tx.TextureAt(&m.EmissiveTex, uv)
+		et, _ := texture(tx, &m.EmissiveTex, uv)
 		out.Emit = m.Emissive.Mul3(et)
 	}
 	return out

@@ -19,7 +19,9 @@ import (
 // on first use or embedded, and uploaded to the GPU as AlbedoTables lays
 // them out. This file is Go alone (goglsl:ignore): its …At functions are
 // the lookups' access to the cells, which the GPU's shaders define from
-// the uploaded buffer (shaders/tables.glsl).
+// the uploaded buffer (shaders/tables.glsl). The tables made on first use
+// are made by named functions (makeSheenAlbedoTable …), not closures, so
+// that their getters, and these, inline: a lookup reads up to 16 cells.
 
 // specularTableAt is SpecularAlbedoTable's cell (i, j): A and S.
 func specularTableAt(i, j int) (a, s float32) {
@@ -62,26 +64,29 @@ func msTableAt(cell int) float32 { return MultipleScatteringTable()[cell] }
 // lobe's normalisation errs on the side of losing energy. The GPU
 // receives the same table after the specular one.
 func SheenAlbedoTable() *[layout.AlbedoTableSize][layout.AlbedoTableSize]float32 {
-	sheenOnce.Do(func() {
-		const n = 48
-		t := &sheenTable
-		eachTableCell(func(i, j int, wo scene.Vec3) {
-			alpha := SheenAlpha(float32(j) / (layout.AlbedoTableSize - 1))
-			var sum float64
-			for a := range n {
-				th := math.Pi / 2 * (float64(a) + 0.5) / n
-				st, ct := math.Sincos(th)
-				for b := range n {
-					sp, cp := math.Sincos(2 * math.Pi * (float64(b) + 0.5) / n)
-					wi := scene.Vec3{X: float32(st * cp), Y: float32(st * sp), Z: float32(ct)}
-					h := wo.Add(wi).Normalize()
-					sum += float64(CharlieD(h.Z, alpha)*SheenV(wo.Z, wi.Z)) * ct * st
-				}
-			}
-			t[i][j] = float32(sum * math.Pi * math.Pi / (n * n))
-		})
-	})
+	sheenOnce.Do(makeSheenAlbedoTable)
 	return &sheenTable
+}
+
+// makeSheenAlbedoTable makes SheenAlbedoTable's table once.
+func makeSheenAlbedoTable() {
+	const n = 48
+	t := &sheenTable
+	eachTableCell(func(i, j int, wo scene.Vec3) {
+		alpha := SheenAlpha(float32(j) / (layout.AlbedoTableSize - 1))
+		var sum float64
+		for a := range n {
+			th := math.Pi / 2 * (float64(a) + 0.5) / n
+			st, ct := math.Sincos(th)
+			for b := range n {
+				sp, cp := math.Sincos(2 * math.Pi * (float64(b) + 0.5) / n)
+				wi := scene.Vec3{X: float32(st * cp), Y: float32(st * sp), Z: float32(ct)}
+				h := wo.Add(wi).Normalize()
+				sum += float64(CharlieD(h.Z, alpha)*SheenV(wo.Z, wi.Z)) * ct * st
+			}
+		}
+		t[i][j] = float32(sum * math.Pi * math.Pi / (n * n))
+	})
 }
 
 // AlbedoTables is what the GPU reads its tables from: the specular table,
@@ -172,35 +177,38 @@ var SpecularAlbedoTable = func() (t [layout.AlbedoTableSize][layout.AlbedoTableS
 // (KHR_materials_anisotropy's strength²). Each is a stratified visible-normal
 // quadrature of 16² normals (anisoVisibleNormalQuadrature).
 func AnisoAlbedoTable() *[layout.AnisoTableCells][2]float32 {
-	anisoOnce.Do(func() {
-		const n = 16
-		var wg sync.WaitGroup
-		for i := range layout.AnisoTableMu {
-			wg.Go(func() {
-				r := float32(i) / (layout.AnisoTableMu - 1)
-				mu := max(r*r, 1e-3)
-				st := Sqrt32(1 - mu*mu)
-				for p := range layout.AnisoTablePhi {
-					sp, cp := math.Sincos(math.Pi / 2 * float64(p) / (layout.AnisoTablePhi - 1))
-					wo := scene.Vec3{X: st * float32(cp), Y: st * float32(sp), Z: mu}
-					for j := range layout.AnisoTableRough {
-						ay := anisoTableAlpha(j)
-						for k := range layout.AnisoTableStretch {
-							ax := ay + (1-ay)*float32(k)/(layout.AnisoTableStretch-1)
-							var sa, ss float64
-							anisoVisibleNormalQuadrature(wo, ax, ay, n, func(vh, w float32) {
-								sa += float64(w)
-								ss += float64(w * Schlick5(vh))
-							})
-							anisoTable[AnisoCell(i, p, j, k)] = [2]float32{float32(sa / (n * n)), float32(ss / (n * n))}
-						}
+	anisoOnce.Do(makeAnisoAlbedoTable)
+	return &anisoTable
+}
+
+// makeAnisoAlbedoTable makes AnisoAlbedoTable's table once.
+func makeAnisoAlbedoTable() {
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range layout.AnisoTableMu {
+		wg.Go(func() {
+			r := float32(i) / (layout.AnisoTableMu - 1)
+			mu := max(r*r, 1e-3)
+			st := Sqrt32(1 - mu*mu)
+			for p := range layout.AnisoTablePhi {
+				sp, cp := math.Sincos(math.Pi / 2 * float64(p) / (layout.AnisoTablePhi - 1))
+				wo := scene.Vec3{X: st * float32(cp), Y: st * float32(sp), Z: mu}
+				for j := range layout.AnisoTableRough {
+					ay := anisoTableAlpha(j)
+					for k := range layout.AnisoTableStretch {
+						ax := ay + (1-ay)*float32(k)/(layout.AnisoTableStretch-1)
+						var sa, ss float64
+						anisoVisibleNormalQuadrature(wo, ax, ay, n, func(vh, w float32) {
+							sa += float64(w)
+							ss += float64(w * Schlick5(vh))
+						})
+						anisoTable[AnisoCell(i, p, j, k)] = [2]float32{float32(sa / (n * n)), float32(ss / (n * n))}
 					}
 				}
-			})
-		}
-		wg.Wait()
-	})
-	return &anisoTable
+			}
+		})
+	}
+	wg.Wait()
 }
 
 var (
@@ -310,10 +318,13 @@ func tableAlpha(j int) float32 {
 // (ms_fresnel.bin; TestMultipleScatteringTable remakes it with -update and
 // checks it).
 func MultipleScatteringTable() *[layout.MSTableCells]float32 {
-	msOnce.Do(func() {
-		copy(msTable[:], embeddedFloats(msFresnelBytes, layout.MSTableCells, "ms_fresnel.bin", "TestMultipleScatteringTable"))
-	})
+	msOnce.Do(makeMultipleScatteringTable)
 	return &msTable
+}
+
+// makeMultipleScatteringTable makes MultipleScatteringTable's table once.
+func makeMultipleScatteringTable() {
+	copy(msTable[:], embeddedFloats(msFresnelBytes, layout.MSTableCells, "ms_fresnel.bin", "TestMultipleScatteringTable"))
 }
 
 // embeddedFloats decodes an embedded table of n little-endian float32s
@@ -477,13 +488,16 @@ func RandomWalkAlbedos(wo scene.Vec3, alpha float32, f0s []float32, n int, rng *
 // keeps 0.89 of light entering index 1.5 square on, 0.41 of light leaving
 // it.
 func GlassAlbedoTable() *[layout.GlassTableCells][3]float32 {
-	glassOnce.Do(func() {
-		f := embeddedFloats(glassAlbedoBytes, 3*layout.GlassTableCells, "glass_albedo.bin", "TestGlassAlbedoTable")
-		for c := range glassTable {
-			copy(glassTable[c][:], f[3*c:])
-		}
-	})
+	glassOnce.Do(makeGlassAlbedoTable)
 	return &glassTable
+}
+
+// makeGlassAlbedoTable makes GlassAlbedoTable's table once.
+func makeGlassAlbedoTable() {
+	f := embeddedFloats(glassAlbedoBytes, 3*layout.GlassTableCells, "glass_albedo.bin", "TestGlassAlbedoTable")
+	for c := range glassTable {
+		copy(glassTable[c][:], f[3*c:])
+	}
 }
 
 //go:embed glass_albedo.bin

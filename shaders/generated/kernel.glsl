@@ -2429,6 +2429,18 @@ float pdfEnvironment(vec3 d) {
     return lightPdf(envIndex()) * envPdf(d);
 }
 
+// texture is tx's texture slot ref at uv: white and 1 where the slot is
+// empty, without asking tx.
+void texture(TextureRef ref, UVs uv, out vec3 result0, out float result1) {
+    if (ref.texture < 0) {
+        result0 = vec3(1.0, 1.0, 1.0);
+        result1 = 1.0;
+        return;
+    }
+    textureAt(ref, uv, result0, result1);
+    return;
+}
+
 // GlassIOR is the index a transmissive material refracts by:
 // KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
 float glassIOR(Material m) {
@@ -2444,7 +2456,7 @@ float glassIOR(Material m) {
 vec3 normalMapped(vec3 n, vec3 tangent, float handedness, TextureRef tex, float scale, UVs uv) {
     vec3 tn;
     float tmp1;
-    textureAt(tex, uv, tn, tmp1);
+    texture(tex, uv, tn, tmp1);
     float x = (2.0 * tn.x - 1.0) * scale;
     float y = (2.0 * tn.y - 1.0) * scale;
     float z = 2.0 * tn.z - 1.0;
@@ -2468,7 +2480,7 @@ vec3 anisotropyDirection(vec3 n, vec3 tangent, float handedness, Material m, UVs
     if (m.anisotropyTex.texture >= 0) {
         vec3 at;
         float tmp1;
-        textureAt(m.anisotropyTex, uv, at, tmp1);
+        texture(m.anisotropyTex, uv, at, tmp1);
         float tmp2 = 2.0 * at.x - 1.0;
         float tmp3 = 2.0 * at.y - 1.0;
         dx = tmp2;
@@ -2494,22 +2506,22 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
     Shaded out_ = Shaded(vec3(0.0), vec3(0.0), false);
     vec3 bc;
     float tmp1;
-    textureAt(m.baseColorTex, uv, bc, tmp1);
+    texture(m.baseColorTex, uv, bc, tmp1);
     vec3 base = (vec3(m.baseColor.x, m.baseColor.y, m.baseColor.z) * bc) * color;
     vec3 mr;
     float tmp2;
-    textureAt(m.metallicRoughness, uv, mr, tmp2);
+    texture(m.metallicRoughness, uv, mr, tmp2);
     vec3 tmp3;
     float sa;
-    textureAt(m.specularTex, uv, tmp3, sa);
+    texture(m.specularTex, uv, tmp3, sa);
     vec3 sct;
     float tmp4;
-    textureAt(m.specularColorTex, uv, sct, tmp4);
+    texture(m.specularColorTex, uv, sct, tmp4);
     bsdfInit(b, base, m.metallic * mr.z, m.roughness * mr.y, m.ior, m.specular * sa, m.specularColor * sct);
     if (m.transmission > 0.0) {
         vec3 tt;
         float tmp5;
-        textureAt(m.transmissionTex, uv, tt, tmp5);
+        texture(m.transmissionTex, uv, tt, tmp5);
         b.transmission = m.transmission * tt.x;
         float ior = glassIOR(m);
         b.eta = ior;
@@ -2523,7 +2535,7 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
         if (m.anisotropyTex.texture >= 0) {
             vec3 at;
             float tmp6;
-            textureAt(m.anisotropyTex, uv, at, tmp6);
+            texture(m.anisotropyTex, uv, at, tmp6);
             strength *= at.z;
         }
         bsdfSetAnisotropy(b, strength, frameToLocal(f, anisoDir));
@@ -2533,31 +2545,31 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
         if (m.iridescenceThicknessTex.texture >= 0) {
             vec3 g;
             float tmp7;
-            textureAt(m.iridescenceThicknessTex, uv, g, tmp7);
+            texture(m.iridescenceThicknessTex, uv, g, tmp7);
             thickness = m.iridescenceThicknessMin + (m.iridescenceThicknessMax - m.iridescenceThicknessMin) * g.y;
         }
         vec3 it;
         float tmp8;
-        textureAt(m.iridescenceTex, uv, it, tmp8);
+        texture(m.iridescenceTex, uv, it, tmp8);
         bsdfSetIridescence(b, m.iridescence * it.x, m.iridescenceIOR, thickness);
     }
     if (m.diffuseTransmission > 0.0) {
         vec3 tmp9;
         float da;
-        textureAt(m.diffuseTransmissionTex, uv, tmp9, da);
+        texture(m.diffuseTransmissionTex, uv, tmp9, da);
         b.diffTrans = clamp01(m.diffuseTransmission * da);
         vec3 dc;
         float tmp10;
-        textureAt(m.diffuseTransColorTex, uv, dc, tmp10);
+        texture(m.diffuseTransColorTex, uv, dc, tmp10);
         b.diffTransColor = m.diffuseTransmissionColor * dc;
     }
     if (m.sheenColor != (vec3(0.0, 0.0, 0.0))) {
         vec3 sc;
         float tmp11;
-        textureAt(m.sheenColorTex, uv, sc, tmp11);
+        texture(m.sheenColorTex, uv, sc, tmp11);
         vec3 tmp12;
         float sr;
-        textureAt(m.sheenRoughnessTex, uv, tmp12, sr);
+        texture(m.sheenRoughnessTex, uv, tmp12, sr);
         bsdfSetSheen(b, m.sheenColor * sc, m.sheenRoughness * sr);
     }
     if (m.clearcoat > 0.0) {
@@ -2567,10 +2579,10 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
         }
         vec3 ct;
         float tmp13;
-        textureAt(m.clearcoatTex, uv, ct, tmp13);
+        texture(m.clearcoatTex, uv, ct, tmp13);
         vec3 cr;
         float tmp14;
-        textureAt(m.clearcoatRoughnessTex, uv, cr, tmp14);
+        texture(m.clearcoatRoughnessTex, uv, cr, tmp14);
         bsdfSetCoat(b, m.clearcoat * ct.x, m.clearcoatRoughness * cr.y, n);
     }
     out_.albedo = base;
@@ -2584,7 +2596,7 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
     if ((m.flags & 16u) != 0u && (front || (m.flags & 1u) != 0u)) {
         vec3 et;
         float tmp17;
-        textureAt(m.emissiveTex, uv, et, tmp17);
+        texture(m.emissiveTex, uv, et, tmp17);
         out_.emit = m.emissive * et;
     }
     return out_;

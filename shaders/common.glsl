@@ -154,14 +154,6 @@ vec3 normalToWorld(vec4 inv[3], vec3 n) {
                             inv[0].z * n.x + inv[1].z * n.y + inv[2].z * n.z));
 }
 
-float powerHeuristic(float a, float b) {
-    float a2 = a * a, b2 = b * b;
-    if (a2 + b2 == 0.0) {
-        return 0.0;
-    }
-    return a2 / (a2 + b2);
-}
-
 // The random number of a path's current bounce.
 float rnd(PathPayload p, uint dim) {
     return random(p.pixel, p.sampleIndex, p.bounce, dim, P.seed);

@@ -21,37 +21,6 @@
 #define IS_HAIR(s) ((s).isHair)
 #endif
 
-// addSplit adds light that the first hit reflected, share of it (per
-// channel) by the diffuse lobe.
-void addSplit(inout Path path, vec3 l, vec3 share) {
-    path.radiance += l;
-    vec3 d = l * share;
-    path.diffuse += d;
-    path.specular += l - d;
-}
-
-// addLight adds light that reached the camera along the path: after the
-// first hit has been shaded, to the diffuse and specular parts too, by the
-// diffuse share of the first hit's sample that carried it.
-void addLight(inout Path path, vec3 l) {
-    if (path.bounce == 0u) {
-        path.radiance += l; // the camera's direct view
-        return;
-    }
-    addSplit(path, l, path.split);
-}
-
-// diffuseShare is, per channel, the diffuse lobe's part of f, the first
-// hit's f·|cos| towards wi (local): the lobe's albedo·cos wi/π over f.
-// Hair is all diffuse.
-vec3 diffuseShare(Surface s, vec3 diffAlbedo, vec3 wi, vec3 f) {
-    if (IS_HAIR(s)) {
-        return vec3(1.0);
-    }
-    vec3 d = diffAlbedo * max(wi.z, 0.0) / PI;
-    return vec3(f.x > 0.0 ? min(d.x / f.x, 1.0) : 0.0, f.y > 0.0 ? min(d.y / f.y, 1.0) : 0.0, f.z > 0.0 ? min(d.z / f.z, 1.0) : 0.0);
-}
-
 // The miss shader: the environment, weighted by MIS against light sampling.
 void missShader(inout Path path, vec3 d) {
     path.throughput *= transmittance(path.medium, INF);
@@ -141,7 +110,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
                 if (!ls.delta) {
                     contrib *= powerHeuristic(ls.pdf, pdfB) / ls.pdf;
                 }
-                addSplit(path, contrib, path.bounce == 0u ? diffuseShare(s, path.diffAlbedo, wiL, f) : path.split);
+                addSplit(path, contrib, path.bounce == 0u ? diffuseShare(IS_HAIR(s), path.diffAlbedo, wiL, f) : path.split);
             }
         }
     }
@@ -170,7 +139,7 @@ void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float
         path.etaScale *= s.bsdf.eta * s.bsdf.eta;
     }
     if (path.bounce == 0u) {
-        path.split = diffuseShare(s, path.diffAlbedo, wiLocal, weight * pdf); // f·|cos|
+        path.split = diffuseShare(IS_HAIR(s), path.diffAlbedo, wiLocal, weight * pdf); // f·|cos|
     }
     path.origin = originToward(s, wi);
     path.dir = wi;

@@ -109,16 +109,6 @@ func (w *worker) streamKeys(p *pathState) *kernel.StreamKeys {
 	return k
 }
 
-// powerHeuristic is Veach's MIS weight (β = 2) for a sample of pdf a
-// against a strategy of pdf b.
-func powerHeuristic(a, b float32) float32 {
-	a2, b2 := a*a, b*b
-	if a2+b2 == 0 {
-		return 0
-	}
-	return a2 / (a2 + b2)
-}
-
 // absorb applies Beer–Lambert absorption over a distance t inside the
 // path's medium (KHR_materials_volume's attenuation colour and distance).
 func (r *renderer) absorb(p *pathState, t float32) {
@@ -150,9 +140,9 @@ func miss(w *worker, p *pathState, _ *HitObject) {
 	env := w.r.lights.env.radiance(p.Dir)
 	weight := float32(1)
 	if p.Bounce > 0 && p.PrevPdf > 0 {
-		weight = powerHeuristic(p.PrevPdf, kernel.PdfEnvironment(w.r.lights, p.Dir))
+		weight = kernel.PowerHeuristic(p.PrevPdf, kernel.PdfEnvironment(w.r.lights, p.Dir))
 	}
-	p.addLight(p.Throughput.Mul3(env).Scale(weight))
+	kernel.AddLight(&p.Path, p.Throughput.Mul3(env).Scale(weight))
 	p.end()
 }
 
@@ -185,9 +175,9 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 	if s.emit != (scene.Vec3{}) {
 		weight := float32(1)
 		if p.Bounce > 0 && p.PrevPdf > 0 {
-			weight = powerHeuristic(p.PrevPdf, kernel.PdfEmitter(r.lights, int(h.Hit.Instance), int(h.Hit.Prim), h.Hit.T, s.ng.Dot(wo), h.Ray.Origin))
+			weight = kernel.PowerHeuristic(p.PrevPdf, kernel.PdfEmitter(r.lights, int(h.Hit.Instance), int(h.Hit.Prim), h.Hit.T, s.ng.Dot(wo), h.Ray.Origin))
 		}
-		p.addLight(p.Throughput.Mul3(s.emit).Scale(weight))
+		kernel.AddLight(&p.Path, p.Throughput.Mul3(s.emit).Scale(weight))
 	}
 	if s.unlit || int(p.Bounce) >= r.opts.MaxDepth {
 		p.end()
@@ -234,11 +224,11 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 			p.Rays++
 			contrib := p.Throughput.Mul3(f).Mul3(ls.Radiance).Mul3(r.transmittance(p, ls.Dist))
 			if !ls.Delta {
-				contrib = contrib.Scale(powerHeuristic(ls.Pdf, pdfB) / ls.Pdf)
+				contrib = contrib.Scale(kernel.PowerHeuristic(ls.Pdf, pdfB) / ls.Pdf)
 			}
 			share := p.Split
 			if p.Bounce == 0 {
-				share = diffuseShare(s, p.DiffAlbedo, wiL, f)
+				share = kernel.DiffuseShare(s.isHair, p.DiffAlbedo, wiL, f)
 			}
 			w.queueShadow(p, shadow, contrib, share) // traced with the wave's others, after shading
 		}
@@ -279,7 +269,7 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		p.EtaScale *= s.bsdf.Eta * s.bsdf.Eta
 	}
 	if p.Bounce == 0 {
-		p.Split = diffuseShare(s, p.DiffAlbedo, wiLocal, weight.Scale(pdf)) // f·|cos|
+		p.Split = kernel.DiffuseShare(s.isHair, p.DiffAlbedo, wiLocal, weight.Scale(pdf)) // f·|cos|
 	}
 	origin := s.originToward(wi)
 	p.Throughput = p.Throughput.Mul3(weight)
@@ -296,44 +286,6 @@ func closestHit(w *worker, p *pathState, h *HitObject) {
 		p.Events |= layout.EventRoulette
 	}
 	p.Bounce++
-}
-
-// addLight adds light that reached the camera along the path: after the
-// first hit has been shaded, to the diffuse and specular parts too, by the
-// diffuse share of the first hit's sample that carried it.
-func (p *pathState) addLight(l scene.Vec3) {
-	if p.Bounce == 0 {
-		p.Radiance = p.Radiance.Add(l) // the camera's direct view
-		return
-	}
-	p.addSplit(l, p.Split)
-}
-
-// addSplit adds light that the first hit reflected, share of it (per
-// channel) by the diffuse lobe.
-func (p *pathState) addSplit(l, share scene.Vec3) {
-	p.Radiance = p.Radiance.Add(l)
-	d := l.Mul3(share)
-	p.Diffuse = p.Diffuse.Add(d)
-	p.Specular = p.Specular.Add(l.Sub(d))
-}
-
-// diffuseShare is, per channel, the diffuse lobe's part of f, the first
-// hit's f·|cos| towards wi (local): the lobe's albedo (diffAlbedo)·cos wi/π
-// over f.
-// Hair is all diffuse.
-func diffuseShare(s *surface, diffAlbedo, wi, f scene.Vec3) scene.Vec3 {
-	if s.isHair {
-		return scene.Vec3{X: 1, Y: 1, Z: 1}
-	}
-	cos := max(wi.Z, 0)
-	share := func(albedo, f float32) float32 {
-		if f > 0 {
-			return min(albedo*cos/math.Pi/f, 1)
-		}
-		return 0
-	}
-	return scene.Vec3{X: share(diffAlbedo.X, f.X), Y: share(diffAlbedo.Y, f.Y), Z: share(diffAlbedo.Z, f.Z)}
 }
 
 // tile is a rectangle of the image.

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -85,7 +86,7 @@ func (w *worker) traceShadows() {
 	for k := range w.shadows {
 		if !w.occluded[k] {
 			s := &w.shadows[k]
-			s.p.addSplit(s.contrib, s.share)
+			kernel.AddSplit(&s.p.Path, s.contrib, s.share)
 		}
 	}
 	w.shadowRays, w.shadows = w.shadowRays[:0], w.shadows[:0]

@@ -2602,6 +2602,56 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
     return out_;
 }
 
+// PowerHeuristic is Veach's MIS weight (β = 2) for a sample of pdf a
+// against a strategy of pdf b.
+float powerHeuristic(float a, float b) {
+    float a2 = a * a;
+    float b2 = b * b;
+    if (a2 + b2 == 0.0) {
+        return 0.0;
+    }
+    return a2 / (a2 + b2);
+}
+
+// AddSplit adds light that the first hit reflected, share of it (per
+// channel) by the diffuse lobe.
+void addSplit(inout Path p, vec3 l, vec3 share) {
+    p.radiance = p.radiance + l;
+    vec3 d = l * share;
+    p.diffuse = p.diffuse + d;
+    p.specular = p.specular + (l - d);
+}
+
+// AddLight adds light that reached the camera along the path: after the
+// first hit has been shaded, to the diffuse and specular parts too, by the
+// diffuse share of the first hit's sample that carried it.
+void addLight(inout Path p, vec3 l) {
+    if (p.bounce == 0u) {
+        p.radiance = p.radiance + l;
+        return;
+    }
+    addSplit(p, l, p.split);
+}
+
+// diffuseShareOf is DiffuseShare of one channel.
+float diffuseShareOf(float albedo, float cos_, float f) {
+    if (f > 0.0) {
+        return min(albedo * cos_ / 3.1415927 / f, 1.0);
+    }
+    return 0.0;
+}
+
+// DiffuseShare is, per channel, the diffuse lobe's part of f, the first
+// hit's f·|cos| towards wi (local): the lobe's albedo (diffAlbedo)·cos wi/π
+// over f. Hair is all diffuse.
+vec3 diffuseShare(bool isHair, vec3 diffAlbedo, vec3 wi, vec3 f) {
+    if (isHair) {
+        return vec3(1.0, 1.0, 1.0);
+    }
+    float cos_ = max(wi.z, 0.0);
+    return vec3(diffuseShareOf(diffAlbedo.x, cos_, f.x), diffuseShareOf(diffAlbedo.y, cos_, f.y), diffuseShareOf(diffAlbedo.z, cos_, f.z));
+}
+
 void pcg4d(uint x, uint y, uint z, uint w, out uint result0, out uint result1, out uint result2, out uint result3) {
     uint tmp1 = x * 1664525u + 1013904223u;
     uint tmp2 = y * 1664525u + 1013904223u;

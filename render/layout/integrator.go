@@ -56,8 +56,8 @@ const (
 // PairsPerBounce is the number of pairs of dimensions at a bounce.
 const PairsPerBounce = (DimsPerBounce + 1) / 2
 
-// The random streams' hash constants (render/random.go and
-// shaders/random.glsl): pcg4d's linear congruential step (Jarzynski and
+// The random streams' hash constants (render/kernel/random.go, which the
+// GPU runs translated): pcg4d's linear congruential step (Jarzynski and
 // Olano), the Laine–Karras permutation's multipliers (Burley), and the
 // salts that make a pixel's shuffle and scramble keys two different hashes.
 const (

@@ -86,7 +86,9 @@ void emissiveTriangle(int k, float bu, float bv, out vec3 q, out vec3 n, out vec
         vec2 uv0, uv1;
         vec4 color;
         triangleAttributes(m, tri, bu, bv, uv0, uv1, color);
-        le = mat.emissive * sampleTexture(mat.emissiveTex, uv0, uv1).xyz;
+        float alpha;
+        sampleTexture(mat.emissiveTex, UVs(uv0.x, uv0.y, uv1.x, uv1.y), le, alpha);
+        le *= mat.emissive;
     }
 }
 

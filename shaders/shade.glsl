@@ -1,7 +1,7 @@
-// shade.glsl: render/cpu/shading.go on the GPU: texture lookups (bilinear
-// or nearest over sRGB-decoded RGBA8 texels, with the sampler's wrap modes
-// and KHR_texture_transform, done by hand from a buffer so every backend
-// filters alike) and the shading point of a hit.
+// shade.glsl: the GPU's side of a hit's shading: the albedo tables' and
+// the texels' access for the kernel (its BSDF, texture filter and material
+// evaluation are render/kernel's, translated), and the hit's geometry from
+// the scene's buffers (render/cpu/shading.go's shade is its CPU twin).
 #ifndef SHADE_GLSL
 #define SHADE_GLSL
 
@@ -12,67 +12,20 @@
 // render.DecodeSRGB, from the same table.
 float decodeSRGB(uint b) { return P.srgbTable.v[b]; }
 
-int wrapTexel(int i, int n, uint mode) {
-    if (mode == 1u) { // clamp
-        return min(max(i, 0), n - 1);
-    }
-    if (mode == 2u) { // mirrored repeat
-        int period = 2 * n;
-        i %= period;
-        if (i < 0) {
-            i += period;
-        }
-        if (i >= n) {
-            i = period - 1 - i;
-        }
-        return i;
-    }
-    i %= n;
-    if (i < 0) {
-        i += n;
-    }
-    return i;
-}
+// The scene's images as the kernel's texture filtering reads them
+// (kernel.Texels): texel (x, y) of texture tex, linear.
+Texture textureInfo(int tex) { return P.textures.v[tex]; }
 
-vec4 texel(Texture tx, int x, int y) {
-    x = wrapTexel(x, int(tx.width), tx.wrapS);
-    y = wrapTexel(y, int(tx.height), tx.wrapT);
+void texel(int tex, int x, int y, out vec3 rgb, out float a) {
+    Texture tx = P.textures.v[tex];
     uint v = P.texels.v[tx.offset + uint(y) * tx.width + uint(x)];
-    uint r = v & 255u, g = (v >> 8) & 255u, b = (v >> 16) & 255u, a = v >> 24;
+    uint r = v & 255u, g = (v >> 8) & 255u, b = (v >> 16) & 255u;
+    a = float(v >> 24) / 255.0;
     if (tx.srgb != 0u) {
-        return vec4(decodeSRGB(r), decodeSRGB(g), decodeSRGB(b), float(a) / 255.0);
+        rgb = vec3(decodeSRGB(r), decodeSRGB(g), decodeSRGB(b));
+    } else {
+        rgb = vec3(float(r) / 255.0, float(g) / 255.0, float(b) / 255.0);
     }
-    return vec4(float(r) / 255.0, float(g) / 255.0, float(b) / 255.0, float(a) / 255.0);
-}
-
-vec4 sampleTexture(TextureRef ref, vec2 uv0, vec2 uv1) {
-    if (ref.texture < 0) {
-        return vec4(1.0);
-    }
-    Texture tx = P.textures.v[ref.texture];
-    vec2 uv = (ref.texCoord & 1u) == 0u ? uv0 : uv1;
-    precise float u = ref.transform[0] * uv.x + ref.transform[1] * uv.y + ref.transform[2];
-    precise float v = ref.transform[3] * uv.x + ref.transform[4] * uv.y + ref.transform[5];
-    precise float x = u * float(tx.width) - 0.5;
-    precise float y = v * float(tx.height) - 0.5;
-    if (tx.nearest != 0u) {
-        return texel(tx, int(floor(x + 0.5)), int(floor(y + 0.5)));
-    }
-    float x0 = floor(x), y0 = floor(y);
-    precise float fx = x - x0;
-    precise float fy = y - y0;
-    int ix = int(x0), iy = int(y0);
-    vec4 a = texel(tx, ix, iy), b = texel(tx, ix + 1, iy);
-    vec4 c = texel(tx, ix, iy + 1), d = texel(tx, ix + 1, iy + 1);
-    precise vec4 outv = (a * (1.0 - fx) + b * fx) * (1.0 - fy) + (c * (1.0 - fx) + d * fx) * fy;
-    return outv;
-}
-
-// sampleTexture as the kernel's material evaluation reads it (kernel.Textures).
-void textureAt(TextureRef ref, UVs uv, out vec3 rgb, out float a) {
-    vec4 t = sampleTexture(ref, vec2(uv.u0, uv.v0), vec2(uv.u1, uv.v1));
-    rgb = t.xyz;
-    a = t.w;
 }
 
 // A triangle's UVs and vertex colour at barycentrics (u, v).
@@ -101,7 +54,10 @@ float alphaAt(Material mat, Mesh m, uint prim, float u, float v) {
     vec2 uv0, uv1;
     vec4 color;
     triangleAttributes(m, prim, u, v, uv0, uv1, color);
-    return mat.baseColor.w * sampleTexture(mat.baseColorTex, uv0, uv1).w * color.w;
+    vec3 rgb;
+    float a;
+    sampleTexture(mat.baseColorTex, UVs(uv0.x, uv0.y, uv1.x, uv1.y), rgb, a);
+    return mat.baseColor.w * a * color.w;
 }
 
 // alphaKeeps is the any-hit decision on a candidate at distance t of an

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -113,6 +114,22 @@ func (t *translator) typeDecl(d *ast.GenDecl) error {
 		t.structOrder = append(t.structOrder, ts.Name.Name)
 	}
 	return nil
+}
+
+// preciseLocals matches a declaration of a float or vector local.
+var preciseLocals = regexp.MustCompile(`(?m)^(\s*)((?:float|vec2|vec3|vec4)(?:\[\d+\])? \w+( = .*)?;)$`)
+
+// hasDirective reports whether a doc comment holds the directive d.
+func hasDirective(doc *ast.CommentGroup, d string) bool {
+	if doc == nil {
+		return false
+	}
+	for _, c := range doc.List {
+		if strings.TrimSpace(c.Text) == d {
+			return true
+		}
+	}
+	return false
 }
 
 // provider declares the methods of an interface type: what a backend
@@ -225,10 +242,14 @@ func (t *translator) function(fn *function) error {
 			return err
 		}
 	}
+	body := t.out.String()
+	if hasDirective(fn.decl.Doc, Precise) {
+		body = preciseLocals.ReplaceAllString(body, "${1}precise $2")
+	}
 	var b bytes.Buffer
 	writeDoc(&b, fn.decl.Doc)
 	b.WriteString(head + " {\n")
-	b.Write(t.out.Bytes())
+	b.WriteString(body)
 	b.WriteString("}\n\n")
 	t.bodies[fn.key] = b.String()
 	return nil

@@ -41,6 +41,10 @@
 //     math.Float32frombits and bits.Reverse32, which GLSL computes
 //     exactly.
 //
+// A function whose doc comment holds the Precise directive has its float
+// and vector locals declared precise, so that no driver fuses or reorders
+// their arithmetic.
+//
 // A constant expression, a math function of constants included, is
 // written as its value rounded to float32 (math.Pi·2 as the float32 Go
 // folds it to), so the GPU computes with the CPU's constants. Anything
@@ -87,6 +91,13 @@ const (
 // table's lookup, which reads a buffer there): the translation declares
 // its prototype, and the shader that includes it defines it.
 const Ignore = "//goglsl:ignore"
+
+// Precise is the directive, in a function's doc comment, that declares its
+// float and vector locals precise in GLSL: no driver may fuse or reorder
+// their arithmetic (a·b + c into one rounding), so that the GPU rounds as
+// Go does where a rounding decides something discrete (which texel). A
+// function's result is a local then: compute it into one and return that.
+const Precise = "//goglsl:precise"
 
 // Translate translates the Go files of the package in dir (tests and the
 // files marked Ignore left out) into GLSL. guard names the include guard.

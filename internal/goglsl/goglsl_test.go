@@ -70,6 +70,7 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"return hypotGo(v.x, v.y);",
 		"return bitfieldReverse(x) + floatBitsToUint(f);",
 		"float premultiplied(vec4 c) {\n    return c.x * c.w;",
+		"precise float v = a * (1.0 - t) + b * t;\n    return v;",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the translation lacks %q:\n%s", want, src)

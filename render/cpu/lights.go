@@ -124,7 +124,8 @@ func (ls *lightSampler) EmissiveTriangle(k int, bu, bv float32) (q, n, le scene.
 	le = mat.Emissive
 	if t.textured {
 		uvs, _ := triangleAttributes(&sc.Meshes[sc.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
-		le = mat.Emissive.Mul3(sampleTexture(sc, &mat.EmissiveTex, &uvs).XYZ())
+		et, _ := textureAt(sc, &mat.EmissiveTex, &uvs)
+		le = mat.Emissive.Mul3(et)
 	}
 	return t.p0.Add(t.e1.Scale(bu)).Add(t.e2.Scale(bv)), t.n, le, t.doubleSided, true
 }

@@ -9,77 +9,29 @@ import (
 	"sertrace/scene"
 )
 
-// sampleTexture returns the linear RGBA of a material's texture slot at the
-// hit's UV sets: the slot's KHR_texture_transform, the sampler's wrap modes,
-// and bilinear filtering of sRGB-decoded texels (nearest when the sampler's
-// magnification filter says so).
-func sampleTexture(sc *scene.Scene, ref *layout.TextureRef, uvs *[2]scene.Vec2) scene.Vec4 {
-	if ref.Texture < 0 {
-		return scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
-	}
-	tx := &sc.Textures[ref.Texture]
-	uv := uvs[ref.TexCoord&1]
-	m := &ref.Transform
-	u := m[0]*uv.X + m[1]*uv.Y + m[2]
-	v := m[3]*uv.X + m[4]*uv.Y + m[5]
-	x, y := u*float32(tx.Width)-0.5, v*float32(tx.Height)-0.5
-	if tx.Nearest {
-		return texel(tx, wrap(int(math.Floor(float64(x+0.5))), tx.Width, tx.WrapS), wrap(int(math.Floor(float64(y+0.5))), tx.Height, tx.WrapT))
-	}
-	x0, y0 := float32(math.Floor(float64(x))), float32(math.Floor(float64(y)))
-	fx, fy := x-x0, y-y0
-	ix, iy := int(x0), int(y0)
-	// Each axis is wrapped once for both of its texels.
-	ix0, ix1 := wrap(ix, tx.Width, tx.WrapS), wrap(ix+1, tx.Width, tx.WrapS)
-	iy0, iy1 := wrap(iy, tx.Height, tx.WrapT), wrap(iy+1, tx.Height, tx.WrapT)
-	a, b := texel(tx, ix0, iy0), texel(tx, ix1, iy0)
-	c, d := texel(tx, ix0, iy1), texel(tx, ix1, iy1)
-	lerp := func(a, b, c, d float32) float32 { return (a*(1-fx)+b*fx)*(1-fy) + (c*(1-fx)+d*fx)*fy }
-	return scene.Vec4{X: lerp(a.X, b.X, c.X, d.X), Y: lerp(a.Y, b.Y, c.Y, d.Y), Z: lerp(a.Z, b.Z, c.Z, d.Z), W: lerp(a.W, b.W, c.W, d.W)}
+// sceneTexels is a scene's decoded images as the kernel's texture
+// filtering reads them (kernel.Texels).
+type sceneTexels scene.Scene
+
+func (sc *sceneTexels) TextureInfo(tex int) layout.Texture {
+	return layout.PackTexture(&sc.Textures[tex], 0)
 }
 
-// TextureAt is sampleTexture as the kernel's material evaluation reads it
-// (kernel.Textures).
-func (acc *Accel) TextureAt(ref *layout.TextureRef, uv *kernel.UVs) (scene.Vec3, float32) {
-	uvs := [2]scene.Vec2{{X: uv.U0, Y: uv.V0}, {X: uv.U1, Y: uv.V1}}
-	t := sampleTexture(acc.scene, ref, &uvs)
-	return scene.Vec3{X: t.X, Y: t.Y, Z: t.Z}, t.W
-}
-
-// texel fetches the texel at wrapped coordinates, in linear values.
-func texel(tx *scene.Texture, x, y int) scene.Vec4 {
-	p := tx.Pixels[4*(y*tx.Width+x):]
+func (sc *sceneTexels) Texel(tex, x, y int) (scene.Vec3, float32) {
+	t := &sc.Textures[tex]
+	p := t.Pixels[4*(y*t.Width+x):]
 	p = p[:4]
-	if tx.ColorSpace == scene.SRGB {
-		return scene.Vec4{X: render.DecodeSRGB(p[0]), Y: render.DecodeSRGB(p[1]), Z: render.DecodeSRGB(p[2]), W: float32(p[3]) / 255}
+	if t.ColorSpace == scene.SRGB {
+		return scene.Vec3{X: render.DecodeSRGB(p[0]), Y: render.DecodeSRGB(p[1]), Z: render.DecodeSRGB(p[2])}, float32(p[3]) / 255
 	}
-	return scene.Vec4{X: float32(p[0]) / 255, Y: float32(p[1]) / 255, Z: float32(p[2]) / 255, W: float32(p[3]) / 255}
+	return scene.Vec3{X: float32(p[0]) / 255, Y: float32(p[1]) / 255, Z: float32(p[2]) / 255}, float32(p[3]) / 255
 }
 
-// wrap maps a texel coordinate into [0, n) by the sampler's wrap mode.
-func wrap(i, n int, mode scene.Wrap) int {
-	if uint(i) < uint(n) {
-		return i // inside: every mode leaves it
-	}
-	switch mode {
-	case scene.WrapClamp:
-		return min(max(i, 0), n-1)
-	case scene.WrapMirror:
-		period := 2 * n
-		i %= period
-		if i < 0 {
-			i += period
-		}
-		if i >= n {
-			i = period - 1 - i
-		}
-		return i
-	}
-	i %= n
-	if i < 0 {
-		i += n
-	}
-	return i
+// textureAt is a texture slot of sc's materials at a hit's UV sets
+// (kernel.SampleTexture).
+func textureAt(sc *scene.Scene, ref *layout.TextureRef, uvs *[2]scene.Vec2) (scene.Vec3, float32) {
+	uv := kernel.UVs{U0: uvs[0].X, V0: uvs[0].Y, U1: uvs[1].X, V1: uvs[1].Y}
+	return kernel.SampleTexture((*sceneTexels)(sc), ref, &uv)
 }
 
 // surface is a shading point: where, which way it faces, and its material
@@ -125,7 +77,8 @@ func triangleAttributes(m *scene.Mesh, prim int, u, v float32) (uvs [2]scene.Vec
 func alphaAt(sc *scene.Scene, mat *scene.Material, m *scene.Mesh, prim int, u, v float32) float32 {
 	uvs, color := triangleAttributes(m, prim, u, v)
 	ref := layout.PackTextureRef(mat.BaseColorTexture)
-	return mat.BaseColor.W * sampleTexture(sc, &ref, &uvs).W * color.W
+	_, a := textureAt(sc, &ref, &uvs)
+	return mat.BaseColor.W * a * color.W
 }
 
 // normalToWorld transforms an object-space normal by the inverse transpose,
@@ -195,18 +148,19 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 	mat := s.mat
 	s.uv = kernel.UVs{U0: uvs[0].X, V0: uvs[0].Y, U1: uvs[1].X, V1: uvs[1].Y}
 	uv := &s.uv
+	tx := (*sceneTexels)(sc)
 	nc := ns // the clearcoat's normal: the vertex normal unless its own map perturbs it
 	if tangent != (scene.Vec4{}) {
 		if mat.NormalTex.Texture >= 0 {
-			ns = kernel.NormalMapped(acc, ns, tangent.XYZ(), tangent.W, &mat.NormalTex, mat.NormalScale, uv)
+			ns = kernel.NormalMapped(tx, ns, tangent.XYZ(), tangent.W, &mat.NormalTex, mat.NormalScale, uv)
 		}
 		if mat.Clearcoat > 0 && mat.ClearcoatNormalTex.Texture >= 0 {
-			nc = kernel.NormalMapped(acc, nc, tangent.XYZ(), tangent.W, &mat.ClearcoatNormalTex, mat.ClearcoatNormalScale, uv)
+			nc = kernel.NormalMapped(tx, nc, tangent.XYZ(), tangent.W, &mat.ClearcoatNormalTex, mat.ClearcoatNormalScale, uv)
 		}
 	}
 	var anisoDir scene.Vec3 // world, in the surface's own tangent frame (before it turns)
 	if tangent != (scene.Vec4{}) && mat.AnisotropyStrength > 0 {
-		anisoDir = kernel.AnisotropyDirection(acc, ns, tangent.XYZ(), tangent.W, mat, uv)
+		anisoDir = kernel.AnisotropyDirection(tx, ns, tangent.XYZ(), tangent.W, mat, uv)
 	}
 	wo := ray.Dir.Scale(-1)
 	s.front = s.ng.Dot(wo) > 0
@@ -220,7 +174,7 @@ func (acc *Accel) shade(s *surface, h *Hit, ray *Ray) {
 		nc = s.ng
 	}
 	s.frame.Set(ns)
-	sh := kernel.EvalMaterial(acc, &s.bsdf, mat, uv, color.XYZ(), s.front, &s.frame, ns, nc, anisoDir)
+	sh := kernel.EvalMaterial(tx, &s.bsdf, mat, uv, color.XYZ(), s.front, &s.frame, ns, nc, anisoDir)
 	s.albedo, s.emit, s.unlit = sh.Albedo, sh.Emit, sh.Unlit
 }
 

@@ -21,7 +21,7 @@ func TestTextureFiltersLinearValues(t *testing.T) {
 		ref := layout.PackTextureRef(scene.NoTexture)
 		ref.Texture = 0
 		uvs := [2]scene.Vec2{{X: 0.5, Y: 0.5}}
-		if got := sampleTexture(sc, &ref, &uvs); math.Abs(float64(got.X)-0.5) > 1e-6 || got.W != 1 {
+		if got, a := textureAt(sc, &ref, &uvs); math.Abs(float64(got.X)-0.5) > 1e-6 || a != 1 {
 			t.Errorf("colour space %v: halfway between black and white is %v, want 0.5", space, got)
 		}
 	}

@@ -33,9 +33,12 @@ func lerpWeight(f float32, d int) float32 {
 }
 
 // bilerp interpolates the corners v00 … v11 of a cell at fractions fx
-// (first index) and fy (second).
+// (first index) and fy (second), precisely (SampleTexture's filter).
+//
+//goglsl:precise
 func bilerp(v00, v10, v01, v11, fx, fy float32) float32 {
-	return (v00*(1-fx)+v10*fx)*(1-fy) + (v01*(1-fx)+v11*fx)*fy
+	v := (v00*(1-fx)+v10*fx)*(1-fy) + (v01*(1-fx)+v11*fx)*fy
+	return v
 }
 
 // SpecularIntegrals looks A and S up in SpecularAlbedoTable, bilinearly in

@@ -7,16 +7,6 @@ import (
 	"sertrace/scene"
 )
 
-// Textures is what a material's evaluation reads of the scene's textures
-// (the CPU's decoded images, the GPU's texel buffer).
-type Textures interface {
-	// TextureAt is a material's texture slot at a hit's texture
-	// coordinates, with its KHR_texture_transform, the sampler's wrap
-	// modes and filter, sRGB decoded: linear RGB and alpha; white and 1
-	// for an empty slot.
-	TextureAt(ref *layout.TextureRef, uv *UVs) (rgb scene.Vec3, a float32)
-}
-
 // UVs are a hit's two sets of texture coordinates.
 type UVs struct {
 	U0, V0 float32 // TEXCOORD_0
@@ -28,15 +18,6 @@ type Shaded struct {
 	Albedo scene.Vec3 // the first-hit albedo AOV
 	Emit   scene.Vec3 // emitted radiance towards the viewer
 	Unlit  bool       // KHR_materials_unlit: Emit is the base colour and the path ends
-}
-
-// texture is tx's texture slot ref at uv: white and 1 where the slot is
-// empty, without asking tx.
-func texture(tx Textures, ref *layout.TextureRef, uv *UVs) (scene.Vec3, float32) {
-	if ref.Texture < 0 {
-		return scene.Vec3{X: 1, Y: 1, Z: 1}, 1
-	}
-	return tx.TextureAt(ref, uv)
 }
 
 // GlassIOR is the index a transmissive material refracts by:
@@ -51,8 +32,8 @@ func GlassIOR(m *layout.Material) float32 {
 // NormalMapped is the normal n perturbed by a tangent-space normal map
 // tex of the given scale, with the surface's tangent and its handedness,
 // in the surface's own frame (before it is turned towards the ray).
-func NormalMapped(tx Textures, n, tangent scene.Vec3, handedness float32, tex *layout.TextureRef, scale float32, uv *UVs) scene.Vec3 {
-	tn, _ := texture(tx, tex, uv)
+func NormalMapped(tx Texels, n, tangent scene.Vec3, handedness float32, tex *layout.TextureRef, scale float32, uv *UVs) scene.Vec3 {
+	tn, _ := SampleTexture(tx, tex, uv)
 	x, y, z := (2*tn.X-1)*scale, (2*tn.Y-1)*scale, 2*tn.Z-1
 	t := tangent.Sub(n.Scale(n.Dot(tangent))).Normalize()
 	b := n.Cross(t).Scale(handedness)
@@ -65,10 +46,10 @@ func NormalMapped(tx Textures, n, tangent scene.Vec3, handedness float32, tex *l
 // AnisotropyDirection is KHR_materials_anisotropy's direction in the
 // world: its texture's RG (or the tangent) turned by its rotation, in the
 // tangent frame about the shading normal n.
-func AnisotropyDirection(tx Textures, n, tangent scene.Vec3, handedness float32, m *layout.Material, uv *UVs) scene.Vec3 {
+func AnisotropyDirection(tx Texels, n, tangent scene.Vec3, handedness float32, m *layout.Material, uv *UVs) scene.Vec3 {
 	dx, dy := float32(1), float32(0)
 	if m.AnisotropyTex.Texture >= 0 {
-		at, _ := texture(tx, &m.AnisotropyTex, uv)
+		at, _ := SampleTexture(tx, &m.AnisotropyTex, uv)
 		dx, dy = 2*at.X-1, 2*at.Y-1
 	}
 	s, c := math.Sincos(float64(m.AnisotropyRotation))
@@ -84,16 +65,16 @@ func AnisotropyDirection(tx Textures, n, tangent scene.Vec3, handedness float32,
 // the shading normal ns; nc is the clearcoat's normal and anisoDir
 // KHR_materials_anisotropy's direction (world; zero: none). It returns
 // the point's albedo and emission.
-func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene.Vec3, front bool, f *Frame, ns, nc, anisoDir scene.Vec3) Shaded {
+func EvalMaterial(tx Texels, b *BSDF, m *layout.Material, uv *UVs, color scene.Vec3, front bool, f *Frame, ns, nc, anisoDir scene.Vec3) Shaded {
 	var out Shaded
-	bc, _ := texture(tx, &m.BaseColorTex, uv)
+	bc, _ := SampleTexture(tx, &m.BaseColorTex, uv)
 	base := scene.Vec3{X: m.BaseColor.X, Y: m.BaseColor.Y, Z: m.BaseColor.Z}.Mul3(bc).Mul3(color)
-	mr, _ := texture(tx, &m.MetallicRoughness, uv)
-	_, sa := texture(tx, &m.SpecularTex, uv)
-	sct, _ := texture(tx, &m.SpecularColorTex, uv)
+	mr, _ := SampleTexture(tx, &m.MetallicRoughness, uv)
+	_, sa := SampleTexture(tx, &m.SpecularTex, uv)
+	sct, _ := SampleTexture(tx, &m.SpecularColorTex, uv)
 	b.Init(base, m.Metallic*mr.Z, m.Roughness*mr.Y, m.IOR, m.Specular*sa, m.SpecularColor.Mul3(sct))
 	if m.Transmission > 0 {
-		tt, _ := texture(tx, &m.TransmissionTex, uv)
+		tt, _ := SampleTexture(tx, &m.TransmissionTex, uv)
 		b.Transmission = m.Transmission * tt.X
 		ior := GlassIOR(m)
 		b.Eta = ior
@@ -105,7 +86,7 @@ func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene
 	if anisoDir != (scene.Vec3{}) {
 		strength := m.AnisotropyStrength
 		if m.AnisotropyTex.Texture >= 0 {
-			at, _ := texture(tx, &m.AnisotropyTex, uv)
+			at, _ := SampleTexture(tx, &m.AnisotropyTex, uv)
 			strength *= at.Z
 		}
 		b.SetAnisotropy(strength, f.ToLocal(anisoDir))
@@ -113,21 +94,21 @@ func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene
 	if m.Iridescence > 0 {
 		thickness := m.IridescenceThicknessMax
 		if m.IridescenceThicknessTex.Texture >= 0 {
-			g, _ := texture(tx, &m.IridescenceThicknessTex, uv)
+			g, _ := SampleTexture(tx, &m.IridescenceThicknessTex, uv)
 			thickness = m.IridescenceThicknessMin + (m.IridescenceThicknessMax-m.IridescenceThicknessMin)*g.Y
 		}
-		it, _ := texture(tx, &m.IridescenceTex, uv)
+		it, _ := SampleTexture(tx, &m.IridescenceTex, uv)
 		b.SetIridescence(m.Iridescence*it.X, m.IridescenceIOR, thickness)
 	}
 	if m.DiffuseTransmission > 0 {
-		_, da := texture(tx, &m.DiffuseTransmissionTex, uv)
+		_, da := SampleTexture(tx, &m.DiffuseTransmissionTex, uv)
 		b.DiffTrans = Clamp01(m.DiffuseTransmission * da)
-		dc, _ := texture(tx, &m.DiffuseTransColorTex, uv)
+		dc, _ := SampleTexture(tx, &m.DiffuseTransColorTex, uv)
 		b.DiffTransColor = m.DiffuseTransmissionColor.Mul3(dc)
 	}
 	if m.SheenColor != (scene.Vec3{}) {
-		sc, _ := texture(tx, &m.SheenColorTex, uv)
-		_, sr := texture(tx, &m.SheenRoughnessTex, uv)
+		sc, _ := SampleTexture(tx, &m.SheenColorTex, uv)
+		_, sr := SampleTexture(tx, &m.SheenRoughnessTex, uv)
 		b.SetSheen(m.SheenColor.Mul3(sc), m.SheenRoughness*sr)
 	}
 	if m.Clearcoat > 0 {
@@ -135,8 +116,8 @@ func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene
 		if nc != ns {
 			n = f.ToLocal(nc)
 		}
-		ct, _ := texture(tx, &m.ClearcoatTex, uv)
-		cr, _ := texture(tx, &m.ClearcoatRoughnessTex, uv)
+		ct, _ := SampleTexture(tx, &m.ClearcoatTex, uv)
+		cr, _ := SampleTexture(tx, &m.ClearcoatRoughnessTex, uv)
 		b.SetCoat(m.Clearcoat*ct.X, m.ClearcoatRoughness*cr.Y, n)
 	}
 	out.Albedo = base
@@ -145,7 +126,7 @@ func EvalMaterial(tx Textures, b *BSDF, m *layout.Material, uv *UVs, color scene
 		return out
 	}
 	if m.Flags&layout.MatEmits != 0 && (front || m.Flags&layout.MatDoubleSided != 0) {
-		et, _ := texture(tx, &m.EmissiveTex, uv)
+		et, _ := SampleTexture(tx, &m.EmissiveTex, uv)
 		out.Emit = m.Emissive.Mul3(et)
 	}
 	return out

@@ -179,4 +179,5 @@ var constants = []constant{
 	cf("STRAND_TOL_TRAVEL", StrandTolTravel), cf("STRAND_TOL_POSITION", StrandTolPosition), cf("STRAND_TOL_RADIUS", StrandTolRadius), ci("STRAND_REACH", StrandReach),
 	c("JOINED_PREV", int(scene.JoinedPrev)), c("JOINED_NEXT", int(scene.JoinedNext)),
 	c("PUNCTUAL_POINT", PunctualPoint), c("PUNCTUAL_SPOT", PunctualSpot), c("PUNCTUAL_DIRECTIONAL", PunctualDirectional),
+	c("WRAP_REPEAT", WrapRepeat), c("WRAP_CLAMP", WrapClamp), c("WRAP_MIRROR", WrapMirror),
 }

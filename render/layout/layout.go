@@ -51,6 +51,13 @@ const (
 	ProbeOut = 12
 )
 
+// A texture sampler's wrap modes: scene.Wrap's values.
+const (
+	WrapRepeat = int(scene.WrapRepeat)
+	WrapClamp  = int(scene.WrapClamp)
+	WrapMirror = int(scene.WrapMirror)
+)
+
 // Punctual light kinds: scene.LightKind's values.
 const (
 	PunctualPoint       = int(scene.PointLight)

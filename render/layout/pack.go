@@ -82,3 +82,16 @@ func PackMaterial(m *scene.Material) Material {
 	}
 	return g
 }
+
+// PackTexture is a texture's size, sampler and colour space as the shading
+// reads them; offset is where its texels start in the GPU's texel buffer.
+func PackTexture(t *scene.Texture, offset uint32) Texture {
+	g := Texture{Offset: offset, Width: uint32(t.Width), Height: uint32(t.Height), WrapS: uint32(t.WrapS), WrapT: uint32(t.WrapT)}
+	if t.ColorSpace == scene.SRGB {
+		g.SRGB = 1
+	}
+	if t.Nearest {
+		g.Nearest = 1
+	}
+	return g
+}

@@ -48,14 +48,7 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 	}
 	for i := range sc.Textures {
 		t := &sc.Textures[i]
-		g := layout.Texture{Offset: uint32(len(p.texels)), Width: uint32(t.Width), Height: uint32(t.Height),
-			WrapS: uint32(t.WrapS), WrapT: uint32(t.WrapT)}
-		if t.ColorSpace == scene.SRGB {
-			g.SRGB = 1
-		}
-		if t.Nearest {
-			g.Nearest = 1
-		}
+		g := layout.PackTexture(t, uint32(len(p.texels)))
 		for k := 0; k+4 <= len(t.Pixels); k += 4 {
 			p.texels = append(p.texels, binary.LittleEndian.Uint32(t.Pixels[k:]))
 		}

@@ -166,13 +166,14 @@ Light punctual(int i);
 void envSample(float u1, float u2, out vec3 result0, out vec3 result1, out float result2);
 float envPdf(vec3 d);
 int envIndex();
-void textureAt(TextureRef ref, UVs uv, out vec3 result0, out float result1);
 void specularTableAt(int i, int j, out float result0, out float result1);
 float sheenTableAt(int i, int j);
 void iridBinAt(int i, int j, int k, out float result0, out float result1);
 void anisoTableAt(int cell, out float result0, out float result1);
 void glassTableAt(int cell, out float result0, out float result1, out float result2);
 float msTableAt(int cell);
+Texture textureInfo(int tex);
+void texel(int tex, int x, int y, out vec3 result0, out float result1);
 
 // Luminance is a linear Rec. 709 colour's luminance.
 float luminance(vec3 c) {
@@ -291,9 +292,12 @@ float projectedAlpha(vec3 w, float ax, float ay) {
 }
 
 // bilerp interpolates the corners v00 … v11 of a cell at fractions fx
-// (first index) and fy (second).
+// (first index) and fy (second), precisely (SampleTexture's filter).
+//
+//goglsl:precise
 float bilerp(float v00, float v10, float v01, float v11, float fx, float fy) {
-    return (v00 * (1.0 - fx) + v10 * fx) * (1.0 - fy) + (v01 * (1.0 - fx) + v11 * fx) * fy;
+    precise float v = (v00 * (1.0 - fx) + v10 * fx) * (1.0 - fy) + (v01 * (1.0 - fx) + v11 * fx) * fy;
+    return v;
 }
 
 // SpecularIntegrals looks A and S up in SpecularAlbedoTable, bilinearly in
@@ -2429,18 +2433,6 @@ float pdfEnvironment(vec3 d) {
     return lightPdf(envIndex()) * envPdf(d);
 }
 
-// texture is tx's texture slot ref at uv: white and 1 where the slot is
-// empty, without asking tx.
-void texture(TextureRef ref, UVs uv, out vec3 result0, out float result1) {
-    if (ref.texture < 0) {
-        result0 = vec3(1.0, 1.0, 1.0);
-        result1 = 1.0;
-        return;
-    }
-    textureAt(ref, uv, result0, result1);
-    return;
-}
-
 // GlassIOR is the index a transmissive material refracts by:
 // KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
 float glassIOR(Material m) {
@@ -2450,13 +2442,108 @@ float glassIOR(Material m) {
     return m.ior;
 }
 
+// floorMod is i modulo n > 0, in [0, n) (GLSL's % of a negative int is
+// undefined, and Go's takes the dividend's sign).
+int floorMod(int i, int n) {
+    if (i >= 0) {
+        return int(uint(i) % uint(n));
+    }
+    return n - 1 - int(uint(-1 - i) % uint(n));
+}
+
+// WrapTexel maps a texel coordinate into [0, n) by the sampler's wrap
+// mode (layout.Wrap*).
+int wrapTexel(int i, int n, uint mode) {
+    if (i >= 0 && i < n) {
+        return i;
+    }
+    if (int(mode) == 1) {
+        return min(max(i, 0), n - 1);
+    }
+    if (int(mode) == 2) {
+        int period = 2 * n;
+        i = floorMod(i, period);
+        if (i >= n) {
+            i = period - 1 - i;
+        }
+        return i;
+    }
+    return floorMod(i, n);
+}
+
+// SampleTexture is a material's texture slot at a hit's texture
+// coordinates: its KHR_texture_transform, the sampler's wrap modes, and
+// bilinear filtering of linear texel values (nearest where the sampler's
+// magnification filter says so); white and 1 for an empty slot. Its
+// arithmetic is precise: a fused a·b + c could move a coordinate across a
+// texel's edge.
+//
+//goglsl:precise
+void sampleTexture(TextureRef ref, UVs uv, out vec3 result0, out float result1) {
+    precise vec3 rgb = vec3(0.0);
+    precise float a = 0.0;
+    if (ref.texture < 0) {
+        result0 = vec3(1.0, 1.0, 1.0);
+        result1 = 1.0;
+        return;
+    }
+    int tex = ref.texture;
+    Texture t = textureInfo(tex);
+    precise float uu = uv.u0;
+    precise float vv = uv.v0;
+    if ((ref.texCoord & 1u) != 0u) {
+        precise float tmp1 = uv.u1;
+        precise float tmp2 = uv.v1;
+        uu = tmp1;
+        vv = tmp2;
+    }
+    precise float[6] m = ref.transform;
+    precise float u = m[0] * uu + m[1] * vv + m[2];
+    precise float v = m[3] * uu + m[4] * vv + m[5];
+    int w = int(t.width);
+    int h = int(t.height);
+    precise float x = u * float(w) - 0.5;
+    precise float y = v * float(h) - 0.5;
+    if (t.nearest != 0u) {
+        texel(tex, wrapTexel(int(floor(x + 0.5)), w, t.wrapS), wrapTexel(int(floor(y + 0.5)), h, t.wrapT), result0, result1);
+        return;
+    }
+    precise float x0 = floor(x);
+    precise float y0 = floor(y);
+    precise float fx = x - x0;
+    precise float fy = y - y0;
+    int ix = int(x0);
+    int iy = int(y0);
+    int ix0 = wrapTexel(ix, w, t.wrapS);
+    int ix1 = wrapTexel(ix + 1, w, t.wrapS);
+    int iy0 = wrapTexel(iy, h, t.wrapT);
+    int iy1 = wrapTexel(iy + 1, h, t.wrapT);
+    precise vec3 c00;
+    precise float a00;
+    texel(tex, ix0, iy0, c00, a00);
+    precise vec3 c10;
+    precise float a10;
+    texel(tex, ix1, iy0, c10, a10);
+    precise vec3 c01;
+    precise float a01;
+    texel(tex, ix0, iy1, c01, a01);
+    precise vec3 c11;
+    precise float a11;
+    texel(tex, ix1, iy1, c11, a11);
+    rgb = vec3(bilerp(c00.x, c10.x, c01.x, c11.x, fx, fy), bilerp(c00.y, c10.y, c01.y, c11.y, fx, fy), bilerp(c00.z, c10.z, c01.z, c11.z, fx, fy));
+    a = bilerp(a00, a10, a01, a11, fx, fy);
+    result0 = rgb;
+    result1 = a;
+    return;
+}
+
 // NormalMapped is the normal n perturbed by a tangent-space normal map
 // tex of the given scale, with the surface's tangent and its handedness,
 // in the surface's own frame (before it is turned towards the ray).
 vec3 normalMapped(vec3 n, vec3 tangent, float handedness, TextureRef tex, float scale, UVs uv) {
     vec3 tn;
     float tmp1;
-    texture(tex, uv, tn, tmp1);
+    sampleTexture(tex, uv, tn, tmp1);
     float x = (2.0 * tn.x - 1.0) * scale;
     float y = (2.0 * tn.y - 1.0) * scale;
     float z = 2.0 * tn.z - 1.0;
@@ -2480,7 +2567,7 @@ vec3 anisotropyDirection(vec3 n, vec3 tangent, float handedness, Material m, UVs
     if (m.anisotropyTex.texture >= 0) {
         vec3 at;
         float tmp1;
-        texture(m.anisotropyTex, uv, at, tmp1);
+        sampleTexture(m.anisotropyTex, uv, at, tmp1);
         float tmp2 = 2.0 * at.x - 1.0;
         float tmp3 = 2.0 * at.y - 1.0;
         dx = tmp2;
@@ -2506,22 +2593,22 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
     Shaded out_ = Shaded(vec3(0.0), vec3(0.0), false);
     vec3 bc;
     float tmp1;
-    texture(m.baseColorTex, uv, bc, tmp1);
+    sampleTexture(m.baseColorTex, uv, bc, tmp1);
     vec3 base = (vec3(m.baseColor.x, m.baseColor.y, m.baseColor.z) * bc) * color;
     vec3 mr;
     float tmp2;
-    texture(m.metallicRoughness, uv, mr, tmp2);
+    sampleTexture(m.metallicRoughness, uv, mr, tmp2);
     vec3 tmp3;
     float sa;
-    texture(m.specularTex, uv, tmp3, sa);
+    sampleTexture(m.specularTex, uv, tmp3, sa);
     vec3 sct;
     float tmp4;
-    texture(m.specularColorTex, uv, sct, tmp4);
+    sampleTexture(m.specularColorTex, uv, sct, tmp4);
     bsdfInit(b, base, m.metallic * mr.z, m.roughness * mr.y, m.ior, m.specular * sa, m.specularColor * sct);
     if (m.transmission > 0.0) {
         vec3 tt;
         float tmp5;
-        texture(m.transmissionTex, uv, tt, tmp5);
+        sampleTexture(m.transmissionTex, uv, tt, tmp5);
         b.transmission = m.transmission * tt.x;
         float ior = glassIOR(m);
         b.eta = ior;
@@ -2535,7 +2622,7 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
         if (m.anisotropyTex.texture >= 0) {
             vec3 at;
             float tmp6;
-            texture(m.anisotropyTex, uv, at, tmp6);
+            sampleTexture(m.anisotropyTex, uv, at, tmp6);
             strength *= at.z;
         }
         bsdfSetAnisotropy(b, strength, frameToLocal(f, anisoDir));
@@ -2545,31 +2632,31 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
         if (m.iridescenceThicknessTex.texture >= 0) {
             vec3 g;
             float tmp7;
-            texture(m.iridescenceThicknessTex, uv, g, tmp7);
+            sampleTexture(m.iridescenceThicknessTex, uv, g, tmp7);
             thickness = m.iridescenceThicknessMin + (m.iridescenceThicknessMax - m.iridescenceThicknessMin) * g.y;
         }
         vec3 it;
         float tmp8;
-        texture(m.iridescenceTex, uv, it, tmp8);
+        sampleTexture(m.iridescenceTex, uv, it, tmp8);
         bsdfSetIridescence(b, m.iridescence * it.x, m.iridescenceIOR, thickness);
     }
     if (m.diffuseTransmission > 0.0) {
         vec3 tmp9;
         float da;
-        texture(m.diffuseTransmissionTex, uv, tmp9, da);
+        sampleTexture(m.diffuseTransmissionTex, uv, tmp9, da);
         b.diffTrans = clamp01(m.diffuseTransmission * da);
         vec3 dc;
         float tmp10;
-        texture(m.diffuseTransColorTex, uv, dc, tmp10);
+        sampleTexture(m.diffuseTransColorTex, uv, dc, tmp10);
         b.diffTransColor = m.diffuseTransmissionColor * dc;
     }
     if (m.sheenColor != (vec3(0.0, 0.0, 0.0))) {
         vec3 sc;
         float tmp11;
-        texture(m.sheenColorTex, uv, sc, tmp11);
+        sampleTexture(m.sheenColorTex, uv, sc, tmp11);
         vec3 tmp12;
         float sr;
-        texture(m.sheenRoughnessTex, uv, tmp12, sr);
+        sampleTexture(m.sheenRoughnessTex, uv, tmp12, sr);
         bsdfSetSheen(b, m.sheenColor * sc, m.sheenRoughness * sr);
     }
     if (m.clearcoat > 0.0) {
@@ -2579,10 +2666,10 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
         }
         vec3 ct;
         float tmp13;
-        texture(m.clearcoatTex, uv, ct, tmp13);
+        sampleTexture(m.clearcoatTex, uv, ct, tmp13);
         vec3 cr;
         float tmp14;
-        texture(m.clearcoatRoughnessTex, uv, cr, tmp14);
+        sampleTexture(m.clearcoatRoughnessTex, uv, cr, tmp14);
         bsdfSetCoat(b, m.clearcoat * ct.x, m.clearcoatRoughness * cr.y, n);
     }
     out_.albedo = base;
@@ -2596,7 +2683,7 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
     if ((m.flags & 16u) != 0u && (front || (m.flags & 1u) != 0u)) {
         vec3 et;
         float tmp17;
-        texture(m.emissiveTex, uv, et, tmp17);
+        sampleTexture(m.emissiveTex, uv, et, tmp17);
         out_.emit = m.emissive * et;
     }
     return out_;

@@ -183,6 +183,9 @@ const uint JOINED_NEXT = 2u;
 const uint PUNCTUAL_POINT = 0u;
 const uint PUNCTUAL_SPOT = 1u;
 const uint PUNCTUAL_DIRECTIONAL = 2u;
+const uint WRAP_REPEAT = 0u;
+const uint WRAP_CLAMP = 1u;
+const uint WRAP_MIRROR = 2u;
 
 struct TextureRef {
     int texture;

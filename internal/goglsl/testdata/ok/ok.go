@@ -188,3 +188,11 @@ func Flip(x uint32, f float32) uint32 { return bits.Reverse32(x) + math.Float32b
 
 // Premultiplied is a colour's red times its alpha.
 func Premultiplied(c scene.Vec4) float32 { return c.X * c.W }
+
+// Blend mixes a and b precisely.
+//
+//goglsl:precise
+func Blend(a, b, t float32) float32 {
+	v := a*(1-t) + b*t
+	return v
+}

@@ -21,32 +21,12 @@ float envMarginal(int i) { return P.envMarginal.v[i]; }
 float envConditional(int i) { return P.envConditional.v[i]; }
 float envTotal() { return P.envTotal; }
 
-// The environment: the map, or a constant colour.
-vec3 envRadiance(vec3 d) {
-    if (P.envMap != 0u) {
-        return envMapRadiance(d);
-    }
-    return P.envColor;
-}
-
-float envPdf(vec3 d) {
-    if (P.envMap != 0u) {
-        return envMapPdf(d);
-    }
-    return 1.0 / (4.0 * PI);
-}
-
+// The environment: the map, importance-sampled, or a constant colour
+// (kernel.EnvironmentRadiance, EnvironmentPdf, EnvironmentSample).
+vec3 envRadiance(vec3 d) { return environmentRadiance(P.envMap != 0u, P.envColor, d); }
+float envPdf(vec3 d) { return environmentPdf(P.envMap != 0u, d); }
 void envSample(float u1, float u2, out vec3 d, out vec3 radiance, out float pdf) {
-    if (P.envMap != 0u) {
-        envMapSample(u1, u2, d, radiance, pdf);
-        return;
-    }
-    float z = 1.0 - 2.0 * u1;
-    float r = sqrt32(1.0 - z * z);
-    float phi = 2.0 * PI * u2;
-    d = vec3(r * cos(phi), r * sin(phi), z);
-    radiance = P.envColor;
-    pdf = 1.0 / (4.0 * PI);
+    environmentSample(P.envMap != 0u, P.envMap != 0u, P.envColor, u1, u2, d, radiance, pdf);
 }
 
 // --- The light table --------------------------------------------------------

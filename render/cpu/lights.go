@@ -42,30 +42,17 @@ type environment struct {
 	uniform bool
 }
 
+// radiance, pdf and sample are the kernel's Environment functions of e.
 func (e *environment) radiance(d scene.Vec3) scene.Vec3 {
-	if e.hdr != nil {
-		return e.hdr.Radiance(d)
-	}
-	return e.color
+	return kernel.EnvironmentRadiance(e.hdr, e.hdr != nil, e.color, d)
 }
 
-// pdf is the solid-angle density of sampling direction d.
 func (e *environment) pdf(d scene.Vec3) float32 {
-	if e.hdr != nil && !e.uniform {
-		return e.hdr.Pdf(d)
-	}
-	return 1 / (4 * math.Pi)
+	return kernel.EnvironmentPdf(e.hdr, e.hdr != nil && !e.uniform, d)
 }
 
 func (e *environment) sample(u1, u2 float32) (d, radiance scene.Vec3, pdf float32) {
-	if e.hdr != nil && !e.uniform {
-		return e.hdr.Sample(u1, u2)
-	}
-	z := 1 - 2*u1
-	r := kernel.Sqrt32(1 - z*z)
-	s, c := math.Sincos(2 * math.Pi * float64(u2))
-	d = scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: z}
-	return d, e.radiance(d), 1 / (4 * math.Pi)
+	return kernel.EnvironmentSample(e.hdr, e.hdr != nil, e.hdr != nil && !e.uniform, e.color, u1, u2)
 }
 
 // power is the average luminance arriving from the environment.

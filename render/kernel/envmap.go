@@ -138,3 +138,38 @@ func EnvMapSample(m EnvMap, u1, u2 float32) (d, radiance scene.Vec3, pdf float32
 	d = EnvMapDirection(m, u, v)
 	return d, EnvMapRadiance(m, d), EnvMapPdf(m, d)
 }
+
+// EnvironmentRadiance is what arrives from direction d: the map's
+// (hasMap) or the constant color.
+func EnvironmentRadiance(m EnvMap, hasMap bool, color, d scene.Vec3) scene.Vec3 {
+	if hasMap {
+		return EnvMapRadiance(m, d)
+	}
+	return color
+}
+
+// EnvironmentPdf is the solid-angle density with which
+// EnvironmentSample picks d: the map's where it is importance-sampled,
+// uniform over the sphere otherwise.
+func EnvironmentPdf(m EnvMap, importance bool, d scene.Vec3) float32 {
+	if importance {
+		return EnvMapPdf(m, d)
+	}
+	return 1 / (4 * math.Pi)
+}
+
+// EnvironmentSample picks a direction toward the environment with two
+// numbers in [0, 1): by the map's luminance where it is
+// importance-sampled, uniformly over the sphere otherwise (a constant
+// colour, or the baseline importance sampling is measured against); its
+// radiance and solid-angle pdf.
+func EnvironmentSample(m EnvMap, hasMap, importance bool, color scene.Vec3, u1, u2 float32) (d, radiance scene.Vec3, pdf float32) {
+	if importance {
+		return EnvMapSample(m, u1, u2)
+	}
+	z := 1 - 2*u1
+	r := Sqrt32(1 - z*z)
+	s, c := math.Sincos(2 * math.Pi * float64(u2))
+	d = scene.Vec3{X: r * float32(c), Y: r * float32(s), Z: z}
+	return d, EnvironmentRadiance(m, hasMap, color, d), 1 / (4 * math.Pi)
+}

@@ -1840,6 +1840,50 @@ void envMapSample(float u1, float u2, out vec3 result0, out vec3 result1, out fl
     return;
 }
 
+// EnvironmentRadiance is what arrives from direction d: the map's
+// (hasMap) or the constant color.
+vec3 environmentRadiance(bool hasMap, vec3 color, vec3 d) {
+    if (hasMap) {
+        return envMapRadiance(d);
+    }
+    return color;
+}
+
+// EnvironmentPdf is the solid-angle density with which
+// EnvironmentSample picks d: the map's where it is importance-sampled,
+// uniform over the sphere otherwise.
+float environmentPdf(bool importance, vec3 d) {
+    if (importance) {
+        return envMapPdf(d);
+    }
+    return 0.07957747;
+}
+
+// EnvironmentSample picks a direction toward the environment with two
+// numbers in [0, 1): by the map's luminance where it is
+// importance-sampled, uniformly over the sphere otherwise (a constant
+// colour, or the baseline importance sampling is measured against); its
+// radiance and solid-angle pdf.
+void environmentSample(bool hasMap, bool importance, vec3 color, float u1, float u2, out vec3 result0, out vec3 result1, out float result2) {
+    vec3 d = vec3(0.0);
+    vec3 radiance = vec3(0.0);
+    float pdf = 0.0;
+    if (importance) {
+        envMapSample(u1, u2, result0, result1, result2);
+        return;
+    }
+    float z = 1.0 - 2.0 * u1;
+    float r = sqrt32(1.0 - z * z);
+    float tmp1 = 6.2831855 * u2;
+    float s = sinGo(tmp1);
+    float c = cosGo(tmp1);
+    d = vec3(r * c, r * s, z);
+    result0 = d;
+    result1 = environmentRadiance(hasMap, color, d);
+    result2 = 0.07957747;
+    return;
+}
+
 // FilterSample maps u ∈ [0, 1) to an offset from the pixel centre, in
 // pixels, distributed as the filter along one axis: filter importance
 // sampling, every sample weighing the same (Ernst et al. 2006).

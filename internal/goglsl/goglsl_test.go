@@ -67,7 +67,7 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"float resample(int i) {\n    return texel(i);",
 		"return uintBitsToFloat(0x7F800000u) - uintBitsToFloat(0xFF800000u);",
 		"if (!finiteGo(v)) {",
-		"return hypotGo(v.x, v.y);",
+		"return hypotGo(v.x, v.y) + cbrtGo(v.z);",
 		"return bitfieldReverse(x) + floatBitsToUint(f);",
 		"float premultiplied(vec4 c) {\n    return c.x * c.w;",
 		"precise float v = a * (1.0 - t) + b * t;\n    return v;",

@@ -194,7 +194,8 @@ func PdfEmitter(ls Lights, inst, prim int, t, cosL float32, origin scene.Vec3) f
 		return 0
 	}
 	k := first + prim
-	if ls.LightEntry(k).Kind == layout.LightSphere {
+	e := ls.LightEntry(k)
+	if e.Kind == layout.LightSphere {
 		c, r, _ := ls.SphereLight(k)
 		toC := c.Sub(origin)
 		omc, ok := SphereCone(toC.Dot(toC), r)
@@ -203,7 +204,7 @@ func PdfEmitter(ls Lights, inst, prim int, t, cosL float32, origin scene.Vec3) f
 		}
 		return ls.LightPdf(k) / (2 * math.Pi * omc)
 	}
-	return ls.LightPdf(k) / ls.LightEntry(k).Area * t * t / cosL
+	return ls.LightPdf(k) / e.Area * t * t / cosL
 }
 
 // PdfEnvironment is the solid-angle pdf with which SampleLight picks

@@ -290,10 +290,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	if err != nil {
 		return err
 	}
-	p.FilterCDF, p.FilterRadius = fb.addr, filter.Radius
-	if len(cdf) > 0 {
-		p.FilterN = uint32(len(cdf) - 1)
-	}
+	p.FilterCDF, p.FilterRadius, p.FilterN = fb.addr, filter.FilterRadius(), uint32(filter.FilterCells())
 
 	p.EnvColor = scene.V3(opts.EnvColor)
 	if e := opts.EnvMap; e != nil {

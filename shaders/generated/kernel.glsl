@@ -2451,7 +2451,8 @@ float pdfEmitter(int inst, int prim, float t, float cosL, vec3 origin) {
         return 0.0;
     }
     int k = first + prim;
-    if (lightEntry(k).kind == 3u) {
+    LightEntry e = lightEntry(k);
+    if (e.kind == 3u) {
         vec3 c;
         float r;
         vec3 tmp1;
@@ -2465,7 +2466,7 @@ float pdfEmitter(int inst, int prim, float t, float cosL, vec3 origin) {
         }
         return lightPdf(k) / (6.2831855 * omc);
     }
-    return lightPdf(k) / lightEntry(k).area * t * t / cosL;
+    return lightPdf(k) / e.area * t * t / cosL;
 }
 
 // PdfEnvironment is the solid-angle pdf with which SampleLight picks

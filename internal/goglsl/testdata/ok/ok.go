@@ -180,7 +180,7 @@ func Edge(v scene.Vec3) float32 {
 	if !v.Finite() {
 		return 0
 	}
-	return float32(math.Hypot(float64(v.X), float64(v.Y)))
+	return float32(math.Hypot(float64(v.X), float64(v.Y)) + math.Cbrt(float64(v.Z)))
 }
 
 // Flip reverses x's bits and adds f's.

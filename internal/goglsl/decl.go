@@ -324,8 +324,15 @@ func (t *translator) signature(fn *function) (string, []string, error) {
 // writes reports whether fn writes through its pointer parameter (or
 // receiver) v, itself or by passing it to a function that does.
 func (t *translator) writes(fn *function, v *types.Var) (bool, error) {
-	if fn.written == nil && fn.decl.Body == nil { // a provider's method: its pointers are in
+	if fn.written == nil && fn.decl.Body == nil {
+		// A provider's method: the shader's definition may write through
+		// its pointers, which are inout.
 		fn.written = map[*types.Var]bool{}
+		for i := range fn.sig.Params().Len() {
+			if p := fn.sig.Params().At(i); isPointerType(p.Type()) {
+				fn.written[p] = true
+			}
+		}
 	}
 	if fn.written == nil {
 		if fn.visiting {
@@ -436,4 +443,10 @@ func (t *translator) callee(e *ast.CallExpr) (*function, ast.Expr) {
 		}
 	}
 	return nil, nil
+}
+
+// isPointerType reports whether typ is a pointer.
+func isPointerType(typ types.Type) bool {
+	_, ok := typ.(*types.Pointer)
+	return ok
 }

@@ -20,7 +20,8 @@
 //     translation defines: the translation declares its prototype;
 //   - a pointer parameter or receiver is the value it points to: in where
 //     the function (or a function it passes it to) never writes through
-//     it, inout where it does; &x is x;
+//     it, inout where it does (a provider's method's always: the shader's
+//     definition may); &x is x;
 //   - several results are out parameters after the others (the function
 //     returns void), named results declared zero as Go declares them; a
 //     call of several results is a statement (a, b := f(x) or

@@ -154,9 +154,13 @@ vec3 normalToWorld(vec4 inv[3], vec3 n) {
                             inv[0].z * n.x + inv[1].z * n.y + inv[2].z * n.z));
 }
 
-// The random number of a path's current bounce.
-float rnd(PathPayload p, uint dim) {
-    return random(p.pixel, p.sampleIndex, p.bounce, dim, P.seed);
+// A path's random numbers at its bounce (kernel.Randoms): Random's, which
+// the CPU's stream keys cache.
+float pathRandom(inout Path p, uint dim) { return random(p.pixel, p.sampleIndex, p.bounce, dim, P.seed); }
+
+void pathRandom2(inout Path p, uint pair, out float a, out float b) {
+    a = pathRandom(p, 2u * pair);
+    b = pathRandom(p, 2u * pair + 1u);
 }
 
 #endif

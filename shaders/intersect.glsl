@@ -1,11 +1,10 @@
 // intersect.glsl: the sphere and linear-swept-sphere tests of
-// render/cpu/intersect.go and offsetRay of render/cpu/shading.go, in
-// float32. The Go works in float64; this moves the ray's origin next to the
+// render/cpu/intersect.go, in float32. The Go works in float64; this moves the ray's origin next to the
 // primitive first (to the point nearest the sphere's centre, or the
 // segment's midpoint), as Embree, Cycles and pbrt-v4 do, so that float32
 // keeps the precision that thin hair needs, and keeps a hit only beyond a
 // bound on its error (hitErrorBound), so that a ray leaving a surface
-// (offsetRay) does not find it again. The images agree with the CPU
+// (kernel.OffsetRay) does not find it again. The images agree with the CPU
 // backend's within the CPU-against-Vulkan tests' tolerances, not bit for
 // bit. GeForce GPUs run float64 at 1/64 of the float32 rate.
 //
@@ -17,7 +16,7 @@
 //     parameter (an intersection shader transforms gl_WorldRay* by the
 //     instance's toObject itself, as the CPU does).
 //   - tmin is the ray's TMin, which the CPU backend leaves at 0 for every ray
-//     (rays leave surfaces by offsetRay below, not by a tmin epsilon); tmax
+//     (rays leave surfaces by kernel.OffsetRay, not by a tmin epsilon); tmax
 //     is the current closest hit, shrinking as hits are accepted
 //     (gl_RayTminEXT, gl_RayTmaxEXT). A hit counts only inside the open
 //     interval (tmin, tmax), and beyond hitErrorBound of tmin.
@@ -34,8 +33,6 @@
 //     of the world point) and returns the object-space unit normal, which
 //     the shading then takes to world space (normalToWorld). The sphere's
 //     normal is p_object - centre, unnormalised, the same way.
-//   - offsetRay(p, n) moves a world-space surface point off the surface
-//     along n (the geometric normal, or its negation to go through).
 
 #ifndef INTERSECT_GLSL
 #define INTERSECT_GLSL
@@ -257,32 +254,6 @@ float roundConeDistance(vec3 x, vec3 ba, float ra, float rb) {
 // object space).
 vec3 sweptSphereNormal(vec3 p, vec3 a, vec3 b, float u) {
     return normalize(p - (a + (b - a) * u));
-}
-
-// offsetRay moves a ray's origin off the surface along n by a few ulps of its
-// coordinates (Wächter and Binder, "A Fast and Robust Method for Avoiding
-// Self-Intersection", Ray Tracing Gems), so the next ray does not hit the
-// surface it leaves at any distance from the origin.
-vec3 offsetRay(vec3 p, vec3 n) {
-    const float origin = 1.0 / 32.0;
-    const float floatScale = 1.0 / 65536.0;
-    const float intScale = 256.0;
-    vec3 outp;
-    for (int k = 0; k < 3; k++) {
-        int off = int(intScale * n[k]); // truncates toward zero, as Go's int32()
-        int bits = floatBitsToInt(p[k]);
-        if (p[k] < 0.0) {
-            bits -= off;
-        } else {
-            bits += off;
-        }
-        outp[k] = intBitsToFloat(bits);
-        if (abs(p[k]) < origin) {
-            precise float q = p[k] + floatScale * n[k];
-            outp[k] = q;
-        }
-    }
-    return outp;
 }
 
 #endif // INTERSECT_GLSL

@@ -63,11 +63,11 @@ void emissiveTriangle(int k, float bu, float bv, out vec3 q, out vec3 n, out vec
     ok = n != vec3(0.0) && cross(p1 - p0, p2 - p0) != vec3(0.0);
     if (ok) {
         q = p0 + (p1 - p0) * bu + (p2 - p0) * bv;
-        vec2 uv0, uv1;
+        UVs uv;
         vec4 color;
-        triangleAttributes(m, tri, bu, bv, uv0, uv1, color);
+        hitAttributes(uint(e.instance), tri, bu, bv, uv, color);
         float alpha;
-        sampleTexture(mat.emissiveTex, UVs(uv0.x, uv0.y, uv1.x, uv1.y), le, alpha);
+        sampleTexture(mat.emissiveTex, uv, le, alpha);
         le *= mat.emissive;
     }
 }

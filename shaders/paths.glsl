@@ -34,15 +34,15 @@ Path newPath(uint x, uint y, uint sampleIndex) {
     path.rays = 0u;
     path.shadowRays = 0u;
     path.events = 0u;
-    float jx = filterSample(rnd(path, DIM_PIXEL_X));
-    float jy = filterSample(rnd(path, DIM_PIXEL_Y));
+    float jx = filterSample(pathRandom(path, DIM_PIXEL_X));
+    float jy = filterSample(pathRandom(path, DIM_PIXEL_Y));
     vec3 o, d;
     precise float px = float(x) + 0.5;
     precise float py = float(y) + 0.5;
     px += jx;
     py += jy;
     cameraRay(P.camera, px, py, o, d);
-    lensRay(P.camera, o, d, rnd(path, DIM_LENS_U), rnd(path, DIM_LENS_V), o, d);
+    lensRay(P.camera, o, d, pathRandom(path, DIM_LENS_U), pathRandom(path, DIM_LENS_V), o, d);
     path.origin = o;
     path.dir = d;
     return path;

@@ -29,11 +29,9 @@ bool procedural(uint inst, uint prim, vec3 o, vec3 d, float tmax, out float t, o
         uint cInst = rayQueryGetIntersectionInstanceCustomIndexEXT(q, false);                                    \
         uint cPrim = rayQueryGetIntersectionPrimitiveIndexEXT(q, false);                                         \
         if (rayQueryGetIntersectionTypeEXT(q, false) == gl_RayQueryCandidateIntersectionTriangleEXT) {          \
-            Instance cIn = P.instances.v[cInst];                                                                  \
-            Material cMat = P.materials.v[cIn.material];                                                          \
+            Material cMat = P.materials.v[P.instances.v[cInst].material];                                         \
             vec2 cBary = rayQueryGetIntersectionBarycentricsEXT(q, false);                                       \
-            if (alphaKeeps(cMat, P.meshes.v[cIn.geometry], cInst, cPrim, cBary.x, cBary.y,                      \
-                           rayQueryGetIntersectionTEXT(q, false))) {                                              \
+            if (alphaKeeps(cMat, cInst, cPrim, cBary.x, cBary.y, rayQueryGetIntersectionTEXT(q, false))) {      \
                 rayQueryConfirmIntersectionEXT(q);                                                                \
             }                                                                                                     \
         } else {                                                                                                  \

@@ -51,17 +51,12 @@ func (Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = min(threads, (opts.Width+tileSize-1)/tileSize*((opts.Height+tileSize-1)/tileSize))
+	// The any-hit test of alpha-tested materials, which the traversal
+	// calls once acc is made.
+	var acc *Accel
 	acc, chosen, note, err := NewAccel(sc, func(inst, prim int, u, v, t float32) bool {
-		in := &sc.Instances[inst]
-		mat := &sc.Materials[in.Material]
-		alpha := alphaAt(sc, mat, &sc.Meshes[in.Geometry.Index], prim, u, v)
-		if mat.AlphaMode == scene.AlphaBlend {
-			// Stochastic transparency: the hit is there with probability
-			// alpha, decided by a hash of the candidate (a ray that meets it
-			// again decides the same).
-			return kernel.HitCoin(uint32(inst), uint32(prim), u, v, t) < alpha
-		}
-		return alpha >= mat.AlphaCutoff // a NaN alpha is no hit
+		mat := &acc.materials[sc.Instances[inst].Material]
+		return kernel.AlphaKeeps(acc, (*sceneTexels)(sc), mat, uint32(inst), uint32(prim), u, v, t)
 	}, opts.Accel)
 	if err != nil {
 		return nil, err

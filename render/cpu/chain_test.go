@@ -44,12 +44,12 @@ func selfHits(t *testing.T, acc *Accel, sc *scene.Scene, rng *rand.Rand, n int) 
 		if !ok {
 			t.Fatalf("a ray aimed at the strand's axis missed it: %+v", ray)
 		}
-		var s surface
-		acc.shade(&s, &h, &ray)
+		var s kernel.Surface
+		acc.shadeAt(&s, &h, &ray)
 		nearJoint := (h.U < 0.5 && c.Joins[h.Prim]&scene.JoinedPrev != 0) || (h.U >= 0.5 && c.Joins[h.Prim]&scene.JoinedNext != 0)
 		for k := 0; k < 8; k++ {
 			w := random()
-			out := Ray{Origin: s.originToward(w), Dir: w, TMax: float32(math.Inf(1))}
+			out := Ray{Origin: s.OriginToward(w), Dir: w, TMax: float32(math.Inf(1))}
 			rays++
 			if _, hit := acc.Intersect(&out); hit {
 				if nearJoint {

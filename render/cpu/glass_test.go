@@ -7,6 +7,7 @@ import (
 
 	"sertrace/render"
 	"sertrace/render/furnace"
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -86,14 +87,14 @@ func TestThinGlassFromBehind(t *testing.T) {
 		if !ok {
 			t.Fatal("missed")
 		}
-		var s surface
-		acc.shade(&s, &h, &ray)
+		var s kernel.Surface
+		acc.shadeAt(&s, &h, &ray)
 		want := float32(1.5)
 		if volume {
 			want = 1 / 1.5
 		}
-		if s.front || math.Abs(float64(s.bsdf.Eta-want)) > 1e-6 || s.bsdf.Thin == volume {
-			t.Errorf("volume %v, from behind: eta %v thin %v, want eta %v", volume, s.bsdf.Eta, s.bsdf.Thin, want)
+		if s.Front || math.Abs(float64(s.BSDF.Eta-want)) > 1e-6 || s.BSDF.Thin == volume {
+			t.Errorf("volume %v, from behind: eta %v thin %v, want eta %v", volume, s.BSDF.Eta, s.BSDF.Thin, want)
 		}
 	}
 }

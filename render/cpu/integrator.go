@@ -21,9 +21,6 @@ type pathState struct {
 // alive is whether the path goes on to trace another ray.
 func (p *pathState) alive() bool { return p.Alive != 0 }
 
-// end stops the path.
-func (p *pathState) end() { p.Alive = 0 }
-
 // ray is the ray the path traces next.
 func (p *pathState) ray() Ray {
 	return Ray{Origin: p.Origin, Dir: p.Dir, TMax: float32(math.Inf(1))}
@@ -67,7 +64,7 @@ type worker struct {
 	shadows    []shadowRay
 	occluded   []bool
 	stacks     *traceStacks       // the BVH walks' (made once: too large to clear per wave)
-	surface    surface            // the shading point closestHit works on
+	surface    kernel.Surface     // the shading point closestHit works on
 	light      kernel.LightSample // and its light sample
 }
 
@@ -82,7 +79,7 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 	r.lights = newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: opts.EnvMap})
 	r.sbt[sbtMiss] = miss
 	for g := range layout.HitGroupCount {
-		r.sbt[sbtHitGroup+int(g)] = closestHit // one Go shader: the surface and the hair BSDF alike
+		r.sbt[sbtHitGroup+int(g)] = closestHit
 	}
 	r.hitGroups = make([]uint8, len(sc.Instances))
 	for i := range sc.Instances {
@@ -93,12 +90,12 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 
 // random is the path's number in a dimension (layout.Dim*) at its bounce.
 func (w *worker) random(p *pathState, dim uint32) float32 {
-	return w.streamKeys(p).Random(p.SampleIndex, dim)
+	return w.streamKeys(p).PathRandom(&p.Path, dim)
 }
 
 // random2 is the path's two numbers of a pair of dimensions (layout.Pair*).
 func (w *worker) random2(p *pathState, pair uint32) (float32, float32) {
-	return w.streamKeys(p).Random2(p.SampleIndex, pair)
+	return w.streamKeys(p).PathRandom2(&p.Path, pair)
 }
 
 // streamKeys are the keys of the path's pixel at its bounce, made once for
@@ -109,183 +106,19 @@ func (w *worker) streamKeys(p *pathState) *kernel.StreamKeys {
 	return k
 }
 
-// absorb applies Beer–Lambert absorption over a distance t inside the
-// path's medium (KHR_materials_volume's attenuation colour and distance).
-func (r *renderer) absorb(p *pathState, t float32) {
-	p.Throughput = p.Throughput.Mul3(r.transmittance(p, t))
-}
-
-// transmittance is what the path's medium lets through over distance t
-// (one path is in one medium at a time: nested volumes are not tracked).
-func (r *renderer) transmittance(p *pathState, t float32) scene.Vec3 {
-	if p.Medium < 0 {
-		return scene.Vec3{X: 1, Y: 1, Z: 1}
-	}
-	m := &r.sc.Materials[p.Medium]
-	if math.IsInf(float64(m.AttenuationDistance), 1) {
-		return scene.Vec3{X: 1, Y: 1, Z: 1}
-	}
-	channel := func(color float32) float32 {
-		if sigma := -math.Log(float64(max(color, 1e-6))) / float64(m.AttenuationDistance); sigma > 0 {
-			return float32(math.Exp(-sigma * float64(t)))
-		}
-		return 1
-	}
-	c := m.AttenuationColor
-	return scene.Vec3{X: channel(c.X), Y: channel(c.Y), Z: channel(c.Z)}
-}
-
+// miss is the miss shader (kernel.Miss).
 func miss(w *worker, p *pathState, _ *HitObject) {
-	w.r.absorb(p, float32(math.Inf(1)))
-	env := w.r.lights.env.radiance(p.Dir)
-	weight := float32(1)
-	if p.Bounce > 0 && p.PrevPdf > 0 {
-		weight = kernel.PowerHeuristic(p.PrevPdf, kernel.PdfEnvironment(w.r.lights, p.Dir))
-	}
-	kernel.AddLight(&p.Path, p.Throughput.Mul3(env).Scale(weight))
-	p.end()
+	kernel.Miss(w.r.lights, w.r.acc, &p.Path, p.Dir)
 }
 
-// closestHit shades a surface: emission (MIS-weighted against light
-// sampling), next-event estimation, then a BSDF sample for the next ray,
-// with Russian roulette after three bounces.
+// closestHit is the closest-hit shader (kernel.ClosestHit): one for the
+// surface and the hair BSDF alike.
 func closestHit(w *worker, p *pathState, h *HitObject) {
 	r := w.r
-	r.absorb(p, h.Hit.T)
-	s := &w.surface
-	r.acc.shade(s, &h.Hit, &h.Ray)
-	wo := h.Ray.Dir.Scale(-1)
-	woLocal := s.frame.ToLocal(wo)
-	// What the first hit's albedos, the light sample and the next direction
-	// need of wo, computed once a hit, and only when one of them is taken.
-	var terms kernel.WoTerms
-	haveTerms := false
-	if p.Bounce == 0 {
-		p.Albedo, p.Normal, p.Depth = s.albedo, s.frame.N, h.Hit.T*h.Ray.Dir.Dot(r.forward)
-		if s.aovNormal != (scene.Vec3{}) {
-			p.Normal = s.aovNormal
-		}
-		if s.isHair {
-			p.DiffAlbedo = s.albedo
-		} else if !s.unlit { // an unlit surface reflects nothing: its light is the camera's direct view
-			terms, haveTerms = s.bsdf.Terms(woLocal), true
-			p.DiffAlbedo, p.SpecAlbedo = s.bsdf.AlbedosWith(&terms, woLocal)
-		}
-	}
-	if s.emit != (scene.Vec3{}) {
-		weight := float32(1)
-		if p.Bounce > 0 && p.PrevPdf > 0 {
-			weight = kernel.PowerHeuristic(p.PrevPdf, kernel.PdfEmitter(r.lights, int(h.Hit.Instance), int(h.Hit.Prim), h.Hit.T, s.ng.Dot(wo), h.Ray.Origin))
-		}
-		kernel.AddLight(&p.Path, p.Throughput.Mul3(s.emit).Scale(weight))
-	}
-	if s.unlit || int(p.Bounce) >= r.opts.MaxDepth {
-		p.end()
-		return
-	}
-	// A dispersive interface refracts by the path's one wavelength, which
-	// the first such interface picks (DimBSDFW: surfaces do not use it)
-	// and weighs the throughput by.
-	if !s.isHair && s.mat.Dispersion > 0 && s.bsdf.Transmission > 0 && !s.bsdf.Thin {
-		if p.Wavelength == 0 {
-			p.Wavelength = kernel.SampleWavelength(w.random(p, layout.DimBSDFW))
-			p.Throughput = p.Throughput.Mul3(kernel.WavelengthWeights(p.Wavelength))
-		}
-		n := kernel.DispersionIOR(kernel.GlassIOR(s.mat), s.mat.Dispersion, p.Wavelength)
-		if s.front {
-			s.bsdf.Eta = n
-		} else {
-			s.bsdf.Eta = 1 / n
-		}
-		haveTerms = false // the glass's terms depend on its index
-	}
-	if !s.isHair && !haveTerms && woLocal.Z > 0 { // (below the surface the BSDF reads none)
-		terms = s.bsdf.Terms(woLocal)
-	}
-	p.Events = 0
-	// Next-event estimation. Surfaces reflect only (light from below the
-	// geometric surface cannot reach them); hair also transmits.
-	pick, coin := w.random2(p, layout.PairLightPick)
-	lu, lv := w.random2(p, layout.PairLightPoint)
-	ls := &w.light
-	if kernel.SampleLight(r.lights, ls, s.p, pick, coin, lu, lv) && (s.transmits() || ls.Wi.Dot(s.ng) > 0) {
-		var f scene.Vec3
-		var pdfB float32
-		wiL := s.frame.ToLocal(ls.Wi)
-		if s.isHair {
-			f, pdfB = s.hair.Eval(woLocal, wiL)
-		} else {
-			f, pdfB = s.bsdf.EvalWith(&terms, woLocal, wiL)
-		}
-		if f != (scene.Vec3{}) {
-			p.Events |= layout.EventLight
-			shadow := Ray{Origin: s.originToward(ls.Wi), Dir: ls.Wi, TMax: ls.Dist * layout.ShadowRayEnd}
-			w.rays.Shadow++
-			p.Rays++
-			contrib := p.Throughput.Mul3(f).Mul3(ls.Radiance).Mul3(r.transmittance(p, ls.Dist))
-			if !ls.Delta {
-				contrib = contrib.Scale(kernel.PowerHeuristic(ls.Pdf, pdfB) / ls.Pdf)
-			}
-			share := p.Split
-			if p.Bounce == 0 {
-				share = kernel.DiffuseShare(s.isHair, p.DiffAlbedo, wiL, f)
-			}
-			w.queueShadow(p, shadow, contrib, share) // traced with the wave's others, after shading
-		}
-	}
-	// The next direction.
-	var wiLocal, weight scene.Vec3
-	var pdf float32
-	var ok bool
-	if s.isHair {
-		lobe, azimuth := w.random2(p, layout.PairLobe)
-		u, v := w.random2(p, layout.PairBSDF)
-		wiLocal, weight, pdf, ok = s.hair.Sample(woLocal, lobe, u, v, azimuth)
-	} else {
-		u, v := w.random2(p, layout.PairBSDF)
-		var lobe float32 // a Lambertian BSDF has one lobe: its number is not drawn
-		if !s.bsdf.Lambertian() {
-			lobe = w.random(p, layout.DimLobe)
-		}
-		wiLocal, weight, pdf, ok = s.bsdf.SampleWith(&terms, woLocal, lobe, u, v)
-	}
-	wi := s.frame.ToWorld(wiLocal)
-	// The geometric surface decides which side the path goes on; a sample
-	// that the shading frame puts on the other side is dropped.
-	crosses := wi.Dot(s.ng) < 0
-	if !ok || (!s.transmits() && crosses) || (!s.isHair && crosses != (wiLocal.Z < 0)) {
-		p.end()
-		return
-	}
-	// Passing through a volume's boundary enters or leaves its medium.
-	if !s.isHair && crosses && s.mat.Flags&layout.MatVolume != 0 {
-		if s.front {
-			p.Medium = int32(r.sc.Instances[h.Hit.Instance].Material)
-		} else {
-			p.Medium = -1
-		}
-	}
-	if !s.isHair && crosses && s.bsdf.Transmission > 0 && !s.bsdf.GlassThin() { // refracted (diffuse transmission does not bend)
-		p.EtaScale *= s.bsdf.Eta * s.bsdf.Eta
-	}
-	if p.Bounce == 0 {
-		p.Split = kernel.DiffuseShare(s.isHair, p.DiffAlbedo, wiLocal, weight.Scale(pdf)) // f·|cos|
-	}
-	origin := s.originToward(wi)
-	p.Throughput = p.Throughput.Mul3(weight)
-	p.PrevPdf = pdf
-	p.Origin, p.Dir = origin, wi
-	if p.Bounce >= layout.RouletteStart {
-		rr := p.Throughput.Scale(p.EtaScale)
-		q := max(layout.RouletteFloor, 1-max(rr.X, rr.Y, rr.Z))
-		if w.random(p, layout.DimRoulette) < q {
-			p.end()
-			return
-		}
-		p.Throughput = p.Throughput.Scale(1 / (1 - q))
-		p.Events |= layout.EventRoulette
-	}
-	p.Bounce++
+	in := &r.sc.Instances[h.Hit.Instance]
+	kernel.ClosestHit(r.lights, (*sceneTexels)(r.sc), r.acc, r.acc, w.streamKeys(p), w, &p.Path, &w.surface, &w.light,
+		&r.acc.materials[in.Material], int32(in.Material), uint32(h.Hit.Instance), uint32(h.Hit.Prim), h.Hit.U, h.Hit.V, h.Hit.T,
+		h.Ray.Origin, h.Ray.Dir, uint32(r.opts.MaxDepth), r.forward, layout.ShaderAny)
 }
 
 // tile is a rectangle of the image.

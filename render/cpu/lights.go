@@ -90,6 +90,9 @@ func (ls *lightSampler) FirstLight(inst int) int     { return int(ls.table.First
 func (ls *lightSampler) EnvIndex() int               { return int(ls.table.EnvIndex) }
 func (ls *lightSampler) Punctual(i int) layout.Light { return ls.punctual[i] }
 func (ls *lightSampler) EnvPdf(d scene.Vec3) float32 { return ls.env.pdf(d) }
+func (ls *lightSampler) EnvRadiance(d scene.Vec3) scene.Vec3 {
+	return ls.env.radiance(d)
+}
 
 func (ls *lightSampler) LightEntry(k int) layout.LightEntry {
 	e := &ls.table.Entries[k]
@@ -110,8 +113,8 @@ func (ls *lightSampler) EmissiveTriangle(k int, bu, bv float32) (q, n, le scene.
 	mat := &ls.acc.materials[sc.Instances[e.Instance].Material]
 	le = mat.Emissive
 	if t.textured {
-		uvs, _ := triangleAttributes(&sc.Meshes[sc.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
-		et, _ := textureAt(sc, &mat.EmissiveTex, &uvs)
+		uv, _ := triangleAttributes(&sc.Meshes[sc.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
+		et, _ := textureAt(sc, &mat.EmissiveTex, &uv)
 		le = mat.Emissive.Mul3(et)
 	}
 	return t.p0.Add(t.e1.Scale(bu)).Add(t.e2.Scale(bv)), t.n, le, t.doubleSided, true

@@ -198,9 +198,9 @@ func TestNormalMapFromBothSides(t *testing.T) {
 		if !ok {
 			t.Fatal("missed the quad")
 		}
-		var s surface
-		acc.shade(&s, &h, &ray)
-		return s.frame.N
+		var s kernel.Surface
+		acc.shadeAt(&s, &h, &ray)
+		return s.Frame.N
 	}
 	front, back := shadeFrom(2), shadeFrom(-2)
 	if front.Add(back).Length() > 1e-5 || front.Z < 0.5 || math.Abs(float64(front.X)) < 0.1 {

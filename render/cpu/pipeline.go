@@ -66,15 +66,17 @@ func (w *worker) TraceRays(order []int32, coherent bool) {
 // shadowRay is a next-event estimate waiting for its visibility: the light
 // it adds to its path if nothing blocks the ray.
 type shadowRay struct {
-	p       *pathState
+	p       *layout.Path
 	contrib scene.Vec3
 	share   scene.Vec3
 }
 
-// queueShadow defers a shadow ray to the end of the bounce, when the
-// wave's shadow rays are traced together (pbrt-v4's shadow-ray queue).
-func (w *worker) queueShadow(p *pathState, ray Ray, contrib, share scene.Vec3) {
-	w.shadowRays = append(w.shadowRays, ray)
+// ShadowRay defers the shading's shadow ray to the end of the bounce, when
+// the wave's shadow rays are traced together (pbrt-v4's shadow-ray queue;
+// kernel.Tracer).
+func (w *worker) ShadowRay(p *layout.Path, o, d scene.Vec3, tmax float32, contrib, share scene.Vec3) {
+	w.rays.Shadow++
+	w.shadowRays = append(w.shadowRays, Ray{Origin: o, Dir: d, TMax: tmax})
 	w.shadows = append(w.shadows, shadowRay{p: p, contrib: contrib, share: share})
 }
 
@@ -86,7 +88,7 @@ func (w *worker) traceShadows() {
 	for k := range w.shadows {
 		if !w.occluded[k] {
 			s := &w.shadows[k]
-			kernel.AddSplit(&s.p.Path, s.contrib, s.share)
+			kernel.AddSplit(s.p, s.contrib, s.share)
 		}
 	}
 	w.shadowRays, w.shadows = w.shadowRays[:0], w.shadows[:0]

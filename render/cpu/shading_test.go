@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -20,9 +21,16 @@ func TestTextureFiltersLinearValues(t *testing.T) {
 			Pixels: []uint8{0, 0, 0, 255, 255, 255, 255, 255}}}}
 		ref := layout.PackTextureRef(scene.NoTexture)
 		ref.Texture = 0
-		uvs := [2]scene.Vec2{{X: 0.5, Y: 0.5}}
-		if got, a := textureAt(sc, &ref, &uvs); math.Abs(float64(got.X)-0.5) > 1e-6 || a != 1 {
+		uv := kernel.UVs{U0: 0.5, V0: 0.5}
+		if got, a := textureAt(sc, &ref, &uv); math.Abs(float64(got.X)-0.5) > 1e-6 || a != 1 {
 			t.Errorf("colour space %v: halfway between black and white is %v, want 0.5", space, got)
 		}
 	}
+}
+
+// shadeAt shades hit h of ray into s as the closest-hit shader does
+// (kernel.Shade).
+func (acc *Accel) shadeAt(s *kernel.Surface, h *Hit, ray *Ray) {
+	in := &acc.scene.Instances[h.Instance]
+	kernel.Shade(acc, (*sceneTexels)(acc.scene), s, &acc.materials[in.Material], uint32(h.Instance), uint32(h.Prim), h.U, h.V, h.T, ray.Origin, ray.Dir)
 }

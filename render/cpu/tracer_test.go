@@ -124,10 +124,10 @@ func compareTracers(t *testing.T, sc *scene.Scene, anyHit AnyHit, rng *rand.Rand
 			}
 			if wantOK[i] {
 				hits++
-				var s surface
-				bvh.shade(&s, &w, &batch[i])
+				var s kernel.Surface
+				bvh.shadeAt(&s, &w, &batch[i])
 				d := dir()
-				next = append(next, Ray{Origin: s.originToward(d), Dir: d, TMax: float32(math.Inf(1))})
+				next = append(next, Ray{Origin: s.OriginToward(d), Dir: d, TMax: float32(math.Inf(1))})
 			}
 		}
 		batch = next

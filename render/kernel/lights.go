@@ -80,6 +80,8 @@ type Lights interface {
 	EnvSample(u1, u2 float32) (d, radiance scene.Vec3, pdf float32)
 	// EnvPdf is the solid-angle pdf with which EnvSample picks d.
 	EnvPdf(d scene.Vec3) float32
+	// EnvRadiance is the radiance arriving from the environment along d.
+	EnvRadiance(d scene.Vec3) scene.Vec3
 	// EnvIndex is the environment's entry, or −1.
 	EnvIndex() int
 }

@@ -93,15 +93,17 @@ func (k *StreamKeys) scrambleOf(dim uint32) uint32 {
 	return k.scramble[dim]
 }
 
-// Random is Random's number of a sample in dimension dim.
-func (k *StreamKeys) Random(sample, dim uint32) float32 {
-	index := nestedUniformScramble(sample, k.shuffleOf(dim/2))
+// PathRandom is Random's number of path p in dimension dim, for keys Set
+// to its pixel and bounce (Randoms).
+func (k *StreamKeys) PathRandom(p *layout.Path, dim uint32) float32 {
+	index := nestedUniformScramble(p.SampleIndex, k.shuffleOf(dim/2))
 	return pointOf(index, dim, k.scrambleOf(dim))
 }
 
-// Random2 is Random2's pair of numbers of a sample.
-func (k *StreamKeys) Random2(sample, pair uint32) (float32, float32) {
-	index := nestedUniformScramble(sample, k.shuffleOf(pair))
+// PathRandom2 is Random2's pair of numbers of path p, for keys Set to its
+// pixel and bounce (Randoms).
+func (k *StreamKeys) PathRandom2(p *layout.Path, pair uint32) (float32, float32) {
+	index := nestedUniformScramble(p.SampleIndex, k.shuffleOf(pair))
 	return pointOf(index, 2*pair, k.scrambleOf(2*pair)), pointOf(index, 2*pair+1, k.scrambleOf(2*pair+1))
 }
 

@@ -237,13 +237,14 @@ func TestStreamKeys(t *testing.T) {
 			for bounce := uint32(0); bounce < 20; bounce += 3 {
 				k.Set(pixel, bounce, seed)
 				for sample := uint32(0); sample < 70; sample += 3 {
+					p := &layout.Path{Pixel: pixel, Bounce: bounce, SampleIndex: sample} // the keys' pixel and bounce
 					for dim := uint32(0); dim < layout.DimsPerBounce; dim++ {
-						if got, want := k.Random(sample, dim), Random(pixel, sample, bounce, dim, seed); got != want {
+						if got, want := k.PathRandom(p, dim), Random(pixel, sample, bounce, dim, seed); got != want {
 							t.Fatalf("pixel %d sample %d bounce %d dim %d seed %d: %v, Random gives %v", pixel, sample, bounce, dim, seed, got, want)
 						}
 					}
 					for pair := uint32(0); pair < layout.DimsPerBounce/2; pair++ {
-						a, b := k.Random2(sample, pair)
+						a, b := k.PathRandom2(p, pair)
 						if wa, wb := Random2(pixel, sample, bounce, pair, seed); a != wa || b != wb {
 							t.Fatalf("pixel %d sample %d bounce %d pair %d: (%v, %v), Random2 gives (%v, %v)", pixel, sample, bounce, pair, a, b, wa, wb)
 						}

@@ -154,6 +154,7 @@ var constants = []constant{
 	c("PCG_MULTIPLIER", PCGMultiplier), c("PCG_INCREMENT", PCGIncrement),
 	c("LAINE_KARRAS_0", LaineKarras0), c("LAINE_KARRAS_1", LaineKarras1), c("LAINE_KARRAS_2", LaineKarras2), c("LAINE_KARRAS_3", LaineKarras3),
 	c("SHUFFLE_SALT", ShuffleSalt), c("SCRAMBLE_SALT", ScrambleSalt), c("HIT_COIN_STRIDE", HitCoinStride),
+	c("SHADER_ANY", ShaderAny), c("SHADER_SURFACE", ShaderSurface), c("SHADER_HAIR", ShaderHair),
 	c("EVENT_LIGHT", EventLight), c("EVENT_ROULETTE", EventRoulette), c("ROULETTE_START", RouletteStart),
 	c("MAX_HINT_BITS", MaxHintBits), c("COHERENCE_BITS", CoherenceBits), c("REORDER_NONE", NoReorder),
 	cf("WAVELENGTH_MIN", WavelengthMin), cf("WAVELENGTH_MAX", WavelengthMax),

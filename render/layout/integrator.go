@@ -33,6 +33,16 @@ const (
 	PairLightPick  = DimLight / 2  // DimLight, DimLightCoin
 )
 
+// The shader a hit runs (kernel.ClosestHit's shader), by what the pipeline
+// knows of its surface: any, or, where its hit group says which, a glTF
+// surface or a hair strand, so that the GPU's shader of one leaves the
+// other BSDF out.
+const (
+	ShaderAny     = 0
+	ShaderSurface = 1
+	ShaderHair    = 2
+)
+
 // HitCoinStride spreads instances apart in HitCoin's hash of (instance,
 // primitive): a prime, so that neighbouring instances' primitives differ.
 const HitCoinStride = 0x9e3779b1

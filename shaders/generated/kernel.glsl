@@ -143,6 +143,35 @@ struct Frame {
     vec3 n;
 };
 
+// HitGeometry is what a hit's shading reads of the primitive it hit, which
+// the backend interpolates from its meshes (Geometry); world space.
+struct HitGeometry {
+    int kind;
+    vec3 ng;
+    vec3 ns;
+    vec4 tangent;
+    vec3 fibre;
+    UVs uv;
+    vec4 color;
+};
+
+// Surface is a shading point: where, which way it faces, and its material
+// evaluated there. Shade sets every field, Hair only where IsHair.
+struct Surface {
+    vec3 p;
+    vec3 ng;
+    Frame frame;
+    bool front;
+    BSDF bsdf;
+    HairBSDF hair;
+    bool isHair;
+    vec3 aovNormal;
+    vec3 emit;
+    vec3 albedo;
+    bool unlit;
+    HitGeometry geo;
+};
+
 // Provided by the shader that includes this file (Go's are in files marked goglsl:ignore).
 void envSize(out int result0, out int result1);
 float envRotation();
@@ -154,6 +183,10 @@ float envTotal();
 int filterCells();
 float filterRadius();
 float filterCDF(int i);
+float pathRandom(inout Path p, uint dim);
+void pathRandom2(inout Path p, uint pair, out float result0, out float result1);
+void shadowRay(inout Path p, vec3 o, vec3 d, float tmax, vec3 contrib, vec3 share);
+void attenuation(int m, out vec3 result0, out float result1);
 int lightCount();
 float lightProb(int k);
 int lightAlias(int k);
@@ -165,7 +198,10 @@ void sphereLight(int k, out vec3 result0, out float result1, out vec3 result2);
 Light punctual(int i);
 void envSample(float u1, float u2, out vec3 result0, out vec3 result1, out float result2);
 float envPdf(vec3 d);
+vec3 envRadiance(vec3 d);
 int envIndex();
+void hitGeometry(inout HitGeometry g, uint inst, uint prim, float u, float v, vec3 p, bool tangents);
+void hitAttributes(uint inst, uint prim, float u, float v, out UVs result0, out vec4 result1);
 void specularTableAt(int i, int j, out float result0, out float result1);
 float sheenTableAt(int i, int j);
 void iridBinAt(int i, int j, int k, out float result0, out float result1);
@@ -2273,200 +2309,37 @@ void hairBSDFSample(HairBSDF b, vec3 wo, float u, float u1, float u2, float u3, 
     return;
 }
 
-// SphereCone is how a sphere of radius r at distance² d2 from a point looks
-// from it: 1 − cos θmax of the cone it subtends, computed without
-// cancellation for small spheres; ok is false when the point is inside or
-// the cone is empty (light sampling skips the sphere there, and its pdf is 0).
-void sphereCone(float d2, float r, out float result0, out bool result1) {
-    float oneMinusCos = 0.0;
-    bool ok = false;
-    float sin2 = r * r / d2;
-    if (!(sin2 < 1.0)) {
-        result0 = 0.0;
-        result1 = false;
-        return;
+// channelTransmittance is Transmittance in one channel of colour c.
+float channelTransmittance(float c, float dist, float t) {
+    {
+        float sigma = -log(max(c, 1e-06)) / dist;
+        if (sigma > 0.0) {
+            return exp(-sigma * t);
+        }
     }
-    float omc = sin2 / (1.0 + sqrt(1.0 - sin2));
-    result0 = omc;
-    result1 = omc > 0.0;
-    return;
+    return 1.0;
 }
 
-// SampleSphere picks a direction toward a sphere (centre c, radius r) seen
-// from p uniformly in the cone it subtends: the direction, the distance to
-// the sphere's nearer point along it and the solid-angle pdf. ok is false
-// when p is inside.
-void sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 result0, out float result1, out float result2, out bool result3) {
-    vec3 wi = vec3(0.0);
-    float dist = 0.0;
-    float pdf = 0.0;
-    bool ok = false;
-    vec3 toC = c - p;
-    float d2 = dotGo(toC, toC);
-    float omc;
-    sphereCone(d2, r, omc, ok);
-    if (!ok) {
-        result0 = wi;
-        result1 = 0.0;
-        result2 = 0.0;
-        result3 = false;
-        return;
+// mediumTransmittance is Transmittance inside a medium.
+vec3 mediumTransmittance(int medium, float t) {
+    vec3 c;
+    float dist;
+    attenuation(medium, c, dist);
+    if (dist == uintBitsToFloat(0x7F800000u)) {
+        return vec3(1.0, 1.0, 1.0);
     }
-    float d = sqrt32(d2);
-    Frame f = newFrame(toC * (1.0 / d));
-    float omcT = u1 * omc;
-    float cosT = 1.0 - omcT;
-    float sinT = sqrt32(omcT * (2.0 - omcT));
-    float tmp1 = 6.2831855 * u2;
-    float s = sinGo(tmp1);
-    float co = cosGo(tmp1);
-    wi = ((f.t * (sinT * co)) + (f.b * (sinT * s))) + (f.n * cosT);
-    dist = d * cosT - sqrt32(r * r - d2 * sinT * sinT);
-    if (!(dist > 0.0)) {
-        result0 = wi;
-        result1 = 0.0;
-        result2 = 0.0;
-        result3 = false;
-        return;
-    }
-    result0 = wi;
-    result1 = dist;
-    result2 = 1.0 / (6.2831855 * omc);
-    result3 = true;
-    return;
+    return vec3(channelTransmittance(c.x, dist, t), channelTransmittance(c.y, dist, t), channelTransmittance(c.z, dist, t));
 }
 
-// PickLight chooses an entry of the table: u picks the column, coin keeps
-// it or takes its alias (one number for both would leave the coin 2^24/n
-// values).
-int pickLight(float u, float coin) {
-    int n = lightCount();
-    int k = min(int(u * float(n)), n - 1);
-    if (coin < lightProb(k)) {
-        return k;
+// Transmittance is what the path's medium (a material's volume, or −1:
+// none) lets through over a distance t: Beer–Lambert absorption by
+// KHR_materials_volume's attenuation colour and distance. A path is in one
+// medium at a time: nested volumes are not tracked.
+vec3 transmittance(int medium, float t) {
+    if (medium < 0) {
+        return vec3(1.0, 1.0, 1.0);
     }
-    return lightAlias(k);
-}
-
-// SampleLight draws a light point as seen from p, with the numbers u and
-// coin (which light) and u1, u2 (where on it), into out; false when there
-// is none to draw or it cannot reach p.
-bool sampleLight(inout LightSample out_, vec3 p, float u, float coin, float u1, float u2) {
-    if (lightCount() == 0) {
-        return false;
-    }
-    int k = pickLight(u, coin);
-    LightEntry e = lightEntry(k);
-    float sel = lightPdf(k);
-    if (sel <= 0.0) {
-        return false;
-    }
-    uint tmp1 = e.kind;
-    if (tmp1 == 0u) {
-        float su = sqrt32(u1);
-        vec3 q;
-        vec3 n;
-        vec3 le;
-        bool doubleSided;
-        bool ok;
-        emissiveTriangle(k, u2 * su, su * (1.0 - u2), q, n, le, doubleSided, ok);
-        if (!ok) {
-            return false;
-        }
-        vec3 d = q - p;
-        float dist = lengthGo(d);
-        if (dist == 0.0) {
-            return false;
-        }
-        vec3 wi = d * (1.0 / dist);
-        float cosL = -dotGo(n, wi);
-        if (doubleSided) {
-            cosL = abs(cosL);
-        }
-        if (cosL <= 0.0) {
-            return false;
-        }
-        out_ = LightSample(wi, dist, le, sel / e.area * dist * dist / cosL, false);
-        return true;
-    } else if (tmp1 == 3u) {
-        vec3 c;
-        float r;
-        vec3 le;
-        sphereLight(k, c, r, le);
-        vec3 wi;
-        float dist;
-        float pdf;
-        bool ok;
-        sampleSphere(p, c, r, u1, u2, wi, dist, pdf, ok);
-        if (!ok) {
-            return false;
-        }
-        out_ = LightSample(wi, dist, le, sel * pdf, false);
-        return true;
-    } else if (tmp1 == 2u) {
-        vec3 d;
-        vec3 le;
-        float pdf;
-        envSample(u1, u2, d, le, pdf);
-        if (pdf <= 0.0) {
-            return false;
-        }
-        out_ = LightSample(d, uintBitsToFloat(0x7F800000u), le, sel * pdf, false);
-        return true;
-    }
-    Light l = punctual(e.index);
-    vec3 le = l.color * (l.intensity / sel);
-    if (int(l.kind) == 2) {
-        out_ = LightSample(l.direction * (-1.0), uintBitsToFloat(0x7F800000u), le, 0.0, true);
-        return true;
-    }
-    vec3 d = l.position - p;
-    float dist = lengthGo(d);
-    if (dist == 0.0) {
-        return false;
-    }
-    vec3 wi = d * (1.0 / dist);
-    float att = 1.0 / (dist * dist);
-    if (int(l.kind) == 1) {
-        float cosIn = cosGo(l.innerCone);
-        float cosOut = cosGo(l.outerCone);
-        float cd = dotGo(l.direction, wi * (-1.0));
-        float f = clamp01((cd - cosOut) / max(cosIn - cosOut, 0.0001));
-        att *= f * f;
-    }
-    if (att <= 0.0) {
-        return false;
-    }
-    out_ = LightSample(wi, dist, le * att, 0.0, true);
-    return true;
-}
-
-// PdfEmitter is the solid-angle pdf with which SampleLight picks the point
-// that a ray from origin hit at distance t on primitive prim (a triangle
-// or a sphere) of instance inst, whose normal there makes cosL with the
-// way back.
-float pdfEmitter(int inst, int prim, float t, float cosL, vec3 origin) {
-    int first = firstLight(inst);
-    if (first < 0 || lightCount() == 0 || cosL <= 0.0) {
-        return 0.0;
-    }
-    int k = first + prim;
-    LightEntry e = lightEntry(k);
-    if (e.kind == 3u) {
-        vec3 c;
-        float r;
-        vec3 tmp1;
-        sphereLight(k, c, r, tmp1);
-        vec3 toC = c - origin;
-        float omc;
-        bool ok;
-        sphereCone(dotGo(toC, toC), r, omc, ok);
-        if (!ok) {
-            return 0.0;
-        }
-        return lightPdf(k) / (6.2831855 * omc);
-    }
-    return lightPdf(k) / e.area * t * t / cosL;
+    return mediumTransmittance(medium, t);
 }
 
 // PdfEnvironment is the solid-angle pdf with which SampleLight picks
@@ -2478,13 +2351,73 @@ float pdfEnvironment(vec3 d) {
     return lightPdf(envIndex()) * envPdf(d);
 }
 
-// GlassIOR is the index a transmissive material refracts by:
-// KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
-float glassIOR(Material m) {
-    if (m.ior < 1.0) {
-        return 1.5;
+// PowerHeuristic is Veach's MIS weight (β = 2) for a sample of pdf a
+// against a strategy of pdf b.
+float powerHeuristic(float a, float b) {
+    float a2 = a * a;
+    float b2 = b * b;
+    if (a2 + b2 == 0.0) {
+        return 0.0;
     }
-    return m.ior;
+    return a2 / (a2 + b2);
+}
+
+// AddSplit adds light that the first hit reflected, share of it (per
+// channel) by the diffuse lobe.
+void addSplit(inout Path p, vec3 l, vec3 share) {
+    p.radiance = p.radiance + l;
+    vec3 d = l * share;
+    p.diffuse = p.diffuse + d;
+    p.specular = p.specular + (l - d);
+}
+
+// AddLight adds light that reached the camera along the path: after the
+// first hit has been shaded, to the diffuse and specular parts too, by the
+// diffuse share of the first hit's sample that carried it.
+void addLight(inout Path p, vec3 l) {
+    if (p.bounce == 0u) {
+        p.radiance = p.radiance + l;
+        return;
+    }
+    addSplit(p, l, p.split);
+}
+
+// Miss is the miss shader: the environment along d, weighted by MIS
+// against light sampling; the path ends.
+void miss(inout Path p, vec3 d) {
+    p.throughput = p.throughput * transmittance(p.medium, uintBitsToFloat(0x7F800000u));
+    vec3 env = envRadiance(d);
+    float weight = 1.0;
+    if (p.bounce > 0u && p.prevPdf > 0.0) {
+        weight = powerHeuristic(p.prevPdf, pdfEnvironment(d));
+    }
+    addLight(p, (p.throughput * env) * weight);
+    p.alive = 0u;
+}
+
+// NeedsTangents reports whether shading m reads the surface's tangents.
+bool needsTangents(Material m) {
+    return m.normalTex.texture >= 0 || (m.clearcoat > 0.0 && m.clearcoatNormalTex.texture >= 0) || m.anisotropyStrength > 0.0;
+}
+
+// hairFrame sets up the hair BSDF of parameters h: x along the fibre (its
+// direction tangent), z towards the viewer (wo) across it, and where the
+// ray crossed the fibre's width.
+void surfaceHairFrame(inout Surface s, HairParams h, vec3 tangent, vec3 wo) {
+    vec3 t = normalizeGo(tangent);
+    vec3 z = normalizeGo(wo - (t * dotGo(t, wo)));
+    if (z == (vec3(0.0, 0.0, 0.0))) {
+        z = newFrame(t).t;
+    }
+    vec3 y = crossGo(z, t);
+    vec3 n = normalizeGo(s.ng - (t * dotGo(t, s.ng)));
+    s.frame = Frame(t, y, z);
+    s.isHair = true;
+    s.front = true;
+    s.hair = newHairBSDF(h, -dotGo(n, y));
+    if (dotGo(s.ng, wo) < 0.0) {
+        s.ng = s.ng * (-1.0);
+    }
 }
 
 // floorMod is i modulo n > 0, in [0, n) (GLSL's % of a negative int is
@@ -2628,6 +2561,15 @@ vec3 anisotropyDirection(vec3 n, vec3 tangent, float handedness, Material m, UVs
     return (t * rx) + (b * ry);
 }
 
+// GlassIOR is the index a transmissive material refracts by:
+// KHR_materials_ior's 0 ("no refraction") is not physical; glass it is.
+float glassIOR(Material m) {
+    if (m.ior < 1.0) {
+        return 1.5;
+    }
+    return m.ior;
+}
+
 // EvalMaterial makes b the BSDF of material m at a shading point: its
 // factors times its textures at uv (the base colour times the vertex
 // colour color), seen from the front or the back, in the frame f about
@@ -2734,35 +2676,314 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
     return out_;
 }
 
-// PowerHeuristic is Veach's MIS weight (β = 2) for a sample of pdf a
-// against a strategy of pdf b.
-float powerHeuristic(float a, float b) {
-    float a2 = a * a;
-    float b2 = b * b;
-    if (a2 + b2 == 0.0) {
-        return 0.0;
-    }
-    return a2 / (a2 + b2);
-}
-
-// AddSplit adds light that the first hit reflected, share of it (per
-// channel) by the diffuse lobe.
-void addSplit(inout Path p, vec3 l, vec3 share) {
-    p.radiance = p.radiance + l;
-    vec3 d = l * share;
-    p.diffuse = p.diffuse + d;
-    p.specular = p.specular + (l - d);
-}
-
-// AddLight adds light that reached the camera along the path: after the
-// first hit has been shaded, to the diffuse and specular parts too, by the
-// diffuse share of the first hit's sample that carried it.
-void addLight(inout Path p, vec3 l) {
-    if (p.bounce == 0u) {
-        p.radiance = p.radiance + l;
+// Shade evaluates into s the surface of material m at a hit, at distance t
+// along the ray (o, d), of instance inst's primitive prim at its
+// parameters u, v.
+void shade(inout Surface s, Material m, uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d) {
+    s.p = o + (d * t);
+    hitGeometry(s.geo, inst, prim, u, v, s.p, needsTangents(m));
+    s.ng = s.geo.ng;
+    bool tmp1 = false;
+    bool tmp2 = false;
+    s.isHair = tmp1;
+    s.unlit = tmp2;
+    vec3 tmp3 = vec3(0.0, 0.0, 0.0);
+    vec3 tmp4 = vec3(0.0, 0.0, 0.0);
+    s.aovNormal = tmp3;
+    s.emit = tmp4;
+    vec3 wo = d * (-1.0);
+    if (s.geo.kind == 2 && (m.flags & 8u) != 0u) {
+        s.bsdf = BSDF(vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
+        surfaceHairFrame(s, m.hair, s.geo.fibre, wo);
+        s.albedo = vec3(m.baseColor.x, m.baseColor.y, m.baseColor.z);
+        s.aovNormal = s.ng;
         return;
     }
-    addSplit(p, l, p.split);
+    vec3 ns = s.geo.ns;
+    if (ns == (vec3(0.0, 0.0, 0.0))) {
+        ns = s.ng;
+    }
+    vec3 tangent = vec3(s.geo.tangent.x, s.geo.tangent.y, s.geo.tangent.z);
+    bool hasTangent = s.geo.tangent != (vec4(0.0, 0.0, 0.0, 0.0));
+    vec3 nc = ns;
+    if (hasTangent) {
+        if (m.normalTex.texture >= 0) {
+            ns = normalMapped(ns, tangent, s.geo.tangent.w, m.normalTex, m.normalScale, s.geo.uv);
+        }
+        if (m.clearcoat > 0.0 && m.clearcoatNormalTex.texture >= 0) {
+            nc = normalMapped(nc, tangent, s.geo.tangent.w, m.clearcoatNormalTex, m.clearcoatNormalScale, s.geo.uv);
+        }
+    }
+    vec3 anisoDir = vec3(0.0);
+    if (hasTangent && m.anisotropyStrength > 0.0) {
+        anisoDir = anisotropyDirection(ns, tangent, s.geo.tangent.w, m, s.geo.uv);
+    }
+    s.front = dotGo(s.ng, wo) > 0.0;
+    if (!s.front) {
+        vec3 tmp5 = s.ng * (-1.0);
+        vec3 tmp6 = ns * (-1.0);
+        vec3 tmp7 = nc * (-1.0);
+        s.ng = tmp5;
+        ns = tmp6;
+        nc = tmp7;
+    }
+    if (dotGo(ns, wo) <= 0.0) {
+        ns = s.ng;
+    }
+    if (dotGo(nc, wo) <= 0.0) {
+        nc = s.ng;
+    }
+    frameSet(s.frame, ns);
+    vec3 color = vec3(s.geo.color.x, s.geo.color.y, s.geo.color.z);
+    Shaded sh = evalMaterial(s.bsdf, m, s.geo.uv, color, s.front, s.frame, ns, nc, anisoDir);
+    vec3 tmp8 = sh.albedo;
+    vec3 tmp9 = sh.emit;
+    bool tmp10 = sh.unlit;
+    s.albedo = tmp8;
+    s.emit = tmp9;
+    s.unlit = tmp10;
+}
+
+// SphereCone is how a sphere of radius r at distance² d2 from a point looks
+// from it: 1 − cos θmax of the cone it subtends, computed without
+// cancellation for small spheres; ok is false when the point is inside or
+// the cone is empty (light sampling skips the sphere there, and its pdf is 0).
+void sphereCone(float d2, float r, out float result0, out bool result1) {
+    float oneMinusCos = 0.0;
+    bool ok = false;
+    float sin2 = r * r / d2;
+    if (!(sin2 < 1.0)) {
+        result0 = 0.0;
+        result1 = false;
+        return;
+    }
+    float omc = sin2 / (1.0 + sqrt(1.0 - sin2));
+    result0 = omc;
+    result1 = omc > 0.0;
+    return;
+}
+
+// PdfEmitter is the solid-angle pdf with which SampleLight picks the point
+// that a ray from origin hit at distance t on primitive prim (a triangle
+// or a sphere) of instance inst, whose normal there makes cosL with the
+// way back.
+float pdfEmitter(int inst, int prim, float t, float cosL, vec3 origin) {
+    int first = firstLight(inst);
+    if (first < 0 || lightCount() == 0 || cosL <= 0.0) {
+        return 0.0;
+    }
+    int k = first + prim;
+    LightEntry e = lightEntry(k);
+    if (e.kind == 3u) {
+        vec3 c;
+        float r;
+        vec3 tmp1;
+        sphereLight(k, c, r, tmp1);
+        vec3 toC = c - origin;
+        float omc;
+        bool ok;
+        sphereCone(dotGo(toC, toC), r, omc, ok);
+        if (!ok) {
+            return 0.0;
+        }
+        return lightPdf(k) / (6.2831855 * omc);
+    }
+    return lightPdf(k) / e.area * t * t / cosL;
+}
+
+// SampleWavelength maps a number in [0, 1) to a wavelength in nanometres,
+// uniformly over layout.WavelengthMin..WavelengthMax.
+float sampleWavelength(float u) {
+    return 380.0 + 400.0 * u;
+}
+
+// spectrumResponse is one channel's Gaussian response over its mean.
+float spectrumResponse(float lambda, float mu, float sigma, float norm) {
+    float x = (lambda - mu) / sigma;
+    return exp(-0.5 * x * x) / norm;
+}
+
+// WavelengthWeights are the RGB weights of one wavelength: each channel's
+// Gaussian response over its mean (layout.SpectrumNorm), so that they
+// average (1, 1, 1) over the uniform wavelength.
+vec3 wavelengthWeights(float lambda) {
+    return vec3(spectrumResponse(lambda, 605.0, 45.0, spectrumNorm[0]), spectrumResponse(lambda, 540.0, 40.0, spectrumNorm[1]), spectrumResponse(lambda, 455.0, 35.0, spectrumNorm[2]));
+}
+
+// micrometres is a wavelength in nanometres in micrometres.
+float micrometres(float nm) {
+    return nm / 1000.0;
+}
+
+// DispersionIOR is KHR_materials_dispersion's index at a wavelength (nm):
+// Cauchy's n = A + B/λ², fitted so that n is ior at the d line and the Abbe
+// number (n_d − 1)/(n_F − n_C) is 20/dispersion; never below 1.
+float dispersionIOR(float ior, float dispersion, float lambda) {
+    if (dispersion <= 0.0) {
+        return ior;
+    }
+    float abbe = 20.0 / dispersion;
+    float invF = 1.0 / (micrometres(486.13) * micrometres(486.13));
+    float invC = 1.0 / (micrometres(656.27) * micrometres(656.27));
+    float invD = 1.0 / (micrometres(587.56) * micrometres(587.56));
+    float b = (ior - 1.0) / (abbe * (invF - invC));
+    float l = micrometres(lambda);
+    return max(ior + b * (1.0 / (l * l) - invD), 1.0);
+}
+
+// PickLight chooses an entry of the table: u picks the column, coin keeps
+// it or takes its alias (one number for both would leave the coin 2^24/n
+// values).
+int pickLight(float u, float coin) {
+    int n = lightCount();
+    int k = min(int(u * float(n)), n - 1);
+    if (coin < lightProb(k)) {
+        return k;
+    }
+    return lightAlias(k);
+}
+
+// SampleSphere picks a direction toward a sphere (centre c, radius r) seen
+// from p uniformly in the cone it subtends: the direction, the distance to
+// the sphere's nearer point along it and the solid-angle pdf. ok is false
+// when p is inside.
+void sampleSphere(vec3 p, vec3 c, float r, float u1, float u2, out vec3 result0, out float result1, out float result2, out bool result3) {
+    vec3 wi = vec3(0.0);
+    float dist = 0.0;
+    float pdf = 0.0;
+    bool ok = false;
+    vec3 toC = c - p;
+    float d2 = dotGo(toC, toC);
+    float omc;
+    sphereCone(d2, r, omc, ok);
+    if (!ok) {
+        result0 = wi;
+        result1 = 0.0;
+        result2 = 0.0;
+        result3 = false;
+        return;
+    }
+    float d = sqrt32(d2);
+    Frame f = newFrame(toC * (1.0 / d));
+    float omcT = u1 * omc;
+    float cosT = 1.0 - omcT;
+    float sinT = sqrt32(omcT * (2.0 - omcT));
+    float tmp1 = 6.2831855 * u2;
+    float s = sinGo(tmp1);
+    float co = cosGo(tmp1);
+    wi = ((f.t * (sinT * co)) + (f.b * (sinT * s))) + (f.n * cosT);
+    dist = d * cosT - sqrt32(r * r - d2 * sinT * sinT);
+    if (!(dist > 0.0)) {
+        result0 = wi;
+        result1 = 0.0;
+        result2 = 0.0;
+        result3 = false;
+        return;
+    }
+    result0 = wi;
+    result1 = dist;
+    result2 = 1.0 / (6.2831855 * omc);
+    result3 = true;
+    return;
+}
+
+// SampleLight draws a light point as seen from p, with the numbers u and
+// coin (which light) and u1, u2 (where on it), into out; false when there
+// is none to draw or it cannot reach p.
+bool sampleLight(inout LightSample out_, vec3 p, float u, float coin, float u1, float u2) {
+    if (lightCount() == 0) {
+        return false;
+    }
+    int k = pickLight(u, coin);
+    LightEntry e = lightEntry(k);
+    float sel = lightPdf(k);
+    if (sel <= 0.0) {
+        return false;
+    }
+    uint tmp1 = e.kind;
+    if (tmp1 == 0u) {
+        float su = sqrt32(u1);
+        vec3 q;
+        vec3 n;
+        vec3 le;
+        bool doubleSided;
+        bool ok;
+        emissiveTriangle(k, u2 * su, su * (1.0 - u2), q, n, le, doubleSided, ok);
+        if (!ok) {
+            return false;
+        }
+        vec3 d = q - p;
+        float dist = lengthGo(d);
+        if (dist == 0.0) {
+            return false;
+        }
+        vec3 wi = d * (1.0 / dist);
+        float cosL = -dotGo(n, wi);
+        if (doubleSided) {
+            cosL = abs(cosL);
+        }
+        if (cosL <= 0.0) {
+            return false;
+        }
+        out_ = LightSample(wi, dist, le, sel / e.area * dist * dist / cosL, false);
+        return true;
+    } else if (tmp1 == 3u) {
+        vec3 c;
+        float r;
+        vec3 le;
+        sphereLight(k, c, r, le);
+        vec3 wi;
+        float dist;
+        float pdf;
+        bool ok;
+        sampleSphere(p, c, r, u1, u2, wi, dist, pdf, ok);
+        if (!ok) {
+            return false;
+        }
+        out_ = LightSample(wi, dist, le, sel * pdf, false);
+        return true;
+    } else if (tmp1 == 2u) {
+        vec3 d;
+        vec3 le;
+        float pdf;
+        envSample(u1, u2, d, le, pdf);
+        if (pdf <= 0.0) {
+            return false;
+        }
+        out_ = LightSample(d, uintBitsToFloat(0x7F800000u), le, sel * pdf, false);
+        return true;
+    }
+    Light l = punctual(e.index);
+    vec3 le = l.color * (l.intensity / sel);
+    if (int(l.kind) == 2) {
+        out_ = LightSample(l.direction * (-1.0), uintBitsToFloat(0x7F800000u), le, 0.0, true);
+        return true;
+    }
+    vec3 d = l.position - p;
+    float dist = lengthGo(d);
+    if (dist == 0.0) {
+        return false;
+    }
+    vec3 wi = d * (1.0 / dist);
+    float att = 1.0 / (dist * dist);
+    if (int(l.kind) == 1) {
+        float cosIn = cosGo(l.innerCone);
+        float cosOut = cosGo(l.outerCone);
+        float cd = dotGo(l.direction, wi * (-1.0));
+        float f = clamp01((cd - cosOut) / max(cosIn - cosOut, 0.0001));
+        att *= f * f;
+    }
+    if (att <= 0.0) {
+        return false;
+    }
+    out_ = LightSample(wi, dist, le * att, 0.0, true);
+    return true;
+}
+
+// Transmits reports whether light can pass through the surface (so light
+// from behind it counts, and paths may continue behind it).
+bool surfaceTransmits(Surface s) {
+    return s.isHair || s.bsdf.transmission > 0.0 || s.bsdf.diffTrans > 0.0;
 }
 
 // diffuseShareOf is DiffuseShare of one channel.
@@ -2782,6 +3003,206 @@ vec3 diffuseShare(bool isHair, vec3 diffAlbedo, vec3 wi, vec3 f) {
     }
     float cos_ = max(wi.z, 0.0);
     return vec3(diffuseShareOf(diffAlbedo.x, cos_, f.x), diffuseShareOf(diffAlbedo.y, cos_, f.y), diffuseShareOf(diffAlbedo.z, cos_, f.z));
+}
+
+// offsetCoordinate is OffsetRay along one axis: a step of the normal's
+// size near the origin, where ulps are too small, and a number of ulps
+// beyond.
+//
+//goglsl:precise
+float offsetCoordinate(float p, float n) {
+    precise float q = 0.0;
+    if (abs(p) < 0.03125) {
+        q = p + 1.5258789e-05 * n;
+        return q;
+    }
+    int off = int(256.0 * n);
+    int bits = int(floatBitsToUint(p));
+    if (p < 0.0) {
+        bits -= off;
+    } else {
+        bits += off;
+    }
+    q = uintBitsToFloat(uint(bits));
+    return q;
+}
+
+// OffsetRay moves a ray's origin off the surface along n by a few ulps of
+// its coordinates (Wächter and Binder, "A Fast and Robust Method for
+// Avoiding Self-Intersection", Ray Tracing Gems), so the next ray does not
+// hit the surface it leaves at any distance from the origin.
+vec3 offsetRay(vec3 p, vec3 n) {
+    return vec3(offsetCoordinate(p.x, n.x), offsetCoordinate(p.y, n.y), offsetCoordinate(p.z, n.z));
+}
+
+// OriginToward is where a ray leaving the surface in direction w starts:
+// off the surface on w's side. Light that a hair strand transmits starts
+// inside the strand, which a ray from inside does not hit
+// (render.ExitHits).
+vec3 surfaceOriginToward(Surface s, vec3 w) {
+    if (dotGo(w, s.ng) >= 0.0) {
+        return offsetRay(s.p, s.ng);
+    }
+    return offsetRay(s.p, s.ng * (-1.0));
+}
+
+// ClosestHit is the closest-hit shader: at distance t along the ray (o,
+// d), instance inst's primitive prim at its parameters u, v, of material m
+// (the scene's material number material), it adds the emission (MIS-
+// weighted against light sampling), samples a light and traces its shadow
+// ray, samples the BSDF for the path's next ray and plays Russian roulette
+// after layout.RouletteStart bounces. s and ls are where the surface and
+// the light sample are made; shader is a layout.Shader* constant; maxDepth ends
+// the path; forward is the camera's, for the depth AOV.
+void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m, int material, uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d, uint maxDepth, vec3 forward, uint shader) {
+    p.throughput = p.throughput * transmittance(p.medium, t);
+    shade(s, m, inst, prim, u, v, t, o, d);
+    bool isHair = s.isHair;
+    if (shader == 1u) {
+        isHair = false;
+    } else if (shader == 2u) {
+        isHair = true;
+    }
+    vec3 wo = d * (-1.0);
+    vec3 woLocal = frameToLocal(s.frame, wo);
+    WoTerms terms = WoTerms(0.0, 0.0, vec3(0.0), vec3(0.0), vec3(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    bool haveTerms = false;
+    if (p.bounce == 0u) {
+        vec3 tmp1 = s.albedo;
+        vec3 tmp2 = s.frame.n;
+        float tmp3 = t * dotGo(d, forward);
+        p.albedo = tmp1;
+        p.normal = tmp2;
+        p.depth = tmp3;
+        if (s.aovNormal != (vec3(0.0, 0.0, 0.0))) {
+            p.normal = s.aovNormal;
+        }
+        if (isHair) {
+            p.diffAlbedo = s.albedo;
+        } else if (!s.unlit) {
+            WoTerms tmp4 = bsdfTerms(s.bsdf, woLocal);
+            bool tmp5 = true;
+            terms = tmp4;
+            haveTerms = tmp5;
+            bsdfAlbedosWith(s.bsdf, terms, woLocal, p.diffAlbedo, p.specAlbedo);
+        }
+    }
+    if (s.emit != (vec3(0.0, 0.0, 0.0))) {
+        float weight = 1.0;
+        if (p.bounce > 0u && p.prevPdf > 0.0) {
+            weight = powerHeuristic(p.prevPdf, pdfEmitter(int(inst), int(prim), t, dotGo(s.ng, wo), o));
+        }
+        addLight(p, (p.throughput * s.emit) * weight);
+    }
+    if (s.unlit || p.bounce >= maxDepth) {
+        p.alive = 0u;
+        return;
+    }
+    if (!isHair && m.dispersion > 0.0 && s.bsdf.transmission > 0.0 && !s.bsdf.thin) {
+        if (p.wavelength == 0.0) {
+            p.wavelength = sampleWavelength(pathRandom(p, 7u));
+            p.throughput = p.throughput * wavelengthWeights(p.wavelength);
+        }
+        float n = dispersionIOR(glassIOR(m), m.dispersion, p.wavelength);
+        if (s.front) {
+            s.bsdf.eta = n;
+        } else {
+            s.bsdf.eta = 1.0 / n;
+        }
+        haveTerms = false;
+    }
+    if (!isHair && !haveTerms && woLocal.z > 0.0) {
+        terms = bsdfTerms(s.bsdf, woLocal);
+    }
+    p.events = 0u;
+    float pick;
+    float coin;
+    pathRandom2(p, 5u, pick, coin);
+    float lu;
+    float lv;
+    pathRandom2(p, 4u, lu, lv);
+    if (sampleLight(ls, s.p, pick, coin, lu, lv) && (surfaceTransmits(s) || dotGo(ls.wi, s.ng) > 0.0)) {
+        vec3 f = vec3(0.0);
+        float pdfB = 0.0;
+        vec3 wiL = frameToLocal(s.frame, ls.wi);
+        if (isHair) {
+            hairBSDFEval(s.hair, woLocal, wiL, f, pdfB);
+        } else {
+            bsdfEvalWith(s.bsdf, terms, woLocal, wiL, f, pdfB);
+        }
+        if (f != (vec3(0.0, 0.0, 0.0))) {
+            p.events |= 1u;
+            p.rays++;
+            p.shadowRays++;
+            vec3 contrib = ((p.throughput * f) * ls.radiance) * transmittance(p.medium, ls.dist);
+            if (!ls.delta) {
+                contrib = contrib * (powerHeuristic(ls.pdf, pdfB) / ls.pdf);
+            }
+            vec3 share = p.split;
+            if (p.bounce == 0u) {
+                share = diffuseShare(isHair, p.diffAlbedo, wiL, f);
+            }
+            shadowRay(p, surfaceOriginToward(s, ls.wi), ls.wi, ls.dist * 0.9999, contrib, share);
+        }
+    }
+    vec3 wiLocal = vec3(0.0);
+    vec3 weight = vec3(0.0);
+    float pdf = 0.0;
+    bool ok = false;
+    if (isHair) {
+        float lobe;
+        float azimuth;
+        pathRandom2(p, 3u, lobe, azimuth);
+        float bu;
+        float bv;
+        pathRandom2(p, 2u, bu, bv);
+        hairBSDFSample(s.hair, woLocal, lobe, bu, bv, azimuth, wiLocal, weight, pdf, ok);
+    } else {
+        float bu;
+        float bv;
+        pathRandom2(p, 2u, bu, bv);
+        float lobe = 0.0;
+        if (!bsdfLambertian(s.bsdf)) {
+            lobe = pathRandom(p, 6u);
+        }
+        bsdfSampleWith(s.bsdf, terms, woLocal, lobe, bu, bv, wiLocal, weight, pdf, ok);
+    }
+    vec3 wi = frameToWorld(s.frame, wiLocal);
+    bool crosses = dotGo(wi, s.ng) < 0.0;
+    if (!ok || (!surfaceTransmits(s) && crosses) || (!isHair && crosses != (wiLocal.z < 0.0))) {
+        p.alive = 0u;
+        return;
+    }
+    if (!isHair && crosses && (m.flags & 2u) != 0u) {
+        if (s.front) {
+            p.medium = material;
+        } else {
+            p.medium = -1;
+        }
+    }
+    if (!isHair && crosses && s.bsdf.transmission > 0.0 && !bsdfGlassThin(s.bsdf)) {
+        p.etaScale *= s.bsdf.eta * s.bsdf.eta;
+    }
+    if (p.bounce == 0u) {
+        p.split = diffuseShare(isHair, p.diffAlbedo, wiLocal, weight * pdf);
+    }
+    p.throughput = p.throughput * weight;
+    p.prevPdf = pdf;
+    vec3 tmp6 = surfaceOriginToward(s, wi);
+    vec3 tmp7 = wi;
+    p.origin = tmp6;
+    p.dir = tmp7;
+    if (p.bounce >= 3u) {
+        vec3 rr = p.throughput * p.etaScale;
+        float q = max(0.05, 1.0 - max(max(rr.x, rr.y), rr.z));
+        if (pathRandom(p, 12u) < q) {
+            p.alive = 0u;
+            return;
+        }
+        p.throughput = p.throughput * (1.0 / (1.0 - q));
+        p.events |= 2u;
+    }
+    p.bounce++;
 }
 
 void pcg4d(uint x, uint y, uint z, uint w, out uint result0, out uint result1, out uint result2, out uint result3) {
@@ -2897,44 +3318,24 @@ float hitCoin(uint instance, uint prim, float u, float v, float t) {
     return float(x >> 8) * 5.9604645e-08;
 }
 
-// SampleWavelength maps a number in [0, 1) to a wavelength in nanometres,
-// uniformly over layout.WavelengthMin..WavelengthMax.
-float sampleWavelength(float u) {
-    return 380.0 + 400.0 * u;
-}
-
-// spectrumResponse is one channel's Gaussian response over its mean.
-float spectrumResponse(float lambda, float mu, float sigma, float norm) {
-    float x = (lambda - mu) / sigma;
-    return exp(-0.5 * x * x) / norm;
-}
-
-// WavelengthWeights are the RGB weights of one wavelength: each channel's
-// Gaussian response over its mean (layout.SpectrumNorm), so that they
-// average (1, 1, 1) over the uniform wavelength.
-vec3 wavelengthWeights(float lambda) {
-    return vec3(spectrumResponse(lambda, 605.0, 45.0, spectrumNorm[0]), spectrumResponse(lambda, 540.0, 40.0, spectrumNorm[1]), spectrumResponse(lambda, 455.0, 35.0, spectrumNorm[2]));
-}
-
-// micrometres is a wavelength in nanometres in micrometres.
-float micrometres(float nm) {
-    return nm / 1000.0;
-}
-
-// DispersionIOR is KHR_materials_dispersion's index at a wavelength (nm):
-// Cauchy's n = A + B/λ², fitted so that n is ior at the d line and the Abbe
-// number (n_d − 1)/(n_F − n_C) is 20/dispersion; never below 1.
-float dispersionIOR(float ior, float dispersion, float lambda) {
-    if (dispersion <= 0.0) {
-        return ior;
+// AlphaKeeps is the any-hit decision on a candidate hit at distance t of
+// instance inst's triangle prim, at barycentrics u, v, whose material m is
+// alpha-tested: MASK keeps an alpha at or above the cutoff (a NaN alpha is
+// no hit); BLEND keeps it with probability alpha (stochastic transparency),
+// by a hash of the candidate, so that a ray that meets it again decides
+// the same.
+bool alphaKeeps(Material m, uint inst, uint prim, float u, float v, float t) {
+    UVs uv;
+    vec4 color;
+    hitAttributes(inst, prim, u, v, uv, color);
+    vec3 tmp1;
+    float a;
+    sampleTexture(m.baseColorTex, uv, tmp1, a);
+    float alpha = m.baseColor.w * a * color.w;
+    if ((m.flags & 64u) != 0u) {
+        return hitCoin(inst, prim, u, v, t) < alpha;
     }
-    float abbe = 20.0 / dispersion;
-    float invF = 1.0 / (micrometres(486.13) * micrometres(486.13));
-    float invC = 1.0 / (micrometres(656.27) * micrometres(656.27));
-    float invD = 1.0 / (micrometres(587.56) * micrometres(587.56));
-    float b = (ior - 1.0) / (abbe * (invF - invC));
-    float l = micrometres(lambda);
-    return max(ior + b * (1.0 / (l * l) - invD), 1.0);
+    return alpha >= m.alphaCutoff;
 }
 
 #endif // KERNEL_GLSL

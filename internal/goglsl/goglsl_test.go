@@ -62,7 +62,8 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"return a < b && !(b > 10.0) || a == 0.0;",
 		"return -(-x);",
 		// a provider: its parameter dropped, its methods the shader's
-		"float texel(int i);\nvoid span(int i, out float result0, out float result1);",
+		"float texel(int i);\nvoid span(int i, out float result0, out float result1);\nvoid fill(inout Pair p, int i);",
+		"void filled(inout Pair p) {\n    fill(p, 1);",
 		"float sample_(int i) {\n    float lo;\n    float hi;\n    span(i, lo, hi);\n    return texel(i) + lo * hi + resample(i + 1);",
 		"float resample(int i) {\n    return texel(i);",
 		"return uintBitsToFloat(0x7F800000u) - uintBitsToFloat(0xFF800000u);",
@@ -96,7 +97,7 @@ func TestTranslatesTheSubset(t *testing.T) {
 		}
 		helpers = append(helpers, b...)
 	}
-	if err := os.WriteFile(shader, []byte("#version 460\nlayout(local_size_x = 1) in;\n"+string(helpers)+src+"float table(int i) { return float(i); }\nfloat texel(int i) { return float(i); }\nvoid span(int i, out float lo, out float hi) { lo = 0.0; hi = 1.0; }\nvoid main() {}\n"), 0o644); err != nil {
+	if err := os.WriteFile(shader, []byte("#version 460\nlayout(local_size_x = 1) in;\n"+string(helpers)+src+"float table(int i) { return float(i); }\nfloat texel(int i) { return float(i); }\nvoid span(int i, out float lo, out float hi) { lo = 0.0; hi = 1.0; }\nvoid fill(inout Pair p, int i) {}\nvoid main() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if msg, err := exec.Command(glslang, "--quiet", "-V", "-o", filepath.Join(dir, "ok.spv"), shader).CombinedOutput(); err != nil {

@@ -161,7 +161,12 @@ func Count(n uint32, w [2]float32) float32 {
 type Source interface {
 	Texel(i int) float32
 	Span(i int) (lo, hi float32)
+	Fill(p *Pair, i int) // its definition may write through p
 }
+
+// Filled is a pair the source fills: p is inout, though Filled itself
+// only passes it on.
+func Filled(src Source, p *Pair) { src.Fill(p, 1) }
 
 // Sample reads its source and passes it on.
 func Sample(src Source, i int) float32 {

@@ -3,6 +3,7 @@ package scene
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -198,5 +199,48 @@ func TestNormalizedComponents(t *testing.T) {
 		if got := component(c.b, c.ct, true); !close32(got, c.want) {
 			t.Errorf("%v as %d: %v, want %v", c.b, c.ct, got, c.want)
 		}
+	}
+}
+
+// TestSpecularGlossiness: a material with KHR_materials_pbrSpecularGlossiness
+// is read from it, its metallic-roughness fallback ignored: the diffuse
+// colour and texture as the base's, the specular colour and the
+// specular-glossiness texture (sRGB; A, the glossiness, stays linear) in
+// the specular colour's slots; the defaults where the file says nothing;
+// a factor that is not finite refused.
+func TestSpecularGlossiness(t *testing.T) {
+	load := func(sg map[string]any) (*Scene, error) {
+		var doc map[string]any
+		if err := json.Unmarshal(featureDoc(t), &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["materials"] = []any{map[string]any{
+			"pbrMetallicRoughness": map[string]any{"baseColorFactor": []any{0.1, 0.1, 0.1, 1}, "metallicFactor": 1, "roughnessFactor": 0.2},
+			"extensions":           map[string]any{"KHR_materials_pbrSpecularGlossiness": sg},
+		}}
+		doc["extensionsUsed"] = append(doc["extensionsUsed"].([]any), "KHR_materials_pbrSpecularGlossiness")
+		return Decode(encode(t, doc), "specgloss.gltf", NoResources)
+	}
+	sc, err := load(map[string]any{"diffuseFactor": []any{0.8, 0.6, 0.4, 0.5}, "diffuseTexture": map[string]any{"index": 0},
+		"specularFactor": []any{1, 0.766, 0.336}, "glossinessFactor": 0.9, "specularGlossinessTexture": map[string]any{"index": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sc.Materials[0]
+	if !m.SpecularGlossiness || m.BaseColor != (Vec4{0.8, 0.6, 0.4, 0.5}) || m.SpecularColor != (Vec3{1, 0.766, 0.336}) || m.Glossiness != 0.9 {
+		t.Errorf("material %+v", m)
+	}
+	if !m.BaseColorTexture.Valid() || !m.SpecularColorTexture.Valid() || sc.Textures[m.BaseColorTexture.Texture].ColorSpace != SRGB ||
+		sc.Textures[m.SpecularColorTexture.Texture].ColorSpace != SRGB || len(sc.Warnings) != 0 {
+		t.Errorf("textures %v %v (%v), warnings %q", m.BaseColorTexture, m.SpecularColorTexture, sc.Textures, sc.Warnings)
+	}
+	if sc, err = load(map[string]any{}); err != nil {
+		t.Fatal(err)
+	} else if m := sc.Materials[0]; !m.SpecularGlossiness || m.BaseColor != (Vec4{1, 1, 1, 1}) || m.SpecularColor != (Vec3{1, 1, 1}) ||
+		m.Glossiness != 1 || m.BaseColorTexture.Valid() || m.SpecularColorTexture.Valid() {
+		t.Errorf("the extension's defaults: %+v", m)
+	}
+	if _, err := load(map[string]any{"glossinessFactor": "much"}); err == nil {
+		t.Error("a malformed extension loads")
 	}
 }

@@ -30,6 +30,7 @@ const (
 	extBasisu           = "KHR_texture_basisu"
 	extDispersion       = "KHR_materials_dispersion"
 	extIridescence      = "KHR_materials_iridescence"
+	extSpecGloss        = "KHR_materials_pbrSpecularGlossiness"
 )
 
 // supportedExtensions is every extension the loader implements; a file that
@@ -51,6 +52,7 @@ var supportedExtensions = map[string]bool{
 	extBasisu:                      true,
 	extDispersion:                  true,
 	extIridescence:                 true,
+	extSpecGloss:                   true,
 	extQuantization:                true, // every component type is read, normalised or not
 	texturetransform.ExtensionName: true,
 	lightspunctual.ExtensionName:   true,
@@ -120,6 +122,14 @@ type iridescence struct {
 	IridescenceThicknessTexture *gltf.TextureInfo `json:"iridescenceThicknessTexture,omitempty"`
 }
 
+type specularGlossiness struct {
+	DiffuseFactor             [4]float64        `json:"diffuseFactor"`
+	DiffuseTexture            *gltf.TextureInfo `json:"diffuseTexture,omitempty"`
+	SpecularFactor            [3]float64        `json:"specularFactor"`
+	GlossinessFactor          float64           `json:"glossinessFactor"`
+	SpecularGlossinessTexture *gltf.TextureInfo `json:"specularGlossinessTexture,omitempty"`
+}
+
 type dispersion struct {
 	Dispersion float64 `json:"dispersion"`
 }
@@ -177,6 +187,9 @@ func init() {
 	})
 	register(extDiffTransmission, func(e *diffuseTransmission) { e.DiffuseTransmissionColorFactor = [3]float64{1, 1, 1} })
 	register(extSpecular, func(e *specular) { e.SpecularFactor, e.SpecularColorFactor = 1, [3]float64{1, 1, 1} })
+	register(extSpecGloss, func(e *specularGlossiness) {
+		e.DiffuseFactor, e.SpecularFactor, e.GlossinessFactor = [4]float64{1, 1, 1, 1}, [3]float64{1, 1, 1}, 1
+	})
 }
 
 // extension returns the typed payload of extension name in exts, nil when

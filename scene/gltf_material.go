@@ -84,6 +84,28 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 			return out, err
 		}
 	}
+	// The specular-glossiness model, where a file has it, replaces the
+	// metallic-roughness one, which is then its fallback for readers
+	// without the extension.
+	if sg, err := extension[specularGlossiness](m.Extensions, extSpecGloss); err != nil {
+		return out, err
+	} else if sg != nil {
+		d, sf := sg.DiffuseFactor, sg.SpecularFactor
+		if !finite(d[0], d[1], d[2], d[3], sf[0], sf[1], sf[2], sg.GlossinessFactor) {
+			return out, fmt.Errorf("%s factors must be finite", extSpecGloss)
+		}
+		out.SpecularGlossiness = true
+		out.BaseColor = Vec4{clamp01(d[0]), clamp01(d[1]), clamp01(d[2]), clamp01(d[3])}
+		out.SpecularColor = Vec3{clamp01(sf[0]), clamp01(sf[1]), clamp01(sf[2])}
+		out.Glossiness = clamp01(sg.GlossinessFactor)
+		if out.BaseColorTexture, err = l.textureInfo(sg.DiffuseTexture, SRGB, "diffuseTexture"); err != nil {
+			return out, err
+		}
+		// RGB: the specular colour, sRGB-encoded; A: the glossiness, linear.
+		if out.SpecularColorTexture, err = l.textureInfo(sg.SpecularGlossinessTexture, SRGB, "specularGlossinessTexture"); err != nil {
+			return out, err
+		}
+	}
 	if t := m.NormalTexture; t != nil && t.Index != nil {
 		info := &gltf.TextureInfo{Index: *t.Index, TexCoord: t.TexCoord, Extensions: t.Extensions}
 		if out.NormalTexture, err = l.textureInfo(info, Linear, "normalTexture"); err != nil {

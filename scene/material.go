@@ -103,6 +103,14 @@ type Material struct {
 	// vertex colour included) to every ray and reflects nothing.
 	Unlit bool
 
+	// KHR_materials_pbrSpecularGlossiness (archived; older assets use it):
+	// the diffuse colour is BaseColor (and its texture), the reflectance
+	// at normal incidence SpecularColor (RGB of SpecularColorTexture), and
+	// the roughness one minus Glossiness (times A of the same texture);
+	// Metallic, Roughness and Specular are not read.
+	SpecularGlossiness bool
+	Glossiness         float32
+
 	Hair *Hair // from extras.sertrace.hair: strands get the hair BSDF
 }
 

@@ -403,6 +403,14 @@ func (b *BSDF) Init(base scene.Vec3, metallic, roughness, ior, specular float32,
 		F0: scene.Vec3{X: min(f0*specularColor.X, 1) * f90, Y: min(f0*specularColor.Y, 1) * f90, Z: min(f0*specularColor.Z, 1) * f90}}
 }
 
+// InitF0 makes b the dielectric of a diffuse colour, a roughness and its
+// own reflectance at normal incidence f0 (per channel, reaching 1 at
+// grazing angles): KHR_materials_pbrSpecularGlossiness's, whose F0 is a
+// colour rather than an index's.
+func (b *BSDF) InitF0(base scene.Vec3, roughness float32, f0 scene.Vec3) {
+	*b = BSDF{Base: base, Alpha: max(roughness*roughness, layout.MinAlpha), F90: 1, F0: f0.Min(scene.Vec3{X: 1, Y: 1, Z: 1})}
+}
+
 // opaqueWeight is the share of f that the opaque dielectric (diffuse and
 // specular layer) is.
 func (b *BSDF) opaqueWeight() float32 { return (1 - b.Metallic) * (1 - b.Transmission) }

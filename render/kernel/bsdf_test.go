@@ -48,8 +48,19 @@ func bsdfCases() []bsdfCase {
 		{"brushed glossy white dielectric, seen across", anisotropic(NewBSDF(white, 0, 0.1, 1.5, 1, white), 0.6, scene.Vec3{X: 0.8, Y: -0.6})},
 		{"brushed white dielectric, fully stretched", anisotropic(NewBSDF(white, 0, 0.5, 1.5, 1, white), 1, scene.Vec3{X: 0.6, Y: 0.8})},
 		{"film over a brushed white dielectric", iridescent(anisotropic(NewBSDF(white, 0, 0.3, 1.5, 1, white), 0.8, scene.Vec3{X: 0.6, Y: 0.8}), 1, 1.6, 450)},
+		{"specular-glossiness plastic", specularGlossiness(scene.Vec3{X: 0.6, Y: 0.2, Z: 0.1}, 0.5, scene.Vec3{X: 0.04, Y: 0.04, Z: 0.04})},
+		{"specular-glossiness gold", specularGlossiness(scene.Vec3{}, 0.3, scene.Vec3{X: 1, Y: 0.766, Z: 0.336})},
+		{"specular-glossiness white mirror, rough", specularGlossiness(scene.Vec3{}, 0.8, scene.Vec3{X: 1, Y: 1, Z: 1})},
 		{"brushed red plastic under a coat", coated(anisotropic(NewBSDF(scene.Vec3{X: 0.7, Y: 0.05, Z: 0.05}, 0, 0.4, 1.5, 1, white), 0.7, scene.Vec3{X: 1, Y: 1}), 1, 0.2, scene.Vec3{})},
 	}
+}
+
+// specularGlossiness is KHR_materials_pbrSpecularGlossiness's BSDF of a
+// diffuse colour (the share the specular leaves), a roughness and F0.
+func specularGlossiness(diffuse scene.Vec3, roughness float32, f0 scene.Vec3) BSDF {
+	var b BSDF
+	b.InitF0(diffuse, roughness, f0)
+	return b
 }
 
 // iridescent puts a thin film over b.
@@ -152,7 +163,9 @@ func TestBSDFEnergy(t *testing.T) {
 			}
 			// Albedo scaling makes a white dielectric lossless: the diffuse gets
 			// exactly what the specular layer does not reflect.
-			if (c.name == "white dielectric" || strings.HasPrefix(c.name, "brushed white dielectric")) && math.Abs(float64(imp.X)-1) > 4*float64(se.X)+0.005 {
+			// (And one whose specular layer reflects everything: F0 1.)
+			if (c.name == "white dielectric" || strings.HasPrefix(c.name, "brushed white dielectric") || c.name == "specular-glossiness white mirror, rough") &&
+				math.Abs(float64(imp.X)-1) > 4*float64(se.X)+0.005 {
 				t.Errorf("%s must keep all energy: %v at cos %v", c.name, imp, cosO)
 			}
 			// So does one under a thin film, whatever its colours: the

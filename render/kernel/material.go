@@ -69,10 +69,21 @@ func EvalMaterial(tx Texels, b *BSDF, m *layout.Material, uv *UVs, color scene.V
 	var out Shaded
 	bc, _ := SampleTexture(tx, &m.BaseColorTex, uv)
 	base := scene.Vec3{X: m.BaseColor.X, Y: m.BaseColor.Y, Z: m.BaseColor.Z}.Mul3(bc).Mul3(color)
-	mr, _ := SampleTexture(tx, &m.MetallicRoughness, uv)
-	_, sa := SampleTexture(tx, &m.SpecularTex, uv)
-	sct, _ := SampleTexture(tx, &m.SpecularColorTex, uv)
-	b.Init(base, m.Metallic*mr.Z, m.Roughness*mr.Y, m.IOR, m.Specular*sa, m.SpecularColor.Mul3(sct))
+	if m.Flags&layout.MatSpecularGlossiness != 0 {
+		// KHR_materials_pbrSpecularGlossiness: F0 is the specular colour,
+		// the roughness one minus the glossiness, and the diffuse colour
+		// loses the specular's largest channel (the extension's own
+		// inputs; the BSDF layers them as it does the dielectric's).
+		sg, gloss := SampleTexture(tx, &m.SpecularColorTex, uv)
+		f0 := m.SpecularColor.Mul3(sg)
+		base = base.Scale(1 - max(f0.X, f0.Y, f0.Z))
+		b.InitF0(base, 1-m.Glossiness*gloss, f0)
+	} else {
+		mr, _ := SampleTexture(tx, &m.MetallicRoughness, uv)
+		_, sa := SampleTexture(tx, &m.SpecularTex, uv)
+		sct, _ := SampleTexture(tx, &m.SpecularColorTex, uv)
+		b.Init(base, m.Metallic*mr.Z, m.Roughness*mr.Y, m.IOR, m.Specular*sa, m.SpecularColor.Mul3(sct))
+	}
 	if m.Transmission > 0 {
 		tt, _ := SampleTexture(tx, &m.TransmissionTex, uv)
 		b.Transmission = m.Transmission * tt.X

@@ -82,3 +82,48 @@ func TestShadeSetsEveryField(t *testing.T) {
 		}
 	}
 }
+
+// oneTexel is a scene of one 1×1 texture of linear rgb and alpha a.
+type oneTexel struct {
+	rgb scene.Vec3
+	a   float32
+}
+
+func (o oneTexel) TextureInfo(int) layout.Texture { return layout.Texture{Width: 1, Height: 1} }
+func (o oneTexel) Texel(_, _, _ int) (scene.Vec3, float32) {
+	return o.rgb, o.a
+}
+
+// TestSpecularGlossinessInputs: a KHR_materials_pbrSpecularGlossiness
+// material makes the BSDF from the extension's inputs: F0 the specular
+// colour (factor × the texture's RGB), the roughness one minus the
+// glossiness (factor × the texture's A), so α = (1 − glossiness)², and the
+// diffuse colour times one minus the specular's largest channel; no metal.
+func TestSpecularGlossinessInputs(t *testing.T) {
+	m := scene.DefaultMaterial()
+	m.SpecularGlossiness = true
+	m.BaseColor = scene.Vec4{X: 0.8, Y: 0.6, Z: 0.4, W: 1}
+	m.SpecularColor, m.Glossiness = scene.Vec3{X: 0.5, Y: 0.4, Z: 0.2}, 0.8
+	m.SpecularColorTexture = scene.NoTexture
+	m.SpecularColorTexture.Texture = 0
+	lm := layout.PackMaterial(&m)
+	tx := oneTexel{rgb: scene.Vec3{X: 0.5, Y: 1, Z: 1}, a: 0.5}
+	n := scene.Vec3{Z: 1}
+	f := NewFrame(n)
+	var b BSDF
+	sh := EvalMaterial(tx, &b, &lm, &UVs{}, scene.Vec3{X: 1, Y: 1, Z: 1}, true, &f, n, n, scene.Vec3{})
+	f0 := scene.Vec3{X: 0.25, Y: 0.4, Z: 0.2}
+	diffuse := scene.Vec3{X: 0.8 * 0.6, Y: 0.6 * 0.6, Z: 0.4 * 0.6}
+	if !close3(b.F0, f0, 1e-6) || b.F90 != 1 || b.Metallic != 0 || math.Abs(float64(b.Alpha)-0.36) > 1e-6 || !close3(b.Base, diffuse, 1e-6) {
+		t.Errorf("BSDF %+v: want F0 %v, α 0.36, diffuse %v, no metal", b, f0, diffuse)
+	}
+	if !close3(sh.Albedo, diffuse, 1e-6) {
+		t.Errorf("albedo %v, want the diffuse colour %v", sh.Albedo, diffuse)
+	}
+	// Without the extension's flag the same slots mean KHR_materials_specular's.
+	lm.Flags &^= layout.MatSpecularGlossiness
+	EvalMaterial(tx, &b, &lm, &UVs{}, scene.Vec3{X: 1, Y: 1, Z: 1}, true, &f, n, n, scene.Vec3{})
+	if close3(b.F0, f0, 1e-3) {
+		t.Errorf("a metallic-roughness material reads F0 %v as the specular-glossiness one", b.F0)
+	}
+}

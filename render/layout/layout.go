@@ -93,6 +93,11 @@ const (
 	MatEmits       = 16
 	MatUnlit       = 32 // KHR_materials_unlit
 	MatAlphaBlend  = 64 // alphaMode BLEND: stochastic transparency
+	// KHR_materials_pbrSpecularGlossiness: BaseColor is the diffuse
+	// colour, SpecularColor (RGB of SpecularColorTex) the reflectance at
+	// normal incidence, and the roughness 1 − Glossiness (times A of
+	// SpecularColorTex).
+	MatSpecularGlossiness = 128
 )
 
 // Instance flags.
@@ -214,6 +219,7 @@ type Material struct {
 	AnisotropyRotation float32
 	AnisotropyTex      TextureRef // RG: direction, B: strength
 	Dispersion         float32    // KHR_materials_dispersion: 20 over the Abbe number
+	Glossiness         float32    // KHR_materials_pbrSpecularGlossiness (MatSpecularGlossiness)
 	// KHR_materials_iridescence
 	Iridescence             float32
 	IridescenceIOR          float32

@@ -55,7 +55,7 @@ func PackMaterial(m *scene.Material) Material {
 		DiffuseTransmission: m.DiffuseTransmission, DiffuseTransmissionColor: m.DiffuseTransmissionColor,
 		DiffuseTransmissionTex: PackTextureRef(m.DiffuseTransmissionTexture), DiffuseTransColorTex: PackTextureRef(m.DiffuseTransmissionColorTexture),
 		AnisotropyStrength: m.AnisotropyStrength, AnisotropyRotation: m.AnisotropyRotation, AnisotropyTex: PackTextureRef(m.AnisotropyTexture),
-		Dispersion: m.Dispersion, Iridescence: m.Iridescence, IridescenceIOR: m.IridescenceIOR,
+		Dispersion: m.Dispersion, Glossiness: m.Glossiness, Iridescence: m.Iridescence, IridescenceIOR: m.IridescenceIOR,
 		IridescenceThicknessMin: m.IridescenceThicknessMin, IridescenceThicknessMax: m.IridescenceThicknessMax,
 		IridescenceTex: PackTextureRef(m.IridescenceTexture), IridescenceThicknessTex: PackTextureRef(m.IridescenceThicknessTexture)}
 	if m.DoubleSided {
@@ -75,6 +75,9 @@ func PackMaterial(m *scene.Material) Material {
 	}
 	if m.Unlit {
 		g.Flags |= MatUnlit
+	}
+	if m.SpecularGlossiness {
+		g.Flags |= MatSpecularGlossiness
 	}
 	if h := m.Hair; h != nil {
 		g.Flags |= MatHair

@@ -397,8 +397,8 @@ func compareTiles(t *testing.T, a, b *render.Film, tile int) {
 // glass sphere with a coloured volume, a rough metal sphere under a clearcoat and a
 // thin film, a textured ground (bilinear sRGB texels with a texture transform), half brushed
 // metal, under a thin film whose thickness a texture sets, a sheen and a clearcoat with its own normal map, an unlit sphere, an alpha-masked
-// card that transmits half its diffuse light, a spot light, and a camera
-// with depth of field.
+// card that transmits half its diffuse light, specular-glossiness spheres,
+// a spot light, and a camera with depth of field.
 func featureScene() *scene.Scene {
 	glass := scene.DefaultMaterial()
 	glass.Metallic, glass.Roughness, glass.Transmission = 0, 0.05, 1
@@ -425,6 +425,10 @@ func featureScene() *scene.Scene {
 	card.BaseColorTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{3, 0, 0, 0, 3, 0}}
 	lamp := scene.DefaultMaterial()
 	lamp.Metallic, lamp.Emissive = 0, scene.Vec3{X: 4, Y: 4, Z: 3}
+	specGloss := scene.DefaultMaterial() // KHR_materials_pbrSpecularGlossiness, its texture's A the glossiness
+	specGloss.SpecularGlossiness, specGloss.Glossiness = true, 0.6
+	specGloss.BaseColor, specGloss.SpecularColor = scene.Vec4{X: 0.2, Y: 0.4, Z: 0.7, W: 1}, scene.Vec3{X: 0.9, Y: 0.7, Z: 0.3}
+	specGloss.SpecularColorTexture = scene.TextureRef{Texture: 1, Transform: [6]float32{1, 0, 0, 0, 1, 0}}
 
 	checker := scene.Texture{Width: 4, Height: 4, Pixels: make([]uint8, 64), ColorSpace: scene.SRGB}
 	for i := 0; i < 16; i++ {
@@ -465,7 +469,7 @@ func featureScene() *scene.Scene {
 		},
 		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{X: -0.6, Y: 0.5, Z: 0}, {X: 0.7, Y: 0.4, Z: 0.4}}, Radii: []float32{0.5, 0.4},
 			Bounds: scene.Bounds{Min: scene.Vec3{X: -1.1, Y: 0, Z: -0.5}, Max: scene.Vec3{X: 1.1, Y: 1, Z: 0.8}}}},
-		Materials: []scene.Material{glass, metal, ground, card, lamp, unlit},
+		Materials: []scene.Material{glass, metal, ground, card, lamp, unlit, specGloss},
 		Textures:  []scene.Texture{checker, bumps},
 		Lights: []scene.Light{{Kind: scene.SpotLight, Color: scene.Vec3{X: 1, Y: 0.9, Z: 0.8}, Intensity: 20, Position: scene.Vec3{X: 2, Y: 3, Z: 2},
 			Direction: scene.Vec3{X: -0.5, Y: -0.7, Z: -0.5}, InnerCone: 0.3, OuterCone: 0.6}},
@@ -487,6 +491,8 @@ func featureScene() *scene.Scene {
 	sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.Spheres, Index: 0}, Transform: moved, Material: 1})
 	moved[12], moved[13], moved[14] = -1.6, 0.1, 0.9
 	sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.Spheres, Index: 0}, Transform: moved, Material: 5})
+	moved[12], moved[13], moved[14] = 1.5, -0.1, 1.2
+	sc.Instances = append(sc.Instances, scene.Instance{Geometry: scene.GeometryRef{Kind: scene.Spheres, Index: 0}, Transform: moved, Material: 6})
 	cam := scene.Camera{Name: "dof", YFov: 0.7, ApertureRadius: 0.05, FocusDistance: 4.5,
 		Transform: scene.LookAt(scene.Vec3{X: 0.5, Y: 1.6, Z: 4.5}, scene.Vec3{X: 0, Y: 0.5, Z: 0}, scene.Vec3{X: 0, Y: 1, Z: 0})}
 	sc.Cameras = []scene.Camera{cam}

@@ -1176,6 +1176,14 @@ BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specul
     return b;
 }
 
+// InitF0 makes b the dielectric of a diffuse colour, a roughness and its
+// own reflectance at normal incidence f0 (per channel, reaching 1 at
+// grazing angles): KHR_materials_pbrSpecularGlossiness's, whose F0 is a
+// colour rather than an index's.
+void bsdfInitF0(inout BSDF b, vec3 base, float roughness, vec3 f0) {
+    b = BSDF(base, 0.0, max(roughness * roughness, 0.001), min(f0, vec3(1.0, 1.0, 1.0)), 1.0, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
+}
+
 // specularAlbedo is one channel of Albedos' specular albedo: the coat's
 // ec, the sheen's under the coat (under), and below the sheen (below) the
 // specular layer's e over the opaque share, the metal's, the glass's
@@ -2582,16 +2590,25 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
     float tmp1;
     sampleTexture(m.baseColorTex, uv, bc, tmp1);
     vec3 base = (vec3(m.baseColor.x, m.baseColor.y, m.baseColor.z) * bc) * color;
-    vec3 mr;
-    float tmp2;
-    sampleTexture(m.metallicRoughness, uv, mr, tmp2);
-    vec3 tmp3;
-    float sa;
-    sampleTexture(m.specularTex, uv, tmp3, sa);
-    vec3 sct;
-    float tmp4;
-    sampleTexture(m.specularColorTex, uv, sct, tmp4);
-    bsdfInit(b, base, m.metallic * mr.z, m.roughness * mr.y, m.ior, m.specular * sa, m.specularColor * sct);
+    if ((m.flags & 128u) != 0u) {
+        vec3 sg;
+        float gloss;
+        sampleTexture(m.specularColorTex, uv, sg, gloss);
+        vec3 f0 = m.specularColor * sg;
+        base = base * (1.0 - max(max(f0.x, f0.y), f0.z));
+        bsdfInitF0(b, base, 1.0 - m.glossiness * gloss, f0);
+    } else {
+        vec3 mr;
+        float tmp2;
+        sampleTexture(m.metallicRoughness, uv, mr, tmp2);
+        vec3 tmp3;
+        float sa;
+        sampleTexture(m.specularTex, uv, tmp3, sa);
+        vec3 sct;
+        float tmp4;
+        sampleTexture(m.specularColorTex, uv, sct, tmp4);
+        bsdfInit(b, base, m.metallic * mr.z, m.roughness * mr.y, m.ior, m.specular * sa, m.specularColor * sct);
+    }
     if (m.transmission > 0.0) {
         vec3 tt;
         float tmp5;

@@ -246,6 +246,7 @@ struct Material {
     float anisotropyRotation;
     TextureRef anisotropyTex;
     float dispersion;
+    float glossiness;
     float iridescence;
     float iridescenceIOR;
     float iridescenceThicknessMin;

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/qmuntal/gltf"
@@ -215,10 +216,12 @@ func TestSpecularGlossiness(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc["materials"] = []any{map[string]any{
-			"pbrMetallicRoughness": map[string]any{"baseColorFactor": []any{0.1, 0.1, 0.1, 1}, "metallicFactor": 1, "roughnessFactor": 0.2},
-			"extensions":           map[string]any{"KHR_materials_pbrSpecularGlossiness": sg},
+			"pbrMetallicRoughness": map[string]any{"baseColorFactor": []any{0.1, 0.1, 0.1, 1}, "metallicFactor": 1, "roughnessFactor": 0.2,
+				"metallicRoughnessTexture": map[string]any{"index": 0}},
+			"extensions": map[string]any{"KHR_materials_pbrSpecularGlossiness": sg,
+				"KHR_materials_specular": map[string]any{"specularColorFactor": []any{0.5, 0.5, 0.5}}},
 		}}
-		doc["extensionsUsed"] = append(doc["extensionsUsed"].([]any), "KHR_materials_pbrSpecularGlossiness")
+		doc["extensionsUsed"] = append(doc["extensionsUsed"].([]any), "KHR_materials_pbrSpecularGlossiness", "KHR_materials_specular")
 		return Decode(encode(t, doc), "specgloss.gltf", NoResources)
 	}
 	sc, err := load(map[string]any{"diffuseFactor": []any{0.8, 0.6, 0.4, 0.5}, "diffuseTexture": map[string]any{"index": 0},
@@ -230,9 +233,14 @@ func TestSpecularGlossiness(t *testing.T) {
 	if !m.SpecularGlossiness || m.BaseColor != (Vec4{0.8, 0.6, 0.4, 0.5}) || m.SpecularColor != (Vec3{1, 0.766, 0.336}) || m.Glossiness != 0.9 {
 		t.Errorf("material %+v", m)
 	}
+	// The fallback's metallic-roughness texture is not decoded; the
+	// specular extension beside it is said to be ignored.
 	if !m.BaseColorTexture.Valid() || !m.SpecularColorTexture.Valid() || sc.Textures[m.BaseColorTexture.Texture].ColorSpace != SRGB ||
-		sc.Textures[m.SpecularColorTexture.Texture].ColorSpace != SRGB || len(sc.Warnings) != 0 {
-		t.Errorf("textures %v %v (%v), warnings %q", m.BaseColorTexture, m.SpecularColorTexture, sc.Textures, sc.Warnings)
+		sc.Textures[m.SpecularColorTexture.Texture].ColorSpace != SRGB || len(sc.Textures) != 2 || m.MetallicRoughnessTex.Valid() {
+		t.Errorf("textures %v %v %v (%d decoded)", m.BaseColorTexture, m.SpecularColorTexture, m.MetallicRoughnessTex, len(sc.Textures))
+	}
+	if len(sc.Warnings) != 1 || !strings.Contains(sc.Warnings[0], "KHR_materials_specular is ignored") {
+		t.Errorf("warnings %q", sc.Warnings)
 	}
 	if sc, err = load(map[string]any{}); err != nil {
 		t.Fatal(err)

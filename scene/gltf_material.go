@@ -64,29 +64,10 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 	out := DefaultMaterial()
 	out.Name = m.Name
 	var err error
-	if pbr := m.PBRMetallicRoughness; pbr != nil {
-		if f := pbr.BaseColorFactor; f != nil {
-			if !finite(f[:]...) {
-				return out, errors.New("baseColorFactor is not finite")
-			}
-			out.BaseColor = Vec4{clamp01(f[0]), clamp01(f[1]), clamp01(f[2]), clamp01(f[3])}
-		}
-		if pbr.MetallicFactor != nil {
-			out.Metallic = clamp01(*pbr.MetallicFactor)
-		}
-		if pbr.RoughnessFactor != nil {
-			out.Roughness = clamp01(*pbr.RoughnessFactor)
-		}
-		if out.BaseColorTexture, err = l.textureInfo(pbr.BaseColorTexture, SRGB, "baseColorTexture"); err != nil {
-			return out, err
-		}
-		if out.MetallicRoughnessTex, err = l.textureInfo(pbr.MetallicRoughnessTexture, Linear, "metallicRoughnessTexture"); err != nil {
-			return out, err
-		}
-	}
 	// The specular-glossiness model, where a file has it, replaces the
 	// metallic-roughness one, which is then its fallback for readers
-	// without the extension.
+	// without the extension: the fallback's factors are not read, nor its
+	// textures decoded.
 	if sg, err := extension[specularGlossiness](m.Extensions, extSpecGloss); err != nil {
 		return out, err
 	} else if sg != nil {
@@ -103,6 +84,26 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		}
 		// RGB: the specular colour, sRGB-encoded; A: the glossiness, linear.
 		if out.SpecularColorTexture, err = l.textureInfo(sg.SpecularGlossinessTexture, SRGB, "specularGlossinessTexture"); err != nil {
+			return out, err
+		}
+	}
+	if pbr := m.PBRMetallicRoughness; pbr != nil && !out.SpecularGlossiness {
+		if f := pbr.BaseColorFactor; f != nil {
+			if !finite(f[:]...) {
+				return out, errors.New("baseColorFactor is not finite")
+			}
+			out.BaseColor = Vec4{clamp01(f[0]), clamp01(f[1]), clamp01(f[2]), clamp01(f[3])}
+		}
+		if pbr.MetallicFactor != nil {
+			out.Metallic = clamp01(*pbr.MetallicFactor)
+		}
+		if pbr.RoughnessFactor != nil {
+			out.Roughness = clamp01(*pbr.RoughnessFactor)
+		}
+		if out.BaseColorTexture, err = l.textureInfo(pbr.BaseColorTexture, SRGB, "baseColorTexture"); err != nil {
+			return out, err
+		}
+		if out.MetallicRoughnessTex, err = l.textureInfo(pbr.MetallicRoughnessTexture, Linear, "metallicRoughnessTexture"); err != nil {
 			return out, err
 		}
 	}
@@ -195,6 +196,10 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 	}
 	if sp, err := extension[specular](m.Extensions, extSpecular); err != nil {
 		return out, err
+	} else if sp != nil && out.SpecularGlossiness {
+		// Its F0 is the specular-glossiness model's own (the two are not
+		// meant together): its colour would take that one's slots.
+		l.warn("material %q: %s is ignored beside %s", m.Name, extSpecular, extSpecGloss)
 	} else if sp != nil {
 		c := sp.SpecularColorFactor
 		if !finite(sp.SpecularFactor, c[0], c[1], c[2]) || sp.SpecularFactor < 0 || c[0] < 0 || c[1] < 0 || c[2] < 0 {

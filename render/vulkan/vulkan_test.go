@@ -425,10 +425,13 @@ func featureScene() *scene.Scene {
 	card.BaseColorTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{3, 0, 0, 0, 3, 0}}
 	lamp := scene.DefaultMaterial()
 	lamp.Metallic, lamp.Emissive = 0, scene.Vec3{X: 4, Y: 4, Z: 3}
-	specGloss := scene.DefaultMaterial() // KHR_materials_pbrSpecularGlossiness, its texture's A the glossiness
-	specGloss.SpecularGlossiness, specGloss.Glossiness = true, 0.6
+	// KHR_materials_pbrSpecularGlossiness: the sRGB checker's RGB the
+	// specular colour, its alpha (0 and 1, mixed where a sphere's UV
+	// lands) the glossiness.
+	specGloss := scene.DefaultMaterial()
+	specGloss.SpecularGlossiness, specGloss.Glossiness = true, 0.9
 	specGloss.BaseColor, specGloss.SpecularColor = scene.Vec4{X: 0.2, Y: 0.4, Z: 0.7, W: 1}, scene.Vec3{X: 0.9, Y: 0.7, Z: 0.3}
-	specGloss.SpecularColorTexture = scene.TextureRef{Texture: 1, Transform: [6]float32{1, 0, 0, 0, 1, 0}}
+	specGloss.SpecularColorTexture = scene.TextureRef{Texture: 0, Transform: [6]float32{1, 0, 0.3, 0, 1, 0.2}}
 
 	checker := scene.Texture{Width: 4, Height: 4, Pixels: make([]uint8, 64), ColorSpace: scene.SRGB}
 	for i := 0; i < 16; i++ {

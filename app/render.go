@@ -178,19 +178,30 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	var renderErr error
 	var written []string
 	banded := false
+	// More pixels than one launch of the GPU indexes (render.MaxFilePixels)
+	// render in bands too, whatever the memory.
+	tooWide := err == nil && j.Backend.Name() == "vulkan" && w*h > render.MaxFilePixels
 	switch {
-	case errors.As(err, &overBudget):
+	case errors.As(err, &overBudget), tooWide:
 		// Too large for one film: rendered in bands streamed into the EXR,
 		// where nothing needs the whole film.
+		why := "does not fit the memory budget in one film"
+		if tooWide {
+			why = fmt.Sprintf("is more than one launch of the GPU holds (%d pixels)", render.MaxFilePixels)
+			err = fmt.Errorf("%dx%d %s", w, h, why)
+		}
 		layers = render.LayersFor(aovs, false)
 		rows, berr := j.BandRows(layers, settings.MemoryBudget)
+		if fit := render.MaxFilePixels / w / 16 * 16; tooWide && berr == nil && (rows == 0 || rows > fit) {
+			rows = fit // (16 rows fit the budget: the whole film did)
+		}
 		if berr != nil || rows == 0 {
 			return fmt.Errorf("%s: %w", scenePath, err)
 		}
-		if why := whyNotBands(out, aovs, v.GetBool("denoise"), settings, j.Backend.Name(), w*h); why != "" {
+		if why := whyNotBands(out, aovs, v.GetBool("denoise"), settings, w*h); why != "" {
 			return fmt.Errorf("%s: %v (rendered in bands of rows it would fit, but %s)", scenePath, err, why)
 		}
-		note(fmt.Sprintf("%dx%d does not fit the memory budget in one film: rendering it in bands of %d rows, each written to %s as it is done", w, h, rows, out))
+		note(fmt.Sprintf("%dx%d %s: rendering it in bands of %d rows, each written to %s as it is done", w, h, why, rows, out))
 		bar = newProgressBar(stderr)
 		stats, renderErr, err = renderBands(ctx, stop, j, layers, rows, out, display, bar.update)
 		bar.finish()
@@ -262,8 +273,8 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 
 // whyNotBands says why a render cannot be rendered in bands (RenderBands
 // into a BandWriter), or "": it writes an EXR alone, with no denoiser and
-// no heatmap (both read the whole image), as a whole render on the CPU.
-func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings, backend string, pixels int) string {
+// no heatmap (both read the whole image), as a whole render.
+func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings, pixels int) string {
 	switch {
 	case !strings.EqualFold(filepath.Ext(out), ".exr"):
 		return "a render in bands writes an EXR alone: use -o NAME.exr"
@@ -277,8 +288,6 @@ func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings
 		return "a slice holds the whole film's sums"
 	case s.TimeBudget > 0:
 		return "a time budget needs the whole image's passes: leave out --time-budget"
-	case backend != "cpu":
-		return "the " + backend + " backend renders whole images: use --backend cpu"
 	}
 	return ""
 }

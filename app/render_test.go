@@ -455,9 +455,32 @@ func TestRenderOverItsMemoryIsRefused(t *testing.T) {
 // channel; a PNG, or a denoised image, which need the whole film, are
 // refused saying so.
 func TestRenderInBandsWithinItsBudget(t *testing.T) {
+	rendersInBands(t, "cpu", []string{"../scenes/hairy-cornell.glb", "--backend", "cpu", "--spp", "2", "--res", "1280x808", "--max-depth", "2", "--aov", "albedo,depth"})
+}
+
+// TestRenderInBandsOnVulkan: so does the GPU, in launches of a band's rows
+// (Params.Y0 the first), the file the render in one go's bit for bit.
+func TestRenderInBandsOnVulkan(t *testing.T) {
+	_, out, _ := runCLI(t, "devices", "--json")
+	var devs []struct {
+		Paths map[string]struct{ Available bool }
+	}
+	json.Unmarshal([]byte(out), &devs)
+	if len(devs) == 0 || !devs[0].Paths["rt"].Available {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI has lavapipe, but no device runs the rt path")
+		}
+		t.Skip("no Vulkan device runs the rt path")
+	}
+	rendersInBands(t, "vulkan", []string{"../scenes/cornell.glb", "--backend", "vulkan", "--path", "rt", "--spp", "2", "--res", "1280x808", "--max-depth", "2", "--aov", "albedo,depth"})
+}
+
+// rendersInBands renders with the common arguments, on backend, in one go
+// and under a memory budget that a band fits and the whole film does not,
+// and holds the two EXRs equal.
+func rendersInBands(t *testing.T, backend string, common []string) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // the budget becomes the collector's
 	dir := t.TempDir()
-	common := []string{"../scenes/hairy-cornell.glb", "--backend", "cpu", "--spp", "2", "--res", "1280x808", "--max-depth", "2", "--aov", "albedo,depth"}
 	whole := filepath.Join(dir, "whole.exr")
 	if code, _, errs := runCLI(t, append([]string{"render", "-o", whole}, common...)...); code != 0 {
 		t.Fatalf("render: exit %d: %s", code, errs)
@@ -473,7 +496,7 @@ func TestRenderInBandsWithinItsBudget(t *testing.T) {
 	// made after one, here and in the renders below, so that the last
 	// render's garbage does not move them.
 	runtime.GC()
-	budget := fmt.Sprint((render.MemoryNeed(opts, layers, "cpu", false) + render.MemoryNeed(band, layers, "cpu", false)) / 2)
+	budget := fmt.Sprint((render.MemoryNeed(opts, layers, backend, false) + render.MemoryNeed(band, layers, backend, false)) / 2)
 	banded := filepath.Join(dir, "bands.exr")
 	runtime.GC()
 	code, _, errs := runCLI(t, append([]string{"render", "-o", banded, "--memory-budget", budget}, common...)...)

@@ -147,7 +147,7 @@ func (j *Job) RenderBands(ctx context.Context, layers render.Layers, rows int, b
 // within the memory budget (render.BandRows), and tells the Go collector
 // that budget; 0 where not even 16 rows fit.
 func (j *Job) BandRows(layers render.Layers, budget string) (int, error) {
-	rows, limit, err := render.BandRows(j.Options, layers, budget)
+	rows, limit, err := render.BandRows(j.Options, layers, j.Backend.Name(), budget)
 	if err != nil || rows == 0 {
 		return rows, err
 	}

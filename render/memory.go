@@ -303,9 +303,9 @@ func (e *MemoryError) Error() string { return e.Line }
 // films of layers takes at a time within the memory budget the setting
 // gives: the most that fit, up to maxBandRows, a multiple of 16 short of
 // the image, or 0 when not even 16 rows fit; and the budget. Each band
-// holds its film and the CPU's pass buffers, and the writer its planes of
-// a block of rows.
-func BandRows(opts Options, layers Layers, setting string) (rows int, budget uint64, err error) {
+// holds its film and the CPU's pass buffers or the GPU's read-back buffer
+// (on backend), and the writer its planes of a block of rows.
+func BandRows(opts Options, layers Layers, backend, setting string) (rows int, budget uint64, err error) {
 	budget, _, err = MemoryBudget(setting)
 	if err != nil || budget == 0 {
 		return 0, budget, err
@@ -313,7 +313,7 @@ func BandRows(opts Options, layers Layers, setting string) (rows int, budget uin
 	band := opts
 	for rows := min(maxBandRows, (opts.Height-1)/16*16); rows >= 16; rows -= 16 {
 		band.Height = rows
-		if memoryNeed(band, layers, "cpu", false, opts.Width*opts.Height) <= budget {
+		if memoryNeed(band, layers, backend, false, opts.Width*opts.Height) <= budget {
 			return rows, budget, nil
 		}
 	}

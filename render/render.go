@@ -60,6 +60,9 @@ type Options struct {
 	// CPU buffers the size of the image; without it a cut pass leaves the
 	// pixels it finished in the film (cutpass.go).
 	WholePasses bool
+	// BandRows, where a render is in bands (RenderBands), is the rows of
+	// its bands, which a backend sizes its buffers by (0: the image's).
+	BandRows int
 }
 
 // SampleRange is the samples a render takes: [first, end).
@@ -322,7 +325,8 @@ func finishStats(s Session, stats *Stats, film *Film, renderStart time.Time, sam
 // render in one go takes (the random streams are the pixel's), so the
 // bands make the same image. Cancelled, the band in flight is given with
 // the passes it completed, marked partial, and no further band is
-// rendered. It renders whole images only (no slice, no time budget).
+// rendered. It renders whole images only (no slice, no time budget). The
+// backend's session is prepared for bands of rows (Options.BandRows).
 func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, layers Layers, rows int, band func(*Film) error, progress Progress) (*Stats, error) {
 	switch {
 	case rows <= 0 || rows%16 != 0:
@@ -334,6 +338,7 @@ func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, 
 		return nil, err
 	}
 	opts.Layers = layers | BaseLayers
+	opts.BandRows = min(rows, opts.Height)
 	s, stats, err := prepare(ctx, b, sc, opts)
 	if err != nil {
 		return nil, err

@@ -9,11 +9,13 @@ int filterCells() { return int(P.filterN); }
 float filterRadius() { return P.filterRadius; }
 float filterCDF(int i) { return P.filterCDF.v[i]; }
 
-// newPath starts sample sampleIndex of pixel (x, y) at the camera, through
-// the pixel filter and the lens, as render/cpu's renderTile does.
+// newPath starts sample sampleIndex of pixel (x, y) of the launch (row y of
+// its band: image row P.y0 + y) at the camera, through the pixel filter
+// and the lens, as render/cpu's renderTile does.
 Path newPath(uint x, uint y, uint sampleIndex) {
+    y += P.y0;
     Path path;
-    path.pixel = y * P.width + x;
+    path.pixel = y * P.width + x; // the image's: its random streams
     path.sampleIndex = sampleIndex;
     path.bounce = 0u;
     path.throughput = vec3(1.0);

@@ -422,7 +422,8 @@ type Params struct {
 	Camera       Camera
 	Forward      scene.Vec3
 	Width        uint32
-	Height       uint32
+	Height       uint32 // the launch's rows: the image's, or a band's
+	Y0           uint32 // the image row the launch's first row is
 	FirstSample  uint32
 	Samples      uint32 // per pixel in this launch
 	MaxDepth     uint32
@@ -447,6 +448,7 @@ type Params struct {
 	// FilmAt[FilmX] is the float where layer FilmX starts in Film, or
 	// FilmNone where the render's film does not hold it.
 	FilmAt [FilmLayers]uint32
+	Pad    uint32 // to the structure's 8-byte alignment
 }
 
 // DenoiseParams is the denoiser's compute shader's input: the regression

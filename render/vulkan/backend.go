@@ -34,6 +34,15 @@ func (Backend) Name() string { return "vulkan" }
 // as a lost device would (tests set it).
 var loseDeviceAfter int
 
+// bandRows is the rows of the render's launches: its bands' where it is in
+// bands (render.RenderBands), else the image's.
+func bandRows(opts render.Options) int {
+	if opts.BandRows > 0 {
+		return min(opts.BandRows, opts.Height)
+	}
+	return opts.Height
+}
+
 // maxLaunchPaths caps a launch of the ray-tracing pipeline: about four
 // million paths, a few tens of milliseconds on a GPU, so that a desktop
 // GPU's watchdog never fires.
@@ -42,9 +51,10 @@ const maxLaunchPaths = 1 << 22
 // Prepare opens the device and path (b.Path, or the best the device has)
 // and makes the scene's buffers, acceleration structures and pipeline.
 func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
-	if opts.Width*opts.Height > render.MaxFilePixels {
+	if opts.Width*bandRows(opts) > render.MaxFilePixels {
 		// The shaders index the film's layers in 32-bit uints.
-		return nil, fmt.Errorf("the vulkan backend renders images of at most %d pixels, not %dx%d: use --backend cpu", render.MaxFilePixels, opts.Width, opts.Height)
+		return nil, fmt.Errorf("the vulkan backend renders launches of at most %d pixels, not %dx%d: render in bands (an EXR past the memory budget) or use --backend cpu",
+			render.MaxFilePixels, opts.Width, bandRows(opts))
 	}
 	if p := b.Path; p != "" && !slices.Contains(PathNames, p) {
 		return nil, fmt.Errorf("unknown path %q (%s)", p, strings.Join(PathNames, ", "))
@@ -95,14 +105,18 @@ func (s *session) MaxPass() int {
 	if s.r.wave != nil {
 		paths = s.r.wave.maxPaths
 	}
-	return max(1, min(256, paths/(s.r.opts.Width*s.r.opts.Height)))
+	return max(1, min(256, paths/(s.r.opts.Width*bandRows(s.r.opts))))
 }
 
 func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
 	r := s.r
-	if film.Y0 != 0 || film.Width != r.opts.Width || film.Height != r.opts.Height {
-		return fmt.Errorf("the vulkan backend renders whole images, not a band of %d rows from row %d", film.Height, film.Y0)
+	if film.Width != r.opts.Width || film.Height > bandRows(r.opts) || film.Y0 < 0 || film.Y0+film.Height > r.opts.Height {
+		return fmt.Errorf("render failed: internal error: a film of %dx%d from row %d in a session for %dx%d in bands of %d rows",
+			film.Width, film.Height, film.Y0, r.opts.Width, r.opts.Height, bandRows(r.opts))
 	}
+	// A band's launches cover its rows (the image's or a band's: the
+	// raygen adds Y0 to the launch's row).
+	r.params.Height, r.params.Y0 = uint32(film.Height), uint32(film.Y0)
 	for l, info := range render.FilmLayers {
 		if info.GPU >= 0 && film.Has(render.Layer(l)) && r.filmAt[info.GPU] == layout.FilmNone {
 			return fmt.Errorf("render failed: internal error: the film holds the %s layer, which the session was not prepared for (Options.Layers)", info.Name)
@@ -211,7 +225,7 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	}
 	r.p, r.bufs, r.acc, r.pipe = ks.p, ks.bufs, ks.acc, pipe
 	r.mark, r.marked = d.mark(), true
-	n := opts.Width * opts.Height
+	n := opts.Width * bandRows(opts) // a launch's pixels at most
 	if kernels != nil {
 		// Paths of a launch: at least one per pixel, about a million at most.
 		if r.wave, err = d.newWavefront(r, kernels, max(n, 1<<20)); err != nil {
@@ -350,7 +364,7 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	defer a.free()
 	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
 	regions[0], regions[1], regions[2], regions[3] = r.pipe.raygen, r.pipe.miss, r.pipe.hit, r.pipe.clb
-	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], uint32(r.opts.Width), uint32(r.opts.Height), 1)
+	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], r.params.Width, r.params.Height, 1)
 	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageBottomOfPipeBit, r.times, 1)
 	d.barrier(stageRayTracing, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
@@ -365,8 +379,10 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 
 // addTo adds the launch's sums to the film.
 func (r *renderer) addTo(film *render.Film) {
-	n := r.opts.Width * r.opts.Height
-	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), r.filmFloats*n)
+	// The launch's pixels; the buffer's layers are as far apart as the
+	// largest launch's.
+	n := int(r.params.Width * r.params.Height)
+	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), len(r.film.data)/4)
 	layer := func(g, channels int) []float32 { return sums[r.filmAt[g] : int(r.filmAt[g])+channels*n] }
 	for l, info := range render.FilmLayers {
 		g := info.GPU

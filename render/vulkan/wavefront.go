@@ -210,7 +210,7 @@ func (w *wavefront) traceRays(d *device, raygen int, push *wavefrontPush, paths 
 // staying on the device. The timestamps wait for the work before them.
 func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTimes, error) {
 	d := r.d
-	n := r.opts.Width * r.opts.Height
+	n := int(r.params.Width * r.params.Height) // the launch's pixels: the image's or its band's
 	paths := n * spp
 	r.params.FirstSample, r.params.Samples, r.params.PathCount = uint32(first), uint32(spp), uint32(paths)
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))

@@ -424,6 +424,7 @@ struct Params {
     vec3 forward;
     uint width;
     uint height;
+    uint y0;
     uint firstSample;
     uint samples;
     uint maxDepth;
@@ -446,6 +447,7 @@ struct Params {
     uint keyMaterials;
     uint sortOn;
     uint filmAt[29];
+    uint pad;
 };
 
 struct DenoiseParams {

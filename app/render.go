@@ -179,8 +179,10 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	var written []string
 	banded := false
 	// More pixels than one launch of the GPU indexes (render.MaxFilePixels)
-	// render in bands too, whatever the memory.
-	tooWide := err == nil && j.Backend.Name() == "vulkan" && w*h > render.MaxFilePixels
+	// render in bands too, whatever the memory, where bands can (else the
+	// GPU refuses the render, and --backend auto falls back to the CPU).
+	tooWide := err == nil && j.Backend.Name() == "vulkan" && w*h > render.MaxFilePixels &&
+		whyNotBands(out, aovs, v.GetBool("denoise"), settings, w*h) == ""
 	switch {
 	case errors.As(err, &overBudget), tooWide:
 		// Too large for one film: rendered in bands streamed into the EXR,
@@ -192,8 +194,8 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		}
 		layers = render.LayersFor(aovs, false)
 		rows, berr := j.BandRows(layers, settings.MemoryBudget)
-		if fit := render.MaxFilePixels / w / 16 * 16; tooWide && berr == nil && (rows == 0 || rows > fit) {
-			rows = fit // (16 rows fit the budget: the whole film did)
+		if fit := min(render.MaxBandRows, render.MaxFilePixels/w/16*16); tooWide && berr == nil && (rows == 0 || rows > fit) {
+			rows = fit // (16 rows fit the budget, if one is known: the whole film did)
 		}
 		if berr != nil || rows == 0 {
 			return fmt.Errorf("%s: %w", scenePath, err)

@@ -23,6 +23,7 @@ import (
 
 	"sertrace/denoise"
 	"sertrace/denoise/unet"
+	"sertrace/internal/longtest"
 	"sertrace/render"
 )
 
@@ -461,6 +462,44 @@ func TestRenderInBandsWithinItsBudget(t *testing.T) {
 // TestRenderInBandsOnVulkan: so does the GPU, in launches of a band's rows
 // (Params.Y0 the first), the file the render in one go's bit for bit.
 func TestRenderInBandsOnVulkan(t *testing.T) {
+	needVulkanRT(t)
+	rendersInBands(t, "vulkan", []string{"../scenes/cornell.glb", "--backend", "vulkan", "--path", "rt", "--spp", "2", "--res", "1280x808", "--max-depth", "2", "--aov", "albedo,depth"})
+}
+
+// TestHugeImageOnVulkanRendersInBands: an image of more pixels than one
+// launch of the GPU indexes (render.MaxFilePixels) renders on it in bands
+// whatever the memory, said in one line; a PNG of it, which bands cannot
+// write, is left to the GPU's refusal, which says to use the CPU.
+func TestHugeImageOnVulkanRendersInBands(t *testing.T) {
+	longtest.Skip(t)
+	needVulkanRT(t)
+	const w, h = 8200, 4100 // 33.6 million pixels, past 2^25
+	dir := t.TempDir()
+	args := []string{"render", "../scenes/cornell.glb", "--backend", "vulkan", "--path", "rt", "--spp", "1", "--max-depth", "1", "--res", fmt.Sprintf("%dx%d", w, h)}
+	img := filepath.Join(dir, "huge.exr")
+	code, _, errs := runCLI(t, append(args, "-o", img)...)
+	if code != 0 || !strings.Contains(errs, "is more than one launch of the GPU holds") {
+		t.Fatalf("render: exit %d: %s", code, errs)
+	}
+	f, err := exr.OpenFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dw := f.Header(0).DataWindow()
+	f.Close()
+	if dw.Width() != w || dw.Height() != h {
+		t.Errorf("the EXR is %dx%d, want %dx%d", dw.Width(), dw.Height(), w, h)
+	}
+	code, _, errs = runCLI(t, append(args, "-o", filepath.Join(dir, "huge.png"))...)
+	if code != 1 || !strings.Contains(errs, "use --backend cpu") {
+		t.Errorf("a PNG of it: exit %d: %s", code, errs)
+	}
+}
+
+// needVulkanRT skips the test where no Vulkan device runs the rt path (and
+// fails it in CI, whose lavapipe does).
+func needVulkanRT(t *testing.T) {
+	t.Helper()
 	_, out, _ := runCLI(t, "devices", "--json")
 	var devs []struct {
 		Paths map[string]struct{ Available bool }
@@ -472,7 +511,6 @@ func TestRenderInBandsOnVulkan(t *testing.T) {
 		}
 		t.Skip("no Vulkan device runs the rt path")
 	}
-	rendersInBands(t, "vulkan", []string{"../scenes/cornell.glb", "--backend", "vulkan", "--path", "rt", "--spp", "2", "--res", "1280x808", "--max-depth", "2", "--aov", "albedo,depth"})
 }
 
 // rendersInBands renders with the common arguments, on backend, in one go

@@ -286,12 +286,12 @@ func CheckMemory(opts Options, layers Layers, backend string, denoised bool, set
 		opts.Width, opts.Height, what, GiB(need), GiB(budget), from)}
 }
 
-// maxBandRows caps a band: taller bands save nothing (the scene is
+// MaxBandRows caps a band: taller bands save nothing (the scene is
 // prepared once) and their films, garbage once written, are what the
 // collector must keep up with. A 16384×16384 poster in bands of all the
 // 2 GB budget held (1,248 rows: 0.65 GB of film and as much of pass
 // buffers) peaked at 2.5 GB resident.
-const maxBandRows = 256
+const MaxBandRows = 256
 
 // MemoryError is a render refused for passing its memory budget
 // (CheckMemory): one line saying what it needs and what to change.
@@ -301,7 +301,7 @@ func (e *MemoryError) Error() string { return e.Line }
 
 // BandRows is how many rows a render in bands (RenderBands) of opts into
 // films of layers takes at a time within the memory budget the setting
-// gives: the most that fit, up to maxBandRows, a multiple of 16 short of
+// gives: the most that fit, up to MaxBandRows, a multiple of 16 short of
 // the image, or 0 when not even 16 rows fit; and the budget. Each band
 // holds its film and the CPU's pass buffers or the GPU's read-back buffer
 // (on backend), and the writer its planes of a block of rows.
@@ -311,7 +311,7 @@ func BandRows(opts Options, layers Layers, backend, setting string) (rows int, b
 		return 0, budget, err
 	}
 	band := opts
-	for rows := min(maxBandRows, (opts.Height-1)/16*16); rows >= 16; rows -= 16 {
+	for rows := min(MaxBandRows, (opts.Height-1)/16*16); rows >= 16; rows -= 16 {
 		band.Height = rows
 		if memoryNeed(band, layers, backend, false, opts.Width*opts.Height) <= budget {
 			return rows, budget, nil

@@ -53,7 +53,7 @@ const maxLaunchPaths = 1 << 22
 func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
 	if opts.Width*bandRows(opts) > render.MaxFilePixels {
 		// The shaders index the film's layers in 32-bit uints.
-		return nil, fmt.Errorf("the vulkan backend renders launches of at most %d pixels, not %dx%d: render in bands (an EXR past the memory budget) or use --backend cpu",
+		return nil, fmt.Errorf("the vulkan backend renders launches of at most %d pixels, not %dx%d: render it in bands (sertrace render to an EXR alone) or use --backend cpu",
 			render.MaxFilePixels, opts.Width, bandRows(opts))
 	}
 	if p := b.Path; p != "" && !slices.Contains(PathNames, p) {
@@ -105,7 +105,10 @@ func (s *session) MaxPass() int {
 	if s.r.wave != nil {
 		paths = s.r.wave.maxPaths
 	}
-	return max(1, min(256, paths/(s.r.opts.Width*bandRows(s.r.opts))))
+	// The whole image's pixels, band or not: a pixel's launches then take
+	// the same samples in bands as in one go, and their float32 sums are
+	// the same.
+	return max(1, min(256, paths/(s.r.opts.Width*s.r.opts.Height)))
 }
 
 func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {

@@ -728,7 +728,7 @@ func TestLargeLaunchesAreRefused(t *testing.T) {
 	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()},
 		Cameras: []scene.Camera{{Name: "c", YFov: 0.8, Transform: scene.Identity}}}
 	_, err := vulkan.Backend{Path: vulkan.PathRT}.Prepare(context.Background(), sc, render.Options{Width: 16384, Height: 16384, SPP: 1, MaxDepth: 1})
-	if err == nil || !strings.Contains(err.Error(), "render in bands") || !strings.Contains(err.Error(), "use --backend cpu") {
+	if err == nil || !strings.Contains(err.Error(), "render it in bands") || !strings.Contains(err.Error(), "use --backend cpu") {
 		t.Errorf("a 16384x16384 image on Vulkan: %v", err)
 	}
 }

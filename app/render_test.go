@@ -490,26 +490,15 @@ func TestHugeImageOnVulkanRendersInBands(t *testing.T) {
 	if dw.Width() != w || dw.Height() != h {
 		t.Errorf("the EXR is %dx%d, want %dx%d", dw.Width(), dw.Height(), w, h)
 	}
+	// Too large for sertrace's reader (render.MaxFilePixels): a black
+	// image, or black bands, would compress to a few bytes a row; the
+	// lit box's noise takes more than a byte a pixel.
+	if st, err := os.Stat(img); err != nil || st.Size() < w*h {
+		t.Errorf("the EXR's %v bytes are too few for the lit box: black? (%v)", st.Size(), err)
+	}
 	code, _, errs = runCLI(t, append(args, "-o", filepath.Join(dir, "huge.png"))...)
 	if code != 1 || !strings.Contains(errs, "use --backend cpu") {
 		t.Errorf("a PNG of it: exit %d: %s", code, errs)
-	}
-}
-
-// needVulkanRT skips the test where no Vulkan device runs the rt path (and
-// fails it in CI, whose lavapipe does).
-func needVulkanRT(t *testing.T) {
-	t.Helper()
-	_, out, _ := runCLI(t, "devices", "--json")
-	var devs []struct {
-		Paths map[string]struct{ Available bool }
-	}
-	json.Unmarshal([]byte(out), &devs)
-	if len(devs) == 0 || !devs[0].Paths["rt"].Available {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI has lavapipe, but no device runs the rt path")
-		}
-		t.Skip("no Vulkan device runs the rt path")
 	}
 }
 

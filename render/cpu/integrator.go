@@ -88,11 +88,6 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 	return r
 }
 
-// random is the path's number in a dimension (layout.Dim*) at its bounce.
-func (w *worker) random(p *pathState, dim uint32) float32 {
-	return w.streamKeys(p).PathRandom(&p.Path, dim)
-}
-
 // random2 is the path's two numbers of a pair of dimensions (layout.Pair*).
 func (w *worker) random2(p *pathState, pair uint32) (float32, float32) {
 	return w.streamKeys(p).PathRandom2(&p.Path, pair)

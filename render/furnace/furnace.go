@@ -116,6 +116,17 @@ func MirrorDielectric(roughness float32) scene.Material {
 	return m
 }
 
+// SpecularGlossiness is a KHR_materials_pbrSpecularGlossiness material of
+// a diffuse colour, a specular colour (F0) and a glossiness.
+func SpecularGlossiness(diffuse, specular scene.Vec3, glossiness float32) scene.Material {
+	m := scene.DefaultMaterial()
+	m.Name = fmt.Sprintf("specular-glossiness (diffuse %v, specular %v, glossiness %v)", diffuse.X, specular.X, glossiness)
+	m.SpecularGlossiness, m.Glossiness = true, glossiness
+	m.BaseColor = scene.Vec4{X: diffuse.X, Y: diffuse.Y, Z: diffuse.Z, W: 1}
+	m.SpecularColor = specular
+	return m
+}
+
 // CoatedMetal is RoughMetal under a rough clearcoat: both lossless, so the
 // whole is.
 func CoatedMetal(roughness float32) scene.Material {
@@ -347,6 +358,12 @@ func Cases(scale float64) ([]Case, error) {
 		{"gold rough metal", GlassObjects(GoldMetal(1)), false},
 		{"a brushed white metal, a black dielectric of F0 1 and a coated white metal",
 			BrushedObjects(BrushedMetal(0.8), MirrorDielectric(0.8), CoatedMetal(0.7)), true},
+		// The specular-glossiness model's lossless ends: a black diffuse
+		// under a specular of F0 1, rough and glossy, and a white diffuse
+		// without specular.
+		{"specular-glossiness: F0 1 at glossiness 0.2 and 0.7, white diffuse without specular",
+			GlassObjects(SpecularGlossiness(scene.Vec3{}, scene.Vec3{X: 1, Y: 1, Z: 1}, 0.2), SpecularGlossiness(scene.Vec3{}, scene.Vec3{X: 1, Y: 1, Z: 1}, 0.7),
+				SpecularGlossiness(scene.Vec3{X: 1, Y: 1, Z: 1}, scene.Vec3{}, 1)), true},
 	} {
 		out = append(out, Case{Name: "objects of " + p.name, Scene: p.scene, Options: options(32, 32, spp(32), FullDepth), Lossless: p.lossless})
 	}

@@ -35,7 +35,7 @@ func garbage(s *Surface) {
 }
 
 // TestShadeSetsEveryField: Shade clears nothing before it sets a
-// surface's fields (clearing costs the CPU 4% on the Cornell box), so it
+// surface's fields (clearing cost the CPU about 2.5% on the Cornell box), so it
 // must set every one: a surface that held NaNs and a zeroed one shade
 // alike, on a glTF surface, an emitter, an unlit material and a hair
 // strand (whose glTF BSDF must read as not transmitting).

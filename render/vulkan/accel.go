@@ -20,8 +20,8 @@ type accel struct {
 }
 
 // buildAccel builds the acceleration structures over the uploaded scene.
-func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc *accel, err error) {
-	acc = &accel{blas: map[scene.GeometryRef]accelerationStructure{}}
+func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (_ *accel, err error) {
+	acc := &accel{blas: map[scene.GeometryRef]accelerationStructure{}}
 	blasAddr := map[scene.GeometryRef]uint64{}
 	var uncompacted []accelerationStructure
 	defer func() {
@@ -30,7 +30,6 @@ func (d *device) buildAccel(sc *scene.Scene, p *packed, bufs *sceneBuffers) (acc
 		}
 		if err != nil {
 			acc.destroy(d)
-			acc = nil
 		}
 	}()
 	var geoms []scene.GeometryRef

@@ -206,12 +206,11 @@ type renderer struct {
 // pipelines and the scene's buffers and acceleration structures, each
 // kept from an earlier render of the device where it has them, then the
 // render's own buffers. On an error it destroys what it made.
-func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (r *renderer, err error) {
-	r = &renderer{d: d, opts: opts}
+func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (_ *renderer, err error) {
+	r := &renderer{d: d, opts: opts}
 	defer func() {
 		if err != nil {
 			r.destroy()
-			r = nil
 		}
 	}()
 	r.path = path

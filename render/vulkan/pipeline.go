@@ -92,7 +92,7 @@ func pathShaders(path string, clock bool) pipelineShaders {
 // newPipeline creates a path's pipeline: stages in the order below (each
 // module once), groups the raygens, miss, shadow miss, then per hit group
 // (layout.Hit*) its radiance and shadow records.
-func (d *device) newPipeline(path string, clock bool) (p *pipeline, err error) {
+func (d *device) newPipeline(path string, clock bool) (_ *pipeline, err error) {
 	ps := pathShaders(path, clock)
 	if d.rtProps.maxRayRecursionDepth < ps.recursion {
 		return nil, fmt.Errorf("the device traces at most %d ray levels; shadow rays from closest-hit shaders need %d", d.rtProps.maxRayRecursionDepth, ps.recursion)
@@ -119,11 +119,10 @@ func (d *device) newPipeline(path string, clock bool) (p *pipeline, err error) {
 	sSurface, sHair := add(ps.surface, stageClosestHit), add(ps.hair, stageClosestHit)
 	sAlpha, sSphere, sSwept := add("alpha.rahit", stageAnyHit), add("sphere.rint", stageIntersection), add("swept.rint", stageIntersection)
 	const unused = shaderUnused
-	p = &pipeline{}
+	p := &pipeline{}
 	defer func() {
 		if err != nil {
 			p.destroy(d)
-			p = nil
 		}
 	}()
 	var a arena

@@ -70,12 +70,11 @@ func sortKeys(o render.Reorder, materials int) (keys, materialKeys uint32) {
 }
 
 // newWaveKernels makes a wavefront path's pipelines.
-func (d *device) newWaveKernels(path string) (k *waveKernels, err error) {
-	k = &waveKernels{pipelines: map[string]vk.Pipeline{}}
+func (d *device) newWaveKernels(path string) (_ *waveKernels, err error) {
+	k := &waveKernels{pipelines: map[string]vk.Pipeline{}}
 	defer func() {
 		if err != nil {
 			k.destroy(d)
-			k = nil
 		}
 	}()
 	if k.layout, err = d.pushLayout(stageCompute, int(unsafe.Sizeof(wavefrontPush{}))); err != nil {
@@ -118,12 +117,11 @@ func (k *waveKernels) destroy(d *device) {
 
 // newWavefront makes a render's wavefront: the device's kernels, and
 // buffers for maxPaths paths a launch.
-func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (w *wavefront, err error) {
-	w = &wavefront{waveKernels: kernels, maxPaths: maxPaths}
+func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (_ *wavefront, err error) {
+	w := &wavefront{waveKernels: kernels, maxPaths: maxPaths}
 	defer func() {
 		if err != nil {
 			w.destroy(d)
-			w = nil
 		}
 	}()
 	p := &r.params

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 
+	"sertrace/render"
 	"sertrace/render/vulkan"
 )
 
@@ -47,6 +48,11 @@ func newDevicesCommand(v *viper.Viper) *cobra.Command {
 				}
 				fmt.Fprintf(out, "%d: %s (%s)\n   driver %s, Vulkan %s\n   reorder mode: %s; native spheres: %v; native swept spheres: %v; shader clock: %v\n",
 					d.Index, d.Name, d.Type, d.Driver, d.APIVersion, reorder, d.Spheres, d.LSS, d.ShaderClock)
+				budget := "no VK_EXT_memory_budget: a render takes up to three quarters of it"
+				if d.MemoryBudget {
+					budget = "VK_EXT_memory_budget says what is left"
+				}
+				fmt.Fprintf(out, "   device-local memory: %s (%s)\n", render.GiB(d.DeviceLocal), budget)
 				if len(d.Extensions) > 0 {
 					fmt.Fprintf(out, "   ray-tracing extensions: %s\n", strings.Join(d.Extensions, " "))
 				}

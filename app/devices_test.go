@@ -26,10 +26,13 @@ func TestDevicesJSON(t *testing.T) {
 		t.Skipf("no Vulkan device: %s", errs)
 	}
 	for _, d := range devs {
-		for _, k := range []string{"name", "driver", "api_version", "reorder_mode", "spheres", "lss", "paths"} {
+		for _, k := range []string{"name", "driver", "api_version", "reorder_mode", "spheres", "lss", "memory_budget", "paths"} {
 			if _, ok := d[k]; !ok {
 				t.Errorf("%v: key %q is missing", d["name"], k)
 			}
+		}
+		if b, _ := d["device_local_bytes"].(float64); !(b >= 1<<28) {
+			t.Errorf("%v: %v bytes of device-local memory", d["name"], d["device_local_bytes"])
 		}
 		paths, _ := d["paths"].(map[string]any)
 		for _, p := range []string{"ser", "rt", "rayquery"} {

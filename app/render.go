@@ -178,25 +178,13 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	var renderErr error
 	var written []string
 	banded := false
-	// More pixels than one launch of the GPU indexes (render.MaxFilePixels)
-	// render in bands too, whatever the memory, where bands can (else the
-	// GPU refuses the render, and --backend auto falls back to the CPU).
-	tooWide := err == nil && j.Backend.Name() == "vulkan" && w*h > render.MaxFilePixels &&
-		whyNotBands(out, aovs, v.GetBool("denoise"), settings, w*h) == ""
 	switch {
-	case errors.As(err, &overBudget), tooWide:
+	case errors.As(err, &overBudget):
 		// Too large for one film: rendered in bands streamed into the EXR,
 		// where nothing needs the whole film.
 		why := "does not fit the memory budget in one film"
-		if tooWide {
-			why = fmt.Sprintf("is more than one launch of the GPU holds (%d pixels)", render.MaxFilePixels)
-			err = fmt.Errorf("%dx%d %s", w, h, why)
-		}
 		layers = render.LayersFor(aovs, false)
 		rows, berr := j.BandRows(layers, settings.MemoryBudget)
-		if fit := min(render.MaxBandRows, render.MaxFilePixels/w/16*16); tooWide && berr == nil && (rows == 0 || rows > fit) {
-			rows = fit // (16 rows fit the budget, if one is known: the whole film did)
-		}
 		if berr != nil || rows == 0 {
 			return fmt.Errorf("%s: %w", scenePath, err)
 		}

@@ -41,6 +41,37 @@ func (f *Film) MarkAhead(px int) {
 	}
 }
 
+// MarkAheadRange marks pixels [from, to) as MarkAhead does, a word at a
+// time: a GPU launch's rows.
+func (f *Film) MarkAheadRange(from, to int) {
+	if f.AheadPixels == nil {
+		return
+	}
+	for px := from; px < to; {
+		if px&63 == 0 && to-px >= 64 {
+			atomic.StoreUint64(&f.AheadPixels[px>>6], ^uint64(0))
+			px += 64
+			continue
+		}
+		f.MarkAhead(px)
+		px++
+	}
+}
+
+// RowsAhead reports whether every pixel of rows [y0, y1) holds the pass
+// in flight (or cut short) already.
+func (f *Film) RowsAhead(y0, y1 int) bool {
+	if f.Ahead == 0 || f.AheadPixels == nil {
+		return false
+	}
+	for px := y0 * f.Width; px < y1*f.Width; px++ {
+		if !f.IsAhead(px) {
+			return false
+		}
+	}
+	return true
+}
+
 // SamplesHeld says how many samples the pixels hold, for messages.
 func (f *Film) SamplesHeld() string {
 	if !f.Cut() {

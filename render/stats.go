@@ -14,6 +14,8 @@ type Stats struct {
 	DeviceIndex     int     `json:"-"`                       // its index among the Vulkan devices
 	DeviceMemory    uint64  `json:"device_memory,omitempty"` // bytes of device memory allocated
 	GPUSeconds      float64 `json:"gpu_seconds,omitempty"`   // the launches' time by timestamp queries
+	Launches        int     `json:"launches,omitempty"`      // the GPU's launches (a pass is one or, where the device's memory holds fewer rows, several)
+	LaunchRows      int     `json:"launch_rows,omitempty"`   // the rows a launch holds at most
 	// Stages are the ray-query wavefront's GPU time per stage (trace, sort,
 	// shade), summed over bounces and launches.
 	Stages        map[string]float64 `json:"stage_seconds,omitempty"`

@@ -329,17 +329,22 @@ func (s *LayerSums) add(o *LayerSums) {
 // film: exactly on exact layers, each value rounded to Quantum first. A
 // layer the film lacks is left out, and so are the pixels that hold the
 // pass already (the finished part of a cut pass this one completes).
-func (f *Film) AddPass(l Layer, src []float32) {
+func (f *Film) AddPass(l Layer, src []float32) { f.AddPassAt(l, 0, src) }
+
+// AddPassAt is AddPass of the pixels from px0 on: src holds the layer's
+// channels of pixels px0, px0+1 and so on (a GPU launch's rows).
+func (f *Film) AddPassAt(l Layer, px0 int, src []float32) {
 	dst := &f.Sums[l]
 	channels, ahead := FilmLayers[l].Channels, f.AheadPixels
-	skip := func(i int) bool { px := i / channels; return ahead[px>>6]>>(px&63)&1 != 0 }
+	skip := func(i int) bool { px := px0 + i/channels; return ahead[px>>6]>>(px&63)&1 != 0 }
+	at := px0 * channels
 	switch {
 	case dst.Len() == 0:
 		return
 	case dst.Plain != nil || len(src) < parallelAdd:
 		for i, v := range src {
 			if ahead == nil || !skip(i) {
-				dst.AddSample(i, v)
+				dst.AddSample(at+i, v)
 			}
 		}
 		return
@@ -349,7 +354,7 @@ func (f *Film) AddPass(l Layer, src []float32) {
 		for i := from; i < to; i++ {
 			if ahead == nil || !skip(i) {
 				hi, lo := dst.quantize(src[i])
-				dst.addAtShared(i, hi, lo)
+				dst.addAtShared(at+i, hi, lo)
 			}
 		}
 	})

@@ -43,19 +43,18 @@ func bandRows(opts render.Options) int {
 	return opts.Height
 }
 
-// maxLaunchPaths caps a launch of the ray-tracing pipeline: about four
-// million paths, a few tens of milliseconds on a GPU, so that a desktop
-// GPU's watchdog never fires.
-const maxLaunchPaths = 1 << 22
+// maxLaunchPaths caps the samples of a pass of the ray-tracing pipeline
+// at about four million paths, a few tens of milliseconds on a GPU, so
+// that a desktop GPU's watchdog never fires; waveLaunchPaths a pass of the
+// wavefronts at about a million, their buffers 216 MB.
+const (
+	maxLaunchPaths  = 1 << 22
+	waveLaunchPaths = 1 << 20
+)
 
 // Prepare opens the device and path (b.Path, or the best the device has)
 // and makes the scene's buffers, acceleration structures and pipeline.
 func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
-	if opts.Width*bandRows(opts) > render.MaxFilePixels {
-		// The shaders index the film's layers in 32-bit uints.
-		return nil, fmt.Errorf("the vulkan backend renders launches of at most %d pixels, not %dx%d: render it in bands (sertrace render to an EXR alone) or use --backend cpu",
-			render.MaxFilePixels, opts.Width, bandRows(opts))
-	}
 	if p := b.Path; p != "" && !slices.Contains(PathNames, p) {
 		return nil, fmt.Errorf("unknown path %q (%s)", p, strings.Join(PathNames, ", "))
 	}
@@ -98,17 +97,20 @@ type session struct {
 	stages stageTimes
 }
 
-// MaxPass caps a launch at about four million paths (or the ray-query
-// wavefront's size) and 256 samples per pixel.
-func (s *session) MaxPass() int {
+// MaxPass caps a pass at about four million paths (a million on the
+// wavefronts) and 256 samples per pixel.
+func (s *session) MaxPass() int { return s.r.maxPass }
+
+// passSamples is MaxPass of a render of opts, on a wavefront path or not.
+// It counts the whole image's pixels, band or not, whatever the device's
+// memory: a pixel's launches then take the same samples in bands and in
+// launches of any rows as in one go, and their float32 sums are the same.
+func passSamples(opts render.Options, wave bool) int {
 	paths := maxLaunchPaths
-	if s.r.wave != nil {
-		paths = s.r.wave.maxPaths
+	if wave {
+		paths = waveLaunchPaths
 	}
-	// The whole image's pixels, band or not: a pixel's launches then take
-	// the same samples in bands as in one go, and their float32 sums are
-	// the same.
-	return max(1, min(256, paths/(s.r.opts.Width*s.r.opts.Height)))
+	return max(1, min(256, paths/(opts.Width*opts.Height)))
 }
 
 func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, progress func(float64)) error {
@@ -117,37 +119,54 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 		return fmt.Errorf("render failed: internal error: a film of %dx%d from row %d in a session for %dx%d in bands of %d rows",
 			film.Width, film.Height, film.Y0, r.opts.Width, r.opts.Height, bandRows(r.opts))
 	}
-	// A band's launches cover its rows (the image's or a band's: the
-	// raygen adds Y0 to the launch's row).
-	r.params.Height, r.params.Y0 = uint32(film.Height), uint32(film.Y0)
 	for l, info := range render.FilmLayers {
 		if info.GPU >= 0 && film.Has(render.Layer(l)) && r.filmAt[info.GPU] == layout.FilmNone {
 			return fmt.Errorf("render failed: internal error: the film holds the %s layer, which the session was not prepared for (Options.Layers)", info.Name)
 		}
 	}
-	var dt time.Duration
-	var err error
-	r.launches++
+	// Launches of the film's rows, as many as the buffers hold (the
+	// wavefronts' paths are the rows' pixels times the samples); the
+	// raygen adds Y0 to the launch's row.
+	rows := r.plan.rows
 	if r.wave != nil {
-		var st stageTimes
-		dt, st, err = r.wave.launch(r, first, spp)
-		s.stages.trace += st.trace
-		s.stages.sort += st.sort
-		s.stages.shade += st.shade
-	} else {
-		dt, err = r.launch(first, spp)
+		rows = min(rows, r.plan.paths/(film.Width*spp))
 	}
-	if loseDeviceAfter > 0 && r.launches > loseDeviceAfter {
-		err = &vkError{what: "vkQueueSubmit (injected by a test)", code: int32(vk.ErrorDeviceLost)}
+	if rows < 1 || spp > r.maxPass {
+		return fmt.Errorf("render failed: internal error: a pass of %d samples a pixel in a session for passes of %d in launches of %d paths", spp, r.maxPass, r.plan.paths)
 	}
-	if err != nil {
-		s.failed = true
-		return fmt.Errorf("rendering on %s: %w", s.d.info.Name, err)
-	}
-	s.gpu += dt
-	r.addTo(film)
-	if progress != nil {
-		progress(1)
+	for y := 0; y < film.Height; y += rows {
+		if y > 0 && ctx.Err() != nil {
+			return ctx.Err() // the launches before it are kept: a cut pass
+		}
+		h := min(rows, film.Height-y)
+		if film.RowsAhead(y, y+h) {
+			continue // a cut pass's pixels it holds already
+		}
+		r.params.Height, r.params.Y0 = uint32(h), uint32(film.Y0+y)
+		var dt time.Duration
+		var err error
+		r.launches++
+		if r.wave != nil {
+			var st stageTimes
+			dt, st, err = r.wave.launch(r, first, spp)
+			s.stages.trace += st.trace
+			s.stages.sort += st.sort
+			s.stages.shade += st.shade
+		} else {
+			dt, err = r.launch(first, spp)
+		}
+		if loseDeviceAfter > 0 && r.launches > loseDeviceAfter {
+			err = &vkError{what: "vkQueueSubmit (injected by a test)", code: int32(vk.ErrorDeviceLost)}
+		}
+		if err != nil {
+			s.failed = true
+			return fmt.Errorf("rendering on %s: %w", s.d.info.Name, err)
+		}
+		s.gpu += dt
+		r.addTo(film, y)
+		if progress != nil {
+			progress(float64(y+h) / float64(film.Height))
+		}
 	}
 	return nil
 }
@@ -160,6 +179,7 @@ func (s *session) Finish(stats *render.Stats) error {
 		stats.Stages = map[string]float64{"trace": s.stages.trace.Seconds(), "sort": s.stages.sort.Seconds(), "shade": s.stages.shade.Seconds()}
 	}
 	stats.Rays = s.r.rays
+	stats.Launches, stats.LaunchRows = s.r.launches, s.r.plan.rows
 	if s.b.Validation {
 		return ValidationErrors()
 	}
@@ -192,7 +212,9 @@ type renderer struct {
 	rays     render.RayCounts
 	tick     float64 // nanoseconds per timestamp tick
 	launches int
-	mark     memMark // the device's allocations before the render's own
+	plan     launchPlan // the rows (and wavefront paths) a launch holds at most
+	maxPass  int        // MaxPass
+	mark     memMark    // the device's allocations before the render's own
 	marked   bool
 	path     string
 	clock    bool // the raygen times pixels with the shader clock
@@ -227,19 +249,23 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	}
 	r.p, r.bufs, r.acc, r.pipe = ks.p, ks.bufs, ks.acc, pipe
 	r.mark, r.marked = d.mark(), true
-	n := opts.Width * bandRows(opts) // a launch's pixels at most
+	held := opts.Layers
+	if held == 0 {
+		held = render.AllLayers
+	}
+	_, floats := render.GPUFilmLayout(held, r.clock, 1)
+	r.maxPass = passSamples(opts, kernels != nil)
+	if r.plan, err = d.planLaunches(opts, floats, kernels != nil, r.maxPass); err != nil {
+		return nil, err
+	}
+	n := opts.Width * r.plan.rows // a launch's pixels at most
 	if kernels != nil {
-		// Paths of a launch: at least one per pixel, about a million at most.
-		if r.wave, err = d.newWavefront(r, kernels, max(n, 1<<20)); err != nil {
+		if r.wave, err = d.newWavefront(r, kernels, r.plan.paths); err != nil {
 			return nil, err
 		}
 		if Reorders(path, opts.Reorder) {
 			r.params.SortOn = 1
 		}
-	}
-	held := opts.Layers
-	if held == 0 {
-		held = render.AllLayers
 	}
 	r.filmAt, r.filmFloats = render.GPUFilmLayout(held, r.clock, n)
 	if r.film, err = d.newBuffer(uint64(4*r.filmFloats*n), 0, memReadback, false); err != nil {
@@ -379,11 +405,13 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	return d.elapsed(ts[0], ts[1], r.tick), nil
 }
 
-// addTo adds the launch's sums to the film.
-func (r *renderer) addTo(film *render.Film) {
+// addTo adds the launch's sums to the film's rows from y, and marks its
+// pixels done (a pass cut after it keeps them).
+func (r *renderer) addTo(film *render.Film, y int) {
 	// The launch's pixels; the buffer's layers are as far apart as the
 	// largest launch's.
 	n := int(r.params.Width * r.params.Height)
+	px0 := y * film.Width
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), len(r.film.data)/4)
 	layer := func(g, channels int) []float32 { return sums[r.filmAt[g] : int(r.filmAt[g])+channels*n] }
 	for l, info := range render.FilmLayers {
@@ -393,9 +421,10 @@ func (r *renderer) addTo(film *render.Film) {
 			film.CostUnit = "clock ticks"
 		}
 		if g >= 0 && film.Has(render.Layer(l)) {
-			film.AddPass(render.Layer(l), layer(g, info.Channels))
+			film.AddPassAt(render.Layer(l), px0, layer(g, info.Channels))
 		}
 	}
+	film.MarkAheadRange(px0, px0+n)
 	var cost, shadow float64
 	costs, shadows := layer(layout.FilmCost, 1), layer(layout.FilmShadowRays, 1)
 	for i := 0; i < n; i++ {

@@ -370,6 +370,25 @@ type physicalDeviceProperties2 struct {
 	properties [824]byte
 }
 
+// physicalDeviceMemoryProperties2's memoryProperties member is
+// VkPhysicalDeviceMemoryProperties (520 bytes, 8-aligned), which
+// sertrace reads through vulkan-go; the call is for the budget chained
+// after it.
+type physicalDeviceMemoryProperties2 struct {
+	sType            vk.StructureType
+	pNext            unsafe.Pointer
+	memoryProperties [65]uint64
+}
+
+// physicalDeviceMemoryBudgetProperties is VK_EXT_memory_budget's: per heap,
+// what the process may allocate in all and what it has.
+type physicalDeviceMemoryBudgetProperties struct {
+	sType      vk.StructureType
+	pNext      unsafe.Pointer
+	heapBudget [vk.MaxMemoryHeaps]uint64
+	heapUsage  [vk.MaxMemoryHeaps]uint64
+}
+
 type memoryAllocateFlagsInfo struct {
 	sType      vk.StructureType
 	pNext      unsafe.Pointer

@@ -129,6 +129,9 @@ func (d *device) create() error {
 	}
 	chain := newFeatureChain(&a, needed)
 	exts := enable(reqs, chain)
+	if d.info.exts[memoryBudgetExtension] {
+		exts = append(exts, memoryBudgetExtension) // the budget that sizes launches (launches.go)
+	}
 	names := make([]string, len(exts))
 	var pin runtime.Pinner // vulkan-go keeps pointers to these strings in C memory during the call
 	defer pin.Unpin()

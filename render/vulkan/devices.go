@@ -46,17 +46,21 @@ type PathStatus struct {
 
 // Device is what `sertrace devices` reports of a physical device.
 type Device struct {
-	Index       int                   `json:"index"`
-	Name        string                `json:"name"`
-	Type        string                `json:"type"`
-	Driver      string                `json:"driver"`
-	APIVersion  string                `json:"api_version"`
-	ReorderMode *string               `json:"reorder_mode"`           // "reorder", "none", or null without VK_NV_ray_tracing_invocation_reorder
-	Spheres     bool                  `json:"spheres"`                // native VK_GEOMETRY_TYPE_SPHERES_NV
-	LSS         bool                  `json:"lss"`                    // native linear swept spheres
-	ShaderClock bool                  `json:"shader_clock"`           // VK_KHR_shader_clock, for GPU cost heatmaps
-	Extensions  []string              `json:"ray_tracing_extensions"` // the device's extensions that tracing rays concerns, sorted (traceExtension)
-	Paths       map[string]PathStatus `json:"paths"`
+	Index       int     `json:"index"`
+	Name        string  `json:"name"`
+	Type        string  `json:"type"`
+	Driver      string  `json:"driver"`
+	APIVersion  string  `json:"api_version"`
+	ReorderMode *string `json:"reorder_mode"`       // "reorder", "none", or null without VK_NV_ray_tracing_invocation_reorder
+	Spheres     bool    `json:"spheres"`            // native VK_GEOMETRY_TYPE_SPHERES_NV
+	LSS         bool    `json:"lss"`                // native linear swept spheres
+	ShaderClock bool    `json:"shader_clock"`       // VK_KHR_shader_clock, for GPU cost heatmaps
+	DeviceLocal uint64  `json:"device_local_bytes"` // its largest device-local memory heap
+	// MemoryBudget: VK_EXT_memory_budget, which says how much of it the
+	// process may still take (what sizes a render's launches).
+	MemoryBudget bool                  `json:"memory_budget"`
+	Extensions   []string              `json:"ray_tracing_extensions"` // the device's extensions that tracing rays concerns, sorted (traceExtension)
+	Paths        map[string]PathStatus `json:"paths"`
 
 	handle vk.PhysicalDevice
 	exts   map[string]bool
@@ -158,6 +162,17 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	d := Device{Index: index, Name: cString(props.DeviceName[:]), handle: pd, exts: deviceExtensions(pd),
 		APIVersion: fmt.Sprintf("%d.%d.%d", props.ApiVersion>>22, props.ApiVersion>>12&0x3ff, props.ApiVersion&0xfff),
 		Type:       deviceType(props.DeviceType), Paths: map[string]PathStatus{}, status: map[string]PathStatus{}}
+	var mp vk.PhysicalDeviceMemoryProperties
+	vk.GetPhysicalDeviceMemoryProperties(pd, &mp)
+	mp.Deref()
+	for h := range min(mp.MemoryHeapCount, vk.MaxMemoryHeaps) {
+		heap := mp.MemoryHeaps[h]
+		heap.Deref()
+		if heap.Flags&vk.MemoryHeapFlags(vk.MemoryHeapDeviceLocalBit) != 0 {
+			d.DeviceLocal = max(d.DeviceLocal, uint64(heap.Size))
+		}
+	}
+	d.MemoryBudget = d.exts[memoryBudgetExtension]
 	for e := range d.exts {
 		if traceExtension(e) {
 			d.Extensions = append(d.Extensions, e)

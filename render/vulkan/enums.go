@@ -20,6 +20,8 @@ const (
 	stPhysicalDeviceVulkan12Features                      vk.StructureType = 51         // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
 	stPhysicalDeviceFeatures2                             vk.StructureType = 1000059000 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2
 	stPhysicalDeviceProperties2                           vk.StructureType = 1000059001 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+	stPhysicalDeviceMemoryProperties2                     vk.StructureType = 1000059006 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2
+	stPhysicalDeviceMemoryBudgetProperties                vk.StructureType = 1000237000 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT
 	stMemoryAllocateFlagsInfo                             vk.StructureType = 1000060000 // VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO
 	stDebugUtilsMessengerCreateInfo                       vk.StructureType = 1000128004 // VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT
 	stAccelerationStructureBuildGeometryInfo              vk.StructureType = 1000150000 // VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_GEOMETRY_INFO_KHR

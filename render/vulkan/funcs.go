@@ -74,6 +74,9 @@ type instanceFuncs struct {
 	getDeviceProcAddr            func(device vk.Device, name string) unsafe.Pointer
 	getPhysicalDeviceProperties2 func(pd vk.PhysicalDevice, props *physicalDeviceProperties2)
 	getPhysicalDeviceFeatures2   func(pd vk.PhysicalDevice, features *physicalDeviceFeatures2)
+	// getPhysicalDeviceMemoryProperties2 fills the chain after
+	// the properties: VK_EXT_memory_budget's budget.
+	getPhysicalDeviceMemoryProperties2 func(pd vk.PhysicalDevice, props *physicalDeviceMemoryProperties2)
 
 	// VK_EXT_debug_utils, which the instance enables with validation.
 	createDebugUtilsMessenger  func(instance vk.Instance, info *debugUtilsMessengerCreateInfo, messenger *debugUtilsMessenger) error
@@ -95,6 +98,11 @@ func (t *instanceFuncs) entryPoints() []entryPoint {
 		{"vkGetPhysicalDeviceFeatures2", "", func(f vkFunc) {
 			t.getPhysicalDeviceFeatures2 = func(pd vk.PhysicalDevice, features *physicalDeviceFeatures2) {
 				f.call(uintptr(unsafe.Pointer(pd)), ptr(features))
+			}
+		}},
+		{"vkGetPhysicalDeviceMemoryProperties2", "", func(f vkFunc) {
+			t.getPhysicalDeviceMemoryProperties2 = func(pd vk.PhysicalDevice, props *physicalDeviceMemoryProperties2) {
+				f.call(uintptr(unsafe.Pointer(pd)), ptr(props))
 			}
 		}},
 		{"vkCreateDebugUtilsMessengerEXT", "VK_EXT_debug_utils", func(f vkFunc) {

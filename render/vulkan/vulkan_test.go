@@ -721,18 +721,6 @@ func TestLargeImageOnRayQuery(t *testing.T) {
 	}
 }
 
-// TestLargeLaunchesAreRefused: a launch past the pixels the shaders index
-// in 32 bits is refused before any device is opened, saying to render in
-// bands (whose launches are a band's rows) or on the CPU.
-func TestLargeLaunchesAreRefused(t *testing.T) {
-	sc := &scene.Scene{Materials: []scene.Material{scene.DefaultMaterial()},
-		Cameras: []scene.Camera{{Name: "c", YFov: 0.8, Transform: scene.Identity}}}
-	_, err := vulkan.Backend{Path: vulkan.PathRT}.Prepare(context.Background(), sc, render.Options{Width: 16384, Height: 16384, SPP: 1, MaxDepth: 1})
-	if err == nil || !strings.Contains(err.Error(), "render it in bands") || !strings.Contains(err.Error(), "use --backend cpu") {
-		t.Errorf("a 16384x16384 image on Vulkan: %v", err)
-	}
-}
-
 // TestFilmBufferHoldsTheLayersAsked: the accumulation buffer holds the
 // layers the film does (Options.Layers; render's TestFilmLayoutHoldsWhatIsAsked sizes it): a
 // film of the beauty alone gets the same beauty bit for bit as one of

@@ -1,0 +1,139 @@
+package vulkan
+
+import (
+	"fmt"
+	"slices"
+	"unsafe"
+
+	vk "github.com/vulkan-go/vulkan"
+
+	"sertrace/render"
+	"sertrace/render/layout"
+)
+
+// Launches. A pass is one launch where the device's memory holds the
+// film's rows at once, else several, each of as many rows as it holds
+// (Params.Y0 the first's image row). The render's own buffers are what
+// grows with the launch: the read-back buffer of its sums and, on the
+// wavefront paths, the paths and their hits, queues and sort. They are
+// sized, after the scene's buffers and acceleration structures are
+// made, to the memory the device has left: VK_EXT_memory_budget's budget
+// less what the process uses where the device has it, else three
+// quarters of the heap less what sertrace holds. A launch's pixels take
+// the same samples whatever the rows (MaxPass counts the whole image), so
+// an image rendered in several launches is, bit for bit, the one
+// rendered in one.
+
+const memoryBudgetExtension = "VK_EXT_memory_budget"
+
+// deviceMemoryForTests, when positive, stands for the device memory left
+// for a render's own buffers in every heap (tests set it).
+var deviceMemoryForTests uint64
+
+// wavePathBytes are a wavefront path's bytes on the device: its state,
+// its hit, its slots in the two queues and in the sorted order.
+const wavePathBytes = uint64(unsafe.Sizeof(layout.Path{}) + unsafe.Sizeof(layout.Hit{}) + 3*4)
+
+// launchPlan is what a render's buffers hold: launches of rows rows at
+// most, and, on the wavefront paths, paths paths at most (rows' pixels
+// times the samples of a pass).
+type launchPlan struct {
+	rows, paths int
+}
+
+// planLaunches sizes the launches of a render of opts into a read-back
+// buffer of filmFloats floats a pixel: the rows of its bands (or image),
+// as many of them as the device's memory left holds. wave says whether
+// the path is a wavefront, whose paths take passes of up to maxPass
+// samples. It refuses, in one line, a device that holds no launch of one
+// row.
+func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, maxPass int) (launchPlan, error) {
+	w := opts.Width
+	rows := min(bandRows(opts), render.MaxFilePixels/w)
+	if rows < 1 {
+		return launchPlan{}, fmt.Errorf("the vulkan backend renders launches of at most %d pixels, less than a row of %d: use --backend cpu", render.MaxFilePixels, w)
+	}
+	// Each heap's bytes a pixel of a launch.
+	perPixel := map[uint32]uint64{d.heapOf(memReadback): 4 * uint64(filmFloats)}
+	if wave {
+		perPixel[d.heapOf(memDevice)] += wavePathBytes * uint64(maxPass)
+	}
+	for h, bytes := range perPixel {
+		// A tenth of what is left stays for the driver and the blocks'
+		// alignment.
+		room := d.heapRoom(h) / 10 * 9
+		if fit := room / (uint64(w) * bytes); fit < uint64(rows) {
+			if fit == 0 {
+				return launchPlan{}, fmt.Errorf("the device's memory holds no launch of one row: a row of %d pixels takes %s, and %s of its %s are left after the scene: render it on the CPU (--backend cpu), or free the GPU's memory",
+					w, render.GiB(uint64(w)*bytes), render.GiB(room), render.GiB(d.heapSize(h)))
+			}
+			rows = int(fit)
+		}
+	}
+	plan := launchPlan{rows: rows}
+	if wave {
+		plan.paths = rows * w * maxPass
+	}
+	return plan, nil
+}
+
+// heapOf is the heap that the memory of kind comes from first.
+func (d *device) heapOf(kind memKind) uint32 {
+	types := d.memoryTypes(^uint32(0), kind)
+	if len(types) == 0 {
+		return 0 // (newBuffer refuses)
+	}
+	t := d.memProps.MemoryTypes[types[0]]
+	t.Deref()
+	return t.HeapIndex
+}
+
+// heapSize is heap h's size.
+func (d *device) heapSize(h uint32) uint64 {
+	heap := d.memProps.MemoryHeaps[h]
+	heap.Deref()
+	return uint64(heap.Size)
+}
+
+// heapRoom is how much more the process may allocate in heap h:
+// VK_EXT_memory_budget's budget for it less the process's use where the
+// device has the extension, else three quarters of the heap (the rest
+// for other processes: the desktop's, a second render's) less the
+// blocks sertrace holds in it.
+func (d *device) heapRoom(h uint32) uint64 {
+	if deviceMemoryForTests > 0 {
+		return deviceMemoryForTests
+	}
+	if budget, use, ok := d.heapBudget(h); ok {
+		return budget - min(budget, use)
+	}
+	held := uint64(0)
+	for _, b := range d.blocks {
+		t := d.memProps.MemoryTypes[b.typ]
+		t.Deref()
+		if t.HeapIndex == h {
+			held += b.size
+		}
+	}
+	limit := d.heapSize(h) / 4 * 3
+	return limit - min(limit, held)
+}
+
+// heapBudget is VK_EXT_memory_budget's budget for heap h and the
+// process's use of it, where the device enabled the extension.
+func (d *device) heapBudget(h uint32) (budget, use uint64, ok bool) {
+	if !slices.Contains(d.extensions, memoryBudgetExtension) {
+		return 0, 0, false
+	}
+	var a arena
+	defer a.free()
+	p2 := newIn[physicalDeviceMemoryProperties2](&a)
+	p2.sType = stPhysicalDeviceMemoryProperties2
+	tail := (*chained)(unsafe.Pointer(p2))
+	b := chainIn[physicalDeviceMemoryBudgetProperties](&a, &tail, stPhysicalDeviceMemoryBudgetProperties)
+	d.in.fn.getPhysicalDeviceMemoryProperties2(d.info.handle, p2)
+	if h >= vk.MaxMemoryHeaps || b.heapBudget[h] == 0 {
+		return 0, 0, false // a driver that fills no budget
+	}
+	return b.heapBudget[h], b.heapUsage[h], true
+}

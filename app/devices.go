@@ -48,7 +48,7 @@ func newDevicesCommand(v *viper.Viper) *cobra.Command {
 				}
 				fmt.Fprintf(out, "%d: %s (%s)\n   driver %s, Vulkan %s\n   reorder mode: %s; native spheres: %v; native swept spheres: %v; shader clock: %v\n",
 					d.Index, d.Name, d.Type, d.Driver, d.APIVersion, reorder, d.Spheres, d.LSS, d.ShaderClock)
-				budget := "no VK_EXT_memory_budget: a render takes up to three quarters of it"
+				budget := "no VK_EXT_memory_budget: a render's launches take up to three quarters of each heap"
 				if d.MemoryBudget {
 					budget = "VK_EXT_memory_budget says what is left"
 				}

@@ -231,7 +231,11 @@ func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imag
 	need += px / 8 // the pixels a pass has done (cutpass.go)
 	switch {
 	case backend == "vulkan":
-		need += gpuReadbackBytes(layers) * px
+		// A launch's rows at most (the shaders index MaxFilePixels).
+		need += gpuReadbackBytes(layers) * min(px, MaxFilePixels)
+		if opts.WholePasses {
+			need += film // a slice's pass in launches, until it is done
+		}
 	case !opts.WholePasses:
 		// A CPU pass adds to the film as it goes.
 	case CPUPassSamples(imagePixels) == 1:

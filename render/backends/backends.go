@@ -67,7 +67,9 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 
 // fallback renders on a Vulkan device and, when that fails before any
 // sample is accumulated (out of device memory, a pipeline that does not
-// build, a first launch that fails), on the CPU instead.
+// build, a first launch that fails), on the CPU instead. A first pass
+// whose launches added some rows before one failed (a cut pass) is not
+// completed on the CPU: its error stands, the rows kept.
 type fallback struct {
 	gpu  render.Backend // a vulkan.Backend
 	note func(string)
@@ -112,7 +114,7 @@ type fallbackSession struct {
 
 func (s *fallbackSession) Pass(ctx context.Context, first, n int, film *render.Film, progress func(float64)) error {
 	err := s.Session.Pass(ctx, first, n, film, progress)
-	if err == nil || s.rendered || ctx.Err() != nil {
+	if err == nil || s.rendered || ctx.Err() != nil || film.Cut() {
 		s.rendered = s.rendered || err == nil
 		return err
 	}

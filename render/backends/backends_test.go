@@ -64,21 +64,31 @@ func TestFallbackToCPU(t *testing.T) {
 }
 
 // failingGPU is a GPU backend whose sessions fail their first pass (a
-// launch that fails), or every pass after some.
-type failingGPU struct{ passes int }
+// launch that fails), or every pass after some; with cut, the failing
+// pass has finished half the pixels (launches of their rows) first.
+type failingGPU struct {
+	passes int
+	cut    bool
+}
 
 func (failingGPU) Name() string { return "vulkan" }
 
 func (g failingGPU) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
-	return &failingSession{left: g.passes}, nil
+	return &failingSession{left: g.passes, cut: g.cut}, nil
 }
 
-type failingSession struct{ left, closed int }
+type failingSession struct {
+	left, closed int
+	cut          bool
+}
 
 func (s *failingSession) MaxPass() int { return 1 }
 
 func (s *failingSession) Pass(ctx context.Context, first, n int, film *render.Film, progress func(float64)) error {
 	if s.left == 0 {
+		for px := 0; s.cut && px < film.Width*film.Height/2; px++ {
+			film.MarkAhead(px)
+		}
 		return errors.New("the launch failed")
 	}
 	s.left--
@@ -116,5 +126,12 @@ func TestFallbackWhenTheFirstPassFails(t *testing.T) {
 	film = render.NewFilm(opts.Width, opts.Height)
 	if _, err := render.Render(context.Background(), fb, sc, opts, film, nil); err == nil || film.Samples != 1 || len(notes) != 0 {
 		t.Errorf("a GPU failing after a pass: %v, %d samples, notes %q", err, film.Samples, notes)
+	}
+	// A first pass cut short is not completed on the CPU: a pass of pixels
+	// from both.
+	fb.gpu = failingGPU{cut: true}
+	film = render.NewFilm(opts.Width, opts.Height)
+	if _, err := render.Render(context.Background(), fb, sc, opts, film, nil); err == nil || !film.Cut() || !film.Partial || len(notes) != 0 {
+		t.Errorf("a GPU failing in its first pass after some launches: %v, cut %v, partial %v, notes %q", err, film.Cut(), film.Partial, notes)
 	}
 }

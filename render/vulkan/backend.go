@@ -45,8 +45,10 @@ func bandRows(opts render.Options) int {
 
 // maxLaunchPaths caps the samples of a pass of the ray-tracing pipeline
 // at about four million paths, a few tens of milliseconds on a GPU, so
-// that a desktop GPU's watchdog never fires; waveLaunchPaths a pass of the
-// wavefronts at about a million, their buffers 216 MB.
+// that a desktop GPU's watchdog never fires; waveLaunchPaths the samples
+// of a pass of the wavefronts at about a million paths (216 MB of
+// buffers), where the image has fewer pixels (a pass is at least a
+// sample of every pixel).
 const (
 	maxLaunchPaths  = 1 << 22
 	waveLaunchPaths = 1 << 20
@@ -69,7 +71,12 @@ func (b Backend) Prepare(ctx context.Context, sc *scene.Scene, opts render.Optio
 	}
 	r, err := newRenderer(d, sc, opts, path)
 	if err != nil {
-		d.destroy()
+		var room *noRoomError
+		if errors.As(err, &room) {
+			returnDevice(key, d) // sound, its pipelines and scene kept for the next job
+		} else {
+			d.destroy()
+		}
 		return nil, err
 	}
 	return &session{b: b, d: d, r: r, key: key}, nil
@@ -93,6 +100,7 @@ type session struct {
 	r      *renderer
 	key    poolKey
 	failed bool
+	whole  *render.Film // a slice's pass in launches, until it is done
 	gpu    time.Duration
 	stages stageTimes
 }
@@ -127,16 +135,29 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	// Launches of the film's rows, as many as the buffers hold (the
 	// wavefronts' paths are the rows' pixels times the samples); the
 	// raygen adds Y0 to the launch's row.
+	if spp > r.maxPass {
+		return fmt.Errorf("render failed: internal error: a pass of %d samples a pixel in a session for passes of %d", spp, r.maxPass)
+	}
 	rows := r.plan.rows
 	if r.wave != nil {
 		rows = min(rows, r.plan.paths/(film.Width*spp))
 	}
-	if rows < 1 || spp > r.maxPass {
-		return fmt.Errorf("render failed: internal error: a pass of %d samples a pixel in a session for passes of %d in launches of %d paths", spp, r.maxPass, r.plan.paths)
+	// A pass of several launches cut short keeps the launches done (a cut
+	// pass), but a slice's passes are whole (Options.WholePasses): its
+	// launches add to a film of their own, added to the slice's when the
+	// pass is done.
+	dst := film
+	if r.opts.WholePasses && rows < film.Height {
+		if s.whole == nil || s.whole.Height != film.Height {
+			s.whole = render.NewFilmOf(film.Width, film.Height, film.Held())
+		} else {
+			s.whole.Reset()
+		}
+		dst = s.whole
 	}
 	for y := 0; y < film.Height; y += rows {
 		if y > 0 && ctx.Err() != nil {
-			return ctx.Err() // the launches before it are kept: a cut pass
+			return ctx.Err() // the launches before it are kept: a cut pass, or none
 		}
 		h := min(rows, film.Height-y)
 		if film.RowsAhead(y, y+h) {
@@ -163,10 +184,16 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 			return fmt.Errorf("rendering on %s: %w", s.d.info.Name, err)
 		}
 		s.gpu += dt
-		r.addTo(film, y)
+		r.addTo(dst, y)
 		if progress != nil {
 			progress(float64(y+h) / float64(film.Height))
 		}
+	}
+	if dst != film {
+		if err := film.Add(dst); err != nil {
+			return fmt.Errorf("render failed: internal error: %w", err)
+		}
+		film.CostUnit = dst.CostUnit
 	}
 	return nil
 }

@@ -64,8 +64,8 @@ func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, ma
 		room := d.heapRoom(h) / 10 * 9
 		if fit := room / (uint64(w) * bytes); fit < uint64(rows) {
 			if fit == 0 {
-				return launchPlan{}, fmt.Errorf("the device's memory holds no launch of one row: a row of %d pixels takes %s, and %s of its %s are left after the scene: render it on the CPU (--backend cpu), or free the GPU's memory",
-					w, render.GiB(uint64(w)*bytes), render.GiB(room), render.GiB(d.heapSize(h)))
+				return launchPlan{}, &noRoomError{fmt.Sprintf("the device's memory holds no launch of one row: a row of %d pixels takes %s, and %s of its %s are left after the scene: render it on the CPU (--backend cpu), or free the GPU's memory",
+					w, render.GiB(uint64(w)*bytes), render.GiB(room), render.GiB(d.heapSize(h)))}
 			}
 			rows = int(fit)
 		}
@@ -76,6 +76,12 @@ func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, ma
 	}
 	return plan, nil
 }
+
+// noRoomError is a render refused for the device's memory left
+// (planLaunches): the device itself is sound.
+type noRoomError struct{ line string }
+
+func (e *noRoomError) Error() string { return e.line }
 
 // heapOf is the heap that the memory of kind comes from first.
 func (d *device) heapOf(kind memKind) uint32 {

@@ -18,8 +18,10 @@ import (
 // stands for it), each pass is several launches of the rows it holds,
 // and the image is the one-launch render's bit for bit, on every path. A
 // device lost halfway through a pass keeps the launches done (a cut
-// pass), which a render on a fresh device completes to the same image; a
-// device that holds no row refuses the render in one line.
+// pass), which a render on a fresh device completes to the same image,
+// except in a slice's whole passes, which keep the passes done alone; a
+// device that holds no row refuses the render in one line, and goes back
+// to the pool.
 func TestLaunchesFitTheDevicesMemory(t *testing.T) {
 	dev := deviceFor(t, PathRT)
 	sc, err := scene.Load("../../scenes/hairy-cornell.glb")
@@ -91,11 +93,39 @@ func TestLaunchesFitTheDevicesMemory(t *testing.T) {
 		}
 		sameFilms(t, path+" completed after a lost device", cut, whole)
 
+		// A slice's passes are whole (Options.WholePasses): its launches
+		// add to a film of their own until the pass is done. Lost in the
+		// second pass (its fourth launch), the film holds the first alone.
+		o := opts
+		o.WholePasses = true
+		wholePasses := func(film *render.Film) (*render.Stats, error) {
+			stats, err := render.Render(context.Background(), b, sc, o, film, nil)
+			if verr := ValidationErrors(); verr != nil {
+				t.Fatal(verr)
+			}
+			return stats, err
+		}
+		slice := render.NewFilmOf(opts.Width, opts.Height, layers)
+		if _, err := wholePasses(slice); err != nil {
+			t.Fatal(err)
+		}
+		sameFilms(t, path+" in whole passes of several launches", slice, whole)
+		launches := (opts.Height + stats.LaunchRows - 1) / stats.LaunchRows
+		loseDeviceAfter = launches + 4
+		slice = render.NewFilmOf(opts.Width, opts.Height, layers)
+		if _, err := wholePasses(slice); !errors.Is(err, ErrDeviceLost) || slice.Cut() || slice.Samples != 1 {
+			t.Fatalf("%s, whole passes, the device lost mid-pass: %v; cut %v, %d samples", path, err, slice.Cut(), slice.Samples)
+		}
+		loseDeviceAfter = 0
+
 		deviceMemoryForTests = 1
 		if _, err := render1(render.NewFilmOf(opts.Width, opts.Height, layers)); err == nil ||
 			!strings.Contains(err.Error(), "the device's memory holds no launch of one row: a row of 40 pixels takes") ||
 			strings.Contains(err.Error(), "\n") {
 			t.Fatalf("%s, no memory left: %v", path, err)
+		}
+		if idleDevice() == nil {
+			t.Errorf("%s: the device refused for its memory left did not go back to the pool", path)
 		}
 		deviceMemoryForTests = 0
 	}

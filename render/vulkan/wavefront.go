@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"fmt"
 	"time"
 	"unsafe"
 
@@ -210,6 +211,9 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 	d := r.d
 	n := int(r.params.Width * r.params.Height) // the launch's pixels: the image's or its band's
 	paths := n * spp
+	if paths > w.maxPaths {
+		return 0, stageTimes{}, fmt.Errorf("render failed: internal error: a launch of %d paths in buffers for %d", paths, w.maxPaths)
+	}
 	r.params.FirstSample, r.params.Samples, r.params.PathCount = uint32(first), uint32(spp), uint32(paths)
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
 	if err := d.begin(); err != nil {

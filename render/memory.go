@@ -177,9 +177,9 @@ func FilmBytes(width, height int, s Layers) uint64 {
 // Bytes a pixel takes beyond the film, by what holds them: estimates that
 // err high, since they only refuse.
 const (
-	// a PNG or PFM output, counted: the resolved RGB float32s (12), their
-	// RGB copy (PFM, 12) or the 8-bit image (PNG, 4) and its encoder's
-	// buffers, rounded up.
+	// a PNG or PFM output: a PNG's 8-bit image (4) and its encoding
+	// (at most about as large), a block of rows resolved at a time (a PFM
+	// streams): 40 errs high.
 	imageOutputBytes = 40
 	// the denoiser: the measured peaks of sertrace denoise at
 	// 1920x1080 (benchmarks/results/cpu-amd-epyc-2vcpu/denoiser-speed.md:

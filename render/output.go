@@ -51,8 +51,7 @@ func WriteAOV(path string, film *Film, a AOV, display Display) error {
 	case ".exr":
 		write = func(w io.WriteSeeker) error { return writeEXR(w, film, a, display.HalfFloat, nil) }
 	case ".pfm":
-		pix := rgbOf(film, a)
-		write = func(w io.WriteSeeker) error { return writePFMPixels(w, pix, film.Width, film.Height) }
+		write = func(w io.WriteSeeker) error { return writePFM(w, film, a) }
 	case ".png":
 		write = func(w io.WriteSeeker) error { return writePNG(w, film, a, display) }
 		if slices.Contains(Heatmaps, a) {
@@ -64,28 +63,42 @@ func WriteAOV(path string, film *Film, a AOV, display Display) error {
 	return atomicfile.Write(path, write)
 }
 
-// rgbOf is an AOV as three channels (depth repeated).
-func rgbOf(film *Film, a AOV) []float32 {
-	pix, n := film.Resolve(a)
-	if n == 1 {
-		rgb := make([]float32, 3*len(pix))
-		for i, v := range pix {
-			rgb[3*i], rgb[3*i+1], rgb[3*i+2] = v, v, v
-		}
-		return rgb
+// rgbRows is an AOV's rows [y0, y1) as three channels a pixel (depth
+// repeated), resolved into buf (grown where too small, and returned for
+// the next block) and, for one channel, rgb: a writer's block of rows.
+func rgbRows(film *Film, a AOV, y0, y1 int, buf, rgb []float32) (pix, bufOut, rgbOut []float32) {
+	one, n := film.resolveRowsInto(buf, a, y0, y1)
+	if n == 3 {
+		return one, one, rgb
 	}
-	return pix
+	rgb = Grow(rgb, 3*len(one))
+	for i, v := range one {
+		rgb[3*i], rgb[3*i+1], rgb[3*i+2] = v, v, v
+	}
+	return rgb, one, rgb
 }
 
-func writePFMPixels(w io.Writer, pix []float32, width, height int) error {
+// writePFM writes an AOV as a PFM (three channels, rows from the bottom),
+// resolved a block of rows at a time: no image-sized copy of the film.
+func writePFM(w io.Writer, film *Film, a AOV) error {
+	width, height := film.Width, film.Height
+	if width*height >= largeFrame {
+		defer tightGC()()
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "PF\n%d %d\n-1.0\n", width, height)
 	row := make([]byte, 12*width)
-	for y := height - 1; y >= 0; y-- {
-		for i, v := range pix[3*y*width : 3*(y+1)*width] {
-			binary.LittleEndian.PutUint32(row[4*i:], math.Float32bits(v))
+	rows := exrRows(width)
+	var pix, buf, rgb []float32
+	for y1 := height; y1 > 0; y1 -= rows {
+		y0 := max(0, y1-rows)
+		pix, buf, rgb = rgbRows(film, a, y0, y1, buf, rgb)
+		for y := y1 - 1; y >= y0; y-- {
+			for i, v := range pix[3*(y-y0)*width : 3*(y-y0+1)*width] {
+				binary.LittleEndian.PutUint32(row[4*i:], math.Float32bits(v))
+			}
+			bw.Write(row)
 		}
-		bw.Write(row)
 	}
 	return bw.Flush()
 }
@@ -417,24 +430,38 @@ func Grow[T any](s []T, n int) []T {
 // tone-mapped; albedo encoded as sRGB colour; normals as 0.5 + 0.5·n; depth
 // as grey up to its largest value. A partial render says so in a tEXt chunk.
 func writePNG(w io.Writer, film *Film, a AOV, display Display) error {
-	pix := rgbOf(film, a)
-	img := image.NewNRGBA(image.Rect(0, 0, film.Width, film.Height))
+	width, height := film.Width, film.Height
+	if width*height >= largeFrame {
+		defer tightGC()()
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, width, height))
 	scale := float32(math.Exp2(float64(display.Exposure)))
+	rows := exrRows(width)
+	var pix, buf, rgb []float32
 	if a == AOVDepth {
 		var far float32
-		for _, v := range pix {
-			far = max(far, v)
+		for y0 := 0; y0 < height; y0 += rows {
+			pix, buf, rgb = rgbRows(film, a, y0, min(y0+rows, height), buf, rgb)
+			for _, v := range pix {
+				far = max(far, v)
+			}
 		}
 		scale = 1 / max(far, 1e-30)
 	}
-	parallelRanges(film.Height, func(y0, y1 int) {
-		encodePNGPixels(img.Pix, pix, y0*film.Width, y1*film.Width, a, display, scale)
-	})
-	var buf bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+	// A block of rows at a time, resolved then encoded on every core.
+	for y0 := 0; y0 < height; y0 += rows {
+		y1 := min(y0+rows, height)
+		pix, buf, rgb = rgbRows(film, a, y0, y1, buf, rgb)
+		block := img.Pix[4*y0*width : 4*y1*width]
+		parallelRanges(y1-y0, func(from, to int) {
+			encodePNGPixels(block, pix, from*width, to*width, a, display, scale)
+		})
+	}
+	var encoded bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&encoded, img); err != nil {
 		return err
 	}
-	data := buf.Bytes()
+	data := encoded.Bytes()
 	if film.Partial {
 		data = insertPNGText(data, "sertrace", fmt.Sprintf("partial render: %d samples per pixel", film.Samples))
 	}

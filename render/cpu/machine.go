@@ -1,25 +1,47 @@
 package cpu
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
 )
 
 // ModelName is the processor's name as Linux gives it (/proc/cpuinfo's
-// first "model name"), or the architecture where it says none. Every CPU
-// figure is reported with it: the same code runs at different speeds on
-// AMD and Intel cores.
+// first "model name") with its family and model numbers, or the
+// architecture where it says none. Every CPU figure is reported with it:
+// the same code runs at different speeds on AMD and Intel cores, and a
+// cloud's "AMD EPYC" is a Zen 3 (family 25 model 1) or a Zen 4 (model 17)
+// by its numbers alone.
 func ModelName() string {
 	data, err := os.ReadFile("/proc/cpuinfo")
-	if err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
+	if err != nil {
+		return runtime.GOARCH
+	}
+	return modelName(string(data))
+}
+
+// modelName is ModelName of the text of /proc/cpuinfo.
+func modelName(cpuinfo string) string {
+	fields := map[string]string{}
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		if strings.TrimSpace(line) == "" && len(fields) > 0 {
+			break // the first processor's alone
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			if k = strings.TrimSpace(k); fields[k] == "" {
+				fields[k] = strings.TrimSpace(v)
 			}
 		}
 	}
-	return runtime.GOARCH
+	name := fields["model name"]
+	if name == "" {
+		return runtime.GOARCH
+	}
+	if family, model := fields["cpu family"], fields["model"]; family != "" && model != "" {
+		name += fmt.Sprintf(" (family %s model %s)", family, model)
+	}
+	return name
 }
 
 // Traversal says which code tests a BVH node's boxes and a leaf's

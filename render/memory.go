@@ -177,9 +177,11 @@ func FilmBytes(width, height int, s Layers) uint64 {
 // Bytes a pixel takes beyond the film, by what holds them: estimates that
 // err high, since they only refuse.
 const (
-	// a PNG or PFM output: a PNG's 8-bit image (4) and its encoding
-	// (at most about as large), a block of rows resolved at a time (a PFM
-	// streams): 40 errs high.
+	// a PNG or PFM output: a PNG's 8-bit image (4) and its encoding (at
+	// most about as large, in a buffer that doubles as it grows: up to 3
+	// times that at once), a block of rows resolved at a time (a PFM
+	// streams); a heatmap PNG resolves its AOV whole, and a sorted copy
+	// (8): 40 errs high.
 	imageOutputBytes = 40
 	// the denoiser: the measured peaks of sertrace denoise at
 	// 1920x1080 (benchmarks/results/cpu-amd-epyc-2vcpu/denoiser-speed.md:

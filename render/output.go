@@ -80,11 +80,9 @@ func rgbRows(film *Film, a AOV, y0, y1 int, buf, rgb []float32) (pix, bufOut, rg
 
 // writePFM writes an AOV as a PFM (three channels, rows from the bottom),
 // resolved a block of rows at a time: no image-sized copy of the film.
+// Its buffers are reused block to block: it makes no garbage to collect.
 func writePFM(w io.Writer, film *Film, a AOV) error {
 	width, height := film.Width, film.Height
-	if width*height >= largeFrame {
-		defer tightGC()()
-	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "PF\n%d %d\n-1.0\n", width, height)
 	row := make([]byte, 12*width)
@@ -361,7 +359,7 @@ func (r *headRecorder) Write(p []byte) (int, error) {
 }
 
 // exrRows is how many rows of an image width pixels wide writeEXR
-// converts at a time: a multiple of ZIP's 16-row chunks, 16 of them (to
+// converts at a time (and the PNG and PFM writers resolve): a multiple of ZIP's 16-row chunks, 16 of them (to
 // keep every core compressing) where a block is at most exrBlockPixels,
 // fewer in wider images, whose blocks' planes and encoder scratch would
 // otherwise hold a few hundred MB at once (8K: 0.27 GB in blocks of 256).
@@ -441,8 +439,8 @@ func writePNG(w io.Writer, film *Film, a AOV, display Display) error {
 	if a == AOVDepth {
 		var far float32
 		for y0 := 0; y0 < height; y0 += rows {
-			pix, buf, rgb = rgbRows(film, a, y0, min(y0+rows, height), buf, rgb)
-			for _, v := range pix {
+			buf, _ = film.resolveRowsInto(buf, a, y0, min(y0+rows, height))
+			for _, v := range buf {
 				far = max(far, v)
 			}
 		}

@@ -21,24 +21,34 @@ func ModelName() string {
 	return modelName(string(data))
 }
 
-// modelName is ModelName of the text of /proc/cpuinfo.
+// modelName is ModelName of the text of /proc/cpuinfo: the first
+// processor's fields (arm64's, which have no name, by their implementer
+// and part numbers).
 func modelName(cpuinfo string) string {
 	fields := map[string]string{}
 	for _, line := range strings.Split(cpuinfo, "\n") {
-		if strings.TrimSpace(line) == "" && len(fields) > 0 {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(k)
+		if k == "processor" && fields["processor"] != "" {
 			break // the first processor's alone
 		}
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			if k = strings.TrimSpace(k); fields[k] == "" {
-				fields[k] = strings.TrimSpace(v)
-			}
+		if fields[k] == "" {
+			fields[k] = strings.TrimSpace(v)
 		}
 	}
 	name := fields["model name"]
+	family, model := fields["cpu family"], fields["model"]
 	if name == "" {
-		return runtime.GOARCH
+		name = runtime.GOARCH
+		family, model = "", ""
+		if impl, part := fields["CPU implementer"], fields["CPU part"]; impl != "" && part != "" {
+			name += fmt.Sprintf(" (implementer %s part %s)", impl, part)
+		}
 	}
-	if family, model := fields["cpu family"], fields["model"]; family != "" && model != "" {
+	if family != "" && model != "" {
 		name += fmt.Sprintf(" (family %s model %s)", family, model)
 	}
 	return name

@@ -40,13 +40,14 @@ func TestLaunchesFitTheDevicesMemory(t *testing.T) {
 			continue
 		}
 		b := Backend{Path: path, Device: dev.Index, Validation: os.Getenv("SERTRACE_VULKAN_VALIDATION") != "0"}
-		render1 := func(film *render.Film) (*render.Stats, error) {
-			stats, err := render.Render(context.Background(), b, sc, opts, film, nil)
+		renderWith := func(o render.Options, film *render.Film) (*render.Stats, error) {
+			stats, err := render.Render(context.Background(), b, sc, o, film, nil)
 			if verr := ValidationErrors(); verr != nil {
 				t.Fatal(verr)
 			}
 			return stats, err
 		}
+		render1 := func(film *render.Film) (*render.Stats, error) { return renderWith(opts, film) }
 		whole := render.NewFilmOf(opts.Width, opts.Height, layers)
 		stats, err := render1(whole)
 		// Passes of 1, 2 and 1 samples, a launch each.
@@ -98,13 +99,7 @@ func TestLaunchesFitTheDevicesMemory(t *testing.T) {
 		// second pass (its fourth launch), the film holds the first alone.
 		o := opts
 		o.WholePasses = true
-		wholePasses := func(film *render.Film) (*render.Stats, error) {
-			stats, err := render.Render(context.Background(), b, sc, o, film, nil)
-			if verr := ValidationErrors(); verr != nil {
-				t.Fatal(verr)
-			}
-			return stats, err
-		}
+		wholePasses := func(film *render.Film) (*render.Stats, error) { return renderWith(o, film) }
 		slice := render.NewFilmOf(opts.Width, opts.Height, layers)
 		if _, err := wholePasses(slice); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -52,5 +53,171 @@ func TestWriteJSON(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(p); string(b) != "{\n  \"spp\": 16\n}\n" {
 		t.Errorf("the old file became %q", b)
+	}
+}
+
+// TestModeFollowsTheUmaskAndTheOldFile: a new file gets the umask's mode,
+// a replaced one keeps its own.
+func TestModeFollowsTheUmaskAndTheOldFile(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o077)
+	umask = 0o077
+	defer func() { syscall.Umask(old); umask = os.FileMode(old) }()
+	p := filepath.Join(dir, "new.exr")
+	if err := WriteBytes(p, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Errorf("a new file under umask 077 is %v, not 0600", fi.Mode().Perm())
+	}
+	kept := filepath.Join(dir, "kept.exr")
+	os.WriteFile(kept, []byte("old"), 0o640)
+	os.Chmod(kept, 0o640)
+	umask = 0
+	if err := WriteBytes(kept, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(kept); fi.Mode().Perm() != 0o640 {
+		t.Errorf("a replaced 0640 file became %v", fi.Mode().Perm())
+	}
+}
+
+// TestSymlinkWritesItsTarget: writing through a symbolic link (to a file,
+// to a file not there yet, through a chain) writes where it leads and
+// leaves the link.
+func TestSymlinkWritesItsTarget(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "real"), 0o755)
+	target := filepath.Join(dir, "real", "shot.exr")
+	os.WriteFile(target, []byte("old"), 0o644)
+	link := filepath.Join(dir, "shot.exr")
+	os.Symlink("real/shot.exr", link)
+	chain := filepath.Join(dir, "chain.exr")
+	os.Symlink("shot.exr", chain)
+	for _, p := range []string{link, chain} {
+		if err := WriteBytes(p, []byte("new "+p)); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "new "+p {
+			t.Errorf("%s: the target holds %q", p, b)
+		}
+		if fi, _ := os.Lstat(p); fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a link", p)
+		}
+	}
+	dangling := filepath.Join(dir, "later.exr")
+	os.Symlink("real/later.exr", dangling)
+	if err := WriteBytes(dangling, []byte("made")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "real", "later.exr")); string(b) != "made" {
+		t.Errorf("a link to a file not there yet: its target holds %q", b)
+	}
+	loop := filepath.Join(dir, "loop")
+	os.Symlink("loop", loop)
+	if err := WriteBytes(loop, nil); err == nil || !strings.Contains(err.Error(), "symbolic links") {
+		t.Errorf("a link loop: %v", err)
+	}
+	if err := WriteBytes(dir, nil); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a folder: %v", err)
+	}
+}
+
+// TestStaleTemporariesAreRemoved: the temporary a killed writer left (no
+// lock held) is removed by the next write, said once; one a live writer
+// holds, and files that only look alike, stay.
+func TestStaleTemporariesAreRemoved(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "shot.exr")
+	stale := filepath.Join(dir, ".shot.exr.123456")
+	os.WriteFile(stale, make([]byte, 3<<20), 0o644)
+	alike := []string{".shot.exr.bak", ".shot.exr.", "shot.exr.123", ".other.exr.123"}
+	for _, name := range alike {
+		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+	}
+	live, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("Create left the stale temporary")
+	}
+	var said []string
+	Note = func(line string) { said = append(said, line) }
+	defer func() { Note = nil }()
+	if err := WriteBytes(p, []byte("done")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(live.Name()); err != nil {
+		t.Error("a write removed the temporary another writer holds")
+	}
+	live.Discard()
+	for _, name := range alike {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s was removed", name)
+		}
+	}
+	os.WriteFile(stale, make([]byte, 3<<20), 0o644)
+	WriteBytes(p, []byte("again"))
+	if len(said) != 1 || !strings.Contains(said[0], stale) || !strings.Contains(said[0], "3.0 MB") || !strings.Contains(said[0], "killed") {
+		t.Errorf("said %q", said)
+	}
+}
+
+// TestAbortRemovesTheWritesInProgress: Abort ends the writes under way,
+// their temporaries gone and their targets as they were, and refuses new
+// ones.
+func TestAbortRemovesTheWritesInProgress(t *testing.T) {
+	defer func() { mu.Lock(); aborted = false; mu.Unlock() }()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "shot.exr")
+	os.WriteFile(p, []byte("old"), 0o644)
+	tmp, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp.Write([]byte("half"))
+	if got := Abort(); len(got) != 1 || got[0] != p {
+		t.Errorf("Abort ended %v", got)
+	}
+	if err := tmp.Commit(); err == nil {
+		t.Error("an aborted write was committed")
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Errorf("the target became %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+	if err := WriteBytes(filepath.Join(dir, "later"), nil); err == nil {
+		t.Error("a write after Abort went ahead")
+	}
+}
+
+// TestSameFile: one file through ./, a symbolic link (also to a file not
+// there yet, and through a linked folder) and a hard link; two files not.
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.png")
+	os.WriteFile(a, nil, 0o644)
+	os.Symlink("a.png", filepath.Join(dir, "link.png"))
+	os.Link(a, filepath.Join(dir, "hard.png"))
+	os.Symlink("later.png", filepath.Join(dir, "tolater.png"))
+	os.Symlink(dir, filepath.Join(dir, "dirlink"))
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{a, dir + "/./a.png", true},
+		{a, filepath.Join(dir, "link.png"), true},
+		{a, filepath.Join(dir, "hard.png"), true},
+		{filepath.Join(dir, "later.png"), filepath.Join(dir, "tolater.png"), true},
+		{filepath.Join(dir, "later.png"), filepath.Join(dir, "dirlink", "later.png"), true},
+		{a, filepath.Join(dir, "b.png"), false},
+		{filepath.Join(dir, "later.png"), filepath.Join(dir, "other.png"), false},
+	} {
+		if got := SameFile(c.a, c.b); got != c.same {
+			t.Errorf("SameFile(%s, %s) = %v", c.a, c.b, got)
+		}
 	}
 }

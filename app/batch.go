@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,8 +61,9 @@ func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// A first interrupt stops each unit at its next pass with a checkpoint,
+	// and lets a job's outputs being written finish; a second stops at once.
+	ctx := interruptsOf(cmd).stage("each unit stops at its next pass and keeps a checkpoint; outputs being written are finished")
 	stderr := cmd.ErrOrStderr()
 	bar := newProgressBar(stderr)
 	var unitIndex, unitCount int
@@ -77,7 +77,7 @@ func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
 			bar.label = fmt.Sprintf("unit %d/%d %s", i+1, n, name)
 		},
 		Tick:            func(done float64) { bar.update((float64(unitIndex) + done) / float64(unitCount)) },
-		CheckpointEvery: time.Duration(v.GetFloat64("checkpoint-every") * float64(time.Second)),
+		CheckpointEvery: duration(v.GetFloat64("checkpoint-every")),
 	}
 	if every := v.GetFloat64("checkpoint-every"); !(every > 0) {
 		return usagef("--checkpoint-every %v: want seconds, more than 0", every)
@@ -150,6 +150,15 @@ func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
 		return fmt.Errorf("batch %s: %d of this share's %d units failed (see summary.json)", configPath, n, len(sum.Units))
 	}
 	return nil
+}
+
+// duration is seconds as a time.Duration, the longest one past its range
+// (2^63 ns, 292 years), never a wrapped-around one.
+func duration(seconds float64) time.Duration {
+	if seconds >= math.MaxInt64/float64(time.Second) {
+		return math.MaxInt64
+	}
+	return time.Duration(seconds * float64(time.Second))
 }
 
 func orDefault(s, def string) string {

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -42,14 +38,15 @@ speedup.png and per-pixel cost heatmaps to --out.`,
 			if accel != "" {
 				cfg.Accel = accel
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := interruptsOf(cmd).stage("")
 			stderr := cmd.ErrOrStderr()
 			res, err := bench.Run(ctx, cfg, version, func(s string) { fmt.Fprintln(stderr, s) })
 			if err != nil {
 				return err
 			}
 			out := v.GetString("out")
+			_, done := interruptsOf(cmd).write(out)
+			defer done()
 			if err := bench.Write(out, res); err != nil {
 				return err
 			}

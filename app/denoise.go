@@ -71,6 +71,8 @@ directly is kept). The output's format follows -o's extension.`,
 			for i, d := range img.Depth {
 				film.Sums[render.LayerDepth].Set(i, float64(d))
 			}
+			_, done := interruptsOf(cmd).write(out)
+			defer done()
 			if err := render.Write(out, film, render.Display{}); err != nil {
 				return err
 			}

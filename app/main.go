@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"sertrace/atomicfile"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; without
@@ -80,7 +83,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	intr := catchInterrupts(stderr)
+	defer intr.release()
+	atomicfile.Note = func(line string) { fmt.Fprintf(stderr, "%s: %s\n", programName, line) }
+	defer func() { atomicfile.Note = nil }()
+	err := root.ExecuteContext(context.WithValue(context.Background(), interruptsKey{}, intr))
 	if err == nil {
 		return exitOK
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -40,21 +39,14 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 			if err != nil {
 				return usagef("--aov: %v", err)
 			}
-			// Nothing the merge writes may be one of its slices.
-			targets := []string{out, strings.TrimSuffix(out, filepath.Ext(out)) + ".noisy" + filepath.Ext(out)}
-			for _, a := range aovs {
-				targets = append(targets, strings.TrimSuffix(out, filepath.Ext(out))+"."+string(a)+".pfm", strings.TrimSuffix(out, filepath.Ext(out))+"."+string(a)+".png")
+			// Nothing the merge writes may be one of its slices, or another
+			// of its outputs.
+			var inputs []file
+			for _, in := range args {
+				inputs = append(inputs, file{"one of the slices", in})
 			}
-			for _, target := range targets {
-				to, err := os.Stat(target)
-				if err != nil {
-					continue
-				}
-				for _, in := range args {
-					if from, err := os.Stat(in); err == nil && os.SameFile(from, to) {
-						return usagef("-o %s: %s is one of the slices: write the image elsewhere", out, target)
-					}
-				}
+			if err := checkOutputs(imageFiles(out, aovs, v.GetBool("denoise")), inputs); err != nil {
+				return err
 			}
 			if v.GetBool("denoise") {
 				if err := checkDenoiser(v); err != nil {
@@ -83,7 +75,9 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 			}
 			s := info.Settings
 			display := render.Display{Exposure: s.Exposure, ToneMap: s.ToneMap, HalfFloat: s.EXRPrecision == "half"}
-			written, err := writeImages(stderr, v, out, film, display, aovs, "cpu", -1)
+			ctx, done := interruptsOf(cmd).write(out)
+			written, err := writeImages(ctx, stderr, v, out, film, display, aovs, "cpu", -1)
+			done()
 			if err != nil {
 				return err
 			}

@@ -2,18 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"reflect"
 	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,8 +62,8 @@ what has been accumulated, marked as partial.`,
 	f.Float32("exposure", d.Exposure, "exposure in stops for PNG output")
 	f.String("filter", d.Filter, "pixel filter: box, gaussian or blackman-harris")
 	f.String("tonemap", d.ToneMap, "tone curve for PNG output: linear, filmic, aces or agx")
-	f.Float32("aperture-radius", d.ApertureRadius, "thin-lens radius in metres, overriding the camera's extras (0: pinhole)")
-	f.Float32("focus-distance", d.FocusDistance, "distance in focus in metres, overriding the camera's extras")
+	f.Float32("aperture-radius", d.ApertureRadius, "thin-lens radius in metres, overriding the camera's extras (0: pinhole; -1, the default: the camera's own)")
+	f.Float32("focus-distance", d.FocusDistance, "distance in focus in metres, overriding the camera's extras (-1, the default: the camera's own)")
 	f.Int("threads", d.Threads, "CPU threads (0: all)")
 	f.String("memory-budget", d.MemoryBudget, "refuse a render that would need more memory than this (8G, 512M; default: the cgroup's limit, the address-space limit or the machine's memory)")
 	f.String("accel", d.Accel, "the cpu backend's tracer: embree (Intel Embree 3, loaded at run time), bvh (sertrace's own) or auto (Embree where it loads)")
@@ -105,17 +106,7 @@ func settingsOf(v *viper.Viper) render.Settings {
 
 func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	stderr := cmd.ErrOrStderr()
-	if path := v.GetString("cpuprofile"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("--cpuprofile: %v", err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	intr := interruptsOf(cmd)
 	out := v.GetString("output")
 	if out == "" {
 		out = strings.TrimSuffix(filepath.Base(scenePath), filepath.Ext(scenePath)) + ".png"
@@ -134,20 +125,34 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if err != nil {
 		return usagef("--aov: %v", err)
 	}
+	denoised := v.GetBool("denoise")
 	if settings.Samples != "" {
 		switch {
 		case strings.ToLower(filepath.Ext(out)) != ".exr":
 			return usagef("--samples: a slice is written as an EXR (-o NAME.exr), which sertrace merge reads")
-		case v.GetBool("denoise"):
+		case denoised:
 			return usagef("--samples: a slice is not denoised; denoise the merged image (sertrace merge --denoise)")
 		case len(aovs) > 0:
 			return usagef("--samples: a slice holds every AOV; ask the merge for them (sertrace merge --aov)")
 		}
 	}
-	if v.GetBool("denoise") {
+	// Nothing the render writes may be what it reads, or write over another
+	// of its outputs; and each must have a folder to go to.
+	outputs := append(imageFiles(out, aovs, denoised), file{"--stats", v.GetString("stats")}, file{"--cpuprofile", v.GetString("cpuprofile")})
+	if err := checkOutputs(outputs, renderInputs(v, scenePath, settings)); err != nil {
+		return err
+	}
+	if denoised {
 		if err := checkDenoiser(v); err != nil {
 			return err // before the render, not after it
 		}
+	}
+	if path := v.GetString("cpuprofile"); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	var bar *progressBar // once the render runs, lines are written above it
 	note := func(line string) {
@@ -157,6 +162,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		}
 		fmt.Fprintln(stderr, line)
 	}
+	ctx := intr.stage("the render stops at the end of its pass, and what it rendered is written")
 	j, err := job.Prepare(job.Spec{Scene: scenePath, Settings: settings, AOVs: aovs, Note: note})
 	if err != nil {
 		return settingError(err)
@@ -170,14 +176,11 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	opts, display := j.Options, j.Display
 	w, h := opts.Width, opts.Height
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	layers, err := j.Layers(aovs, v.GetBool("denoise"), settings.MemoryBudget)
+	layers, err := j.Layers(aovs, denoised, settings.MemoryBudget)
 	var overBudget *render.MemoryError
 	var stats *render.Stats
 	var renderErr error
 	var written []string
-	banded := false
 	switch {
 	case errors.As(err, &overBudget):
 		// Too large for one film: rendered in bands streamed into the EXR,
@@ -188,17 +191,25 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		if berr != nil || rows == 0 {
 			return fmt.Errorf("%s: %w", scenePath, err)
 		}
-		if why := whyNotBands(out, aovs, v.GetBool("denoise"), settings, w*h); why != "" {
+		if why := whyNotBands(out, aovs, denoised, settings, w*h); why != "" {
 			return fmt.Errorf("%s: %v (rendered in bands of rows it would fit, but %s)", scenePath, err, why)
 		}
 		note(fmt.Sprintf("%dx%d %s: rendering it in bands of %d rows, each written to %s as it is done", w, h, why, rows, out))
 		bar = newProgressBar(stderr)
-		stats, renderErr, err = renderBands(ctx, stop, j, layers, rows, out, display, bar.update)
+		var done int
+		stats, renderErr, done, err = renderBands(ctx, intr, j, settings, scenePath, layers, rows, out, display, note, bar.update)
 		bar.finish()
 		if err != nil {
 			return err
 		}
-		written, banded = []string{out}, true
+		if stats.Partial {
+			what := "interrupted"
+			if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
+				what = renderErr.Error()
+			}
+			return fmt.Errorf("%s: wrote a partial image to %s, marked partial: rows 0..%d of %d, the bands rendered whole, the rows after them black", what, out, done-1, h)
+		}
+		written = []string{out}
 	case err != nil:
 		return fmt.Errorf("%s: %w", scenePath, err)
 	default:
@@ -218,20 +229,28 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 			return fmt.Errorf("interrupted before the first pass finished: nothing written")
 		}
 		if settings.Samples != "" {
+			wctx, done := intr.write(out)
+			defer done()
+			_ = wctx
 			return writeSlice(stderr, scenePath, out, settings, opts, display, film, stats, renderErr)
 		}
-		// The render's interrupt is spent (it ended the render early); a new
-		// one stops the denoiser.
-		stop()
+		// The render's interrupt is spent (it ended the render early): the
+		// images are written whole, a new interrupt stopping only the
+		// denoiser, a second aborting the write.
+		wctx, done := intr.write(out)
 		writeStart := time.Now()
-		written, err = writeImages(stderr, v, out, film, display, aovs, stats.Backend, stats.DeviceIndex)
+		written, err = writeImages(wctx, stderr, v, out, film, display, aovs, stats.Backend, stats.DeviceIndex)
+		done()
 		if err != nil {
 			return err
 		}
 		stats.WriteSeconds = time.Since(writeStart).Seconds()
 	}
 	if path := v.GetString("stats"); path != "" {
-		if err := atomicfile.WriteJSON(path, stats); err != nil {
+		_, done := intr.write(path)
+		err := atomicfile.WriteJSON(path, stats)
+		done()
+		if err != nil {
 			return err
 		}
 	}
@@ -245,13 +264,6 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	fmt.Fprintf(stderr, "rendered %s: %dx%d, %d spp, depth %d, in %.2f s on %s, build %.2f s): %.3g samples/s, %.3g rays/s -> %s\n",
 		scenePath, w, h, stats.SamplesPerPixel, opts.MaxDepth, stats.RenderSeconds, on, stats.BuildSeconds,
 		stats.SamplesPerSec, stats.RaysPerSec, strings.Join(written, ", "))
-	if banded && stats.Partial {
-		what := "interrupted"
-		if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
-			what = renderErr.Error()
-		}
-		return fmt.Errorf("%s: wrote a partial image to %s: the bands rendered before it, marked partial, the rows after them black", what, out)
-	}
 	if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
 		return fmt.Errorf("%w; the %d samples per pixel before it were written to %s, marked partial", renderErr, stats.SamplesPerPixel, out)
 	}
@@ -259,6 +271,72 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return fmt.Errorf("interrupted: wrote a partial image (%d of %d samples per pixel) to %s", stats.SamplesPerPixel, opts.SPP, out)
 	}
 	return nil
+}
+
+// imageFiles are the images a render or a merge writes to out: out, the
+// noisy one beside it where denoised, and the AOVs that are files of
+// their own (imageOutputs).
+func imageFiles(out string, aovs []render.AOV, denoised bool) []file {
+	var files []file
+	for _, o := range imageOutputs(out, aovs) {
+		what := "-o"
+		if o.AOV != render.AOVBeauty {
+			what = "--aov " + string(o.AOV)
+		}
+		files = append(files, file{what, o.Path})
+	}
+	if denoised {
+		files = append(files, file{"the noisy image of -o", denoise.NoisyPath(out)})
+	}
+	return files
+}
+
+// imageOutputs are the files a film is written to at out: the beauty (an
+// EXR with its AOVs as layers), and beside it each AOV that is not a layer
+// (a PFM, or a heatmap's PNG).
+func imageOutputs(out string, aovs []render.AOV) []denoise.Output {
+	outs := []denoise.Output{{Path: out, AOV: render.AOVBeauty}}
+	exr := strings.EqualFold(filepath.Ext(out), ".exr")
+	for _, a := range aovs {
+		ext := ".pfm"
+		if slices.Contains(render.Heatmaps, a) {
+			ext = ".png" // a heatmap with its legend
+		} else if exr {
+			continue // a layer of the EXR
+		}
+		outs = append(outs, denoise.Output{Path: strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext, AOV: a})
+	}
+	return outs
+}
+
+// renderInputs are the files a render reads: the scene, the buffers and
+// images it names, the environment map and the config file.
+func renderInputs(v *viper.Viper, scenePath string, s render.Settings) []file {
+	inputs := []file{{"the scene", scenePath}, {"--env", s.Env}, {"--config", v.ConfigFileUsed()}}
+	resources, _ := scene.Resources(scenePath) // a scene that does not read fails when it loads
+	for _, r := range resources {
+		inputs = append(inputs, file{"the scene's file", filepath.Join(filepath.Dir(scenePath), r)})
+	}
+	return inputs
+}
+
+// startCPUProfile profiles the process into path, written whole (or not
+// at all) when stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	t, err := atomicfile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(t); err != nil {
+		t.Discard()
+		return nil, fmt.Errorf("--cpuprofile: %v", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := t.Commit(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: --cpuprofile: %v\n", programName, err)
+		}
+	}, nil
 }
 
 // whyNotBands says why a render cannot be rendered in bands (RenderBands
@@ -285,46 +363,111 @@ func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings
 // renderBands renders the job in bands of rows, each written to out (an
 // EXR) as it is done: the file is committed, marked partial, when the
 // render is cut short after its first band's first pass, and not at all
-// before. It returns the render's stats and error, and an error that
-// kept the file from being written. stop ends the interrupt's hold once
-// the render is over, so that a second one is not swallowed while the
-// rest of the file is written.
-func renderBands(ctx context.Context, stop func(), j *job.Job, layers render.Layers, rows int, out string, display render.Display, progress render.Progress) (*render.Stats, error, error) {
-	var stats *render.Stats
-	var renderErr, failed error
-	err := atomicfile.Write(out, func(w io.WriteSeeker) error {
-		bw, err := render.NewBandWriter(w, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP)
+// before. A render killed outright leaves its unfinished file, which
+// counts the rows of its whole bands: the next run of the same render
+// continues from them (and removes the file). It returns the render's
+// stats and error, the rows rendered whole, and an error that kept the
+// file from being written. Once the render is over, the rest of the file
+// is written in a window of intr's: a first interrupt lets it finish.
+func renderBands(ctx context.Context, intr *interrupts, j *job.Job, settings render.Settings, scenePath string, layers render.Layers, rows int, out string, display render.Display, note func(string), progress render.Progress) (stats *render.Stats, renderErr error, done int, err error) {
+	key, err := bandsKey(j, settings, scenePath, layers)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	from, resumed, size := 0, (*os.File)(nil), int64(0)
+	for _, p := range atomicfile.Stale(out) {
+		f, err := atomicfile.Claim(p)
 		if err != nil {
-			return err
+			continue
 		}
-		rendered := false
-		stats, renderErr = j.RenderBands(ctx, layers, rows, func(band *render.Film) error {
-			rendered = rendered || band.Samples > 0
-			return bw.Write(band)
-		}, progress)
-		stop()
-		switch {
-		case stats == nil:
-			failed = renderErr // the scene's preparation: no file
-		case !rendered && renderErr != nil && !errors.Is(renderErr, context.Canceled):
-			failed = renderErr
-		case !rendered:
-			failed = fmt.Errorf("interrupted before the first pass finished: nothing written")
+		fi, _ := f.Stat()
+		if n, err := render.BandsDone(f, fi.Size(), key); err == nil && n > from {
+			if resumed != nil {
+				resumed.Close()
+			}
+			from, resumed, size = n, f, fi.Size()
+			continue
 		}
-		if failed != nil {
-			return failed
+		f.Close()
+	}
+	// The killed runs' other files go; the one continued stays, claimed,
+	// until its rows are in the new file.
+	t, err := atomicfile.Create(out)
+	if err != nil {
+		if resumed != nil {
+			resumed.Close()
 		}
-		start := time.Now()
-		defer func() { stats.WriteSeconds += time.Since(start).Seconds() }()
-		return bw.Close(stats.Partial)
-	})
-	if failed != nil {
-		return nil, nil, failed // as it is, not as a failure to write
+		return nil, nil, 0, err
+	}
+	bw, err := render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP, key)
+	if err == nil && resumed != nil {
+		note(fmt.Sprintf("%s: continuing the render in bands that a killed run left in %s: its rows 0..%d are kept", out, resumed.Name(), from-1))
+		if err = bw.Copy(resumed, size, from); err == nil {
+			os.Remove(resumed.Name())
+		}
+		resumed.Close()
 	}
 	if err != nil {
-		return nil, nil, err
+		t.Discard()
+		return nil, nil, 0, fmt.Errorf("write %s: %w", out, err)
 	}
-	return stats, renderErr, nil
+	done = from
+	rendered := from > 0
+	stats, renderErr = j.RenderBands(ctx, layers, rows, from, func(band *render.Film) error {
+		rendered = rendered || band.Samples > 0
+		if band.Samples == j.Options.SPP && !band.Partial {
+			done = band.Y0 + band.Height
+		}
+		return bw.Write(band)
+	}, progress)
+	var failed error
+	switch {
+	case stats == nil:
+		failed = renderErr // the scene's preparation: no file
+	case !rendered && renderErr != nil && !errors.Is(renderErr, context.Canceled):
+		failed = renderErr
+	case !rendered:
+		failed = fmt.Errorf("interrupted before the first pass finished: nothing written")
+	}
+	if failed != nil {
+		t.Discard()
+		return nil, nil, 0, failed // as it is, not as a failure to write
+	}
+	_, stop := intr.write(out)
+	defer stop()
+	start := time.Now()
+	err = bw.Close(stats.Partial)
+	if err == nil {
+		err = t.Commit()
+	} else {
+		t.Discard()
+		err = fmt.Errorf("write %s: %w", out, err)
+	}
+	stats.WriteSeconds += time.Since(start).Seconds()
+	return stats, renderErr, done, err
+}
+
+// bandsKey names a render in bands in its file, for a run that would
+// continue it: what its pixels depend on (the build, the settings, the
+// scene's and environment's bytes, the backend, the layers), not the
+// threads or the memory budget.
+func bandsKey(j *job.Job, s render.Settings, scenePath string, layers render.Layers) (string, error) {
+	var env []string
+	if s.Env != "" {
+		env = append(env, s.Env)
+	}
+	content, err := scene.ContentHash(scenePath, env...)
+	if err != nil {
+		return "", err
+	}
+	s.Threads, s.MemoryBudget = 0, ""
+	settings, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%d\n", render.BuildID(), settings, content, j.Backend.Name(), layers)
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // settingError shows a bad setting as the flag it came from (exit status 2);
@@ -446,30 +589,12 @@ func writeSlice(stderr io.Writer, scenePath, out string, settings render.Setting
 
 // writeImages writes a film as render and merge do: the image at out (and
 // the noisy one beside it, where --denoise asks, denoised on the backend
-// and device the render ran on) and the --aov outputs beside it. It returns
-// the files written.
-func writeImages(stderr io.Writer, v *viper.Viper, out string, film *render.Film, display render.Display, aovs []render.AOV, ranOn string, device int) ([]string, error) {
-	outs := []denoise.Output{{Path: out, AOV: render.AOVBeauty}}
-	exr := strings.EqualFold(filepath.Ext(out), ".exr")
-	for _, a := range aovs {
-		ext := ".pfm"
-		if slices.Contains(render.Heatmaps, a) {
-			ext = ".png" // a heatmap with its legend
-		} else if exr {
-			continue // a layer of the EXR
-		}
-		outs = append(outs, denoise.Output{Path: strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext, AOV: a})
-	}
-	ctx := context.Background()
+// and device the render ran on; a cancelled ctx stops the denoiser) and
+// the --aov outputs beside it. It returns the files written.
+func writeImages(ctx context.Context, stderr io.Writer, v *viper.Viper, out string, film *render.Film, display render.Display, aovs []render.AOV, ranOn string, device int) ([]string, error) {
 	d := job.Denoise{On: v.GetBool("denoise"), Name: v.GetString("denoiser"), Passes: v.GetInt("denoise-passes")}
 	film.Keep(render.LayersFor(aovs, d.On)) // a merge's film holds every layer; its image what is asked
-	if d.On {
-		// An interrupt stops the denoiser, the noisy image written.
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
-	}
-	written, _, err := job.Write(ctx, film, display, outs, d, ranOn, device, func(line string) { fmt.Fprintln(stderr, line) })
+	written, _, err := job.Write(ctx, film, display, imageOutputs(out, aovs), d, ranOn, device, func(line string) { fmt.Fprintln(stderr, line) })
 	if errors.Is(err, context.Canceled) && len(written) > 0 {
 		return nil, fmt.Errorf("interrupted while denoising: the noisy image is in %s", written[0])
 	}

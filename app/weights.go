@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -51,8 +47,7 @@ naming those missing.`,
 					fmt.Fprintf(cmd.OutOrStdout(), "the weights are already installed in %s\n", dir)
 					return nil
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-				defer stop()
+				ctx := interruptsOf(cmd).stage("")
 				if err := unet.Fetch(ctx, dir); err != nil {
 					return err
 				}

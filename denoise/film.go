@@ -61,6 +61,13 @@ type Output struct {
 	AOV  render.AOV
 }
 
+// NoisyPath is where Write puts the noisy image of a beauty denoised into
+// path: NAME.noisy.EXT beside it.
+func NoisyPath(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + ".noisy" + ext
+}
+
 // Write writes a film's outputs, as render, merge and batch jobs do: where
 // m is not nil, each beauty output's noisy image first, beside it as
 // NAME.noisy.EXT (so that an interrupted denoiser leaves it written), then
@@ -74,8 +81,7 @@ func Write(ctx context.Context, film *render.Film, display render.Display, outs 
 			if o.AOV != render.AOVBeauty {
 				continue
 			}
-			ext := filepath.Ext(o.Path)
-			noisy := strings.TrimSuffix(o.Path, ext) + ".noisy" + ext
+			noisy := NoisyPath(o.Path)
 			if err := render.WriteAOV(noisy, film, o.AOV, display); err != nil {
 				return written, nil, err
 			}

@@ -135,10 +135,10 @@ func limitCollector(budget uint64) {
 // each job of a batch starts from it again.
 var processMemoryLimit = debug.SetMemoryLimit(-1)
 
-// RenderBands renders the job band by band (render.RenderBands), giving
-// each finished band to band.
-func (j *Job) RenderBands(ctx context.Context, layers render.Layers, rows int, band func(*render.Film) error, progress render.Progress) (*render.Stats, error) {
-	stats, err := render.RenderBands(ctx, j.Backend, j.Scene, j.Options, layers, rows, band, progress)
+// RenderBands renders the job band by band from row from on
+// (render.RenderBandsFrom), giving each finished band to band.
+func (j *Job) RenderBands(ctx context.Context, layers render.Layers, rows, from int, band func(*render.Film) error, progress render.Progress) (*render.Stats, error) {
+	stats, err := render.RenderBandsFrom(ctx, j.Backend, j.Scene, j.Options, layers, rows, from, band, progress)
 	j.noteWarnings(stats)
 	return stats, err
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,7 +131,7 @@ func TestBandWriterMatchesWrite(t *testing.T) {
 // atomicWrite runs write on a BandWriter for f's size and layers, into path.
 func atomicWrite(path string, write func(*BandWriter) error, f *Film) error {
 	return atomicfile.Write(path, func(w io.WriteSeeker) error {
-		bw, err := NewBandWriter(w, f.Width, f.Height, f.Held(), false, f.Samples)
+		bw, err := NewBandWriter(w, f.Width, f.Height, f.Held(), false, f.Samples, "test")
 		if err != nil {
 			return err
 		}
@@ -154,6 +155,79 @@ func TestLargeRendersAreWholeRendersOnly(t *testing.T) {
 	for _, o := range []Options{slice, checkpointed} {
 		if err := o.Validate(sc); err == nil || !strings.Contains(err.Error(), "could not be read back") {
 			t.Errorf("a 16384x16384 slice or checkpointed render: %v", err)
+		}
+	}
+}
+
+// TestKilledBandsAreContinued: the unfinished file of a render in bands
+// killed outright (never closed) counts the rows of its whole bands, not
+// a band cut short, and only for its own render; copied into a new file
+// and continued with the bands after them, it makes the whole film's EXR,
+// value for value, in float and in half.
+func TestKilledBandsAreContinued(t *testing.T) {
+	dir := t.TempDir()
+	f := noisyFilm(40, 70, GuideLayers|SplitLayers)
+	for _, halfFloat := range []bool{false, true} {
+		whole := filepath.Join(dir, "whole.exr")
+		if err := Write(whole, f, Display{HalfFloat: halfFloat}); err != nil {
+			t.Fatal(err)
+		}
+		_, _, want, err := readAll(t, whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		killed, err := os.Create(filepath.Join(dir, "killed.exr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw, err := NewBandWriter(killed, f.Width, f.Height, f.Held(), halfFloat, f.Samples, "render A")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := bandOf(f, 48, 16)
+		cut.Samples--
+		for _, band := range []*Film{bandOf(f, 0, 16), bandOf(f, 16, 32), cut} {
+			if err := bw.Write(band); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fi, _ := killed.Stat()
+		if _, err := BandsDone(killed, fi.Size(), "render B"); err == nil {
+			t.Error("another render's file was taken")
+		}
+		rows, err := BandsDone(killed, fi.Size(), "render A")
+		if err != nil || rows != 48 {
+			t.Fatalf("the killed file holds %d rows (%v), want the 48 of its whole bands", rows, err)
+		}
+		out := filepath.Join(dir, "continued.exr")
+		err = atomicfile.Write(out, func(w io.WriteSeeker) error {
+			bw, err := NewBandWriter(w, f.Width, f.Height, f.Held(), halfFloat, f.Samples, "render A")
+			if err != nil {
+				return err
+			}
+			if err := bw.Copy(killed, fi.Size(), rows); err != nil {
+				return err
+			}
+			if err := bw.Write(bandOf(f, 48, 22)); err != nil {
+				return err
+			}
+			return bw.Close(false)
+		})
+		killed.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, got, err := readAll(t, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, plane := range want {
+			if !slices.Equal(got[name], plane) {
+				t.Errorf("half %v: channel %s of the continued file differs from the whole film's", halfFloat, name)
+			}
+		}
+		if p := partialOf(t, out); p != 0 {
+			t.Errorf("the continued file is marked partial %d", p)
 		}
 	}
 }

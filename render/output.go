@@ -270,39 +270,62 @@ func exrLayout(width, height int, held Layers, only AOV, halfFloat bool) (*exr.H
 // BandWriter writes an EXR of the beauty and the AOV layers a render in
 // bands holds (RenderBands), each band's rows as it comes: the file is the
 // one Write makes of the whole film, with a partial attribute of 0, or 1
-// when the render was cut short.
+// when the render was cut short. Its header names the render (a key the
+// caller makes of what the image depends on) and counts the rows written
+// whole, updated after each band that has all its samples, on disk before
+// the count: the unfinished file of a render killed outright holds what
+// the next run needs to continue it (BandsDone, Copy).
 type BandWriter struct {
 	w         *headRecorder
 	sw        *exr.ScanlineWriter
 	groups    []*exrGroup
+	channels  *exr.ChannelList
 	width     int
 	height    int
+	spp       int
 	next      int   // the next row to write
 	block     int   // the rows written at a time: the first band's, at most exrRows'
 	partialAt int64 // where the partial attribute's value lies
+	rowsAt    int64 // where the rows-done attribute's value lies
 }
 
+// Header attributes of an EXR written in bands: the render it is of, and
+// the rows written whole.
+const (
+	bandsKeyAttribute  = "sertrace:render"
+	bandsRowsAttribute = "sertrace:rows_done"
+)
+
 // NewBandWriter starts an EXR of a width×height render of spp samples a
-// pixel into a film of the layers held.
-func NewBandWriter(w io.WriteSeeker, width, height int, held Layers, halfFloat bool, spp int) (*BandWriter, error) {
+// pixel into a film of the layers held; key names the render.
+func NewBandWriter(w io.WriteSeeker, width, height int, held Layers, halfFloat bool, spp int, key string) (*BandWriter, error) {
 	h, channels, groups := exrLayout(width, height, held|BaseLayers, AOVBeauty, halfFloat)
 	h.SetChannels(channels)
 	h.Set(&exr.Attribute{Name: "sertrace:samples", Type: exr.AttrTypeString, Value: fmt.Sprint(spp)})
 	h.Set(&exr.Attribute{Name: partialAttribute, Type: exr.AttrTypeInt, Value: int32(0)})
+	h.Set(&exr.Attribute{Name: bandsKeyAttribute, Type: exr.AttrTypeString, Value: key})
+	h.Set(&exr.Attribute{Name: bandsRowsAttribute, Type: exr.AttrTypeInt, Value: int32(0)})
 	rec := &headRecorder{WriteSeeker: w, recording: true}
 	sw, err := exr.NewScanlineWriter(rec, h)
 	if err != nil {
 		return nil, err
 	}
 	rec.recording = false
-	// The header as written: the attribute's name, its type, its size (4)
-	// and its value, little-endian.
-	mark := []byte(partialAttribute + "\x00int\x00\x04\x00\x00\x00")
-	at := bytes.Index(rec.head, mark)
-	if at < 0 {
-		return nil, fmt.Errorf("writing an EXR in bands: its header has no %s attribute where it was set", partialAttribute)
+	b := &BandWriter{w: rec, sw: sw, groups: groups, channels: channels, width: width, height: height, spp: spp, block: 16}
+	// Each int attribute as written: its name, its type, its size (4) and
+	// its value, little-endian.
+	for _, a := range []struct {
+		name string
+		at   *int64
+	}{{partialAttribute, &b.partialAt}, {bandsRowsAttribute, &b.rowsAt}} {
+		mark := []byte(a.name + "\x00int\x00\x04\x00\x00\x00")
+		at := bytes.Index(rec.head, mark)
+		if at < 0 {
+			return nil, fmt.Errorf("writing an EXR in bands: its header has no %s attribute where it was set", a.name)
+		}
+		*a.at = int64(at + len(mark))
 	}
-	return &BandWriter{w: rec, sw: sw, groups: groups, width: width, height: height, block: 16, partialAt: int64(at + len(mark))}, nil
+	return b, nil
 }
 
 // Write writes a band's rows, which must be the next ones.
@@ -318,7 +341,107 @@ func (b *BandWriter) Write(band *Film) error {
 		return err
 	}
 	b.next += band.Height
-	return nil
+	if band.Samples < b.spp || band.Partial {
+		return nil // a band cut short: the next run renders it again
+	}
+	return b.rowsDone()
+}
+
+// rowsDone records in the header that the rows before b.next are written
+// whole, once they are on disk.
+func (b *BandWriter) rowsDone() error {
+	if s, ok := b.w.WriteSeeker.(interface{ Sync() error }); ok {
+		if err := s.Sync(); err != nil {
+			return err
+		}
+	}
+	return b.poke(b.rowsAt, int32(b.next))
+}
+
+// poke writes an int attribute's value in the header and comes back.
+func (b *BandWriter) poke(at int64, v int32) error {
+	end, err := b.w.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := b.w.Seek(at, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := b.w.WriteSeeker.Write(binary.LittleEndian.AppendUint32(nil, uint32(v))); err != nil {
+		return err
+	}
+	_, err = b.w.Seek(end, io.SeekStart)
+	return err
+}
+
+// BandsDone is how many rows the unfinished EXR in r (of size bytes) that
+// a NewBandWriter of the render key began holds whole: an error where it
+// is not one, or of another render.
+func BandsDone(r io.ReaderAt, size int64, key string) (int, error) {
+	f, err := exr.OpenReader(r, size)
+	if err != nil {
+		return 0, err
+	}
+	h := f.Header(0)
+	if h == nil {
+		return 0, fmt.Errorf("no header")
+	}
+	if a := h.Get(bandsKeyAttribute); a == nil || a.Value != key {
+		return 0, fmt.Errorf("not of this render")
+	}
+	a := h.Get(bandsRowsAttribute)
+	rows, ok := int32(0), a != nil
+	if ok {
+		rows, ok = a.Value.(int32)
+	}
+	if !ok || rows < 0 || rows > h.DataWindow().Height() {
+		return 0, fmt.Errorf("no count of the rows done")
+	}
+	return int(rows), nil
+}
+
+// Copy writes rows [0, rows) of the unfinished EXR in r (of size bytes,
+// BandsDone's) as the first rows of b, as they are: a killed render's
+// bands, continued by the bands from row rows on.
+func (b *BandWriter) Copy(r io.ReaderAt, size int64, rows int) error {
+	if b.next != 0 || rows > b.height {
+		return fmt.Errorf("writing an EXR in bands: %d rows copied into a file from row %d of %d", rows, b.next, b.height)
+	}
+	f, err := exr.OpenReader(r, size)
+	if err != nil {
+		return err
+	}
+	sr, err := exr.NewScanlineReader(f)
+	if err != nil {
+		return err
+	}
+	step := exrRows(b.width)
+	floats := map[string][]float32{}
+	halves := map[string][]half.Half{}
+	for y0 := 0; y0 < rows; y0 += step {
+		y1 := min(y0+step, rows)
+		n := b.width * (y1 - y0)
+		fb := exr.NewFrameBuffer()
+		for _, c := range b.channels.Channels() {
+			if c.Type == exr.PixelTypeHalf {
+				halves[c.Name] = Grow(halves[c.Name], n)
+				fb.Insert(c.Name, exr.NewSliceFromHalf(halves[c.Name], b.width, y1-y0).WithOrigin(0, y0))
+			} else {
+				floats[c.Name] = Grow(floats[c.Name], n)
+				fb.Insert(c.Name, exr.NewSliceFromFloat32(floats[c.Name], b.width, y1-y0).WithOrigin(0, y0))
+			}
+		}
+		sr.SetFrameBuffer(fb)
+		if err := sr.ReadPixels(y0, y1-1); err != nil {
+			return fmt.Errorf("rows %d..%d: %w", y0, y1-1, err)
+		}
+		b.sw.SetFrameBuffer(fb)
+		if err := b.sw.WritePixels(y0, y1-1); err != nil {
+			return err
+		}
+	}
+	b.next, b.block = rows, max(16, min(step, rows))
+	return b.rowsDone()
 }
 
 // Close writes the rows no band gave as zero (a render cut short), marks
@@ -336,11 +459,7 @@ func (b *BandWriter) Close(partial bool) error {
 	if !partial {
 		return nil
 	}
-	if _, err := b.w.Seek(b.partialAt, io.SeekStart); err != nil {
-		return err
-	}
-	_, err := b.w.WriteSeeker.Write([]byte{1, 0, 0, 0})
-	return err
+	return b.poke(b.partialAt, 1)
 }
 
 // headRecorder keeps what is written through it while recording: the

@@ -328,9 +328,18 @@ func finishStats(s Session, stats *Stats, film *Film, renderStart time.Time, sam
 // rendered. It renders whole images only (no slice, no time budget). The
 // backend's session is prepared for bands of rows (Options.BandRows).
 func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, layers Layers, rows int, band func(*Film) error, progress Progress) (*Stats, error) {
+	return RenderBandsFrom(ctx, b, sc, opts, layers, rows, 0, band, progress)
+}
+
+// RenderBandsFrom is RenderBands from row from on (a multiple of 16, or
+// the image's height), the rows above it rendered before (by a run that
+// was killed): the bands are the same rows of the same image.
+func RenderBandsFrom(ctx context.Context, b Backend, sc *scene.Scene, opts Options, layers Layers, rows, from int, band func(*Film) error, progress Progress) (*Stats, error) {
 	switch {
 	case rows <= 0 || rows%16 != 0:
 		return nil, fmt.Errorf("bands of %d rows: a band is a positive multiple of 16 rows", rows)
+	case from < 0 || from > opts.Height || (from%16 != 0 && from != opts.Height):
+		return nil, fmt.Errorf("bands from row %d of %d: the first row is a multiple of 16", from, opts.Height)
 	case opts.Count > 0 || opts.TimeBudget > 0 || opts.AfterPass != nil:
 		return nil, fmt.Errorf("a render in bands renders a whole image: no slice, time budget or checkpoint")
 	}
@@ -348,8 +357,8 @@ func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, 
 	var film *Film
 	taken := 0.0 // pixel samples
 	var handed time.Duration
-	least, rowsDone := opts.SPP, 0
-	for y0 := 0; y0 < opts.Height && err == nil; y0 += rows {
+	least, rowsDone := opts.SPP, from
+	for y0 := from; y0 < opts.Height && err == nil; y0 += rows {
 		// One film serves every band of its height: band is done with it
 		// when it returns.
 		if height := min(rows, opts.Height-y0); film == nil || film.Height != height {
@@ -372,6 +381,9 @@ func RenderBands(ctx context.Context, b Backend, sc *scene.Scene, opts Options, 
 			err = berr
 		}
 		handed += time.Since(handStart)
+	}
+	if film == nil { // every band was rendered before
+		film = &Film{Samples: opts.SPP}
 	}
 	// The whole image's figures: a band's consumer's time (writing it) is
 	// not rendering but writing, and the image is partial where a band is

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mrjoshuak/go-openexr/exr"
+)
+
+// startCLI starts the command in a child process, its stderr collected.
+func startCLI(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "SERTRACE_TEST_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &stderr
+}
+
+// waitFor polls until ok, failing the test (the child killed) after a
+// minute.
+func waitFor(t *testing.T, cmd *exec.Cmd, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !ok(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no %s within a minute", what)
+		}
+	}
+}
+
+// exitOf waits for the child and gives its exit status.
+func exitOf(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the command did not end within a minute of the signal")
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// temporaries lists the hidden files being written beside out.
+func temporaries(out string) []string {
+	m, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".*"))
+	return m
+}
+
+// TestSignalWhileWriting: a render whose passes are all done and that is
+// writing its image when SIGINT or SIGTERM comes (Ctrl-C, Slurm,
+// Kubernetes) finishes writing it, says so and exits 0; a second signal
+// aborts the write, saying so, and leaves neither the image nor its
+// temporary file.
+func TestSignalWhileWriting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	for _, c := range []struct {
+		name    string
+		signals []os.Signal
+		code    int
+		want    string
+		written bool
+	}{
+		{"SIGINT", []os.Signal{syscall.SIGINT}, 0, "interrupted: finishing writing", true},
+		{"SIGTERM", []os.Signal{syscall.SIGTERM}, 0, "SIGTERM: finishing writing", true},
+		{"twice", []os.Signal{syscall.SIGTERM, syscall.SIGINT}, 1, "interrupted again while writing", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "shot.exr")
+			// Large enough that its write takes a while, fast to render.
+			cmd, stderr := startCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--spp", "1", "--max-depth", "1",
+				"--res", "1200x900", "--aov", "albedo,normal,depth,diffuse", "--backend", "cpu", "--accel", "bvh")
+			waitFor(t, cmd, "write", func() bool { return len(temporaries(out)) > 0 })
+			for _, sig := range c.signals {
+				cmd.Process.Signal(sig)
+				time.Sleep(20 * time.Millisecond)
+			}
+			code := exitOf(t, cmd)
+			if code != c.code || !strings.Contains(stderr.String(), c.want) {
+				t.Fatalf("exit %d, want %d and %q:\n%s", code, c.code, c.want, stderr.String())
+			}
+			if _, err := os.Stat(out); (err == nil) != c.written {
+				t.Errorf("the image is there: %v, want %v", err == nil, c.written)
+			}
+			if c.written && !strings.Contains(stderr.String(), "rendered ../scenes/cornell.glb") {
+				t.Errorf("no summary line:\n%s", stderr.String())
+			}
+			if left := temporaries(out); len(left) > 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
+		})
+	}
+}
+
+// TestKilledBandsContinue: a render in bands killed outright (SIGKILL:
+// an out-of-memory kill, a scheduler's) after some of its bands keeps
+// them: the next run of the same render continues from them, says so,
+// and writes the image a render in one go writes, byte for byte. The
+// killed run's file of another render is removed, said too.
+func TestKilledBandsContinue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	dir := t.TempDir()
+	args := func(out string) []string {
+		return []string{"render", "../scenes/cornell.glb", "-o", out, "--spp", "24", "--res", "96x256", "--max-depth", "3",
+			"--memory-budget", "4M", "--backend", "cpu", "--accel", "bvh", "--threads", "1"}
+	}
+	want := filepath.Join(dir, "whole.exr")
+	// In a process of its own, as the runs below (the budget counts the
+	// process's memory).
+	whole, stderr := startCLI(t, args(want)...)
+	if code := exitOf(t, whole); code != 0 || !strings.Contains(stderr.String(), "rendering it in bands of") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "shot.exr")
+	cmd, _ := startCLI(t, args(out)...)
+	// Killed once its file counts two bands done.
+	waitFor(t, cmd, "bands", func() bool { return rowsDone(temporaries(out)) >= 32 })
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	killed := temporaries(out)
+	if len(killed) != 1 {
+		t.Fatalf("the killed render left %v", killed)
+	}
+	other := filepath.Join(dir, ".shot.exr.777")
+	os.WriteFile(other, []byte("another run's"), 0o644)
+	again, stderr := startCLI(t, args(out)...)
+	code := exitOf(t, again)
+	errs := stderr.String()
+	if code != 0 || !strings.Contains(errs, "continuing the render in bands that a killed run left in "+killed[0]) ||
+		!strings.Contains(errs, "removed "+other) {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got, _ := os.ReadFile(out)
+	if wantBytes, _ := os.ReadFile(want); !bytes.Equal(got, wantBytes) {
+		t.Errorf("the continued render (%d bytes) differs from the render in one go (%d bytes)", len(got), len(wantBytes))
+	}
+	if left := temporaries(out); len(left) > 0 {
+		t.Errorf("files left: %v", left)
+	}
+}
+
+// TestInterruptedBands: SIGINT in a render in bands keeps the bands done
+// in the file, marked partial, and says in one line which rows they are
+// (no summary of a render that did not finish).
+func TestInterruptedBands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	out := filepath.Join(t.TempDir(), "shot.exr")
+	cmd, stderr := startCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--spp", "64", "--res", "96x256", "--max-depth", "3",
+		"--memory-budget", "4M", "--backend", "cpu", "--accel", "bvh", "--threads", "1")
+	waitFor(t, cmd, "bands", func() bool { return rowsDone(temporaries(out)) >= 32 })
+	cmd.Process.Signal(syscall.SIGINT)
+	if code := exitOf(t, cmd); code != 1 || !strings.Contains(stderr.String(), "interrupted: wrote a partial image to "+out+", marked partial: rows 0..") ||
+		strings.Contains(stderr.String(), "rendered ../scenes") {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	if left := temporaries(out); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// rowsDone is the count of rows written whole in the one unfinished file
+// of a render in bands in tmp, or 0.
+func rowsDone(tmp []string) int32 {
+	if len(tmp) != 1 {
+		return 0
+	}
+	f, err := exr.OpenFile(tmp[0])
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if a := f.Header(0).Get("sertrace:rows_done"); a != nil {
+		rows, _ := a.Value.(int32)
+		return rows
+	}
+	return 0
+}
+
+// TestDurationNeverWraps: --checkpoint-every past what a time.Duration
+// holds (9.2e9 s) is the longest one, not a negative one that became 60 s.
+func TestDurationNeverWraps(t *testing.T) {
+	for _, s := range []float64{9.3e9, 1e300, math.Inf(1)} {
+		if d := duration(s); d != math.MaxInt64 {
+			t.Errorf("%g s: %v", s, d)
+		}
+	}
+	if d := duration(0.2); d != 200*time.Millisecond {
+		t.Errorf("0.2 s: %v", d)
+	}
+}

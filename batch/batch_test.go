@@ -135,9 +135,9 @@ func TestCheckpointWithoutGuidesStartsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	runUntil(cfg, 0.2)
-	cp, ok := readCheckpoint(filepath.Join(dir, "out", "box", "checkpoint.gob"))
-	if !ok || cp.Film.Samples < 1 || cp.Film.Has(render.LayerAlbedo) || cp.Film.HasSplit() || cp.Film.Has(render.LayerCost) {
-		t.Fatalf("the plain job's checkpoint: ok %v, %d samples, layers %s", ok, cp.Film.Samples, cp.Film.Held().Names())
+	cp, cpErr := readCheckpoint(filepath.Join(dir, "out", "box", "checkpoint.gob"))
+	if cpErr != nil || cp.Film.Samples < 1 || cp.Film.Has(render.LayerAlbedo) || cp.Film.HasSplit() || cp.Film.Has(render.LayerCost) {
+		t.Fatalf("the plain job's checkpoint: %v, %d samples, layers %s", cpErr, cp.Film.Samples, cp.Film.Held().Names())
 	}
 	denoised, err := Load(writeConfig(t, dir, strings.Replace(text, "outputs: [beauty.pfm]", "outputs: [beauty.pfm]\n    denoise: true\n    denoiser: regression", 1)))
 	if err != nil {
@@ -207,9 +207,9 @@ jobs:
 	// A checkpoint written before the film held the denoiser's diffuse and
 	// specular split resumes too, without them.
 	cpPath := filepath.Join(dir, "out", "box", "checkpoint.gob")
-	cp, ok := readCheckpoint(cpPath)
-	if !ok || cp.Film.Sums[render.LayerDiffuse].Len() != 3*40*30 {
-		t.Fatalf("the checkpoint does not read back whole, with the split (%v)", ok)
+	cp, cpErr := readCheckpoint(cpPath)
+	if cpErr != nil || cp.Film.Sums[render.LayerDiffuse].Len() != 3*40*30 {
+		t.Fatalf("the checkpoint does not read back whole, with the split (%v)", cpErr)
 	}
 	f := cp.Film
 	f.Keep(render.AllLayers &^ render.SplitLayers)
@@ -576,9 +576,9 @@ jobs:
 	if err == nil || sum.Jobs[0].Status != Failed || sum.Jobs[0].Samples != 4 {
 		t.Fatalf("interrupted run: %v %+v", err, sum.Jobs[0])
 	}
-	cp, ok := readCheckpoint(filepath.Join(dir, "out", "box", "checkpoint.gob"))
-	if !ok || cp.Film.Samples != 4 {
-		t.Fatalf("the checkpoint: %v, %d samples", ok, cp.Film.Samples)
+	cp, cpErr := readCheckpoint(filepath.Join(dir, "out", "box", "checkpoint.gob"))
+	if cpErr != nil || cp.Film.Samples != 4 {
+		t.Fatalf("the checkpoint: %v, %d samples", cpErr, cp.Film.Samples)
 	}
 	least := 1.0
 	var mu sync.Mutex
@@ -875,11 +875,18 @@ func TestCheckpointNotUsedIsSaid(t *testing.T) {
 		damage           bool
 	}{
 		{"other settings", strings.Replace(text, "spp: 16", "spp: 12", 1), "is of other settings, scene files or sertrace build: starting over", false},
-		{"damaged", text, "its checkpoint does not read (damaged, or written by an older sertrace in another form): starting over", true},
+		{"not a checkpoint", text, "checkpoint.gob does not read (written by an older sertrace in another form, or not a checkpoint): starting over", true},
+		{"one bit flipped", text, "checkpoint.gob is damaged: its checksum does not match what it holds: starting over", true},
 	} {
 		interrupt(cfg)
 		if c.damage {
-			os.WriteFile(cpPath, []byte("not a checkpoint"), 0o644)
+			b, _ := os.ReadFile(cpPath)
+			if c.name == "not a checkpoint" {
+				b = []byte("not a checkpoint")
+			} else {
+				b[len(b)-100] ^= 4 // in the film's sums: before checksums, it decoded as a value
+			}
+			os.WriteFile(cpPath, b, 0o644)
 		}
 		again, err := Load(writeConfig(t, dir, c.text))
 		if err != nil {

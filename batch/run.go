@@ -1,15 +1,14 @@
 package batch
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -430,6 +429,33 @@ func (r *Runner) prepare(job Job) (*prepared, error) {
 	return p, nil
 }
 
+// overwrites refuses a job whose files in dir (its outputs, the noisy
+// images, its manifest, checkpoint and thumbnail) would be one of the
+// files it reads: its scene, the files the scene names, its environment,
+// the config.
+func (r *Runner) overwrites(p *prepared, dir string) error {
+	inputs := []string{p.scenePath, r.Config.path}
+	if p.job.Env != "" {
+		inputs = append(inputs, r.Config.resolve(p.job.Env))
+	}
+	resources, _ := scene.Resources(p.scenePath)
+	for _, res := range resources {
+		inputs = append(inputs, filepath.Join(filepath.Dir(p.scenePath), res))
+	}
+	names := []string{"manifest.json", "checkpoint.gob", "thumb.png"}
+	for _, o := range p.outputs {
+		names = append(names, o.name, denoise.NoisyPath(o.name))
+	}
+	for _, name := range names {
+		for _, in := range inputs {
+			if out := filepath.Join(dir, name); atomicfile.SameFile(out, in) {
+				return fmt.Errorf("its file %s would overwrite %s, which it reads: give the job another name or output_dir", out, in)
+			}
+		}
+	}
+	return nil
+}
+
 // upToDate reports whether a job's outputs match its manifest, and lists them.
 func (p *prepared) upToDate(dir string) (bool, []string, int) {
 	m, ok := readManifest(dir)
@@ -498,6 +524,9 @@ func (r *Runner) runJob(ctx context.Context, index int, dir string) (skipped boo
 	if err != nil {
 		return false, 0, err
 	}
+	if err := r.overwrites(p, dir); err != nil {
+		return false, 0, err
+	}
 	if ok, names, n := p.upToDate(dir); ok {
 		return true, n, writeStatus(dir, JobResult{Name: job.Name, Status: Skipped, Outputs: names, Samples: n, Where: where(), Job: job})
 	}
@@ -515,7 +544,7 @@ func (r *Runner) runJob(ctx context.Context, index int, dir string) (skipped boo
 	}
 	written, err := r.finishJob(ctx, p, dir, film, display, ran, device, filepath.Join(dir, "checkpoint.gob"))
 	if err != nil {
-		return false, film.Samples, err
+		return false, film.Samples, keepRendered(err, filepath.Join(dir, "checkpoint.gob"), p.checkpointKey(-1), film)
 	}
 	return false, film.Samples, writeStatus(dir, JobResult{Name: job.Name, Status: Done, Outputs: written, Samples: film.Samples,
 		Seconds: time.Since(start).Seconds(), Where: where(), Job: job})
@@ -527,6 +556,9 @@ func (r *Runner) runSlice(ctx context.Context, u Unit, dir string) (skipped bool
 	job := r.Config.Jobs[u.Job]
 	p, err := r.prepare(job)
 	if err != nil {
+		return false, 0, err
+	}
+	if err := r.overwrites(p, dir); err != nil {
 		return false, 0, err
 	}
 	if ok, _, n := p.upToDate(dir); ok {
@@ -546,10 +578,25 @@ func (r *Runner) runSlice(ctx context.Context, u Unit, dir string) (skipped bool
 	}
 	want.Tracer = render.Tracer(stats)
 	if err := render.WriteSlice(sliceFile(dir, u.Slice, "exr"), film, want, display); err != nil {
-		return false, film.Samples, err
+		return false, film.Samples, keepRendered(err, checkpoint, p.checkpointKey(u.Slice), film)
 	}
 	os.Remove(checkpoint)
 	return false, film.Samples, nil
+}
+
+// samples is slice k's samples, as --samples gives them.
+func (p *prepared) samples(k int) string {
+	first, count := sliceRange(p.job.SPP, k, p.job.Split)
+	return fmt.Sprintf("%d:%d", first, count)
+}
+
+// checkpointKey is what the checkpoint of slice k (−1: the whole job) is
+// of.
+func (p *prepared) checkpointKey(k int) string {
+	if k < 0 {
+		return p.cpKey
+	}
+	return p.cpKey + p.samples(k)
 }
 
 // sliceInfo is what slice k of the job is a slice of.
@@ -713,11 +760,9 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 			return nil, render.Display{}, nil, err
 		}
 	}
-	settings, cpKey := job.Settings, p.cpKey
+	settings, cpKey := job.Settings, p.checkpointKey(slice)
 	if slice >= 0 {
-		first, count := sliceRange(job.SPP, slice, job.Split)
-		settings.Samples = fmt.Sprintf("%d:%d", first, count)
-		cpKey += settings.Samples
+		settings.Samples = p.samples(slice)
 	}
 	var aovs []render.AOV
 	for _, o := range p.outputs {
@@ -749,16 +794,14 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 		}
 		return nil
 	}
-	cp, ok := readCheckpoint(cpPath)
-	current := ok && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height
+	cp, cpErr := readCheckpoint(cpPath)
+	current := cpErr == nil && cp.Key == cpKey && cp.Film.Width == opts.Width && cp.Film.Height == opts.Height
 	switch {
 	case current:
-	case ok:
+	case cpErr == nil:
 		r.note(job.Name)(fmt.Sprintf("its checkpoint (%d samples per pixel) is of other settings, scene files or sertrace build: starting over", cp.Film.Samples))
-	default: // none, or one that does not read
-		if _, err := os.Stat(cpPath); err == nil {
-			r.note(job.Name)("its checkpoint does not read (damaged, or written by an older sertrace in another form): starting over")
-		}
+	case !errors.Is(cpErr, fs.ErrNotExist):
+		r.note(job.Name)(fmt.Sprintf("its checkpoint %s %v: starting over", cpPath, cpErr))
 	}
 	if current {
 		// The split only improves the denoiser: a checkpoint without it
@@ -894,17 +937,24 @@ func (r *Runner) finishJob(ctx context.Context, p *prepared, dir string, film *r
 	return written, nil
 }
 
+// keepRendered keeps a film whose outputs could not be written (a full
+// disk, a folder where a file goes) in its checkpoint, so that the next
+// run writes them without rendering again, and says so in the error.
+func keepRendered(err error, cpPath, key string, film *render.Film) error {
+	if errors.Is(err, ErrInterrupted) {
+		return err // the checkpoint is written
+	}
+	if cerr := writeCheckpoint(cpPath, checkpoint{Key: key, Film: film}); cerr != nil {
+		return fmt.Errorf("%w; and the film rendered could not be kept in a checkpoint either: %v", err, cerr)
+	}
+	return fmt.Errorf("%w; the film rendered (%d samples per pixel) is kept in its checkpoint: the next run writes the outputs without rendering again", err, film.Samples)
+}
+
 // manifest records what a job's outputs were made from.
 type manifest struct {
 	Key     string            `json:"key"` // hash of the settings and the scene's content
 	Outputs map[string]string `json:"outputs"`
 	Samples int               `json:"samples_per_pixel"`
-}
-
-// checkpoint is an interrupted job's (or slice's) accumulation.
-type checkpoint struct {
-	Key  string
-	Film *render.Film
 }
 
 // output is one file a job writes: which AOV, in which format.
@@ -991,23 +1041,6 @@ func fileHash(path string) (string, error) {
 	}
 	s := sha256.Sum256(data)
 	return hex.EncodeToString(s[:]), nil
-}
-
-func readCheckpoint(path string) (checkpoint, bool) {
-	var cp checkpoint
-	b, err := os.ReadFile(path)
-	if err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(&cp) != nil || cp.Film == nil {
-		return cp, false
-	}
-	return cp, cp.Film.Whole()
-}
-
-func writeCheckpoint(path string, cp checkpoint) error {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(cp); err != nil {
-		return err
-	}
-	return atomicfile.WriteBytes(path, b.Bytes())
 }
 
 // writeThumbnail writes a copy of the beauty at most 240 pixels wide.

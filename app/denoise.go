@@ -46,12 +46,12 @@ directly is kept). The output's format follows -o's extension.`,
 			if err := checkDenoiser(v); err != nil {
 				return err
 			}
-			img, missing, err := readDenoiseInput(args[0], v.GetString("albedo"), v.GetString("normal"), v.GetString("depth"))
+			img, warnings, err := readDenoiseInput(args[0], v.GetString("albedo"), v.GetString("normal"), v.GetString("depth"))
 			if err != nil {
 				return err
 			}
-			for _, m := range missing {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s has no %s guide (give --%s): it is taken as neutral, and edges there blur\n", args[0], m, m)
+			for _, w := range warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 			}
 			method, err := denoise.Choose(v.GetString("denoiser"), v.GetInt("denoise-passes"), b, -1, func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), line) })
 			if err != nil {
@@ -90,9 +90,11 @@ directly is kept). The output's format follows -o's extension.`,
 }
 
 // readDenoiseInput gathers the beauty and the guides; guides that are
-// nowhere to be found become neutral (albedo 1, one normal, one depth) and
-// are named in missing.
-func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denoise.Image, missing []string, err error) {
+// nowhere to be found become neutral (albedo 1, one normal, one depth),
+// and pixels no denoiser can weigh (NaN, negative radiance: Repaired) 0,
+// each said in a warning naming the file. A beauty with no pixel left
+// is refused.
+func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denoise.Image, warnings []string, err error) {
 	w, h, ch, err := render.ReadEXR(in, "R", "G", "B", "albedo.R", "albedo.G", "albedo.B",
 		"normal.X", "normal.Y", "normal.Z", "depth.Z", "variance.Y",
 		"diffuse.R", "diffuse.G", "diffuse.B", "specular.R", "specular.G", "specular.B",
@@ -145,6 +147,7 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denois
 			img.Depth, _ = guide(depthPath, "R")
 		}
 	}
+	var missing []string
 	if img.Albedo == nil {
 		img.Albedo = fill(3*n, 1)
 		missing = append(missing, "albedo")
@@ -160,7 +163,22 @@ func readDenoiseInput(in, albedoPath, normalPath, depthPath string) (img *denois
 		img.Depth = fill(n, 1)
 		missing = append(missing, "depth")
 	}
-	return img, missing, nil // a missing variance is estimated from the beauty
+	for _, m := range missing {
+		warnings = append(warnings, fmt.Sprintf("%s has no %s guide (give --%s): it is taken as neutral, and edges there blur", in, m, m))
+	}
+	img, damage, err := img.Repaired()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", in, err)
+	}
+	from := map[string]string{"albedo": albedoPath, "normal": normalPath, "depth": depthPath}
+	for _, d := range damage {
+		file := in
+		if from[d.Layer] != "" {
+			file = from[d.Layer]
+		}
+		warnings = append(warnings, fmt.Sprintf("%s: %v", file, d))
+	}
+	return img, warnings, nil // a missing variance is estimated from the beauty
 }
 
 func interleave(n int, r, g, b []float32) []float32 {

@@ -3,7 +3,6 @@ package denoise
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -18,7 +17,13 @@ type Method func(ctx context.Context, in *Image) ([]float32, error)
 // Regression is the regression (or à-trous) filter with settings s, its
 // regression run by reg.
 func Regression(s Settings, reg Regressor) Method {
-	return func(_ context.Context, in *Image) ([]float32, error) { return DenoiseWith(in.finite(), s, reg) }
+	return func(_ context.Context, in *Image) ([]float32, error) {
+		in, _, err := in.Repaired()
+		if err != nil {
+			return nil, err
+		}
+		return DenoiseWith(in, s, reg)
+	}
 }
 
 // Network is the learned denoiser: OIDN's networks (see denoise/unet),
@@ -28,7 +33,10 @@ func Regression(s Settings, reg Regressor) Method {
 // take a pixel-sized emitter for a firefly), else on the whole beauty.
 func Network(f *unet.Filter) Method {
 	return func(ctx context.Context, in *Image) ([]float32, error) {
-		in = in.finite()
+		in, _, err := in.Repaired()
+		if err != nil {
+			return nil, err
+		}
 		n := 3 * in.Width * in.Height
 		if len(in.Beauty) != n {
 			return nil, fmt.Errorf("denoise: a %dx%d image with %d beauty values", in.Width, in.Height, len(in.Beauty))
@@ -108,7 +116,8 @@ func Resolve(name string) string {
 // run passes times; an error naming the fix when they are missing),
 // "regression" (on the device the render ran on, see On) or "auto" (the
 // network when its weights are installed, else the regression filter,
-// said through note).
+// said through note). Damage the image it is given holds (Repaired) is
+// said through note too.
 func Choose(name string, passes int, backend string, device int, note func(string)) (Method, error) {
 	if err := CheckChoice(name, passes); err != nil {
 		return nil, err
@@ -125,32 +134,27 @@ func Choose(name string, passes int, backend string, device int, note func(strin
 		note(fmt.Sprintf("denoise: no network weights in %s (sertrace weights fetch installs them): using the regression filter", dir))
 		fallthrough
 	case name == "regression":
-		return Regression(Defaults, On(backend, device, note)), nil
+		return saying(Regression(Defaults, On(backend, device, note)), note), nil
 	}
 	f, err := unet.LoadFilter(dir, passes)
 	if err != nil {
 		return nil, err
 	}
-	return Network(f), nil
+	return saying(Network(f), note), nil
 }
 
-// finite is the image with the NaN and infinite values of its light (the
-// beauty and the split) made 0, copied where it has any: one bad value
-// must not spread through a filter.
-func (in *Image) finite() *Image {
-	out := *in
-	for _, buf := range []*[]float32{&out.Beauty, &out.Diffuse, &out.Specular} {
-		if i := slices.IndexFunc(*buf, nonFinite); i >= 0 {
-			c := slices.Clone(*buf)
-			for j := i; j < len(c); j++ {
-				if nonFinite(c[j]) {
-					c[j] = 0
-				}
-			}
-			*buf = c
+// saying is m, saying through note, a line a layer, the damage it finds
+// in an image (Repaired): a film should hold none (it drops what is not
+// finite), and sertrace denoise repairs and names a file's before.
+func saying(m Method, note func(string)) Method {
+	return func(ctx context.Context, in *Image) ([]float32, error) {
+		in, damage, err := in.Repaired()
+		if err != nil {
+			return nil, fmt.Errorf("denoise: %w", err)
 		}
+		for _, d := range damage {
+			note("warning: denoise: " + d.String())
+		}
+		return m(ctx, in)
 	}
-	return &out
 }
-
-func nonFinite(v float32) bool { return math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) }

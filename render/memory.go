@@ -326,10 +326,29 @@ func BandRows(opts Options, layers Layers, backend, setting string) (rows int, b
 	return 0, budget, nil
 }
 
-// GiB writes a size in GB (2^30 bytes), or MB below one.
+// GiB writes a size in the largest unit of which it is at least 1: GB
+// (2^30 bytes) to a tenth, MB or KB (a tenth below 10 of them, whole
+// above), or bytes; a budget of 1K reads 1 KB, not 0 MB.
 func GiB(b uint64) string {
-	if b < 1<<30 {
-		return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
+	for _, u := range []struct {
+		size uint64
+		name string
+	}{{1 << 30, "GB"}, {1 << 20, "MB"}, {1 << 10, "KB"}} {
+		// What would round to 1024 of the unit below is 1 of this one.
+		if b < u.size-u.size>>11 {
+			continue
+		}
+		v := float64(b) / float64(u.size)
+		if u.name == "GB" {
+			return fmt.Sprintf("%.1f GB", v)
+		}
+		if v < 9.95 {
+			return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) + " " + u.name
+		}
+		return fmt.Sprintf("%.0f %s", v, u.name)
 	}
-	return fmt.Sprintf("%.1f GB", float64(b)/(1<<30))
+	if b == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", b)
 }

@@ -65,6 +65,21 @@ func TestCheckMemory(t *testing.T) {
 	}
 }
 
+// TestSizesShowTheirUnit: a size is written in the largest unit of which
+// it is at least 1, so that a budget of 1K is not "0 MB".
+func TestSizesShowTheirUnit(t *testing.T) {
+	for b, want := range map[uint64]string{0: "0 bytes", 1: "1 byte", 1000: "1000 bytes", 1 << 10: "1 KB", 1536: "1.5 KB", 100 << 10: "100 KB",
+		1<<20 - 1: "1 MB", 16 << 20: "16 MB", 500 << 20: "500 MB", 10443000: "10 MB", 10380000: "9.9 MB", 1 << 30: "1.0 GB", 3 << 29: "1.5 GB"} {
+		if got := GiB(b); got != want {
+			t.Errorf("GiB(%d) = %q, want %q", b, got, want)
+		}
+	}
+	_, err := CheckMemory(Options{Width: 64, Height: 64}, BaseLayers, "cpu", false, "1K")
+	if err == nil || !strings.Contains(err.Error(), "more than the memory budget of 1 KB (--memory-budget)") {
+		t.Errorf("a budget of 1K: %v", err)
+	}
+}
+
 // TestSetKeepsLargeSums: Set takes a sum past a sample's clamp (n times a
 // squared luminance of a visible sun) in float64, not through float32.
 func TestSetKeepsLargeSums(t *testing.T) {

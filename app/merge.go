@@ -65,8 +65,7 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 			if err != nil {
 				return err
 			}
-			opts := render.Options{Width: first.Width, Height: first.Height}
-			if _, err := render.CheckMemory(opts, render.AllLayers, "cpu", v.GetBool("denoise"), budget); err != nil {
+			if _, err := render.CheckMergeMemory(first.Width, first.Height, len(args), v.GetBool("denoise"), budget); err != nil {
 				return fmt.Errorf("merging %s: %v", args[0], err)
 			}
 			film, info, err := render.MergeSlices(args)

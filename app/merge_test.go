@@ -204,8 +204,9 @@ func TestEditedSliceIsRefused(t *testing.T) {
 }
 
 // TestMergeOverItsMemoryIsRefused: a merge whose film would pass the memory
-// budget is refused in one line before it reads a slice, and a budget that
-// is not a size is a usage error.
+// budget is refused in one line before it reads a slice, with a merge's
+// advice (it has no --res to make it smaller), and a budget that is not a
+// size is a usage error.
 func TestMergeOverItsMemoryIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	slice := filepath.Join(dir, "a.exr")
@@ -214,8 +215,14 @@ func TestMergeOverItsMemoryIsRefused(t *testing.T) {
 	}
 	out := filepath.Join(dir, "m.exr")
 	code, _, errs := runCLI(t, "merge", "-o", out, "--memory-budget", "16M", slice)
-	if code != 1 || !strings.Contains(errs, "merging "+slice+": a 400x300 render") || !strings.Contains(errs, "more than the memory budget of 16 MB (--memory-budget)") {
+	if code != 1 || !strings.Contains(errs, "merging "+slice+": a 400x300 merge of 1 slice needs about ") ||
+		!strings.Contains(errs, "more than the memory budget of 16 MB (--memory-budget): merge on a machine with more memory, or give a larger --memory-budget") ||
+		strings.Contains(errs, "--res") {
 		t.Fatalf("merge --memory-budget 16M: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "merge", "-o", out, "--memory-budget", "1K", "--denoise", "--denoiser", "regression", slice); code != 1 ||
+		!strings.Contains(errs, "a 400x300 merge of 1 slice, denoised, needs about ") || !strings.Contains(errs, "more than the memory budget of 1 KB (--memory-budget)") {
+		t.Errorf("merge --memory-budget 1K --denoise: exit %d, %s", code, errs)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the refused merge wrote its image")

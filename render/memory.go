@@ -273,23 +273,67 @@ func heldBytes() uint64 {
 // setting gives (MemoryBudget), in one line: what it needs, the budget and
 // what set it, and what to change. It returns the budget (0: none known).
 func CheckMemory(opts Options, layers Layers, backend string, denoised bool, setting string) (uint64, error) {
+	return checkBudget(MemoryNeed(opts, layers, backend, denoised), setting, func(need, budget uint64, from string) string {
+		what := "the beauty"
+		if extra := layers &^ BaseLayers; extra != 0 {
+			what += " with the " + extra.Names() + " layer"
+			if extra&(extra-1) != 0 {
+				what += "s"
+			}
+		}
+		return fmt.Sprintf("a %dx%d render of %s needs about %s, more than the memory budget of %s (%s): render it smaller (--res), ask for fewer AOVs, or give a larger --memory-budget where the memory is there",
+			opts.Width, opts.Height, what, GiB(need), GiB(budget), from)
+	})
+}
+
+// MergeMemoryNeed estimates the memory a merge of slices (MergeSlices)
+// of a width×height render takes: the merged film, of every layer, and
+// the writers' (MemoryNeed's), with the larger of what comes beside the
+// film in turn: the film of the next slice read into it, and where
+// denoised, the denoiser.
+func MergeMemoryNeed(width, height, slices int, denoised bool) uint64 {
+	var reading, denoiser uint64
+	if slices > 1 {
+		reading = FilmBytes(width, height, AllLayers)
+	}
+	if denoised {
+		denoiser = denoiseBytes * uint64(width) * uint64(height)
+	}
+	return MemoryNeed(Options{Width: width, Height: height}, AllLayers, "cpu", false) + max(reading, denoiser)
+}
+
+// CheckMergeMemory is CheckMemory for a merge (MergeMemoryNeed), with a
+// merge's advice: its size and layers are the slices', but its denoiser
+// can run apart, after it.
+func CheckMergeMemory(width, height, slices int, denoised bool, setting string) (uint64, error) {
+	return checkBudget(MergeMemoryNeed(width, height, slices, denoised), setting, func(need, budget uint64, from string) string {
+		what, change := fmt.Sprintf("%d slices", slices), "merge on a machine with more memory"
+		if slices == 1 {
+			what = "1 slice"
+		}
+		if denoised {
+			what += ", denoised,"
+			if MergeMemoryNeed(width, height, slices, false) <= budget && heldBytes()+denoiseBytes*uint64(width)*uint64(height) <= budget {
+				change = "merge without --denoise and denoise the image after (sertrace denoise), " + change
+			}
+		}
+		return fmt.Sprintf("a %dx%d merge of %s needs about %s, more than the memory budget of %s (%s): %s, or give a larger --memory-budget where the memory is there",
+			width, height, what, GiB(need), GiB(budget), from, change)
+	})
+}
+
+// checkBudget refuses a need past the budget the setting gives
+// (MemoryBudget) with the line refused writes; it returns the budget (0:
+// none known).
+func checkBudget(need uint64, setting string, refused func(need, budget uint64, from string) string) (uint64, error) {
 	budget, from, err := MemoryBudget(setting)
 	if err != nil || budget == 0 {
 		return 0, err
 	}
-	need := MemoryNeed(opts, layers, backend, denoised)
 	if need <= budget {
 		return budget, nil
 	}
-	what := "the beauty"
-	if extra := layers &^ BaseLayers; extra != 0 {
-		what += " with the " + extra.Names() + " layer"
-		if extra&(extra-1) != 0 {
-			what += "s"
-		}
-	}
-	return budget, &MemoryError{fmt.Sprintf("a %dx%d render of %s needs about %s, more than the memory budget of %s (%s): render it smaller (--res), ask for fewer AOVs, or give a larger --memory-budget where the memory is there",
-		opts.Width, opts.Height, what, GiB(need), GiB(budget), from)}
+	return budget, &MemoryError{refused(need, budget, from)}
 }
 
 // MaxBandRows caps a band: taller bands save nothing (the scene is

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -77,6 +78,35 @@ func TestSizesShowTheirUnit(t *testing.T) {
 	_, err := CheckMemory(Options{Width: 64, Height: 64}, BaseLayers, "cpu", false, "1K")
 	if err == nil || !strings.Contains(err.Error(), "more than the memory budget of 1 KB (--memory-budget)") {
 		t.Errorf("a budget of 1K: %v", err)
+	}
+}
+
+// TestCheckMergeMemory: a merge past its budget is refused in one line
+// with a merge's advice, never --res or AOVs, which a merge has not; its
+// need counts the slice read into the film where there are two or more,
+// or the denoiser where larger, and where the denoiser alone makes it
+// not fit, the advice is to denoise after.
+func TestCheckMergeMemory(t *testing.T) {
+	const w, h = 2000, 2000
+	film := FilmBytes(w, h, AllLayers)
+	if one, two := MergeMemoryNeed(w, h, 1, false), MergeMemoryNeed(w, h, 2, false); two-one < film-film/100 || two-one > film+film/100 {
+		t.Errorf("the second slice adds %d bytes, its film is %d", two-one, film)
+	}
+	_, err := CheckMergeMemory(w, h, 2, false, "16M")
+	if err == nil || strings.Contains(err.Error(), "--res") || strings.Contains(err.Error(), "AOV") ||
+		!strings.Contains(err.Error(), "a 2000x2000 merge of 2 slices needs about ") ||
+		!strings.Contains(err.Error(), "more than the memory budget of 16 MB (--memory-budget): merge on a machine with more memory, or give a larger --memory-budget where the memory is there") {
+		t.Errorf("a merge over 16 MB: %v", err)
+	}
+	// Room for the merge and for the denoiser alone, not for both.
+	budget := MergeMemoryNeed(w, h, 2, true) - film/2
+	_, err = CheckMergeMemory(w, h, 2, true, fmt.Sprint(budget))
+	if err == nil || !strings.Contains(err.Error(), "a 2000x2000 merge of 2 slices, denoised, needs about ") ||
+		!strings.Contains(err.Error(), "merge without --denoise and denoise the image after (sertrace denoise)") {
+		t.Errorf("a merge that fits but for its denoiser: %v", err)
+	}
+	if _, err := CheckMergeMemory(w, h, 2, false, fmt.Sprint(budget)); err != nil {
+		t.Errorf("the same merge without the denoiser: %v", err)
 	}
 }
 

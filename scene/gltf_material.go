@@ -41,7 +41,7 @@ type decodedImage struct {
 // materials converts every glTF material.
 func (l *loader) materials() error {
 	for i, m := range l.doc.Materials {
-		mat, err := l.material(m)
+		mat, err := l.material(fmt.Sprintf("material %d (%s)", i, m.Name), m)
 		if err != nil {
 			return fmt.Errorf("material %d (%s): %w", i, m.Name, err)
 		}
@@ -60,7 +60,8 @@ func (l *loader) defaultMaterial() int {
 	return l.defaultMat
 }
 
-func (l *loader) material(m *gltf.Material) (Material, error) {
+// material converts m, named in warnings as what.
+func (l *loader) material(what string, m *gltf.Material) (Material, error) {
 	out := DefaultMaterial()
 	out.Name = m.Name
 	var err error
@@ -79,11 +80,11 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		out.BaseColor = Vec4{clamp01(d[0]), clamp01(d[1]), clamp01(d[2]), clamp01(d[3])}
 		out.SpecularColor = Vec3{clamp01(sf[0]), clamp01(sf[1]), clamp01(sf[2])}
 		out.Glossiness = clamp01(sg.GlossinessFactor)
-		if out.BaseColorTexture, err = l.textureInfo(sg.DiffuseTexture, SRGB, "diffuseTexture"); err != nil {
+		if out.BaseColorTexture, err = l.textureInfo(what, sg.DiffuseTexture, SRGB, "diffuseTexture"); err != nil {
 			return out, err
 		}
 		// RGB: the specular colour, sRGB-encoded; A: the glossiness, linear.
-		if out.SpecularColorTexture, err = l.textureInfo(sg.SpecularGlossinessTexture, SRGB, "specularGlossinessTexture"); err != nil {
+		if out.SpecularColorTexture, err = l.textureInfo(what, sg.SpecularGlossinessTexture, SRGB, "specularGlossinessTexture"); err != nil {
 			return out, err
 		}
 	}
@@ -100,16 +101,16 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		if pbr.RoughnessFactor != nil {
 			out.Roughness = clamp01(*pbr.RoughnessFactor)
 		}
-		if out.BaseColorTexture, err = l.textureInfo(pbr.BaseColorTexture, SRGB, "baseColorTexture"); err != nil {
+		if out.BaseColorTexture, err = l.textureInfo(what, pbr.BaseColorTexture, SRGB, "baseColorTexture"); err != nil {
 			return out, err
 		}
-		if out.MetallicRoughnessTex, err = l.textureInfo(pbr.MetallicRoughnessTexture, Linear, "metallicRoughnessTexture"); err != nil {
+		if out.MetallicRoughnessTex, err = l.textureInfo(what, pbr.MetallicRoughnessTexture, Linear, "metallicRoughnessTexture"); err != nil {
 			return out, err
 		}
 	}
 	if t := m.NormalTexture; t != nil && t.Index != nil {
 		info := &gltf.TextureInfo{Index: *t.Index, TexCoord: t.TexCoord, Extensions: t.Extensions}
-		if out.NormalTexture, err = l.textureInfo(info, Linear, "normalTexture"); err != nil {
+		if out.NormalTexture, err = l.textureInfo(what, info, Linear, "normalTexture"); err != nil {
 			return out, err
 		}
 		if t.Scale != nil && finite(*t.Scale) {
@@ -118,14 +119,14 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 	}
 	if t := m.OcclusionTexture; t != nil && t.Index != nil {
 		info := &gltf.TextureInfo{Index: *t.Index, TexCoord: t.TexCoord, Extensions: t.Extensions}
-		if out.OcclusionTexture, err = l.textureInfo(info, Linear, "occlusionTexture"); err != nil {
+		if out.OcclusionTexture, err = l.textureInfo(what, info, Linear, "occlusionTexture"); err != nil {
 			return out, err
 		}
 		if t.Strength != nil {
 			out.OcclusionStrength = clamp01(*t.Strength)
 		}
 	}
-	if out.EmissiveTexture, err = l.textureInfo(m.EmissiveTexture, SRGB, "emissiveTexture"); err != nil {
+	if out.EmissiveTexture, err = l.textureInfo(what, m.EmissiveTexture, SRGB, "emissiveTexture"); err != nil {
 		return out, err
 	}
 	strength := 1.0
@@ -159,7 +160,7 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		return out, err
 	} else if t != nil {
 		out.Transmission = clamp01(t.TransmissionFactor)
-		if out.TransmissionTexture, err = l.textureInfo(t.TransmissionTexture, Linear, "transmissionTexture"); err != nil {
+		if out.TransmissionTexture, err = l.textureInfo(what, t.TransmissionTexture, Linear, "transmissionTexture"); err != nil {
 			return out, err
 		}
 	}
@@ -181,7 +182,7 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		// Zero thickness means thin-walled, as if there were no volume.
 		out.Volume = v.ThicknessFactor > 0
 		out.Thickness = float32(v.ThicknessFactor)
-		if out.ThicknessTexture, err = l.textureInfo(v.ThicknessTexture, Linear, "thicknessTexture"); err != nil {
+		if out.ThicknessTexture, err = l.textureInfo(what, v.ThicknessTexture, Linear, "thicknessTexture"); err != nil {
 			return out, err
 		}
 		if d := v.AttenuationDistance; d != nil {
@@ -207,10 +208,10 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		}
 		out.Specular = clamp01(sp.SpecularFactor)
 		out.SpecularColor = Vec3{float32(c[0]), float32(c[1]), float32(c[2])} // may exceed 1: it scales F0
-		if out.SpecularTexture, err = l.textureInfo(sp.SpecularTexture, Linear, "specularTexture"); err != nil {
+		if out.SpecularTexture, err = l.textureInfo(what, sp.SpecularTexture, Linear, "specularTexture"); err != nil {
 			return out, err
 		}
-		if out.SpecularColorTexture, err = l.textureInfo(sp.SpecularColorTexture, SRGB, "specularColorTexture"); err != nil {
+		if out.SpecularColorTexture, err = l.textureInfo(what, sp.SpecularColorTexture, SRGB, "specularColorTexture"); err != nil {
 			return out, err
 		}
 	}
@@ -235,10 +236,10 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		}
 		out.Iridescence, out.IridescenceIOR = clamp01(ir.IridescenceFactor), float32(ir.IridescenceIOR)
 		out.IridescenceThicknessMin, out.IridescenceThicknessMax = float32(ir.IridescenceThicknessMinimum), float32(ir.IridescenceThicknessMaximum)
-		if out.IridescenceTexture, err = l.textureInfo(ir.IridescenceTexture, Linear, "iridescenceTexture"); err != nil {
+		if out.IridescenceTexture, err = l.textureInfo(what, ir.IridescenceTexture, Linear, "iridescenceTexture"); err != nil {
 			return out, err
 		}
-		if out.IridescenceThicknessTexture, err = l.textureInfo(ir.IridescenceThicknessTexture, Linear, "iridescenceThicknessTexture"); err != nil {
+		if out.IridescenceThicknessTexture, err = l.textureInfo(what, ir.IridescenceThicknessTexture, Linear, "iridescenceThicknessTexture"); err != nil {
 			return out, err
 		}
 	}
@@ -249,7 +250,7 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 			return out, fmt.Errorf("%s factors must be finite", extAnisotropy)
 		}
 		out.AnisotropyStrength, out.AnisotropyRotation = clamp01(a.AnisotropyStrength), float32(a.AnisotropyRotation)
-		if out.AnisotropyTexture, err = l.textureInfo(a.AnisotropyTexture, Linear, "anisotropyTexture"); err != nil {
+		if out.AnisotropyTexture, err = l.textureInfo(what, a.AnisotropyTexture, Linear, "anisotropyTexture"); err != nil {
 			return out, err
 		}
 	}
@@ -262,10 +263,10 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 		}
 		out.DiffuseTransmission = clamp01(dt.DiffuseTransmissionFactor)
 		out.DiffuseTransmissionColor = Vec3{clamp01(c[0]), clamp01(c[1]), clamp01(c[2])}
-		if out.DiffuseTransmissionTexture, err = l.textureInfo(dt.DiffuseTransmissionTexture, Linear, "diffuseTransmissionTexture"); err != nil {
+		if out.DiffuseTransmissionTexture, err = l.textureInfo(what, dt.DiffuseTransmissionTexture, Linear, "diffuseTransmissionTexture"); err != nil {
 			return out, err
 		}
-		if out.DiffuseTransmissionColorTexture, err = l.textureInfo(dt.DiffuseTransmissionColorTexture, SRGB, "diffuseTransmissionColorTexture"); err != nil {
+		if out.DiffuseTransmissionColorTexture, err = l.textureInfo(what, dt.DiffuseTransmissionColorTexture, SRGB, "diffuseTransmissionColorTexture"); err != nil {
 			return out, err
 		}
 	}
@@ -277,10 +278,10 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 			return out, fmt.Errorf("%s factors must be finite", extSheen)
 		}
 		out.SheenColor, out.SheenRoughness = Vec3{clamp01(c[0]), clamp01(c[1]), clamp01(c[2])}, clamp01(sh.SheenRoughnessFactor)
-		if out.SheenColorTexture, err = l.textureInfo(sh.SheenColorTexture, SRGB, "sheenColorTexture"); err != nil {
+		if out.SheenColorTexture, err = l.textureInfo(what, sh.SheenColorTexture, SRGB, "sheenColorTexture"); err != nil {
 			return out, err
 		}
-		if out.SheenRoughnessTexture, err = l.textureInfo(sh.SheenRoughnessTexture, Linear, "sheenRoughnessTexture"); err != nil {
+		if out.SheenRoughnessTexture, err = l.textureInfo(what, sh.SheenRoughnessTexture, Linear, "sheenRoughnessTexture"); err != nil {
 			return out, err
 		}
 	}
@@ -291,15 +292,15 @@ func (l *loader) material(m *gltf.Material) (Material, error) {
 			return out, fmt.Errorf("%s factors must be finite", extClearcoat)
 		}
 		out.Clearcoat, out.ClearcoatRoughness = clamp01(c.ClearcoatFactor), clamp01(c.ClearcoatRoughnessFactor)
-		if out.ClearcoatTexture, err = l.textureInfo(c.ClearcoatTexture, Linear, "clearcoatTexture"); err != nil {
+		if out.ClearcoatTexture, err = l.textureInfo(what, c.ClearcoatTexture, Linear, "clearcoatTexture"); err != nil {
 			return out, err
 		}
-		if out.ClearcoatRoughnessTexture, err = l.textureInfo(c.ClearcoatRoughnessTexture, Linear, "clearcoatRoughnessTexture"); err != nil {
+		if out.ClearcoatRoughnessTexture, err = l.textureInfo(what, c.ClearcoatRoughnessTexture, Linear, "clearcoatRoughnessTexture"); err != nil {
 			return out, err
 		}
 		if t := c.ClearcoatNormalTexture; t != nil && t.Index != nil {
 			info := &gltf.TextureInfo{Index: *t.Index, TexCoord: t.TexCoord, Extensions: t.Extensions}
-			if out.ClearcoatNormalTexture, err = l.textureInfo(info, Linear, "clearcoatNormalTexture"); err != nil {
+			if out.ClearcoatNormalTexture, err = l.textureInfo(what, info, Linear, "clearcoatNormalTexture"); err != nil {
 				return out, err
 			}
 			if t.Scale != nil && finite(*t.Scale) {
@@ -366,8 +367,14 @@ func clamp01(v float64) float32 {
 	return float32(min(max(v, 0), 1))
 }
 
-// textureInfo resolves a material's texture slot.
-func (l *loader) textureInfo(info *gltf.TextureInfo, space ColorSpace, slot string) (TextureRef, error) {
+// maxUVTransform bounds a KHR_texture_transform's offset and scale: past
+// it a float32 UV of about 1 keeps fewer than 16 steps of a repeat (the
+// texture is noise, or one texel), and past float32's range none at all
+// (UV·scale overflows, and the material renders black).
+const maxUVTransform = 1e6
+
+// textureInfo resolves material what's texture slot.
+func (l *loader) textureInfo(what string, info *gltf.TextureInfo, space ColorSpace, slot string) (TextureRef, error) {
 	if info == nil {
 		return NoTexture, nil
 	}
@@ -376,10 +383,16 @@ func (l *loader) textureInfo(info *gltf.TextureInfo, space ColorSpace, slot stri
 	if tt, err := extension[texturetransform.TextureTransform](info.Extensions, texturetransform.ExtensionName); err != nil {
 		return ref, fmt.Errorf("%s: %w", slot, err)
 	} else if tt != nil {
-		if !finite(tt.Offset[0], tt.Offset[1], tt.Rotation, tt.Scale[0], tt.Scale[1]) {
-			return ref, fmt.Errorf("%s: %s is not finite", slot, texturetransform.ExtensionName)
+		if bad := uvTransformOutOfRange(tt); bad != nil {
+			verb := "is"
+			if len(bad) > 1 {
+				verb = "are"
+			}
+			l.warn("%s: %s's %s %s %s not finite or past ±%g, where float32 UVs keep nothing of the texture: the texture is mapped without it",
+				what, slot, texturetransform.ExtensionName, strings.Join(bad, " and "), verb, maxUVTransform)
+		} else {
+			ref.Transform = uvTransform(tt.Offset, tt.Rotation, tt.Scale)
 		}
-		ref.Transform = uvTransform(tt.Offset, tt.Rotation, tt.Scale)
 		if tt.TexCoord != nil {
 			ref.TexCoord = *tt.TexCoord
 		}
@@ -394,6 +407,30 @@ func (l *loader) textureInfo(info *gltf.TextureInfo, space ColorSpace, slot stri
 	}
 	ref.Texture = t
 	return ref, nil
+}
+
+// uvTransformOutOfRange names the values of tt that are not finite or
+// past ±maxUVTransform (a rotation need only be finite), or is nil.
+func uvTransformOutOfRange(tt *texturetransform.TextureTransform) []string {
+	inRange := func(vs ...float64) bool {
+		for _, v := range vs {
+			if !(math.Abs(v) <= maxUVTransform) {
+				return false
+			}
+		}
+		return true
+	}
+	var bad []string
+	if !inRange(tt.Offset[:]...) {
+		bad = append(bad, fmt.Sprintf("offset [%g, %g]", tt.Offset[0], tt.Offset[1]))
+	}
+	if !finite(tt.Rotation) {
+		bad = append(bad, fmt.Sprintf("rotation %g", tt.Rotation))
+	}
+	if !inRange(tt.Scale[:]...) {
+		bad = append(bad, fmt.Sprintf("scale [%g, %g]", tt.Scale[0], tt.Scale[1]))
+	}
+	return bad
 }
 
 // uvTransform is KHR_texture_transform's translation · rotation · scale as a

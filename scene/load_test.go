@@ -171,6 +171,44 @@ func TestTextureTransformMatrix(t *testing.T) {
 	}
 }
 
+// TestTextureTransformOutOfRange: a KHR_texture_transform whose offset or
+// scale passes ±1e6 (3e38 and 1e300 overflow float32, and the material
+// rendered black) is dropped, the texture mapped without it, with a
+// warning naming the material, the slot and the values; one within the
+// bounds is kept.
+func TestTextureTransformOutOfRange(t *testing.T) {
+	doc := texturedDoc(dataURI(pngBytes(t, 2, 2)))
+	transform := func(tt map[string]any) map[string]any {
+		return map[string]any{"index": 0, "extensions": map[string]any{"KHR_texture_transform": tt}}
+	}
+	doc["materials"] = []any{map[string]any{"name": "tiles",
+		"pbrMetallicRoughness": map[string]any{
+			"baseColorTexture":         transform(map[string]any{"scale": []any{1e300, 1}}),
+			"metallicRoughnessTexture": transform(map[string]any{"offset": []any{1e6, -1e6}, "scale": []any{-1e6, 0}, "rotation": 1e9}),
+		},
+		"emissiveTexture": transform(map[string]any{"offset": []any{0, 3e38}, "scale": []any{2e6, 1}}),
+	}}
+	doc["extensionsUsed"] = []any{"KHR_texture_transform"}
+	sc, err := Decode(encode(t, doc), "transform.gltf", NoResources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"material 0 (tiles): baseColorTexture's KHR_texture_transform scale [1e+300, 1] is not finite or past ±1e+06, where float32 UVs keep nothing of the texture: the texture is mapped without it",
+		"material 0 (tiles): emissiveTexture's KHR_texture_transform offset [0, 3e+38] and scale [2e+06, 1] are not finite or past ±1e+06, where float32 UVs keep nothing of the texture: the texture is mapped without it",
+	}
+	if !slices.Equal(sc.Warnings, want) {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(sc.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+	m := sc.Materials[0]
+	if m.BaseColorTexture.Transform != NoTexture.Transform || m.EmissiveTexture.Transform != NoTexture.Transform || !m.BaseColorTexture.Valid() {
+		t.Errorf("the dropped transforms: %v, %v", m.BaseColorTexture.Transform, m.EmissiveTexture.Transform)
+	}
+	if got, want := m.MetallicRoughnessTex.Transform, uvTransform([2]float64{1e6, -1e6}, 1e9, [2]float64{-1e6, 0}); got != want {
+		t.Errorf("a transform within the bounds: %v, want %v", got, want)
+	}
+}
+
 // TestFramingCameraSeesTheScene: every corner of the bounds projects inside
 // the default camera's view.
 func TestFramingCameraSeesTheScene(t *testing.T) {

@@ -11,18 +11,19 @@ import (
 // through a filter (a NaN makes its whole window NaN; a radiance of
 // -1e30 or 1e38 outweighs every neighbour). They are taken as 0.
 type Damage struct {
-	Layer         string // as an EXR names it: beauty, albedo, diffuse_variance, …
-	Pixels, Total int    // damaged pixels, and the layer's
-	X, Y          int    // the first damaged pixel, rows from the top
-	Value         float32
-	NotFinite     bool // NaN or infinite values among them
-	Negative      bool // negative radiance or albedo
-	TooBright     bool // radiance above MaxRadiance
+	Layer         string  // as an EXR names it: beauty, albedo, diffuse_variance, …
+	Pixels, Total int     // damaged pixels, and the layer's
+	X, Y          int     // the first damaged pixel, rows from the top
+	Value         float32 // its first damaged value
+	NotFinite     bool    // NaN or infinite values among them
+	Negative      bool    // negative radiance or albedo
+	TooBright     bool    // radiance above MaxRadiance
 }
 
 // MaxRadiance is the most radiance a pixel can hold: what render's film
-// clamps a sample to (2^62). Above it a value was never a measurement,
-// and the filters' float32 sums of it near overflow.
+// clamps a sample to (2^62). Above it a value was never a measurement, and
+// the filters' float32 arithmetic is not far from overflowing (one pixel
+// of 3e38 made every pixel of the regression filter's output infinite).
 const MaxRadiance = 0x1p62
 
 func (d Damage) String() string { return d.found() + ": taken as 0" }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -36,12 +35,9 @@ directly is kept). The output's format follows -o's extension.`,
 			}
 			// Nothing the denoiser reads may be what it writes: the input
 			// (a slice's sums and header) would be gone.
-			if to, err := os.Stat(out); err == nil {
-				for _, in := range []string{args[0], v.GetString("albedo"), v.GetString("normal"), v.GetString("depth")} {
-					if from, err := os.Stat(in); in != "" && err == nil && os.SameFile(from, to) {
-						return usagef("-o %s is the input %s: write the denoised image elsewhere", out, in)
-					}
-				}
+			inputs := []file{{"the input", args[0]}, {"--albedo", v.GetString("albedo")}, {"--normal", v.GetString("normal")}, {"--depth", v.GetString("depth")}}
+			if err := checkOutputs([]file{{"-o", out}}, inputs); err != nil {
+				return err
 			}
 			if err := checkDenoiser(v); err != nil {
 				return err

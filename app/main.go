@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/viper"
 
 	"sertrace/atomicfile"
+	"sertrace/render"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; without
@@ -85,8 +86,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	intr := catchInterrupts(stderr)
 	defer intr.release()
-	atomicfile.Note = func(line string) { fmt.Fprintf(stderr, "%s: %s\n", programName, line) }
-	defer func() { atomicfile.Note = nil }()
+	atomicfile.Removed = func(path string, size int64) {
+		fmt.Fprintf(stderr, "%s: removed %s (%s), left unfinished by a sertrace that was killed while writing it\n", programName, path, render.GiB(uint64(size)))
+	}
+	defer func() { atomicfile.Removed = nil }()
 	err := root.ExecuteContext(context.WithValue(context.Background(), interruptsKey{}, intr))
 	if err == nil {
 		return exitOK

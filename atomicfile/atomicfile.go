@@ -23,9 +23,9 @@ import (
 	"syscall"
 )
 
-// Note is told, a line each, the temporaries of killed writers that a
-// write removes; nil drops them.
-var Note func(string)
+// Removed is told each temporary of a killed writer that a write removes,
+// and its size, for the command to say so; nil says nothing.
+var Removed func(path string, size int64)
 
 // Temp is a file being written under a temporary name, until Commit
 // renames it onto its target or Discard removes it.
@@ -267,31 +267,17 @@ func Claim(path string) (*os.File, error) {
 	return f, nil
 }
 
-// RemoveStale removes the temporaries Stale finds, telling Note each.
+// RemoveStale removes the temporaries Stale finds, telling Removed each.
 func RemoveStale(path string) {
 	for _, p := range Stale(path) {
 		fi, err := os.Stat(p)
 		if err != nil || os.Remove(p) != nil {
 			continue
 		}
-		if Note != nil {
-			Note(fmt.Sprintf("removed %s (%s), the unfinished %s of a sertrace that was killed while writing it",
-				p, Size(fi.Size()), filepath.Base(strings.TrimSuffix(p, filepath.Ext(p)))[1:]))
+		if Removed != nil {
+			Removed(p, fi.Size())
 		}
 	}
-}
-
-// Size says a number of bytes in the unit that shows it.
-func Size(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // flock takes a lock on f, retrying when a signal interrupts the call.

@@ -110,15 +110,20 @@ func (i *interrupts) take(sig os.Signal) {
 			fmt.Fprintf(i.stderr, "%s: %s: %s (interrupt again to stop at once)\n", programName, name, i.stopping)
 		}
 	case i.writing != "":
-		aborted := atomicfile.Abort()
-		fmt.Fprintf(i.stderr, "%s: %s again while writing %s: aborted; the files not finished (%s) are not written\n",
-			programName, name, i.writing, orNone(aborted))
+		fmt.Fprintf(i.stderr, "%s: %s again while writing %s: aborted%s\n", programName, name, i.writing, unfinished(atomicfile.Abort()))
 		i.exit(exitFailed)
 	default:
-		aborted := atomicfile.Abort()
-		fmt.Fprintf(i.stderr, "%s: %s: stopped; the files not finished (%s) are not written\n", programName, name, orNone(aborted))
+		fmt.Fprintf(i.stderr, "%s: %s: stopped%s\n", programName, name, unfinished(atomicfile.Abort()))
 		i.exit(exitFailed)
 	}
+}
+
+// unfinished says which files an abort left unwritten, if any.
+func unfinished(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	return "; not written, as they were not finished: " + strings.Join(paths, ", ")
 }
 
 func signalName(sig os.Signal) string {
@@ -126,11 +131,4 @@ func signalName(sig os.Signal) string {
 		return "SIGTERM"
 	}
 	return "interrupted"
-}
-
-func orNone(paths []string) string {
-	if len(paths) == 0 {
-		return "none"
-	}
-	return strings.Join(paths, ", ")
 }

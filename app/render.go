@@ -381,12 +381,16 @@ func renderBands(ctx context.Context, intr *interrupts, j *job.Job, settings ren
 			continue
 		}
 		fi, _ := f.Stat()
-		if n, err := render.BandsDone(f, fi.Size(), key); err == nil && n > from {
+		n, err := render.BandsDone(f, fi.Size(), key)
+		if err == nil && n > from {
 			if resumed != nil {
 				resumed.Close()
 			}
 			from, resumed, size = n, f, fi.Size()
 			continue
+		}
+		if err != nil && !errors.Is(err, render.ErrOtherRender) {
+			note(fmt.Sprintf("%s: the render in bands that a killed run left in %s does not read (%v): it is not continued", out, p, err))
 		}
 		f.Close()
 	}
@@ -401,14 +405,24 @@ func renderBands(ctx context.Context, intr *interrupts, j *job.Job, settings ren
 	}
 	bw, err := render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP, key)
 	if err == nil && resumed != nil {
-		note(fmt.Sprintf("%s: continuing the render in bands that a killed run left in %s: its rows 0..%d are kept", out, resumed.Name(), from-1))
-		if err = bw.Copy(resumed, size, from); err == nil {
-			os.Remove(resumed.Name())
+		if cerr := bw.Copy(resumed, size, from); cerr == nil {
+			note(fmt.Sprintf("%s: continuing the render in bands that a killed run left in %s: its rows 0..%d are kept", out, resumed.Name(), from-1))
+		} else {
+			// Damaged: the render starts over, in a new file.
+			note(fmt.Sprintf("%s: the render in bands that a killed run left in %s does not read (%v): starting over", out, resumed.Name(), cerr))
+			t.Discard()
+			from = 0
+			if t, err = atomicfile.Create(out); err == nil {
+				bw, err = render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP, key)
+			}
 		}
+		os.Remove(resumed.Name())
 		resumed.Close()
 	}
 	if err != nil {
-		t.Discard()
+		if t != nil {
+			t.Discard()
+		}
 		return nil, nil, 0, fmt.Errorf("write %s: %w", out, err)
 	}
 	done = from

@@ -117,8 +117,8 @@ func TestKilledBandsContinue(t *testing.T) {
 	}
 	dir := t.TempDir()
 	args := func(out string) []string {
-		return []string{"render", "../scenes/cornell.glb", "-o", out, "--spp", "24", "--res", "96x256", "--max-depth", "3",
-			"--memory-budget", "4M", "--backend", "cpu", "--accel", "bvh", "--threads", "1"}
+		return []string{"render", "../scenes/cornell.glb", "-o", out, "--spp", "4", "--res", "512x512", "--max-depth", "2",
+			"--memory-budget", "8M", "--backend", "cpu", "--accel", "bvh", "--threads", "1"}
 	}
 	want := filepath.Join(dir, "whole.exr")
 	// In a process of its own, as the runs below (the budget counts the
@@ -137,6 +137,11 @@ func TestKilledBandsContinue(t *testing.T) {
 	if len(killed) != 1 {
 		t.Fatalf("the killed render left %v", killed)
 	}
+	// Kept for later, damaged in its rows.
+	damaged, _ := os.ReadFile(killed[0])
+	for i := 4096; i < len(damaged); i += 512 { // past the header, in every chunk
+		damaged[i] ^= 0x5a
+	}
 	other := filepath.Join(dir, ".shot.exr.777")
 	os.WriteFile(other, []byte("another run's"), 0o644)
 	again, stderr := startCLI(t, args(out)...)
@@ -147,8 +152,23 @@ func TestKilledBandsContinue(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	got, _ := os.ReadFile(out)
-	if wantBytes, _ := os.ReadFile(want); !bytes.Equal(got, wantBytes) {
+	wantBytes, _ := os.ReadFile(want)
+	if !bytes.Equal(got, wantBytes) {
 		t.Errorf("the continued render (%d bytes) differs from the render in one go (%d bytes)", len(got), len(wantBytes))
+	}
+	if left := temporaries(out); len(left) > 0 {
+		t.Errorf("files left: %v", left)
+	}
+	// A killed run's file that does not read is said, and the render
+	// starts over to the same image.
+	os.Remove(out)
+	os.WriteFile(killed[0], damaged, 0o600)
+	again, stderr = startCLI(t, args(out)...)
+	if code := exitOf(t, again); code != 0 || !strings.Contains(stderr.String(), "that a killed run left in "+killed[0]+" does not read") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, wantBytes) {
+		t.Errorf("the render started over (%d bytes) differs from the render in one go", len(got))
 	}
 	if left := temporaries(out); len(left) > 0 {
 		t.Errorf("files left: %v", left)
@@ -163,8 +183,8 @@ func TestInterruptedBands(t *testing.T) {
 		t.Skip("starts a child process")
 	}
 	out := filepath.Join(t.TempDir(), "shot.exr")
-	cmd, stderr := startCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--spp", "64", "--res", "96x256", "--max-depth", "3",
-		"--memory-budget", "4M", "--backend", "cpu", "--accel", "bvh", "--threads", "1")
+	cmd, stderr := startCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--spp", "16", "--res", "512x512", "--max-depth", "2",
+		"--memory-budget", "8M", "--backend", "cpu", "--accel", "bvh", "--threads", "1")
 	waitFor(t, cmd, "bands", func() bool { return rowsDone(temporaries(out)) >= 32 })
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := exitOf(t, cmd); code != 1 || !strings.Contains(stderr.String(), "interrupted: wrote a partial image to "+out+", marked partial: rows 0..") ||

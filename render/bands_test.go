@@ -1,6 +1,8 @@
 package render
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -199,6 +201,14 @@ func TestKilledBandsAreContinued(t *testing.T) {
 		if err != nil || rows != 48 {
 			t.Fatalf("the killed file holds %d rows (%v), want the 48 of its whole bands", rows, err)
 		}
+		// One bit flipped in those rows' chunks is found.
+		b, _ := os.ReadFile(killed.Name())
+		var start, end int64
+		fmt.Sscanf(headerString(t, b, bandsSumAttribute), "%x-%x-", &start, &end)
+		b[(start+end)/2] ^= 1
+		if _, err := BandsDone(bytes.NewReader(b), int64(len(b)), "render A"); err == nil || !strings.Contains(err.Error(), "damaged") {
+			t.Errorf("a flipped bit in the rows done: %v", err)
+		}
 		out := filepath.Join(dir, "continued.exr")
 		err = atomicfile.Write(out, func(w io.WriteSeeker) error {
 			bw, err := NewBandWriter(w, f.Width, f.Height, f.Held(), halfFloat, f.Samples, "render A")
@@ -230,4 +240,59 @@ func TestKilledBandsAreContinued(t *testing.T) {
 			t.Errorf("the continued file is marked partial %d", p)
 		}
 	}
+}
+
+// FuzzContinueBands: whatever the unfinished file a run would continue
+// holds (damage, a hostile file named like one), counting its rows and
+// copying them gives rows or an error, never a panic or a read past the
+// image.
+func FuzzContinueBands(f *testing.F) {
+	film := noisyFilm(20, 40, GuideLayers)
+	killed := filepath.Join(f.TempDir(), "killed.exr")
+	out, err := os.Create(killed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	bw, err := NewBandWriter(out, film.Width, film.Height, film.Held(), true, film.Samples, "k")
+	if err != nil {
+		f.Fatal(err)
+	}
+	bw.Write(bandOf(film, 0, 16))
+	out.Close()
+	seed, _ := os.ReadFile(killed)
+	f.Add(seed)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := bytes.NewReader(data)
+		rows, err := BandsDone(r, int64(len(data)), "k")
+		if err != nil {
+			return
+		}
+		if rows < 0 || rows > film.Height {
+			t.Fatalf("%d rows done of %d", rows, film.Height)
+		}
+		w, err := os.Create(filepath.Join(t.TempDir(), "continued.exr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		bw, err := NewBandWriter(w, film.Width, film.Height, film.Held(), true, film.Samples, "k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw.Copy(r, int64(len(data)), rows)
+	})
+}
+
+// headerString is a string attribute of the EXR in b.
+func headerString(t *testing.T, b []byte, name string) string {
+	t.Helper()
+	f, err := exr.OpenReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := f.Header(0).Get(name)
+	if a == nil {
+		t.Fatalf("no %s", name)
+	}
+	return a.Value.(string)
 }

@@ -38,14 +38,14 @@ speedup.png and per-pixel cost heatmaps to --out.`,
 			if accel != "" {
 				cfg.Accel = accel
 			}
-			ctx := interruptsOf(cmd).stage("")
+			ctx := interruptsOf(cmd).stage("the benchmark stops")
 			stderr := cmd.ErrOrStderr()
 			res, err := bench.Run(ctx, cfg, version, func(s string) { fmt.Fprintln(stderr, s) })
 			if err != nil {
 				return err
 			}
 			out := v.GetString("out")
-			_, done := interruptsOf(cmd).write(out)
+			done := interruptsOf(cmd).write(out)
 			defer done()
 			if err := bench.Write(out, res); err != nil {
 				return err

@@ -35,7 +35,7 @@ directly is kept). The output's format follows -o's extension.`,
 			}
 			// Nothing the denoiser reads may be what it writes: the input
 			// (a slice's sums and header) would be gone.
-			inputs := []file{{"the input", args[0]}, {"--albedo", v.GetString("albedo")}, {"--normal", v.GetString("normal")}, {"--depth", v.GetString("depth")}}
+			inputs := []file{{"the input", args[0]}, {"--albedo", v.GetString("albedo")}, {"--normal", v.GetString("normal")}, {"--depth", v.GetString("depth")}, {"--config", v.ConfigFileUsed()}}
 			if err := checkOutputs([]file{{"-o", out}}, inputs); err != nil {
 				return err
 			}
@@ -67,7 +67,7 @@ directly is kept). The output's format follows -o's extension.`,
 			for i, d := range img.Depth {
 				film.Sums[render.LayerDepth].Set(i, float64(d))
 			}
-			_, done := interruptsOf(cmd).write(out)
+			done := interruptsOf(cmd).write(out)
 			defer done()
 			if err := render.Write(out, film, render.Display{}); err != nil {
 				return err

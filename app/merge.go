@@ -41,7 +41,7 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 			}
 			// Nothing the merge writes may be one of its slices, or another
 			// of its outputs.
-			var inputs []file
+			inputs := []file{{"--config", v.ConfigFileUsed()}}
 			for _, in := range args {
 				inputs = append(inputs, file{"one of the slices", in})
 			}
@@ -74,8 +74,8 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 			}
 			s := info.Settings
 			display := render.Display{Exposure: s.Exposure, ToneMap: s.ToneMap, HalfFloat: s.EXRPrecision == "half"}
-			ctx, done := interruptsOf(cmd).write(out)
-			written, err := writeImages(ctx, stderr, v, out, film, display, aovs, "cpu", -1)
+			done := interruptsOf(cmd).write(out)
+			written, err := writeImages(stderr, v, out, film, display, aovs, "cpu", -1)
 			done()
 			if err != nil {
 				return err

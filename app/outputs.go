@@ -28,8 +28,10 @@ func checkOutputs(outputs, inputs []file) error {
 			return usagef("%s %s is a folder: name the file to write", out.what, out.path)
 		}
 		dir := filepath.Dir(out.path)
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(dir); err != nil {
 			return usagef("%s %s: the folder %s does not exist", out.what, out.path, dir)
+		} else if !fi.IsDir() {
+			return usagef("%s %s: %s is not a folder", out.what, out.path, dir)
 		}
 		for _, in := range inputs {
 			if in.path != "" && atomicfile.SameFile(out.path, in.path) {

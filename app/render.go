@@ -148,7 +148,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		}
 	}
 	if path := v.GetString("cpuprofile"); path != "" {
-		stop, err := startCPUProfile(path)
+		stop, err := startCPUProfile(path, stderr)
 		if err != nil {
 			return err
 		}
@@ -162,11 +162,11 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		}
 		fmt.Fprintln(stderr, line)
 	}
-	ctx := intr.stage("the render stops at the end of its pass, and what it rendered is written")
 	j, err := job.Prepare(job.Spec{Scene: scenePath, Settings: settings, AOVs: aovs, Note: note})
 	if err != nil {
 		return settingError(err)
 	}
+	ctx := intr.stage("the render stops at the end of its pass, and what it rendered is written")
 	if settings.Samples != "" {
 		// An interrupted slice is written with the passes it completed,
 		// to be completed by a slice of the samples after them: a cut pass
@@ -203,11 +203,18 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 			return err
 		}
 		if stats.Partial {
+			if err := writeStats(intr, v.GetString("stats"), stats); err != nil {
+				return err
+			}
 			what := "interrupted"
 			if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
 				what = renderErr.Error()
 			}
-			return fmt.Errorf("%s: wrote a partial image to %s, marked partial: rows 0..%d of %d, the bands rendered whole, the rows after them black", what, out, done-1, h)
+			kept := "no band was finished: the first band's passes done, the rest black"
+			if done > 0 {
+				kept = fmt.Sprintf("rows 0..%d of %d, the bands rendered whole, then the passes done of the band cut short, the rest black", done-1, h)
+			}
+			return fmt.Errorf("%s: wrote a partial image to %s, marked partial: %s; run the same render again to continue it", what, out, kept)
 		}
 		written = []string{out}
 	case err != nil:
@@ -229,30 +236,22 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 			return fmt.Errorf("interrupted before the first pass finished: nothing written")
 		}
 		if settings.Samples != "" {
-			wctx, done := intr.write(out)
-			defer done()
-			_ = wctx
+			defer intr.write(out)()
 			return writeSlice(stderr, scenePath, out, settings, opts, display, film, stats, renderErr)
 		}
-		// The render's interrupt is spent (it ended the render early): the
-		// images are written whole, a new interrupt stopping only the
-		// denoiser, a second aborting the write.
-		wctx, done := intr.write(out)
+		// The images are written whole, denoised where asked: an interrupt
+		// now says so, the next one aborts.
+		done := intr.write(out)
 		writeStart := time.Now()
-		written, err = writeImages(wctx, stderr, v, out, film, display, aovs, stats.Backend, stats.DeviceIndex)
+		written, err = writeImages(stderr, v, out, film, display, aovs, stats.Backend, stats.DeviceIndex)
 		done()
 		if err != nil {
 			return err
 		}
 		stats.WriteSeconds = time.Since(writeStart).Seconds()
 	}
-	if path := v.GetString("stats"); path != "" {
-		_, done := intr.write(path)
-		err := atomicfile.WriteJSON(path, stats)
-		done()
-		if err != nil {
-			return err
-		}
+	if err := writeStats(intr, v.GetString("stats"), stats); err != nil {
+		return err
 	}
 	on := fmt.Sprintf("%s (%d threads", stats.Backend, stats.Threads)
 	if stats.Accel != "" {
@@ -271,6 +270,15 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return fmt.Errorf("interrupted: wrote a partial image (%d of %d samples per pixel) to %s", stats.SamplesPerPixel, opts.SPP, out)
 	}
 	return nil
+}
+
+// writeStats writes a render's statistics to path (--stats), if any.
+func writeStats(intr *interrupts, path string, stats *render.Stats) error {
+	if path == "" {
+		return nil
+	}
+	defer intr.write(path)()
+	return atomicfile.WriteJSON(path, stats)
 }
 
 // imageFiles are the images a render or a merge writes to out: out, the
@@ -322,7 +330,7 @@ func renderInputs(v *viper.Viper, scenePath string, s render.Settings) []file {
 
 // startCPUProfile profiles the process into path, written whole (or not
 // at all) when stop is called.
-func startCPUProfile(path string) (stop func(), err error) {
+func startCPUProfile(path string, stderr io.Writer) (stop func(), err error) {
 	t, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
@@ -334,7 +342,7 @@ func startCPUProfile(path string) (stop func(), err error) {
 	return func() {
 		pprof.StopCPUProfile()
 		if err := t.Commit(); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: --cpuprofile: %v\n", programName, err)
+			fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", programName, err)
 		}
 	}, nil
 }
@@ -363,61 +371,40 @@ func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings
 // renderBands renders the job in bands of rows, each written to out (an
 // EXR) as it is done: the file is committed, marked partial, when the
 // render is cut short after its first band's first pass, and not at all
-// before. A render killed outright leaves its unfinished file, which
-// counts the rows of its whole bands: the next run of the same render
-// continues from them (and removes the file). It returns the render's
-// stats and error, the rows rendered whole, and an error that kept the
-// file from being written. Once the render is over, the rest of the file
-// is written in a window of intr's: a first interrupt lets it finish.
+// before. It continues a render of the same key that was killed (its
+// unfinished file beside out, which an abort and a failed write also
+// leave) or interrupted (out itself, marked partial) from the rows it
+// wrote whole. It returns the render's stats and error, the rows rendered
+// whole, and an error that kept the file from being written. Once the
+// render is over, the rest of the file is written in a window of intr's.
 func renderBands(ctx context.Context, intr *interrupts, j *job.Job, settings render.Settings, scenePath string, layers render.Layers, rows int, out string, display render.Display, note func(string), progress render.Progress) (stats *render.Stats, renderErr error, done int, err error) {
-	key, err := bandsKey(j, settings, scenePath, layers)
+	key, err := bandsKey(j, settings, scenePath, layers, rows)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	from, resumed, size := 0, (*os.File)(nil), int64(0)
-	for _, p := range atomicfile.Stale(out) {
-		f, err := atomicfile.Claim(p)
-		if err != nil {
-			continue
-		}
-		fi, _ := f.Stat()
-		n, err := render.BandsDone(f, fi.Size(), key)
-		if err == nil && n > from {
-			if resumed != nil {
-				resumed.Close()
-			}
-			from, resumed, size = n, f, fi.Size()
-			continue
-		}
-		if err != nil && !errors.Is(err, render.ErrOtherRender) {
-			note(fmt.Sprintf("%s: the render in bands that a killed run left in %s does not read (%v): it is not continued", out, p, err))
-		}
-		f.Close()
-	}
-	// The killed runs' other files go; the one continued stays, claimed,
-	// until its rows are in the new file.
+	src := continuable(out, key, note)
+	defer src.close()
 	t, err := atomicfile.Create(out)
 	if err != nil {
-		if resumed != nil {
-			resumed.Close()
-		}
 		return nil, nil, 0, err
 	}
-	bw, err := render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP, key)
-	if err == nil && resumed != nil {
-		if cerr := bw.Copy(resumed, size, from); cerr == nil {
-			note(fmt.Sprintf("%s: continuing the render in bands that a killed run left in %s: its rows 0..%d are kept", out, resumed.Name(), from-1))
+	t.Keep = true // an abort leaves it for the next run, as a kill does
+	newWriter := func() (*render.BandWriter, error) {
+		return render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP, key)
+	}
+	bw, err := newWriter()
+	if err == nil && src.f != nil {
+		if cerr := bw.Copy(src.f, src.size, src.rows); cerr == nil {
+			note(fmt.Sprintf("%s: continuing the render in bands that %s: its rows 0..%d are kept", out, src.what, src.rows-1))
 		} else {
-			// Damaged: the render starts over, in a new file.
-			note(fmt.Sprintf("%s: the render in bands that a killed run left in %s does not read (%v): starting over", out, resumed.Name(), cerr))
+			note(fmt.Sprintf("%s: the render in bands that %s does not read (%v): starting over", out, src.what, cerr))
 			t.Discard()
-			from = 0
+			src.rows = 0
 			if t, err = atomicfile.Create(out); err == nil {
-				bw, err = render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP, key)
+				t.Keep = true
+				bw, err = newWriter()
 			}
 		}
-		os.Remove(resumed.Name())
-		resumed.Close()
 	}
 	if err != nil {
 		if t != nil {
@@ -425,9 +412,9 @@ func renderBands(ctx context.Context, intr *interrupts, j *job.Job, settings ren
 		}
 		return nil, nil, 0, fmt.Errorf("write %s: %w", out, err)
 	}
-	done = from
-	rendered := from > 0
-	stats, renderErr = j.RenderBands(ctx, layers, rows, from, func(band *render.Film) error {
+	done = src.rows
+	rendered := done > 0
+	stats, renderErr = j.RenderBands(ctx, layers, rows, done, func(band *render.Film) error {
 		rendered = rendered || band.Samples > 0
 		if band.Samples == j.Options.SPP && !band.Partial {
 			done = band.Y0 + band.Height
@@ -447,25 +434,91 @@ func renderBands(ctx context.Context, intr *interrupts, j *job.Job, settings ren
 		t.Discard()
 		return nil, nil, 0, failed // as it is, not as a failure to write
 	}
-	_, stop := intr.write(out)
-	defer stop()
+	defer intr.write(out)()
 	start := time.Now()
-	err = bw.Close(stats.Partial)
-	if err == nil {
+	if err = bw.Close(stats.Partial); err == nil {
 		err = t.Commit()
 	} else {
-		t.Discard()
-		err = fmt.Errorf("write %s: %w", out, err)
+		t.Leave() // its rows done count: the next run continues them
+		err = fmt.Errorf("write %s: %w; what it holds is left in %s for the next run to continue", out, err, t.Name())
+	}
+	if err == nil {
+		src.done()
 	}
 	stats.WriteSeconds += time.Since(start).Seconds()
 	return stats, renderErr, done, err
 }
 
+// bandsSource is the file a render in bands continues: a killed run's
+// temporary (claimed, so that no write removes it before its rows are
+// copied) or an interrupted run's image.
+type bandsSource struct {
+	f    *os.File
+	rows int
+	size int64
+	what string // for the messages
+	temp bool   // a temporary, removed once its rows are in the new file
+}
+
+// continuable finds the file with the most rows of the render key among
+// out's killed temporaries and out itself, if it is a partial image of
+// it; those of the render that do not read are said.
+func continuable(out, key string, note func(string)) bandsSource {
+	var best bandsSource
+	try := func(f *os.File, what string, temp bool) {
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return
+		}
+		n, err := render.BandsDone(f, fi.Size(), key)
+		if err != nil && !errors.Is(err, render.ErrOtherRender) {
+			note(fmt.Sprintf("%s: the render in bands that %s does not read (%v): it is not continued", out, what, err))
+		}
+		if err != nil || n <= best.rows {
+			f.Close()
+			return
+		}
+		best.close()
+		best = bandsSource{f: f, rows: n, size: fi.Size(), what: what, temp: temp}
+	}
+	for _, p := range atomicfile.Stale(out) {
+		if f, err := atomicfile.Claim(p); err == nil {
+			try(f, "a killed run left in "+p, true)
+		}
+	}
+	if f, err := os.Open(out); err == nil {
+		if fi, err := f.Stat(); err == nil && render.IsPartial(f, fi.Size()) {
+			try(f, "an interrupted run wrote to "+out, false)
+		} else {
+			f.Close()
+		}
+	}
+	return best
+}
+
+// done removes a temporary whose rows are in the new file, and closes it.
+func (b *bandsSource) done() {
+	if b.f != nil && b.temp {
+		os.Remove(b.f.Name())
+	}
+	b.close()
+}
+
+func (b *bandsSource) close() {
+	if b.f != nil {
+		b.f.Close()
+		b.f = nil
+	}
+}
+
 // bandsKey names a render in bands in its file, for a run that would
 // continue it: what its pixels depend on (the build, the settings, the
-// scene's and environment's bytes, the backend, the layers), not the
-// threads or the memory budget.
-func bandsKey(j *job.Job, s render.Settings, scenePath string, layers render.Layers) (string, error) {
+// scene's and environment's bytes, the backend, the layers; on the GPU
+// the band's rows), not the threads or the memory budget. (Not the
+// tracer auto picks either: a machine with Embree and one without render
+// the same image, not the same bits.)
+func bandsKey(j *job.Job, s render.Settings, scenePath string, layers render.Layers, rows int) (string, error) {
 	var env []string
 	if s.Env != "" {
 		env = append(env, s.Env)
@@ -479,8 +532,11 @@ func bandsKey(j *job.Job, s render.Settings, scenePath string, layers render.Lay
 	if err != nil {
 		return "", err
 	}
+	if j.Backend.Name() != "vulkan" {
+		rows = 0 // a GPU sums each launch, a band's rows, in float32: the CPU's bands are exact
+	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%d\n", render.BuildID(), settings, content, j.Backend.Name(), layers)
+	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%d\n%d\n", render.BuildID(), settings, content, j.Backend.Name(), layers, rows)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
@@ -603,14 +659,11 @@ func writeSlice(stderr io.Writer, scenePath, out string, settings render.Setting
 
 // writeImages writes a film as render and merge do: the image at out (and
 // the noisy one beside it, where --denoise asks, denoised on the backend
-// and device the render ran on; a cancelled ctx stops the denoiser) and
-// the --aov outputs beside it. It returns the files written.
-func writeImages(ctx context.Context, stderr io.Writer, v *viper.Viper, out string, film *render.Film, display render.Display, aovs []render.AOV, ranOn string, device int) ([]string, error) {
+// and device the render ran on) and the --aov outputs beside it. It
+// returns the files written.
+func writeImages(stderr io.Writer, v *viper.Viper, out string, film *render.Film, display render.Display, aovs []render.AOV, ranOn string, device int) ([]string, error) {
 	d := job.Denoise{On: v.GetBool("denoise"), Name: v.GetString("denoiser"), Passes: v.GetInt("denoise-passes")}
 	film.Keep(render.LayersFor(aovs, d.On)) // a merge's film holds every layer; its image what is asked
-	written, _, err := job.Write(ctx, film, display, imageOutputs(out, aovs), d, ranOn, device, func(line string) { fmt.Fprintln(stderr, line) })
-	if errors.Is(err, context.Canceled) && len(written) > 0 {
-		return nil, fmt.Errorf("interrupted while denoising: the noisy image is in %s", written[0])
-	}
+	written, _, err := job.Write(context.Background(), film, display, imageOutputs(out, aovs), d, ranOn, device, func(line string) { fmt.Fprintln(stderr, line) })
 	return written, err
 }

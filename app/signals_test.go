@@ -70,24 +70,29 @@ func TestSignalWhileWriting(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name    string
+		res     string
 		signals []os.Signal
+		gap     time.Duration // between the signals
 		code    int
 		want    string
 		written bool
 	}{
-		{"SIGINT", []os.Signal{syscall.SIGINT}, 0, "interrupted: finishing writing", true},
-		{"SIGTERM", []os.Signal{syscall.SIGTERM}, 0, "SIGTERM: finishing writing", true},
-		{"twice", []os.Signal{syscall.SIGTERM, syscall.SIGINT}, 1, "interrupted again while writing", false},
+		{"SIGINT", "1200x900", []os.Signal{syscall.SIGINT}, 0, 0, "interrupted: finishing writing", true},
+		{"SIGTERM", "1200x900", []os.Signal{syscall.SIGTERM}, 0, 0, "SIGTERM: finishing writing", true},
+		// One stop that a wrapper (timeout, srun) delivers twice is one.
+		{"one stop delivered twice", "1200x900", []os.Signal{syscall.SIGTERM, syscall.SIGTERM}, 0, 0, "SIGTERM: finishing writing", true},
+		// A write long enough for a second stop.
+		{"twice", "2000x1500", []os.Signal{syscall.SIGTERM, syscall.SIGINT}, 2 * grace, 1, "interrupted again while writing", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "shot.exr")
 			// Large enough that its write takes a while, fast to render.
 			cmd, stderr := startCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--spp", "1", "--max-depth", "1",
-				"--res", "1200x900", "--aov", "albedo,normal,depth,diffuse", "--backend", "cpu", "--accel", "bvh")
+				"--res", c.res, "--aov", "albedo,normal,depth,diffuse", "--backend", "cpu", "--accel", "bvh")
 			waitFor(t, cmd, "write", func() bool { return len(temporaries(out)) > 0 })
 			for _, sig := range c.signals {
 				cmd.Process.Signal(sig)
-				time.Sleep(20 * time.Millisecond)
+				time.Sleep(c.gap)
 			}
 			code := exitOf(t, cmd)
 			if code != c.code || !strings.Contains(stderr.String(), c.want) {
@@ -142,7 +147,7 @@ func TestKilledBandsContinue(t *testing.T) {
 	for i := 4096; i < len(damaged); i += 512 { // past the header, in every chunk
 		damaged[i] ^= 0x5a
 	}
-	other := filepath.Join(dir, ".shot.exr.777")
+	other := filepath.Join(dir, ".shot.exr.sertrace-777")
 	os.WriteFile(other, []byte("another run's"), 0o644)
 	again, stderr := startCLI(t, args(out)...)
 	code := exitOf(t, again)
@@ -173,6 +178,23 @@ func TestKilledBandsContinue(t *testing.T) {
 	if left := temporaries(out); len(left) > 0 {
 		t.Errorf("files left: %v", left)
 	}
+	// Interrupted once (SIGTERM), the render writes its bands done to the
+	// image, marked partial; the next run continues from them.
+	os.Remove(out)
+	stopped, stderr := startCLI(t, args(out)...)
+	waitFor(t, stopped, "bands", func() bool { return rowsDone(temporaries(out)) >= 32 })
+	stopped.Process.Signal(syscall.SIGTERM)
+	if code := exitOf(t, stopped); code != 1 || !strings.Contains(stderr.String(), "wrote a partial image") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	continued, stderr := startCLI(t, args(out)...)
+	if code := exitOf(t, continued); code != 0 || !strings.Contains(stderr.String(), "continuing the render in bands that an interrupted run wrote to "+out) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, wantBytes) {
+		t.Errorf("the render continued from a partial image differs from the render in one go")
+	}
+
 }
 
 // TestInterruptedBands: SIGINT in a render in bands keeps the bands done
@@ -224,5 +246,48 @@ func TestDurationNeverWraps(t *testing.T) {
 	}
 	if d := duration(0.2); d != 200*time.Millisecond {
 		t.Errorf("0.2 s: %v", d)
+	}
+}
+
+// TestInterruptsStateMachine: what each signal does in a stage, in a
+// write window and outside both, and that one stop delivered twice is one.
+func TestInterruptsStateMachine(t *testing.T) {
+	var said bytes.Buffer
+	exited, aborts := -1, 0
+	i := &interrupts{stderr: &said, exit: func(code int) { exited = code },
+		abort: func() ([]string, []string) { aborts++; return []string{"a.exr"}, []string{".b.exr.sertrace-1"} }}
+	later := func() { i.last = i.last.Add(-2 * grace) }
+
+	ctx := i.stage("the render stops")
+	i.take(syscall.SIGTERM)
+	if ctx.Err() == nil || exited != -1 || !strings.Contains(said.String(), "SIGTERM: the render stops (interrupt again to stop at once)") {
+		t.Fatalf("a stage's first signal: cancelled %v, exit %d, said %q", ctx.Err(), exited, said.String())
+	}
+	i.take(syscall.SIGTERM) // the same stop again, at once
+	if exited != -1 || aborts != 0 {
+		t.Fatalf("one stop delivered twice aborted")
+	}
+	later()
+	done := i.write("shot.exr") // the partial image: the next signal aborts
+	i.take(syscall.SIGINT)
+	done()
+	if exited != 1 || aborts != 1 || !strings.Contains(said.String(), "interrupted again while writing shot.exr: aborted; not written, as they were not finished: a.exr; left for the next run to continue: .b.exr.sertrace-1") {
+		t.Fatalf("a signal after a stage's, in a write: exit %d, %d aborts, said %q", exited, aborts, said.String())
+	}
+
+	said.Reset()
+	exited, aborts = -1, 0
+	i = &interrupts{stderr: &said, exit: func(code int) { exited = code }, abort: func() ([]string, []string) { aborts++; return nil, nil }}
+	done = i.write("shot.exr") // a finished render's image
+	i.take(syscall.SIGINT)
+	if exited != -1 || !strings.Contains(said.String(), "interrupted: finishing writing shot.exr (interrupt again to abort it)") {
+		t.Fatalf("a write's first signal: exit %d, said %q", exited, said.String())
+	}
+	done()
+	i.last = time.Time{}
+	i.count = 0
+	i.take(syscall.SIGINT) // outside a stage and a window
+	if exited != 1 || aborts != 1 || !strings.Contains(said.String(), "interrupted: stopped") {
+		t.Fatalf("a signal outside a stage: exit %d, said %q", exited, said.String())
 	}
 }

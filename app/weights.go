@@ -47,7 +47,7 @@ naming those missing.`,
 					fmt.Fprintf(cmd.OutOrStdout(), "the weights are already installed in %s\n", dir)
 					return nil
 				}
-				ctx := interruptsOf(cmd).stage("")
+				ctx := interruptsOf(cmd).stage("the download stops")
 				if err := unet.Fetch(ctx, dir); err != nil {
 					return err
 				}

@@ -2,9 +2,13 @@
 // folder and a rename, so that a crash or a full disk never leaves a
 // truncated file where a complete one was.
 //
-// A temporary is named .NAME.DIGITS beside its file and locked (flock)
-// while it is written: one that no process holds is what a killed writer
-// left, found and removed by the next write of that file (Stale). A file
+// A temporary is named .NAME.sertrace-DIGITS beside its file and locked
+// (flock) while it is written: one that no process holds is what a killed
+// writer left, found (Stale) and removed once the next write of that file
+// is done. (Where the file system has no locks, temporaries are written
+// unlocked and never taken for stale; where its locks are not shared
+// between machines, two machines writing one file can take each other's
+// for stale.) A file
 // written keeps the mode of the one it replaces, or gets the umask's; a
 // symbolic link is followed, and its target written. Abort removes every
 // temporary in progress, for a process about to exit in the middle of a
@@ -33,7 +37,11 @@ type Temp struct {
 	*os.File
 	target string // the file it becomes (a symbolic link's target)
 	mode   os.FileMode
+	Keep   bool // left for a later run (Stale) by Abort, not removed
 }
+
+// tempInfix marks sertrace's temporaries: .NAME.sertrace-DIGITS.
+const tempInfix = ".sertrace-"
 
 var (
 	mu      sync.Mutex
@@ -63,17 +71,16 @@ func Create(path string) (*Temp, error) {
 		}
 		mode = fi.Mode().Perm()
 	}
-	RemoveStale(target)
 	mu.Lock()
 	defer mu.Unlock()
 	if aborted {
 		return nil, fmt.Errorf("write %s: aborted", path)
 	}
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*")
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+tempInfix+"*")
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, unwrap(err))
 	}
-	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil && !noLocks(err) {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("write %s: lock %s: %w", path, f.Name(), err)
@@ -83,9 +90,18 @@ func Create(path string) (*Temp, error) {
 	return t, nil
 }
 
-// Commit completes the file: the temporary, closed, becomes the target.
-// On an error the temporary is removed and the target left as it was.
+// Commit completes the file: the temporary, closed, becomes the target,
+// and the temporaries killed writers of it left are removed. On an error
+// the temporary is removed and the target left as it was.
 func (t *Temp) Commit() error {
+	if err := t.commit(); err != nil {
+		return err
+	}
+	RemoveStale(t.target)
+	return nil
+}
+
+func (t *Temp) commit() error {
 	err := t.Chmod(t.mode)
 	if cerr := t.Close(); err == nil {
 		err = cerr
@@ -104,6 +120,18 @@ func (t *Temp) Commit() error {
 		return fmt.Errorf("write %s: %w", t.target, unwrap(err))
 	}
 	return nil
+}
+
+// Leave closes the temporary and leaves it where it is, for a later run
+// to find (Stale) and continue: what a write that failed (a full disk)
+// had done is not thrown away.
+func (t *Temp) Leave() {
+	mu.Lock()
+	defer mu.Unlock()
+	if pending[t] {
+		delete(pending, t)
+		t.Close()
+	}
 }
 
 // Discard removes the temporary; the target stays as it was.
@@ -130,7 +158,13 @@ func Target(path string) (string, error) {
 			return "", err
 		}
 		if !filepath.IsAbs(to) {
-			to = filepath.Join(filepath.Dir(path), to)
+			// From the folder the link is really in: its path's own links
+			// followed first, as the kernel does (a/link/../x is not a/x).
+			dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+			if err != nil {
+				dir = filepath.Dir(path)
+			}
+			to = filepath.Join(dir, to)
 		}
 		path = to
 	}
@@ -169,21 +203,24 @@ func madeAt(path string) string {
 	return abs
 }
 
-// Abort removes every temporary being written and refuses new ones, for
-// a process that is about to exit mid-write; it returns the files whose
-// writing it ended.
-func Abort() []string {
+// Abort removes every temporary being written (but those to Keep, only
+// closed, for the next run) and refuses new ones, for a process that is
+// about to exit mid-write; it returns the files whose writing it ended.
+func Abort() (removed, kept []string) {
 	mu.Lock()
 	defer mu.Unlock()
 	aborted = true
-	var targets []string
 	for t := range pending {
 		t.Close()
+		if t.Keep {
+			kept = append(kept, t.Name())
+			continue
+		}
 		os.Remove(t.Name())
-		targets = append(targets, t.target)
+		removed = append(removed, t.target)
 	}
 	clear(pending)
-	return targets
+	return removed, kept
 }
 
 // Write creates path with what write puts in it, atomically: readers see
@@ -226,7 +263,7 @@ func Stale(path string) []string {
 	if err != nil {
 		return nil
 	}
-	dir, prefix := filepath.Dir(target), "."+filepath.Base(target)+"."
+	dir, prefix := filepath.Dir(target), "."+filepath.Base(target)+tempInfix
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -278,6 +315,12 @@ func RemoveStale(path string) {
 			Removed(p, fi.Size())
 		}
 	}
+}
+
+// noLocks reports whether a lock failed because the file system has none
+// (Lustre without flock, NFSv3 without lockd, some FUSE mounts).
+func noLocks(err error) bool {
+	return errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EOPNOTSUPP) || errors.Is(err, syscall.ENOLCK) || errors.Is(err, syscall.EINVAL)
 }
 
 // flock takes a lock on f, retrying when a signal interrupts the call.

@@ -114,6 +114,24 @@ func TestSymlinkWritesItsTarget(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "real", "later.exr")); string(b) != "made" {
 		t.Errorf("a link to a file not there yet: its target holds %q", b)
 	}
+	// A relative link in a linked folder leads from the folder it is
+	// really in: work/lnk/out.exr -> ../x.exr is data/a/x.exr.
+	os.MkdirAll(filepath.Join(dir, "data", "a", "b"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "work"), 0o755)
+	os.Symlink(filepath.Join(dir, "data", "a", "b"), filepath.Join(dir, "work", "lnk"))
+	os.Symlink("../x.exr", filepath.Join(dir, "data", "a", "b", "out.exr"))
+	if err := WriteBytes(filepath.Join(dir, "work", "lnk", "out.exr"), []byte("there")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "data", "a", "x.exr")); string(b) != "there" {
+		t.Errorf("a link in a linked folder: data/a/x.exr holds %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "work", "x.exr")); err == nil {
+		t.Error("a link in a linked folder wrote beside the folder's link")
+	}
+	if !SameFile(filepath.Join(dir, "work", "lnk", "out.exr"), filepath.Join(dir, "data", "a", "x.exr")) {
+		t.Error("SameFile misses a link in a linked folder")
+	}
 	loop := filepath.Join(dir, "loop")
 	os.Symlink("loop", loop)
 	if err := WriteBytes(loop, nil); err == nil || !strings.Contains(err.Error(), "symbolic links") {
@@ -125,14 +143,15 @@ func TestSymlinkWritesItsTarget(t *testing.T) {
 }
 
 // TestStaleTemporariesAreRemoved: the temporary a killed writer left (no
-// lock held) is removed by the next write, said once; one a live writer
-// holds, and files that only look alike, stay.
+// lock held) is removed once the next write of the file is done, said
+// once; one a live writer holds, and files that only look alike (another
+// program's, an older sertrace's), stay.
 func TestStaleTemporariesAreRemoved(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "shot.exr")
-	stale := filepath.Join(dir, ".shot.exr.123456")
+	stale := filepath.Join(dir, ".shot.exr.sertrace-123456")
 	os.WriteFile(stale, make([]byte, 3<<20), 0o644)
-	alike := []string{".shot.exr.bak", ".shot.exr.", "shot.exr.123", ".other.exr.123"}
+	alike := []string{".shot.exr.123456", ".shot.exr.sertrace-", ".shot.exr.sertrace-12x", "shot.exr.sertrace-123", ".other.exr.sertrace-123"}
 	for _, name := range alike {
 		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
 	}
@@ -140,14 +159,17 @@ func TestStaleTemporariesAreRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(stale); err == nil {
-		t.Error("Create left the stale temporary")
+	if got := Stale(p); len(got) != 1 || got[0] != stale {
+		t.Errorf("Stale found %v", got)
 	}
 	var said []string
 	Removed = func(path string, size int64) { said = append(said, fmt.Sprint(path, " ", size)) }
 	defer func() { Removed = nil }()
 	if err := WriteBytes(p, []byte("done")); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a write left the stale temporary")
 	}
 	if _, err := os.Stat(live.Name()); err != nil {
 		t.Error("a write removed the temporary another writer holds")
@@ -158,10 +180,39 @@ func TestStaleTemporariesAreRemoved(t *testing.T) {
 			t.Errorf("%s was removed", name)
 		}
 	}
-	os.WriteFile(stale, make([]byte, 3<<20), 0o644)
-	WriteBytes(p, []byte("again"))
 	if len(said) != 1 || said[0] != fmt.Sprint(stale, " ", 3<<20) {
 		t.Errorf("said %q", said)
+	}
+	// A write that fails removes nothing: the killed run's work stays.
+	os.WriteFile(stale, nil, 0o644)
+	Write(p, func(io.WriteSeeker) error { return errors.New("disk full") })
+	if _, err := os.Stat(stale); err != nil {
+		t.Error("a failed write removed the stale temporary")
+	}
+}
+
+// TestKeptTemporariesOutliveAbortAndFailure: a temporary to Keep (a
+// render in bands') is closed, not removed, by Abort, and Leave leaves
+// one: either is then stale, for the next run.
+func TestKeptTemporariesOutliveAbortAndFailure(t *testing.T) {
+	defer func() { mu.Lock(); aborted = false; mu.Unlock() }()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "shot.exr")
+	left, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left.Leave()
+	kept, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept.Keep = true
+	if _, k := Abort(); len(k) != 1 || k[0] != kept.Name() {
+		t.Errorf("Abort kept %v", k)
+	}
+	if got := Stale(p); len(got) != 2 {
+		t.Errorf("after Leave and Abort, the stale temporaries are %v", got)
 	}
 }
 
@@ -178,8 +229,8 @@ func TestAbortRemovesTheWritesInProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp.Write([]byte("half"))
-	if got := Abort(); len(got) != 1 || got[0] != p {
-		t.Errorf("Abort ended %v", got)
+	if removed, kept := Abort(); len(removed) != 1 || removed[0] != p || len(kept) != 0 {
+		t.Errorf("Abort ended %v, kept %v", removed, kept)
 	}
 	if err := tmp.Commit(); err == nil {
 		t.Error("an aborted write was committed")

@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"sertrace/atomicfile"
@@ -48,8 +49,11 @@ func decodeCheckpoint(b []byte) (checkpoint, error) {
 	if got := sha256.Sum256(payload); !bytes.Equal(got[:], sum) {
 		return cp, errors.New("is damaged: its checksum does not match what it holds")
 	}
-	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&cp); err != nil || cp.Film == nil {
+	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&cp); err != nil {
 		return checkpoint{}, fmt.Errorf("does not read: %v", err)
+	}
+	if cp.Film == nil {
+		return checkpoint{}, errors.New("does not read: it holds no film")
 	}
 	if !cp.Film.Whole() {
 		return checkpoint{}, errors.New("does not read: its film is not whole")
@@ -57,19 +61,22 @@ func decodeCheckpoint(b []byte) (checkpoint, error) {
 	return cp, nil
 }
 
-func encodeCheckpoint(cp checkpoint) ([]byte, error) {
+// encodeCheckpoint writes cp to w as a checkpoint file: one copy of the
+// film's gob in memory, not two.
+func encodeCheckpoint(w io.Writer, cp checkpoint) error {
 	var payload bytes.Buffer
 	if err := gob.NewEncoder(&payload).Encode(cp); err != nil {
-		return nil, err
+		return err
 	}
 	sum := sha256.Sum256(payload.Bytes())
-	return append(append([]byte(checkpointMagic), sum[:]...), payload.Bytes()...), nil
+	for _, b := range [][]byte{[]byte(checkpointMagic), sum[:], payload.Bytes()} {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeCheckpoint(path string, cp checkpoint) error {
-	b, err := encodeCheckpoint(cp)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return atomicfile.WriteBytes(path, b)
+	return atomicfile.Write(path, func(w io.WriteSeeker) error { return encodeCheckpoint(w, cp) })
 }

@@ -800,7 +800,12 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 	case current:
 	case cpErr == nil:
 		r.note(job.Name)(fmt.Sprintf("its checkpoint (%d samples per pixel) is of other settings, scene files or sertrace build: starting over", cp.Film.Samples))
-	case !errors.Is(cpErr, fs.ErrNotExist):
+	case errors.Is(cpErr, fs.ErrNotExist):
+	case errors.As(cpErr, new(*fs.PathError)):
+		// A read that failed (EIO, a stale NFS handle) says nothing of the
+		// checkpoint: starting over would write over a good one.
+		return nil, render.Display{}, nil, fmt.Errorf("its checkpoint %s could not be read: %w", cpPath, unwrap(cpErr))
+	default:
 		r.note(job.Name)(fmt.Sprintf("its checkpoint %s %v: starting over", cpPath, cpErr))
 	}
 	if current {

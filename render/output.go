@@ -395,6 +395,17 @@ func (b *BandWriter) poke(at int64, value []byte) error {
 	return err
 }
 
+// IsPartial reports whether the EXR in r (of size bytes) is marked
+// partial: a render cut short.
+func IsPartial(r io.ReaderAt, size int64) bool {
+	f, err := exr.OpenReader(r, size)
+	if err != nil || f.Header(0) == nil {
+		return false
+	}
+	a := f.Header(0).Get(partialAttribute)
+	return a != nil && a.Value == int32(1)
+}
+
 // ErrOtherRender is BandsDone's answer for a file that is not of the
 // render asked about, or whose header does not say.
 var ErrOtherRender = errors.New("not of this render")

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,13 +93,18 @@ var defaultJob = func() map[string]any {
 	return m
 }()
 
+// MaxConfigBytes is the most a config file may hold: 10,000 jobs of seven
+// keys each take 1.9 MB and load in 2 s; the YAML parser and the decoding
+// take some 60 times a file's size in memory.
+const MaxConfigBytes = 4 << 20
+
 // Load reads a batch config with viper, after checking every key against
 // what it may hold: an unknown key is an error naming it, its line and the
 // nearest valid key.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, unwrap(err))
+		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -463,6 +469,37 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// readConfig reads a config of at most MaxConfigBytes: a file's size is
+// checked before it is read, and the reading stops past the limit, for a
+// pipe or a file that grows meanwhile.
+func readConfig(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxConfigBytes {
+		return nil, fmt.Errorf("%s is over the %s a config may hold", megabytes(st.Size()), megabytes(MaxConfigBytes))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	if len(data) > MaxConfigBytes {
+		return nil, fmt.Errorf("it goes on past the %s a config may hold", megabytes(MaxConfigBytes))
+	}
+	return data, nil
+}
+
+// megabytes is a size in MB (of 2^20 bytes, as ParseBytes reads M),
+// rounded up: a size over a limit never reads as the limit.
+func megabytes(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MB", n>>20)
+	}
+	return fmt.Sprintf("%.1f MB", math.Ceil(float64(n)*10/(1<<20))/10)
 }
 
 func unwrap(err error) error {

@@ -98,6 +98,11 @@ var defaultJob = func() map[string]any {
 // take some 60 times a file's size in memory.
 const MaxConfigBytes = 4 << 20
 
+// maxMappingKeys is the most keys a mapping of a config may hold (a job
+// has some thirty): the YAML decoder compares a mapping's keys pair by
+// pair, minutes for a mapping of a few megabytes.
+const maxMappingKeys = 256
+
 // Load reads a batch config with viper, after checking every key against
 // what it may hold: an unknown key is an error naming it, its line and the
 // nearest valid key.
@@ -379,6 +384,9 @@ func checkKeys(root *yaml.Node) error {
 	if top.Kind != yaml.MappingNode {
 		return fmt.Errorf("line %d: the config must be a mapping of output_dir, defaults and jobs", top.Line)
 	}
+	if err := checkSizes(top); err != nil {
+		return err
+	}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, val := top.Content[i], top.Content[i+1]
 		if err := known(k, topKeys, ""); err != nil {
@@ -407,6 +415,20 @@ func checkKeys(root *yaml.Node) error {
 					return err
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkSizes refuses a mapping anywhere in the tree of more keys than
+// maxMappingKeys. Aliases are not followed: each node is seen once.
+func checkSizes(n *yaml.Node) error {
+	if keys := len(n.Content) / 2; n.Kind == yaml.MappingNode && keys > maxMappingKeys {
+		return fmt.Errorf("line %d: a mapping of %d keys; a config's mappings hold at most %d", n.Line, keys, maxMappingKeys)
+	}
+	for _, c := range n.Content {
+		if err := checkSizes(c); err != nil {
+			return err
 		}
 	}
 	return nil

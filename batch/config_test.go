@@ -114,3 +114,36 @@ func BenchmarkLoad10000Jobs(b *testing.B) {
 		}
 	}
 }
+
+// TestLargeMappingRefused: a mapping of more keys than any config has use
+// for is refused at once, not after the minutes that the YAML decoder's
+// comparing its keys pair by pair would take.
+func TestLargeMappingRefused(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("jobs:\n  - name: a\n    scene: x.glb\n    env_color:\n")
+	for i := range 200000 {
+		fmt.Fprintf(&b, "      k%07d: 1\n", i)
+	}
+	err := loadWithin(t, writeConfig(t, t.TempDir(), b.String()), 5*time.Second)
+	if err == nil || !strings.HasSuffix(err.Error(), ": line 5: a mapping of 200000 keys; a config's mappings hold at most 256") {
+		t.Errorf("%v", err)
+	}
+}
+
+// loadWithin is Load's error, failing the test at once where Load takes
+// longer than d.
+func loadWithin(t *testing.T, path string, d time.Duration) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Load(path)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("Load takes over %v", d)
+		return nil
+	}
+}

@@ -5,7 +5,6 @@
 package batch
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -118,11 +117,17 @@ func Load(path string) (*Config, error) {
 	if err := checkKeys(&root); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
-	v := viper.New()
-	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-		// The YAML parser lists its errors a line each: say them in one.
+	// The tree parsed is decoded (not the text parsed again): the decoder
+	// resolves aliases and merge keys, and refuses anchors that expand
+	// without bound.
+	var tree map[string]any
+	if err := root.Decode(&tree); err != nil {
+		// The YAML decoder lists its errors a line each: say them in one.
 		return nil, fmt.Errorf("config %s: %s", path, strings.Join(strings.Fields(err.Error()), " "))
+	}
+	v := viper.New()
+	if err := v.MergeConfigMap(tree); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	cfg := &Config{OutputDir: v.GetString("output_dir"), dir: filepath.Dir(path), path: path,
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}

@@ -144,7 +144,7 @@ func Load(path string) (*Config, error) {
 	// is reported there and not at the first job.
 	defaults := v.GetStringMap("defaults")
 	if _, err := decodeJob(defaults); err != nil {
-		return nil, fmt.Errorf("config %s: %s", path, err.place(&root, "defaults"))
+		return nil, fmt.Errorf("config %s: %s", path, err.place(section(&root, "defaults"), "defaults"))
 	}
 	rawJobs, _ := v.Get("jobs").([]any)
 	if len(rawJobs) == 0 {
@@ -158,7 +158,7 @@ func Load(path string) (*Config, error) {
 		}
 		job, err := decodeJob(defaults, m)
 		if err != nil {
-			return nil, fmt.Errorf("config %s: %s", path, err.place(&root, fmt.Sprintf("jobs[%d]", i)))
+			return nil, fmt.Errorf("config %s: %s", path, err.place(jobNode(&root, i), fmt.Sprintf("jobs[%d]", i)))
 		}
 		switch {
 		case job.Name == "":
@@ -243,11 +243,12 @@ var wholeKeys = func() map[string]bool {
 // defaults.
 type valueError struct{ key, problem string }
 
-// place says where the value is: the key's line in the YAML tree under
-// where ("defaults" or "jobs[I]"), the key and the problem.
-func (e *valueError) place(root *yaml.Node, where string) string {
-	if line := keyLine(root, where, e.key); line > 0 {
-		return fmt.Sprintf("line %d (%s): %s: %s", line, where, e.key, e.problem)
+// place says where the value is: the key's line in mapping m of the YAML
+// tree (or in one it merges), where names m ("defaults" or "jobs[I]"),
+// the key and the problem.
+func (e *valueError) place(m *yaml.Node, where string) string {
+	if k, _ := keyIn(m, e.key); k != nil {
+		return fmt.Sprintf("line %d (%s): %s: %s", k.Line, where, e.key, e.problem)
 	}
 	return fmt.Sprintf("%s: %s: %s", where, e.key, e.problem)
 }
@@ -345,39 +346,126 @@ func quoted(v any) string {
 	return fmt.Sprint(v)
 }
 
-// keyLine is the line of key in the mapping at where ("defaults" or
-// "jobs[I]") of the config's YAML tree, or 0.
-func keyLine(root *yaml.Node, where, key string) int {
+// section is the value of the config's top-level key, its alias
+// resolved, or nil.
+func section(root *yaml.Node, key string) *yaml.Node {
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return 0
+		return nil
 	}
 	top := root.Content[0]
-	section, index := where, -1
-	if name, rest, ok := strings.Cut(where, "["); ok {
-		section = name
-		index, _ = strconv.Atoi(strings.TrimSuffix(rest, "]"))
-	}
-	var m *yaml.Node
 	for i := 0; i+1 < len(top.Content); i += 2 {
-		if top.Content[i].Value == section {
-			m = top.Content[i+1]
+		if top.Content[i].Value == key {
+			return resolved(top.Content[i+1])
 		}
 	}
-	if m != nil && index >= 0 {
-		if m.Kind != yaml.SequenceNode || index >= len(m.Content) {
-			return 0
+	return nil
+}
+
+// jobNode is the node of jobs[i], its alias resolved, or nil.
+func jobNode(root *yaml.Node, i int) *yaml.Node {
+	jobs := section(root, "jobs")
+	if jobs == nil || jobs.Kind != yaml.SequenceNode || i >= len(jobs.Content) {
+		return nil
+	}
+	return resolved(jobs.Content[i])
+}
+
+// resolved is the node an alias stands for, or n.
+func resolved(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// isMerge reports whether k is YAML's merge key, <<, as the decoder takes
+// it: plain, not quoted.
+func isMerge(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "" || k.Tag == "!" || k.ShortTag() == "!!merge")
+}
+
+// mergedMappings are the mappings that the value of a merge key names, in
+// the order the decoder takes them (the first to hold a key wins), or an
+// error at the value's line: the decoder merges a mapping, an alias of
+// one, or a list of those, and nothing else.
+func mergedMappings(v *yaml.Node, where string) ([]*yaml.Node, error) {
+	list := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		list = v.Content
+	}
+	var out []*yaml.Node
+	for _, n := range list {
+		if m := resolved(n); m != nil && m.Kind == yaml.MappingNode {
+			out = append(out, m)
+			continue
 		}
-		m = m.Content[index]
-	}
-	if m == nil || m.Kind != yaml.MappingNode {
-		return 0
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i].Line
+		what := nodeKind(n)
+		if n.Kind == yaml.AliasNode {
+			what = "*" + n.Value + ", " + nodeKind(resolved(n))
 		}
+		return nil, fmt.Errorf("line %d (%s): << merges a mapping or a list of them (<<: *base, <<: [*a, *b]), not %s", n.Line, where, what)
 	}
-	return 0
+	return out, nil
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return "a value"
+}
+
+// keyIn is the node of key in mapping m or in the mappings it merges, the
+// one whose value the decoder keeps (m's own, then its merges' in order,
+// each with its own merges, depth first), and whether it came by a merge;
+// nil where none holds it.
+func keyIn(m *yaml.Node, key string) (k *yaml.Node, merged bool) {
+	seen := map[*yaml.Node]bool{}
+	var find func(m *yaml.Node) *yaml.Node
+	find = func(m *yaml.Node) *yaml.Node {
+		m = resolved(m)
+		if m == nil || m.Kind != yaml.MappingNode || seen[m] {
+			return nil
+		}
+		seen[m] = true
+		var merge *yaml.Node
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			switch k := m.Content[i]; {
+			case isMerge(k):
+				merge = m.Content[i+1]
+			case resolved(k).Value == key:
+				return k
+			}
+		}
+		if merge != nil {
+			sources, _ := mergedMappings(merge, "")
+			for _, src := range sources {
+				if k := find(src); k != nil {
+					return k
+				}
+			}
+		}
+		return nil
+	}
+	m = resolved(m)
+	k = find(m)
+	return k, k != nil && !slices.Contains(m.Content, k)
+}
+
+// keyCheck walks the YAML tree for keys that are not part of a config,
+// into the mappings that aliases and merge keys (<<) name; each mapping
+// is checked once for each kind (a job's keys, Slurm's), however many
+// aliases name it.
+type keyCheck struct {
+	seen map[keyCheckSeen]bool
+}
+
+type keyCheckSeen struct {
+	n    *yaml.Node
+	kind string
 }
 
 // checkKeys walks the YAML tree for keys that are not part of a config.
@@ -392,31 +480,33 @@ func checkKeys(root *yaml.Node) error {
 	if err := checkSizes(top); err != nil {
 		return err
 	}
+	c := keyCheck{seen: map[keyCheckSeen]bool{}}
 	for i := 0; i+1 < len(top.Content); i += 2 {
-		k, val := top.Content[i], top.Content[i+1]
+		k, val := top.Content[i], resolved(top.Content[i+1])
+		if isMerge(k) {
+			return fmt.Errorf("line %d: << merges into the defaults, a job or slurm, not the config's top level", k.Line)
+		}
 		if err := known(k, topKeys, ""); err != nil {
 			return err
 		}
 		switch k.Value {
 		case "defaults":
-			if err := checkMapping(val, "defaults"); err != nil {
+			if err := c.mapping(val, jobKeys, "defaults"); err != nil {
 				return err
 			}
 		case "slurm":
 			if val.Kind != yaml.MappingNode {
 				return fmt.Errorf("line %d: slurm must be a mapping of %s", val.Line, strings.Join(slurmKeys, ", "))
 			}
-			for j := 0; j+1 < len(val.Content); j += 2 {
-				if err := known(val.Content[j], slurmKeys, "slurm"); err != nil {
-					return err
-				}
+			if err := c.mapping(val, slurmKeys, "slurm"); err != nil {
+				return err
 			}
 		case "jobs":
 			if val.Kind != yaml.SequenceNode {
 				return fmt.Errorf("line %d: jobs must be a list", val.Line)
 			}
 			for j, job := range val.Content {
-				if err := checkMapping(job, fmt.Sprintf("jobs[%d]", j)); err != nil {
+				if err := c.mapping(job, jobKeys, fmt.Sprintf("jobs[%d]", j)); err != nil {
 					return err
 				}
 			}
@@ -439,27 +529,55 @@ func checkSizes(n *yaml.Node) error {
 	return nil
 }
 
-func checkMapping(n *yaml.Node, where string) error {
+// mapping checks the keys of mapping n (an alias resolved) and of the
+// mappings it merges against keys; where names n in messages.
+func (c *keyCheck) mapping(n *yaml.Node, keys []string, where string) error {
+	line := n.Line
+	n = resolved(n)
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: %s must be a mapping", n.Line, where)
+		return fmt.Errorf("line %d: %s must be a mapping", line, where)
 	}
+	seen := keyCheckSeen{n, where}
+	if where != "slurm" {
+		seen.kind = "job"
+	}
+	if c.seen[seen] {
+		return nil
+	}
+	c.seen[seen] = true
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if err := known(n.Content[i], jobKeys, where); err != nil {
+		k := n.Content[i]
+		if !isMerge(k) {
+			if err := known(k, keys, where); err != nil {
+				return err
+			}
+			continue
+		}
+		sources, err := mergedMappings(n.Content[i+1], where)
+		if err != nil {
 			return err
+		}
+		for _, m := range sources {
+			if err := c.mapping(m, keys, where); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
+// known checks key k (an alias resolved: the decoder takes its anchor's
+// value) against keys.
 func known(k *yaml.Node, keys []string, where string) error {
-	if slices.Contains(keys, k.Value) {
+	name := resolved(k).Value
+	if slices.Contains(keys, name) {
 		return nil
 	}
 	place := fmt.Sprintf("line %d", k.Line)
 	if where != "" {
 		place += " (" + where + ")"
 	}
-	return fmt.Errorf("%s: unknown key %q; did you mean %q?", place, k.Value, nearest(k.Value, keys))
+	return fmt.Errorf("%s: unknown key %q; did you mean %q?", place, name, nearest(name, keys))
 }
 
 // nearest is the key closest to s: by edit distance, with a key that s

@@ -147,3 +147,109 @@ func loadWithin(t *testing.T, path string, d time.Duration) error {
 		return nil
 	}
 }
+
+// TestMergeKeysAndAliases: YAML's merge key (<<) and aliases give a job
+// the values the decoder resolves: its own first, then its merges' in
+// order, over the defaults.
+func TestMergeKeysAndAliases(t *testing.T) {
+	cfg, err := Load(writeConfig(t, t.TempDir(), `
+output_dir: out
+defaults: &d
+  spp: 16
+  tonemap: agx
+jobs:
+  - &base {name: a, scene: a.glb, spp: 4, res: 64x48}
+  - {<<: *base, name: b, spp: 8}
+  - <<: [{exposure: 1.5, spp: 2}, *base]
+    name: c
+  - <<: *d
+    name: d
+    scene: d.glb
+  - name: e
+    scene: e.glb
+    <<: &lens {aperture_radius: 0.5, focus_distance: 3, <<: {seed: 7, focus_distance: 9}}
+  - {<<: [*lens, *base], name: f, aperture_radius: 0.25}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		scene, res, tonemap string
+		spp                 int
+		exposure, aperture  float32
+		focus               float32
+		seed                uint32
+	}
+	wants := map[string]want{
+		"a": {"a.glb", "64x48", "agx", 4, 0, -1, -1, 0},
+		"b": {"a.glb", "64x48", "agx", 8, 0, -1, -1, 0},
+		"c": {"a.glb", "64x48", "agx", 2, 1.5, -1, -1, 0},
+		"d": {"d.glb", "", "agx", 16, 0, -1, -1, 0},
+		"e": {"e.glb", "", "agx", 16, 0, 0.5, 3, 7},
+		"f": {"a.glb", "64x48", "agx", 4, 0, 0.25, 3, 7},
+	}
+	if len(cfg.Jobs) != len(wants) {
+		t.Fatalf("%d jobs, want %d", len(cfg.Jobs), len(wants))
+	}
+	for _, j := range cfg.Jobs {
+		got := want{j.Scene, j.Res, j.ToneMap, j.SPP, j.Exposure, j.ApertureRadius, j.FocusDistance, j.Seed}
+		if got != wants[j.Name] {
+			t.Errorf("job %s: %+v, want %+v", j.Name, got, wants[j.Name])
+		}
+	}
+}
+
+// TestMergeErrors: keys are checked in the mappings that merge keys and
+// aliases name, with their lines, as a job's (a mapping anchored under
+// slurm is not a job's); what the decoder cannot merge is named.
+func TestMergeErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ text, want string }{
+		{"jobs:\n  - name: a\n    scene: x.glb\n    <<:\n      spx: 4\n", `: line 5 (jobs[0]): unknown key "spx"; did you mean "spp"?`},
+		// The mapping anchored in a value of jobs[0] is checked where it is merged.
+		{"jobs:\n  - name: a\n    scene: x.glb\n    env_color: &m\n      tonemap: agx\n      spx: 1\n  - name: b\n    scene: y.glb\n    <<: *m\n",
+			`: line 6 (jobs[1]): unknown key "spx"; did you mean "spp"?`},
+		{"slurm: &s {partition: gpu}\njobs:\n  - {<<: *s, name: a, scene: x.glb}\n", `: line 1 (jobs[0]): unknown key "partition"; did you mean`},
+		{"jobs:\n  - {name: a, scene: x.glb, <<: 4}\n", `: line 2 (jobs[0]): << merges a mapping or a list of them (<<: *base, <<: [*a, *b]), not a value`},
+		{"jobs:\n  - {name: a, scene: x.glb, outputs: &l [beauty.png]}\n  - {name: b, scene: x.glb, <<: *l}\n", `: line 3 (jobs[1]): << merges a mapping or a list of them (<<: *base, <<: [*a, *b]), not *l, a list`},
+		{"jobs:\n  - {name: a, scene: x.glb, <<: [{spp: 2}, [x]]}\n", `: line 2 (jobs[0]): << merges a mapping or a list of them (<<: *base, <<: [*a, *b]), not a list`},
+		{"<<: {output_dir: out}\njobs:\n  - {name: a, scene: x.glb}\n", `: line 1: << merges into the defaults, a job or slurm, not the config's top level`},
+		{"defaults: {<<: {spx: 1}}\njobs:\n  - {name: a, scene: x.glb}\n", `: line 1 (defaults): unknown key "spx"`},
+		// An alias as a key is its anchor's value.
+		{"jobs:\n  - {name: &k foo, scene: x.glb, *k : 1}\n", `: line 2 (jobs[0]): unknown key "foo"`},
+		{"jobs:\n  - &a {name: a, scene: x.glb, <<: *a}\n", "anchor 'a' value contains itself"},
+		{"jobs:\n  - {name: a, scene: x.glb, <<: {spp: 4}, <<: {spp: 5}}\n", `mapping key "<<" already defined`},
+		// A value's line is where the merged mapping or the alias has it.
+		{"jobs:\n  - name: b\n    scene: x.glb\n    <<:\n      spp: many\n", `: line 5 (jobs[0]): spp: "many" is not a whole number`},
+		{"jobs:\n  - name: a\n    scene: x.glb\n    <<: &d\n      max_depth: deep\ndefaults: *d\n", `: line 5 (defaults): max_depth: "deep" is not a whole number`},
+	} {
+		_, err := Load(writeConfig(t, dir, c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
+	}
+}
+
+// TestYAMLBombs: anchors that expand without bound, in values or through
+// merge keys, are refused at once.
+func TestYAMLBombs(t *testing.T) {
+	dir := t.TempDir()
+	// A billion laughs: nine lists, each of ten of the one before.
+	var b strings.Builder
+	b.WriteString("jobs:\n  - name: a\n    scene: x.glb\n    camera: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i, key := range []string{"variant", "res", "backend", "path", "reorder", "env", "tonemap", "filter"} {
+		fmt.Fprintf(&b, "    %s: &l%d [%s]\n", key, i+1, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i), 10), ", "))
+	}
+	// Merges: each job's mapping merges the one before ten times.
+	var m strings.Builder
+	m.WriteString("jobs:\n  - {name: j0, scene: x.glb, <<: &m0 {spp: 1}}\n")
+	for i := 1; i < 12; i++ {
+		fmt.Fprintf(&m, "  - {name: j%d, scene: x.glb, <<: &m%d {<<: [%s]}}\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*m%d, ", i-1), 10), ", "))
+	}
+	for _, text := range []string{b.String(), m.String()} {
+		err := loadWithin(t, writeConfig(t, dir, text), 2*time.Second)
+		if err == nil || !strings.Contains(err.Error(), "excessive aliasing") {
+			t.Errorf("%s: %v", text, err)
+		}
+	}
+}

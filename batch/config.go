@@ -24,6 +24,7 @@ import (
 
 	"sertrace/denoise"
 	"sertrace/render"
+	"sertrace/scene"
 )
 
 // Job is one render of a config: its name, scene and outputs, and the
@@ -143,8 +144,12 @@ func Load(path string) (*Config, error) {
 	// The defaults are decoded on their own first, so that a bad value there
 	// is reported there and not at the first job.
 	defaults := v.GetStringMap("defaults")
-	if _, err := decodeJob(defaults); err != nil {
-		return nil, fmt.Errorf("config %s: %s", path, err.place(section(&root, "defaults"), "defaults"))
+	base, bad := decodeJob(defaults)
+	if bad == nil {
+		bad = checkSettings(base)
+	}
+	if bad != nil {
+		return nil, fmt.Errorf("config %s: %s", path, bad.place(section(&root, "defaults"), "defaults"))
 	}
 	rawJobs, _ := v.Get("jobs").([]any)
 	if len(rawJobs) == 0 {
@@ -175,6 +180,12 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config %s: job name %q is taken by the batch's own files", path, job.Name)
 		case job.Scene == "":
 			return nil, fmt.Errorf("config %s: job %q has no scene", path, job.Name)
+		}
+		// Every job's settings are checked now, not at its turn, hours in.
+		if err := checkSettings(job); err != nil {
+			return nil, fmt.Errorf("config %s: %s", path, err.inJob(&root, i, job.Name))
+		}
+		switch {
 		case job.Samples != "":
 			return nil, fmt.Errorf("config %s: job %q: samples: a batch job is cut into slices with split: K", path, job.Name)
 		case job.Split < 0 || job.Split > max(min(job.SPP, MaxSplit), 1):
@@ -186,6 +197,49 @@ func Load(path string) (*Config, error) {
 		cfg.Jobs = append(cfg.Jobs, job)
 	}
 	return cfg, nil
+}
+
+// checkSettings refuses a job's values (or the defaults') that no scene
+// makes right: what render.Settings.Check refuses, a resolution, spp or
+// max_depth past what a render takes, and its outputs. (A denoiser that is
+// not one fails its job alone: TestBatchDenoisers.)
+func checkSettings(job Job) *valueError {
+	s := job.Settings
+	if err := s.Check(); err != nil {
+		var se *render.SettingError
+		if !errors.As(err, &se) {
+			return &valueError{key: "settings", problem: err.Error()}
+		}
+		key := se.Key
+		if key == "env" { // the environment's rotation or intensity
+			key = "env_intensity"
+			if r := float64(s.EnvRotation); math.IsNaN(r) || math.IsInf(r, 0) {
+				key = "env_rotation"
+			}
+		}
+		return &valueError{key: key, problem: se.Err.Error()}
+	}
+	if s.Res != "" { // "": the camera's aspect, known with the scene
+		w, h, err := render.ParseResolution(s.Res, scene.Camera{})
+		switch {
+		case err != nil:
+			return &valueError{key: "res", problem: err.Error()}
+		case w > render.MaxSide || h > render.MaxSide || w*h > render.MaxPixels:
+			return &valueError{key: "res", problem: fmt.Sprintf("%dx%d is outside 1..%d pixels a side and %d pixels in all", w, h, render.MaxSide, render.MaxPixels)}
+		case w*h > render.MaxFilePixels:
+			return &valueError{key: "res", problem: fmt.Sprintf("%dx%d is over the %d pixels that a batch job's checkpoint holds; render it whole with sertrace render", w, h, render.MaxFilePixels)}
+		}
+	}
+	if s.SPP < 1 || s.SPP > render.MaxSPP {
+		return &valueError{key: "spp", problem: fmt.Sprintf("%d is outside 1..%d", s.SPP, render.MaxSPP)}
+	}
+	if s.MaxDepth < 1 || s.MaxDepth > render.MaxDepth {
+		return &valueError{key: "max_depth", problem: fmt.Sprintf("%d is outside 1..%d", s.MaxDepth, render.MaxDepth)}
+	}
+	if _, err := parseOutputs(job.Outputs); err != nil {
+		return &valueError{key: "outputs", problem: err.Error()}
+	}
+	return nil
 }
 
 // decodeJob is the job that layers of settings make, each over the ones
@@ -251,6 +305,23 @@ func (e *valueError) place(m *yaml.Node, where string) string {
 		return fmt.Sprintf("line %d (%s): %s: %s", k.Line, where, e.key, e.problem)
 	}
 	return fmt.Sprintf("%s: %s: %s", where, e.key, e.problem)
+}
+
+// inJob says where a value of job i, named name, is: the key's line in
+// the job's mapping (or in one it merges) or, where the job takes the
+// value from them, in the defaults'.
+func (e *valueError) inJob(root *yaml.Node, i int, name string) string {
+	job := fmt.Sprintf("job %q", name)
+	if k, merged := keyIn(jobNode(root, i), e.key); k != nil {
+		if merged {
+			job = "merged into " + job
+		}
+		return fmt.Sprintf("line %d (%s): %s: %s", k.Line, job, e.key, e.problem)
+	}
+	if k, _ := keyIn(section(root, "defaults"), e.key); k != nil {
+		return fmt.Sprintf("line %d (defaults, for %s): %s: %s", k.Line, job, e.key, e.problem)
+	}
+	return fmt.Sprintf("%s: %s: %s", job, e.key, e.problem)
 }
 
 // decodeProblem is the first of the decoder's complaints, in one line.

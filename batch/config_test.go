@@ -253,3 +253,69 @@ func TestYAMLBombs(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryJobCheckedAtLoad: a value that no scene makes right, in a
+// later job, is refused by Load, before the first job renders, with the
+// job's name and the line of the key in the job, in a mapping it merges
+// or in the defaults it takes the value from.
+func TestEveryJobCheckedAtLoad(t *testing.T) {
+	dir := t.TempDir()
+	const text = "output_dir: out\ndefaults:\n  res: 64x48\n  spp: 16\njobs:\n  - {name: first, scene: x.glb}\n  - name: later\n    scene: x.glb\n    "
+	for _, c := range []struct{ bad, want string }{
+		{"res: 1920x108O", `"1920x108O" is not WxH`},
+		{"res: 70000x10", "70000x10 is outside 1..65536 pixels a side and 1073741824 pixels in all"},
+		{"res: 99999999999x99999999999", "99999999999x99999999999 is outside 1..65536 pixels a side"},
+		{"res: 8192x8192", "8192x8192 is over the 33554432 pixels that a batch job's checkpoint holds; render it whole with sertrace render"},
+		{"tonemap: agxx", `unknown tone map "agxx" (linear, filmic, aces, agx)`},
+		{"spp: -4", "-4 is outside 1..16777216"},
+		{"spp: 0\n    split: 2", "0 is outside 1..16777216"},
+		{"max_depth: 0", "0 is outside 1..1024"},
+		{"memory_budget: 8 gigs", `"8 gigs" is not a size (such as 8G, 512M or a number of bytes)`},
+		{"memory_budget: 0", `"0" is not a size`},
+		{"outputs: [beauty.exr, beauty.exrr]", `output "beauty.exrr": the format must be .exr, .pfm or .png`},
+		{"outputs: [beuaty.png]", `output "beuaty.png": unknown output "beuaty"`},
+		{"outputs: []", "no outputs"},
+		{"filter: lanczos", `unknown pixel filter "lanczos"`},
+		{"reorder: bogus", `unknown reorder scheme "bogus"`},
+		{"backend: optix", `unknown backend "optix"`},
+		{"accel: optix", `unknown tracer "optix"`},
+		{"path: dxr", `unknown path "dxr"`},
+		{"env_color: \"1,2\"", `"1,2" is not R,G,B or one value`},
+		{"exr_precision: double", `"double": float or half`},
+		{"time_budget: -1", "-1 must be finite seconds, not negative"},
+		{"exposure: .nan", "NaN must be a finite number of stops"},
+		{"aperture_radius: -2", "-2 must be 0 (a pinhole) or more"},
+		{"focus_distance: .inf", "+Inf must be a finite distance"},
+		{"env_intensity: -1", "environment intensity -1 must be finite and not negative"},
+		{"env_rotation: .inf", "environment rotation +Inf is not a finite angle"},
+		{"samples: x", `"x": want FIRST:COUNT`},
+	} {
+		key, _, _ := strings.Cut(c.bad, ":")
+		want := `: line 9 (job "later"): ` + key + ": " + c.want
+		_, err := Load(writeConfig(t, dir, text+c.bad+"\n"))
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want %q", c.bad, err, want)
+		}
+	}
+	for _, c := range []struct{ text, want string }{
+		// In a mapping the job merges.
+		{text + "<<:\n      spp: -1\n", `: line 10 (merged into job "later"): spp: -1 is outside 1..16777216`},
+		// In the defaults, which are checked on their own first...
+		{"defaults:\n  spp: 4\n  tonemap: agxx\njobs:\n  - {name: a, scene: x.glb}\n", `: line 3 (defaults): tonemap: unknown tone map "agxx"`},
+		{"defaults:\n  memory_budget: lots\njobs:\n  - {name: a, scene: x.glb}\n", `: line 2 (defaults): memory_budget: "lots" is not a size`},
+		// ... and where a job makes the defaults' value wrong.
+		{"defaults:\n  path: ser\njobs:\n  - {name: a, scene: x.glb}\n  - {name: b, scene: x.glb, backend: cpu}\n",
+			`: line 2 (defaults, for job "b"): path: "ser" is a path of the vulkan backend, not of cpu`},
+		// The spp is checked before the split that is measured by it.
+		{"jobs:\n  - {name: a, scene: x.glb, spp: -4, split: 2}\n", `: line 2 (job "a"): spp: -4 is outside`},
+	} {
+		_, err := Load(writeConfig(t, dir, c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
+	}
+	// A memory budget that is a size loads.
+	if _, err := Load(writeConfig(t, dir, text+"memory_budget: 8G\n")); err != nil {
+		t.Error(err)
+	}
+}

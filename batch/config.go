@@ -113,7 +113,7 @@ func Load(path string) (*Config, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("config %s: %v", path, err)
+		return nil, fmt.Errorf("config %s: %s", path, cutMessage(err.Error()))
 	}
 	if err := checkKeys(&root); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
@@ -124,7 +124,7 @@ func Load(path string) (*Config, error) {
 	var tree map[string]any
 	if err := root.Decode(&tree); err != nil {
 		// The YAML decoder lists its errors a line each: say them in one.
-		return nil, fmt.Errorf("config %s: %s", path, strings.Join(strings.Fields(err.Error()), " "))
+		return nil, fmt.Errorf("config %s: %s", path, cutMessage(err.Error()))
 	}
 	v := viper.New()
 	if err := v.MergeConfigMap(tree); err != nil {
@@ -169,17 +169,17 @@ func Load(path string) (*Config, error) {
 		case job.Name == "":
 			return nil, fmt.Errorf("config %s: jobs[%d] has no name", path, i)
 		case strings.ContainsAny(job.Name, `/\`) || job.Name == "." || job.Name == "..":
-			return nil, fmt.Errorf("config %s: job name %q must be a plain folder name", path, job.Name)
+			return nil, fmt.Errorf("config %s: job name %s must be a plain folder name", path, shown(job.Name))
 		case !utf8.ValidString(job.Name) || strings.IndexFunc(job.Name, unicode.IsControl) >= 0:
 			// A newline, tab or NUL in a folder name breaks logs, summaries
 			// and the tools that read them.
-			return nil, fmt.Errorf("config %s: job name %q has a control character or is not UTF-8", path, job.Name)
+			return nil, fmt.Errorf("config %s: job name %s has a control character or is not UTF-8", path, shown(job.Name))
 		case seen[strings.ToLower(job.Name)]:
-			return nil, fmt.Errorf("config %s: two jobs are named %q (names must differ in more than case)", path, job.Name)
+			return nil, fmt.Errorf("config %s: two jobs are named %s (names must differ in more than case)", path, shown(job.Name))
 		case slices.Contains(reservedNames, strings.ToLower(job.Name)):
-			return nil, fmt.Errorf("config %s: job name %q is taken by the batch's own files", path, job.Name)
+			return nil, fmt.Errorf("config %s: job name %s is taken by the batch's own files", path, shown(job.Name))
 		case job.Scene == "":
-			return nil, fmt.Errorf("config %s: job %q has no scene", path, job.Name)
+			return nil, fmt.Errorf("config %s: job %s has no scene", path, shown(job.Name))
 		}
 		// Every job's settings are checked now, not at its turn, hours in.
 		if err := checkSettings(job); err != nil {
@@ -187,11 +187,11 @@ func Load(path string) (*Config, error) {
 		}
 		switch {
 		case job.Samples != "":
-			return nil, fmt.Errorf("config %s: job %q: samples: a batch job is cut into slices with split: K", path, job.Name)
+			return nil, fmt.Errorf("config %s: job %s: samples: a batch job is cut into slices with split: K", path, shown(job.Name))
 		case job.Split < 0 || job.Split > max(min(job.SPP, MaxSplit), 1):
-			return nil, fmt.Errorf("config %s: job %q: split %d must be in 0..%d (at most its spp, a sample or more a slice, and at most %d)", path, job.Name, job.Split, min(job.SPP, MaxSplit), MaxSplit)
+			return nil, fmt.Errorf("config %s: job %s: split %d must be in 0..%d (at most its spp, a sample or more a slice, and at most %d)", path, shown(job.Name), job.Split, min(job.SPP, MaxSplit), MaxSplit)
 		case job.Split > 1 && job.TimeBudget > 0:
-			return nil, fmt.Errorf("config %s: job %q: a split job takes all its samples: it has no time_budget", path, job.Name)
+			return nil, fmt.Errorf("config %s: job %s: a split job takes all its samples: it has no time_budget", path, shown(job.Name))
 		}
 		seen[strings.ToLower(job.Name)] = true
 		cfg.Jobs = append(cfg.Jobs, job)
@@ -208,7 +208,7 @@ func checkSettings(job Job) *valueError {
 	if err := s.Check(); err != nil {
 		var se *render.SettingError
 		if !errors.As(err, &se) {
-			return &valueError{key: "settings", problem: err.Error()}
+			return &valueError{key: "settings", problem: cutMessage(err.Error())}
 		}
 		key := se.Key
 		if key == "env" { // the environment's rotation or intensity
@@ -217,13 +217,13 @@ func checkSettings(job Job) *valueError {
 				key = "env_rotation"
 			}
 		}
-		return &valueError{key: key, problem: se.Err.Error()}
+		return &valueError{key: key, problem: cutMessage(se.Err.Error())}
 	}
 	if s.Res != "" { // "": the camera's aspect, known with the scene
 		w, h, err := render.ParseResolution(s.Res, scene.Camera{})
 		switch {
 		case err != nil:
-			return &valueError{key: "res", problem: err.Error()}
+			return &valueError{key: "res", problem: cutMessage(err.Error())}
 		case w > render.MaxSide || h > render.MaxSide || w*h > render.MaxPixels:
 			return &valueError{key: "res", problem: fmt.Sprintf("%dx%d is outside 1..%d pixels a side and %d pixels in all", w, h, render.MaxSide, render.MaxPixels)}
 		case w*h > render.MaxFilePixels:
@@ -237,7 +237,7 @@ func checkSettings(job Job) *valueError {
 		return &valueError{key: "max_depth", problem: fmt.Sprintf("%d is outside 1..%d", s.MaxDepth, render.MaxDepth)}
 	}
 	if _, err := parseOutputs(job.Outputs); err != nil {
-		return &valueError{key: "outputs", problem: err.Error()}
+		return &valueError{key: "outputs", problem: cutMessage(err.Error())}
 	}
 	return nil
 }
@@ -311,7 +311,7 @@ func (e *valueError) place(m *yaml.Node, where string) string {
 // the job's mapping (or in one it merges) or, where the job takes the
 // value from them, in the defaults'.
 func (e *valueError) inJob(root *yaml.Node, i int, name string) string {
-	job := fmt.Sprintf("job %q", name)
+	job := "job " + shown(name)
 	if k, merged := keyIn(jobNode(root, i), e.key); k != nil {
 		if merged {
 			job = "merged into " + job
@@ -328,7 +328,7 @@ func (e *valueError) inJob(root *yaml.Node, i int, name string) string {
 func decodeProblem(err error) *valueError {
 	var de *mapstructure.DecodeError
 	if !errors.As(err, &de) {
-		return &valueError{key: "settings", problem: strings.Join(strings.Fields(err.Error()), " ")}
+		return &valueError{key: "settings", problem: cutMessage(err.Error())}
 	}
 	key, _, _ := strings.Cut(de.Name(), "[") // outputs[1] is under outputs
 	var value any
@@ -341,12 +341,9 @@ func decodeProblem(err error) *valueError {
 	case errors.As(err, &ue):
 		value, want = ue.Value, ue.Expected.Type()
 	default:
-		return &valueError{key: key, problem: strings.Join(strings.Fields(de.Unwrap().Error()), " ")}
+		return &valueError{key: key, problem: cutMessage(de.Unwrap().Error())}
 	}
-	if s, ok := value.(string); ok {
-		return &valueError{key: key, problem: fmt.Sprintf("%q is not %s", s, kindName(want))}
-	}
-	return &valueError{key: key, problem: fmt.Sprintf("%v is not %s", value, kindName(want))}
+	return &valueError{key: key, problem: fmt.Sprintf("%s is not %s", quoted(value), kindName(want))}
 }
 
 func kindName(t reflect.Type) string {
@@ -410,12 +407,99 @@ func numberText(v any) (string, bool) {
 	return "", false
 }
 
+// quoted is a value as a message shows it: text quoted; either cut after
+// its first shownChars characters where longer, with its length.
 func quoted(v any) string {
 	if s, ok := v.(string); ok {
-		return strconv.Quote(s)
+		return shown(s)
 	}
-	return fmt.Sprint(v)
+	text := fmt.Sprint(v)
+	if len(text) <= shownChars {
+		return text
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice:
+		return fmt.Sprintf("%s… (%d values)", cutAt(text, shownChars), rv.Len())
+	case reflect.Map:
+		return fmt.Sprintf("%s… (%d keys)", cutAt(text, shownChars), rv.Len())
+	}
+	return fmt.Sprintf("%s… (%d bytes)", cutAt(text, shownChars), len(text))
 }
+
+// shownChars is how much of a value a message shows: a 5 MB string in a
+// config is cut to this many characters, with its length.
+const shownChars = 60
+
+// shown is s quoted, cut after shownChars characters where longer, with
+// its length: "abc…"… (5242880 bytes).
+func shown(s string) string {
+	if c := cutAt(s, shownChars); len(c) < len(s) {
+		return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(c), len(s))
+	}
+	return strconv.Quote(s)
+}
+
+// cut is s as shown cuts it, not quoted.
+func cut(s string) string {
+	if c := cutAt(s, shownChars); len(c) < len(s) {
+		return fmt.Sprintf("%s… (%d bytes)", c, len(s))
+	}
+	return s
+}
+
+// cutAt is s's first n characters.
+func cutAt(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// cutMessage is another package's message (the YAML parser's, render's)
+// in one line, each long quoted value in it cut as shown cuts it (and
+// the YAML parser's 'anchor'), and the whole cut after maxMessage
+// characters, for what else may quote a value without bound.
+func cutMessage(msg string) string {
+	var b strings.Builder
+	for rest := msg; rest != ""; {
+		i := strings.IndexAny(rest, `"'`)
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i:]
+		n := 1 // the quote, where no long value follows it
+		if q, err := strconv.QuotedPrefix(rest); err == nil && rest[0] == '"' {
+			n = len(q)
+			if s, _ := strconv.Unquote(q); len(s) > shownChars {
+				b.WriteString(shown(s))
+				rest = rest[n:]
+				continue
+			}
+		} else if end := strings.IndexAny(rest[1:], "' \t"); rest[0] == '\'' && end > shownChars && rest[1+end] == '\'' {
+			// An anchor: no spaces, to the next quote.
+			b.WriteString("'" + cut(rest[1:1+end]) + "'")
+			rest = rest[end+2:]
+			continue
+		}
+		b.WriteString(rest[:n])
+		rest = rest[n:]
+	}
+	msg = strings.Join(strings.Fields(b.String()), " ")
+	if c := cutAt(msg, maxMessage); len(c) < len(msg) {
+		return fmt.Sprintf("%s… (%d bytes)", c, len(msg))
+	}
+	return msg
+}
+
+// maxMessage is the longest message of another package's that Load passes
+// on whole.
+const maxMessage = 400
 
 // section is the value of the config's top-level key, its alias
 // resolved, or nil.
@@ -472,7 +556,7 @@ func mergedMappings(v *yaml.Node, where string) ([]*yaml.Node, error) {
 		}
 		what := nodeKind(n)
 		if n.Kind == yaml.AliasNode {
-			what = "*" + n.Value + ", " + nodeKind(resolved(n))
+			what = "*" + cut(n.Value) + ", " + nodeKind(resolved(n))
 		}
 		return nil, fmt.Errorf("line %d (%s): << merges a mapping or a list of them (<<: *base, <<: [*a, *b]), not %s", n.Line, where, what)
 	}
@@ -647,6 +731,9 @@ func known(k *yaml.Node, keys []string, where string) error {
 	place := fmt.Sprintf("line %d", k.Line)
 	if where != "" {
 		place += " (" + where + ")"
+	}
+	if len(name) > 2*shownChars { // no key is near: and the distance takes its length times theirs
+		return fmt.Errorf("%s: unknown key %s", place, shown(name))
 	}
 	return fmt.Errorf("%s: unknown key %q; did you mean %q?", place, name, nearest(name, keys))
 }

@@ -319,3 +319,59 @@ func TestEveryJobCheckedAtLoad(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLongValuesCut: a message that quotes a value, a key, a name or an
+// anchor of a megabyte shows its first 60 characters and its length.
+func TestLongValuesCut(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 1<<20)
+	list := "[" + strings.TrimSuffix(strings.Repeat("1, ", 200000), ", ") + "]"
+	for _, c := range []struct{ text, want string }{
+		// A key over 1024 characters is written as an explicit key (?).
+		{"jobs:\n  - name: a\n    scene: x.glb\n    ? " + long + "\n    : 1\n", `: line 4 (jobs[0]): unknown key "xxxx`},
+		{"? outptu_dir_" + long + "\n: out\njobs: []\n", `: line 1: unknown key "outptu_dir_xxx`},
+		{"jobs:\n  - {name: a, scene: x.glb, spp: " + long + "}\n", `: line 2 (jobs[0]): spp: "xxxx`},
+		{"jobs:\n  - {name: a, scene: x.glb, reorder_hint: " + list + "}\n", `: line 2 (jobs[0]): reorder_hint: [1 1 1 `},
+		{"slurm: {partition: " + list + "}\njobs:\n  - {name: a, scene: x.glb}\n", `: slurm: [1 1 1 `},
+		{"jobs:\n  - {name: a, scene: x.glb, env_color: [1, " + long + ", 1]}\n", `: line 2 (jobs[0]): env_color: "xxxx`},
+		{"jobs:\n  - name: a\n    scene: x.glb\n    env_color:\n      ? " + long + "\n      : 1\n", `: line 4 (jobs[0]): env_color: map[xxxx`},
+		{"jobs:\n  - name: a\n    scene: x.glb\n    env_color:\n      ? " + long + "\n      : 1\n      ? " + long + "\n      : 2\n", `mapping key "xxxx`},
+		{"jobs:\n  - {name: \"a\\n" + long + "\", scene: x.glb}\n", `: job name "a\nxxx`},
+		{"jobs:\n  - {name: " + long[:200] + "}\n", `: job "xxxx`},
+		{"jobs:\n  - {name: " + long[:200] + ", scene: x.glb, spp: 2, split: 5}\n", `: job "xxxx`},
+		{"jobs:\n  - {name: " + long[:200] + ", scene: x.glb, tonemap: agxx}\n", `: line 2 (job "xxxx`},
+		{"jobs:\n  - {name: a, scene: x.glb, tonemap: " + long + "}\n", `: line 2 (job "a"): tonemap: unknown tone map "xxxx`},
+		{"jobs:\n  - {name: a, scene: x.glb, res: " + long + "}\n", `: line 2 (job "a"): res: "xxxx`},
+		{"jobs:\n  - {name: a, scene: x.glb, memory_budget: " + long + "}\n", `: line 2 (job "a"): memory_budget: "xxxx`},
+		{"jobs:\n  - {name: a, scene: x.glb, outputs: [" + long + ".png]}\n", `: line 2 (job "a"): outputs: output "xxxx`},
+		{"jobs:\n  - {name: a, scene: x.glb, outputs: &" + long + " [a.png]}\n  - {name: b, scene: x.glb, <<: *" + long + "}\n", `not *xxxx`},
+		{"jobs:\n  - {name: a, scene: x.glb, <<: *" + long + "}\n", `unknown anchor 'xxxx`},
+	} {
+		_, err := Load(writeConfig(t, dir, c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "…") ||
+			len(err.Error()) > 500 || strings.Contains(err.Error(), "\n") {
+			msg := fmt.Sprint(err)
+			t.Errorf("%.80q: error of %d bytes %.600s, want %q and the value cut", c.text, len(msg), msg, c.want)
+		}
+	}
+}
+
+// TestCutMessage: only long quoted values are cut in another package's
+// message; prose, short values and stray quotes stay as they are.
+func TestCutMessage(t *testing.T) {
+	long := strings.Repeat("y", 100)
+	for _, c := range []struct{ in, want string }{
+		{`-2 must be 0, or -1 for the camera's own; the scene's lens`, `-2 must be 0, or -1 for the camera's own; the scene's lens`},
+		{`did not find expected ',' or '}'`, `did not find expected ',' or '}'`},
+		{`unknown tone map "agxx" (linear)`, `unknown tone map "agxx" (linear)`},
+		{`a "quote\" that" and "one unended`, `a "quote\" that" and "one unended`},
+		{`map "` + long + `" (x)`, `map "` + long[:60] + `"… (100 bytes) (x)`},
+		{`anchor '` + long + `' value`, `anchor '` + long[:60] + `… (100 bytes)' value`},
+		{"two\n  lines", "two lines"},
+		{strings.Repeat("z", 500), strings.Repeat("z", 400) + "… (500 bytes)"},
+	} {
+		if got := cutMessage(c.in); got != c.want {
+			t.Errorf("cutMessage(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

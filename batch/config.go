@@ -62,6 +62,9 @@ type Slurm struct {
 	Extra       []string `mapstructure:"extra"` // more sbatch options, as given
 }
 
+// maxNameBytes is the longest job name: a folder's name (NAME_MAX).
+const maxNameBytes = 255
+
 // MaxSplit is the most slices a job is cut into: each is a film's worth of
 // file, and a merge reads every slice's header.
 const MaxSplit = 4096
@@ -174,6 +177,8 @@ func Load(path string) (*Config, error) {
 			// A newline, tab or NUL in a folder name breaks logs, summaries
 			// and the tools that read them.
 			return nil, fmt.Errorf("config %s: job name %s has a control character or is not UTF-8", path, shown(job.Name))
+		case len(job.Name) > maxNameBytes:
+			return nil, fmt.Errorf("config %s: job name %s is longer than the %d bytes a folder name may be", path, shown(job.Name), maxNameBytes)
 		case seen[strings.ToLower(job.Name)]:
 			return nil, fmt.Errorf("config %s: two jobs are named %s (names must differ in more than case)", path, shown(job.Name))
 		case slices.Contains(reservedNames, strings.ToLower(job.Name)):

@@ -336,6 +336,7 @@ func TestLongValuesCut(t *testing.T) {
 		{"jobs:\n  - {name: a, scene: x.glb, env_color: [1, " + long + ", 1]}\n", `: line 2 (jobs[0]): env_color: "xxxx`},
 		{"jobs:\n  - name: a\n    scene: x.glb\n    env_color:\n      ? " + long + "\n      : 1\n", `: line 4 (jobs[0]): env_color: map[xxxx`},
 		{"jobs:\n  - name: a\n    scene: x.glb\n    env_color:\n      ? " + long + "\n      : 1\n      ? " + long + "\n      : 2\n", `mapping key "xxxx`},
+		{"jobs:\n  - {name: " + long + ", scene: x.glb}\n", `: job name "xxxx`},
 		{"jobs:\n  - {name: \"a\\n" + long + "\", scene: x.glb}\n", `: job name "a\nxxx`},
 		{"jobs:\n  - {name: " + long[:200] + "}\n", `: job "xxxx`},
 		{"jobs:\n  - {name: " + long[:200] + ", scene: x.glb, spp: 2, split: 5}\n", `: job "xxxx`},
@@ -373,5 +374,19 @@ func TestCutMessage(t *testing.T) {
 		if got := cutMessage(c.in); got != c.want {
 			t.Errorf("cutMessage(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestLongJobName: a job name longer than a folder's name may be is
+// refused by Load, not by mkdir at the job's turn.
+func TestLongJobName(t *testing.T) {
+	dir := t.TempDir()
+	name := strings.Repeat("é", 128) // 256 bytes
+	_, err := Load(writeConfig(t, dir, "jobs:\n  - {name: a, scene: x.glb}\n  - {name: "+name+", scene: x.glb}\n"))
+	if err == nil || !strings.HasSuffix(err.Error(), `: job name "`+strings.Repeat("é", 60)+`"… (256 bytes) is longer than the 255 bytes a folder name may be`) {
+		t.Errorf("%v", err)
+	}
+	if _, err := Load(writeConfig(t, dir, "jobs:\n  - {name: "+name[:254]+"a, scene: x.glb}\n")); err != nil {
+		t.Errorf("255 bytes: %v", err)
 	}
 }

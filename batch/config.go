@@ -97,8 +97,8 @@ var defaultJob = func() map[string]any {
 }()
 
 // MaxConfigBytes is the most a config file may hold: 10,000 jobs of seven
-// keys each take 1.9 MB and load in 2 s; the YAML parser and the decoding
-// take some 60 times a file's size in memory.
+// keys each take 1.9 MB and load in 1 s; 4 MB at worst (140,000 jobs of
+// two keys) load in 11 s and 550 MB.
 const MaxConfigBytes = 4 << 20
 
 // maxMappingKeys is the most keys a mapping of a config may hold (a job

@@ -89,7 +89,7 @@ func TestConfigSizeLimit(t *testing.T) {
 // limit (BenchmarkLoad10000Jobs times it).
 func TestTenThousandJobsLoad(t *testing.T) {
 	if testing.Short() {
-		t.Skip("2 s")
+		t.Skip("1 s")
 	}
 	text := manyJobs(10000)
 	if len(text) > MaxConfigBytes/2 {

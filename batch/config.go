@@ -244,6 +244,15 @@ func checkSettings(job Job) *valueError {
 	if _, err := parseOutputs(job.Outputs); err != nil {
 		return &valueError{key: "outputs", problem: cutMessage(err.Error())}
 	}
+	if job.Denoise {
+		if err := denoise.CheckChoice(job.Denoiser, job.DenoisePasses); err != nil {
+			key := "denoiser"
+			if slices.Contains(denoise.Denoisers, job.Denoiser) {
+				key = "denoise_passes"
+			}
+			return &valueError{key: key, problem: cutMessage(err.Error())}
+		}
+	}
 	return nil
 }
 

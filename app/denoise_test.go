@@ -9,7 +9,6 @@ import (
 
 	"github.com/mrjoshuak/go-openexr/exr"
 
-	"sertrace/denoise/unet"
 	"sertrace/render"
 )
 
@@ -48,17 +47,7 @@ func writeEXR(t *testing.T, path string, width, height int, channels map[string]
 // its value, whichever denoiser runs; the output is finite and not
 // negative. A beauty with nothing finite is refused in one line.
 func TestDenoiseNamesDamagedPixels(t *testing.T) {
-	for _, denoiser := range []string{"regression", "network"} {
-		t.Run(denoiser, func(t *testing.T) {
-			if denoiser == "network" && unet.Missing(unet.Dir()) != nil {
-				if os.Getenv("CI") != "" {
-					t.Fatalf("no network weights in %s under CI: .ci/run installs them", unet.Dir())
-				}
-				t.Skipf("no network weights in %s (sertrace weights fetch)", unet.Dir())
-			}
-			testDenoiseNamesDamagedPixels(t, denoiser)
-		})
-	}
+	eachDenoiser(t, testDenoiseNamesDamagedPixels)
 }
 
 func testDenoiseNamesDamagedPixels(t *testing.T, denoiser string) {

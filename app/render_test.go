@@ -193,6 +193,12 @@ func TestBatchCommand(t *testing.T) {
 // for both denoisers (the network where its weights are installed: under
 // CI, always).
 func TestDenoiseCommand(t *testing.T) {
+	eachDenoiser(t, testDenoiseCommand)
+}
+
+// eachDenoiser runs test for each denoiser: the network where its weights
+// are installed (under CI, always).
+func eachDenoiser(t *testing.T, test func(t *testing.T, denoiser string)) {
 	for _, denoiser := range []string{"regression", "network"} {
 		t.Run(denoiser, func(t *testing.T) {
 			if denoiser == "network" && unet.Missing(unet.Dir()) != nil {
@@ -201,7 +207,7 @@ func TestDenoiseCommand(t *testing.T) {
 				}
 				t.Skipf("no network weights in %s (sertrace weights fetch)", unet.Dir())
 			}
-			testDenoiseCommand(t, denoiser)
+			test(t, denoiser)
 		})
 	}
 }

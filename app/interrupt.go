@@ -114,10 +114,8 @@ func (i *interrupts) take(sig os.Signal) {
 	i.last = now
 	i.count++
 	name := signalName(sig)
-	if f, ok := i.stderr.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			fmt.Fprint(f, "\r\033[K") // the progress bar's line, which its next update draws again
-		}
+	if isTerminal(i.stderr) {
+		fmt.Fprint(i.stderr, "\r\033[K") // the progress bar's line, which its next update draws again
 	}
 	switch {
 	case i.count == 1 && i.writing != "":

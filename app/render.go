@@ -581,13 +581,17 @@ type progressBar struct {
 }
 
 func newProgressBar(w io.Writer) *progressBar {
-	p := &progressBar{w: w, start: time.Now(), last: time.Now()}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.terminal = true
-		}
+	return &progressBar{w: w, start: time.Now(), last: time.Now(), terminal: isTerminal(w)}
+}
+
+// isTerminal reports whether w is a terminal (where a bar is drawn).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
 	}
-	return p
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func (p *progressBar) update(done float64) {

@@ -63,7 +63,11 @@ func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
 	}
 	// A first interrupt stops each unit at its next pass with a checkpoint,
 	// and lets a job's outputs being written finish; a second stops at once.
-	ctx := interruptsOf(cmd).stage("each unit stops at its next pass and keeps a checkpoint; outputs being written are finished")
+	stops := "each unit stops at its next pass and keeps a checkpoint; outputs being written are finished"
+	if v.GetInt("slurm") != 0 || v.GetBool("wait") {
+		stops = "sertrace stops; what was submitted goes on in Slurm (scancel stops it)"
+	}
+	ctx := interruptsOf(cmd).stage(stops)
 	stderr := cmd.ErrOrStderr()
 	bar := newProgressBar(stderr)
 	var unitIndex, unitCount int

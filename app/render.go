@@ -384,33 +384,36 @@ func renderBands(ctx context.Context, intr *interrupts, j *job.Job, settings ren
 	}
 	src := continuable(out, key, note)
 	defer src.close()
-	t, err := atomicfile.Create(out)
+	// begin starts the file: an abort leaves it for the next run, as a
+	// kill does.
+	begin := func() (*atomicfile.Temp, *render.BandWriter, error) {
+		t, err := atomicfile.Create(out)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.Keep = true
+		bw, err := render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP, key)
+		if err != nil {
+			t.Discard()
+			return nil, nil, fmt.Errorf("write %s: %w", out, err)
+		}
+		return t, bw, nil
+	}
+	t, bw, err := begin()
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	t.Keep = true // an abort leaves it for the next run, as a kill does
-	newWriter := func() (*render.BandWriter, error) {
-		return render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP, key)
-	}
-	bw, err := newWriter()
-	if err == nil && src.f != nil {
+	if src.f != nil {
 		if cerr := bw.Copy(src.f, src.size, src.rows); cerr == nil {
 			note(fmt.Sprintf("%s: continuing the render in bands that %s: its rows 0..%d are kept", out, src.what, src.rows-1))
 		} else {
 			note(fmt.Sprintf("%s: the render in bands that %s does not read (%v): starting over", out, src.what, cerr))
 			t.Discard()
 			src.rows = 0
-			if t, err = atomicfile.Create(out); err == nil {
-				t.Keep = true
-				bw, err = newWriter()
+			if t, bw, err = begin(); err != nil {
+				return nil, nil, 0, err
 			}
 		}
-	}
-	if err != nil {
-		if t != nil {
-			t.Discard()
-		}
-		return nil, nil, 0, fmt.Errorf("write %s: %w", out, err)
 	}
 	done = src.rows
 	rendered := done > 0

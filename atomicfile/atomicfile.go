@@ -125,23 +125,22 @@ func (t *Temp) commit() error {
 // Leave closes the temporary and leaves it where it is, for a later run
 // to find (Stale) and continue: what a write that failed (a full disk)
 // had done is not thrown away.
-func (t *Temp) Leave() {
-	mu.Lock()
-	defer mu.Unlock()
-	if pending[t] {
-		delete(pending, t)
-		t.Close()
-	}
-}
+func (t *Temp) Leave() { t.end(false) }
 
 // Discard removes the temporary; the target stays as it was.
-func (t *Temp) Discard() {
+func (t *Temp) Discard() { t.end(true) }
+
+// end closes a temporary still being written, and removes it where
+// remove says so.
+func (t *Temp) end(remove bool) {
 	mu.Lock()
 	defer mu.Unlock()
 	if pending[t] {
 		delete(pending, t)
 		t.Close()
-		os.Remove(t.Name())
+		if remove {
+			os.Remove(t.Name())
+		}
 	}
 }
 

@@ -67,9 +67,14 @@ const (
 // too, which is part of it), copied where it has any, and what was found,
 // one Damage a layer; an error where no pixel of the beauty is left to
 // denoise. Both denoisers run on it, so a file read from elsewhere
-// (sertrace denoise) and a film are judged alike.
+// (sertrace denoise) and a film are judged alike; an image it returned
+// is not scanned again.
 func (in *Image) Repaired() (*Image, []Damage, error) {
+	if in.repaired {
+		return in, nil, nil // said where it was repaired: the command's, or Choose's method
+	}
 	out := *in
+	out.repaired = true
 	n := in.Width * in.Height
 	var found []Damage
 	// check returns the damaged pixels of buf (channels values a pixel),

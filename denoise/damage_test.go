@@ -73,6 +73,9 @@ func TestRepairedCountsDamage(t *testing.T) {
 	if got.Albedo[3*2+1] != 0 || got.Normal[3*7+2] != 0 || got.Normal[3*8] != -1 || got.Beauty[3*9] != 2e18 {
 		t.Errorf("albedo %v, normals %v %v, beauty %v", got.Albedo[6:9], got.Normal[21:24], got.Normal[24:27], got.Beauty[27:30])
 	}
+	if again, d, err := got.Repaired(); again != got || d != nil || err != nil {
+		t.Errorf("an image Repaired returned is repaired again: %v %v", d, err)
+	}
 	if !math.IsNaN(float64(img.Beauty[3*6])) || img.Albedo[3*2] != -0.001 {
 		t.Error("the caller's image was changed")
 	}

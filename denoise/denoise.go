@@ -39,7 +39,8 @@ type Image struct {
 	DiffuseAlbedo, SpecularAlbedo     []float32
 	DiffuseVariance, SpecularVariance []float32
 
-	guide []float32 // the albedo the edge-stopping compares, when not Albedo
+	guide    []float32 // the albedo the edge-stopping compares, when not Albedo
+	repaired bool      // Repaired's: its damage found and taken out already
 }
 
 // split reports whether the image holds the diffuse and specular split.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,27 @@ func TestInspectJSON(t *testing.T) {
 	b := got["bounds"].(map[string]any)
 	if _, ok := b["min"]; !ok {
 		t.Error("bounds has no min")
+	}
+	// Each hair instance: its strands (chains), segments, radii and model,
+	// as scene.HairyCornell makes them (24-segment strands, tips a fifth
+	// of the roots); each particle instance its spheres.
+	hair, _ := got["hair"].([]any)
+	if len(hair) != 2 {
+		t.Fatalf("hair: %v, want the two instances of strands", got["hair"])
+	}
+	h := hair[0].(map[string]any)
+	model, _ := h["model"].(map[string]any)
+	if h["strands"] != 1200.0 || h["segments"] != 28800.0 || h["material"] != "brown hair" || model["eumelanin"] != 1.3 ||
+		math.Abs(h["radius_max"].(float64)/h["radius_min"].(float64)-5) > 1e-4 {
+		t.Errorf("hair[0] = %v", h)
+	}
+	parts, _ := got["particles"].([]any)
+	spheres := 0.0
+	for _, p := range parts {
+		spheres += p.(map[string]any)["spheres"].(float64)
+	}
+	if spheres != 6000 {
+		t.Errorf("particles %v hold %v spheres, not 6000", parts, spheres)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -72,6 +71,9 @@ what has been accumulated, marked as partial.`,
 	f.Float64("time-budget", d.TimeBudget, "stop after this many seconds (at a pass boundary), before --spp if need be")
 	f.Bool("exr-half", d.EXRPrecision == "half", "store EXR channels as half floats")
 	f.Bool("denoise", false, "denoise the beauty (the noisy one is written beside it as NAME.noisy.EXT)")
+	f.String("progress", "auto", "how progress is told: auto (a bar on a terminal, else a line every 10 s on stderr) or json (JSON lines on stdout: progress, pass, preview, done, error; see the guide)")
+	f.String("preview", "", "write the image rendered so far to this .exr, .pfm or .png after a pass, at most every --preview-every seconds")
+	f.Float64("preview-every", 2, "seconds at least between two --preview writes")
 	addDenoiserFlags(f)
 	return cmd
 }
@@ -104,9 +106,30 @@ func settingsOf(v *viper.Viper) render.Settings {
 	return s
 }
 
-func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
+func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error) {
 	stderr := cmd.ErrOrStderr()
 	intr := interruptsOf(cmd)
+	var bar *progressBar // once the render runs, lines are written above it
+	switch mode := v.GetString("progress"); mode {
+	case "auto":
+	case "json":
+		// Its lines start now: an error loading the scene is one of them.
+		bar = newJSONProgress(cmd.OutOrStdout(), stderr, v.GetInt("spp"))
+		defer func() {
+			if err != nil {
+				bar.event(jsonLine{Event: "error", Message: strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")})
+			}
+		}()
+	default:
+		return usagef("--progress %q: want %s", mode, strings.Join(progressModes, " or "))
+	}
+	newBar := func() *progressBar {
+		if bar != nil && bar.json != nil {
+			bar.begin()
+			return bar
+		}
+		return newProgressBar(stderr)
+	}
 	out := v.GetString("output")
 	if out == "" {
 		out = strings.TrimSuffix(filepath.Base(scenePath), filepath.Ext(scenePath)) + ".png"
@@ -115,6 +138,14 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	case ".exr", ".pfm", ".png":
 	default:
 		return usagef("output %q: the extension must be .exr, .pfm or .png", out)
+	}
+	preview, previewEvery := v.GetString("preview"), time.Duration(v.GetFloat64("preview-every")*float64(time.Second))
+	switch ext := strings.ToLower(filepath.Ext(preview)); {
+	case preview == "":
+	case ext != ".exr" && ext != ".pfm" && ext != ".png":
+		return usagef("--preview %q: the extension must be .exr, .pfm or .png", preview)
+	case !(previewEvery >= 0):
+		return usagef("--preview-every %v: want seconds, 0 or more", v.GetFloat64("preview-every"))
 	}
 	settings := settingsOf(v)
 	// Values that are wrong whatever the scene are bad usage, said before loading it.
@@ -138,7 +169,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	}
 	// Nothing the render writes may be what it reads, or write over another
 	// of its outputs; and each must have a folder to go to.
-	outputs := append(imageFiles(out, aovs, denoised), file{"--stats", v.GetString("stats")}, file{"--cpuprofile", v.GetString("cpuprofile")})
+	outputs := append(imageFiles(out, aovs, denoised), file{"--stats", v.GetString("stats")}, file{"--cpuprofile", v.GetString("cpuprofile")}, file{"--preview", preview})
 	if err := checkOutputs(outputs, renderInputs(v, scenePath, settings)); err != nil {
 		return err
 	}
@@ -154,7 +185,6 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		}
 		defer stop()
 	}
-	var bar *progressBar // once the render runs, lines are written above it
 	note := func(line string) {
 		if bar != nil {
 			bar.println(line)
@@ -172,6 +202,11 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		// to be completed by a slice of the samples after them: a cut pass
 		// adds nothing.
 		j.Options.WholePasses = true
+	}
+	if preview != "" || bar != nil {
+		if err := followPasses(j, preview, previewEvery, &bar, note); err != nil {
+			return err
+		}
 	}
 	opts, display := j.Options, j.Display
 	w, h := opts.Width, opts.Height
@@ -195,7 +230,11 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 			return fmt.Errorf("%s: %v (rendered in bands of rows it would fit, but %s)", scenePath, err, why)
 		}
 		note(fmt.Sprintf("%dx%d %s: rendering it in bands of %d rows, each written to %s as it is done", w, h, why, rows, out))
-		bar = newProgressBar(stderr)
+		if preview != "" {
+			note(fmt.Sprintf("--preview %s: a render in bands has no image so far to write; each band is in %s as it is done", preview, out))
+		}
+		j.Options.AfterPass = nil // bands have no passes of the whole image
+		bar = newBar()
 		var done int
 		stats, renderErr, done, err = renderBands(ctx, intr, j, settings, scenePath, layers, rows, out, display, note, bar.update)
 		bar.finish()
@@ -214,6 +253,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 			if done > 0 {
 				kept = fmt.Sprintf("rows 0..%d of %d, the bands rendered whole, then the passes done of the band cut short, the rest black", done-1, h)
 			}
+			bar.event(jsonLine{Event: "done", Files: []string{out}, Partial: true})
 			return fmt.Errorf("%s: wrote a partial image to %s, marked partial: %s; run the same render again to continue it", what, out, kept)
 		}
 		written = []string{out}
@@ -221,7 +261,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 		return fmt.Errorf("%s: %w", scenePath, err)
 	default:
 		film := render.NewFilmOf(w, h, layers)
-		bar = newProgressBar(stderr)
+		bar = newBar()
 		stats, renderErr = j.Render(ctx, film, bar.update)
 		bar.finish()
 		if stats == nil {
@@ -260,6 +300,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	if stats.Device != "" {
 		on = fmt.Sprintf("%s, path %s (%s", stats.Device, stats.Path, stats.Backend)
 	}
+	bar.event(jsonLine{Event: "done", Files: written, Partial: stats.Partial || renderErr != nil})
 	fmt.Fprintf(stderr, "rendered %s: %dx%d, %d spp, depth %d, in %.2f s on %s, build %.2f s): %.3g samples/s, %.3g rays/s -> %s\n",
 		scenePath, w, h, stats.SamplesPerPixel, opts.MaxDepth, stats.RenderSeconds, on, stats.BuildSeconds,
 		stats.SamplesPerSec, stats.RaysPerSec, strings.Join(written, ", "))
@@ -268,6 +309,36 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) error {
 	}
 	if stats.Partial {
 		return fmt.Errorf("interrupted: wrote a partial image (%d of %d samples per pixel) to %s", stats.SamplesPerPixel, opts.SPP, out)
+	}
+	return nil
+}
+
+// followPasses has the job's render, after each pass but its last, tell
+// the pass to *bar (with --progress json) and write the image so far to
+// preview (if any, at most every so often). It refuses a preview of an
+// image larger than sertrace writes a pass's film of (a checkpoint's
+// limit).
+func followPasses(j *job.Job, preview string, every time.Duration, bar **progressBar, note func(string)) error {
+	if w, h := j.Options.Width, j.Options.Height; w*h > render.MaxFilePixels {
+		if preview != "" {
+			return usagef("--preview: a %dx%d image is larger than the %d pixels an image so far is written for", w, h, render.MaxFilePixels)
+		}
+		return nil // JSON lines without passes
+	}
+	display := j.Display
+	var last time.Time
+	j.Options.AfterPass = func(film *render.Film) {
+		(*bar).pass(film.Samples)
+		if preview == "" || time.Since(last) < every {
+			return
+		}
+		last = time.Now()
+		if err := render.WriteAOV(preview, film, render.AOVBeauty, display); err != nil {
+			note(fmt.Sprintf("--preview: %v", err))
+			return
+		}
+		s := float64(film.Samples)
+		(*bar).event(jsonLine{Event: "preview", Path: preview, Samples: &s})
 	}
 	return nil
 }
@@ -569,73 +640,6 @@ func parseAOVs(s string) ([]render.AOV, error) {
 		}
 	}
 	return out, nil
-}
-
-// progressBar draws a bar on a terminal, or prints a plain line every ten
-// seconds when stderr is a file or a pipe.
-type progressBar struct {
-	label    string // printed before the bar
-	mu       sync.Mutex
-	w        io.Writer
-	terminal bool
-	start    time.Time
-	last     time.Time
-	done     float64
-}
-
-func newProgressBar(w io.Writer) *progressBar {
-	return &progressBar{w: w, start: time.Now(), last: time.Now(), terminal: isTerminal(w)}
-}
-
-// isTerminal reports whether w is a terminal (where a bar is drawn).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func (p *progressBar) update(done float64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done = max(p.done, done)
-	now := time.Now()
-	if p.terminal && now.Sub(p.last) >= 100*time.Millisecond {
-		const width = 40
-		n := int(p.done * width)
-		fmt.Fprintf(p.w, "\r%s[%s%s] %5.1f%% %6.1f s", p.prefix(), strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*p.done, now.Sub(p.start).Seconds())
-		p.last = now
-	} else if !p.terminal && now.Sub(p.last) >= 10*time.Second {
-		fmt.Fprintf(p.w, "%sprogress: %.1f%% after %.0f s\n", p.prefix(), 100*p.done, now.Sub(p.start).Seconds())
-		p.last = now
-	}
-}
-
-// println writes a line where the bar is, which the next update redraws
-// below it.
-func (p *progressBar) println(line string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.terminal {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.last = time.Time{}
-	}
-	fmt.Fprintln(p.w, line)
-}
-
-func (p *progressBar) finish() {
-	if p.terminal {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
-}
-
-func (p *progressBar) prefix() string {
-	if p.label == "" {
-		return ""
-	}
-	return p.label + " "
 }
 
 // writeSlice writes a slice render's film (what it holds, if it was

@@ -23,7 +23,33 @@ type Summary struct {
 	DefaultCamera      bool     `json:"default_camera"` // the loader made one: the file has none
 	Bounds             Bounds   `json:"bounds"`
 	Variants           []string `json:"variants"` // KHR_materials_variants, for --variant
-	Warnings           []string `json:"warnings"`
+	// Hair and Particles say what each instance of swept spheres and of
+	// spheres holds: how an exporter's strands and points arrived.
+	Hair      []HairSummary     `json:"hair"`
+	Particles []ParticleSummary `json:"particles"`
+	Warnings  []string          `json:"warnings"`
+}
+
+// HairSummary is one instance of a curve set: its strands (chains of
+// segments), its radii in world units, and its material's hair model
+// as the material's extras give it (null: the material is not hair).
+type HairSummary struct {
+	Name      string  `json:"name"` // the curve set's (its glTF mesh's)
+	Material  string  `json:"material"`
+	Strands   int     `json:"strands"`
+	Segments  int     `json:"segments"`
+	RadiusMin float32 `json:"radius_min"`
+	RadiusMax float32 `json:"radius_max"`
+	Model     *Hair   `json:"model"`
+}
+
+// ParticleSummary is one instance of a sphere set, radii in world units.
+type ParticleSummary struct {
+	Name      string  `json:"name"`
+	Material  string  `json:"material"`
+	Spheres   int     `json:"spheres"`
+	RadiusMin float32 `json:"radius_min"`
+	RadiusMax float32 `json:"radius_max"`
 }
 
 // Summarize counts what the scene holds.
@@ -41,6 +67,8 @@ func (s *Scene) Summarize() Summary {
 		Variants:    append([]string{}, s.Variants...),
 		Warnings:    append([]string{}, s.Warnings...),
 		CameraNames: []string{},
+		Hair:        []HairSummary{},
+		Particles:   []ParticleSummary{},
 	}
 	for i := range s.Meshes {
 		out.Triangles += s.Meshes[i].TriangleCount()
@@ -56,9 +84,27 @@ func (s *Scene) Summarize() Summary {
 		case Triangles:
 			out.InstancedTriangles += s.Meshes[g.Index].TriangleCount()
 		case Spheres:
-			out.InstancedSpheres += len(s.SphereSets[g.Index].Centers)
+			set := &s.SphereSets[g.Index]
+			out.InstancedSpheres += len(set.Centers)
+			lo, hi := radiusRange(set.Radii, in.Transform)
+			out.Particles = append(out.Particles, ParticleSummary{Name: set.Name, Material: s.materialName(in.Material),
+				Spheres: len(set.Centers), RadiusMin: lo, RadiusMax: hi})
 		case SweptSpheres:
-			out.InstancedSegments += len(s.CurveSets[g.Index].Segments)
+			set := &s.CurveSets[g.Index]
+			out.InstancedSegments += len(set.Segments)
+			strands := 0
+			for _, j := range set.Joins {
+				if j&JoinedPrev == 0 {
+					strands++
+				}
+			}
+			lo, hi := radiusRange(set.Radii, in.Transform)
+			h := HairSummary{Name: set.Name, Material: s.materialName(in.Material), Strands: strands,
+				Segments: len(set.Segments), RadiusMin: lo, RadiusMax: hi}
+			if in.Material >= 0 && in.Material < len(s.Materials) {
+				h.Model = s.Materials[in.Material].Hair
+			}
+			out.Hair = append(out.Hair, h)
 		}
 	}
 	for i := range s.Materials {
@@ -81,4 +127,26 @@ func (s *Scene) Summarize() Summary {
 		out.Bounds = Bounds{}
 	}
 	return out
+}
+
+// materialName is material i's name, or "" where there is none.
+func (s *Scene) materialName(i int) string {
+	if i < 0 || i >= len(s.Materials) {
+		return ""
+	}
+	return s.Materials[i].Name
+}
+
+// radiusRange is the smallest and largest of radii, scaled by the mean
+// of the lengths of the transform t's axes (object to world).
+func radiusRange(radii []float32, t Mat4) (lo, hi float32) {
+	if len(radii) == 0 {
+		return 0, 0
+	}
+	lo, hi = radii[0], radii[0]
+	for _, r := range radii[1:] {
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	scale := (t.Column(0).Length() + t.Column(1).Length() + t.Column(2).Length()) / 3
+	return lo * scale, hi * scale
 }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// jsonLines parses --progress json's output, failing on a line that is
+// not one JSON object.
+func jsonLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("stdout line %q is not JSON: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	return lines
+}
+
+// A render with --progress json tells its passes, its previews and its
+// end as JSON lines on stdout, and the preview is the image of the
+// samples it says: byte for byte a render of that many samples.
+func TestProgressJSONAndPreview(t *testing.T) {
+	dir := t.TempDir()
+	out, preview := filepath.Join(dir, "c.pfm"), filepath.Join(dir, "so-far.pfm")
+	common := []string{"../scenes/cornell.glb", "--res", "32x24", "--backend", "cpu"}
+	code, stdout, errs := runCLI(t, append([]string{"render", "-o", out, "--spp", "8", "--progress", "json", "--preview", preview, "--preview-every", "0"}, common...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.Contains(errs, "progress") || strings.Contains(errs, "{") {
+		t.Errorf("progress on stderr with --progress json: %s", errs)
+	}
+	lines := jsonLines(t, stdout)
+	var passes, previews []float64
+	done := 0.0
+	for _, l := range lines {
+		if d, ok := l["done"].(float64); ok {
+			if d < done {
+				t.Errorf("done went back from %v to %v", done, d)
+			}
+			done = d
+		}
+		switch l["event"] {
+		case "pass":
+			passes = append(passes, l["samples"].(float64))
+			if _, ok := l["left"]; !ok || l["spp"] != 8.0 {
+				t.Errorf("a pass line without the time left or the spp: %v", l)
+			}
+		case "preview":
+			previews = append(previews, l["samples"].(float64))
+			if l["path"] != preview {
+				t.Errorf("preview line names %v, not %s", l["path"], preview)
+			}
+		}
+	}
+	// Passes of 1, 2 and 4 samples, then the last of 1 (which the done line tells).
+	if got := len(passes); got != 3 || passes[0] != 1 || passes[2] != 7 {
+		t.Errorf("pass lines tell samples %v, want 1, 3, 7", passes)
+	}
+	if len(previews) != 3 || previews[2] != 7 {
+		t.Errorf("preview lines tell samples %v, want one after each pass but the last", previews)
+	}
+	last := lines[len(lines)-1]
+	if last["event"] != "done" || done != 1 || !strings.Contains(strings.Join(anyStrings(last["files"]), " "), out) {
+		t.Errorf("the last line is %v (done %v), not the done line naming %s", last, done, out)
+	}
+	seven := filepath.Join(dir, "seven.pfm")
+	if code, _, errs := runCLI(t, append([]string{"render", "-o", seven, "--spp", "7"}, common...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	a, errA := os.ReadFile(preview)
+	b, errB := os.ReadFile(seven)
+	if errA != nil || errB != nil || !bytes.Equal(a, b) {
+		t.Errorf("the preview after 7 samples is not the 7-sample image (%v, %v)", errA, errB)
+	}
+
+	// A failure is a line too, and stays on stderr.
+	code, stdout, errs = runCLI(t, "render", filepath.Join(dir, "missing.glb"), "-o", out, "--progress", "json")
+	lines = jsonLines(t, stdout)
+	if code != 1 || lines[len(lines)-1]["event"] != "error" || !strings.Contains(lines[len(lines)-1]["message"].(string), "missing.glb") || !strings.Contains(errs, "missing.glb") {
+		t.Errorf("a missing scene: exit %d, stdout %s, stderr %s", code, stdout, errs)
+	}
+	for _, bad := range [][]string{{"--progress", "xml"}, {"--preview", filepath.Join(dir, "p.jpg")}, {"--preview", out}} {
+		if code, _, errs := runCLI(t, append(append([]string{"render", "-o", out}, common...), bad...)...); code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", bad, code, errs)
+		}
+	}
+}
+
+func anyStrings(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, s := range list {
+		if str, ok := s.(string); ok {
+			out = append(out, str)
+		}
+	}
+	return out
+}

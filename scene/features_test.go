@@ -252,3 +252,16 @@ func TestSpecularGlossiness(t *testing.T) {
 		t.Error("a malformed extension loads")
 	}
 }
+
+// A hair material's sigma_a is read, and one that is negative refused
+// with the material's extras named.
+func TestHairSigmaAFromExtras(t *testing.T) {
+	h, err := hairFromExtras(map[string]any{"sertrace": map[string]any{"hair": map[string]any{"sigma_a": []any{0.5, 0.9, 1.7}, "beta_m": 0.3}}})
+	if err != nil || h == nil || h.SigmaA == nil || *h.SigmaA != (Vec3{X: 0.5, Y: 0.9, Z: 1.7}) {
+		t.Fatalf("sigma_a read as %+v, %v", h, err)
+	}
+	_, err = hairFromExtras(map[string]any{"sertrace": map[string]any{"hair": map[string]any{"sigma_a": []any{0.5, -1, 1.7}}}})
+	if err == nil || !strings.Contains(err.Error(), "sigma_a") {
+		t.Errorf("a negative sigma_a: %v", err)
+	}
+}

@@ -357,6 +357,9 @@ func hairFromExtras(extras any) (*Hair, error) {
 	if err := dec.Decode(h); err != nil {
 		return nil, fmt.Errorf("extras.sertrace.hair: %v", err)
 	}
+	if s := h.SigmaA; s != nil && !(s.X >= 0 && s.Y >= 0 && s.Z >= 0 && s.X <= 1e30 && s.Y <= 1e30 && s.Z <= 1e30) {
+		return nil, fmt.Errorf("extras.sertrace.hair: sigma_a %v must be finite and not negative", *s)
+	}
 	return h, nil
 }
 

@@ -181,6 +181,10 @@ type Hair struct {
 	Eumelanin   *float32 `json:"eumelanin,omitempty"`
 	Pheomelanin *float32 `json:"pheomelanin,omitempty"`
 	Color       *Vec3    `json:"color,omitempty"`
+	// SigmaA is the absorption coefficient itself, per unit of the
+	// fibre's radius (as Cycles' absorption parametrisation gives it):
+	// it overrides the melanins and the colour.
+	SigmaA *Vec3 `json:"sigma_a,omitempty"`
 	BetaM       *float32 `json:"beta_m,omitempty"` // longitudinal roughness
 	BetaN       *float32 `json:"beta_n,omitempty"` // azimuthal roughness
 	Alpha       *float32 `json:"alpha,omitempty"`  // cuticle tilt, degrees

@@ -74,7 +74,9 @@ func ResolveHair(p layout.HairParams) HairParameters {
 	hp.BetaN = ClampF(hairParam(p.Set, layout.HairBetaN, p.BetaN, layout.HairDefaultBeta), layout.HairBetaMin, 1)
 	hp.Alpha = hairParam(p.Set, layout.HairAlpha, p.Alpha, layout.HairDefaultAlpha)
 	hp.Eta = max(hairParam(p.Set, layout.HairEta, p.Eta, layout.HairDefaultEta), layout.HairEtaMin)
-	if p.Set&(layout.HairEumelanin|layout.HairPheomelanin) != 0 {
+	if p.Set&layout.HairSigmaA != 0 {
+		hp.SigmaA = p.Color
+	} else if p.Set&(layout.HairEumelanin|layout.HairPheomelanin) != 0 {
 		hp.SigmaA = hairMelaninAbsorption(hairParam(p.Set, layout.HairEumelanin, p.Eumelanin, 0), hairParam(p.Set, layout.HairPheomelanin, p.Pheomelanin, 0))
 	} else if p.Set&layout.HairColor != 0 {
 		hp.SigmaA = hairColorAbsorption(p.Color, hp.BetaN)

@@ -201,3 +201,19 @@ func TestHairReflectionIsAMirror(t *testing.T) {
 		}
 	}
 }
+
+// An absorption coefficient given as sigma_a is the one the BSDF uses,
+// over the melanins and the colour (as Cycles' absorption parametrisation
+// and Blender's melanin, through Cycles' own pigment spectra, give it).
+func TestHairSigmaAOverrides(t *testing.T) {
+	sigma := scene.Vec3{X: 0.5, Y: 0.9, Z: 1.7}
+	col := scene.Vec3{X: 0.5, Y: 0.3, Z: 0.1}
+	for _, h := range []*scene.Hair{{SigmaA: &sigma}, {SigmaA: &sigma, Eumelanin: f32(1.3), Color: &col}} {
+		if got := ResolveHair(layout.PackHair(h)).SigmaA; got != sigma {
+			t.Errorf("%+v: σ_a %v, want %v", h, got, sigma)
+		}
+	}
+	if got := ResolveHair(layout.PackHair(&scene.Hair{Color: &col})).SigmaA; got == col || got == sigma {
+		t.Errorf("a colour alone was taken for σ_a: %v", got)
+	}
+}

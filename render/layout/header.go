@@ -136,7 +136,7 @@ var constants = []constant{
 	c("HIT_SWEPT_SPHERES", int(HitSweptSpheres)), c("HIT_HAIR", int(HitHair)), c("HIT_GROUP_COUNT", int(HitGroupCount)), c("RAY_TYPES", RayTypes),
 	c("MAT_DOUBLE_SIDED", MatDoubleSided), c("MAT_VOLUME", MatVolume), c("MAT_ALPHA_MASK", MatAlphaMask),
 	c("MAT_HAIR", MatHair), c("MAT_EMITS", MatEmits), c("MAT_UNLIT", MatUnlit), c("MAT_ALPHA_BLEND", MatAlphaBlend), c("INSTANCE_EXIT_HITS", InstanceExitHits),
-	c("HAIR_EUMELANIN", HairEumelanin), c("HAIR_PHEOMELANIN", HairPheomelanin), c("HAIR_COLOR", HairColor),
+	c("HAIR_EUMELANIN", HairEumelanin), c("HAIR_PHEOMELANIN", HairPheomelanin), c("HAIR_COLOR", HairColor), c("HAIR_SIGMA_A", HairSigmaA),
 	c("HAIR_BETA_M", HairBetaM), c("HAIR_BETA_N", HairBetaN), c("HAIR_ALPHA", HairAlpha), c("HAIR_ETA", HairEta),
 	c("LIGHT_TRIANGLE", LightTriangle), c("LIGHT_PUNCTUAL", LightPunctual), c("LIGHT_ENVIRONMENT", LightEnvironment), c("LIGHT_SPHERE", LightSphere),
 	c("HINT_MATERIAL", HintMaterial), c("HINT_COHERENCE", HintCoherence),

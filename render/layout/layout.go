@@ -114,6 +114,7 @@ const (
 	HairBetaN       = 16
 	HairAlpha       = 32
 	HairEta         = 64
+	HairSigmaA      = 128 // Color holds σ_a itself
 )
 
 // Light kinds of the light sampler's entries.
@@ -167,7 +168,7 @@ type TextureRef struct {
 type HairParams struct {
 	Eumelanin   float32
 	Pheomelanin float32
-	Color       scene.Vec3
+	Color       scene.Vec3 // the fibre colour, or σ_a itself under HairSigmaA
 	BetaM       float32
 	BetaN       float32
 	Alpha       float32

@@ -22,6 +22,10 @@ func PackHair(h *scene.Hair) HairParams {
 		p.Color = *h.Color
 		p.Set |= HairColor
 	}
+	if h.SigmaA != nil { // overrides the colour, whose field it takes
+		p.Color = *h.SigmaA
+		p.Set = p.Set&^HairColor | HairSigmaA
+	}
 	return p
 }
 

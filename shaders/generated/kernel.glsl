@@ -1998,7 +1998,9 @@ HairParameters resolveHair(HairParams p) {
     hp.betaN = clampF(hairParam(p.set, 16u, p.betaN, 0.3), 0.01, 1.0);
     hp.alpha = hairParam(p.set, 32u, p.alpha, 2.0);
     hp.eta = max(hairParam(p.set, 64u, p.eta, 1.55), 1.0001);
-    if ((p.set & 3u) != 0u) {
+    if ((p.set & 128u) != 0u) {
+        hp.sigmaA = p.color;
+    } else if ((p.set & 3u) != 0u) {
         hp.sigmaA = hairMelaninAbsorption(hairParam(p.set, 1u, p.eumelanin, 0.0), hairParam(p.set, 2u, p.pheomelanin, 0.0));
     } else if ((p.set & 4u) != 0u) {
         hp.sigmaA = hairColorAbsorption(p.color, hp.betaN);

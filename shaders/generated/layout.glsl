@@ -45,6 +45,7 @@ const uint INSTANCE_EXIT_HITS = 1u;
 const uint HAIR_EUMELANIN = 1u;
 const uint HAIR_PHEOMELANIN = 2u;
 const uint HAIR_COLOR = 4u;
+const uint HAIR_SIGMA_A = 128u;
 const uint HAIR_BETA_M = 8u;
 const uint HAIR_BETA_N = 16u;
 const uint HAIR_ALPHA = 32u;

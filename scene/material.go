@@ -184,11 +184,11 @@ type Hair struct {
 	// SigmaA is the absorption coefficient itself, per unit of the
 	// fibre's radius (as Cycles' absorption parametrisation gives it):
 	// it overrides the melanins and the colour.
-	SigmaA *Vec3 `json:"sigma_a,omitempty"`
-	BetaM       *float32 `json:"beta_m,omitempty"` // longitudinal roughness
-	BetaN       *float32 `json:"beta_n,omitempty"` // azimuthal roughness
-	Alpha       *float32 `json:"alpha,omitempty"`  // cuticle tilt, degrees
-	Eta         *float32 `json:"eta,omitempty"`
+	SigmaA *Vec3    `json:"sigma_a,omitempty"`
+	BetaM  *float32 `json:"beta_m,omitempty"` // longitudinal roughness
+	BetaN  *float32 `json:"beta_n,omitempty"` // azimuthal roughness
+	Alpha  *float32 `json:"alpha,omitempty"`  // cuticle tilt, degrees
+	Eta    *float32 `json:"eta,omitempty"`
 }
 
 // TextureRef is one texture slot of a material: which texture, which UV set,

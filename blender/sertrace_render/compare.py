@@ -1,0 +1,253 @@
+"""Compare with Cycles: the same frame rendered by sertrace and by Cycles
+(same resolution, samples, bounces, seed and pixel filter), shown side by
+side with a signed difference map, and the figures an artist checks: the
+mean ratio and the regions that differ most beyond the noise."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import bpy
+import numpy
+from bpy.props import StringProperty
+
+from . import binary, engine, export, pfm, properties
+
+GRID = 8  # the image is cut in GRID x GRID regions for the figures
+# The difference map's full colour is this fraction of the mean Cycles
+# luminance (a pixel 25% brighter than Cycles' mean is full red).
+DIFF_SCALE = 0.25
+
+
+def luminance(img):
+    return img[..., 0] * 0.2126 + img[..., 1] * 0.7152 + img[..., 2] * 0.0722
+
+
+def difference_map(ours, theirs):
+    """A signed difference map, linear RGB: red where sertrace is brighter,
+    blue where Cycles is, black where they agree; full colour at
+    DIFF_SCALE of Cycles' mean luminance."""
+    d = (luminance(ours) - luminance(theirs)) / max(float(luminance(theirs).mean()) * DIFF_SCALE, 1e-12)
+    d = numpy.clip(d, -1, 1)
+    return numpy.stack([numpy.maximum(d, 0), numpy.zeros_like(d) + 0.1 * numpy.abs(d), numpy.maximum(-d, 0)], -1).astype(numpy.float32)
+
+
+def figures(ours, theirs, grid=GRID):
+    """The mean ratio and each region's: its relative difference and how
+    many standard errors of the two images' noise it is (pixels within a
+    region taken as independent draws of its mean), the regions ranked by
+    their relative difference, those within 3 standard errors last (a
+    noise-free sky differs by 0.01% at many standard errors). Rows and columns are counted from the top left, as
+    an image is read."""
+    yo, yt = luminance(ours)[::-1], luminance(theirs)[::-1]  # top row first
+    h, w = yo.shape
+    out = {"mean_sertrace": float(yo.mean()), "mean_cycles": float(yt.mean())}
+    out["mean_ratio"] = out["mean_sertrace"] / out["mean_cycles"] if out["mean_cycles"] > 0 else None
+    regions = []
+    for gy in range(grid):
+        for gx in range(grid):
+            y0, y1, x0, x1 = gy * h // grid, (gy + 1) * h // grid, gx * w // grid, (gx + 1) * w // grid
+            a, b = yo[y0:y1, x0:x1], yt[y0:y1, x0:x1]
+            if a.size < 2:
+                continue
+            se = numpy.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+            diff = float(a.mean() - b.mean())
+            regions.append({"rows": [y0, y1], "columns": [x0, x1], "sertrace": float(a.mean()), "cycles": float(b.mean()),
+                            "relative": diff / float(b.mean()) if b.mean() > 0 else None,
+                            "sigmas": diff / float(se) if se > 0 else 0.0})
+    regions.sort(key=lambda r: (abs(r["sigmas"]) <= 3, -abs(r["relative"] or 0)))
+    out["regions"] = regions
+    return out
+
+
+def summary(fig, top=3):
+    """One line for Blender's report."""
+    line = "sertrace / Cycles mean %.4f (sertrace %.4g, Cycles %.4g)" % (
+        fig["mean_ratio"] or float("nan"), fig["mean_sertrace"], fig["mean_cycles"])
+    differ = [r for r in fig["regions"][:top] if abs(r["sigmas"]) > 3 and r["relative"] is not None and abs(r["relative"]) >= 0.01]
+    if not differ:
+        return line + "; no region differs by 1% or more beyond 3 standard errors of the noise"
+    return line + "; differ most: " + ", ".join(
+        "rows %d-%d columns %d-%d %+.1f%% (%.0f sigma)" % (r["rows"][0], r["rows"][1], r["columns"][0], r["columns"][1],
+                                                          100 * r["relative"], r["sigmas"]) for r in differ)
+
+
+def image_of(name, pixels):
+    """A float image in bpy.data named name holding pixels (h, w, 3)."""
+    h, w = pixels.shape[:2]
+    img = bpy.data.images.get(name)
+    if img is None or tuple(img.size) != (w, h):
+        if img is not None:
+            bpy.data.images.remove(img)
+        img = bpy.data.images.new(name, w, h, alpha=True, float_buffer=True)
+    rgba = numpy.concatenate([pixels, numpy.ones((h, w, 1), numpy.float32)], -1)
+    img.pixels.foreach_set(rgba.ravel())
+    img.update()
+    return img
+
+
+def show(context, img):
+    """Show img in an image editor: the first one open, else one in a new
+    window."""
+    if bpy.app.background:
+        return
+    wm = context.window_manager
+    for window in wm.windows:
+        for area in window.screen.areas:
+            if area.type == "IMAGE_EDITOR":
+                area.spaces.active.image = img
+                return
+    window = context.window or wm.windows[0]
+    with context.temp_override(window=window, area=window.screen.areas[0]):
+        bpy.ops.wm.window_new()
+    area = wm.windows[-1].screen.areas[0]
+    area.type = "IMAGE_EDITOR"
+    area.spaces.active.image = img
+
+
+class SERTRACE_OT_compare_cycles(bpy.types.Operator):
+    """Render this frame with sertrace and with Cycles (same resolution, samples, bounces and filter) and show
+    them side by side with a signed difference map (red: sertrace brighter, blue: Cycles brighter)"""
+
+    bl_idname = "sertrace.compare_cycles"
+    bl_label = "Compare with Cycles"
+
+    folder: StringProperty(name="Folder", subtype="DIR_PATH", default="",
+                           description="Where the three images and figures.json go (empty: a new temporary folder)")
+
+    _timer = None
+
+    def execute(self, context):
+        """Run to the end (blender -b, scripts)."""
+        try:
+            for _ in self._steps(context):
+                time.sleep(0.1)
+        except (binary.SertraceMissing, engine.SertraceError) as e:
+            self.report({"ERROR"}, str(e))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+    def invoke(self, context, event):
+        """Run in the background of the interface, Esc stopping it."""
+        self._cancelled = False
+        self._gen = self._steps(context)
+        self._timer = context.window_manager.event_timer_add(0.2, window=context.window)
+        context.window_manager.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        if event.type == "ESC":
+            self._cancelled = True
+        if event.type != "TIMER" and not self._cancelled:
+            return {"PASS_THROUGH"}
+        try:
+            next(self._gen)
+            return {"RUNNING_MODAL"} if not self._cancelled else self._end(context, {"CANCELLED"})
+        except StopIteration:
+            return self._end(context, {"FINISHED"})
+        except (binary.SertraceMissing, engine.SertraceError) as e:
+            self.report({"ERROR"}, str(e))
+            return self._end(context, {"CANCELLED"})
+
+    def _end(self, context, status):
+        context.window_manager.event_timer_remove(self._timer)
+        context.workspace.status_text_set(None)
+        if self._cancelled:
+            for p in getattr(self, "_procs", []):
+                if p.poll() is None:
+                    p.terminate()
+            self.report({"INFO"}, "sertrace: comparison cancelled")
+        return status
+
+    def _status(self, context, text):
+        if context.workspace is not None:
+            context.workspace.status_text_set(text)
+        else:
+            print(text, file=sys.stderr)
+
+    def _steps(self, context):
+        scene, view_layer = context.scene, context.view_layer
+        s = scene.sertrace
+        prefs = properties.preferences(context)
+        sertrace = binary.find(prefs.binary if prefs else "")
+        folder = bpy.path.abspath(self.folder) if self.folder else tempfile.mkdtemp(prefix="sertrace-compare-")
+        os.makedirs(folder, exist_ok=True)
+        width, height = engine.resolution(scene)
+        self._procs = []
+
+        # sertrace, on the evaluated scene.
+        self._status(context, "sertrace: exporting the scene")
+        yield
+        exp = export.export_scene(context.evaluated_depsgraph_get(), folder)
+        for note in exp.notes:
+            self.report({"WARNING"}, note)
+        if not exp.renderable:
+            raise engine.SertraceError("sertrace: nothing to render: the scene has no mesh, hair or point cloud visible to the render")
+        run = engine.Run(sertrace, exp.gltf, folder, engine.render_args(scene, s, width, height) + exp.args)
+        start = time.monotonic()
+        run.start()
+        self._procs.append(run.proc)
+        while run.proc.poll() is None or not run.events.empty():
+            try:
+                ev = run.events.get_nowait()
+            except Exception:
+                yield
+                continue
+            if ev is not None and ev.get("event") in ("progress", "pass"):
+                self._status(context, "sertrace: %.0f%% of %d samples (then Cycles)" % (100 * ev.get("done", 0), s.samples))
+        if run.proc.wait() != 0:
+            raise engine.SertraceError(run.failure())
+        seconds_sertrace = time.monotonic() - start
+        ours = pfm.read(run.out)
+
+        # Cycles, on a copy of the .blend in a Blender of its own.
+        copy = os.path.join(folder, "cycles.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=copy, copy=True, check_existing=False)
+        theirs_path = os.path.join(folder, "cycles.pfm")
+        threads = scene.render.threads if scene.render.threads_mode == "FIXED" else 0
+        if s.threads:
+            threads = s.threads
+        cmd = [bpy.app.binary_path, "-b", "--factory-startup", copy, "--python-exit-code", "1",
+               "-P", os.path.join(os.path.dirname(__file__), "cycles_render.py"), "--",
+               theirs_path, scene.name, view_layer.name, str(s.samples), str(s.max_bounces), str(s.seed), s.filter, str(threads)]
+        start = time.monotonic()
+        log = open(os.path.join(folder, "cycles.log"), "w")
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        self._procs.append(proc)
+        while proc.poll() is None:
+            self._status(context, "Cycles: rendering %d samples (%.0f s)" % (s.samples, time.monotonic() - start))
+            yield
+        log.close()
+        if proc.returncode != 0 or not os.path.exists(theirs_path):
+            raise engine.SertraceError("sertrace: Cycles' render failed (its log: %s)" % os.path.join(folder, "cycles.log"))
+        seconds_cycles = time.monotonic() - start
+        theirs = pfm.read(theirs_path)
+        os.remove(copy)
+
+        diff = difference_map(ours, theirs)
+        fig = figures(ours, theirs)
+        fig.update({"width": width, "height": height, "samples": s.samples, "max_bounces": s.max_bounces, "seed": s.seed,
+                    "filter": s.filter, "seconds_sertrace": seconds_sertrace, "seconds_cycles": seconds_cycles,
+                    "blender": bpy.app.version_string, "difference_scale": DIFF_SCALE, "notes": exp.notes,
+                    "images": {"sertrace": run.out, "cycles": theirs_path, "difference": os.path.join(folder, "difference.pfm")}})
+        pfm.write(os.path.join(folder, "difference.pfm"), diff)
+        with open(os.path.join(folder, "figures.json"), "w") as f:
+            json.dump(fig, f, indent=2)
+        gap = numpy.zeros((height, max(2, width // 64), 3), numpy.float32)
+        side = image_of("sertrace | Cycles | difference", numpy.concatenate([ours, gap, theirs, gap, diff], axis=1))
+        image_of("sertrace", ours)
+        image_of("Cycles", theirs)
+        image_of("sertrace - Cycles", diff)
+        show(context, side)
+        self.report({"INFO"}, summary(fig) + " -> " + folder)
+
+
+def register():
+    bpy.utils.register_class(SERTRACE_OT_compare_cycles)
+
+
+def unregister():
+    bpy.utils.unregister_class(SERTRACE_OT_compare_cycles)

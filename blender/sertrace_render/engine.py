@@ -1,0 +1,267 @@
+"""The render engine: the scene out as glTF, sertrace run on it, its
+images back into Blender's render result as they refine."""
+
+import json
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import traceback
+
+import bpy
+import numpy
+
+from . import binary, export, pfm, properties
+
+# Blender's depth for a pixel that hits nothing (Cycles' too); sertrace's is 0.
+BACKGROUND_DEPTH = 1e10
+
+
+class SertraceError(Exception):
+    """A render that cannot go on: the message is the one line to report."""
+
+
+def render_args(scene, settings, width, height):
+    """sertrace flags for the engine's settings (scene.sertrace) at width x height."""
+    args = ["--res", "%dx%d" % (width, height), "--spp", str(settings.samples),
+            "--max-depth", str(settings.max_bounces + 1), "--seed", str(settings.seed),
+            "--filter", settings.filter, "--backend", settings.backend, "--reorder", settings.reorder]
+    if settings.path != "auto":
+        args += ["--path", settings.path]
+    if settings.time_limit > 0:
+        args += ["--time-budget", "%g" % settings.time_limit]
+    threads = settings.threads
+    if threads == 0 and scene.render.threads_mode == "FIXED":
+        threads = scene.render.threads
+    if threads > 0:
+        args += ["--threads", str(threads)]
+    if settings.denoise:
+        args += ["--denoise", "--denoiser", settings.denoiser]
+    return args
+
+
+def resolution(scene):
+    """The render's size in pixels, as Blender's resolution and percentage make it."""
+    r = scene.render
+    scale = r.resolution_percentage / 100.0
+    return max(1, int(r.resolution_x * scale)), max(1, int(r.resolution_y * scale))
+
+
+class Run:
+    """One sertrace render of an exported scene into folder: started,
+    followed by its JSON lines, stopped as Ctrl-C stops it."""
+
+    def __init__(self, sertrace, gltf, folder, args, aovs=(), preview_every=2.0):
+        self.folder = folder
+        self.out = os.path.join(folder, "render.pfm")
+        self.preview = os.path.join(folder, "preview.pfm")
+        self.aovs = list(aovs)
+        self.command = [sertrace, "render", gltf, "-o", self.out, "--progress", "json",
+                        "--preview", self.preview, "--preview-every", "%g" % preview_every] + list(args)
+        if self.aovs:
+            self.command += ["--aov", ",".join(self.aovs)]
+        self.events = queue.Queue()
+        self.stderr = []
+        self.stopped = False
+        self.proc = None
+
+    def start(self):
+        with open(os.path.join(self.folder, "command.txt"), "w") as f:
+            f.write(shlex.join(self.command) + "\n")
+        # Its own session: a Ctrl-C in Blender's terminal is Blender's, and
+        # the engine tells sertrace to stop when Esc asks.
+        self.proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     bufsize=1, start_new_session=True)
+        threading.Thread(target=self._read_events, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_events(self):
+        for line in self.proc.stdout:
+            try:
+                self.events.put(json.loads(line))
+            except ValueError:
+                self.stderr.append(line.rstrip("\n"))
+        self.events.put(None)  # the end
+
+    def _read_stderr(self):
+        for line in self.proc.stderr:
+            self.stderr.append(line.rstrip("\n"))
+
+    def stop(self):
+        """Stop the render at its pass's end; it writes what it rendered."""
+        if self.proc and self.proc.poll() is None and not self.stopped:
+            self.stopped = True
+            self.proc.send_signal(signal.SIGINT)
+
+    def follow(self, on_event, should_stop, poll=0.1):
+        """Call on_event with each JSON line until sertrace exits, stopping
+        it when should_stop() says so; returns its exit status."""
+        while True:
+            if should_stop():
+                self.stop()
+            try:
+                ev = self.events.get(timeout=poll)
+            except queue.Empty:
+                continue
+            if ev is None:
+                break
+            on_event(ev)
+        return self.proc.wait()
+
+    def failure(self):
+        """The line sertrace said what went wrong in (its last 'sertrace: ' line)."""
+        for line in reversed(self.stderr):
+            if line.startswith("sertrace: ") and not line.startswith("sertrace: removed "):
+                return line
+        return "sertrace exited with status %s%s" % (self.proc.returncode, (": " + self.stderr[-1]) if self.stderr else "")
+
+    def images(self):
+        """The beauty and each AOV written, as float32 arrays bottom row first."""
+        out = {"beauty": pfm.read(self.out)}
+        stem = os.path.splitext(self.out)[0]
+        for a in self.aovs:
+            path = "%s.%s.pfm" % (stem, a)
+            if os.path.exists(path):
+                out[a] = pfm.read(path)
+        return out
+
+
+def to_blender(aov, image):
+    """An AOV's pixels (h, w, 3) as its Blender pass's: the normal from
+    glTF's Y-up into Blender's Z-up, depth 1e10 where nothing was hit."""
+    if aov == "normal":
+        return numpy.stack([image[..., 0], -image[..., 2], image[..., 1]], axis=-1)
+    if aov == "depth":
+        d = image[..., :1].copy()
+        d[d == 0] = BACKGROUND_DEPTH
+        return d
+    if aov == "variance":
+        return image[..., :1]
+    return image
+
+
+def fill_pass(render_pass, pixels):
+    """Copy pixels (h, w, c) into a render pass of as many or more channels."""
+    h, w, c = pixels.shape
+    n = render_pass.channels
+    if c < n:  # RGB into RGBA: opaque
+        pixels = numpy.concatenate([pixels, numpy.ones((h, w, n - c), numpy.float32)], axis=-1)
+    render_pass.rect = numpy.ascontiguousarray(pixels[..., :n], numpy.float32).reshape(-1, n)
+
+
+def work_folder(context, scene):
+    """A folder for one render: under the preferences' keep folder (kept),
+    else a temporary one (removed after). Returns (path, keep)."""
+    prefs = properties.preferences(context)
+    keep = bpy.path.abspath(prefs.keep_folder) if prefs and prefs.keep_folder else ""
+    if keep:
+        blend = bpy.path.display_name_from_filepath(bpy.data.filepath) or "untitled"
+        path = os.path.join(keep, "%s-%s-%04d" % (blend, bpy.path.clean_name(scene.name), scene.frame_current))
+        os.makedirs(path, exist_ok=True)
+        return path, True
+    return tempfile.mkdtemp(prefix="sertrace-blender-"), False
+
+
+class SertraceRenderEngine(bpy.types.RenderEngine):
+    bl_idname = "SERTRACE"
+    bl_label = "sertrace"
+    bl_use_preview = False  # material previews stay Blender's
+    bl_use_eevee_viewport = True  # the viewport's material preview is Eevee's
+    bl_use_postprocess = True
+
+    def render(self, depsgraph):
+        try:
+            self._render(depsgraph)
+        except (binary.SertraceMissing, SertraceError) as e:
+            self._fail(str(e))
+        except Exception as e:  # a bug here must not take Blender's render down with a traceback
+            traceback.print_exc()
+            self._fail("sertrace: the add-on failed: %s: %s (the console has the traceback)" % (type(e).__name__, e))
+
+    def _fail(self, message):
+        self.report({"ERROR"}, message)
+        if hasattr(self, "error_set"):
+            self.error_set(message)
+
+    def _render(self, depsgraph):
+        scene, view_layer = depsgraph.scene, depsgraph.view_layer
+        settings = scene.sertrace
+        prefs = properties.preferences()
+        sertrace = binary.find(prefs.binary if prefs else "")
+        width, height = resolution(scene)
+        folder, keep = work_folder(bpy.context, scene)
+        try:
+            self.update_stats("", "sertrace: exporting the scene")
+            exp = export.export_scene(depsgraph, folder)
+            for note in exp.notes:
+                self.report({"WARNING"}, note)
+            if not exp.renderable:
+                raise SertraceError("sertrace: nothing to render: the scene has no mesh, hair or point cloud "
+                                    "visible to the render")
+            passes = properties.passes_of(view_layer)
+            run = Run(sertrace, exp.gltf, folder, render_args(scene, settings, width, height) + exp.args,
+                      [p[0] for p in passes], settings.preview_every)
+            for aov, name, channels, chan_id, _ in passes:
+                if name not in ("Depth", "Normal"):  # Blender's own, there when its flag is on
+                    self.add_pass(name, channels, chan_id, layer=view_layer.name)
+            self._run(run, view_layer, width, height, settings.samples)
+        finally:
+            if not keep:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def _run(self, run, view_layer, width, height, spp):
+        result = self.begin_result(0, 0, width, height, layer=view_layer.name)
+        start = time.monotonic()
+
+        def on_event(ev):
+            kind = ev.get("event")
+            if kind in ("progress", "pass"):
+                self.update_progress(min(1.0, ev.get("done", 0.0)))
+                left = ev.get("left")
+                self.update_stats("", "sertrace: %.1f of %d samples, %.0f s%s" % (
+                    ev.get("samples", 0), spp, ev.get("elapsed", 0), "" if left is None else ", %.0f s left" % left))
+            elif kind == "preview":
+                try:
+                    fill_pass(result.layers[0].passes["Combined"], pfm.read(ev["path"]))
+                    self.update_result(result)
+                except (OSError, ValueError):
+                    pass  # the next one will do
+
+        run.start()
+        code = run.follow(on_event, self.test_break)
+        if not os.path.exists(run.out) or (code != 0 and not run.stopped and "partial" not in run.failure()):
+            self.end_result(result, cancel=True)
+            if run.stopped:
+                self.report({"INFO"}, "sertrace: stopped before its first pass ended: nothing rendered")
+                return
+            raise SertraceError(run.failure())
+        images = run.images()
+        fill_pass(result.layers[0].passes["Combined"], images.pop("beauty"))
+        for aov, name, _, _, _ in properties.passes_of(view_layer):
+            if aov in images and name in result.layers[0].passes:
+                fill_pass(result.layers[0].passes[name], to_blender(aov, images[aov]))
+        self.end_result(result)
+        for line in run.stderr:  # the backend chosen, the loader's warnings, the summary
+            if not line.startswith("sertrace: "):
+                self.report({"INFO"}, "sertrace: " + line)
+        if code != 0:
+            self.report({"WARNING"}, run.failure())
+        self.update_stats("", "sertrace: done in %.1f s" % (time.monotonic() - start))
+
+    def update_render_passes(self, scene=None, renderlayer=None):
+        self.register_pass(scene, renderlayer, "Combined", 4, "RGBA", "COLOR")
+        for aov, name, channels, chan_id, kind in properties.passes_of(renderlayer):
+            self.register_pass(scene, renderlayer, name, channels, chan_id, kind)
+
+
+def register():
+    bpy.utils.register_class(SertraceRenderEngine)
+
+
+def unregister():
+    bpy.utils.unregister_class(SertraceRenderEngine)

@@ -1,0 +1,140 @@
+"""The engine's panels (Render and View Layer properties), and Blender's
+own panels (dimensions, output, lights, camera, world, materials) opened
+to it."""
+
+import bpy
+
+ENGINE = "SERTRACE"
+
+
+class SertracePanel:
+    bl_space_type = "PROPERTIES"
+    bl_region_type = "WINDOW"
+    bl_context = "render"
+    COMPAT_ENGINES = {ENGINE}
+
+    @classmethod
+    def poll(cls, context):
+        return context.engine in cls.COMPAT_ENGINES
+
+
+class SERTRACE_PT_sampling(SertracePanel, bpy.types.Panel):
+    bl_label = "Sampling"
+
+    def draw(self, context):
+        s = context.scene.sertrace
+        col = self.layout.column()
+        col.use_property_split = True
+        col.use_property_decorate = False
+        col.prop(s, "samples")
+        col.prop(s, "time_limit")
+        col.prop(s, "seed")
+        col.prop(s, "filter")
+
+
+class SERTRACE_PT_light_paths(SertracePanel, bpy.types.Panel):
+    bl_label = "Light Paths"
+
+    def draw(self, context):
+        col = self.layout.column()
+        col.use_property_split = True
+        col.use_property_decorate = False
+        col.prop(context.scene.sertrace, "max_bounces")
+
+
+class SERTRACE_PT_denoising(SertracePanel, bpy.types.Panel):
+    bl_label = "Denoising"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_header(self, context):
+        self.layout.prop(context.scene.sertrace, "denoise", text="")
+
+    def draw(self, context):
+        s = context.scene.sertrace
+        col = self.layout.column()
+        col.use_property_split = True
+        col.use_property_decorate = False
+        col.active = s.denoise
+        col.prop(s, "denoiser")
+
+
+class SERTRACE_PT_device(SertracePanel, bpy.types.Panel):
+    bl_label = "Device"
+
+    def draw(self, context):
+        s = context.scene.sertrace
+        col = self.layout.column()
+        col.use_property_split = True
+        col.use_property_decorate = False
+        col.prop(s, "backend")
+        sub = col.column()
+        sub.active = s.backend != "cpu"
+        sub.prop(s, "path")
+        col.prop(s, "reorder")
+        col.prop(s, "threads")
+        col.prop(s, "preview_every")
+
+
+class SERTRACE_PT_compare(SertracePanel, bpy.types.Panel):
+    bl_label = "Reference"
+
+    def draw(self, context):
+        self.layout.operator("sertrace.compare_cycles", icon="IMAGE_REFERENCE")
+
+
+class SERTRACE_PT_passes(bpy.types.Panel):
+    bl_label = "sertrace Passes"
+    bl_space_type = "PROPERTIES"
+    bl_region_type = "WINDOW"
+    bl_context = "view_layer"
+    COMPAT_ENGINES = {ENGINE}
+
+    @classmethod
+    def poll(cls, context):
+        return context.engine in cls.COMPAT_ENGINES
+
+    def draw(self, context):
+        vl = context.view_layer
+        col = self.layout.column(heading="Data")
+        col.use_property_split = True
+        col.use_property_decorate = False
+        col.prop(vl, "use_pass_z", text="Depth")
+        col.prop(vl, "use_pass_normal", text="Normal")
+        col.prop(vl.sertrace, "use_pass_albedo")
+        col.prop(vl.sertrace, "use_pass_variance")
+        col = self.layout.column(heading="Light")
+        col.use_property_split = True
+        col.use_property_decorate = False
+        for name in ("diffuse", "specular", "diffuse_albedo", "specular_albedo"):
+            col.prop(vl.sertrace, "use_pass_" + name)
+
+
+classes = (SERTRACE_PT_sampling, SERTRACE_PT_light_paths, SERTRACE_PT_denoising, SERTRACE_PT_device,
+           SERTRACE_PT_compare, SERTRACE_PT_passes)
+
+# Blender's panels that make sense for sertrace too (those the legacy
+# engine name opens: dimensions, output, camera, lights, world, materials),
+# but not the passes and filters that are Eevee's.
+EXCLUDED = {"VIEWLAYER_PT_filter", "VIEWLAYER_PT_layer_passes", "VIEWLAYER_PT_eevee_layer_passes_data",
+            "VIEWLAYER_PT_eevee_layer_passes_light", "VIEWLAYER_PT_eevee_layer_passes_effects"}
+
+
+def blender_panels():
+    for panel in bpy.types.Panel.__subclasses__():
+        engines = getattr(panel, "COMPAT_ENGINES", None)
+        if engines is not None and "BLENDER_RENDER" in engines and panel.__name__ not in EXCLUDED:
+            yield panel
+
+
+def register():
+    for c in classes:
+        bpy.utils.register_class(c)
+    for panel in blender_panels():
+        panel.COMPAT_ENGINES.add(ENGINE)
+
+
+def unregister():
+    for panel in blender_panels():
+        panel.COMPAT_ENGINES.discard(ENGINE)
+    for c in reversed(classes):
+        bpy.utils.unregister_class(c)

@@ -23,13 +23,18 @@ bl_info = {
     "category": "Render",
 }
 
+# The modules, each after those it imports (the export's: gltf_doc to export).
 if "bpy" in locals():  # a reload (F3 > Reload Scripts)
     import importlib
 
-    for _m in (binary, pfm, properties, export, engine, compare, ui):  # noqa: F821
+    for _m in (binary, pfm, hdr, properties, gltf_doc, shader_nodes, gltf_exporter,  # noqa: F821
+               exporter_fixes, materials, hair_bsdf, hair, own_meshes, lights, camera,  # noqa: F821
+               world, scan, export, engine, compare, ui):  # noqa: F821
         importlib.reload(_m)
 else:
-    from . import binary, pfm, properties, export, engine, compare, ui
+    from . import (binary, pfm, hdr, properties, gltf_doc, shader_nodes, gltf_exporter, exporter_fixes,
+                   materials, hair_bsdf, hair, own_meshes, lights, camera, world, scan, export, engine,
+                   compare, ui)
 
 import bpy  # noqa: E402
 

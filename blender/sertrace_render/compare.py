@@ -14,7 +14,7 @@ import bpy
 import numpy
 from bpy.props import StringProperty
 
-from . import binary, engine, export, pfm, properties
+from . import binary, engine, pfm, properties
 
 GRID = 8  # the image is cut in GRID x GRID regions for the figures
 # The difference map's full colour is this fraction of the mean Cycles
@@ -133,6 +133,7 @@ class SERTRACE_OT_compare_cycles(bpy.types.Operator):
     def invoke(self, context, event):
         """Run in the background of the interface, Esc stopping it."""
         self._cancelled = False
+        self._procs = []
         self._gen = self._steps(context)
         self._timer = context.window_manager.event_timer_add(0.2, window=context.window)
         context.window_manager.modal_handler_add(self)
@@ -177,62 +178,51 @@ class SERTRACE_OT_compare_cycles(bpy.types.Operator):
         os.makedirs(folder, exist_ok=True)
         width, height = engine.resolution(scene)
         self._procs = []
-
-        # sertrace, on the evaluated scene.
-        self._status(context, "sertrace: exporting the scene")
-        yield
-        exp = export.export_scene(context.evaluated_depsgraph_get(), folder)
-        for note in exp.notes:
-            self.report({"WARNING"}, note)
-        if not exp.renderable:
-            raise engine.SertraceError("sertrace: nothing to render: the scene has no mesh, hair or point cloud visible to the render")
-        run = engine.Run(sertrace, exp.gltf, folder, engine.render_args(scene, s, width, height) + exp.args)
-        start = time.monotonic()
-        run.start()
-        self._procs.append(run.proc)
-        while run.proc.poll() is None or not run.events.empty():
-            try:
-                ev = run.events.get_nowait()
-            except Exception:
-                yield
-                continue
-            if ev is not None and ev.get("event") in ("progress", "pass"):
-                self._status(context, "sertrace: %.0f%% of %d samples (then Cycles)" % (100 * ev.get("done", 0), s.samples))
-        if run.proc.wait() != 0:
-            raise engine.SertraceError(run.failure())
-        seconds_sertrace = time.monotonic() - start
-        ours = pfm.read(run.out)
-
-        # Cycles, on a copy of the .blend in a Blender of its own.
-        copy = os.path.join(folder, "cycles.blend")
+        # Both renders run on a copy of the file in a Blender of their own:
+        # the user's scene is not touched, the interface stays live, and
+        # both see the scene as a render does (modifiers at their render
+        # levels), sertrace through the very engine F12 runs.
+        copy = os.path.join(folder, "compared.blend")
         bpy.ops.wm.save_as_mainfile(filepath=copy, copy=True, check_existing=False)
-        theirs_path = os.path.join(folder, "cycles.pfm")
-        threads = scene.render.threads if scene.render.threads_mode == "FIXED" else 0
-        if s.threads:
-            threads = s.threads
-        cmd = [bpy.app.binary_path, "-b", "--factory-startup", copy, "--python-exit-code", "1",
-               "-P", os.path.join(os.path.dirname(__file__), "cycles_render.py"), "--",
-               theirs_path, scene.name, view_layer.name, str(s.samples), str(s.max_bounces), str(s.seed), s.filter, str(threads)]
-        start = time.monotonic()
-        log = open(os.path.join(folder, "cycles.log"), "w")
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-        self._procs.append(proc)
-        while proc.poll() is None:
-            self._status(context, "Cycles: rendering %d samples (%.0f s)" % (s.samples, time.monotonic() - start))
-            yield
-        log.close()
-        if proc.returncode != 0 or not os.path.exists(theirs_path):
-            raise engine.SertraceError("sertrace: Cycles' render failed (its log: %s)" % os.path.join(folder, "cycles.log"))
-        seconds_cycles = time.monotonic() - start
-        theirs = pfm.read(theirs_path)
+        threads = s.threads or (scene.render.threads if scene.render.threads_mode == "FIXED" else 0)
+        seconds, images = {}, {}
+        for name, label in (("SERTRACE", "sertrace"), ("CYCLES", "Cycles")):
+            out = os.path.join(folder, label.lower() + ".pfm")
+            log_path = os.path.join(folder, label.lower() + ".log")
+            cmd = [bpy.app.binary_path, "-b", "--factory-startup", copy, "--python-exit-code", "1",
+                   "-P", os.path.join(os.path.dirname(__file__), "render_copy.py"), "--", name, out, scene.name,
+                   view_layer.name, str(s.samples), str(s.max_bounces), str(s.seed), s.filter, str(threads)]
+            start = time.monotonic()
+            with open(log_path, "w") as log:
+                proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                        env=dict(os.environ, SERTRACE=sertrace))
+                self._procs.append(proc)
+                while proc.poll() is None:
+                    self._status(context, "%s: rendering %d samples (%.0f s)%s" % (
+                        label, s.samples, time.monotonic() - start, ", then Cycles" if name == "SERTRACE" else ""))
+                    yield
+            with open(log_path, errors="replace") as log:
+                lines = log.read().splitlines()
+            if name == "SERTRACE":  # the engine's report: what the export could not carry
+                for line in lines:
+                    if line.startswith("Warning: "):
+                        self.report({"WARNING"}, line[len("Warning: "):])
+            if proc.returncode != 0 or not os.path.exists(out):
+                errors = [ln for ln in lines if ln.startswith("Error: ")]
+                raise engine.SertraceError("sertrace: the comparison's %s render failed: %s (its log: %s)" % (
+                    label, errors[-1][len("Error: "):] if errors else "exit status %s" % proc.returncode, log_path))
+            seconds[label], images[label] = time.monotonic() - start, pfm.read(out)
         os.remove(copy)
+        ours, theirs = images["sertrace"], images["Cycles"]
+        seconds_sertrace, seconds_cycles = seconds["sertrace"], seconds["Cycles"]
 
         diff = difference_map(ours, theirs)
         fig = figures(ours, theirs)
         fig.update({"width": width, "height": height, "samples": s.samples, "max_bounces": s.max_bounces, "seed": s.seed,
                     "filter": s.filter, "seconds_sertrace": seconds_sertrace, "seconds_cycles": seconds_cycles,
-                    "blender": bpy.app.version_string, "difference_scale": DIFF_SCALE, "notes": exp.notes,
-                    "images": {"sertrace": run.out, "cycles": theirs_path, "difference": os.path.join(folder, "difference.pfm")}})
+                    "blender": bpy.app.version_string, "difference_scale": DIFF_SCALE,
+                    "images": {"sertrace": os.path.join(folder, "sertrace.pfm"), "cycles": os.path.join(folder, "cycles.pfm"),
+                               "difference": os.path.join(folder, "difference.pfm")}})
         pfm.write(os.path.join(folder, "difference.pfm"), diff)
         with open(os.path.join(folder, "figures.json"), "w") as f:
             json.dump(fig, f, indent=2)

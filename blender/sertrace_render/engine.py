@@ -77,8 +77,9 @@ class Run:
         # the engine tells sertrace to stop when Esc asks.
         self.proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      bufsize=1, start_new_session=True)
-        threading.Thread(target=self._read_events, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._readers = [threading.Thread(target=f, daemon=True) for f in (self._read_events, self._read_stderr)]
+        for t in self._readers:
+            t.start()
 
     def _read_events(self):
         for line in self.proc.stdout:
@@ -111,7 +112,14 @@ class Run:
             if ev is None:
                 break
             on_event(ev)
-        return self.proc.wait()
+        return self.wait()
+
+    def wait(self):
+        """sertrace's exit status, once it and what it wrote are read."""
+        code = self.proc.wait()
+        for t in self._readers:
+            t.join(timeout=10)
+        return code
 
     def failure(self):
         """The line sertrace said what went wrong in (its last 'sertrace: ' line)."""

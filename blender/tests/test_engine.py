@@ -19,7 +19,6 @@ CASE is one of:
 import json
 import os
 import shlex
-import shutil
 import stat
 import subprocess
 import sys
@@ -161,6 +160,9 @@ elif case == "render":
     for k in ("sertrace", "cycles", "difference"):
         check(os.path.exists(fig["images"][k]), "the comparison did not write its %s image" % k)
     check("sertrace | Cycles | difference" in bpy.data.images, "the side-by-side image is not in Blender")
+    # Its sertrace side is the engine's own render of the same frame.
+    with open(fig["images"]["sertrace"], "rb") as a, open(os.path.join(prefs_folder, "render.pfm"), "rb") as b:
+        check(a.read() == b.read(), "the comparison's sertrace image is not the engine's render")
     ratio = fig["mean_ratio"]
     print("sertrace / Cycles: mean ratio %.4f; regions %s" % (ratio, compare.summary(fig)))
     check(abs(ratio - 1) < TOLERANCE_MEAN, "mean ratio sertrace/Cycles %.4f beyond %.0f%%" % (ratio, 100 * TOLERANCE_MEAN))

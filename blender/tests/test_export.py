@@ -1,5 +1,5 @@
-"""The export's tests (sertrace_render/export.py), run inside Blender on the
-scene make_scene.py built:
+"""The export's tests (sertrace_render/export.py and the modules it uses),
+run inside Blender on the scene make_scene.py built:
 
     blender -b SCENE.blend --factory-startup --python-exit-code 1 -P test_export.py -- SERTRACE [WORKDIR]
 
@@ -52,7 +52,7 @@ from mathutils import Matrix, Vector
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from sertrace_render import export  # noqa: E402
+from sertrace_render import export, gltf_doc, hair_bsdf, hdr  # noqa: E402
 
 argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
 F12_MODE = len(argv) >= 1 and argv[0] == "--f12"  # the interactive half (see f12_child)
@@ -275,7 +275,7 @@ class Gltf:
             return None
         i, m = index[0], np.eye(4)
         while i is not None:
-            m = export._node_matrix(nodes[i]) @ m
+            m = gltf_doc.node_matrix(nodes[i]) @ m
             i = parent.get(i)
         return m
 
@@ -757,24 +757,25 @@ def test_hair_models():
     node.inputs["Offset"].default_value = math.radians(-3)
     node.parametrization = "COLOR"
     node.inputs["Color"].default_value = (0.5, 0.3, 0.1, 1)
-    model, base, notes = export.hair_model(node)
+    model, base, notes = hair_bsdf.hair_model(node)
     check(np.allclose(model["color"], [0.5, 0.3, 0.1]) and close(model["alpha"], 3.0), "COLOR: %s" % model)
     check(np.allclose(base, [0.5, 0.3, 0.1], atol=1e-6), "COLOR: base colour %s" % base)
     node.parametrization = "ABSORPTION"
     sigma = np.array([0.3, 0.6, 1.2])
     node.inputs["Absorption Coefficient"].default_value = sigma
-    model, base, notes = export.hair_model(node)
+    model, base, notes = hair_bsdf.hair_model(node)
     check(np.allclose(model["sigma_a"], sigma, rtol=1e-6) and not notes, "ABSORPTION: %s %s" % (model, notes))
     node.parametrization = "MELANIN"
     node.inputs["Melanin"].default_value = 0.4
     node.inputs["Melanin Redness"].default_value = 0.5
     node.inputs["Tint"].default_value = (1.0, 0.6, 0.6, 1)
-    model, base, notes = export.hair_model(node)
-    eu, ph = export.melanin_concentrations(0.4, 0.5)
-    want = eu * export.CYCLES_EUMELANIN_SIGMA + ph * export.CYCLES_PHEOMELANIN_SIGMA + export.sigma_from_color([1, 0.6, 0.6], 0.4)
+    model, base, notes = hair_bsdf.hair_model(node)
+    eu, ph = hair_bsdf.melanin_concentrations(0.4, 0.5)
+    want = (eu * hair_bsdf.CYCLES_EUMELANIN_SIGMA + ph * hair_bsdf.CYCLES_PHEOMELANIN_SIGMA
+            + hair_bsdf.sigma_from_color([1, 0.6, 0.6], 0.4))
     check(np.allclose(model.get("sigma_a", 0), want, rtol=1e-6), "MELANIN with a tint: %s, want σ %s" % (model, want))
     node.inputs["Random Roughness"].default_value = 0.1
-    model, base, notes = export.hair_model(node)
+    model, base, notes = hair_bsdf.hair_model(node)
     check(any("Random Roughness" in n for n in notes), "Random Roughness: no note in %s" % notes)
     bpy.data.materials.remove(mat)
 
@@ -819,7 +820,7 @@ def test_hdr_writer():
         img = rng.random((7, w, 3)) ** 4 * 100
         img[0, 0] = 0
         path = os.path.join(WORK, "writer-%d.hdr" % w)
-        export.write_hdr(path, img)
+        hdr.write_hdr(path, img)
         back = decode_hdr(path)
         check(np.all(np.abs(back - img) <= img.max(axis=2, keepdims=True) / 128 + 1e-30),
               ".hdr writer: %d wide, off by %g" % (w, np.abs(back - img).max()))
@@ -967,7 +968,7 @@ def test_environment():
     src = os.path.join(WORK, "patch-source.hdr")
     px = np.zeros(len(img.pixels), np.float32)
     img.pixels.foreach_get(px)
-    export.write_hdr(src, px.reshape(img.size[1], img.size[0], 4)[::-1, :, :3])
+    hdr.write_hdr(src, px.reshape(img.size[1], img.size[0], 4)[::-1, :, :3])
     from_file = bpy.data.images.load(src)
     scene.world.node_tree.nodes["Environment Texture"].image = from_file
     again, _ = export_by_render(scene)

@@ -92,7 +92,7 @@ func runCase(t *testing.T, script, name string) {
 	t.Helper()
 	sertrace, blend := setup(t)
 	out, err := runBlender(blender(t), blend, script, name, sertrace, t.TempDir())
-	if err != nil || !strings.Contains(out, "ok") {
+	if err != nil || !strings.Contains(out, script[strings.LastIndex(script, "/")+1:]+" "+name+": ok") {
 		t.Fatalf("%s %s: %v\n%s", script, name, err, out)
 	}
 	for _, line := range strings.Split(out, "\n") {

@@ -345,7 +345,7 @@ c.sample_clamp_direct = 0.0
 c.sample_clamp_indirect = 0.0
 c.blur_glossy = 0.0
 c.caustics_reflective = c.caustics_refractive = True
-c.filter_type = "BOX"
+c.pixel_filter_type = "BOX"  # (filter_type, which this set until 2026-12-05, is no Cycles property)
 c.filter_width = 1.0
 c.seed = 0
 c.use_animated_seed = False

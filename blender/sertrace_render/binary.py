@@ -13,7 +13,7 @@ class SertraceMissing(Exception):
     """No usable sertrace binary: the message says where it looked and why."""
 
 
-_checked = {}  # path -> (mtime, size) of a binary found good
+_checked = {}  # path -> (inode, mtime in ns, size) of a binary found good
 
 
 def find(preference=""):
@@ -47,7 +47,7 @@ def check(path):
     """path, once `path render --help` runs and lists every flag the
     add-on uses; raises SertraceMissing otherwise."""
     st = os.stat(path)
-    if _checked.get(path) == (st.st_mtime, st.st_size):
+    if _checked.get(path) == (st.st_ino, st.st_mtime_ns, st.st_size):
         return path
     try:
         out = subprocess.run([path, "render", "--help"], capture_output=True, text=True, timeout=30)
@@ -58,5 +58,5 @@ def check(path):
         raise SertraceMissing(
             "sertrace: %s is too old for this add-on (its render has no %s): build a newer one "
             "(go build -o sertrace ./app in the sertrace repository)" % (path, " or ".join(missing) or "help"))
-    _checked[path] = (st.st_mtime, st.st_size)
+    _checked[path] = (st.st_ino, st.st_mtime_ns, st.st_size)
     return path

@@ -22,6 +22,12 @@ from . import binary, export, pfm, properties
 BACKGROUND_DEPTH = 1e10
 
 
+# Seconds after Esc within which sertrace must have ended its pass and
+# written its images; past them (a device that hangs, a Blender quitting)
+# a second SIGINT aborts it.
+STOP_GRACE = 120.0
+
+
 class SertraceError(Exception):
     """A render that cannot go on: the message is the one line to report."""
 
@@ -46,10 +52,24 @@ def render_args(scene, settings, width, height):
 
 
 def resolution(scene):
-    """The render's size in pixels, as Blender's resolution and percentage make it."""
+    """The frame's size in pixels, as Blender computes it from the
+    resolution and its percentage (in integers)."""
     r = scene.render
-    scale = r.resolution_percentage / 100.0
-    return max(1, int(r.resolution_x * scale)), max(1, int(r.resolution_y * scale))
+    return max(1, r.resolution_x * r.resolution_percentage // 100), max(1, r.resolution_y * r.resolution_percentage // 100)
+
+
+def crop(image, scene, size):
+    """The part of the frame's image (bottom row first) a render result of
+    size (w, h) holds: the whole frame, or the render region when Blender
+    crops to it."""
+    w, h = size
+    height, width = image.shape[:2]
+    if (w, h) == (width, height):
+        return image
+    r = scene.render
+    x0 = min(max(0, int(round(r.border_min_x * width))), width - w)
+    y0 = min(max(0, int(round(r.border_min_y * height))), height - h)
+    return image[y0:y0 + h, x0:x0 + w]
 
 
 class Run:
@@ -67,37 +87,75 @@ class Run:
             self.command += ["--aov", ",".join(self.aovs)]
         self.events = queue.Queue()
         self.stderr = []
-        self.stopped = False
+        self.stopped = None  # when Esc was pressed (time.monotonic)
+        self.done = None  # the "done" line: the files written, partial or not
+        self.error = None  # the "error" line's message
         self.proc = None
 
     def start(self):
+        # A kept folder's images of an earlier render must not pass for
+        # this one's.
+        stem = os.path.splitext(self.out)[0]
+        for name in os.listdir(self.folder):
+            path = os.path.join(self.folder, name)
+            if path == self.preview or path.startswith(stem + ".") and name.endswith(".pfm"):
+                os.remove(path)
         with open(os.path.join(self.folder, "command.txt"), "w") as f:
             f.write(shlex.join(self.command) + "\n")
         # Its own session: a Ctrl-C in Blender's terminal is Blender's, and
-        # the engine tells sertrace to stop when Esc asks.
-        self.proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     bufsize=1, start_new_session=True)
+        # the engine tells sertrace to stop when Esc asks. A Blender that
+        # dies leaves no render behind for long: sertrace's next JSON line
+        # (a second at most while it renders) meets a closed pipe.
+        self.proc = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, encoding="utf-8", errors="replace", bufsize=1,
+                                     start_new_session=True)
         self._readers = [threading.Thread(target=f, daemon=True) for f in (self._read_events, self._read_stderr)]
         for t in self._readers:
             t.start()
 
     def _read_events(self):
-        for line in self.proc.stdout:
-            try:
-                self.events.put(json.loads(line))
-            except ValueError:
-                self.stderr.append(line.rstrip("\n"))
-        self.events.put(None)  # the end
+        try:
+            for line in self.proc.stdout:
+                try:
+                    ev = json.loads(line)
+                except ValueError:
+                    ev = None
+                if isinstance(ev, dict):
+                    self.events.put(ev)
+                else:
+                    self.stderr.append(line.rstrip("\n"))
+        finally:
+            self.events.put(None)  # the end, whatever happened
 
     def _read_stderr(self):
         for line in self.proc.stderr:
             self.stderr.append(line.rstrip("\n"))
 
     def stop(self):
-        """Stop the render at its pass's end; it writes what it rendered."""
-        if self.proc and self.proc.poll() is None and not self.stopped:
-            self.stopped = True
+        """Stop the render at its pass's end; it writes what it rendered.
+        Asked again STOP_GRACE seconds later (a pass that does not end, a
+        Blender quitting), the second SIGINT aborts it."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        now = time.monotonic()
+        if self.stopped is None:
+            self.stopped = now
             self.proc.send_signal(signal.SIGINT)
+        elif now - self.stopped > STOP_GRACE:
+            self.stopped = float("inf")  # once
+            self.proc.send_signal(signal.SIGINT)
+
+    def kill(self):
+        """End sertrace, if it still runs: SIGINT (it ends its pass), then
+        after a while SIGKILL."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
     def follow(self, on_event, should_stop, poll=0.1):
         """Call on_event with each JSON line until sertrace exits, stopping
@@ -111,6 +169,10 @@ class Run:
                 continue
             if ev is None:
                 break
+            if ev.get("event") == "done":
+                self.done = ev
+            elif ev.get("event") == "error":
+                self.error = ev.get("message")
             on_event(ev)
         return self.wait()
 
@@ -123,6 +185,8 @@ class Run:
 
     def failure(self):
         """The line sertrace said what went wrong in (its last 'sertrace: ' line)."""
+        if self.error:
+            return "sertrace: " + self.error
         for line in reversed(self.stderr):
             if line.startswith("sertrace: ") and not line.startswith("sertrace: removed "):
                 return line
@@ -148,8 +212,6 @@ def to_blender(aov, image):
         d = image[..., :1].copy()
         d[d == 0] = BACKGROUND_DEPTH
         return d
-    if aov == "variance":
-        return image[..., :1]
     return image
 
 
@@ -181,6 +243,7 @@ class SertraceRenderEngine(bpy.types.RenderEngine):
     bl_use_preview = False  # material previews stay Blender's
     bl_use_eevee_viewport = True  # the viewport's material preview is Eevee's
     bl_use_postprocess = True
+    bl_use_shading_nodes_custom = False  # the Shader Editor edits the materials the export reads
 
     def render(self, depsgraph):
         try:
@@ -223,7 +286,13 @@ class SertraceRenderEngine(bpy.types.RenderEngine):
                 shutil.rmtree(folder, ignore_errors=True)
 
     def _run(self, run, view_layer, width, height, spp):
-        result = self.begin_result(0, 0, width, height, layer=view_layer.name)
+        scene = view_layer.id_data
+        # The result's size: the frame, or the render region where Blender
+        # crops to it (sertrace renders the whole frame either way).
+        size = (getattr(self, "resolution_x", width) or width, getattr(self, "resolution_y", height) or height)
+        if scene.render.use_border:
+            self.report({"INFO"}, "sertrace: the render region is rendered as part of the whole frame")
+        result = self.begin_result(0, 0, size[0], size[1], layer=view_layer.name)
         start = time.monotonic()
 
         def on_event(ev):
@@ -235,29 +304,35 @@ class SertraceRenderEngine(bpy.types.RenderEngine):
                     ev.get("samples", 0), spp, ev.get("elapsed", 0), "" if left is None else ", %.0f s left" % left))
             elif kind == "preview":
                 try:
-                    fill_pass(result.layers[0].passes["Combined"], pfm.read(ev["path"]))
+                    fill_pass(result.layers[0].passes["Combined"], crop(pfm.read(ev["path"]), scene, size))
                     self.update_result(result)
                 except (OSError, ValueError):
                     pass  # the next one will do
 
-        run.start()
-        code = run.follow(on_event, self.test_break)
-        if not os.path.exists(run.out) or (code != 0 and not run.stopped and "partial" not in run.failure()):
-            self.end_result(result, cancel=True)
-            if run.stopped:
-                self.report({"INFO"}, "sertrace: stopped before its first pass ended: nothing rendered")
-                return
-            raise SertraceError(run.failure())
-        images = run.images()
-        fill_pass(result.layers[0].passes["Combined"], images.pop("beauty"))
-        for aov, name, _, _, _ in properties.passes_of(view_layer):
-            if aov in images and name in result.layers[0].passes:
-                fill_pass(result.layers[0].passes[name], to_blender(aov, images[aov]))
-        self.end_result(result)
+        ended = False
+        try:
+            run.start()
+            code = run.follow(on_event, self.test_break)
+            if run.done is None:  # nothing written: failed, or stopped before a pass ended
+                if run.stopped is not None and not run.error:
+                    self.report({"INFO"}, "sertrace: stopped before its first pass ended: nothing rendered")
+                    return
+                raise SertraceError(run.failure())
+            images = run.images()
+            fill_pass(result.layers[0].passes["Combined"], crop(images.pop("beauty"), scene, size))
+            for aov, name, _, _, _ in properties.passes_of(view_layer):
+                if aov in images and name in result.layers[0].passes:
+                    fill_pass(result.layers[0].passes[name], crop(to_blender(aov, images[aov]), scene, size))
+            self.end_result(result)
+            ended = True
+        finally:
+            if not ended:
+                run.kill()
+                self.end_result(result, cancel=True)
         for line in run.stderr:  # the backend chosen, the loader's warnings, the summary
             if not line.startswith("sertrace: "):
                 self.report({"INFO"}, "sertrace: " + line)
-        if code != 0:
+        if code != 0:  # stopped (partial), or a failure after some passes (kept)
             self.report({"WARNING"}, run.failure())
         self.update_stats("", "sertrace: done in %.1f s" % (time.monotonic() - start))
 

@@ -29,8 +29,10 @@ def read(path):
 
 
 def write(path, image):
-    """image (height, width, 3), bottom row first, as a little-endian PFM."""
+    """image (height, width, 3 or 1), bottom row first, as a little-endian
+    PFM (colour, or grey for one channel)."""
     h, w = image.shape[:2]
+    grey = image.ndim == 2 or image.shape[2] == 1
     with open(path, "wb") as f:
-        f.write(b"PF\n%d %d\n-1.0\n" % (w, h))
-        f.write(numpy.ascontiguousarray(image[..., :3], "<f4").tobytes())
+        f.write(b"%s\n%d %d\n-1.0\n" % (b"Pf" if grey else b"PF", w, h))
+        f.write(numpy.ascontiguousarray(image.reshape(h, w, -1)[..., :1 if grey else 3], "<f4").tobytes())

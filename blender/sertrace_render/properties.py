@@ -95,7 +95,6 @@ PASSES = {
     "specular": ("specular", "sertrace Specular", 3, "RGB", "COLOR"),
     "diffuse_albedo": ("diffuse_albedo", "DiffCol", 3, "RGB", "COLOR"),
     "specular_albedo": ("specular_albedo", "GlossCol", 3, "RGB", "COLOR"),
-    "variance": ("variance", "sertrace Variance", 1, "X", "VALUE"),
 }
 # Blender's own flags on the view layer: use_pass_z and use_pass_normal.
 BUILTIN = {
@@ -104,13 +103,22 @@ BUILTIN = {
 }
 
 
+def _passes_changed(self, context):
+    """The compositor's Render Layers node shows the passes now asked for."""
+    context.view_layer.update_render_passes()
+
+
 class SertraceViewLayerSettings(bpy.types.PropertyGroup):
-    use_pass_albedo: BoolProperty(name="Albedo", description="The first hit's albedo, as Denoising Albedo")
-    use_pass_diffuse: BoolProperty(name="Diffuse", description="The light diffusely reflected (sertrace Diffuse)")
-    use_pass_specular: BoolProperty(name="Specular", description="The light specularly reflected (sertrace Specular)")
-    use_pass_diffuse_albedo: BoolProperty(name="Diffuse Color", description="The diffuse lobes' albedo, as DiffCol")
-    use_pass_specular_albedo: BoolProperty(name="Glossy Color", description="The specular lobes' albedo, as GlossCol")
-    use_pass_variance: BoolProperty(name="Variance", description="The variance of each pixel's mean (sertrace Variance)")
+    use_pass_albedo: BoolProperty(name="Albedo", description="The first hit's albedo, as Denoising Albedo",
+                                  update=_passes_changed)
+    use_pass_diffuse: BoolProperty(name="Diffuse", description="The light diffusely reflected (sertrace Diffuse)",
+                                   update=_passes_changed)
+    use_pass_specular: BoolProperty(name="Specular", description="The light specularly reflected (sertrace Specular)",
+                                    update=_passes_changed)
+    use_pass_diffuse_albedo: BoolProperty(name="Diffuse Color", description="The diffuse lobes' albedo, as DiffCol",
+                                          update=_passes_changed)
+    use_pass_specular_albedo: BoolProperty(name="Glossy Color", description="The specular lobes' albedo, as GlossCol",
+                                           update=_passes_changed)
 
 
 def passes_of(view_layer):

@@ -45,6 +45,7 @@ def use_sertrace(scene):
     s = scene.sertrace
     s.samples, s.max_bounces, s.seed, s.filter, s.threads = samples, bounces, seed, pixel_filter, threads
     s.denoise = False
+    s.time_limit = 0.0
 
 
 def use_cycles(scene):
@@ -61,13 +62,25 @@ def use_cycles(scene):
     c.sample_clamp_direct = c.sample_clamp_indirect = 0.0
     c.blur_glossy = 0.0
     c.caustics_reflective = c.caustics_refractive = True
-    c.filter_type, c.filter_width = {"box": ("BOX", 1.0), "gaussian": ("GAUSSIAN", 1.5),
-                                     "blackman-harris": ("BLACKMAN_HARRIS", 1.5)}[pixel_filter]
+    c.pixel_filter_type, c.filter_width = {"box": ("BOX", 1.0), "gaussian": ("GAUSSIAN", 1.5),
+                                           "blackman-harris": ("BLACKMAN_HARRIS", 1.5)}[pixel_filter]
+    c.film_exposure = 1.0
+    c.time_limit = 0.0
+    c.use_layer_samples = "IGNORE"
+    if hasattr(c, "use_fast_gi"):
+        c.use_fast_gi = False
     c.seed = seed
     c.use_animated_seed = False
 
 
 {"SERTRACE": use_sertrace, "CYCLES": use_cycles}[engine](scene)
+# What would make the two differ besides the renderers.
+scene.render.film_transparent = False
+scene.render.use_motion_blur = False
+for vl in scene.view_layers:
+    for flag in ("use_sky", "use_solid", "use_strand"):
+        if hasattr(vl, flag):
+            setattr(vl, flag, True)
 if threads > 0:
     scene.render.threads_mode = "FIXED"
     scene.render.threads = threads

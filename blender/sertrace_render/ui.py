@@ -101,7 +101,6 @@ class SERTRACE_PT_passes(bpy.types.Panel):
         col.prop(vl, "use_pass_z", text="Depth")
         col.prop(vl, "use_pass_normal", text="Normal")
         col.prop(vl.sertrace, "use_pass_albedo")
-        col.prop(vl.sertrace, "use_pass_variance")
         col = self.layout.column(heading="Light")
         col.use_property_split = True
         col.use_property_decorate = False
@@ -119,10 +118,18 @@ EXCLUDED = {"VIEWLAYER_PT_filter", "VIEWLAYER_PT_layer_passes", "VIEWLAYER_PT_ee
             "VIEWLAYER_PT_eevee_layer_passes_light", "VIEWLAYER_PT_eevee_layer_passes_effects"}
 
 
+# Eevee's own panels for what the export reads: the material slots and
+# surface, the world's surface, the light's colour, power and size.
+EEVEE_PANELS = {"EEVEE_MATERIAL_PT_context_material", "EEVEE_MATERIAL_PT_surface", "EEVEE_WORLD_PT_surface",
+                "DATA_PT_EEVEE_light", "DATA_PT_EEVEE_light_distance", "DATA_PT_spot", "DATA_PT_area"}
+
+
 def blender_panels():
     for panel in bpy.types.Panel.__subclasses__():
         engines = getattr(panel, "COMPAT_ENGINES", None)
-        if engines is not None and "BLENDER_RENDER" in engines and panel.__name__ not in EXCLUDED:
+        if engines is None or panel.__name__ in EXCLUDED:
+            continue
+        if "BLENDER_RENDER" in engines or panel.__name__ in EEVEE_PANELS:
             yield panel
 
 

@@ -159,7 +159,7 @@ elif case == "render":
     fig = json.load(open(os.path.join(folder, "figures.json")))
     for k in ("sertrace", "cycles", "difference"):
         check(os.path.exists(fig["images"][k]), "the comparison did not write its %s image" % k)
-    check("sertrace | Cycles | difference" in bpy.data.images, "the side-by-side image is not in Blender")
+    check("sertrace compare: sertrace | Cycles | difference" in bpy.data.images, "the side-by-side image is not in Blender")
     # Its sertrace side is the engine's own render of the same frame.
     with open(fig["images"]["sertrace"], "rb") as a, open(os.path.join(prefs_folder, "render.pfm"), "rb") as b:
         check(a.read() == b.read(), "the comparison's sertrace image is not the engine's render")

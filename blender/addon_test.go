@@ -117,6 +117,12 @@ func TestExport(t *testing.T) {
 // render each end the render with their line, and Blender goes on.
 func TestMessages(t *testing.T) { runCase(t, "tests/test_engine.py", "messages") }
 
+// The Normal pass, in Blender's axes.
+func TestPasses(t *testing.T) { runCase(t, "tests/test_engine.py", "passes") }
+
+// The frame's size in Blender's arithmetic, and a render region cropped to.
+func TestFrame(t *testing.T) { runCase(t, "tests/test_engine.py", "frame") }
+
 // The engine's image is sertrace's own render of its export, byte for
 // byte, and within the stated tolerances of Cycles'; the comparison
 // operator writes its images and figures.

@@ -58,17 +58,22 @@ def resolution(scene):
     return max(1, r.resolution_x * r.resolution_percentage // 100), max(1, r.resolution_y * r.resolution_percentage // 100)
 
 
-def crop(image, scene, size):
-    """The part of the frame's image (bottom row first) a render result of
-    size (w, h) holds: the whole frame, or the render region when Blender
-    crops to it."""
-    w, h = size
-    height, width = image.shape[:2]
-    if (w, h) == (width, height):
-        return image
+def region(scene, width, height):
+    """The part of the frame a render writes, (x0, y0, w, h) in pixels from
+    the bottom left: the render region where one is set (truncated as
+    Blender truncates it), else the whole frame."""
     r = scene.render
-    x0 = min(max(0, int(round(r.border_min_x * width))), width - w)
-    y0 = min(max(0, int(round(r.border_min_y * height))), height - h)
+    if not r.use_border:
+        return 0, 0, width, height
+    x0, x1 = int(r.border_min_x * width), int(r.border_max_x * width)
+    y0, y1 = int(r.border_min_y * height), int(r.border_max_y * height)
+    x0, y0 = min(max(x0, 0), width - 1), min(max(y0, 0), height - 1)
+    return x0, y0, max(1, min(x1, width) - x0), max(1, min(y1, height) - y0)
+
+
+def crop(image, rect):
+    """rect (x0, y0, w, h) of a frame's image, bottom row first."""
+    x0, y0, w, h = rect
     return image[y0:y0 + h, x0:x0 + w]
 
 
@@ -287,12 +292,12 @@ class SertraceRenderEngine(bpy.types.RenderEngine):
 
     def _run(self, run, view_layer, width, height, spp):
         scene = view_layer.id_data
-        # The result's size: the frame, or the render region where Blender
-        # crops to it (sertrace renders the whole frame either way).
-        size = (getattr(self, "resolution_x", width) or width, getattr(self, "resolution_y", height) or height)
+        # A render region is cut from the whole frame sertrace renders (a
+        # result's coordinates are the region's own: Blender places it).
+        rect = region(scene, width, height)
         if scene.render.use_border:
-            self.report({"INFO"}, "sertrace: the render region is rendered as part of the whole frame")
-        result = self.begin_result(0, 0, size[0], size[1], layer=view_layer.name)
+            self.report({"INFO"}, "sertrace: the render region is cut from a render of the whole frame")
+        result = self.begin_result(0, 0, rect[2], rect[3], layer=view_layer.name)
         start = time.monotonic()
 
         def on_event(ev):
@@ -304,7 +309,7 @@ class SertraceRenderEngine(bpy.types.RenderEngine):
                     ev.get("samples", 0), spp, ev.get("elapsed", 0), "" if left is None else ", %.0f s left" % left))
             elif kind == "preview":
                 try:
-                    fill_pass(result.layers[0].passes["Combined"], crop(pfm.read(ev["path"]), scene, size))
+                    fill_pass(result.layers[0].passes["Combined"], crop(pfm.read(ev["path"]), rect))
                     self.update_result(result)
                 except (OSError, ValueError):
                     pass  # the next one will do
@@ -319,10 +324,10 @@ class SertraceRenderEngine(bpy.types.RenderEngine):
                     return
                 raise SertraceError(run.failure())
             images = run.images()
-            fill_pass(result.layers[0].passes["Combined"], crop(images.pop("beauty"), scene, size))
+            fill_pass(result.layers[0].passes["Combined"], crop(images.pop("beauty"), rect))
             for aov, name, _, _, _ in properties.passes_of(view_layer):
                 if aov in images and name in result.layers[0].passes:
-                    fill_pass(result.layers[0].passes[name], crop(to_blender(aov, images[aov]), scene, size))
+                    fill_pass(result.layers[0].passes[name], crop(to_blender(aov, images[aov]), rect))
             self.end_result(result)
             ended = True
         finally:

@@ -12,6 +12,9 @@ CASE is one of:
             arrive, and the comparison operator writes its images and
             figures: the mean and the hair's region within TOLERANCE of
             Cycles';
+  passes    the Normal pass is sertrace's normal in Blender's axes;
+  frame     the frame's size as Blender computes it, and a render region
+            cropped to;
   cancel    a render stopped after its first pass keeps that pass (the
             image is not black), says so, and Blender renders again.
 """
@@ -151,7 +154,6 @@ elif case == "render":
           "the Render Result is not sertrace's image")
     for name in ("render.depth.pfm", "render.normal.pfm", "render.albedo.pfm"):
         check(os.path.exists(os.path.join(prefs_folder, name)), "the pass " + name + " was not rendered")
-
     # Against Cycles, through the comparison operator.
     folder = os.path.join(work, "compare")
     r = bpy.ops.sertrace.compare_cycles(folder=folder)
@@ -201,6 +203,56 @@ elif case == "cancel":
     check(float(got[..., :3].mean()) > 1e-3, "the stopped render's image is black")
     s.samples = 4
     check(render_error() is None, "Blender did not render again after a stopped render")
+
+elif case == "passes":
+    # Blender's Normal pass is sertrace's normal turned into Blender's Z-up
+    # world: the compositor sends it to the Composite output, which the
+    # saved render result then holds.
+    s.samples = 2
+    prefs.keep_folder = prefs_folder
+    vl = bpy.context.view_layer
+    vl.use_pass_normal = True
+    scene.use_nodes = True
+    tree = scene.node_tree
+    layers = next(n for n in tree.nodes if n.type == "R_LAYERS")
+    composite = next(n for n in tree.nodes if n.type == "COMPOSITE")
+    tree.links.new(layers.outputs["Normal"], composite.inputs["Image"])
+    check(render_error() is None, "the render with passes failed")
+    kept = os.path.join(prefs_folder, os.listdir(prefs_folder)[0])
+    n = pfm.read(os.path.join(kept, "render.normal.pfm"))  # glTF's axes: Y up
+    want = numpy.stack([n[..., 0], -n[..., 2], n[..., 1]], axis=-1)
+    got = result_pixels(scene)[..., :3]
+    check(got.shape == want.shape and numpy.allclose(got, want, atol=1e-5),
+          "the Normal pass is not sertrace's normal in Blender's axes (max error %s)" % (
+              (numpy.abs(got - want).max(),) if got.shape == want.shape else (got.shape,)))
+    sky, ground = want[-1, want.shape[1] // 2], want[0, want.shape[1] // 2]
+    check(numpy.allclose(sky, 0) and ground[2] > 0.9, "normals: sky %s, ground %s (want 0, and +Z up)" % (sky, ground))
+
+elif case == "frame":
+    # The frame's size as Blender computes it (100 px at 57% is 57), and a
+    # render region cropped to: the region's pixels of the whole frame.
+    s.samples = 2
+    r = scene.render
+    r.resolution_x, r.resolution_y, r.resolution_percentage = 100, 80, 57
+    check(render_error() is None, "the render at 57% failed")
+    full = result_pixels(scene)
+    check(full.shape[:2] == (45, 57), "the result is %s, not Blender's 57 x 45" % (full.shape[:2][::-1],))
+    check(float(full[:, -1, :3].mean()) > 1e-3, "the frame's right column is black")
+    r.use_border = r.use_crop_to_border = True
+    r.border_min_x, r.border_max_x, r.border_min_y, r.border_max_y = 0.25, 0.75, 0.2, 0.6
+    check(render_error() is None, "the render of a region failed")
+    part = result_pixels(scene)
+    h, w = part.shape[:2]
+    found = [(x, y) for y in range(full.shape[0] - h + 1) for x in range(full.shape[1] - w + 1)
+             if numpy.array_equal(part[..., :3], full[y:y + h, x:x + w, :3])]
+    check((w, h) == (28, 18) and found == [(14, 9)], "the cropped region (%d x %d) is at %s of the frame, not (14, 9)" % (w, h, found))
+    r.use_crop_to_border = False  # the region in its place in the frame
+    check(render_error() is None, "the render of an uncropped region failed")
+    framed = result_pixels(scene)
+    inside = numpy.zeros(framed.shape[:2], bool)
+    inside[9:27, 14:42] = True
+    check(framed.shape[:2] == (45, 57) and numpy.array_equal(framed[inside][:, :3], full[inside][:, :3]),
+          "the uncropped region is not the frame's pixels in their place")
 
 else:
     sys.exit("test_engine.py: unknown case %r" % case)

@@ -229,17 +229,21 @@ def fill_pass(render_pass, pixels):
     render_pass.rect = numpy.ascontiguousarray(pixels[..., :n], numpy.float32).reshape(-1, n)
 
 
-def work_folder(context, scene):
-    """A folder for one render: under the preferences' keep folder (kept),
-    else a temporary one (removed after). Returns (path, keep)."""
+def work_folder(context, scene, view_layer):
+    """A folder for one render: under the preferences' keep folder (kept;
+    one per file, scene, view layer and frame), else a temporary one in
+    Blender's temporary folder (removed after). Returns (path, keep)."""
     prefs = properties.preferences(context)
     keep = bpy.path.abspath(prefs.keep_folder) if prefs and prefs.keep_folder else ""
     if keep:
         blend = bpy.path.display_name_from_filepath(bpy.data.filepath) or "untitled"
-        path = os.path.join(keep, "%s-%s-%04d" % (blend, bpy.path.clean_name(scene.name), scene.frame_current))
+        name = "%s-%s-%04d" % (blend, bpy.path.clean_name(scene.name), scene.frame_current)
+        if len(scene.view_layers) > 1:
+            name = "%s-%s-%04d" % (blend, bpy.path.clean_name(scene.name + "-" + view_layer.name), scene.frame_current)
+        path = os.path.join(keep, name)
         os.makedirs(path, exist_ok=True)
         return path, True
-    return tempfile.mkdtemp(prefix="sertrace-blender-"), False
+    return tempfile.mkdtemp(prefix="sertrace-blender-", dir=bpy.app.tempdir or None), False
 
 
 class SertraceRenderEngine(bpy.types.RenderEngine):
@@ -270,7 +274,7 @@ class SertraceRenderEngine(bpy.types.RenderEngine):
         prefs = properties.preferences()
         sertrace = binary.find(prefs.binary if prefs else "")
         width, height = resolution(scene)
-        folder, keep = work_folder(bpy.context, scene)
+        folder, keep = work_folder(bpy.context, scene, view_layer)
         try:
             self.update_stats("", "sertrace: exporting the scene")
             exp = export.export_scene(depsgraph, folder)

@@ -117,6 +117,9 @@ func TestExport(t *testing.T) {
 // render each end the render with their line, and Blender goes on.
 func TestMessages(t *testing.T) { runCase(t, "tests/test_engine.py", "messages") }
 
+// The comparison's figures name a region made to differ, and only it.
+func TestCompareFigures(t *testing.T) { runCase(t, "tests/test_engine.py", "figures") }
+
 // The Normal pass, in Blender's axes.
 func TestPasses(t *testing.T) { runCase(t, "tests/test_engine.py", "passes") }
 

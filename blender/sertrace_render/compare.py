@@ -4,7 +4,6 @@ side with a signed difference map, and the figures an artist checks: the
 mean ratio and the regions that differ most beyond the noise."""
 
 import json
-import math
 import os
 import signal
 import subprocess
@@ -50,8 +49,8 @@ def figures(ours, theirs, grid=GRID):
     region's Cycles mean (to the image's where that is 0) and how many
     standard errors of the noise it is. The standard error comes from the
     pixel-by-pixel differences of the two images (the scene's structure
-    cancels in them), times CORRELATION; a difference in a noise-free
-    region is infinitely significant. Regions are ranked by relative
+    cancels in them), times CORRELATION, and at least a millionth of the
+    image's mean (a noise-free region that differs is far beyond it). Regions are ranked by relative
     difference, those within 3 standard errors last. Rows and columns are
     counted from the top left, as an image is read."""
     yo, yt = luminance(ours)[::-1], luminance(theirs)[::-1]  # top row first
@@ -68,11 +67,12 @@ def figures(ours, theirs, grid=GRID):
                 continue
             d = (a - b).astype(numpy.float64)
             diff = float(d.mean())
-            se = CORRELATION * float(d.std(ddof=1)) / numpy.sqrt(d.size)
+            # (floored at a millionth of the image's mean: two noise-free
+            # skies that differ in the last bit do not differ)
+            se = max(CORRELATION * float(d.std(ddof=1)) / numpy.sqrt(d.size), 1e-6 * scale)
             ref = float(b.mean()) if b.mean() > 0 else scale
             regions.append({"rows": [y0, y1], "columns": [x0, x1], "sertrace": float(a.mean()), "cycles": float(b.mean()),
-                            "relative": diff / ref,
-                            "sigmas": diff / se if se > 0 else (0.0 if diff == 0 else math.copysign(1e9, diff))})
+                            "relative": diff / ref, "sigmas": diff / se})
     regions.sort(key=lambda r: (abs(r["sigmas"]) <= 3, -abs(r["relative"])))
     out["regions"] = regions
     return out

@@ -12,6 +12,7 @@ CASE is one of:
             arrive, and the comparison operator writes its images and
             figures: the mean and the hair's region within TOLERANCE of
             Cycles';
+  figures   the comparison's statistics on images made to differ;
   passes    the Normal pass is sertrace's normal in Blender's axes;
   frame     the frame's size as Blender computes it, and a render region
             cropped to;
@@ -203,6 +204,29 @@ elif case == "cancel":
     check(float(got[..., :3].mean()) > 1e-3, "the stopped render's image is black")
     s.samples = 4
     check(render_error() is None, "Blender did not render again after a stopped render")
+
+elif case == "figures":
+    # The comparison's statistics on images made to differ: noise alone
+    # differs nowhere; a region 20% brighter is named, first; a noise-free
+    # region (a sky) that differs by its last bit does not differ.
+    rng = numpy.random.default_rng(1)
+    base = numpy.full((80, 96, 3), 0.5, numpy.float32)
+    base[40:] += 0.3 * rng.random((40, 96, 1), numpy.float32)  # a textured ground; a flat sky above (rows from the bottom)
+    noisy = lambda: base * (1 + 0.1 * rng.standard_normal((80, 96, 1), numpy.float32))
+    sky = base.copy()
+    sky[:40] = numpy.nextafter(sky[:40], numpy.float32(1))
+    fig = compare.figures(noisy(), noisy())
+    check("no region differs" in compare.summary(fig), "noise alone: %s" % compare.summary(fig))
+    ours = noisy()
+    ours[0:10, 0:12] *= 1.2  # the bottom-left region (rows 70-80 counted from the top)
+    fig = compare.figures(ours, noisy())
+    top = fig["regions"][0]
+    check(top["rows"] == [70, 80] and top["columns"] == [0, 12] and 0.1 < top["relative"] < 0.3 and top["sigmas"] > 3,
+          "a region 20%% brighter: %s" % top)
+    check("rows 70-80 columns 0-12 +" in compare.summary(fig), "the report: %s" % compare.summary(fig))
+    fig = compare.figures(sky, base)
+    check("no region differs" in compare.summary(fig) and abs(fig["mean_ratio"] - 1) < 1e-6
+          and all(abs(r["sigmas"]) < 3 for r in fig["regions"]), "a sky's last bit: %s" % fig["regions"][:2])
 
 elif case == "passes":
     # Blender's Normal pass is sertrace's normal turned into Blender's Z-up

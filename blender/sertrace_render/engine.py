@@ -286,9 +286,15 @@ class SertraceRenderEngine(bpy.types.RenderEngine):
             passes = properties.passes_of(view_layer)
             run = Run(sertrace, exp.gltf, folder, render_args(scene, settings, width, height) + exp.args,
                       [p[0] for p in passes], settings.preview_every)
+            builtin = {spec[1] for spec in properties.BUILTIN.values()}
             for aov, name, channels, chan_id, _ in passes:
-                if name not in ("Depth", "Normal"):  # Blender's own, there when its flag is on
+                if name not in builtin:  # Blender's own are there when their flags are on
                     self.add_pass(name, channels, chan_id, layer=view_layer.name)
+            unrendered = properties.unrendered_passes(view_layer)
+            if unrendered:
+                self.report({"WARNING"}, "sertrace: the view layer's %s %s not rendered by sertrace: %s black" % (
+                    ", ".join(unrendered), "pass is" if len(unrendered) == 1 else "passes are",
+                    "it stays" if len(unrendered) == 1 else "they stay"))
             self._run(run, view_layer, width, height, settings.samples)
         finally:
             if not keep:

@@ -93,14 +93,28 @@ PASSES = {
     "albedo": ("albedo", "Denoising Albedo", 3, "RGB", "COLOR"),
     "diffuse": ("diffuse", "sertrace Diffuse", 3, "RGB", "COLOR"),
     "specular": ("specular", "sertrace Specular", 3, "RGB", "COLOR"),
-    "diffuse_albedo": ("diffuse_albedo", "DiffCol", 3, "RGB", "COLOR"),
-    "specular_albedo": ("specular_albedo", "GlossCol", 3, "RGB", "COLOR"),
 }
-# Blender's own flags on the view layer: use_pass_z and use_pass_normal.
+# Blender's own passes sertrace fills, by their flags on the view layer.
 BUILTIN = {
     "use_pass_z": ("depth", "Depth", 1, "Z", "VALUE"),
     "use_pass_normal": ("normal", "Normal", 3, "XYZ", "VECTOR"),
+    "use_pass_diffuse_color": ("diffuse_albedo", "DiffCol", 3, "RGB", "COLOR"),
+    "use_pass_glossy_color": ("specular_albedo", "GlossCol", 3, "RGB", "COLOR"),
 }
+# Blender's passes sertrace does not render: left on (from Cycles, say),
+# they stay black, and the render says so.
+UNRENDERED = ("use_pass_mist", "use_pass_emit", "use_pass_environment", "use_pass_ambient_occlusion",
+              "use_pass_shadow", "use_pass_position", "use_pass_vector", "use_pass_uv", "use_pass_object_index",
+              "use_pass_material_index", "use_pass_diffuse_direct", "use_pass_diffuse_indirect",
+              "use_pass_glossy_direct", "use_pass_glossy_indirect", "use_pass_transmission_direct",
+              "use_pass_transmission_indirect", "use_pass_transmission_color", "use_pass_cryptomatte_object",
+              "use_pass_cryptomatte_material", "use_pass_cryptomatte_asset")
+
+
+def unrendered_passes(view_layer):
+    """The names of the view layer's passes that are on and that sertrace
+    does not render."""
+    return [f[len("use_pass_"):] for f in UNRENDERED if getattr(view_layer, f, False)]
 
 
 def _passes_changed(self, context):
@@ -115,10 +129,6 @@ class SertraceViewLayerSettings(bpy.types.PropertyGroup):
                                    update=_passes_changed)
     use_pass_specular: BoolProperty(name="Specular", description="The light specularly reflected (sertrace Specular)",
                                     update=_passes_changed)
-    use_pass_diffuse_albedo: BoolProperty(name="Diffuse Color", description="The diffuse lobes' albedo, as DiffCol",
-                                          update=_passes_changed)
-    use_pass_specular_albedo: BoolProperty(name="Glossy Color", description="The specular lobes' albedo, as GlossCol",
-                                           update=_passes_changed)
 
 
 def passes_of(view_layer):

@@ -104,8 +104,10 @@ class SERTRACE_PT_passes(bpy.types.Panel):
         col = self.layout.column(heading="Light")
         col.use_property_split = True
         col.use_property_decorate = False
-        for name in ("diffuse", "specular", "diffuse_albedo", "specular_albedo"):
-            col.prop(vl.sertrace, "use_pass_" + name)
+        col.prop(vl.sertrace, "use_pass_diffuse")
+        col.prop(vl.sertrace, "use_pass_specular")
+        col.prop(vl, "use_pass_diffuse_color", text="Diffuse Color")
+        col.prop(vl, "use_pass_glossy_color", text="Glossy Color")
 
 
 classes = (SERTRACE_PT_sampling, SERTRACE_PT_light_paths, SERTRACE_PT_denoising, SERTRACE_PT_device,

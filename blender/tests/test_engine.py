@@ -251,6 +251,15 @@ elif case == "passes":
               (numpy.abs(got - want).max(),) if got.shape == want.shape else (got.shape,)))
     sky, ground = want[-1, want.shape[1] // 2], want[0, want.shape[1] // 2]
     check(numpy.allclose(sky, 0) and ground[2] > 0.9, "normals: sky %s, ground %s (want 0, and +Z up)" % (sky, ground))
+    # Blender's own Diffuse Color flag gets sertrace's diffuse albedo.
+    vl.use_pass_diffuse_color = True
+    vl.use_pass_mist = True  # left on, say, from Cycles: stays black, said
+    tree.links.new(layers.outputs["DiffCol"], composite.inputs["Image"])
+    check(render_error() is None, "the render with DiffCol failed")
+    want = pfm.read(os.path.join(kept, "render.diffuse_albedo.pfm"))
+    got = result_pixels(scene)[..., :3]
+    check(got.shape == want.shape and numpy.allclose(got, want, atol=1e-5) and float(want.mean()) > 0.05,
+          "the DiffCol pass is not sertrace's diffuse albedo")
 
 elif case == "frame":
     # The frame's size as Blender computes it (100 px at 57% is 57), and a

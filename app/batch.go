@@ -50,13 +50,28 @@ them and exits as a local batch would.`,
 	f.Bool("wait", false, "with --slurm: wait for the array and its finishing step, and exit as a local batch would")
 	f.Bool("finish", false, "merge the split jobs whose slices are all done and write the summary (a submission's last step)")
 	f.String("units", "", "render only the units listed in this file (a submission writes it)")
+	f.String("progress", "auto", "how progress is told: auto (a bar on a terminal, else a line every 10 s on stderr) or json (JSON lines on stdout: unit, progress, done, error; see the guide)")
 	f.Float64("checkpoint-every", 60, "save a unit's film this often (seconds) while it renders, so that a process killed outright loses at most that")
 	f.MarkHidden("finish")
 	f.MarkHidden("units")
 	return cmd
 }
 
-func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
+func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) (err error) {
+	stderr := cmd.ErrOrStderr()
+	var jsonBar *progressBar
+	switch mode := v.GetString("progress"); mode {
+	case "auto":
+	case "json":
+		jsonBar = newJSONProgress(cmd.OutOrStdout(), stderr, 0)
+		defer func() {
+			if err != nil {
+				jsonBar.event(jsonLine{Event: "error", Message: strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")})
+			}
+		}()
+	default:
+		return usagef("--progress %q: want %s", mode, strings.Join(progressModes, " or "))
+	}
 	cfg, err := batch.Load(configPath)
 	if err != nil {
 		return err
@@ -68,15 +83,21 @@ func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
 		stops = "sertrace stops; what was submitted goes on in Slurm (scancel stops it)"
 	}
 	ctx := interruptsOf(cmd).stage(stops)
-	stderr := cmd.ErrOrStderr()
 	bar := newProgressBar(stderr)
+	if jsonBar != nil {
+		bar = jsonBar
+	}
 	var unitIndex, unitCount int
 	r := &batch.Runner{
 		Config: cfg,
 		Log:    stderr,
 		Job: func(name string, i, n int) {
-			bar.finish()
 			unitIndex, unitCount = i, n
+			if jsonBar != nil {
+				jsonBar.event(jsonLine{Event: "unit", Name: name, Unit: i + 1, Units: n})
+				return
+			}
+			bar.finish()
 			bar = newProgressBar(stderr)
 			bar.label = fmt.Sprintf("unit %d/%d %s", i+1, n, name)
 		},
@@ -144,6 +165,8 @@ func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) error {
 	if err != nil {
 		return fmt.Errorf("batch %s: %w", configPath, err)
 	}
+	jobs, failed := len(sum.Jobs), sum.Failed()
+	jsonBar.event(jsonLine{Event: "done", Files: []string{summary, strings.TrimSuffix(summary, ".html") + ".json"}, Jobs: &jobs, Failed: &failed})
 	if shard == "" && r.Units == nil {
 		return batchOutcome(stderr, configPath, sum, summary)
 	}

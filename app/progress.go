@@ -37,7 +37,9 @@ type progressBar struct {
 //	progress  at most once a second while a pass runs, and at 100%
 //	pass      a pass ended: samples is the whole samples every pixel has
 //	preview   the image so far was written to path (--preview)
-//	done      the images were written (files); partial when stopped early
+//	unit      (batch) a unit of work began: its name, unit and units
+//	done      the images were written (files); partial when stopped early;
+//	          (batch) the summary's files, jobs and failed
 //	error     the render failed: message is the line on stderr
 type jsonLine struct {
 	Event   string   `json:"event"`
@@ -50,6 +52,11 @@ type jsonLine struct {
 	Files   []string `json:"files,omitempty"`
 	Partial bool     `json:"partial,omitempty"`
 	Message string   `json:"message,omitempty"`
+	Name    string   `json:"name,omitempty"`
+	Unit    int      `json:"unit,omitempty"`  // from 1
+	Units   int      `json:"units,omitempty"` // in this run
+	Jobs    *int     `json:"jobs,omitempty"`
+	Failed  *int     `json:"failed,omitempty"`
 }
 
 // progressModes are the values of --progress.
@@ -131,7 +138,7 @@ func (p *progressBar) emit(line jsonLine) {
 	if line.Event == "progress" || line.Event == "pass" {
 		done := math.Round(p.done*1e4) / 1e4
 		line.Done, line.SPP = &done, p.spp
-		if line.Samples == nil {
+		if line.Samples == nil && p.spp > 0 {
 			s := math.Round(p.done*float64(p.spp)*100) / 100
 			line.Samples = &s
 		}

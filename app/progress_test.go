@@ -105,3 +105,40 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
+
+// A batch with --progress json tells each unit as it begins, its
+// progress, and the summary's files and counts; a failed job is counted
+// there, and the run's failure is the last line.
+func TestBatchProgressJSON(t *testing.T) {
+	dir := t.TempDir()
+	scenes, _ := filepath.Abs("../scenes")
+	cfg := filepath.Join(dir, "b.yaml")
+	os.WriteFile(cfg, []byte("output_dir: out\ndefaults: {res: 16x12, spp: 2}\njobs:\n  - {name: one, scene: "+scenes+"/cornell.glb}\n  - {name: bad, scene: nosuch.glb}\n  - {name: two, scene: "+scenes+"/cornell.glb, seed: 3}\n"), 0o644)
+	code, stdout, errs := runCLI(t, "batch", cfg, "--progress", "json")
+	if code != 1 || !strings.Contains(errs, "1 of 3 jobs failed") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var units []string
+	var done map[string]any
+	lines := jsonLines(t, stdout)
+	for _, l := range lines {
+		switch l["event"] {
+		case "unit":
+			units = append(units, l["name"].(string))
+			if l["units"] != 3.0 {
+				t.Errorf("unit line %v: units not 3", l)
+			}
+		case "done":
+			done = l
+		}
+	}
+	if strings.Join(units, " ") != "one bad two" {
+		t.Errorf("unit lines name %v, want one bad two", units)
+	}
+	if done == nil || done["jobs"] != 3.0 || done["failed"] != 1.0 || !strings.Contains(strings.Join(anyStrings(done["files"]), " "), "summary.json") {
+		t.Errorf("done line %v", done)
+	}
+	if last := lines[len(lines)-1]; last["event"] != "error" || !strings.Contains(last["message"].(string), "1 of 3 jobs failed") {
+		t.Errorf("the last line is %v, not the failure", last)
+	}
+}

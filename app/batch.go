@@ -64,11 +64,7 @@ func runBatch(cmd *cobra.Command, v *viper.Viper, configPath string) (err error)
 	case "auto":
 	case "json":
 		jsonBar = newJSONProgress(cmd.OutOrStdout(), stderr, 0)
-		defer func() {
-			if err != nil {
-				jsonBar.event(jsonLine{Event: "error", Message: strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")})
-			}
-		}()
+		defer func() { jsonBar.failed(err) }()
 	default:
 		return usagef("--progress %q: want %s", mode, strings.Join(progressModes, " or "))
 	}

@@ -94,8 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
-	fmt.Fprintf(stderr, "%s: %s\n", programName, msg)
+	fmt.Fprintf(stderr, "%s: %s\n", programName, oneLine(err))
 	if errors.As(err, new(busyError)) {
 		return exitBusy
 	}

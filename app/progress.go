@@ -117,6 +117,19 @@ func (p *progressBar) event(line jsonLine) {
 	p.emit(line)
 }
 
+// failed tells err as the error line, if err is not nil (with --progress
+// json; nothing otherwise): the line stderr has too.
+func (p *progressBar) failed(err error) {
+	if err != nil {
+		p.event(jsonLine{Event: "error", Message: oneLine(err)})
+	}
+}
+
+// oneLine is err's message on one line, as stderr's last line says it.
+func oneLine(err error) string {
+	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")
+}
+
 // pass says that a pass ended with samples samples in every pixel.
 func (p *progressBar) pass(samples int) {
 	if p == nil || p.json == nil {

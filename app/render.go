@@ -115,11 +115,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error)
 	case "json":
 		// Its lines start now: an error loading the scene is one of them.
 		bar = newJSONProgress(cmd.OutOrStdout(), stderr, v.GetInt("spp"))
-		defer func() {
-			if err != nil {
-				bar.event(jsonLine{Event: "error", Message: strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", " ")})
-			}
-		}()
+		defer func() { bar.failed(err) }()
 	default:
 		return usagef("--progress %q: want %s", mode, strings.Join(progressModes, " or "))
 	}
@@ -204,7 +200,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error)
 		j.Options.WholePasses = true
 	}
 	if preview != "" || bar != nil {
-		if err := followPasses(j, preview, previewEvery, &bar, note); err != nil {
+		if err := followPasses(j, preview, previewEvery, bar, note); err != nil {
 			return err
 		}
 	}
@@ -314,11 +310,11 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error)
 }
 
 // followPasses has the job's render, after each pass but its last, tell
-// the pass to *bar (with --progress json) and write the image so far to
+// the pass to bar (the JSON lines, or nil) and write the image so far to
 // preview (if any, at most every so often). It refuses a preview of an
 // image larger than sertrace writes a pass's film of (a checkpoint's
 // limit).
-func followPasses(j *job.Job, preview string, every time.Duration, bar **progressBar, note func(string)) error {
+func followPasses(j *job.Job, preview string, every time.Duration, bar *progressBar, note func(string)) error {
 	if w, h := j.Options.Width, j.Options.Height; w*h > render.MaxFilePixels {
 		if preview != "" {
 			return usagef("--preview: a %dx%d image is larger than the %d pixels an image so far is written for", w, h, render.MaxFilePixels)
@@ -328,7 +324,7 @@ func followPasses(j *job.Job, preview string, every time.Duration, bar **progres
 	display := j.Display
 	var last time.Time
 	j.Options.AfterPass = func(film *render.Film) {
-		(*bar).pass(film.Samples)
+		bar.pass(film.Samples)
 		if preview == "" || time.Since(last) < every {
 			return
 		}
@@ -338,7 +334,7 @@ func followPasses(j *job.Job, preview string, every time.Duration, bar **progres
 			return
 		}
 		s := float64(film.Samples)
-		(*bar).event(jsonLine{Event: "preview", Path: preview, Samples: &s})
+		bar.event(jsonLine{Event: "preview", Path: preview, Samples: &s})
 	}
 	return nil
 }

@@ -18,6 +18,7 @@
 # build_hair makes Cycles hair curves with a Principled Hair BSDF.
 # Prints "import_seconds X" and "render_seconds X":
 # the render's time excludes the import and the scene's preparation.
+import os
 import sys
 import time
 
@@ -28,6 +29,9 @@ if not hasattr(numpy, "bool"):
     numpy.bool = bool
 
 import bpy
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "blender", "sertrace_render"))
+from cycles_match import match_sertrace  # noqa: E402
 
 argv = sys.argv[sys.argv.index("--") + 1:]
 if len(argv) < 7:
@@ -313,7 +317,6 @@ def build_hair(path, black, as_tubes):
     scene.cycles_curves.shape = "THICK"
 
 
-import os
 hair_path = os.path.join(os.path.dirname(scene_path), "hair.json")
 if os.path.exists(hair_path):
     build_hair(hair_path, "--hair-black" in argv, "--hair-tubes" in argv)
@@ -330,25 +333,10 @@ bg.inputs["Color"].default_value = (env[0], env[1], env[2], 1.0)
 bg.inputs["Strength"].default_value = 1.0
 scene.world = world
 
-scene.render.engine = "CYCLES"
-c = scene.cycles
-c.device = "CPU"
-c.samples = samples
-c.use_adaptive_sampling = False
-c.use_denoising = False
-c.max_bounces = max_depth - 1
-c.diffuse_bounces = c.glossy_bounces = c.transmission_bounces = max_depth - 1
-# sertrace's alpha masks let rays through in traversal, at no bounce's cost.
-c.transparent_max_bounces = 1024
-c.volume_bounces = 0
-c.sample_clamp_direct = 0.0
-c.sample_clamp_indirect = 0.0
-c.blur_glossy = 0.0
-c.caustics_reflective = c.caustics_refractive = True
-c.pixel_filter_type = "BOX"  # (filter_type, which this set until 2026-12-05, is no Cycles property)
-c.filter_width = 1.0
-c.seed = 0
-c.use_animated_seed = False
+# Cycles as sertrace renders, declared once with the Blender add-on's
+# comparison. (Until 2026-12-05 this set filter_type, which is no Cycles
+# property: Cycles kept its 1.5 px Blackman-Harris.)
+match_sertrace(scene, samples, max_depth - 1, 0, "box")
 scene.render.threads_mode = "FIXED"
 scene.render.threads = threads
 scene.render.resolution_x, scene.render.resolution_y = width, height

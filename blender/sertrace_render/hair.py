@@ -176,70 +176,71 @@ def points_of(counts, selected):
     return np.nonzero(np.asarray(selected)[owner])[0]
 
 
-def write_hair(out, scan, notes):
-    """Each (object, material) group of strands as a mesh of one LINES
-    primitive (each strand's segments share their vertices, so sertrace
-    chains them), on a node with no transform (positions in world space)."""
-    any_strand = False
+def _write_meshes(out, groups, primitive):
+    """One mesh per object, on a node with no transform (positions in
+    world space), of a primitive per (object, material) group in groups
+    ({(object name, material key): group}); primitive(key, group) makes it,
+    or None for a group with nothing to draw. Whether any was written."""
     by_object = {}
-    for (name, key), strands in scan.hair.items():
-        by_object.setdefault(name, []).append((key, strands))
-    for name, groups in by_object.items():
-        prims = []
-        for key, strands in groups:
-            pts = np.concatenate(strands.points)
-            rad = np.concatenate(strands.radii)
-            counts = np.concatenate(strands.counts)
-            keep = counts >= 2  # a point alone is no strand
-            if not keep.all():
-                idx = points_of(counts, keep)
-                pts, rad, counts = pts[idx], rad[idx], counts[keep]
-            if len(counts) == 0:
-                continue
-            # Each point but a strand's last starts a segment to the next.
-            last = np.cumsum(counts) - 1
-            first = np.setdiff1d(np.arange(len(pts)), last, assume_unique=True)
-            lines = np.stack([first, first + 1], axis=1).astype(np.uint32).ravel()
-            mat = hair_material(out, scan.materials.get(key), notes)
-            prims.append({
-                "mode": 1,
-                "attributes": {
-                    "POSITION": out.accessor(gltf_points(pts), "VEC3", out.ARRAY_BUFFER, bounds=True),
-                    "_RADIUS": out.accessor(rad.astype(np.float32), "SCALAR", out.ARRAY_BUFFER),
-                },
-                "indices": out.accessor(lines, "SCALAR", out.ELEMENT_ARRAY_BUFFER),
-                "material": mat,
-            })
-            any_strand = True
+    for (name, key), group in groups.items():
+        by_object.setdefault(name, []).append((key, group))
+    written = False
+    for name, members in by_object.items():
+        prims = [p for p in (primitive(key, group) for key, group in members) if p is not None]
         if prims:
             mesh = out.add("meshes", {"name": name, "primitives": prims})
             out.root_node({"name": name, "mesh": mesh})
-    return any_strand
+            written = True
+    return written
+
+
+def _radius_primitive(out, mode, pts, rad, indices=None):
+    """A glTF primitive of points with a _RADIUS each (mode 0: spheres, 1:
+    swept-sphere segments by indices), its material for the caller to set."""
+    prim = {
+        "mode": mode,
+        "attributes": {
+            "POSITION": out.accessor(gltf_points(pts), "VEC3", out.ARRAY_BUFFER, bounds=True),
+            "_RADIUS": out.accessor(rad.astype(np.float32), "SCALAR", out.ARRAY_BUFFER),
+        },
+    }
+    if indices is not None:
+        prim["indices"] = out.accessor(indices, "SCALAR", out.ELEMENT_ARRAY_BUFFER)
+    return prim
+
+
+def write_hair(out, scan, notes):
+    """Each (object, material) group of strands as a LINES primitive (each
+    strand's segments share their vertices, so sertrace chains them)."""
+
+    def primitive(key, strands):
+        pts = np.concatenate(strands.points)
+        rad = np.concatenate(strands.radii)
+        counts = np.concatenate(strands.counts)
+        keep = counts >= 2  # a point alone is no strand
+        if not keep.all():
+            idx = points_of(counts, keep)
+            pts, rad, counts = pts[idx], rad[idx], counts[keep]
+        if len(counts) == 0:
+            return None
+        # Each point but a strand's last starts a segment to the next.
+        last = np.cumsum(counts) - 1
+        first = np.setdiff1d(np.arange(len(pts)), last, assume_unique=True)
+        lines = np.stack([first, first + 1], axis=1).astype(np.uint32).ravel()
+        material = hair_material(out, scan.materials.get(key), notes)
+        return dict(_radius_primitive(out, 1, pts, rad, lines), material=material)
+
+    return _write_meshes(out, scan.hair, primitive)
 
 
 def write_points(out, scan, notes):
     """Each (object, material) group of points as a POINTS primitive."""
-    any_point = False
-    by_object = {}
-    for (name, key), pts in scan.points.items():
-        by_object.setdefault(name, []).append((key, pts))
-    for name, groups in by_object.items():
-        prims = []
-        for key, group in groups:
-            pts = np.concatenate(group.points)
-            rad = np.concatenate(group.radii)
-            if len(pts) == 0:
-                continue
-            prims.append({
-                "mode": 0,
-                "attributes": {
-                    "POSITION": out.accessor(gltf_points(pts), "VEC3", out.ARRAY_BUFFER, bounds=True),
-                    "_RADIUS": out.accessor(rad.astype(np.float32), "SCALAR", out.ARRAY_BUFFER),
-                },
-                "material": plain_material(out, scan.materials.get(key), notes),
-            })
-            any_point = True
-        if prims:
-            mesh = out.add("meshes", {"name": name, "primitives": prims})
-            out.root_node({"name": name, "mesh": mesh})
-    return any_point
+
+    def primitive(key, group):
+        pts = np.concatenate(group.points)
+        if len(pts) == 0:
+            return None
+        prim = _radius_primitive(out, 0, pts, np.concatenate(group.radii))
+        return dict(prim, material=plain_material(out, scan.materials.get(key), notes))
+
+    return _write_meshes(out, scan.points, primitive)

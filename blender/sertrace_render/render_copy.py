@@ -22,6 +22,7 @@ import numpy
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import pfm  # noqa: E402
+from cycles_match import match_sertrace  # noqa: E402
 
 argv = sys.argv[sys.argv.index("--") + 1:]
 engine, out, scene_name, layer_name = argv[0], argv[1], argv[2], argv[3]
@@ -50,27 +51,7 @@ def use_sertrace(scene):
 
 def use_cycles(scene):
     """Cycles on the CPU, set as sertrace renders."""
-    scene.render.engine = "CYCLES"
-    c = scene.cycles
-    c.device = "CPU"
-    c.samples = samples
-    c.use_adaptive_sampling = False
-    c.use_denoising = False
-    c.max_bounces = c.diffuse_bounces = c.glossy_bounces = c.transmission_bounces = bounces
-    c.transparent_max_bounces = 1024
-    c.volume_bounces = 0
-    c.sample_clamp_direct = c.sample_clamp_indirect = 0.0
-    c.blur_glossy = 0.0
-    c.caustics_reflective = c.caustics_refractive = True
-    c.pixel_filter_type, c.filter_width = {"box": ("BOX", 1.0), "gaussian": ("GAUSSIAN", 1.5),
-                                           "blackman-harris": ("BLACKMAN_HARRIS", 1.5)}[pixel_filter]
-    c.film_exposure = 1.0
-    c.time_limit = 0.0
-    c.use_layer_samples = "IGNORE"
-    if hasattr(c, "use_fast_gi"):
-        c.use_fast_gi = False
-    c.seed = seed
-    c.use_animated_seed = False
+    match_sertrace(scene, samples, bounces, seed, pixel_filter)
 
 
 {"SERTRACE": use_sertrace, "CYCLES": use_cycles}[engine](scene)

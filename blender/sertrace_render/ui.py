@@ -7,6 +7,15 @@ import bpy
 ENGINE = "SERTRACE"
 
 
+def column(layout, heading=""):
+    """A column of properties as Blender's own panels lay them out: labels
+    split to the left, no animation decorators."""
+    col = layout.column(heading=heading)
+    col.use_property_split = True
+    col.use_property_decorate = False
+    return col
+
+
 class SertracePanel:
     bl_space_type = "PROPERTIES"
     bl_region_type = "WINDOW"
@@ -23,9 +32,7 @@ class SERTRACE_PT_sampling(SertracePanel, bpy.types.Panel):
 
     def draw(self, context):
         s = context.scene.sertrace
-        col = self.layout.column()
-        col.use_property_split = True
-        col.use_property_decorate = False
+        col = column(self.layout)
         col.prop(s, "samples")
         col.prop(s, "time_limit")
         col.prop(s, "seed")
@@ -36,9 +43,7 @@ class SERTRACE_PT_light_paths(SertracePanel, bpy.types.Panel):
     bl_label = "Light Paths"
 
     def draw(self, context):
-        col = self.layout.column()
-        col.use_property_split = True
-        col.use_property_decorate = False
+        col = column(self.layout)
         col.prop(context.scene.sertrace, "max_bounces")
 
 
@@ -51,9 +56,7 @@ class SERTRACE_PT_denoising(SertracePanel, bpy.types.Panel):
 
     def draw(self, context):
         s = context.scene.sertrace
-        col = self.layout.column()
-        col.use_property_split = True
-        col.use_property_decorate = False
+        col = column(self.layout)
         col.active = s.denoise
         col.prop(s, "denoiser")
 
@@ -63,9 +66,7 @@ class SERTRACE_PT_device(SertracePanel, bpy.types.Panel):
 
     def draw(self, context):
         s = context.scene.sertrace
-        col = self.layout.column()
-        col.use_property_split = True
-        col.use_property_decorate = False
+        col = column(self.layout)
         col.prop(s, "backend")
         sub = col.column()
         sub.active = s.backend != "cpu"
@@ -82,28 +83,17 @@ class SERTRACE_PT_compare(SertracePanel, bpy.types.Panel):
         self.layout.operator("sertrace.compare_cycles", icon="IMAGE_REFERENCE")
 
 
-class SERTRACE_PT_passes(bpy.types.Panel):
+class SERTRACE_PT_passes(SertracePanel, bpy.types.Panel):
     bl_label = "sertrace Passes"
-    bl_space_type = "PROPERTIES"
-    bl_region_type = "WINDOW"
     bl_context = "view_layer"
-    COMPAT_ENGINES = {ENGINE}
-
-    @classmethod
-    def poll(cls, context):
-        return context.engine in cls.COMPAT_ENGINES
 
     def draw(self, context):
         vl = context.view_layer
-        col = self.layout.column(heading="Data")
-        col.use_property_split = True
-        col.use_property_decorate = False
+        col = column(self.layout, "Data")
         col.prop(vl, "use_pass_z", text="Depth")
         col.prop(vl, "use_pass_normal", text="Normal")
         col.prop(vl.sertrace, "use_pass_albedo")
-        col = self.layout.column(heading="Light")
-        col.use_property_split = True
-        col.use_property_decorate = False
+        col = column(self.layout, "Light")
         col.prop(vl.sertrace, "use_pass_diffuse")
         col.prop(vl.sertrace, "use_pass_specular")
         col.prop(vl, "use_pass_diffuse_color", text="Diffuse Color")

@@ -23,6 +23,12 @@ scene = bpy.context.scene
 scene.render.engine = "SERTRACE"
 if not hasattr(scene, "sertrace") or scene.sertrace.samples < 1:
     sys.exit("test_install.py: the engine's settings are missing")
+# The panels of what the export reads open to the engine: material slots
+# and surface, the world's surface, the light's settings.
+for name in ("EEVEE_MATERIAL_PT_context_material", "EEVEE_MATERIAL_PT_surface", "EEVEE_WORLD_PT_surface",
+             "DATA_PT_EEVEE_light", "RENDER_PT_format"):
+    if "SERTRACE" not in getattr(bpy.types, name).COMPAT_ENGINES:
+        sys.exit("test_install.py: the panel %s is closed to the engine" % name)
 if "sertrace_render" not in bpy.context.preferences.addons:
     sys.exit("test_install.py: the add-on is not enabled")
 bpy.ops.preferences.addon_disable(module="sertrace_render")

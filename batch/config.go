@@ -18,7 +18,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
@@ -27,9 +26,9 @@ import (
 	"sertrace/scene"
 )
 
-// Job is one render of a config: its name, scene and outputs, and the
+// JobConfig is one render of a config: its name, scene and outputs, and the
 // render settings under the render flags' names.
-type Job struct {
+type JobConfig struct {
 	Name          string   `mapstructure:"name" json:"name,omitempty"`
 	Scene         string   `mapstructure:"scene" json:"scene,omitempty"`
 	Outputs       []string `mapstructure:"outputs" json:"outputs,omitempty"`
@@ -47,7 +46,7 @@ type Job struct {
 // the jobs.
 type Config struct {
 	OutputDir string `mapstructure:"output_dir" json:"output_dir,omitempty"`
-	Jobs      []Job
+	Jobs      []JobConfig
 	Slurm     Slurm // sbatch's options, for batch --slurm
 	Name      string
 	path      string // the config's file, for messages
@@ -69,18 +68,6 @@ const maxNameBytes = 255
 // file, and a merge reads every slice's header.
 const MaxSplit = 4096
 
-var slurmKeys = []string{"partition", "time", "cpus_per_task", "extra"}
-
-// jobKeys are the settings a job (or the defaults) may hold: its own, and
-// every render setting under its flag's name (render.Settings' keys).
-var jobKeys = func() []string {
-	keys := []string{"name", "scene", "outputs", "denoise", "denoiser", "denoise_passes", "split"}
-	render.EachSetting(&render.Settings{}, func(key string, _ reflect.Value) { keys = append(keys, key) })
-	return keys
-}()
-
-var topKeys = []string{"output_dir", "defaults", "jobs", "slurm"}
-
 // reservedNames are the batch's own files in output_dir, which no job may
 // be named.
 var reservedNames = []string{"summary.json", "summary.html", "batch.lock", ".summary.lock", ".slurm"}
@@ -100,11 +87,6 @@ var defaultJob = func() map[string]any {
 // keys each take 1.9 MB and load in 1 s; 4 MB at worst (140,000 jobs of
 // two keys) load in 11 s and 550 MB.
 const MaxConfigBytes = 4 << 20
-
-// maxMappingKeys is the most keys a mapping of a config may hold (a job
-// has some thirty): the YAML decoder compares a mapping's keys pair by
-// pair, minutes for a mapping of a few megabytes.
-const maxMappingKeys = 256
 
 // Load reads a batch config with viper, after checking every key against
 // what it may hold: an unknown key is an error naming it, its line and the
@@ -208,7 +190,7 @@ func Load(path string) (*Config, error) {
 // makes right: what render.Settings.Check refuses, a resolution, spp or
 // max_depth past what a render takes, and its outputs. (A denoiser that is
 // not one fails its job alone: TestBatchDenoisers.)
-func checkSettings(job Job) *valueError {
+func checkSettings(job JobConfig) *valueError {
 	s := job.Settings
 	if err := s.Check(); err != nil {
 		var se *render.SettingError
@@ -258,7 +240,7 @@ func checkSettings(job Job) *valueError {
 
 // decodeJob is the job that layers of settings make, each over the ones
 // before it and all over defaultJob.
-func decodeJob(layers ...map[string]any) (Job, *valueError) {
+func decodeJob(layers ...map[string]any) (JobConfig, *valueError) {
 	jv := viper.New()
 	for k, val := range defaultJob {
 		jv.SetDefault(k, val)
@@ -268,21 +250,21 @@ func decodeJob(layers ...map[string]any) (Job, *valueError) {
 			if k == "env_color" {
 				c, err := colorSetting(val)
 				if err != nil {
-					return Job{}, &valueError{key: k, problem: err.Error()}
+					return JobConfig{}, &valueError{key: k, problem: err.Error()}
 				}
 				val = c
 			}
 			// The decoder truncates 4.7 to 4 where a whole number is
 			// wanted: refuse it instead.
 			if f, ok := val.(float64); ok && wholeKeys[k] && f != math.Trunc(f) {
-				return Job{}, &valueError{key: k, problem: fmt.Sprintf("%v is not a whole number", f)}
+				return JobConfig{}, &valueError{key: k, problem: fmt.Sprintf("%v is not a whole number", f)}
 			}
 			jv.Set(k, val)
 		}
 	}
-	var job Job
+	var job JobConfig
 	if err := jv.Unmarshal(&job); err != nil {
-		return Job{}, decodeProblem(err)
+		return JobConfig{}, decodeProblem(err)
 	}
 	return job, nil
 }
@@ -303,78 +285,9 @@ var wholeKeys = func() map[string]bool {
 			}
 		}
 	}
-	walk(reflect.TypeOf(Job{}))
+	walk(reflect.TypeOf(JobConfig{}))
 	return keys
 }()
-
-// valueError is a value of the wrong type under a key of a job or the
-// defaults.
-type valueError struct{ key, problem string }
-
-// place says where the value is: the key's line in mapping m of the YAML
-// tree (or in one it merges), where names m ("defaults" or "jobs[I]"),
-// the key and the problem.
-func (e *valueError) place(m *yaml.Node, where string) string {
-	if k, _ := keyIn(m, e.key); k != nil {
-		return fmt.Sprintf("line %d (%s): %s: %s", k.Line, where, e.key, e.problem)
-	}
-	return fmt.Sprintf("%s: %s: %s", where, e.key, e.problem)
-}
-
-// inJob says where a value of job i, named name, is: the key's line in
-// the job's mapping (or in one it merges) or, where the job takes the
-// value from them, in the defaults'.
-func (e *valueError) inJob(root *yaml.Node, i int, name string) string {
-	job := "job " + shown(name)
-	if k, merged := keyIn(jobNode(root, i), e.key); k != nil {
-		if merged {
-			job = "merged into " + job
-		}
-		return fmt.Sprintf("line %d (%s): %s: %s", k.Line, job, e.key, e.problem)
-	}
-	if k, _ := keyIn(section(root, "defaults"), e.key); k != nil {
-		return fmt.Sprintf("line %d (defaults, for %s): %s: %s", k.Line, job, e.key, e.problem)
-	}
-	return fmt.Sprintf("%s: %s: %s", job, e.key, e.problem)
-}
-
-// decodeProblem is the first of the decoder's complaints, in one line.
-func decodeProblem(err error) *valueError {
-	var de *mapstructure.DecodeError
-	if !errors.As(err, &de) {
-		return &valueError{key: "settings", problem: cutMessage(err.Error())}
-	}
-	key, _, _ := strings.Cut(de.Name(), "[") // outputs[1] is under outputs
-	var value any
-	var want reflect.Type
-	var pe *mapstructure.ParseError
-	var ue *mapstructure.UnconvertibleTypeError
-	switch {
-	case errors.As(err, &pe):
-		value, want = pe.Value, pe.Expected.Type()
-	case errors.As(err, &ue):
-		value, want = ue.Value, ue.Expected.Type()
-	default:
-		return &valueError{key: key, problem: cutMessage(de.Unwrap().Error())}
-	}
-	return &valueError{key: key, problem: fmt.Sprintf("%s is not %s", quoted(value), kindName(want))}
-}
-
-func kindName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "a whole number"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number, not negative"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice:
-		return "a list"
-	}
-	return "text"
-}
 
 // colorSetting reads a colour given as "R,G,B" (or one value) in text, as a
 // list of three numbers or as one number, into the text that
@@ -419,373 +332,6 @@ func numberText(v any) (string, bool) {
 		return strconv.FormatFloat(n, 'f', -1, 64), true
 	}
 	return "", false
-}
-
-// quoted is a value as a message shows it: text quoted; either cut after
-// its first shownChars characters where longer, with its length.
-func quoted(v any) string {
-	if s, ok := v.(string); ok {
-		return shown(s)
-	}
-	text := fmt.Sprint(v)
-	if len(text) <= shownChars {
-		return text
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Slice:
-		return fmt.Sprintf("%s… (%d values)", cutAt(text, shownChars), rv.Len())
-	case reflect.Map:
-		return fmt.Sprintf("%s… (%d keys)", cutAt(text, shownChars), rv.Len())
-	}
-	return fmt.Sprintf("%s… (%d bytes)", cutAt(text, shownChars), len(text))
-}
-
-// shownChars is how much of a value a message shows: a 5 MB string in a
-// config is cut to this many characters, with its length.
-const shownChars = 60
-
-// shown is s quoted, cut after shownChars characters where longer, with
-// its length: "abc…"… (5242880 bytes).
-func shown(s string) string {
-	if c := cutAt(s, shownChars); len(c) < len(s) {
-		return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(c), len(s))
-	}
-	return strconv.Quote(s)
-}
-
-// cut is s as shown cuts it, not quoted.
-func cut(s string) string {
-	if c := cutAt(s, shownChars); len(c) < len(s) {
-		return fmt.Sprintf("%s… (%d bytes)", c, len(s))
-	}
-	return s
-}
-
-// cutAt is s's first n characters.
-func cutAt(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
-}
-
-// cutMessage is another package's message (the YAML parser's, render's)
-// in one line, each long quoted value in it cut as shown cuts it (and
-// the YAML parser's 'anchor'), and the whole cut after maxMessage
-// characters, for what else may quote a value without bound.
-func cutMessage(msg string) string {
-	var b strings.Builder
-	for rest := msg; rest != ""; {
-		i := strings.IndexAny(rest, `"'`)
-		if i < 0 {
-			b.WriteString(rest)
-			break
-		}
-		b.WriteString(rest[:i])
-		rest = rest[i:]
-		n := 1 // the quote, where no long value follows it
-		if q, err := strconv.QuotedPrefix(rest); err == nil && rest[0] == '"' {
-			n = len(q)
-			if s, _ := strconv.Unquote(q); len(s) > shownChars {
-				b.WriteString(shown(s))
-				rest = rest[n:]
-				continue
-			}
-		} else if end := strings.IndexAny(rest[1:], "' \t"); rest[0] == '\'' && end > shownChars && rest[1+end] == '\'' {
-			// An anchor: no spaces, to the next quote.
-			b.WriteString("'" + cut(rest[1:1+end]) + "'")
-			rest = rest[end+2:]
-			continue
-		}
-		b.WriteString(rest[:n])
-		rest = rest[n:]
-	}
-	msg = strings.Join(strings.Fields(b.String()), " ")
-	if c := cutAt(msg, maxMessage); len(c) < len(msg) {
-		return fmt.Sprintf("%s… (%d bytes)", c, len(msg))
-	}
-	return msg
-}
-
-// maxMessage is the longest message of another package's that Load passes
-// on whole.
-const maxMessage = 400
-
-// section is the value of the config's top-level key, its alias
-// resolved, or nil.
-func section(root *yaml.Node, key string) *yaml.Node {
-	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil
-	}
-	top := root.Content[0]
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		if top.Content[i].Value == key {
-			return resolved(top.Content[i+1])
-		}
-	}
-	return nil
-}
-
-// jobNode is the node of jobs[i], its alias resolved, or nil.
-func jobNode(root *yaml.Node, i int) *yaml.Node {
-	jobs := section(root, "jobs")
-	if jobs == nil || jobs.Kind != yaml.SequenceNode || i >= len(jobs.Content) {
-		return nil
-	}
-	return resolved(jobs.Content[i])
-}
-
-// resolved is the node an alias stands for, or n.
-func resolved(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
-// isMerge reports whether k is YAML's merge key, <<, as the decoder takes
-// it: plain, not quoted.
-func isMerge(k *yaml.Node) bool {
-	return k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "" || k.Tag == "!" || k.ShortTag() == "!!merge")
-}
-
-// mergedMappings are the mappings that the value of a merge key names, in
-// the order the decoder takes them (the first to hold a key wins), or an
-// error at the value's line: the decoder merges a mapping, an alias of
-// one, or a list of those, and nothing else.
-func mergedMappings(v *yaml.Node, where string) ([]*yaml.Node, error) {
-	list := []*yaml.Node{v}
-	if v.Kind == yaml.SequenceNode {
-		list = v.Content
-	}
-	var out []*yaml.Node
-	for _, n := range list {
-		if m := resolved(n); m != nil && m.Kind == yaml.MappingNode {
-			out = append(out, m)
-			continue
-		}
-		what := nodeKind(n)
-		if n.Kind == yaml.AliasNode {
-			what = "*" + cut(n.Value) + ", " + nodeKind(resolved(n))
-		}
-		return nil, fmt.Errorf("line %d (%s): << merges a mapping or a list of them (<<: *base, <<: [*a, *b]), not %s", n.Line, where, what)
-	}
-	return out, nil
-}
-
-func nodeKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	}
-	return "a value"
-}
-
-// keyIn is the node of key in mapping m or in the mappings it merges, the
-// one whose value the decoder keeps (m's own, then its merges' in order,
-// each with its own merges, depth first), and whether it came by a merge;
-// nil where none holds it.
-func keyIn(m *yaml.Node, key string) (k *yaml.Node, merged bool) {
-	seen := map[*yaml.Node]bool{}
-	var find func(m *yaml.Node) *yaml.Node
-	find = func(m *yaml.Node) *yaml.Node {
-		m = resolved(m)
-		if m == nil || m.Kind != yaml.MappingNode || seen[m] {
-			return nil
-		}
-		seen[m] = true
-		var merge *yaml.Node
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			switch k := m.Content[i]; {
-			case isMerge(k):
-				merge = m.Content[i+1]
-			case resolved(k).Value == key:
-				return k
-			}
-		}
-		if merge != nil {
-			sources, _ := mergedMappings(merge, "")
-			for _, src := range sources {
-				if k := find(src); k != nil {
-					return k
-				}
-			}
-		}
-		return nil
-	}
-	m = resolved(m)
-	k = find(m)
-	return k, k != nil && !slices.Contains(m.Content, k)
-}
-
-// keyCheck walks the YAML tree for keys that are not part of a config,
-// into the mappings that aliases and merge keys (<<) name; each mapping
-// is checked once for each kind (a job's keys, Slurm's), however many
-// aliases name it.
-type keyCheck struct {
-	seen map[keyCheckSeen]bool
-}
-
-type keyCheckSeen struct {
-	n    *yaml.Node
-	kind string
-}
-
-// checkKeys walks the YAML tree for keys that are not part of a config.
-func checkKeys(root *yaml.Node) error {
-	if len(root.Content) == 0 {
-		return fmt.Errorf("the file is empty")
-	}
-	top := root.Content[0]
-	if top.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: the config must be a mapping of output_dir, defaults and jobs", top.Line)
-	}
-	if err := checkSizes(top); err != nil {
-		return err
-	}
-	c := keyCheck{seen: map[keyCheckSeen]bool{}}
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		k, val := top.Content[i], resolved(top.Content[i+1])
-		if isMerge(k) {
-			return fmt.Errorf("line %d: << merges into the defaults, a job or slurm, not the config's top level", k.Line)
-		}
-		if err := known(k, topKeys, ""); err != nil {
-			return err
-		}
-		switch k.Value {
-		case "defaults":
-			if err := c.mapping(val, jobKeys, "defaults"); err != nil {
-				return err
-			}
-		case "slurm":
-			if val.Kind != yaml.MappingNode {
-				return fmt.Errorf("line %d: slurm must be a mapping of %s", val.Line, strings.Join(slurmKeys, ", "))
-			}
-			if err := c.mapping(val, slurmKeys, "slurm"); err != nil {
-				return err
-			}
-		case "jobs":
-			if val.Kind != yaml.SequenceNode {
-				return fmt.Errorf("line %d: jobs must be a list", val.Line)
-			}
-			for j, job := range val.Content {
-				if err := c.mapping(job, jobKeys, fmt.Sprintf("jobs[%d]", j)); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// checkSizes refuses a mapping anywhere in the tree of more keys than
-// maxMappingKeys. Aliases are not followed: each node is seen once.
-func checkSizes(n *yaml.Node) error {
-	if keys := len(n.Content) / 2; n.Kind == yaml.MappingNode && keys > maxMappingKeys {
-		return fmt.Errorf("line %d: a mapping of %d keys; a config's mappings hold at most %d", n.Line, keys, maxMappingKeys)
-	}
-	for _, c := range n.Content {
-		if err := checkSizes(c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// mapping checks the keys of mapping n (an alias resolved) and of the
-// mappings it merges against keys; where names n in messages.
-func (c *keyCheck) mapping(n *yaml.Node, keys []string, where string) error {
-	line := n.Line
-	n = resolved(n)
-	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: %s must be a mapping", line, where)
-	}
-	seen := keyCheckSeen{n, where}
-	if where != "slurm" {
-		seen.kind = "job"
-	}
-	if c.seen[seen] {
-		return nil
-	}
-	c.seen[seen] = true
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if !isMerge(k) {
-			if err := known(k, keys, where); err != nil {
-				return err
-			}
-			continue
-		}
-		sources, err := mergedMappings(n.Content[i+1], where)
-		if err != nil {
-			return err
-		}
-		for _, m := range sources {
-			if err := c.mapping(m, keys, where); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// known checks key k (an alias resolved: the decoder takes its anchor's
-// value) against keys.
-func known(k *yaml.Node, keys []string, where string) error {
-	name := resolved(k).Value
-	if slices.Contains(keys, name) {
-		return nil
-	}
-	place := fmt.Sprintf("line %d", k.Line)
-	if where != "" {
-		place += " (" + where + ")"
-	}
-	if len(name) > 2*shownChars { // no key is near: and the distance takes its length times theirs
-		return fmt.Errorf("%s: unknown key %s", place, shown(name))
-	}
-	return fmt.Errorf("%s: unknown key %q; did you mean %q?", place, name, nearest(name, keys))
-}
-
-// nearest is the key closest to s: by edit distance, with a key that s
-// starts with (or that starts with s) counted as nearer by its length.
-func nearest(s string, keys []string) string {
-	best, bestD := "", 1<<30
-	for _, k := range keys {
-		d := editDistance(s, k)
-		if strings.HasPrefix(s, k) || strings.HasPrefix(k, s) {
-			d -= min(len(s), len(k))
-		}
-		if d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // readConfig reads a config of at most MaxConfigBytes: a file's size is

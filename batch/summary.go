@@ -1,13 +1,107 @@
 package batch
 
 import (
+	"encoding/json"
 	"fmt"
 	"html/template"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"sertrace/atomicfile"
+	"sertrace/render"
 )
+
+// Summary is summary.json: every job of the batch, as its folder records
+// it, whichever share or run did the work.
+type Summary struct {
+	Jobs []JobResult `json:"jobs"`
+	// Units are what this run did, unit by unit (not in summary.json).
+	Units []UnitResult `json:"-"`
+}
+
+// UnitResult is what a run did with one unit of work.
+type UnitResult struct {
+	Name, Status, Error string
+	Seconds             float64
+	Samples             int
+	err                 error
+}
+
+// Failed counts the jobs that failed.
+func (s *Summary) Failed() int { return s.count(Failed) }
+
+// Pending counts the jobs not rendered yet.
+func (s *Summary) Pending() int { return s.count(Pending) }
+
+func (s *Summary) count(status string) int {
+	n := 0
+	for _, j := range s.Jobs {
+		if j.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// UnitsFailed counts the units of this run that failed.
+func (s *Summary) UnitsFailed() int {
+	n := 0
+	for _, u := range s.Units {
+		if u.Status == Failed {
+			n++
+		}
+	}
+	return n
+}
+
+// summarize writes summary.json and summary.html from every job's
+// status.json, under a lock that orders the runs that finish together.
+func (r *Runner) summarize(outDir string) (*Summary, error) {
+	unlock, err := lock(filepath.Join(outDir, ".summary.lock"), true)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	sum := &Summary{}
+	for _, job := range r.Config.Jobs {
+		res := JobResult{Name: job.Name, Status: Pending, Error: "not rendered yet", Outputs: []string{}, Job: job}
+		if b, err := os.ReadFile(filepath.Join(outDir, job.Name, "status.json")); err == nil {
+			var rec JobResult
+			if json.Unmarshal(b, &rec) == nil && rec.Status != "" {
+				res = rec
+				res.Job = job
+				if res.Outputs == nil {
+					res.Outputs = []string{}
+				}
+			}
+		}
+		// A record of outputs made for other settings or another scene
+		// (the config or the files changed since) is not this batch's.
+		if res.Status == Done || res.Status == Skipped {
+			if p, err := r.prepare(job); err == nil {
+				if ok, _, _ := p.upToDate(filepath.Join(outDir, job.Name)); !ok {
+					res.Status, res.Error = Pending, "not rendered yet with the config's settings and the scene's files as they are now"
+				}
+			}
+		}
+		sum.Jobs = append(sum.Jobs, res)
+	}
+	return sum, writeSummary(outDir, sum)
+}
+
+// ReadSummary reads the batch's summary.json, as the last run wrote it.
+func (r *Runner) ReadSummary() (*Summary, error) {
+	b, err := os.ReadFile(filepath.Join(r.Config.resolve(r.Config.OutputDir), "summary.json"))
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	var sum Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return nil, err
+	}
+	return &sum, nil
+}
 
 // writeSummary writes summary.json and the contact sheet summary.html.
 func writeSummary(dir string, sum *Summary) error {
@@ -46,3 +140,26 @@ code { font-size: 12px; }
 </tr>{{end}}
 </table></body></html>
 `))
+
+// writeThumbnail writes a copy of the beauty at most 240 pixels wide.
+func writeThumbnail(path string, film *render.Film, display render.Display) error {
+	step := max(1, (film.Width+239)/240)
+	w, h := film.Width/step, film.Height/step
+	small := render.NewFilmOf(max(w, 1), max(h, 1), render.BaseLayers)
+	small.Samples = 1
+	pix, _ := film.Resolve(render.AOVBeauty)
+	for y := 0; y < small.Height; y++ {
+		for x := 0; x < small.Width; x++ {
+			for c := 0; c < 3; c++ {
+				var sum float64
+				for dy := 0; dy < step; dy++ {
+					for dx := 0; dx < step; dx++ {
+						sum += float64(pix[3*((y*step+dy)*film.Width+x*step+dx)+c])
+					}
+				}
+				small.Sums[render.LayerBeauty].Set(3*(y*small.Width+x)+c, sum/float64(step*step))
+			}
+		}
+	}
+	return render.Write(path, small, display)
+}

@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"sertrace/render/furnace"
+	"sertrace/internal/furnace"
 )
 
 // TestFurnaces: dense hair, interpenetrating strands, strands sunk into
 // meshes and particles, particle clouds and glass under a uniform
 // environment of 1 render 1 where nothing is lost and never more than 1
-// (render/furnace says each case and its answer).
+// (internal/furnace says each case and its answer).
 func TestFurnaces(t *testing.T) {
 	cases, err := furnace.Cases(1)
 	if err != nil {

@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	"sertrace/internal/furnace"
 	"sertrace/internal/longtest"
-	"sertrace/render/furnace"
 	"sertrace/render/vulkan"
 )
 
-// TestFurnaces: the CPU backend's furnaces (render/furnace), on every GPU
+// TestFurnaces: the CPU backend's furnaces (internal/furnace), on every GPU
 // path, at a quarter of its samples: 1 where nothing is lost, never above 1.
 // The quick tests leave out the particle clouds (two minutes a path on
 // lavapipe; the CPU's furnaces run them).

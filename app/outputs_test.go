@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sertrace/internal/sharedscenes"
 )
 
 // copyScene copies a scene folder of ../shared/scenes into a temporary
@@ -13,13 +15,10 @@ import (
 // test where it is absent and failing it in CI.
 func copyScene(t *testing.T, name string) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "shared", "scenes", name)
+	src := sharedscenes.Path(t, name)
 	entries, err := os.ReadDir(src)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is absent in CI: %v", src, err)
-		}
-		t.Skipf("%s is absent (../shared/scenes is not beside the checkout): %v", src, err)
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	for _, e := range entries {

@@ -7,19 +7,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sertrace/internal/sharedscenes"
 )
 
 // TestJobNeverOverwritesWhatItReads: a job whose output would be a file
 // its scene reads (a texture in its output folder, named like the output)
 // fails before it renders, naming both, and the texture stays.
 func TestJobNeverOverwritesWhatItReads(t *testing.T) {
-	src := filepath.Join("..", "..", "shared", "scenes", "Cube")
-	gltf, err := os.ReadFile(filepath.Join(src, "Cube.gltf"))
+	src := sharedscenes.Path(t, "Cube")
+	gltf, err := os.ReadFile(sharedscenes.Path(t, filepath.Join("Cube", "Cube.gltf")))
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is absent in CI: %v", src, err)
-		}
-		t.Skipf("%s is absent (../shared/scenes is not beside the checkout): %v", src, err)
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	job := filepath.Join(dir, "out", "cube")

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"sertrace/internal/sharedscenes"
 	"sertrace/render/kernel"
 )
 
@@ -134,10 +134,7 @@ func TestEnvMapSamplingIsConsistent(t *testing.T) {
 
 func sharedEnv(t *testing.T) *EnvMap {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "scenes", "EnvironmentHDR", "studio_small_03_1k.hdr")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is absent (../shared is not beside the checkout)", p)
-	}
+	p := sharedscenes.Path(t, filepath.Join("EnvironmentHDR", "studio_small_03_1k.hdr"))
 	env, err := LoadHDR(p)
 	if err != nil {
 		t.Fatal(err)

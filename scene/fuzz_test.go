@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sertrace/internal/sharedscenes"
 )
 
 // FuzzDecode feeds the loader arbitrary bytes: it must return a scene or one
@@ -27,17 +29,19 @@ func FuzzDecode(f *testing.F) {
 		f.Add(b)
 	}
 	// The shared scenes' real files (those under 2 MB), where they are.
-	filepath.WalkDir(sharedScenes, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".gltf") || strings.HasSuffix(path, ".glb")) {
-			return nil
-		}
-		if info, err := d.Info(); err == nil && info.Size() < 2<<20 {
-			if b, err := os.ReadFile(path); err == nil {
-				f.Add(b)
+	if dir, ok := sharedscenes.Find(); ok {
+		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".gltf") || strings.HasSuffix(path, ".glb")) {
+				return nil
 			}
-		}
-		return nil
-	})
+			if info, err := d.Info(); err == nil && info.Size() < 2<<20 {
+				if b, err := os.ReadFile(path); err == nil {
+					f.Add(b)
+				}
+			}
+			return nil
+		})
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc, err := Decode(data, "fuzz.glb", NoResources)
 		if err != nil {

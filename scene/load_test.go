@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/qmuntal/gltf"
+
+	"sertrace/internal/sharedscenes"
 )
 
 func TestTriangleStripAndFanKeepWinding(t *testing.T) {
@@ -312,7 +314,7 @@ func TestGeneratedSceneDetails(t *testing.T) {
 // ships its tangents (mirrored UVs included), the generated ones point the
 // same way with the same handedness.
 func TestGeneratedTangentsMatchAuthoredOnes(t *testing.T) {
-	sc, err := Load(sharedScene(t, "NormalTangentMirrorTest/NormalTangentMirrorTest.glb"))
+	sc, err := Load(sharedscenes.Path(t, "NormalTangentMirrorTest/NormalTangentMirrorTest.glb"))
 	if err != nil {
 		t.Fatal(err)
 	}

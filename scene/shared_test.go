@@ -5,21 +5,10 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"sertrace/internal/sharedscenes"
 )
-
-// sharedScenes is where the real glTF files that other people wrote live.
-const sharedScenes = "../../shared/scenes"
-
-func sharedScene(t *testing.T, rel string) string {
-	t.Helper()
-	p := filepath.Join(sharedScenes, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is absent (../shared/scenes is not beside the checkout): %v", p, err)
-	}
-	return p
-}
 
 // rawGLTF is an independent reading of a file's JSON, to count what the
 // loader should find without sharing its code.
@@ -139,7 +128,7 @@ func TestSharedScenesLoad(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
-			path := sharedScene(t, f)
+			path := sharedscenes.Path(t, f)
 			sc, err := Load(path)
 			if err != nil {
 				t.Fatal(err)
@@ -169,7 +158,7 @@ func TestSharedScenesLoad(t *testing.T) {
 // TestSharedSceneDetails checks facts of particular files.
 func TestSharedSceneDetails(t *testing.T) {
 	load := func(t *testing.T, rel string) *Scene {
-		sc, err := Load(sharedScene(t, rel))
+		sc, err := Load(sharedscenes.Path(t, rel))
 		if err != nil {
 			t.Fatal(err)
 		}

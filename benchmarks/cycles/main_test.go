@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"sertrace/internal/longtest"
+	"sertrace/internal/sharedscenes"
 	"sertrace/scene"
 )
 
 const (
-	cornell       = "../../scenes/cornell.glb"
-	sharedCornell = "../../../shared/scenes/CornellBox/cornellBox-2.80-Eevee-gltf.gltf"
+	cornell = "../../scenes/cornell.glb"
+	// sharedCornell is inside ../shared/scenes.
+	sharedCornell = "CornellBox/cornellBox-2.80-Eevee-gltf.gltf"
 )
 
 // The prepared file is what both renderers read: the camera by its name,
@@ -83,20 +85,25 @@ func TestAgreesWithCycles(t *testing.T) {
 	dir, bin := sertraceAndBlender(t)
 	cases := []struct {
 		name, path string
+		shared     bool // path is inside ../shared/scenes
 		camera     *lookAt
 	}{
-		{"generated Cornell box", cornell, nil},
+		{"generated Cornell box", cornell, false, nil},
 		// Walls with corner-averaged vertex normals (shading normals far from
 		// the geometric ones) and a light flush with the ceiling.
-		{"shared CornellBox, smooth normals", sharedCornell, &lookAt{From: [3]float64{0, 1.5, 4.5}, At: [3]float64{0, 1.5, 0}, YFov: 50 * math.Pi / 180}},
+		{"shared CornellBox, smooth normals", sharedCornell, true, &lookAt{From: [3]float64{0, 1.5, 4.5}, At: [3]float64{0, 1.5, 0}, YFov: 50 * math.Pi / 180}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := os.Stat(c.path); err != nil {
+			path := c.path
+			if c.shared {
+				path = sharedscenes.Path(t, path)
+			}
+			if _, err := os.Stat(path); err != nil {
 				t.Skipf("%v (the shared scenes are beside the repository)", err)
 			}
 			s := settings{Width: 48, Height: 48, SPP: 256, CyclesSPP: 256, MaxDepth: 6, Threads: 2, Diffuse: true, Grid: 3, Camera: c.camera}
-			r, err := compare(c.path, filepath.Join(dir, strconv.Itoa(i)), s, bin, "blender")
+			r, err := compare(path, filepath.Join(dir, strconv.Itoa(i)), s, bin, "blender")
 			if err != nil {
 				t.Fatal(err)
 			}

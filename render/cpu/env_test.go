@@ -2,10 +2,10 @@ package cpu
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"sertrace/internal/sharedscenes"
 	"sertrace/render"
 )
 
@@ -30,10 +30,7 @@ func renderWith(t *testing.T, opts render.Options, uniform bool) []float32 {
 // or sampled uniformly, and importance sampling has less noise at equal
 // samples (measured as the mean squared difference of two seeds).
 func TestEnvironmentImportanceSampling(t *testing.T) {
-	p := filepath.Join("..", "..", "..", "shared", "scenes", "EnvironmentHDR", "studio_small_03_1k.hdr")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is absent", p)
-	}
+	p := sharedscenes.Path(t, filepath.Join("EnvironmentHDR", "studio_small_03_1k.hdr"))
 	env, err := render.LoadHDR(p)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"sertrace/internal/sharedscenes"
 	"sertrace/render"
 	"sertrace/render/kernel"
 	"sertrace/scene"
@@ -165,9 +166,10 @@ func TestSameImageWithAnyThreadCount(t *testing.T) {
 // image (they have no lights of their own, so an environment lights them);
 // one that requires an extension sertrace lacks is refused, as glTF says.
 func TestSharedScenesRender(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(sharedScenesDir, "*", "*.gl*"))
+	dir := sharedscenes.Dir(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.gl*"))
 	if len(files) == 0 {
-		t.Skipf("%s is absent: the shared scenes are not beside the checkout", sharedScenesDir)
+		t.Fatalf("%s holds no scene", dir)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
@@ -184,8 +186,6 @@ func TestSharedScenesRender(t *testing.T) {
 		})
 	}
 }
-
-const sharedScenesDir = "../../../shared/scenes"
 
 func checkImage(t *testing.T, pix []float32) {
 	t.Helper()

@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"sertrace/internal/longtest"
+	"sertrace/internal/sharedscenes"
 	"sertrace/render"
 	"sertrace/render/cpu"
 	"sertrace/render/vulkan"
@@ -258,16 +260,13 @@ func TestBeautyMatchesCPU(t *testing.T) {
 // volume and ior, specular, KTX2 textures, alpha blending) render on every
 // GPU path as on the CPU.
 func TestSharedMaterialScenesMatchCPU(t *testing.T) {
-	const dir = "../../../shared/scenes/"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("%s is absent: the shared scenes are not beside the checkout", dir)
-	}
+	dir := sharedscenes.Dir(t)
 	d := vulkan.DeviceFor(t, vulkan.PathRT)
 	for _, name := range []string{"ClearCoatTest/ClearCoatTest.glb", "SheenCloth/SheenCloth.gltf", "AnisotropyStrengthTest/AnisotropyStrengthTest.glb",
 		"IridescenceSuzanne/IridescenceSuzanne.glb", "StainedGlassLamp/StainedGlassLamp.gltf", "TransmissionRoughnessTest/TransmissionRoughnessTest.glb",
 		"SpecularTest/SpecularTest.glb"} {
 		t.Run(name, func(t *testing.T) {
-			sc, err := scene.Load(dir + name)
+			sc, err := scene.Load(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,9 +13,12 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"sertrace/internal/sharedscenes"
 )
 
-const lampDir = "../../../shared/scenes/StainedGlassLamp"
+// lamp is the shared StainedGlassLamp's folder, inside ../shared/scenes.
+const lamp = "StainedGlassLamp"
 
 // TestMatchesReferenceTranscoder decodes every texture of the shared
 // StainedGlassLamp (BasisLZ/ETC1S with and without alpha, UASTC RGB and
@@ -23,9 +26,7 @@ const lampDir = "../../../shared/scenes/StainedGlassLamp"
 // transcoder's, byte for byte (testdata/reference.json, made by
 // testdata/reference.mjs).
 func TestMatchesReferenceTranscoder(t *testing.T) {
-	if _, err := os.Stat(lampDir); err != nil {
-		t.Skipf("%s is absent (../shared/scenes is not beside the checkout): %v", lampDir, err)
-	}
+	lampDir := sharedscenes.Path(t, lamp)
 	var ref struct {
 		Textures []struct {
 			File          string
@@ -194,9 +195,9 @@ func TestHostileKTX2(t *testing.T) {
 // must decode or fail with an error, never panic.
 func TestCorruptBasis(t *testing.T) {
 	for _, name := range []string{"StainedGlassLamp_hardware_basecolor.ktx2", "StainedGlassLamp_steel_occlusion-rough-metal.ktx2"} {
-		data, err := os.ReadFile(filepath.Join(lampDir, name))
+		data, err := os.ReadFile(sharedscenes.Path(t, filepath.Join(lamp, name)))
 		if err != nil {
-			t.Skipf("%s is absent (../shared/scenes is not beside the checkout): %v", name, err)
+			t.Fatal(err)
 		}
 		h, err := parseHeader(data)
 		if err != nil {
@@ -234,8 +235,10 @@ func FuzzDecodeKTX2(f *testing.F) {
 	f.Add(plainKTX2(f, 43, 2, 2, make([]byte, 16), schemeZstd, "rd"))
 	f.Add(plainKTX2(f, 23, 1, 3, make([]byte, 9), schemeZlib, "ru"))
 	for _, name := range []string{"StainedGlassLamp_hardware_basecolor.ktx2", "StainedGlassLamp_steel_occlusion-rough-metal.ktx2"} {
-		if b, err := os.ReadFile(filepath.Join(lampDir, name)); err == nil {
-			f.Add(b)
+		if dir, ok := sharedscenes.Find(); ok {
+			if b, err := os.ReadFile(filepath.Join(dir, lamp, name)); err == nil {
+				f.Add(b)
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -261,9 +264,9 @@ func FuzzDecodeKTX2(f *testing.F) {
 // 69 ms; all 19 of StainedGlassLamp's load in 0.6–0.8 s).
 func BenchmarkDecode(b *testing.B) {
 	for _, name := range []string{"StainedGlassLamp_base_basecolor.ktx2", "StainedGlassLamp_glass_normal.ktx2"} {
-		data, err := os.ReadFile(filepath.Join(lampDir, name))
+		data, err := os.ReadFile(sharedscenes.Path(b, filepath.Join(lamp, name)))
 		if err != nil {
-			b.Skipf("%s is absent (../shared/scenes is not beside the checkout): %v", name, err)
+			b.Fatal(err)
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {

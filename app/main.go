@@ -48,7 +48,7 @@ func init() {
 	}
 }
 
-// Exit statuses (DESIGN.md, "The command line").
+// Exit statuses (docs/design/02-command-line.md).
 const (
 	exitOK      = 0
 	exitFailed  = 1

@@ -343,7 +343,8 @@ func (l *loader) variants() error {
 	return nil
 }
 
-// hairFromExtras reads extras.sertrace.hair, the convention in DESIGN.md.
+// hairFromExtras reads extras.sertrace.hair, the convention in
+// docs/design/11-hair-and-particles.md.
 func hairFromExtras(extras any) (*Hair, error) {
 	st := extrasObject(extrasObject(extras)["sertrace"])
 	raw, ok := st["hair"]

@@ -6,8 +6,8 @@ import (
 	"github.com/qmuntal/gltf"
 )
 
-// The attribute that gives points and lines their radius (DESIGN.md, "Hair
-// and particles in glTF").
+// The attribute that gives points and lines their radius
+// (docs/design/11-hair-and-particles.md).
 const radiusAttribute = "_RADIUS"
 
 // geometry returns the scene geometry of a primitive, converting it unless

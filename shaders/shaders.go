@@ -1,5 +1,5 @@
 // Package shaders embeds the compiled SPIR-V of the GLSL shaders beside it
-// (DESIGN.md, "Shaders"): build.sh compiles them with glslangValidator and
+// (docs/design/10-vulkan.md, "Shaders"): build.sh compiles them with glslangValidator and
 // checks them with spirv-val; the modules are committed so that building
 // sertrace needs only Go and a C compiler.
 package shaders

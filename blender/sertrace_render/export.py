@@ -2,8 +2,8 @@
 
 Blender's own glTF exporter writes the meshes, their materials and the
 cameras (gltf_exporter: run on the depsgraph it is given); export_scene
-then adds to its JSON (gltf_doc) what glTF has no standard for (DESIGN.md,
-"Hair and particles in glTF") and what Cycles renders otherwise than the
+then adds to its JSON (gltf_doc) what glTF has no standard for
+(docs/design/11-hair-and-particles.md) and what Cycles renders otherwise than the
 exporter writes it:
 
 - hair (Curves objects and instances, curves Geometry Nodes made,

@@ -1,5 +1,5 @@
-"""Hair and point clouds, which glTF has no standard for (DESIGN.md, "Hair
-and particles in glTF"): read from the depsgraph (Curves objects and
+"""Hair and point clouds, which glTF has no standard for
+(docs/design/11-hair-and-particles.md): read from the depsgraph (Curves objects and
 instances, curves Geometry Nodes made, particle-system hair, point clouds)
 in world space, and written as LINES primitives with a `_RADIUS` attribute,
 each strand's segments chained through shared vertices, and as POINTS

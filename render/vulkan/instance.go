@@ -1,4 +1,4 @@
-// Package vulkan is the Vulkan backend (DESIGN.md, "Vulkan"): the loader,
+// Package vulkan is the Vulkan backend (docs/design/10-vulkan.md): the loader,
 // devices and the capability gate, memory, acceleration structures, the
 // ray-tracing pipeline and its shader binding table, and readback into the
 // film.

@@ -18,6 +18,8 @@ package denoise
 import (
 	"errors"
 	"math"
+
+	"sertrace/render/layout"
 )
 
 // Image is what the filter reads: per pixel, RGB beauty, albedo and normal,
@@ -129,9 +131,9 @@ func DenoiseWith(in *Image, s Settings, reg Regressor) ([]float32, error) {
 			}
 		}
 		var err error
-		light, err = reg(&RegressionJob{Width: w, Height: h, Radius: s.Regression, Light: light, SD: sd, Albedo: guide,
-			Normal: in.Normal, Depth: in.Depth, GradZ: gradZ, SigmaLum: s.SigmaLum, SigmaNorm: s.SigmaNorm,
-			SigmaDepth: s.SigmaDepth, SigmaAlb: s.SigmaAlb})
+		light, err = reg(&layout.DenoiseJob{DenoiseFilter: layout.DenoiseFilter{Width: uint32(w), Height: uint32(h),
+			Radius: int32(s.Regression), SigmaLum: s.SigmaLum, SigmaNorm: s.SigmaNorm, SigmaDepth: s.SigmaDepth,
+			SigmaAlb: s.SigmaAlb}, Light: light, SD: sd, Albedo: guide, Normal: in.Normal, Depth: in.Depth, GradZ: gradZ})
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +253,7 @@ func denoiseSplit(in *Image, s Settings, reg Regressor) ([]float32, error) {
 	return out, nil
 }
 
-func luminance(c []float32) float32 { return 0.2126*c[0] + 0.7152*c[1] + 0.0722*c[2] }
+func luminance(c []float32) float32 { return layout.LumR*c[0] + layout.LumG*c[1] + layout.LumB*c[2] }
 
 func dot3(a, b []float32) float32 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"sertrace/render"
+	"sertrace/render/layout"
 )
 
 // FromFilm gathers a film's beauty, guides and variance for the filter.
@@ -43,7 +44,7 @@ func Film(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
 	}
 	noisyBeauty, noisySq := &f.Sums[render.LayerBeauty], &f.Sums[render.LayerLumSq]
 	lum := func(b *render.LayerSums, i int) float64 {
-		return 0.2126*b.Value(3*i) + 0.7152*b.Value(3*i+1) + 0.0722*b.Value(3*i+2)
+		return layout.LumR*b.Value(3*i) + layout.LumG*b.Value(3*i+1) + layout.LumB*b.Value(3*i+2)
 	}
 	lumSq := render.LayerSums{Fixed: make([]int64, noisySq.Len())}
 	for i := range lumSq.Fixed {

@@ -1,13 +1,16 @@
 package denoise
 
-import "sertrace/render/vulkan"
+import (
+	"sertrace/render/layout"
+	"sertrace/render/vulkan"
+)
 
 // GPU runs the regression filter in the Vulkan backend's compute shader on
 // device (−1: the first that can), with the validation layer when
 // SERTRACE_VULKAN_VALIDATION asks for it.
 func GPU(device int) Regressor {
-	return func(j *RegressionJob) ([]float32, error) {
-		return vulkan.Denoiser{Device: device, Validation: vulkan.ValidationRequested()}.Regress((*vulkan.RegressionInput)(j))
+	return func(j *layout.DenoiseJob) ([]float32, error) {
+		return vulkan.Denoiser{Device: device, Validation: vulkan.ValidationRequested()}.Regress(j)
 	}
 }
 
@@ -21,7 +24,7 @@ func On(backend string, device int, note func(string)) Regressor {
 	}
 	gpu := GPU(device)
 	failed := false
-	return func(j *RegressionJob) ([]float32, error) {
+	return func(j *layout.DenoiseJob) ([]float32, error) {
 		if failed {
 			return RegressCPU(j)
 		}

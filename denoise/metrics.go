@@ -1,6 +1,10 @@
 package denoise
 
-import "math"
+import (
+	"math"
+
+	"sertrace/render/layout"
+)
 
 // display maps linear RGB to the clamped sRGB values an image viewer shows:
 // quality is measured there, where errors are seen.
@@ -36,7 +40,7 @@ func PSNR(img, ref []float32) float64 {
 // luminance of an RGB image and a reference, over 8×8 windows.
 func SSIM(img, ref []float32, w, h int) float64 {
 	lum := func(p []float32, i int) float64 {
-		return 0.2126*display(p[3*i]) + 0.7152*display(p[3*i+1]) + 0.0722*display(p[3*i+2])
+		return layout.LumR*display(p[3*i]) + layout.LumG*display(p[3*i+1]) + layout.LumB*display(p[3*i+2])
 	}
 	const c1, c2, win = 0.01 * 0.01, 0.03 * 0.03, 8
 	var sum float64

@@ -1,24 +1,19 @@
 package denoise
 
-import "math"
+import (
+	"math"
 
-// RegressionJob is the regression filter's input, prepared on the CPU, for
-// a filter that may run elsewhere (the Vulkan backend's compute shader):
-// per pixel the demodulated illumination (RGB), the noise's standard
-// deviation, the guides, and the depth gradient. The compute shader's input
-// is the same struct (converted, not copied).
-type RegressionJob struct {
-	Width, Height, Radius                     int
-	Light, SD, Albedo, Normal, Depth, GradZ   []float32
-	SigmaLum, SigmaNorm, SigmaDepth, SigmaAlb float32
-}
+	"sertrace/render/layout"
+)
 
 // Regressor runs the regression filter of a job and returns the filtered
-// illumination; RegressCPU is the CPU's.
-type Regressor func(*RegressionJob) ([]float32, error)
+// illumination; RegressCPU is the CPU's. The job is the one the Vulkan
+// backend's compute shader reads (layout.DenoiseJob), so both filter the
+// same numbers.
+type Regressor func(*layout.DenoiseJob) ([]float32, error)
 
 // RegressCPU runs the regression filter here.
-func RegressCPU(j *RegressionJob) ([]float32, error) { return regression(j), nil }
+func RegressCPU(j *layout.DenoiseJob) ([]float32, error) { return regression(j), nil }
 
 // regression filters the illumination by weighted first-order regression
 // (in the spirit of Bitterli et al. 2016, "Nonlinearly Weighted First-order
@@ -28,8 +23,8 @@ func RegressCPU(j *RegressionJob) ([]float32, error) { return regression(j), nil
 // far a neighbour's illumination lies outside the noise; the fit's value at
 // the pixel is the result. A linear fit keeps the gradients that a weighted
 // average blurs.
-func regression(j *RegressionJob) []float32 {
-	w, h, radius := j.Width, j.Height, j.Radius
+func regression(j *layout.DenoiseJob) []float32 {
+	w, h, radius := int(j.Width), int(j.Height), int(j.Radius)
 	light := j.Light
 	const k = 7 // 1, dx, dy, dnx, dny, dnz, dz
 	out := make([]float32, len(light))

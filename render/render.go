@@ -15,7 +15,7 @@ import (
 	"sertrace/scene"
 )
 
-// Options are the settings of one render (DESIGN.md, "The command line").
+// Options are the settings of one render (docs/design/02-command-line.md).
 type Options struct {
 	Width, Height int
 	SPP           int    // samples per pixel
@@ -111,6 +111,25 @@ func (r Reorder) HintBits() int {
 		return layout.MaxHintBits
 	}
 	return min(r.Bits, layout.MaxHintBits)
+}
+
+// Hint is the scheme as a launch gives it to the shaders
+// (Params.ReorderBits and HintFlags, which kernel.ReorderHint and SortKey
+// read): the hint's low bits that reorder (0: by shader only;
+// layout.NoReorder: launch order) and what the hint is built from.
+func (r Reorder) Hint() (bits, flags uint32) {
+	switch b := r.HintBits(); {
+	case b < 0:
+		return layout.NoReorder, 0
+	case b == 0:
+		return 0, 0
+	default:
+		flags = layout.HintMaterial
+		if r.Mode == ReorderCoherence {
+			flags |= layout.HintCoherence
+		}
+		return uint32(b), flags
+	}
 }
 
 // Limits that keep a render's memory bounded.

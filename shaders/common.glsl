@@ -53,80 +53,13 @@ vec3 affineVector(vec4 m[3], vec3 v) {
                 m[2].x * v.x + m[2].y * v.y + m[2].z * v.z);
 }
 
-float maxAbs(vec3 v) { return max(max(abs(v.x), abs(v.y)), abs(v.z)); }
-
-// strandInside is render/cpu's strandHitCounts' inside for segment q of
-// curve set c, with the hit x and the origin o relative to a (the first
-// vertex of segment p, whose larger radius is rp): whether the hit is not on
-// the tube's surface by q, and (near) whether q can hold it at all. joint
-// is the vertex q shares with p, or -1 (q is p, or further along).
-bool strandInside(CurveSet c, uint p, uint q, int joint, float rp, vec3 a, vec3 x, vec3 o, float tol, out bool near) {
-    uint w = P.segments.v[c.firstSegment + 2u * q];
-    vec3 aq = P.points.v[c.firstPoint + w];
-    vec3 bq = P.points.v[c.firstPoint + w + 1u] - aq;
-    vec3 shift = a - aq;
-    vec3 xq = x + shift;
-    float ra = P.radii.v[c.firstRadius + w];
-    float rb = P.radii.v[c.firstRadius + w + 1u];
-    near = false;
-    if (joint >= 0) {
-        vec3 xj = x + (a - P.points.v[c.firstPoint + uint(joint)]);
-        float reach = 3.0 * (rp + max(ra, rb)) + tol;
-        if (dot(xj, xj) > reach * reach) {
-            return false;
-        }
-    } else if (q != p) {
-        float reach = length(bq) + max(ra, rb) + tol;
-        if (dot(xq, xq) > reach * reach) {
-            return false;
-        }
-    }
-    near = true;
-    float dx = roundConeDistance(xq, bq, ra, rb);
-    return dx < -tol || (dx < tol && roundConeDistance(o + shift, bq, ra, rb) < tol);
-}
-
-// strandHitCounts is render/cpu's: whether a hit at distance t on segment p
-// of curve set c, of a ray from o along d (object space), is where the ray
-// enters the one smooth tube that the segment's chain draws
-// (intersectStrandSegment there says why).
-bool strandHitCounts(CurveSet c, uint p, vec3 o, vec3 d, float t) {
-    uint v = P.segments.v[c.firstSegment + 2u * p];
-    vec3 a = P.points.v[c.firstPoint + v];
-    vec3 oa = o - a;
-    vec3 travel = d * t;
-    vec3 x = oa + travel;
-    float ra = P.radii.v[c.firstRadius + v];
-    float rb = P.radii.v[c.firstRadius + v + 1u];
-    float tol = STRAND_TOL_TRAVEL * (maxAbs(oa) + maxAbs(travel)) + STRAND_TOL_RADIUS * (ra + rb) +
-                STRAND_TOL_POSITION * max(maxAbs(o), maxAbs(x + a));
-    float rp = max(ra, rb);
-    bool near;
-    if (strandInside(c, p, p, -1, rp, a, x, oa, tol, near)) {
-        return false;
-    }
-    uint q = p;
-    for (int k = 0; k < STRAND_REACH && (P.segments.v[c.firstSegment + 2u * q + 1u] & JOINED_PREV) != 0u; k++) {
-        q--;
-        if (strandInside(c, p, q, k == 0 ? int(v) : -1, rp, a, x, oa, tol, near)) {
-            return false;
-        }
-        if (!near) {
-            break;
-        }
-    }
-    q = p;
-    for (int k = 0; k < STRAND_REACH && (P.segments.v[c.firstSegment + 2u * q + 1u] & JOINED_NEXT) != 0u; k++) {
-        q++;
-        if (strandInside(c, p, q, k == 0 ? int(v) + 1 : -1, rp, a, x, oa, tol, near)) {
-            return false;
-        }
-        if (!near) {
-            break;
-        }
-    }
-    return true;
-}
+// The strands the strand rule reads (kernel.Strands): the curve set
+// intersectStrandSegment sets before it applies the rule.
+CurveSet strandSet;
+int strandVertex(int p) { return int(P.segments.v[strandSet.firstSegment + 2u * uint(p)]); }
+uint strandJoins(int p) { return P.segments.v[strandSet.firstSegment + 2u * uint(p) + 1u]; }
+vec3 strandPoint(int v) { return P.points.v[strandSet.firstPoint + uint(v)]; }
+float strandRadius(int v) { return P.radii.v[strandSet.firstRadius + uint(v)]; }
 
 // intersectStrandSegment is render/cpu's: segment p of curve set c as a
 // piece of the smooth tube its chain draws (object space).
@@ -138,7 +71,8 @@ bool intersectStrandSegment(CurveSet c, uint p, vec3 o, vec3 d, float tmin, floa
                               tmin, tmax, t, u)) {
         return false;
     }
-    if (!strandHitCounts(c, p, o, d, t)) {
+    strandSet = c;
+    if (!strandHitCounts(int(p), o, d, t)) {
         t = 0.0;
         u = 0.0;
         return false;

@@ -15,14 +15,15 @@
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer DenoiseParamsBuf { DenoiseParams p; };
 layout(push_constant, scalar) uniform Push { DenoiseParamsBuf params; } push;
 #define D (push.params.p)
+#define F (D.denoiseFilter)
 
 layout(local_size_x = 8, local_size_y = 8) in;
 
-float lum(vec3 c) { return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z; }
+float lum(vec3 c) { return LUM_R * c.x + LUM_G * c.y + LUM_B * c.z; }
 
 void main() {
     int px = int(gl_GlobalInvocationID.x), py = int(gl_GlobalInvocationID.y);
-    int w = int(D.width), h = int(D.height), radius = D.radius;
+    int w = int(F.width), h = int(F.height), radius = F.radius;
     if (px >= w || py >= h) {
         return;
     }
@@ -54,8 +55,8 @@ void main() {
             float da = dA.x * dA.x + dA.y * dA.y + dA.z * dA.z;
             vec3 lq = D.light.v[q];
             float dl = abs(lum(lq) - lp);
-            float e = -(dn.x * dn.x + dn.y * dn.y + dn.z * dn.z) * D.sigmaNorm - dz * dz / (D.sigmaDepth * D.sigmaDepth) -
-                      da / (D.sigmaAlb * D.sigmaAlb) - dl / (D.sigmaLum * sd + 1e-6);
+            float e = -(dn.x * dn.x + dn.y * dn.y + dn.z * dn.z) * F.sigmaNorm - dz * dz / (F.sigmaDepth * F.sigmaDepth) -
+                      da / (F.sigmaAlb * F.sigmaAlb) - dl / (F.sigmaLum * sd + 1e-6);
             double wt = double(exp(e));
             if (wt < 1e-6lf) {
                 continue;

@@ -232,23 +232,6 @@ bool intersectSweptSphere(vec3 o, vec3 d, vec3 a, vec3 b, float ra, float rb, bo
     return true;
 }
 
-// roundConeDistance is Go's (render/cpu/intersect.go, which derives it):
-// the signed distance from x to the round cone from the sphere of radius ra
-// about the origin to the sphere of radius rb about ba, negative inside.
-float roundConeDistance(vec3 x, vec3 ba, float ra, float rb) {
-    float l2 = dot(ba, ba);
-    float dr = rb - ra;
-    if (l2 <= dr * dr) { // one sphere holds the other
-        return min(length(x) - ra, length(x - ba) - rb);
-    }
-    float l = sqrt(l2);
-    float y = dot(x, ba) / l; // along the axis
-    float h = length(x - ba * (y / l)); // from the axis
-    float u = clamp((y + dr * h / sqrt(l2 - dr * dr)) / l, 0.0, 1.0);
-    float along = y - u * l;
-    return sqrt(h * h + along * along) - (ra + u * dr);
-}
-
 // sweptSphereNormal is the outward normal at p of the round cone, given the
 // hit's u: the direction from the centre of the sphere at u to p (all in
 // object space).

@@ -72,7 +72,9 @@ void main() {
         break;
     }
     case PROBE_ROUND_CONE: // x, ba, ra, rb
-        outF(i, 0u, roundConeDistance(inV(i, 0u), inV(i, 3u), inF(i, 6u), inF(i, 7u)));
+        float dist, u;
+        roundConeNearest(toVec3d(inV(i, 0u)), toVec3d(inV(i, 3u)), inF(i, 6u), inF(i, 7u), dist, u);
+        outF(i, 0u, dist);
         break;
     case PROBE_BSDF_EVAL: { // base, metallic, roughness, ior, specular, specular colour, wo, wi, coat, its roughness and normal, sheen colour and roughness, glass
         BSDF b = newBSDF(inV(i, 0u), inF(i, 3u), inF(i, 4u), inF(i, 5u), inF(i, 6u), inV(i, 7u));

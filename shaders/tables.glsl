@@ -2,17 +2,12 @@
 // lookups (render/kernel/lookup.go, translated) read through these
 // functions; Go's twins are in render/kernel/tables.go. The includer
 // defines ALBEDO_TABLE(i), the i-th vec2 of the uploaded buffer, which
-// kernel.AlbedoTables lays out: the specular table, the sheen's (in .x),
-// the film's bins, the anisotropic table, the glass's (two pairs a cell)
-// and the multiple-scattering table (in .x).
+// kernel.AlbedoTables lays out where render/layout says (SHEEN_TABLE_AT
+// …): the specular table, the sheen's (in .x), the film's bins, the
+// anisotropic table, the glass's (two pairs a cell) and the
+// multiple-scattering table (in .x).
 #ifndef TABLES_GLSL
 #define TABLES_GLSL
-
-const int SHEEN_TABLE_AT = ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE;
-const int IRID_BINS_AT = 2 * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE;
-const int ANISO_TABLE_AT = (2 + IRID_BINS) * ALBEDO_TABLE_SIZE * ALBEDO_TABLE_SIZE;
-const int GLASS_TABLE_AT = ANISO_TABLE_AT + ANISO_TABLE_CELLS;
-const int MS_TABLE_AT = GLASS_TABLE_AT + 2 * GLASS_TABLE_CELLS;
 
 void specularTableAt(int i, int j, out float a, out float s) {
     vec2 v = ALBEDO_TABLE(i * ALBEDO_TABLE_SIZE + j);

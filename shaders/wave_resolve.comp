@@ -11,7 +11,7 @@ void main() {
     if (pixel >= P.width * P.height) {
         return;
     }
-    Sums sums = noSums();
+    PixelSample sums = noPixelSample();
     for (uint s = 0u; s < P.samples; s++) {
         addSample(sums, P.paths.v[pixel * P.samples + s]);
     }

@@ -386,6 +386,19 @@ func (t *translator) call(e *ast.CallExpr) (string, error) {
 			if pkg.Imported().Path() != "math" {
 				return "", t.errorAt(sel, "%s.%s is outside the GLSL subset", pkg.Name(), sel.Sel.Name)
 			}
+			switch sel.Sel.Name {
+			case "IsNaN", "IsInf": // IsInf of either sign: GLSL's isnan and isinf
+				if sel.Sel.Name == "IsInf" {
+					if v := t.info.Types[e.Args[1]].Value; v == nil || constant.Sign(v) != 0 {
+						return "", t.errorAt(sel, "math.IsInf of a sign other than 0 is outside the GLSL subset")
+					}
+				}
+				x, err := t.expr(e.Args[0])
+				if err != nil {
+					return "", err
+				}
+				return strings.ToLower(sel.Sel.Name) + "(" + stripParens(x) + ")", nil
+			}
 			if sel.Sel.Name == "Inf" { // of a constant sign: the infinity's bits
 				v := t.info.Types[e.Args[0]].Value
 				if v == nil {

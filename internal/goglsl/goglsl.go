@@ -38,7 +38,8 @@
 //     Log2, Tan, Sinh, Cosh and, as shaders/gomath.glsl writes them to
 //     Go's precision (a driver's may be thousands of ulps off, or promise
 //     nothing outside [−π, π]), Sin, Cos, Sincos, Pow, Cbrt, Hypot, Asin,
-//     Atan and Atan2; math.Inf of a constant sign; math.Float32bits,
+//     Atan and Atan2; math.Inf of a constant sign; math.IsNaN and
+//     math.IsInf of either sign (isnan, isinf); math.Float32bits,
 //     math.Float32frombits and bits.Reverse32, which GLSL computes
 //     exactly.
 //

@@ -28,16 +28,17 @@ func (p *pathState) ray() Ray {
 
 // renderer is what every worker shares, read-only, for one render.
 type renderer struct {
-	sc          *scene.Scene
-	acc         *Accel
-	lights      *lightSampler
-	opts        render.Options
-	cam         render.CameraRays
-	filter      *render.PixelFilter
-	forward     scene.Vec3
-	sbt         [sbtSize]shader
-	hitGroups   []uint8 // per instance
-	reorderBits int     // −1: no reordering
+	sc        *scene.Scene
+	acc       *Accel
+	lights    *lightSampler
+	opts      render.Options
+	camera    layout.Camera
+	filter    *render.PixelFilter
+	forward   scene.Vec3
+	sbt       [sbtSize]shader
+	hitGroups []uint8 // per instance
+	// The reordering (render.Reorder.Hint, kernel.SortKeySpace).
+	reorderBits, hintFlags, keyMaterials uint32
 }
 
 // worker renders tiles with buffers it reuses: nothing is allocated per path.
@@ -69,13 +70,16 @@ type worker struct {
 }
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
-	r := &renderer{sc: sc, acc: acc, opts: opts, reorderBits: opts.Reorder.HintBits()}
-	r.cam = render.NewCameraRays(sc.Cameras[opts.Camera], opts.Width, opts.Height)
+	r := &renderer{sc: sc, acc: acc, opts: opts}
+	r.reorderBits, r.hintFlags = opts.Reorder.Hint()
+	_, r.keyMaterials = kernel.SortKeySpace(r.reorderBits, r.hintFlags, uint32(len(sc.Materials)))
+	cam := render.NewCameraRays(sc.Cameras[opts.Camera], opts.Width, opts.Height)
+	r.camera = cam.Params()
 	r.filter = opts.Filter
 	if r.filter == nil {
 		r.filter, _ = render.NewPixelFilter("box")
 	}
-	r.forward = r.cam.Forward()
+	r.forward = cam.Forward()
 	r.lights = newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: opts.EnvMap})
 	r.sbt[sbtMiss] = miss
 	for g := range layout.HitGroupCount {
@@ -141,15 +145,10 @@ func (w *worker) renderTile(t tile, first, spp int, out *passOut) {
 			}
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
-				*p = pathState{Path: layout.Path{Pixel: uint32(y*r.opts.Width + x), SampleIndex: uint32(first + s), Throughput: scene.Vec3{X: 1, Y: 1, Z: 1}, Alive: 1, Medium: -1, EtaScale: 1}, keySlot: int32(k / spp)}
-				rx, ry := w.random2(p, layout.PairPixel)
-				jx, jy := r.filter.Sample(rx), r.filter.Sample(ry)
-				o, d := r.cam.Ray(float32(x)+0.5+jx, float32(y)+0.5+jy)
-				if r.cam.Lens() {
-					lu, lv := w.random2(p, layout.PairLens)
-					o, d = r.cam.LensRay(o, d, lu, lv)
-				}
-				p.Origin, p.Dir = o, d
+				p.keySlot, p.simt = int32(k/spp), 0
+				keys := &w.streams[p.keySlot]
+				keys.Set(uint32(y*r.opts.Width+x), 0, r.opts.Seed)
+				kernel.StartPath(&p.Path, keys, r.filter, &r.camera, uint32(x), uint32(y), uint32(r.opts.Width), uint32(first+s))
 				k++
 			}
 		}
@@ -169,8 +168,8 @@ func (w *worker) renderTile(t tile, first, spp int, out *passOut) {
 			w.rays.Extension += int64(len(launch))
 		}
 		order := append(w.order[:0], launch...)
-		if r.reorderBits >= 0 {
-			w.Reorder(order, r.reorderBits)
+		if r.reorderBits != layout.NoReorder {
+			w.Reorder(order)
 		}
 		for len(w.bounces) <= bounce {
 			w.bounces = append(w.bounces, simt{})
@@ -211,22 +210,24 @@ func (w *worker) renderTile(t tile, first, spp int, out *passOut) {
 	}
 }
 
-// layerValues is what a path adds to each film layer, channel by channel.
+// layerValues is what a path adds to each film layer, channel by channel
+// (kernel.SampleOf, and the emulator's SIMT efficiency).
 func layerValues(p *pathState) (v [render.NumLayers][3]float32) {
+	s := kernel.SampleOf(&p.Path)
 	set3 := func(l render.Layer, x scene.Vec3) { v[l] = [3]float32{x.X, x.Y, x.Z} }
-	set3(render.LayerBeauty, finite3(p.Radiance)) // never let one bad sample poison a pixel
-	set3(render.LayerDiffuse, finite3(p.Diffuse))
-	set3(render.LayerSpecular, finite3(p.Specular))
-	set3(render.LayerDiffuseAlbedo, p.DiffAlbedo)
-	set3(render.LayerSpecularAlbedo, p.SpecAlbedo)
-	set3(render.LayerAlbedo, p.Albedo)
-	set3(render.LayerNormal, p.Normal)
-	v[render.LayerDepth][0] = p.Depth
-	v[render.LayerLumSq][0] = lumSq(p.Radiance)
-	v[render.LayerDiffuseLumSq][0] = lumSq(p.Diffuse)
-	v[render.LayerSpecularLumSq][0] = lumSq(p.Specular)
-	v[render.LayerCost][0] = float32(p.Rays) // whole numbers, exact in float32
-	v[render.LayerPathLength][0] = float32(p.Bounce)
+	set3(render.LayerBeauty, s.Beauty)
+	set3(render.LayerDiffuse, s.Diffuse)
+	set3(render.LayerSpecular, s.Specular)
+	set3(render.LayerDiffuseAlbedo, s.DiffAlbedo)
+	set3(render.LayerSpecularAlbedo, s.SpecAlbedo)
+	set3(render.LayerAlbedo, s.Albedo)
+	set3(render.LayerNormal, s.Normal)
+	v[render.LayerDepth][0] = s.Depth
+	v[render.LayerLumSq][0] = s.LumSq
+	v[render.LayerDiffuseLumSq][0] = s.DiffLumSq
+	v[render.LayerSpecularLumSq][0] = s.SpecLumSq
+	v[render.LayerCost][0] = s.Cost
+	v[render.LayerPathLength][0] = s.PathLength
 	v[render.LayerSIMT][0] = p.simt / float32(p.Bounce+1) // the waves it was in
 	return v
 }
@@ -289,22 +290,4 @@ func (a *pixelSums) addTo(film *render.Film, px int) {
 			sums.Plain[px] += a.plain[l]
 		}
 	}
-}
-
-// lumSq is the squared luminance of a sample (0 for a bad one).
-func lumSq(v scene.Vec3) float32 {
-	l := finiteOr0(kernel.Luminance(v))
-	return l * l
-}
-
-// finite3 is v with its NaN and infinite components 0.
-func finite3(v scene.Vec3) scene.Vec3 {
-	return scene.Vec3{X: finiteOr0(v.X), Y: finiteOr0(v.Y), Z: finiteOr0(v.Z)}
-}
-
-func finiteOr0(v float32) float32 {
-	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-		return 0
-	}
-	return v
 }

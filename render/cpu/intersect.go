@@ -6,7 +6,7 @@ package cpu
 import (
 	"math"
 
-	"sertrace/render/layout"
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -105,17 +105,8 @@ func intersectTriangle(o scene.Vec3, s *shearedRay, v0, v1, v2 scene.Vec3, tmin,
 	return 0, 0, 0, false, false
 }
 
-// d3 is a float64 vector, for the quadratics whose float32 forms lose the
-// small primitives that hair and particles are.
-// (A struct, like scene.Vec3, so that the compiler keeps it in registers.)
-type d3 struct{ x, y, z float64 }
-
-func to64(v scene.Vec3) d3         { return d3{float64(v.X), float64(v.Y), float64(v.Z)} }
-func (a d3) add(b d3) d3           { return d3{a.x + b.x, a.y + b.y, a.z + b.z} }
-func (a d3) sub(b d3) d3           { return d3{a.x - b.x, a.y - b.y, a.z - b.z} }
-func (a d3) scale(s float64) d3    { return d3{a.x * s, a.y * s, a.z * s} }
-func (a d3) dot(b d3) float64      { return a.x*b.x + a.y*b.y + a.z*b.z }
-func (a d3) at(d d3, t float64) d3 { return d3{a.x + t*d.x, a.y + t*d.y, a.z + t*d.z} }
+// The quadratics are solved in float64 (kernel.Vec3d), whose float32
+// forms lose the small primitives that hair and particles are.
 
 // intersectSphere returns the nearest hit in (tmin, tmax) with a sphere.
 // Like a native sphere (VK_NV_ray_tracing_linear_swept_spheres), it reports
@@ -129,12 +120,12 @@ func intersectSphere(o, d, c scene.Vec3, r, tmin, tmax float32, exits bool) (flo
 	if !(r > 0) {
 		return 0, false // a zero-radius particle is not there to hit
 	}
-	dv := to64(d)
-	dd := dv.dot(dv)
-	oc := to64(o).sub(to64(c))
-	tc := -oc.dot(dv) / dd // nearest approach
-	p := oc.at(dv, tc)
-	disc := float64(r)*float64(r) - p.dot(p)
+	dv := kernel.ToVec3d(d)
+	dd := dv.Dot(dv)
+	oc := kernel.ToVec3d(o).Sub(kernel.ToVec3d(c))
+	tc := -oc.Dot(dv) / dd // nearest approach
+	p := oc.At(dv, tc)
+	disc := float64(r)*float64(r) - p.Dot(p)
 	if disc < 0 {
 		return 0, false
 	}
@@ -164,14 +155,14 @@ type sweptSphereHit struct {
 // It solves in float64 with the ray's origin moved next to the segment, for
 // precision with thin hair.
 func intersectSweptSphere(o, d, a, b scene.Vec3, ra, rb float32, startCap bool, tmin, tmax float32) (sweptSphereHit, bool) {
-	dv, a64 := to64(d), to64(a)
-	dd := dv.dot(dv)
-	ba := to64(b).sub(a64)
-	mid := a64.add(ba.scale(0.5))
-	t0 := -to64(o).sub(mid).dot(dv) / dd // nearest approach to the midpoint
-	oa := to64(o).sub(a64).at(dv, t0)    // the moved origin, relative to a
-	ob := oa.sub(ba)
-	l := math.Sqrt(ba.dot(ba))
+	dv, a64 := kernel.ToVec3d(d), kernel.ToVec3d(a)
+	dd := dv.Dot(dv)
+	ba := kernel.ToVec3d(b).Sub(a64)
+	mid := a64.Add(ba.Scale(0.5))
+	t0 := -kernel.ToVec3d(o).Sub(mid).Dot(dv) / dd // nearest approach to the midpoint
+	oa := kernel.ToVec3d(o).Sub(a64).At(dv, t0)    // the moved origin, relative to a
+	ob := oa.Sub(ba)
+	l := math.Sqrt(ba.Dot(ba))
 	r0, r1 := float64(ra), float64(rb)
 	lo := float64(tmin) - t0
 	best, bestU, found := float64(tmax)-t0, 0.0, false
@@ -182,13 +173,13 @@ func intersectSweptSphere(o, d, a, b scene.Vec3, ra, rb float32, startCap bool, 
 	}
 	// sphere tries where the ray enters the sphere of radius r about the
 	// origin offset oc, if keep accepts its axial coordinate (dot with ba).
-	sphere := func(oc d3, r, u float64, keep func(sl float64) bool) {
-		bq := oc.dot(dv)
-		disc := bq*bq - dd*(oc.dot(oc)-r*r)
+	sphere := func(oc kernel.Vec3d, r, u float64, keep func(sl float64) bool) {
+		bq := oc.Dot(dv)
+		disc := bq*bq - dd*(oc.Dot(oc)-r*r)
 		if disc < 0 {
 			return
 		}
-		if t := (-bq - math.Sqrt(disc)) / dd; keep(oa.at(dv, t).dot(ba)) {
+		if t := (-bq - math.Sqrt(disc)) / dd; keep(oa.At(dv, t).Dot(ba)) {
 			try(t, u)
 		}
 	}
@@ -214,11 +205,11 @@ func intersectSweptSphere(o, d, a, b scene.Vec3, ra, rb float32, startCap bool, 
 		// s = w·ĉ, between the tangent circles: a quadratic in t, negative
 		// inside. The ray enters where it falls, at the root (−qb − h)/qa
 		// whatever the sign of qa.
-		c := ba.scale(1 / l)
-		s0, sd := oa.dot(c), dv.dot(c)
+		c := ba.Scale(1 / l)
+		s0, sd := oa.Dot(c), dv.Dot(c)
 		qa := c2*dd - sd*sd
-		qb := c2*oa.dot(dv) - s0*sd + r0*k*sd
-		qc := c2*oa.dot(oa) - s0*s0 + 2*r0*k*s0 - r0*r0
+		qb := c2*oa.Dot(dv) - s0*sd + r0*k*sd
+		qc := c2*oa.Dot(oa) - s0*s0 + 2*r0*k*s0 - r0*r0
 		if disc := qb*qb - qa*qc; disc >= 0 && qa != 0 {
 			t := (-qb - math.Sqrt(disc)) / qa
 			if s := s0 + t*sd; s*l >= sa && s*l <= sb {
@@ -239,138 +230,22 @@ func sweptSphereNormal(p, a, b scene.Vec3, u float32) scene.Vec3 {
 }
 
 // intersectStrandSegment intersects segment p of a curve set as a piece of
-// the one smooth tube that its chain of segments draws. A chain's segments
-// overlap at their joints (a segment's end sphere lies partly inside the
-// next one), so intersectSweptSphere alone finds surfaces inside the tube:
-// light passing through a strand near a joint, or leaving it there, met the
-// kept end cap inside the next segment and the strand shadowed itself. The
-// strand rule keeps a hit only where the ray enters the tube. For segment p
-// itself and each segment q chained to it near the hit, the hit does not
-// count
-//   - where it lies inside q, deeper than a tolerance that covers the
-//     rounding of the hit point (so a hit on the tube's surface at a joint,
-//     which lies on both segments, is kept, and nothing leaks through a
-//     seam): the ray is inside the tube already (Embree also reports such
-//     hits inside p itself, where it cuts a segment by its neighbour);
-//   - where the ray starts inside or on q (within the tolerance) and the
-//     hit lies inside or on q too: q is convex, so the ray has not left it.
-//     Light leaving a segment, outward or through it, never meets it again
-//     (Embree's filter needs this for p itself: its exit hits can look like
-//     entries), nor its neighbours where they overlap it.
+// the one smooth tube that its chain of segments draws: a hit of its swept
+// sphere that the strand rule keeps (kernel.StrandHitCounts).
 func intersectStrandSegment(c *scene.CurveSet, p int, o, d scene.Vec3, tmin, tmax float32) (sweptSphereHit, bool) {
 	v := c.Segments[p]
 	h, ok := intersectSweptSphere(o, d, c.Positions[v], c.Positions[v+1], c.Radii[v], c.Radii[v+1],
 		c.Joins[p]&scene.JoinedPrev == 0, tmin, tmax)
-	if !ok || !strandHitCounts(c, p, o, d, h.T) {
+	if !ok || !kernel.StrandHitCounts((*strands)(c), p, o, d, h.T) {
 		return sweptSphereHit{}, false
 	}
 	return h, true
 }
 
-// strandHitCounts applies the strand rule to a hit at distance t on segment
-// p of a ray from o along d (see intersectStrandSegment).
-func strandHitCounts(c *scene.CurveSet, p int, o, d scene.Vec3, t float32) bool {
-	v := c.Segments[p]
-	a := to64(c.Positions[v])
-	oa := to64(o).sub(a)
-	travel := to64(d).scale(float64(t))
-	x := oa.add(travel)
-	tol := layout.StrandTolTravel*(maxAbs(oa)+maxAbs(travel)) + layout.StrandTolRadius*float64(c.Radii[v]+c.Radii[v+1]) +
-		layout.StrandTolPosition*max(maxAbs(to64(o)), maxAbs(x.add(a)))
-	// inside says whether the hit is not on the tube's surface by segment
-	// q: it lies inside q, or the ray starts in (or on) q and has not left
-	// it; near, whether q can hold it at all. A segment holds only points
-	// within its length and its larger radius of its vertices; one joined
-	// to p at vertex j holds a point of p's surface only within three times
-	// their radii of j (where the chain folds back on itself by less than
-	// 150°), which spares most hits the test.
-	rp := float64(max(c.Radii[v], c.Radii[v+1]))
-	inside := func(q, joint int) (in, near bool) {
-		w := c.Segments[q]
-		aq := to64(c.Positions[w])
-		bq := to64(c.Positions[w+1]).sub(aq)
-		xq, oq := x.add(a).sub(aq), oa.add(a).sub(aq)
-		ra, rb := float64(c.Radii[w]), float64(c.Radii[w+1])
-		switch {
-		case joint >= 0:
-			xj := x.add(a).sub(to64(c.Positions[joint]))
-			if xj.dot(xj) > sq(3*(rp+max(ra, rb))+tol) {
-				return false, false
-			}
-		case q != p:
-			if xq.dot(xq) > sq(math.Sqrt(bq.dot(bq))+max(ra, rb)+tol) {
-				return false, false
-			}
-		}
-		dx := roundConeDistance(xq, bq, ra, rb)
-		return dx < -tol || (dx < tol && roundConeDistance(oq, bq, ra, rb) < tol), true
-	}
-	if in, _ := inside(p, -1); in {
-		return false
-	}
-	// Walk the chain from p either way while the next segment can hold the
-	// hit, up to layout.StrandReach segments.
-	for q, k := p, 0; k < layout.StrandReach && c.Joins[q]&scene.JoinedPrev != 0; k++ {
-		q--
-		joint := -1
-		if k == 0 {
-			joint = int(v)
-		}
-		if in, near := inside(q, joint); in {
-			return false
-		} else if !near {
-			break
-		}
-	}
-	for q, k := p, 0; k < layout.StrandReach && c.Joins[q]&scene.JoinedNext != 0; k++ {
-		q++
-		joint := -1
-		if k == 0 {
-			joint = int(v) + 1
-		}
-		if in, near := inside(q, joint); in {
-			return false
-		} else if !near {
-			break
-		}
-	}
-	return true
-}
+// strands is a curve set as the strand rule reads it (kernel.Strands).
+type strands scene.CurveSet
 
-func sq(v float64) float64 { return v * v }
-
-func maxAbs(v d3) float64 { return max(math.Abs(v.x), math.Abs(v.y), math.Abs(v.z)) }
-
-// roundConeDistance is the signed distance from x to the round cone from
-// the sphere of radius ra about the origin to the sphere of radius rb about
-// ba: negative inside. The cone is the union of the spheres along the
-// segment, their radius linear in u, and the distance the least over u of
-// |x − u·ba| − r(u), a convex function of u: its minimum, where the
-// derivative vanishes, lies a fixed offset along the axis from x's own
-// foot (the cone's slope), clamped to the segment.
-func roundConeDistance(x, ba d3, ra, rb float64) float64 {
-	d, _ := roundConeNearest(x, ba, ra, rb)
-	return d
-}
-
-// roundConeNearest is roundConeDistance, and the u of the sphere whose
-// surface is nearest to x (the outward normal there is x − u·ba).
-func roundConeNearest(x, ba d3, ra, rb float64) (dist, u float64) {
-	l2 := ba.dot(ba)
-	dr := rb - ra
-	if l2 <= dr*dr { // one sphere holds the other
-		xb := x.sub(ba)
-		da, db := math.Sqrt(x.dot(x))-ra, math.Sqrt(xb.dot(xb))-rb
-		if da < db {
-			return da, 0
-		}
-		return db, 1
-	}
-	l := math.Sqrt(l2)
-	y := x.dot(ba) / l // along the axis
-	perp := x.sub(ba.scale(y / l))
-	h := math.Sqrt(perp.dot(perp)) // from the axis
-	u = min(max((y+dr*h/math.Sqrt(l2-dr*dr))/l, 0), 1)
-	along := y - u*l
-	return math.Sqrt(h*h+along*along) - (ra + u*dr), u
-}
+func (c *strands) StrandVertex(p int) int       { return int(c.Segments[p]) }
+func (c *strands) StrandJoins(p int) uint32     { return uint32(c.Joins[p]) }
+func (c *strands) StrandPoint(v int) scene.Vec3 { return c.Positions[v] }
+func (c *strands) StrandRadius(v int) float32   { return c.Radii[v] }

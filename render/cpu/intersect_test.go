@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -158,9 +159,9 @@ func TestSphereClosedForm(t *testing.T) {
 // so a golden-section search finds its minimum.
 func searchedRoundConeDistance(p, a, b scene.Vec3, ra, rb float32) (dist, u float64) {
 	f := func(u float64) float64 {
-		c := to64(a).add(to64(b).sub(to64(a)).scale(u))
-		q := to64(p).sub(c)
-		return math.Sqrt(q.dot(q)) - (float64(ra) + (float64(rb)-float64(ra))*u)
+		c := kernel.ToVec3d(a).Add(kernel.ToVec3d(b).Sub(kernel.ToVec3d(a)).Scale(u))
+		q := kernel.ToVec3d(p).Sub(c)
+		return math.Sqrt(q.Dot(q)) - (float64(ra) + (float64(rb)-float64(ra))*u)
 	}
 	lo, hi := 0.0, 1.0
 	g := (math.Sqrt(5) - 1) / 2
@@ -305,7 +306,7 @@ func TestRoundConeDistance(t *testing.T) {
 		}
 		p := a.Add(b.Sub(a).Scale(rng.Float32()*1.6 - 0.3)).Add(scene.Vec3{X: rng.Float32()*2 - 1, Y: rng.Float32()*2 - 1, Z: rng.Float32()*2 - 1}.Scale(0.8))
 		want, _ := searchedRoundConeDistance(p, a, b, ra, rb)
-		got := roundConeDistance(to64(p).sub(to64(a)), to64(b).sub(to64(a)), float64(ra), float64(rb))
+		got, _ := kernel.RoundConeNearest(kernel.ToVec3d(p).Sub(kernel.ToVec3d(a)), kernel.ToVec3d(b).Sub(kernel.ToVec3d(a)), float64(ra), float64(rb))
 		if math.Abs(got-want) > 1e-9 {
 			t.Fatalf("round cone (%v, %v)–(%v, %v), point %v: distance %v, want %v", a, ra, b, rb, p, got, want)
 		}

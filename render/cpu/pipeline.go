@@ -9,7 +9,7 @@ import (
 	"sertrace/scene"
 )
 
-// The emulated ray-tracing pipeline (DESIGN.md, "The emulated pipeline"):
+// The emulated ray-tracing pipeline (docs/design/06-cpu-backend.md):
 // TraceRay fills a HitObject, Reorder permutes a wave of them the way
 // reorderThreadNV does, ExecuteShader runs the closest-hit or miss shader
 // that the hit object's shader-binding-table index names.
@@ -94,39 +94,25 @@ func (w *worker) traceShadows() {
 	w.shadowRays, w.shadows = w.shadowRays[:0], w.shadows[:0]
 }
 
-// hint is the coherence hint of a hit object: its material (misses: 0),
-// and with ReorderCoherence, above the material's bits, whether the path
-// ends here (a miss), survived Russian roulette and sampled a light at its
-// last vertex (the shaders' raygen does the same).
-func (w *worker) hint(h *HitObject, p *pathState, bits int) uint32 {
-	var hint uint32
-	if h.Hit.Instance >= 0 {
-		hint = uint32(w.r.sc.Instances[h.Hit.Instance].Material)
-	}
-	if w.r.opts.Reorder.Mode == render.ReorderCoherence && bits > layout.CoherenceBits {
-		low := bits - layout.CoherenceBits
-		var c uint32
-		if h.Hit.Instance < 0 {
-			c = 1
-		}
-		c |= uint32(p.Events&3) << 1
-		hint = hint&(1<<low-1) | c<<low
-	}
-	return hint
-}
-
 // Reorder sorts the wave's path indices as reorderThreadNV(hitObject, hint,
-// bits) groups threads: by shader first, then by the hint's low bits, most
+// bits) groups threads (kernel.SortKey of kernel.ReorderHint, the
+// wavefronts' key): by shader first, then by the hint's low bits, most
 // significant bit first; it is stable, so ties keep their order.
-func (w *worker) Reorder(order []int32, bits int) {
-	mask := uint32(1)<<bits - 1 // bits 0: by shader only
+func (w *worker) Reorder(order []int32) {
 	if len(order) == 0 {
 		return
 	}
+	r := w.r
 	keys := w.sortKeys[:len(w.hits)]
 	var differ uint64 // the bits in which some keys differ from the first
 	for _, i := range order {
-		keys[i] = uint64(w.hits[i].SBT)<<32 | uint64(w.hint(&w.hits[i], &w.paths[i], bits)&mask)
+		h := &w.hits[i]
+		miss, material := h.Hit.Instance < 0, uint32(0)
+		if !miss {
+			material = uint32(r.sc.Instances[h.Hit.Instance].Material)
+		}
+		hint := kernel.ReorderHint(miss, material, w.paths[i].Events, r.reorderBits, r.hintFlags)
+		keys[i] = uint64(kernel.SortKey(uint32(h.SBT), hint, r.reorderBits, r.hintFlags, r.keyMaterials))
 		differ |= keys[i] ^ keys[order[0]]
 	}
 	w.sortBuf = render.Grow(w.sortBuf, len(order))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -18,7 +19,9 @@ func TestReorderGroupsByShaderThenHint(t *testing.T) {
 	for m := 0; m < 8; m++ {
 		sc.Instances = append(sc.Instances, scene.Instance{Material: m})
 	}
-	w := &worker{r: &renderer{sc: sc}}
+	r := &renderer{sc: sc, reorderBits: 2, hintFlags: layout.HintMaterial}
+	_, r.keyMaterials = kernel.SortKeySpace(r.reorderBits, r.hintFlags, uint32(len(sc.Materials)))
+	w := &worker{r: r}
 	tri, sph := uint8(sbtHitGroup+layout.HitTriangles), uint8(sbtHitGroup+layout.HitSpheres)
 	sbts := []uint8{tri, sbtMiss, sph, tri, tri, sph, tri, sbtMiss}
 	insts := []int32{5, -1, 2, 1, 5, 6, 3, -1}
@@ -29,7 +32,7 @@ func TestReorderGroupsByShaderThenHint(t *testing.T) {
 		w.hits[i] = HitObject{SBT: sbts[i], Hit: Hit{Instance: insts[i]}, Live: true}
 	}
 	order := []int32{0, 1, 2, 3, 4, 5, 6, 7}
-	w.Reorder(order, 2) // hint bits: material & 3
+	w.Reorder(order) // hint bits: material & 3
 	// Miss (1, 7); triangles by material & 3: 5→1, 1→1, 5→1, 3→3 so 0, 3, 4, then 6; spheres: 2→2, 6→2: 2, 5.
 	if want := []int32{1, 7, 0, 3, 4, 6, 2, 5}; !slices.Equal(order, want) {
 		t.Errorf("order %v, want %v", order, want)

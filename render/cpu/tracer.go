@@ -8,6 +8,7 @@ import (
 
 	"sertrace/render"
 	"sertrace/render/cpu/embree"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -317,12 +318,12 @@ const strandUEnds = 0.01
 func (acc *Accel) strandU(h *Hit, ray *Ray) {
 	in := &acc.scene.Instances[h.Instance]
 	c := &acc.scene.CurveSets[in.Geometry.Index]
-	x := to64(acc.toObject[h.Instance].Point(ray.Origin.Add(ray.Dir.Scale(h.T))))
+	x := kernel.ToVec3d(acc.toObject[h.Instance].Point(ray.Origin.Add(ray.Dir.Scale(h.T))))
 	best := math.Inf(1)
 	try := func(p int) {
 		v := c.Segments[p]
-		a := to64(c.Positions[v])
-		d, u := roundConeNearest(x.sub(a), to64(c.Positions[v+1]).sub(a), float64(c.Radii[v]), float64(c.Radii[v+1]))
+		a := kernel.ToVec3d(c.Positions[v])
+		d, u := kernel.RoundConeNearest(x.Sub(a), kernel.ToVec3d(c.Positions[v+1]).Sub(a), float64(c.Radii[v]), float64(c.Radii[v+1]))
 		if d = math.Abs(d); d < best {
 			best, h.Prim, h.U = d, int32(p), float32(u)
 		}

@@ -353,4 +353,4 @@ func TrimmedLogistic(x, s float32) float32 {
 }
 
 // Luminance is a linear Rec. 709 colour's luminance.
-func Luminance(c scene.Vec3) float32 { return 0.2126*c.X + 0.7152*c.Y + 0.0722*c.Z }
+func Luminance(c scene.Vec3) float32 { return layout.LumR*c.X + layout.LumG*c.Y + layout.LumB*c.Z }

@@ -99,11 +99,8 @@ func makeSheenAlbedoTable() {
 // no material needs, which is not made.
 func AlbedoTables(sheen, iridescence, anisotropy, glass bool) [][2]float32 {
 	const n = layout.AlbedoTableSize
-	irid := 2 * n * n
-	aniso := irid + n*n*layout.IridBins
-	glassAt := aniso + layout.AnisoTableCells
-	ms := glassAt + 2*layout.GlassTableCells
-	t := make([][2]float32, ms+layout.MSTableCells)
+	irid, aniso, glassAt, ms := layout.IridBinsAt, layout.AnisoTableAt, layout.GlassTableAt, layout.MSTableAt
+	t := make([][2]float32, layout.AlbedoTablesLen)
 	for c, v := range MultipleScatteringTable() {
 		t[ms+c] = [2]float32{v, 0}
 	}
@@ -124,7 +121,7 @@ func AlbedoTables(sheen, iridescence, anisotropy, glass bool) [][2]float32 {
 		s := SheenAlbedoTable()
 		for i := range n {
 			for j := range n {
-				t[n*n+i*n+j] = [2]float32{s[i][j], 0}
+				t[layout.SheenTableAt+i*n+j] = [2]float32{s[i][j], 0}
 			}
 		}
 	}

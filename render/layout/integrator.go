@@ -144,6 +144,19 @@ const (
 	MSTableCells = MSTableMu * MSTableRough * MSTableF0
 )
 
+// Where each albedo table begins in the buffer the GPU reads them from
+// (kernel.AlbedoTables), in pairs of float32: the specular table, the
+// sheen's, the film's bins, the anisotropic table, the glass's (two pairs
+// a cell) and the multiple-scattering table; AlbedoTablesLen pairs in all.
+const (
+	SheenTableAt    = AlbedoTableSize * AlbedoTableSize
+	IridBinsAt      = 2 * AlbedoTableSize * AlbedoTableSize
+	AnisoTableAt    = IridBinsAt + AlbedoTableSize*AlbedoTableSize*IridBins
+	GlassTableAt    = AnisoTableAt + AnisoTableCells
+	MSTableAt       = GlassTableAt + 2*GlassTableCells
+	AlbedoTablesLen = MSTableAt + MSTableCells
+)
+
 // NullEta is how close to 1 a glass's relative index may come before its
 // interface is taken as a sheet, which bends nothing: Walter et al.'s half
 // vector, normalize(η·wi + wo), cancels to nothing at η = 1, and such glass

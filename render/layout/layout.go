@@ -452,26 +452,43 @@ type Params struct {
 	Pad    uint32 // to the structure's 8-byte alignment
 }
 
-// DenoiseParams is the denoiser's compute shader's input: the regression
-// filter of package denoise, over buffers the host prepared.
-type DenoiseParams struct {
-	Light      uint64 `ref:"vec3"` // demodulated illumination
-	SD         uint64 `ref:"float"`
-	Albedo     uint64 `ref:"vec3"`
-	Normal     uint64 `ref:"vec3"`
-	Depth      uint64 `ref:"float"`
-	GradZ      uint64 `ref:"float"`
-	Result     uint64 `ref:"vec3"`
+// DenoiseFilter is the regression filter's image size, window radius and
+// edge-stopping weights (package denoise): what the CPU's filter reads, and
+// the compute shader inside DenoiseParams.
+type DenoiseFilter struct {
 	Width      uint32
 	Height     uint32
-	Radius     int32
+	Radius     int32 // the window is (2·Radius+1)² pixels
 	SigmaLum   float32
 	SigmaNorm  float32
 	SigmaDepth float32
 	SigmaAlb   float32
-	Pad        uint32
+}
+
+// DenoiseJob is the regression filter's input as the host holds it, per
+// pixel: the demodulated illumination (RGB), the noise's standard
+// deviation, the guides and the depth gradient. Package denoise prepares it
+// and filters it on the CPU; the Vulkan backend uploads its buffers, whose
+// addresses DenoiseParams carries.
+type DenoiseJob struct {
+	DenoiseFilter
+	Light, SD, Albedo, Normal, Depth, GradZ []float32
+}
+
+// DenoiseParams is the denoiser's compute shader's input: a DenoiseJob's
+// buffers on the device, and its filter.
+type DenoiseParams struct {
+	Light  uint64 `ref:"vec3"` // demodulated illumination
+	SD     uint64 `ref:"float"`
+	Albedo uint64 `ref:"vec3"`
+	Normal uint64 `ref:"vec3"`
+	Depth  uint64 `ref:"float"`
+	GradZ  uint64 `ref:"float"`
+	Result uint64 `ref:"vec3"`
+	DenoiseFilter
+	Pad uint32 // to the structure's 8-byte alignment
 }
 
 // Structs lists the structures the header declares, dependencies first.
 var Structs = []any{TextureRef{}, HairParams{}, Material{}, Texture{}, Instance{}, Mesh{}, SphereSet{},
-	CurveSet{}, LightEntry{}, Light{}, Camera{}, Path{}, Hit{}, Params{}, DenoiseParams{}}
+	CurveSet{}, LightEntry{}, Light{}, Camera{}, Path{}, Hit{}, Params{}, DenoiseFilter{}, DenoiseParams{}}

@@ -24,6 +24,14 @@ const (
 	LineC = 656.27
 )
 
+// LumR, LumG and LumB weigh linear Rec. 709 RGB into luminance (ITU-R
+// BT.709's Y): the denoiser's and the kernel's, on the CPU and the GPU.
+const (
+	LumR = 0.2126
+	LumG = 0.7152
+	LumB = 0.0722
+)
+
 // SpectrumNorm is, per channel, the mean over the uniform wavelength of its
 // Gaussian, exp(−(λ−μ)²/(2σ²)): the weights are the Gaussians over it.
 var SpectrumNorm = [3]float64{

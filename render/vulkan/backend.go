@@ -381,17 +381,7 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	p.Forward = cam.Forward()
 	p.Width, p.Height = uint32(opts.Width), uint32(opts.Height)
 	p.MaxDepth, p.Seed = uint32(opts.MaxDepth), opts.Seed
-	switch bits := opts.Reorder.HintBits(); {
-	case bits < 0:
-		p.ReorderBits = layout.NoReorder
-	case bits == 0:
-		p.ReorderBits = 0
-	default:
-		p.ReorderBits, p.HintFlags = uint32(bits), layout.HintMaterial
-		if opts.Reorder.Mode == render.ReorderCoherence {
-			p.HintFlags |= layout.HintCoherence
-		}
-	}
+	p.ReorderBits, p.HintFlags = opts.Reorder.Hint()
 	if r.film != nil {
 		p.Film = r.film.addr
 	}

@@ -15,16 +15,10 @@ type Denoiser struct {
 	Validation bool
 }
 
-// RegressionInput is the filter's input, as package denoise prepares it.
-type RegressionInput struct {
-	Width, Height, Radius                     int
-	Light, SD, Albedo, Normal, Depth, GradZ   []float32
-	SigmaLum, SigmaNorm, SigmaDepth, SigmaAlb float32
-}
-
-// Regress filters the illumination and returns it (RGB per pixel).
-func (dn Denoiser) Regress(in *RegressionInput) ([]float32, error) {
-	n := in.Width * in.Height
+// Regress filters the illumination of a job package denoise prepared and
+// returns it (RGB per pixel).
+func (dn Denoiser) Regress(in *layout.DenoiseJob) ([]float32, error) {
+	n := int(in.Width) * int(in.Height)
 	if n == 0 || len(in.Light) != 3*n || len(in.SD) != n || len(in.Albedo) != 3*n || len(in.Normal) != 3*n ||
 		len(in.Depth) != n || len(in.GradZ) != n || in.Radius < 1 {
 		return nil, errors.New("vulkan denoiser: inputs of the wrong size")
@@ -34,7 +28,7 @@ func (dn Denoiser) Regress(in *RegressionInput) ([]float32, error) {
 		return nil, err
 	}
 	defer d.destroy()
-	var p layout.DenoiseParams
+	p := layout.DenoiseParams{DenoiseFilter: in.DenoiseFilter}
 	for _, b := range []struct {
 		addr *uint64
 		data []float32
@@ -50,8 +44,6 @@ func (dn Denoiser) Regress(in *RegressionInput) ([]float32, error) {
 		return nil, err
 	}
 	p.Result = res.addr
-	p.Width, p.Height, p.Radius = uint32(in.Width), uint32(in.Height), int32(in.Radius)
-	p.SigmaLum, p.SigmaNorm, p.SigmaDepth, p.SigmaAlb = in.SigmaLum, in.SigmaNorm, in.SigmaDepth, in.SigmaAlb
 	pbuf, err := d.upload(unsafe.Slice((*byte)(unsafe.Pointer(&p)), unsafe.Sizeof(p)), 0, false)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 
 	vk "github.com/vulkan-go/vulkan"
 
-	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 )
 
@@ -50,25 +50,6 @@ const (
 	raygenTrace = 0
 	raygenShade = 1
 )
-
-// sortKeys is the size of wave.glsl's key space for a reordering scheme
-// over a scene's materials: the keys, and the material values each shader
-// and coherence class tells apart (the hint's material bits, or fewer
-// where the scene has fewer materials).
-func sortKeys(o render.Reorder, materials int) (keys, materialKeys uint32) {
-	shaders := uint32(layout.HitGroupCount) + 1 // a miss, then each hit group
-	bits := o.HintBits()
-	if bits <= 0 {
-		return shaders, 1 // by shader only, or not sorted
-	}
-	classes := uint32(1)
-	if o.Mode == render.ReorderCoherence && bits > layout.CoherenceBits {
-		bits -= layout.CoherenceBits
-		classes = 1 << layout.CoherenceBits
-	}
-	materialKeys = uint32(max(1, min(materials, 1<<bits)))
-	return shaders * classes * materialKeys, materialKeys
-}
 
 // newWaveKernels makes a wavefront path's pipelines.
 func (d *device) newWaveKernels(path string) (_ *waveKernels, err error) {
@@ -126,7 +107,8 @@ func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (
 		}
 	}()
 	p := &r.params
-	keyCount, materialKeys := sortKeys(r.opts.Reorder, len(r.p.materials))
+	bits, flags := r.opts.Reorder.Hint()
+	keyCount, materialKeys := kernel.SortKeySpace(bits, flags, uint32(len(r.p.materials)))
 	p.KeyCount, p.KeyMaterials = keyCount, materialKeys
 	keys := int(keyCount)
 	bufs := []struct {

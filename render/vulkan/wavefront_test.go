@@ -6,6 +6,7 @@ import (
 
 	"sertrace/internal/longtest"
 	"sertrace/render"
+	"sertrace/render/kernel"
 	"sertrace/render/layout"
 	"sertrace/scene"
 )
@@ -56,11 +57,8 @@ func checkSort(t *testing.T, d *device, r *renderer, scheme string) {
 	spp := 2
 	paths := r.opts.Width * r.opts.Height * spp
 	r.params.Samples, r.params.PathCount, r.params.SortOn = uint32(spp), uint32(paths), 1
-	r.params.ReorderBits, r.params.HintFlags = uint32(reorder.HintBits()), layout.HintMaterial
-	if reorder.Mode == render.ReorderCoherence {
-		r.params.HintFlags |= layout.HintCoherence
-	}
-	r.params.KeyCount, r.params.KeyMaterials = sortKeys(reorder, len(r.p.materials))
+	r.params.ReorderBits, r.params.HintFlags = reorder.Hint()
+	r.params.KeyCount, r.params.KeyMaterials = kernel.SortKeySpace(r.params.ReorderBits, r.params.HintFlags, uint32(len(r.p.materials)))
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
 	if err := d.begin(); err != nil {
 		t.Fatal(err)

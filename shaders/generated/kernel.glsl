@@ -135,12 +135,42 @@ struct Shaded {
     bool unlit;
 };
 
+// PixelSample is what one sample's path adds to its pixel's film layers:
+// its light with what is not finite left out (one bad sample never poisons
+// a pixel) and the squares of its luminances, for the variance estimates;
+// its first hit's albedos, normal and depth; its rays and bounces.
+struct PixelSample {
+    vec3 beauty;
+    vec3 diffuse;
+    vec3 specular;
+    vec3 albedo;
+    vec3 normal;
+    vec3 diffAlbedo;
+    vec3 specAlbedo;
+    float depth;
+    float lumSq;
+    float diffLumSq;
+    float specLumSq;
+    float cost;
+    float pathLength;
+    float shadowRays;
+};
+
 // Frame is an orthonormal basis about a normal (Duff et al., "Building an
 // Orthonormal Basis, Revisited", JCGT 2017).
 struct Frame {
     vec3 t;
     vec3 b;
     vec3 n;
+};
+
+// Vec3d is a vector of float64, for the strand rule's distances, whose
+// float32 forms lose the small primitives that hair is (float on the GPU,
+// where the tolerances cover it).
+struct Vec3d {
+    float x;
+    float y;
+    float z;
 };
 
 // HitGeometry is what a hit's shading reads of the primitive it hit, which
@@ -200,6 +230,10 @@ void envSample(float u1, float u2, out vec3 result0, out vec3 result1, out float
 float envPdf(vec3 d);
 vec3 envRadiance(vec3 d);
 int envIndex();
+int strandVertex(int p);
+uint strandJoins(int p);
+vec3 strandPoint(int v);
+float strandRadius(int v);
 void hitGeometry(inout HitGeometry g, uint inst, uint prim, float u, float v, vec3 p, bool tangents);
 void hitAttributes(uint inst, uint prim, float u, float v, out UVs result0, out vec4 result1);
 void specularTableAt(int i, int j, out float result0, out float result1);
@@ -3224,6 +3258,81 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
     p.bounce++;
 }
 
+// StartPath starts sample sampleIndex of pixel (x, y) of an image width
+// pixels wide at camera cam, through the pixel filter f and the lens: every
+// field of p is set (a field layout.Path gains starts at zero on every
+// backend), its ray the camera's.
+//
+//goglsl:precise
+void startPath(inout Path p, Camera cam, uint x, uint y, uint width, uint sampleIndex) {
+    p = Path(vec3(0.0), vec3(0.0), vec3(1.0, 1.0, 1.0), vec3(0.0), vec3(0.0), vec3(0.0), 0.0, y * width + x, sampleIndex, 0u, 0.0, -1, 1.0, 0.0, 1u, 0u, 0u, 0u, vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0));
+    precise float rx;
+    precise float ry;
+    pathRandom2(p, 0u, rx, ry);
+    precise float px = float(x) + 0.5 + filterSample(rx);
+    precise float py = float(y) + 0.5 + filterSample(ry);
+    precise vec3 o;
+    precise vec3 d;
+    cameraRay(cam, px, py, o, d);
+    if (cameraLens(cam)) {
+        precise float lu;
+        precise float lv;
+        pathRandom2(p, 1u, lu, lv);
+        lensRay(cam, o, d, lu, lv, o, d);
+    }
+    precise vec3 tmp1 = o;
+    precise vec3 tmp2 = d;
+    p.origin = tmp1;
+    p.dir = tmp2;
+}
+
+float finiteOr0(float v) {
+    if (isnan(v) || isinf(v)) {
+        return 0.0;
+    }
+    return v;
+}
+
+// finite3 is v with its NaN and infinite components 0.
+vec3 finite3(vec3 v) {
+    return vec3(finiteOr0(v.x), finiteOr0(v.y), finiteOr0(v.z));
+}
+
+// lumSq is the squared luminance of a sample (0 for a bad one).
+float lumSq(vec3 v) {
+    float l = finiteOr0(luminance(v));
+    return l * l;
+}
+
+// SampleOf is what path p, ended, adds to its pixel.
+PixelSample sampleOf(Path p) {
+    return PixelSample(finite3(p.radiance), finite3(p.diffuse), finite3(p.specular), p.albedo, p.normal, p.diffAlbedo, p.specAlbedo, p.depth, lumSq(p.radiance), lumSq(p.diffuse), lumSq(p.specular), float(p.rays), float(p.bounce), float(p.shadowRays));
+}
+
+// Add adds sample o to the sums s (the GPU's per pixel over a launch's
+// samples; the CPU sums its exact layers in fixed point instead).
+void pixelSampleAdd(inout PixelSample s, PixelSample o) {
+    s.beauty = s.beauty + o.beauty;
+    s.diffuse = s.diffuse + o.diffuse;
+    s.specular = s.specular + o.specular;
+    s.albedo = s.albedo + o.albedo;
+    s.normal = s.normal + o.normal;
+    s.diffAlbedo = s.diffAlbedo + o.diffAlbedo;
+    s.specAlbedo = s.specAlbedo + o.specAlbedo;
+    s.depth += o.depth;
+    s.lumSq += o.lumSq;
+    s.diffLumSq += o.diffLumSq;
+    s.specLumSq += o.specLumSq;
+    s.cost += o.cost;
+    s.pathLength += o.pathLength;
+    s.shadowRays += o.shadowRays;
+}
+
+// NoPixelSample is the empty sums.
+PixelSample noPixelSample() {
+    return PixelSample(vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+}
+
 void pcg4d(uint x, uint y, uint z, uint w, out uint result0, out uint result1, out uint result2, out uint result3) {
     uint tmp1 = x * 1664525u + 1013904223u;
     uint tmp2 = y * 1664525u + 1013904223u;
@@ -3335,6 +3444,273 @@ float hitCoin(uint instance, uint prim, float u, float v, float t) {
     uint tmp3;
     pcg4d(floatBitsToUint(u), floatBitsToUint(v), floatBitsToUint(t), instance * 2654435761u + prim, x, tmp1, tmp2, tmp3);
     return float(x >> 8) * 5.9604645e-08;
+}
+
+// ReorderHint is the coherence hint of a hit object: its material (a miss:
+// 0) and, with the coherence scheme (flags has HintCoherence and bits
+// leaves room), the path's coherence bits above the material's low bits:
+// it ends here (a miss), it survived Russian roulette, it sampled a light
+// at its last vertex (Falcor's).
+uint reorderHint(bool miss, uint material, uint events, uint bits, uint flags) {
+    uint hint = material;
+    if (miss) {
+        hint = 0u;
+    }
+    if ((flags & 2u) != 0u && bits > 3u) {
+        uint low = bits - 3u;
+        uint coherence = (events & 3u) << 1;
+        if (miss) {
+            coherence |= 1u;
+        }
+        hint = (hint & ((1u << low) - 1u)) | (coherence << low);
+    }
+    return hint;
+}
+
+// SortKey is a hit's place in the order in which reorderThreadNV(hitObject,
+// hint, bits) groups threads: by shader first (0 a miss, 1 + each hit
+// group), then by the hint's low bits, the most significant first (with
+// the coherence scheme its coherence bits, then the material's). The keys
+// are dense, for the wavefronts' counting sort: keyMaterials material
+// values per shader and coherence class (SortKeySpace).
+uint sortKey(uint shader, uint hint, uint bits, uint flags, uint keyMaterials) {
+    if (bits == 0u || bits == 4294967295u) {
+        return shader;
+    }
+    hint &= (1u << bits) - 1u;
+    uint low = bits;
+    uint classes = 1u;
+    if ((flags & 2u) != 0u && bits > 3u) {
+        uint tmp1 = bits - 3u;
+        uint tmp2 = 8u;
+        low = tmp1;
+        classes = tmp2;
+    }
+    return (shader * classes + (hint >> low)) * keyMaterials + (hint & ((1u << low) - 1u));
+}
+
+// SortKeySpace is the size of SortKey's key space over a scene's
+// materials: the keys, and the material values each shader and coherence
+// class tells apart (the hint's material bits, or fewer where the scene
+// has fewer materials).
+void sortKeySpace(uint bits, uint flags, uint materials, out uint result0, out uint result1) {
+    uint keys = 0u;
+    uint materialKeys = 0u;
+    uint shaders = 6u;
+    if (bits == 0u || bits == 4294967295u) {
+        result0 = shaders;
+        result1 = 1u;
+        return;
+    }
+    uint low = bits;
+    uint classes = 1u;
+    if ((flags & 2u) != 0u && bits > 3u) {
+        uint tmp1 = bits - 3u;
+        uint tmp2 = 8u;
+        low = tmp1;
+        classes = tmp2;
+    }
+    materialKeys = max(1u, min(materials, 1u << low));
+    result0 = shaders * classes * materialKeys;
+    result1 = materialKeys;
+    return;
+}
+
+// ToVec3d is v in float64.
+Vec3d toVec3d(vec3 v) {
+    return Vec3d(v.x, v.y, v.z);
+}
+
+Vec3d vec3dAdd(Vec3d a, Vec3d b) {
+    return Vec3d(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+
+Vec3d vec3dSub(Vec3d a, Vec3d b) {
+    return Vec3d(a.x - b.x, a.y - b.y, a.z - b.z);
+}
+
+Vec3d vec3dScale(Vec3d a, float s) {
+    return Vec3d(a.x * s, a.y * s, a.z * s);
+}
+
+float vec3dDot(Vec3d a, Vec3d b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+float vec3dMaxAbs(Vec3d a) {
+    return max(max(abs(a.x), abs(a.y)), abs(a.z));
+}
+
+Vec3d vec3dAt(Vec3d a, Vec3d d, float t) {
+    return Vec3d(a.x + t * d.x, a.y + t * d.y, a.z + t * d.z);
+}
+
+// RoundConeNearest is the signed distance from x to the round cone from
+// the sphere of radius ra about the origin to the sphere of radius rb about
+// ba (negative inside), and the u of the sphere whose surface is nearest
+// to x (the outward normal there is x − u·ba). The cone is the union of
+// the spheres along the segment, their radius linear in u, and the
+// distance the least over u of |x − u·ba| − r(u), a convex function of u:
+// its minimum, where the derivative vanishes, lies a fixed offset along the
+// axis from x's own foot (the cone's slope), clamped to the segment.
+void roundConeNearest(Vec3d x, Vec3d ba, float ra, float rb, out float result0, out float result1) {
+    float dist = 0.0;
+    float u = 0.0;
+    float l2 = vec3dDot(ba, ba);
+    float dr = rb - ra;
+    if (l2 <= dr * dr) {
+        Vec3d xb = vec3dSub(x, ba);
+        float da = sqrt(vec3dDot(x, x)) - ra;
+        float db = sqrt(vec3dDot(xb, xb)) - rb;
+        if (da < db) {
+            result0 = da;
+            result1 = 0.0;
+            return;
+        }
+        result0 = db;
+        result1 = 1.0;
+        return;
+    }
+    float l = sqrt(l2);
+    float y = vec3dDot(x, ba) / l;
+    Vec3d perp = vec3dSub(x, vec3dScale(ba, y / l));
+    float h = sqrt(vec3dDot(perp, perp));
+    u = min(max((y + dr * h / sqrt(l2 - dr * dr)) / l, 0.0), 1.0);
+    float along = y - u * l;
+    result0 = sqrt(h * h + along * along) - (ra + u * dr);
+    result1 = u;
+    return;
+}
+
+// strandInside is StrandHitCounts' test of segment q, with the hit x and
+// the origin oa relative to a (segment p's first vertex; rp its larger
+// radius): whether the hit is not on the tube's surface by q (it lies
+// inside q, or the ray starts in or on q and has not left it), and (near)
+// whether q can hold it at all. A segment holds only points within its
+// length and its larger radius of its vertices; one joined to p at vertex
+// joint (−1: q is p, or further along the chain) holds a point of p's
+// surface only within three times their radii of the joint (where the
+// chain folds back on itself by less than 150°), which spares most hits
+// the test.
+void strandInside(int p, int q, int joint, float rp, Vec3d a, Vec3d x, Vec3d oa, float tol, out bool result0, out bool result1) {
+    bool in_ = false;
+    bool near = false;
+    int w = strandVertex(q);
+    Vec3d aq = toVec3d(strandPoint(w));
+    Vec3d bq = vec3dSub(toVec3d(strandPoint(w + 1)), aq);
+    Vec3d xq = vec3dSub(vec3dAdd(x, a), aq);
+    Vec3d oq = vec3dSub(vec3dAdd(oa, a), aq);
+    float ra = strandRadius(w);
+    float rb = strandRadius(w + 1);
+    if (joint >= 0) {
+        Vec3d xj = vec3dSub(vec3dAdd(x, a), toVec3d(strandPoint(joint)));
+        float reach = 3.0 * (rp + max(ra, rb)) + tol;
+        if (vec3dDot(xj, xj) > reach * reach) {
+            result0 = false;
+            result1 = false;
+            return;
+        }
+    } else if (q != p) {
+        float reach = sqrt(vec3dDot(bq, bq)) + max(ra, rb) + tol;
+        if (vec3dDot(xq, xq) > reach * reach) {
+            result0 = false;
+            result1 = false;
+            return;
+        }
+    }
+    float dx;
+    float tmp1;
+    roundConeNearest(xq, bq, ra, rb, dx, tmp1);
+    if (dx < -tol) {
+        result0 = true;
+        result1 = true;
+        return;
+    }
+    float do_;
+    float tmp2;
+    roundConeNearest(oq, bq, ra, rb, do_, tmp2);
+    result0 = dx < tol && do_ < tol;
+    result1 = true;
+    return;
+}
+
+// StrandHitCounts is the strand rule: whether a hit at distance t on
+// segment p of strands s, of a ray from o along d, is where the ray enters
+// the one smooth tube that the segment's chain draws.
+//
+// A chain's segments overlap at their joints (a segment's end sphere lies
+// partly inside the next one), so a swept sphere's intersection alone finds
+// surfaces inside the tube: light passing through a strand near a joint, or
+// leaving it there, met the kept end cap inside the next segment and the
+// strand shadowed itself. For segment p itself and each segment q chained
+// to it near the hit, the hit does not count
+//   - where it lies inside q, deeper than a tolerance that covers the
+//     rounding of the hit point (so a hit on the tube's surface at a joint,
+//     which lies on both segments, is kept, and nothing leaks through a
+//     seam): the ray is inside the tube already (Embree also reports such
+//     hits inside p itself, where it cuts a segment by its neighbour);
+//   - where the ray starts inside or on q (within the tolerance) and the
+//     hit lies inside or on q too: q is convex, so the ray has not left it.
+//     Light leaving a segment, outward or through it, never meets it again
+//     (Embree's filter needs this for p itself: its exit hits can look like
+//     entries), nor its neighbours where they overlap it.
+//
+// The CPU's tracers and the GPU's intersection shaders apply it to every
+// hit on a chained segment; Embree's filter is its C twin
+// (render/cpu/embree), held to it case by case by a test.
+bool strandHitCounts(int p, vec3 o, vec3 d, float t) {
+    int v = strandVertex(p);
+    Vec3d a = toVec3d(strandPoint(v));
+    Vec3d oa = vec3dSub(toVec3d(o), a);
+    Vec3d travel = vec3dScale(toVec3d(d), t);
+    Vec3d x = vec3dAdd(oa, travel);
+    float ra = strandRadius(v);
+    float rb = strandRadius(v + 1);
+    float tol = 3.0517578e-05 * (vec3dMaxAbs(oa) + vec3dMaxAbs(travel)) + 1.5258789e-05 * (ra + rb) + 2.3841858e-07 * max(vec3dMaxAbs(toVec3d(o)), vec3dMaxAbs(vec3dAdd(x, a)));
+    float rp = max(ra, rb);
+    {
+        bool in_;
+        bool tmp1;
+        strandInside(p, p, -1, rp, a, x, oa, tol, in_, tmp1);
+        if (in_) {
+            return false;
+        }
+    }
+    int q = p;
+    for (int k = 0; k < 64 && (strandJoins(q) & 1u) != 0u; k++) {
+        q--;
+        int joint = -1;
+        if (k == 0) {
+            joint = v;
+        }
+        bool in_;
+        bool near;
+        strandInside(p, q, joint, rp, a, x, oa, tol, in_, near);
+        if (in_) {
+            return false;
+        }
+        if (!near) {
+            break;
+        }
+    }
+    q = p;
+    for (int k = 0; k < 64 && (strandJoins(q) & 2u) != 0u; k++) {
+        q++;
+        int joint = -1;
+        if (k == 0) {
+            joint = v + 1;
+        }
+        bool in_;
+        bool near;
+        strandInside(p, q, joint, rp, a, x, oa, tol, in_, near);
+        if (in_) {
+            return false;
+        }
+        if (!near) {
+            break;
+        }
+    }
+    return true;
 }
 
 // AlphaKeeps is the any-hit decision on a candidate hit at distance t of

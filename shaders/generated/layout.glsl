@@ -126,6 +126,9 @@ const float SPECTRUM_BLUE_NORM = 0.21580704;
 const float LINE_F = 486.13;
 const float LINE_D = 587.56;
 const float LINE_C = 656.27;
+const float LUM_R = 0.2126;
+const float LUM_G = 0.7152;
+const float LUM_B = 0.0722;
 const float ONE_BELOW_ONE = 0.99999994;
 const float COAT_F0 = 0.04;
 const float SHEEN_MIN_ALPHA = 0.007;
@@ -149,6 +152,11 @@ const int MS_TABLE_ROUGH = 16;
 const int MS_TABLE_F0 = 9;
 const float GLASS_TABLE_MAX_R = 0.5;
 const float NULL_ETA = 0.001;
+const int SHEEN_TABLE_AT = 1024;
+const int IRID_BINS_AT = 2048;
+const int ANISO_TABLE_AT = 18432;
+const int GLASS_TABLE_AT = 165888;
+const int MS_TABLE_AT = 198656;
 const float IRID_SENS_AMP_X = 0.84659;
 const float IRID_SENS_AMP_Y = 1.0002218;
 const float IRID_SENS_AMP_Z = 1.0011225;
@@ -451,6 +459,16 @@ struct Params {
     uint pad;
 };
 
+struct DenoiseFilter {
+    uint width;
+    uint height;
+    int radius;
+    float sigmaLum;
+    float sigmaNorm;
+    float sigmaDepth;
+    float sigmaAlb;
+};
+
 struct DenoiseParams {
     Vec3Buf light;
     FloatBuf sd;
@@ -459,13 +477,7 @@ struct DenoiseParams {
     FloatBuf depth;
     FloatBuf gradZ;
     Vec3Buf result;
-    uint width;
-    uint height;
-    int radius;
-    float sigmaLum;
-    float sigmaNorm;
-    float sigmaDepth;
-    float sigmaAlb;
+    DenoiseFilter denoiseFilter;
     uint pad;
 };
 

@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime/pprof"
@@ -217,13 +213,9 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error)
 		// Too large for one film: rendered in bands streamed into the EXR,
 		// where nothing needs the whole film.
 		why := "does not fit the memory budget in one film"
-		layers = render.LayersFor(aovs, false)
-		rows, berr := j.BandRows(layers, settings.MemoryBudget)
-		if berr != nil || rows == 0 {
+		var rows int
+		if layers, rows, err = j.Plan(out, aovs, denoised, settings.MemoryBudget, err); err != nil {
 			return fmt.Errorf("%s: %w", scenePath, err)
-		}
-		if why := whyNotBands(out, aovs, denoised, settings, w*h); why != "" {
-			return fmt.Errorf("%s: %v (rendered in bands of rows it would fit, but %s)", scenePath, err, why)
 		}
 		note(fmt.Sprintf("%dx%d %s: rendering it in bands of %d rows, each written to %s as it is done", w, h, why, rows, out))
 		if preview != "" {
@@ -232,7 +224,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error)
 		j.Options.AfterPass = nil // bands have no passes of the whole image
 		bar = newBar()
 		var done int
-		stats, renderErr, done, err = renderBands(ctx, intr, j, settings, scenePath, layers, rows, out, display, note, bar.update)
+		stats, renderErr, done, err = j.Bands(ctx, out, layers, rows, bar.update, intr.write)
 		bar.finish()
 		if err != nil {
 			return err
@@ -412,202 +404,6 @@ func startCPUProfile(path string, stderr io.Writer) (stop func(), err error) {
 			fmt.Fprintf(stderr, "%s: --cpuprofile: %v\n", programName, err)
 		}
 	}, nil
-}
-
-// whyNotBands says why a render cannot be rendered in bands (RenderBands
-// into a BandWriter), or "": it writes an EXR alone, with no denoiser and
-// no heatmap (both read the whole image), as a whole render.
-func whyNotBands(out string, aovs []render.AOV, denoised bool, s render.Settings, pixels int) string {
-	switch {
-	case !strings.EqualFold(filepath.Ext(out), ".exr"):
-		return "a render in bands writes an EXR alone: use -o NAME.exr"
-	case denoised && pixels > render.MaxFilePixels:
-		return "the denoiser reads the whole image"
-	case denoised:
-		return "the denoiser reads the whole image: denoise the EXR afterwards (sertrace denoise)"
-	case slices.ContainsFunc(aovs, func(a render.AOV) bool { return slices.Contains(render.Heatmaps, a) }):
-		return "a heatmap (--aov " + render.AOVNames(render.Heatmaps) + ") reads the whole image"
-	case s.Samples != "":
-		return "a slice holds the whole film's sums"
-	case s.TimeBudget > 0:
-		return "a time budget needs the whole image's passes: leave out --time-budget"
-	}
-	return ""
-}
-
-// renderBands renders the job in bands of rows, each written to out (an
-// EXR) as it is done: the file is committed, marked partial, when the
-// render is cut short after its first band's first pass, and not at all
-// before. It continues a render of the same key that was killed (its
-// unfinished file beside out, which an abort and a failed write also
-// leave) or interrupted (out itself, marked partial) from the rows it
-// wrote whole. It returns the render's stats and error, the rows rendered
-// whole, and an error that kept the file from being written. Once the
-// render is over, the rest of the file is written in a window of intr's.
-func renderBands(ctx context.Context, intr *interrupts, j *job.Job, settings render.Settings, scenePath string, layers render.Layers, rows int, out string, display render.Display, note func(string), progress render.Progress) (stats *render.Stats, renderErr error, done int, err error) {
-	key, err := bandsKey(j, settings, scenePath, layers, rows)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	src := continuable(out, key, note)
-	defer src.close()
-	// begin starts the file: an abort leaves it for the next run, as a
-	// kill does.
-	begin := func() (*atomicfile.Temp, *render.BandWriter, error) {
-		t, err := atomicfile.Create(out)
-		if err != nil {
-			return nil, nil, err
-		}
-		t.Keep = true
-		bw, err := render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, display.HalfFloat, j.Options.SPP, key)
-		if err != nil {
-			t.Discard()
-			return nil, nil, fmt.Errorf("write %s: %w", out, err)
-		}
-		return t, bw, nil
-	}
-	t, bw, err := begin()
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	if src.f != nil {
-		if cerr := bw.Copy(src.f, src.size, src.rows); cerr == nil {
-			note(fmt.Sprintf("%s: continuing the render in bands that %s: its rows 0..%d are kept", out, src.what, src.rows-1))
-		} else {
-			note(fmt.Sprintf("%s: the render in bands that %s does not read (%v): starting over", out, src.what, cerr))
-			t.Discard()
-			src.rows = 0
-			if t, bw, err = begin(); err != nil {
-				return nil, nil, 0, err
-			}
-		}
-	}
-	done = src.rows
-	rendered := done > 0
-	stats, renderErr = j.RenderBands(ctx, layers, rows, done, func(band *render.Film) error {
-		rendered = rendered || band.Samples > 0
-		if band.Samples == j.Options.SPP && !band.Partial {
-			done = band.Y0 + band.Height
-		}
-		return bw.Write(band)
-	}, progress)
-	var failed error
-	switch {
-	case stats == nil:
-		failed = renderErr // the scene's preparation: no file
-	case !rendered && renderErr != nil && !errors.Is(renderErr, context.Canceled):
-		failed = renderErr
-	case !rendered:
-		failed = fmt.Errorf("interrupted before the first pass finished: nothing written")
-	}
-	if failed != nil {
-		t.Discard()
-		return nil, nil, 0, failed // as it is, not as a failure to write
-	}
-	defer intr.write(out)()
-	start := time.Now()
-	if err = bw.Close(stats.Partial); err == nil {
-		err = t.Commit()
-	} else {
-		t.Leave() // its rows done count: the next run continues them
-		err = fmt.Errorf("write %s: %w; what it holds is left in %s for the next run to continue", out, err, t.Name())
-	}
-	if err == nil {
-		src.done()
-	}
-	stats.WriteSeconds += time.Since(start).Seconds()
-	return stats, renderErr, done, err
-}
-
-// bandsSource is the file a render in bands continues: a killed run's
-// temporary (claimed, so that no write removes it before its rows are
-// copied) or an interrupted run's image.
-type bandsSource struct {
-	f    *os.File
-	rows int
-	size int64
-	what string // for the messages
-	temp bool   // a temporary, removed once its rows are in the new file
-}
-
-// continuable finds the file with the most rows of the render key among
-// out's killed temporaries and out itself, if it is a partial image of
-// it; those of the render that do not read are said.
-func continuable(out, key string, note func(string)) bandsSource {
-	var best bandsSource
-	try := func(f *os.File, what string, temp bool) {
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return
-		}
-		n, err := render.BandsDone(f, fi.Size(), key)
-		if err != nil && !errors.Is(err, render.ErrOtherRender) {
-			note(fmt.Sprintf("%s: the render in bands that %s does not read (%v): it is not continued", out, what, err))
-		}
-		if err != nil || n <= best.rows {
-			f.Close()
-			return
-		}
-		best.close()
-		best = bandsSource{f: f, rows: n, size: fi.Size(), what: what, temp: temp}
-	}
-	for _, p := range atomicfile.Stale(out) {
-		if f, err := atomicfile.Claim(p); err == nil {
-			try(f, "a killed run left in "+p, true)
-		}
-	}
-	if f, err := os.Open(out); err == nil {
-		if fi, err := f.Stat(); err == nil && render.IsPartial(f, fi.Size()) {
-			try(f, "an interrupted run wrote to "+out, false)
-		} else {
-			f.Close()
-		}
-	}
-	return best
-}
-
-// done removes a temporary whose rows are in the new file, and closes it.
-func (b *bandsSource) done() {
-	if b.f != nil && b.temp {
-		os.Remove(b.f.Name())
-	}
-	b.close()
-}
-
-func (b *bandsSource) close() {
-	if b.f != nil {
-		b.f.Close()
-		b.f = nil
-	}
-}
-
-// bandsKey names a render in bands in its file, for a run that would
-// continue it: what its pixels depend on (the build, the settings, the
-// scene's and environment's bytes, the backend, the layers; on the GPU
-// the band's rows), not the threads or the memory budget. (Not the
-// tracer auto picks either: a machine with Embree and one without render
-// the same image, not the same bits.)
-func bandsKey(j *job.Job, s render.Settings, scenePath string, layers render.Layers, rows int) (string, error) {
-	var env []string
-	if s.Env != "" {
-		env = append(env, s.Env)
-	}
-	content, err := scene.ContentHash(scenePath, env...)
-	if err != nil {
-		return "", err
-	}
-	s.Threads, s.MemoryBudget = 0, ""
-	settings, err := json.Marshal(s)
-	if err != nil {
-		return "", err
-	}
-	if j.Backend.Name() != "vulkan" {
-		rows = 0 // a GPU sums each launch, a band's rows, in float32: the CPU's bands are exact
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%s\n%s\n%d\n%d\n", render.BuildID(), settings, content, j.Backend.Name(), layers, rows)
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // settingError shows a bad setting as the flag it came from (exit status 2);

@@ -15,19 +15,19 @@ import (
 	"sertrace/render"
 )
 
-// renderFilm renders a job's film (slice K of it, or all of it for −1),
-// from its checkpoint at cpPath where one is current; an interrupted or
-// failing render leaves a checkpoint of what it did.
-func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath string) (*render.Film, render.Display, *render.Stats, error) {
+// jobFor prepares the render of a job (slice K of it, or all of it for
+// −1): the job, the AOVs of its outputs and the layers its film holds. A
+// film over the memory budget is the *render.MemoryError, with the job.
+func (r *Runner) jobFor(p *prepared, slice int) (*job.Job, []render.AOV, render.Layers, error) {
 	jc := p.job
 	if jc.Denoise {
 		// Finished jobs are skipped without the network's weights; one to
 		// render needs them before it starts.
 		if err := denoise.Ready(jc.Denoiser); err != nil {
-			return nil, render.Display{}, nil, err
+			return nil, nil, 0, err
 		}
 	}
-	settings, cpKey := jc.Settings, p.checkpointKey(slice)
+	settings := jc.Settings
 	if slice >= 0 {
 		settings.Samples = p.samples(slice)
 	}
@@ -38,18 +38,23 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, slice int, cpPath 
 	j, err := job.Prepare(job.Spec{Scene: p.scenePath, Settings: settings, Resolve: r.Config.resolve, AOVs: aovs, Note: r.note(jc.Name), QuietScene: slice > 0})
 	var bad *job.OptionsError
 	if errors.As(err, &bad) {
-		return nil, render.Display{}, nil, fmt.Errorf("%s: %w", jc.Name, err)
+		return nil, nil, 0, fmt.Errorf("%s: %w", jc.Name, err)
 	} else if err != nil {
-		return nil, render.Display{}, nil, err
+		return nil, nil, 0, err
 	}
-	opts, display := &j.Options, j.Display
-	if opts.Threads == 0 {
-		opts.Threads = allocatedCPUs()
+	if j.Options.Threads == 0 {
+		j.Options.Threads = allocatedCPUs()
 	}
 	layers, err := j.Layers(aovs, jc.Denoise, settings.MemoryBudget)
-	if err != nil {
-		return nil, render.Display{}, nil, fmt.Errorf("%s: %w", jc.Name, err)
-	}
+	return j, aovs, layers, err
+}
+
+// renderFilm renders job j's film of layers (slice K of the job, or all
+// of it for −1), from its checkpoint at cpPath where one is current; an
+// interrupted or failing render leaves a checkpoint of what it did.
+func (r *Runner) renderFilm(ctx context.Context, p *prepared, j *job.Job, aovs []render.AOV, layers render.Layers, slice int, cpPath string) (*render.Film, render.Display, *render.Stats, error) {
+	jc, cpKey := p.job, p.checkpointKey(slice)
+	opts, display := &j.Options, j.Display
 	// The film is the checkpoint's where it serves, else a new one: never
 	// both at once.
 	var film *render.Film

@@ -27,6 +27,9 @@ type JobResult struct {
 	Samples int       `json:"samples_per_pixel,omitempty"`
 	Where   string    `json:"where,omitempty"` // the host (and Slurm job and task) that last worked on it
 	Job     JobConfig `json:"settings"`
+	// Thumbnail says the job's folder has its thumb.png (a job rendered
+	// in bands has none), for the contact sheet.
+	Thumbnail bool `json:"-"`
 }
 
 // record writes a unit's result where the summary reads it: a whole job's

@@ -181,7 +181,10 @@ func (r *Runner) runUnit(ctx context.Context, u Unit, outDir string) UnitResult 
 	res.Seconds, res.err = time.Since(start).Seconds(), err
 	switch {
 	case errors.Is(err, ErrInterrupted):
-		res.Status, res.Error = Failed, fmt.Sprintf("interrupted after %d samples per pixel: a checkpoint was written, the next run continues from it", res.Samples)
+		res.Status, res.Error = Failed, err.Error() // a render in bands says what it kept
+		if err == ErrInterrupted {
+			res.Error = fmt.Sprintf("interrupted after %d samples per pixel: a checkpoint was written, the next run continues from it", res.Samples)
+		}
 	case err != nil:
 		res.Status, res.Error = Failed, err.Error()
 	case skipped:
@@ -207,7 +210,19 @@ func (r *Runner) runJob(ctx context.Context, index int, dir string) (skipped boo
 		return true, n, writeStatus(dir, JobResult{Name: job.Name, Status: Skipped, Outputs: names, Samples: n, Where: where(), Job: job})
 	}
 	start := time.Now()
-	film, display, stats, err := r.renderFilm(ctx, p, -1, filepath.Join(dir, "checkpoint.gob"))
+	j, aovs, layers, err := r.jobFor(p, -1)
+	var over *render.MemoryError
+	if errors.As(err, &over) {
+		samples, err := r.runBands(ctx, p, j, dir, err)
+		if err != nil {
+			return false, samples, err
+		}
+		return false, samples, writeStatus(dir, JobResult{Name: job.Name, Status: Done, Outputs: []string{p.outputs[0].name}, Samples: samples,
+			Seconds: time.Since(start).Seconds(), Where: where(), Job: job})
+	} else if err != nil {
+		return false, 0, fmt.Errorf("%s: %w", job.Name, err)
+	}
+	film, display, stats, err := r.renderFilm(ctx, p, j, aovs, layers, -1, filepath.Join(dir, "checkpoint.gob"))
 	if err != nil {
 		if film != nil {
 			samples = film.Samples
@@ -245,7 +260,14 @@ func (r *Runner) runSlice(ctx context.Context, u Unit, dir string) (skipped bool
 		return true, want.Count, nil
 	}
 	checkpoint := sliceFile(dir, u.Slice, "checkpoint.gob")
-	film, display, stats, err := r.renderFilm(ctx, p, u.Slice, checkpoint)
+	j, aovs, layers, err := r.jobFor(p, u.Slice)
+	if err != nil {
+		if j != nil { // over the memory budget: a slice holds the whole film's sums
+			err = fmt.Errorf("%s: %w", job.Name, err)
+		}
+		return false, 0, err
+	}
+	film, display, stats, err := r.renderFilm(ctx, p, j, aovs, layers, u.Slice, checkpoint)
 	if err != nil {
 		if film != nil {
 			samples = film.Samples

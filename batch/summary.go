@@ -85,6 +85,8 @@ func (r *Runner) summarize(outDir string) (*Summary, error) {
 				}
 			}
 		}
+		_, err := os.Stat(filepath.Join(outDir, job.Name, "thumb.png"))
+		res.Thumbnail = err == nil
 		sum.Jobs = append(sum.Jobs, res)
 	}
 	return sum, writeSummary(outDir, sum)
@@ -131,7 +133,7 @@ code { font-size: 12px; }
 <table>
 <tr><th>image</th><th>job</th><th>status</th><th>settings</th><th>time</th><th>outputs</th></tr>
 {{range .Jobs}}<tr class="{{.Status}}">
-<td>{{if or (eq .Status "done") (eq .Status "skipped")}}<img src="{{.Name}}/thumb.png" alt="{{.Name}}">{{end}}</td>
+<td>{{if and .Thumbnail (or (eq .Status "done") (eq .Status "skipped"))}}<img src="{{.Name}}/thumb.png" alt="{{.Name}}">{{end}}</td>
 <td>{{.Name}}</td>
 <td>{{.Status}}{{if .Error}}<br><code>{{.Error}}</code>{{end}}{{if .Where}}<br><small>on {{.Where}}</small>{{end}}</td>
 <td><code>scene {{.Job.Scene}}<br>res {{or .Job.Res "default"}}, {{.Job.SPP}} spp{{if gt .Job.Split 1}} in {{.Job.Split}} slices{{end}}, depth {{.Job.MaxDepth}}, seed {{.Job.Seed}}<br>camera {{.Job.Camera}}, backend {{.Job.Backend}}<br>{{if .Job.Env}}env {{.Job.Env}}{{else}}env colour {{.Job.EnvColor}}{{end}}, tone map {{.Job.ToneMap}}</code></td>

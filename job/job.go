@@ -48,6 +48,8 @@ type Job struct {
 	Options render.Options // the caller may still set Threads and AfterPass
 	Display render.Display
 	Backend render.Backend
+	spec    Spec
+	resolve func(string) string
 	note    func(string)
 }
 
@@ -81,7 +83,7 @@ func Prepare(s Spec) (*Job, error) {
 			note("warning: " + s.Scene + ": " + w)
 		}
 	}
-	return &Job{Scene: sc, Options: opts, Display: display, Backend: backend, note: note}, nil
+	return &Job{Scene: sc, Options: opts, Display: display, Backend: backend, spec: s, resolve: resolve, note: note}, nil
 }
 
 // Render renders the job into film (a new one, or one to continue), telling

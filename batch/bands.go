@@ -1,0 +1,66 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"sertrace/atomicfile"
+	"sertrace/job"
+	"sertrace/render"
+)
+
+// runBands renders a whole job whose film is over its memory budget
+// (over, with the job j prepared) in bands streamed into its one EXR
+// output, as sertrace render does (job.Plan, job.Bands): the same file.
+// Interrupted, the bands done are in the output, marked partial; killed,
+// in its temporary beside it; the next run continues from them. It
+// returns the samples per pixel of the image written whole.
+func (r *Runner) runBands(ctx context.Context, p *prepared, j *job.Job, dir string, over error) (samples int, err error) {
+	jc := p.job
+	if len(p.outputs) != 1 || p.outputs[0].aov != render.AOVBeauty {
+		return 0, fmt.Errorf("%s: %w (rendered in bands of rows it would fit, but a render in bands writes one EXR: outputs: [beauty.exr])", jc.Name, over)
+	}
+	name := p.outputs[0].name
+	out := filepath.Join(dir, name)
+	layers, rows, err := j.Plan(out, nil, jc.Denoise, jc.MemoryBudget, over)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", jc.Name, err)
+	}
+	w, h := j.Options.Width, j.Options.Height
+	r.note(jc.Name)(fmt.Sprintf("%dx%d does not fit the memory budget in one film: rendering it in bands of %d rows, each written to %s as it is done", w, h, rows, out))
+	var tick render.Progress
+	if r.Tick != nil {
+		tick = r.Tick
+	}
+	stats, renderErr, done, err := j.Bands(ctx, out, layers, rows, tick, nil)
+	if err != nil {
+		return 0, err
+	}
+	kept := fmt.Sprintf("rows 0..%d of %d, the bands rendered whole, are kept in %s: the next run continues from them", done-1, h, out)
+	if done == 0 {
+		kept = fmt.Sprintf("no band was finished: the next run starts %s over", out)
+	}
+	switch {
+	case renderErr != nil && !errors.Is(renderErr, context.Canceled):
+		return 0, fmt.Errorf("%w; %s", renderErr, kept)
+	case stats.Partial || renderErr != nil:
+		return 0, fmt.Errorf("%w: %s", ErrInterrupted, kept)
+	}
+	hash, err := fileHash(out)
+	if err != nil {
+		return 0, err
+	}
+	// No thumbnail (the contact sheet shows none): the image is larger
+	// than a film of it the budget holds. What an earlier render of the
+	// job left is not this image's.
+	os.Remove(filepath.Join(dir, "thumb.png"))
+	os.Remove(filepath.Join(dir, "checkpoint.gob"))
+	m := manifest{Key: p.key, Outputs: map[string]string{name: hash}, Samples: j.Options.SPP}
+	if err := atomicfile.WriteJSON(filepath.Join(dir, "manifest.json"), m); err != nil {
+		return 0, err
+	}
+	return j.Options.SPP, nil
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/viper"
 
 	"sertrace/atomicfile"
-	"sertrace/denoise"
 	"sertrace/job"
 	"sertrace/render"
 	"sertrace/scene"
@@ -353,7 +352,7 @@ func imageFiles(out string, aovs []render.AOV, denoised bool) []file {
 		files = append(files, file{what, o.Path})
 	}
 	if denoised {
-		files = append(files, file{"the noisy image of -o", denoise.NoisyPath(out)})
+		files = append(files, file{"the noisy image of -o", job.NoisyPath(out)})
 	}
 	return files
 }
@@ -361,8 +360,8 @@ func imageFiles(out string, aovs []render.AOV, denoised bool) []file {
 // imageOutputs are the files a film is written to at out: the beauty (an
 // EXR with its AOVs as layers), and beside it each AOV that is not a layer
 // (a PFM, or a heatmap's PNG).
-func imageOutputs(out string, aovs []render.AOV) []denoise.Output {
-	outs := []denoise.Output{{Path: out, AOV: render.AOVBeauty}}
+func imageOutputs(out string, aovs []render.AOV) []job.Output {
+	outs := []job.Output{{Path: out, AOV: render.AOVBeauty}}
 	exr := strings.EqualFold(filepath.Ext(out), ".exr")
 	for _, a := range aovs {
 		ext := ".pfm"
@@ -371,7 +370,7 @@ func imageOutputs(out string, aovs []render.AOV) []denoise.Output {
 		} else if exr {
 			continue // a layer of the EXR
 		}
-		outs = append(outs, denoise.Output{Path: strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext, AOV: a})
+		outs = append(outs, job.Output{Path: strings.TrimSuffix(out, filepath.Ext(out)) + "." + string(a) + ext, AOV: a})
 	}
 	return outs
 }

@@ -147,10 +147,10 @@ func (r *Runner) finishJob(ctx context.Context, p *prepared, dir string, film *r
 	if jc.Denoise {
 		r.note(jc.Name)("denoising (" + jc.Denoiser + ")")
 	}
-	var outs []denoise.Output
+	var outs []job.Output
 	var aovs []render.AOV
 	for _, o := range p.outputs {
-		outs = append(outs, denoise.Output{Path: filepath.Join(dir, o.name), AOV: o.aov})
+		outs = append(outs, job.Output{Path: filepath.Join(dir, o.name), AOV: o.aov})
 		aovs = append(aovs, o.aov)
 	}
 	film.Keep(render.LayersFor(aovs, jc.Denoise)) // merged slices hold every layer; the image what is asked

@@ -9,6 +9,7 @@ import (
 
 	"sertrace/atomicfile"
 	"sertrace/denoise"
+	"sertrace/job"
 	"sertrace/render"
 	"sertrace/scene"
 )
@@ -69,7 +70,7 @@ func (r *Runner) overwrites(p *prepared, dir string) error {
 	}
 	names := []string{"manifest.json", "checkpoint.gob", "thumb.png"}
 	for _, o := range p.outputs {
-		names = append(names, o.name, denoise.NoisyPath(o.name))
+		names = append(names, o.name, job.NoisyPath(o.name))
 	}
 	for _, name := range names {
 		for _, in := range inputs {

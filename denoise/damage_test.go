@@ -1,15 +1,12 @@
 package denoise_test
 
 import (
-	"context"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"sertrace/denoise"
-	"sertrace/render"
 )
 
 // flatImage is a w×h image of radiance and albedo 0.5 facing the camera,
@@ -89,40 +86,5 @@ func TestRepairedCountsDamage(t *testing.T) {
 	clean.Beauty[0] = float32(math.NaN())
 	if _, _, err := clean.Repaired(); err == nil || err.Error() != "all 12 of the beauty's pixels are not finite (the first at x=0,y=0: NaN): nothing to denoise" {
 		t.Errorf("a beauty of NaN and infinities: %v", err)
-	}
-}
-
-// TestChosenDenoiserSaysDamage: the denoisers Choose gives (render,
-// merge and batch jobs' through denoise.Write) say what damage they
-// repair, a film's included, and leave nothing of it in the image.
-func TestChosenDenoiserSaysDamage(t *testing.T) {
-	film := render.NewFilmOf(6, 5, render.GuideLayers)
-	film.Samples = 1
-	for i := range 6 * 5 {
-		for c := range 3 {
-			film.Sums[render.LayerBeauty].Set(3*i+c, 0.5)
-			film.Sums[render.LayerAlbedo].Set(3*i+c, 0.5)
-		}
-		film.Sums[render.LayerNormal].Set(3*i+2, 1)
-		film.Sums[render.LayerDepth].Set(i, 1)
-	}
-	film.Sums[render.LayerBeauty].Set(3*(2*6+4)+1, -3)
-	var notes []string
-	m, err := denoise.Choose("regression", 1, "cpu", -1, func(line string) { notes = append(notes, line) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	written, final, err := denoise.Write(context.Background(), film, render.Display{}, []denoise.Output{{Path: filepath.Join(t.TempDir(), "b.pfm"), AOV: render.AOVBeauty}}, m)
-	if err != nil || len(written) != 2 {
-		t.Fatalf("%v, wrote %v", err, written)
-	}
-	if want := "warning: denoise: 1 of the beauty's 30 pixels is negative (at x=4,y=2: -3): taken as 0"; !slices.Contains(notes, want) {
-		t.Errorf("notes %q, want %q", notes, want)
-	}
-	out, _ := final.Resolve(render.AOVBeauty)
-	for i, v := range out {
-		if !(v >= 0 && v <= 0.5001) {
-			t.Fatalf("value %d: %v", i, v)
-		}
 	}
 }

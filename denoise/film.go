@@ -2,8 +2,6 @@ package denoise
 
 import (
 	"context"
-	"path/filepath"
-	"strings"
 
 	"sertrace/render"
 	"sertrace/render/layout"
@@ -54,56 +52,4 @@ func Film(ctx context.Context, f *render.Film, m Method) (*render.Film, error) {
 	}
 	c.Sums[render.LayerBeauty], c.Sums[render.LayerLumSq] = beauty, lumSq
 	return &c, nil
-}
-
-// Output is one file a film is written to: which AOV, where.
-type Output struct {
-	Path string
-	AOV  render.AOV
-}
-
-// NoisyPath is where Write puts the noisy image of a beauty denoised into
-// path: NAME.noisy.EXT beside it.
-func NoisyPath(path string) string {
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + ".noisy" + ext
-}
-
-// Write writes a film's outputs, as render, merge and batch jobs do: where
-// m is not nil, each beauty output's noisy image first, beside it as
-// NAME.noisy.EXT (so that an interrupted denoiser leaves it written), then
-// the beauty denoised by m; the other outputs from the film as rendered. It
-// returns the files written and the denoised film; a cancelled ctx stops
-// the denoiser with context.Canceled, the noisy images written.
-func Write(ctx context.Context, film *render.Film, display render.Display, outs []Output, m Method) (written []string, final *render.Film, err error) {
-	final = film
-	if m != nil {
-		for _, o := range outs {
-			if o.AOV != render.AOVBeauty {
-				continue
-			}
-			noisy := NoisyPath(o.Path)
-			if err := render.WriteAOV(noisy, film, o.AOV, display); err != nil {
-				return written, nil, err
-			}
-			written = append(written, noisy)
-		}
-		if final, err = Film(ctx, film, m); err != nil {
-			if ctx.Err() != nil {
-				return written, nil, context.Canceled
-			}
-			return written, nil, err
-		}
-	}
-	for _, o := range outs {
-		from := film
-		if o.AOV == render.AOVBeauty {
-			from = final
-		}
-		if err := render.WriteAOV(o.Path, from, o.AOV, display); err != nil {
-			return written, nil, err
-		}
-		written = append(written, o.Path)
-	}
-	return written, final, nil
 }

@@ -1,7 +1,10 @@
 // Package job is one render job, as sertrace render and every batch job run
-// it: the scene loaded, its settings resolved into options, a backend
-// chosen, the render run into a film (a new one or a checkpoint's); then the
-// film denoised, where the job asks, and written.
+// it, the one path of a frame from its settings to its files: the scene
+// loaded, its settings resolved into options, a backend chosen; the render
+// run into a film (a new one or a checkpoint's), or in bands streamed into
+// its EXR where the film is over the memory budget (bands.go); then the
+// film's outputs written, the beauty denoised where the job asks
+// (outputs.go: the denoiser is a transform of the film).
 package job
 
 import (
@@ -10,7 +13,6 @@ import (
 	"runtime/debug"
 	"slices"
 
-	"sertrace/denoise"
 	"sertrace/render"
 	"sertrace/render/backends"
 	"sertrace/scene"
@@ -155,27 +157,4 @@ func (j *Job) BandRows(layers render.Layers, budget string) (int, error) {
 	}
 	limitCollector(limit)
 	return rows, nil
-}
-
-// Denoise is how a job's beauty is denoised: the denoiser's name and
-// passes as the settings give them.
-type Denoise struct {
-	On     bool
-	Name   string
-	Passes int
-}
-
-// Write writes a film to outs, as render, merge and batch do
-// (denoise.Write): with the beauty denoised where d asks, on the backend
-// and device (−1: any) the film was rendered on. It returns the files
-// written and the film the beauty was written from.
-func Write(ctx context.Context, film *render.Film, display render.Display, outs []denoise.Output, d Denoise, ranOn string, device int, note func(string)) ([]string, *render.Film, error) {
-	var method denoise.Method
-	if d.On {
-		var err error
-		if method, err = denoise.Choose(d.Name, d.Passes, ranOn, device, note); err != nil {
-			return nil, nil, err
-		}
-	}
-	return denoise.Write(ctx, film, display, outs, method)
 }

@@ -40,19 +40,6 @@ struct ShadowPayload {
     uint occluded;
 };
 
-// A row-major 3×4 affine (render.Affine) applied to a point or a vector.
-vec3 affinePoint(vec4 m[3], vec3 p) {
-    return vec3(m[0].x * p.x + m[0].y * p.y + m[0].z * p.z + m[0].w,
-                m[1].x * p.x + m[1].y * p.y + m[1].z * p.z + m[1].w,
-                m[2].x * p.x + m[2].y * p.y + m[2].z * p.z + m[2].w);
-}
-
-vec3 affineVector(vec4 m[3], vec3 v) {
-    return vec3(m[0].x * v.x + m[0].y * v.y + m[0].z * v.z,
-                m[1].x * v.x + m[1].y * v.y + m[1].z * v.z,
-                m[2].x * v.x + m[2].y * v.y + m[2].z * v.z);
-}
-
 // The strands the strand rule reads (kernel.Strands): the curve set
 // intersectStrandSegment sets before it applies the rule.
 CurveSet strandSet;
@@ -78,14 +65,6 @@ bool intersectStrandSegment(CurveSet c, uint p, vec3 o, vec3 d, float tmin, floa
         return false;
     }
     return true;
-}
-
-// normalToWorld transforms an object-space normal by the inverse transpose,
-// which the world-to-object affine holds (its transpose, read by columns).
-vec3 normalToWorld(vec4 inv[3], vec3 n) {
-    return normalizeGo(vec3(inv[0].x * n.x + inv[1].x * n.y + inv[2].x * n.z,
-                            inv[0].y * n.x + inv[1].y * n.y + inv[2].y * n.z,
-                            inv[0].z * n.x + inv[1].z * n.y + inv[2].z * n.z));
 }
 
 // A path's random numbers at its bounce (kernel.Randoms): Random's, which

@@ -37,11 +37,10 @@ void attenuation(int m, out vec3 color, out float dist) {
 
 void missShader(inout Path path, vec3 d) { miss(path, d); }
 
-void closestHitShader(inout Path path, uint inst, uint prim, vec2 attribs, float t, vec3 o, vec3 d) {
-    uint m = P.instances.v[inst].material;
+void closestHitShader(inout Path path, Hit h, vec3 o, vec3 d) {
     Surface s;
     LightSample ls;
-    closestHit(path, s, ls, P.materials.v[m], int(m), inst, prim, attribs.x, attribs.y, t, o, d, P.maxDepth, P.forward, HIT_SHADER);
+    closestHit(path, s, ls, P.materials.v[P.instances.v[h.instance].material], h, o, d, P.maxDepth, P.forward, HIT_SHADER);
 }
 
 #endif

@@ -28,11 +28,11 @@
 //     JoinedNext = 2u is not read here): a chained segment leaves out its
 //     start sphere, which its predecessor draws. The hit's u (0 at a, 1 at
 //     b, clamped) is the U of Go's Hit and what the NV linear swept spheres
-//     extension reports; the shading needs it for sweptSphereNormal.
-//   - sweptSphereNormal takes the hit point in object space (Go: inv.point
-//     of the world point) and returns the object-space unit normal, which
-//     the shading then takes to world space (normalToWorld). The sphere's
-//     normal is p_object - centre, unnormalised, the same way.
+//     extension reports; the shading needs it for the kernel's
+//     sweptSphereNormal, which takes the hit point in object space and
+//     returns the object-space unit normal, which the shading then takes to
+//     world space (normalToWorld). The sphere's normal is p_object - centre,
+//     unnormalised, the same way (kernel.HitGeometry.Set).
 
 #ifndef INTERSECT_GLSL
 #define INTERSECT_GLSL
@@ -230,13 +230,6 @@ bool intersectSweptSphere(vec3 o, vec3 d, vec3 a, vec3 b, float ra, float rb, bo
         return false;
     }
     return true;
-}
-
-// sweptSphereNormal is the outward normal at p of the round cone, given the
-// hit's u: the direction from the centre of the sphere at u to p (all in
-// object space).
-vec3 sweptSphereNormal(vec3 p, vec3 a, vec3 b, float u) {
-    return normalize(p - (a + (b - a) * u));
 }
 
 #endif // INTERSECT_GLSL

@@ -43,43 +43,17 @@ int firstLight(int inst) { return P.instances.v[inst].firstLight; }
 int envIndex() { return P.envLight; }
 Light punctual(int i) { return P.punctual.v[i]; }
 
-// The point at barycentrics bu, bv of an emissive triangle: world
-// position, front-face normal, emitted radiance and whether it is
-// double-sided.
-void emissiveTriangle(int k, float bu, float bv, out vec3 q, out vec3 n, out vec3 le, out bool doubleSided, out bool ok) {
+// An emissive triangle in world space: the kernel's, made at every sample
+// (the CPU makes each once).
+TriangleEmitter triangleEmitter(int k) {
     LightEntry e = P.lights.v[k];
-    uint tri = uint(e.index);
-    Instance in_ = P.instances.v[e.instance];
-    Mesh m = P.meshes.v[in_.geometry];
-    Material mat = P.materials.v[in_.material];
-    uint i0 = P.indices.v[m.firstIndex + 3u * tri], i1 = P.indices.v[m.firstIndex + 3u * tri + 1u],
-         i2 = P.indices.v[m.firstIndex + 3u * tri + 2u];
-    vec3 o0 = P.positions.v[m.firstVertex + i0], o1 = P.positions.v[m.firstVertex + i1], o2 = P.positions.v[m.firstVertex + i2];
-    vec3 p0 = affinePoint(in_.toWorld, o0), p1 = affinePoint(in_.toWorld, o1), p2 = affinePoint(in_.toWorld, o2);
-    n = normalToWorld(in_.toObject, cross(o1 - o0, o2 - o0));
-    q = vec3(0.0);
-    le = vec3(0.0);
-    doubleSided = (mat.flags & MAT_DOUBLE_SIDED) != 0u;
-    ok = n != vec3(0.0) && cross(p1 - p0, p2 - p0) != vec3(0.0);
-    if (ok) {
-        q = p0 + (p1 - p0) * bu + (p2 - p0) * bv;
-        UVs uv;
-        vec4 color;
-        hitAttributes(uint(e.instance), tri, bu, bv, uv, color);
-        float alpha;
-        sampleTexture(mat.emissiveTex, uv, le, alpha);
-        le *= mat.emissive;
-    }
+    return newTriangleEmitter(uint(e.instance), uint(e.index));
 }
 
-// An emissive sphere's world centre, radius and radiance.
-void sphereLight(int k, out vec3 c, out float r, out vec3 le) {
-    LightEntry e = P.lights.v[k];
-    Instance in_ = P.instances.v[e.instance];
-    SphereSet set = P.sphereSets.v[in_.geometry];
-    c = affinePoint(in_.toWorld, P.points.v[set.firstPoint + uint(e.index)]);
-    r = sqrt32(e.area / (4.0 * PI));
-    le = P.materials.v[in_.material].emissive;
-}
+// The emitters' materials (the triangles and spheres the kernel's
+// emissiveTriangle and sphereLight read, through kernel.Geometry).
+vec3 materialEmissive(int m) { return P.materials.v[m].emissive; }
+TextureRef materialEmissiveTex(int m) { return P.materials.v[m].emissiveTex; }
+uint materialFlags(int m) { return P.materials.v[m].flags; }
 
 #endif

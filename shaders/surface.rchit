@@ -20,5 +20,6 @@ bool occluded(vec3 origin, vec3 dir, float tmax) {
 #include "integrator.glsl"
 
 void main() {
-    closestHitShader(path, gl_InstanceCustomIndexEXT, gl_PrimitiveID, attribs, gl_HitTEXT, gl_WorldRayOriginEXT, gl_WorldRayDirectionEXT);
+    Hit h = Hit(uint(gl_InstanceCustomIndexEXT), uint(gl_PrimitiveID), attribs.x, attribs.y, gl_HitTEXT, 0u);
+    closestHitShader(path, h, gl_WorldRayOriginEXT, gl_WorldRayDirectionEXT);
 }

@@ -14,7 +14,7 @@ void shadeQueued(uint i) {
     if (h.instance == MISS_INSTANCE) {
         missShader(path, path.dir);
     } else {
-        closestHitShader(path, h.instance, h.prim, vec2(h.u, h.v), h.t, path.origin, path.dir);
+        closestHitShader(path, h, path.origin, path.dir);
     }
     P.paths.v[p] = path;
     if (path.alive != 0u) {

@@ -85,6 +85,16 @@ func (t *translator) typeDecl(d *ast.GenDecl) error {
 		if !ok || ts.TypeParams != nil || ts.Assign != 0 {
 			return t.errorAt(ts, "type %s: only struct and interface types are in the GLSL subset", ts.Name.Name)
 		}
+		if isBundle(t.info.Defs[ts.Name].Type()) {
+			// Providers bundled: no GLSL type, as a provider has none.
+			for i := range st.NumFields() {
+				f := st.Field(i)
+				if n, ok := f.Type().(*types.Named); f.Embedded() || !ok || n.Obj().Pkg() != t.pkg {
+					return t.errorAt(ts, "type %s: a bundle of providers holds the package's interfaces as named fields", ts.Name.Name)
+				}
+			}
+			continue
+		}
 		if err := t.give(ts, ts.Name.Name, "type "+ts.Name.Name); err != nil {
 			return err
 		}
@@ -138,11 +148,21 @@ func hasDirective(doc *ast.CommentGroup, d string) bool {
 // methods, which become functions the including shader defines, named as
 // the method (Scene.LightCount → lightCount): the translation declares
 // their prototypes, as it does an ignored file's functions.
+//
+// An interface of the package that another embeds keeps its methods: the
+// embedding one's are the same functions (Lights embeds Geometry: a
+// Lights's VertexPosition is vertexPosition).
 func (t *translator) provider(name string, it *ast.InterfaceType) error {
 	for _, m := range it.Methods.List {
 		ft, ok := m.Type.(*ast.FuncType)
-		if !ok || len(m.Names) != 1 {
-			return t.errorAt(m, "interface %s: an embedded interface is outside the GLSL subset", name)
+		if !ok {
+			if n, named := t.info.Types[m.Type].Type.(*types.Named); named && n.Obj().Pkg() == t.pkg && types.IsInterface(n) {
+				continue // declared with its own methods
+			}
+			return t.errorAt(m, "interface %s: an embedded interface from outside the package is outside the GLSL subset", name)
+		}
+		if len(m.Names) != 1 {
+			return t.errorAt(m, "interface %s: declare one method at a time", name)
 		}
 		if err := t.funcDecl(&ast.FuncDecl{Name: m.Names[0], Type: ft}); err != nil {
 			return err
@@ -151,15 +171,40 @@ func (t *translator) provider(name string, it *ast.InterfaceType) error {
 		delete(t.funcs, fn.key)
 		fn.key, fn.extern = name+"."+m.Names[0].Name, true
 		t.funcs[fn.key] = fn
+		if t.methods == nil {
+			t.methods = map[*types.Func]*function{}
+		}
+		t.methods[t.info.Defs[m.Names[0]].(*types.Func)] = fn
 		t.order = t.order[:len(t.order)-1]
 		t.externOrder = append(t.externOrder, fn.key)
 	}
 	return nil
 }
 
-// isProvider reports whether typ is an interface: a provider, which GLSL
-// drops.
-func isProvider(typ types.Type) bool { return types.IsInterface(typ) }
+// isProvider reports whether typ is a provider, which GLSL drops: an
+// interface, or a bundle of them (or a pointer to one).
+func isProvider(typ types.Type) bool { return types.IsInterface(typ) || isBundle(derefType(typ)) }
+
+// isBundle reports whether typ is a struct type whose fields are all
+// interfaces: providers bundled, which GLSL drops as it drops each (a
+// call of a field's method is a call of the shader's function, as it is
+// of the interface's).
+func isBundle(typ types.Type) bool {
+	n, ok := typ.(*types.Named)
+	if !ok {
+		return false
+	}
+	st, ok := n.Underlying().(*types.Struct)
+	if !ok || st.NumFields() == 0 {
+		return false
+	}
+	for i := range st.NumFields() {
+		if !types.IsInterface(st.Field(i).Type()) {
+			return false
+		}
+	}
+	return true
+}
 
 // elemOf is an array's element type, or typ.
 func elemOf(typ types.Type) types.Type {
@@ -436,6 +481,13 @@ func (t *translator) callee(e *ast.CallExpr) (*function, ast.Expr) {
 	case *ast.SelectorExpr:
 		sel := t.info.Selections[fun]
 		if sel == nil || sel.Kind() != types.MethodVal {
+			return nil, nil
+		}
+		if types.IsInterface(sel.Recv()) {
+			// The interface that declares it: the receiver's, or one it embeds.
+			if fn := t.methods[sel.Obj().(*types.Func)]; fn != nil {
+				return fn, fun.X
+			}
 			return nil, nil
 		}
 		if named, ok := derefType(sel.Recv()).(*types.Named); ok && named.Obj().Pkg() == t.pkg {

@@ -137,6 +137,9 @@ func (t *translator) selector(e *ast.SelectorExpr) (string, error) {
 			return x + "." + strings.ToLower(e.Sel.Name), err
 		}
 	}
+	if isBundle(derefType(xt)) {
+		return "", t.errorAt(e, "%s: a bundle's provider is only called or passed on in the GLSL subset", types.ExprString(e))
+	}
 	if sel := t.info.Selections[e]; sel != nil && sel.Kind() == types.FieldVal {
 		if named, ok := derefType(xt).(*types.Named); ok && named.Obj().Pkg() != nil {
 			x, err := t.expr(e.X)
@@ -455,10 +458,6 @@ func (t *translator) call(e *ast.CallExpr) (string, error) {
 				}
 				return fmt.Sprintf(format, vals...), nil
 			}
-			recv, err := t.expr(sel.X)
-			if err != nil {
-				return "", err
-			}
 			a, err := args(e.Args)
 			if err != nil {
 				return "", err
@@ -468,8 +467,13 @@ func (t *translator) call(e *ast.CallExpr) (string, error) {
 				return "", t.errorAt(sel, "method %s is outside the package", types.ExprString(sel))
 			}
 			t.calledFrom(callee.key)
-			if isProvider(s.Recv()) {
+			if types.IsInterface(s.Recv()) {
+				// A provider's (a bundle's field's too): the shader's function.
 				return callee.glsl + "(" + strings.Join(a, ", ") + ")", nil
+			}
+			recv, err := t.expr(sel.X)
+			if err != nil {
+				return "", err
 			}
 			return callee.glsl + "(" + strings.Join(append([]string{stripParens(recv)}, a...), ", ") + ")", nil
 		}
@@ -564,6 +568,12 @@ func (t *translator) glslType(at ast.Node, typ types.Type) (string, error) {
 			return fmt.Sprintf("%s[%d]", elem, u.Len()), nil
 		}
 	case *types.Named:
+		if isBundle(u) {
+			if at == nil {
+				return "", fmt.Errorf("type %s, a bundle of providers, is only a parameter in the GLSL subset", u.Obj().Name())
+			}
+			return "", t.errorAt(at, "type %s, a bundle of providers, is only a parameter in the GLSL subset", u.Obj().Name())
+		}
 		if _, ok := u.Underlying().(*types.Struct); ok && u.Obj().Pkg() != nil &&
 			(u.Obj().Pkg() == t.pkg || u.Obj().Pkg().Path() == layoutPath) {
 			return u.Obj().Name(), nil

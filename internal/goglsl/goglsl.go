@@ -17,7 +17,12 @@
 //     GPU's buffers). A parameter of one is dropped, and a call of its
 //     method is a call of a function named as the method
 //     (src.Texel(i) → texel(i)), which the shader that includes the
-//     translation defines: the translation declares its prototype;
+//     translation defines: the translation declares its prototype. An
+//     interface may embed another of the package, whose methods are the
+//     same functions; a struct type whose fields are all the package's
+//     interfaces is a bundle of providers, dropped as they are
+//     (pv.Lights.LightCount() is lightCount(); a bundle is only a
+//     parameter, passed on whole or by field);
 //   - a pointer parameter or receiver is the value it points to: in where
 //     the function (or a function it passes it to) never writes through
 //     it, inout where it does (a provider's method's always: the shader's
@@ -252,7 +257,8 @@ type translator struct {
 	varUsed     map[string]bool
 	varOrder    []string
 	varDecls    map[string]string
-	called      map[string]bool // the functions some translated function calls
+	called      map[string]bool           // the functions some translated function calls
+	methods     map[*types.Func]*function // the providers' methods, by the interface that declares them
 	// the function being translated
 	fn     *function
 	indent int

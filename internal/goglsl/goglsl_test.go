@@ -66,6 +66,12 @@ func TestTranslatesTheSubset(t *testing.T) {
 		"void filled(inout Pair p) {\n    fill(p, 1);",
 		"float sample_(int i) {\n    float lo;\n    float hi;\n    span(i, lo, hi);\n    return texel(i) + lo * hi + resample(i + 1);",
 		"float resample(int i) {\n    return texel(i);",
+		// an interface that embeds another: the same functions
+		"int size();",
+		"float average() {\n    return (texel(0) + resample(1)) / float(size());",
+		// a bundle of providers: dropped as they are
+		"float bundled(inout Pair p) {\n    fill(p, 2);\n    return float(size()) + unbundled() + resample(3) + average();",
+		"float unbundled() {\n    return texel(4);",
 		"return uintBitsToFloat(0x7F800000u) - uintBitsToFloat(0xFF800000u);",
 		"if (!finiteGo(v)) {",
 		"return hypotGo(v.x, v.y) + cbrtGo(v.z);",
@@ -76,6 +82,9 @@ func TestTranslatesTheSubset(t *testing.T) {
 		if !strings.Contains(src, want) {
 			t.Errorf("the translation lacks %q:\n%s", want, src)
 		}
+	}
+	if strings.Contains(src, "Providers") {
+		t.Error("a bundle of providers is in the GLSL")
 	}
 	if strings.Contains(src, "float table(int i) {") {
 		t.Error("an ignored file's function is translated")
@@ -97,7 +106,7 @@ func TestTranslatesTheSubset(t *testing.T) {
 		}
 		helpers = append(helpers, b...)
 	}
-	if err := os.WriteFile(shader, []byte("#version 460\nlayout(local_size_x = 1) in;\n"+string(helpers)+src+"float table(int i) { return float(i); }\nfloat texel(int i) { return float(i); }\nvoid span(int i, out float lo, out float hi) { lo = 0.0; hi = 1.0; }\nvoid fill(inout Pair p, int i) {}\nvoid main() {}\n"), 0o644); err != nil {
+	if err := os.WriteFile(shader, []byte("#version 460\nlayout(local_size_x = 1) in;\n"+string(helpers)+src+"float table(int i) { return float(i); }\nfloat texel(int i) { return float(i); }\nvoid span(int i, out float lo, out float hi) { lo = 0.0; hi = 1.0; }\nvoid fill(inout Pair p, int i) {}\nint size() { return 1; }\nvoid main() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if msg, err := exec.Command(glslang, "--quiet", "-V", "-o", filepath.Join(dir, "ok.spv"), shader).CombinedOutput(); err != nil {
@@ -112,7 +121,10 @@ func TestRefusesOutsideTheSubset(t *testing.T) {
 		{"import \"fmt\"\n\nfunc F() string { return fmt.Sprint(1) }", "bad.go:3:", "import fmt"},
 		{"func F(s []float32) float32 { return s[0] }", "bad.go:3:", "type []float32"},
 		{"type T float32\n\nfunc (t T) F() float32 { return float32(t) }", "bad.go:3:", "only struct and interface types"},
-		{"type A interface{ F() float32 }\n\ntype B interface{ A }", "bad.go:5:", "embedded interface"},
+		{"type B interface{ error }", "bad.go:3:", "embedded interface from outside the package"},
+		{"type A interface{ G() float32 }\n\ntype B struct{ A A }\n\nfunc F(b B) B { return b }", "bad.go:7:", "only a parameter"},
+		{"type A interface{ G() float32 }\n\ntype B struct{ A A }\n\nfunc F(b B) float32 {\n\ta := b.A\n\treturn a.G()\n}", "bad.go:8:", "only called or passed on"},
+		{"type B struct{ A interface{ F() float32 } }", "bad.go:3:", "named fields"},
 		{"func F(x float32) float32 {\n\tg := func() float32 { return x }\n\treturn g()\n}", "bad.go:4:", "function literal"},
 		{"import \"math\"\n\nfunc F(x float32) float32 {\n\treturn float32(math.Tanh(float64(x)))\n}", "bad.go:6:", "math.Tanh"},
 		{"func F(x float32) float32 {\n\tswitch {\n\tcase x > 1:\n\t\tbreak\n\t}\n\treturn x\n}", "bad.go:6:", "break in a switch"},

@@ -105,18 +105,25 @@ func (w *worker) streamKeys(p *pathState) *kernel.StreamKeys {
 	return k
 }
 
+// providers are what the shaders read and call (kernel.Providers): the
+// scene's, and the path's random numbers and the worker's shadow rays.
+func (w *worker) providers(p *pathState) kernel.Providers {
+	r := w.r
+	return kernel.Providers{Lights: r.lights, Texels: (*sceneTexels)(r.sc), Geometry: r.acc, Media: r.acc,
+		Randoms: w.streamKeys(p), Tracer: w}
+}
+
 // miss is the miss shader (kernel.Miss).
 func miss(w *worker, p *pathState, _ *HitObject) {
-	kernel.Miss(w.r.lights, w.r.acc, &p.Path, p.Dir)
+	kernel.Miss(w.providers(p), &p.Path, p.Dir)
 }
 
 // closestHit is the closest-hit shader (kernel.ClosestHit): one for the
 // surface and the hair BSDF alike.
 func closestHit(w *worker, p *pathState, h *HitObject) {
 	r := w.r
-	in := &r.sc.Instances[h.Hit.Instance]
-	kernel.ClosestHit(r.lights, (*sceneTexels)(r.sc), r.acc, r.acc, w.streamKeys(p), w, &p.Path, &w.surface, &w.light,
-		&r.acc.materials[in.Material], int32(in.Material), uint32(h.Hit.Instance), uint32(h.Hit.Prim), h.Hit.U, h.Hit.V, h.Hit.T,
+	hit := layout.Hit{Instance: uint32(h.Hit.Instance), Prim: uint32(h.Hit.Prim), U: h.Hit.U, V: h.Hit.V, T: h.Hit.T}
+	kernel.ClosestHit(w.providers(p), &p.Path, &w.surface, &w.light, &r.acc.materials[r.sc.Instances[hit.Instance].Material], &hit,
 		h.Ray.Origin, h.Ray.Dir, uint32(r.opts.MaxDepth), r.forward, layout.ShaderAny)
 }
 

@@ -223,12 +223,6 @@ func intersectSweptSphere(o, d, a, b scene.Vec3, ra, rb float32, startCap bool, 
 	return sweptSphereHit{T: float32(best + t0), U: float32(min(max(bestU, 0), 1))}, true
 }
 
-// sweptSphereNormal is the outward normal at p of the round cone, given the
-// hit's u: the direction from the centre of the sphere at u to p.
-func sweptSphereNormal(p, a, b scene.Vec3, u float32) scene.Vec3 {
-	return p.Sub(a.Add(b.Sub(a).Scale(u))).Normalize()
-}
-
 // intersectStrandSegment intersects segment p of a curve set as a piece of
 // the one smooth tube that its chain of segments draws: a hit of its swept
 // sphere that the strand rule keeps (kernel.StrandHitCounts).

@@ -215,7 +215,7 @@ func TestSweptSphereAgainstDistanceField(t *testing.T) {
 		}
 		// The normal from u points out of the surface, perpendicular to it.
 		p := o.Add(d.Scale(h.T))
-		n := sweptSphereNormal(p, a, b, h.U)
+		n := kernel.SweptSphereNormal(p, a, b, h.U)
 		out, _ := searchedRoundConeDistance(p.Add(n.Scale(1e-3)), a, b, ra, rb)
 		if !near(out, 1e-3, 1e-4) {
 			t.Errorf("case %d: stepping along the normal gains %v, want 1e-3", i, out)

@@ -1,8 +1,6 @@
 package cpu
 
 import (
-	"math"
-
 	"sertrace/render"
 	"sertrace/render/kernel"
 	"sertrace/render/layout"
@@ -12,25 +10,19 @@ import (
 // lightSampler is the CPU's kernel.Lights: the shared light table (an
 // alias table over every emissive triangle and sphere, punctual light and
 // the environment, in proportion to estimated power) and the emitters it
-// names, which kernel.SampleLight samples for next-event estimation; the
-// pdfs MIS needs come from it too.
+// names, which kernel.SampleLight samples for next-event estimation (the
+// emitters read from the Accel's scene); the pdfs MIS needs come from it
+// too.
 type lightSampler struct {
-	table     *render.LightTable
-	acc       *Accel
-	env       environment
-	triangles []emitter      // per entry of the table: its triangle in world space, if it is one
-	punctual  []layout.Light // the scene's punctual lights
-}
-
-// emitter is an emissive triangle ready to sample: in world space, its
-// front-face normal, its material's emission (the texture's, where it has
-// one, is looked up per sample).
-type emitter struct {
-	p0, e1, e2  scene.Vec3 // vertex 0 and the edges to vertices 1 and 2
-	n           scene.Vec3 // unit front-face normal, as shade decides it (object winding, normal matrix)
-	ok          bool       // not degenerate
-	doubleSided bool
-	textured    bool
+	*Accel       // the emitters' geometry (kernel.Geometry)
+	*sceneTexels // and their emissive textures' texels (kernel.Texels)
+	table        *render.LightTable
+	env          environment
+	punctual     []layout.Light // the scene's punctual lights
+	// per entry of the table: its triangle in world space, if it is one
+	// (made once: made at every sample, as the GPU does, it cost the CPU
+	// about 3% on hairy-cornell)
+	triangles []kernel.TriangleEmitter
 }
 
 // environment is what the miss shader sees: a constant colour or an HDR map.
@@ -59,25 +51,15 @@ func (e *environment) sample(u1, u2 float32) (d, radiance scene.Vec3, pdf float3
 func (e *environment) power() float32 { return render.EnvironmentPower(e.hdr, e.color) }
 
 func newLightSampler(acc *Accel, env environment) *lightSampler {
-	ls := &lightSampler{table: render.NewLightTable(acc.scene, env.power()), acc: acc, env: env}
-	sc := acc.scene
-	ls.triangles = make([]emitter, len(ls.table.Entries))
+	ls := &lightSampler{Accel: acc, sceneTexels: (*sceneTexels)(acc.scene), table: render.NewLightTable(acc.scene, env.power()), env: env}
+	ls.triangles = make([]kernel.TriangleEmitter, len(ls.table.Entries))
 	for k, e := range ls.table.Entries {
-		if e.Kind != render.LightTriangle {
-			continue
+		if e.Kind == render.LightTriangle {
+			ls.triangles[k] = kernel.NewTriangleEmitter(acc, uint32(e.Instance), uint32(e.Index))
 		}
-		in := &sc.Instances[e.Instance]
-		m, mat, w := &sc.Meshes[in.Geometry.Index], &sc.Materials[in.Material], &acc.toWorld[e.Instance]
-		t := 3 * int(e.Index)
-		o0, o1, o2 := m.Positions[m.Indices[t]], m.Positions[m.Indices[t+1]], m.Positions[m.Indices[t+2]]
-		p0, p1, p2 := w.Point(o0), w.Point(o1), w.Point(o2)
-		em := emitter{p0: p0, e1: p1.Sub(p0), e2: p2.Sub(p0), n: normalToWorld(&acc.toObject[e.Instance], o1.Sub(o0).Cross(o2.Sub(o0))),
-			doubleSided: mat.DoubleSided, textured: mat.EmissiveTexture.Valid()}
-		em.ok = em.n != (scene.Vec3{}) && em.e1.Cross(em.e2) != (scene.Vec3{})
-		ls.triangles[k] = em
 	}
-	for i := range sc.Lights {
-		ls.punctual = append(ls.punctual, layout.PackLight(&sc.Lights[i]))
+	for i := range acc.scene.Lights {
+		ls.punctual = append(ls.punctual, layout.PackLight(&acc.scene.Lights[i]))
 	}
 	return ls
 }
@@ -103,26 +85,10 @@ func (ls *lightSampler) EnvSample(u1, u2 float32) (d, radiance scene.Vec3, pdf f
 	return ls.env.sample(u1, u2)
 }
 
-func (ls *lightSampler) EmissiveTriangle(k int, bu, bv float32) (q, n, le scene.Vec3, doubleSided, ok bool) {
-	t := &ls.triangles[k]
-	if !t.ok {
-		return q, n, le, false, false
-	}
-	e := &ls.table.Entries[k]
-	sc := ls.acc.scene
-	mat := &ls.acc.materials[sc.Instances[e.Instance].Material]
-	le = mat.Emissive
-	if t.textured {
-		uv, _ := triangleAttributes(&sc.Meshes[sc.Instances[e.Instance].Geometry.Index], int(e.Index), bu, bv)
-		et, _ := textureAt(sc, &mat.EmissiveTex, &uv)
-		le = mat.Emissive.Mul3(et)
-	}
-	return t.p0.Add(t.e1.Scale(bu)).Add(t.e2.Scale(bv)), t.n, le, t.doubleSided, true
-}
+func (ls *lightSampler) TriangleEmitter(k int) kernel.TriangleEmitter { return ls.triangles[k] }
 
-func (ls *lightSampler) SphereLight(k int) (c scene.Vec3, r float32, le scene.Vec3) {
-	e := &ls.table.Entries[k]
-	sc := ls.acc.scene
-	set := &sc.SphereSets[sc.Instances[e.Instance].Geometry.Index]
-	return ls.acc.toWorld[e.Instance].Point(set.Centers[e.Index]), kernel.Sqrt32(e.Area / (4 * math.Pi)), sc.Materials[sc.Instances[e.Instance].Material].Emissive
+func (ls *lightSampler) MaterialEmissive(m int32) scene.Vec3 { return ls.materials[m].Emissive }
+func (ls *lightSampler) MaterialEmissiveTex(m int32) layout.TextureRef {
+	return ls.materials[m].EmissiveTex
 }
+func (ls *lightSampler) MaterialFlags(m int32) uint32 { return ls.materials[m].Flags }

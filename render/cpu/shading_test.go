@@ -32,5 +32,6 @@ func TestTextureFiltersLinearValues(t *testing.T) {
 // (kernel.Shade).
 func (acc *Accel) shadeAt(s *kernel.Surface, h *Hit, ray *Ray) {
 	in := &acc.scene.Instances[h.Instance]
-	kernel.Shade(acc, (*sceneTexels)(acc.scene), s, &acc.materials[in.Material], uint32(h.Instance), uint32(h.Prim), h.U, h.V, h.T, ray.Origin, ray.Dir)
+	hit := layout.Hit{Instance: uint32(h.Instance), Prim: uint32(h.Prim), U: h.U, V: h.V, T: h.T}
+	kernel.Shade(acc, (*sceneTexels)(acc.scene), s, &acc.materials[in.Material], &hit, ray.Origin, ray.Dir)
 }

@@ -26,6 +26,19 @@ type Tracer interface {
 	ShadowRay(p *layout.Path, o, d scene.Vec3, tmax float32, contrib, share scene.Vec3)
 }
 
+// Providers are what the closest-hit and miss shaders read of the scene
+// and call of the backend, bundled: GLSL drops the bundle as it drops
+// each provider (the CPU's lightSampler, Accel, stream keys and worker;
+// the GPU's buffers and its shadow ray).
+type Providers struct {
+	Lights   Lights
+	Texels   Texels
+	Geometry Geometry
+	Media    Media
+	Randoms  Randoms
+	Tracer   Tracer
+}
+
 // Media is what absorption reads of the scene's materials.
 type Media interface {
 	// Attenuation is material m's KHR_materials_volume attenuation colour
@@ -63,30 +76,29 @@ func channelTransmittance(c, dist, t float32) float32 {
 
 // Miss is the miss shader: the environment along d, weighted by MIS
 // against light sampling; the path ends.
-func Miss(lights Lights, media Media, p *layout.Path, d scene.Vec3) {
-	p.Throughput = p.Throughput.Mul3(Transmittance(media, p.Medium, float32(math.Inf(1))))
-	env := lights.EnvRadiance(d)
+func Miss(pv Providers, p *layout.Path, d scene.Vec3) {
+	p.Throughput = p.Throughput.Mul3(Transmittance(pv.Media, p.Medium, float32(math.Inf(1))))
+	env := pv.Lights.EnvRadiance(d)
 	weight := float32(1)
 	if p.Bounce > 0 && p.PrevPdf > 0 {
-		weight = PowerHeuristic(p.PrevPdf, PdfEnvironment(lights, d))
+		weight = PowerHeuristic(p.PrevPdf, PdfEnvironment(pv.Lights, d))
 	}
 	AddLight(p, p.Throughput.Mul3(env).Scale(weight))
 	p.Alive = 0
 }
 
-// ClosestHit is the closest-hit shader: at distance t along the ray (o,
-// d), instance inst's primitive prim at its parameters u, v, of material m
-// (the scene's material number material), it adds the emission (MIS-
-// weighted against light sampling), samples a light and traces its shadow
-// ray, samples the BSDF for the path's next ray and plays Russian roulette
-// after layout.RouletteStart bounces. s and ls are where the surface and
-// the light sample are made; shader is a layout.Shader* constant; maxDepth ends
-// the path; forward is the camera's, for the depth AOV.
-func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms, tr Tracer,
-	p *layout.Path, s *Surface, ls *LightSample, m *layout.Material, material int32,
-	inst, prim uint32, u, v, t float32, o, d scene.Vec3, maxDepth uint32, forward scene.Vec3, shader uint32) {
-	p.Throughput = p.Throughput.Mul3(Transmittance(media, p.Medium, t))
-	Shade(geo, tx, s, m, inst, prim, u, v, t, o, d)
+// ClosestHit is the closest-hit shader: at hit h of the ray (o, d) (its
+// instance's primitive at its parameters, at its distance), of material m,
+// it adds the emission (MIS-weighted against light sampling), samples a
+// light and traces its shadow ray, samples the BSDF for the path's next
+// ray and plays Russian roulette after layout.RouletteStart bounces. s and
+// ls are where the surface and the light sample are made; shader is a
+// layout.Shader* constant; maxDepth ends the path; forward is the
+// camera's, for the depth AOV.
+func ClosestHit(pv Providers, p *layout.Path, s *Surface, ls *LightSample, m *layout.Material, h *layout.Hit,
+	o, d scene.Vec3, maxDepth uint32, forward scene.Vec3, shader uint32) {
+	p.Throughput = p.Throughput.Mul3(Transmittance(pv.Media, p.Medium, h.T))
+	Shade(pv.Geometry, pv.Texels, s, m, h, o, d)
 	isHair := s.IsHair
 	if shader == layout.ShaderSurface {
 		isHair = false
@@ -100,7 +112,7 @@ func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms
 	var terms WoTerms
 	haveTerms := false
 	if p.Bounce == 0 {
-		p.Albedo, p.Normal, p.Depth = s.Albedo, s.Frame.N, t*d.Dot(forward)
+		p.Albedo, p.Normal, p.Depth = s.Albedo, s.Frame.N, h.T*d.Dot(forward)
 		if s.AOVNormal != (scene.Vec3{}) {
 			p.Normal = s.AOVNormal
 		}
@@ -114,7 +126,7 @@ func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms
 	if s.Emit != (scene.Vec3{}) {
 		weight := float32(1)
 		if p.Bounce > 0 && p.PrevPdf > 0 {
-			weight = PowerHeuristic(p.PrevPdf, PdfEmitter(lights, int(inst), int(prim), t, s.Ng.Dot(wo), o))
+			weight = PowerHeuristic(p.PrevPdf, PdfEmitter(pv.Lights, int(h.Instance), int(h.Prim), h.T, s.Ng.Dot(wo), o))
 		}
 		AddLight(p, p.Throughput.Mul3(s.Emit).Scale(weight))
 	}
@@ -127,7 +139,7 @@ func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms
 	// and weighs the throughput by.
 	if !isHair && m.Dispersion > 0 && s.BSDF.Transmission > 0 && !s.BSDF.Thin {
 		if p.Wavelength == 0 {
-			p.Wavelength = SampleWavelength(rnd.PathRandom(p, layout.DimBSDFW))
+			p.Wavelength = SampleWavelength(pv.Randoms.PathRandom(p, layout.DimBSDFW))
 			p.Throughput = p.Throughput.Mul3(WavelengthWeights(p.Wavelength))
 		}
 		n := DispersionIOR(GlassIOR(m), m.Dispersion, p.Wavelength)
@@ -144,9 +156,9 @@ func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms
 	p.Events = 0
 	// Next-event estimation. Surfaces reflect only (light from below the
 	// geometric surface cannot reach them); hair also transmits.
-	pick, coin := rnd.PathRandom2(p, layout.PairLightPick)
-	lu, lv := rnd.PathRandom2(p, layout.PairLightPoint)
-	if SampleLight(lights, ls, s.P, pick, coin, lu, lv) && (s.Transmits() || ls.Wi.Dot(s.Ng) > 0) {
+	pick, coin := pv.Randoms.PathRandom2(p, layout.PairLightPick)
+	lu, lv := pv.Randoms.PathRandom2(p, layout.PairLightPoint)
+	if SampleLight(pv.Lights, ls, s.P, pick, coin, lu, lv) && (s.Transmits() || ls.Wi.Dot(s.Ng) > 0) {
 		var f scene.Vec3
 		var pdfB float32
 		wiL := s.Frame.ToLocal(ls.Wi)
@@ -159,7 +171,7 @@ func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms
 			p.Events |= layout.EventLight
 			p.Rays++
 			p.ShadowRays++
-			contrib := p.Throughput.Mul3(f).Mul3(ls.Radiance).Mul3(Transmittance(media, p.Medium, ls.Dist))
+			contrib := p.Throughput.Mul3(f).Mul3(ls.Radiance).Mul3(Transmittance(pv.Media, p.Medium, ls.Dist))
 			if !ls.Delta {
 				contrib = contrib.Scale(PowerHeuristic(ls.Pdf, pdfB) / ls.Pdf)
 			}
@@ -167,7 +179,7 @@ func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms
 			if p.Bounce == 0 {
 				share = DiffuseShare(isHair, p.DiffAlbedo, wiL, f)
 			}
-			tr.ShadowRay(p, s.OriginToward(ls.Wi), ls.Wi, ls.Dist*layout.ShadowRayEnd, contrib, share)
+			pv.Tracer.ShadowRay(p, s.OriginToward(ls.Wi), ls.Wi, ls.Dist*layout.ShadowRayEnd, contrib, share)
 		}
 	}
 	// The next direction.
@@ -175,14 +187,14 @@ func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms
 	var pdf float32
 	var ok bool
 	if isHair {
-		lobe, azimuth := rnd.PathRandom2(p, layout.PairLobe)
-		bu, bv := rnd.PathRandom2(p, layout.PairBSDF)
+		lobe, azimuth := pv.Randoms.PathRandom2(p, layout.PairLobe)
+		bu, bv := pv.Randoms.PathRandom2(p, layout.PairBSDF)
 		wiLocal, weight, pdf, ok = s.Hair.Sample(woLocal, lobe, bu, bv, azimuth)
 	} else {
-		bu, bv := rnd.PathRandom2(p, layout.PairBSDF)
+		bu, bv := pv.Randoms.PathRandom2(p, layout.PairBSDF)
 		var lobe float32 // a Lambertian BSDF has one lobe: its number is not drawn
 		if !s.BSDF.Lambertian() {
-			lobe = rnd.PathRandom(p, layout.DimLobe)
+			lobe = pv.Randoms.PathRandom(p, layout.DimLobe)
 		}
 		wiLocal, weight, pdf, ok = s.BSDF.SampleWith(&terms, woLocal, lobe, bu, bv)
 	}
@@ -197,7 +209,7 @@ func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms
 	// Passing through a volume's boundary enters or leaves its medium.
 	if !isHair && crosses && m.Flags&layout.MatVolume != 0 {
 		if s.Front {
-			p.Medium = material
+			p.Medium = pv.Geometry.InstanceMaterial(h.Instance)
 		} else {
 			p.Medium = -1
 		}
@@ -214,7 +226,7 @@ func ClosestHit(lights Lights, tx Texels, geo Geometry, media Media, rnd Randoms
 	if p.Bounce >= layout.RouletteStart {
 		rr := p.Throughput.Scale(p.EtaScale)
 		q := max(layout.RouletteFloor, 1-max(rr.X, rr.Y, rr.Z))
-		if rnd.PathRandom(p, layout.DimRoulette) < q {
+		if pv.Randoms.PathRandom(p, layout.DimRoulette) < q {
 			p.Alive = 0
 			return
 		}

@@ -6,7 +6,8 @@
 // and environment sampling and the random streams, with the camera's rays
 // and the pixel filter's sample. It reads the scene through interfaces
 // (Lights, EnvMap, Texels, Geometry, Media, Randoms, Tracer, Filter),
-// which each backend provides from its own arrays or buffers.
+// which each backend provides from its own arrays or buffers, and which
+// the shaders take bundled (Providers).
 package kernel
 
 //go:generate go run ./gen ../../shaders/generated/kernel.glsl

@@ -48,9 +48,13 @@ func SampleSphere(p, c scene.Vec3, r, u1, u2 float32) (wi scene.Vec3, dist, pdf 
 }
 
 // Lights is what light sampling reads of the scene: the shared light
-// table (render.LightTable on the CPU, the light buffers on the GPU),
-// the emitters its entries name and the environment.
+// table (render.LightTable on the CPU, the light buffers on the GPU) and
+// the environment, and of the emitters its entries name their geometry,
+// their materials' emission and its texels (EmissiveTriangle,
+// SphereLight).
 type Lights interface {
+	Geometry
+	Texels
 	// LightCount is the number of entries of the table (0: no lights).
 	LightCount() int
 	// LightProb and LightAlias are entry k's alias-table column: the
@@ -64,15 +68,15 @@ type Lights interface {
 	// FirstLight is the entry of instance inst's triangle or sphere 0, or
 	// −1 where its material emits nothing.
 	FirstLight(inst int) int
-	// EmissiveTriangle is the point at barycentrics bu, bv (of vertices 1
-	// and 2) of the triangle entry k names, in world space: the point,
-	// the triangle's unit front-face normal, the radiance it emits there
-	// (its emissive texture applied) and whether its material is
-	// double-sided; ok is false for a degenerate triangle.
-	EmissiveTriangle(k int, bu, bv float32) (q, n, le scene.Vec3, doubleSided, ok bool)
-	// SphereLight is the world centre and radius of the sphere entry k
-	// names, and the radiance it emits.
-	SphereLight(k int) (c scene.Vec3, r float32, le scene.Vec3)
+	// TriangleEmitter is the triangle entry k names, as
+	// NewTriangleEmitter makes it: the CPU makes each once, the GPU at
+	// every sample.
+	TriangleEmitter(k int) TriangleEmitter
+	// MaterialEmissive, MaterialEmissiveTex and MaterialFlags are
+	// material m's emissive factor, its texture and its layout.Mat* flags.
+	MaterialEmissive(m int32) scene.Vec3
+	MaterialEmissiveTex(m int32) layout.TextureRef
+	MaterialFlags(m int32) uint32
 	// Punctual is KHR_lights_punctual light i.
 	Punctual(i int) layout.Light
 	// EnvSample samples a direction toward the environment: it, the
@@ -84,6 +88,60 @@ type Lights interface {
 	EnvRadiance(d scene.Vec3) scene.Vec3
 	// EnvIndex is the environment's entry, or −1.
 	EnvIndex() int
+}
+
+// TriangleEmitter is an emissive triangle in world space, as light
+// sampling reads it (Lights.TriangleEmitter): its vertex 0, its edges to
+// vertices 1 and 2 and its unit front-face normal (as Shade decides it:
+// object winding, normal matrix); OK is false for a degenerate one.
+type TriangleEmitter struct {
+	P0, E1, E2 scene.Vec3
+	N          scene.Vec3
+	OK         bool
+}
+
+// NewTriangleEmitter is instance inst's triangle tri as an emitter.
+func NewTriangleEmitter(geo Geometry, inst, tri uint32) TriangleEmitter {
+	mesh := geo.InstanceGeometry(inst)
+	i0, i1, i2 := geo.TriangleVertices(mesh, tri)
+	o0, o1, o2 := geo.VertexPosition(mesh, i0), geo.VertexPosition(mesh, i1), geo.VertexPosition(mesh, i2)
+	world := geo.ToWorld(inst)
+	p0, p1, p2 := AffinePoint(&world, o0), AffinePoint(&world, o1), AffinePoint(&world, o2)
+	inv := geo.ToObject(inst)
+	t := TriangleEmitter{P0: p0, E1: p1.Sub(p0), E2: p2.Sub(p0), N: NormalToWorld(&inv, o1.Sub(o0).Cross(o2.Sub(o0)))}
+	t.OK = t.N != (scene.Vec3{}) && t.E1.Cross(t.E2) != (scene.Vec3{})
+	return t
+}
+
+// EmissiveTriangle is the point at barycentrics bu, bv (of vertices 1 and
+// 2) of the triangle light entry k names, in world space: the point, the
+// triangle's unit front-face normal, the radiance it emits there (its
+// emissive texture applied) and whether its material is double-sided; ok
+// is false for a degenerate triangle.
+func EmissiveTriangle(ls Lights, k int, bu, bv float32) (q, n, le scene.Vec3, doubleSided, ok bool) {
+	t := ls.TriangleEmitter(k)
+	if !t.OK {
+		return q, n, le, false, false
+	}
+	e := ls.LightEntry(k)
+	m := ls.InstanceMaterial(uint32(e.Instance))
+	le = ls.MaterialEmissive(m)
+	if tex := ls.MaterialEmissiveTex(m); tex.Texture >= 0 {
+		uv, _ := HitAttributes(ls, uint32(e.Instance), uint32(e.Index), bu, bv)
+		et, _ := SampleTexture(ls, &tex, &uv)
+		le = le.Mul3(et)
+	}
+	return t.P0.Add(t.E1.Scale(bu)).Add(t.E2.Scale(bv)), t.N, le, ls.MaterialFlags(m)&layout.MatDoubleSided != 0, true
+}
+
+// SphereLight is the world centre and radius of the sphere light entry k
+// names, and the radiance it emits.
+func SphereLight(ls Lights, k int) (c scene.Vec3, r float32, le scene.Vec3) {
+	e := ls.LightEntry(k)
+	inst := uint32(e.Instance)
+	world := ls.ToWorld(inst)
+	c = AffinePoint(&world, ls.SphereCenter(ls.InstanceGeometry(inst), uint32(e.Index)))
+	return c, Sqrt32(e.Area / (4 * math.Pi)), ls.MaterialEmissive(ls.InstanceMaterial(inst))
 }
 
 // LightSample is a sampled light direction and what arrives along it.
@@ -124,7 +182,7 @@ func SampleLight(ls Lights, out *LightSample, p scene.Vec3, u, coin, u1, u2 floa
 	case layout.LightTriangle:
 		// Uniform on the triangle: barycentrics of vertices 1 and 2.
 		su := Sqrt32(u1)
-		q, n, le, doubleSided, ok := ls.EmissiveTriangle(k, u2*su, su*(1-u2))
+		q, n, le, doubleSided, ok := EmissiveTriangle(ls, k, u2*su, su*(1-u2))
 		if !ok {
 			return false
 		}
@@ -144,7 +202,7 @@ func SampleLight(ls Lights, out *LightSample, p scene.Vec3, u, coin, u1, u2 floa
 		*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: sel / e.Area * dist * dist / cosL}
 		return true
 	case layout.LightSphere:
-		c, r, le := ls.SphereLight(k)
+		c, r, le := SphereLight(ls, k)
 		wi, dist, pdf, ok := SampleSphere(p, c, r, u1, u2)
 		if !ok {
 			return false
@@ -198,7 +256,7 @@ func PdfEmitter(ls Lights, inst, prim int, t, cosL float32, origin scene.Vec3) f
 	k := first + prim
 	e := ls.LightEntry(k)
 	if e.Kind == layout.LightSphere {
-		c, r, _ := ls.SphereLight(k)
+		c, r, _ := SphereLight(ls, k)
 		toC := c.Sub(origin)
 		omc, ok := SphereCone(toC.Dot(toC), r)
 		if !ok {

@@ -7,32 +7,6 @@ import (
 	"sertrace/scene"
 )
 
-// HitGeometry is what a hit's shading reads of the primitive it hit, which
-// the backend interpolates from its meshes (Geometry); world space.
-type HitGeometry struct {
-	Kind    int        // the instance's geometry: layout.KindTriangles, KindSpheres or KindSweptSpheres
-	Ng      scene.Vec3 // unit geometric normal (a triangle's by its object-space winding)
-	Ns      scene.Vec3 // unit interpolated vertex normal, or zero
-	Tangent scene.Vec4 // unit interpolated tangent and its bitangent's sign, or zero
-	Fibre   scene.Vec3 // a swept sphere's segment, from its first vertex to its second
-	UV      UVs
-	Color   scene.Vec4 // the vertex colour, or white
-}
-
-// Geometry is what shading reads of the scene's primitives: the CPU's
-// meshes, the GPU's buffers.
-type Geometry interface {
-	// HitGeometry sets every field of g for a hit at world point p of
-	// instance inst's primitive prim, at its parameters u, v (a
-	// triangle's barycentrics of vertices 1 and 2, a swept sphere's place
-	// along its segment); the tangent only where tangents is true (zero
-	// otherwise, as the fields a primitive lacks).
-	HitGeometry(g *HitGeometry, inst, prim uint32, u, v float32, p scene.Vec3, tangents bool)
-	// HitAttributes is a triangle hit's texture coordinates and vertex
-	// colour (white where the mesh has none).
-	HitAttributes(inst, prim uint32, u, v float32) (uv UVs, color scene.Vec4)
-}
-
 // Surface is a shading point: where, which way it faces, and its material
 // evaluated there. Shade sets every field, Hair only where IsHair.
 type Surface struct {
@@ -57,14 +31,13 @@ func NeedsTangents(m *layout.Material) bool {
 	return m.NormalTex.Texture >= 0 || (m.Clearcoat > 0 && m.ClearcoatNormalTex.Texture >= 0) || m.AnisotropyStrength > 0
 }
 
-// Shade evaluates into s the surface of material m at a hit, at distance t
-// along the ray (o, d), of instance inst's primitive prim at its
-// parameters u, v.
-func Shade(geo Geometry, tx Texels, s *Surface, m *layout.Material, inst, prim uint32, u, v, t float32, o, d scene.Vec3) {
+// Shade evaluates into s the surface of material m at hit h of the ray
+// (o, d): its instance's primitive at its parameters, at its distance.
+func Shade(geo Geometry, tx Texels, s *Surface, m *layout.Material, h *layout.Hit, o, d scene.Vec3) {
 	// Every field is set below, none cleared first: clearing the whole
 	// Surface cost the CPU about 2.5% on the Cornell box.
-	s.P = o.Add(d.Scale(t))
-	geo.HitGeometry(&s.Geo, inst, prim, u, v, s.P, NeedsTangents(m))
+	s.P = o.Add(d.Scale(h.T))
+	s.Geo.Set(geo, h.Instance, h.Prim, h.U, h.V, s.P, NeedsTangents(m))
 	s.Ng = s.Geo.Ng
 	s.IsHair, s.Unlit = false, false
 	s.AOVNormal, s.Emit = scene.Vec3{}, scene.Vec3{}
@@ -186,7 +159,7 @@ func offsetCoordinate(p, n float32) float32 {
 // by a hash of the candidate, so that a ray that meets it again decides
 // the same.
 func AlphaKeeps(geo Geometry, tx Texels, m *layout.Material, inst, prim uint32, u, v, t float32) bool {
-	uv, color := geo.HitAttributes(inst, prim, u, v)
+	uv, color := HitAttributes(geo, inst, prim, u, v)
 	_, a := SampleTexture(tx, &m.BaseColorTex, &uv)
 	alpha := m.BaseColor.W * a * color.W
 	if m.Flags&layout.MatAlphaBlend != 0 {

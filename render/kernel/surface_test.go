@@ -10,14 +10,33 @@ import (
 	"sertrace/scene"
 )
 
-// oneHit is a Geometry of one primitive: g whatever the hit.
-type oneHit struct{ g HitGeometry }
+// oneHit is a Geometry of one instance, untransformed, of one primitive
+// of kind kind: a triangle in z = 0 whose vertex normals lean towards x,
+// with UV set 0, or a strand's segment along x.
+type oneHit struct{ kind int }
 
-func (h *oneHit) HitGeometry(g *HitGeometry, _, _ uint32, _, _ float32, _ scene.Vec3, _ bool) {
-	*g = h.g
+var identity = [3]scene.Vec4{{X: 1}, {Y: 1}, {Z: 1}}
+
+func (h *oneHit) InstanceKind(uint32) int                       { return h.kind }
+func (h *oneHit) InstanceGeometry(uint32) uint32                { return 0 }
+func (h *oneHit) InstanceMaterial(uint32) int32                 { return 0 }
+func (h *oneHit) ToWorld(uint32) [3]scene.Vec4                  { return identity }
+func (h *oneHit) ToObject(uint32) [3]scene.Vec4                 { return identity }
+func (h *oneHit) TriangleVertices(_, _ uint32) (_, _, _ uint32) { return 0, 1, 2 }
+func (h *oneHit) VertexPosition(_, i uint32) scene.Vec3 {
+	return [3]scene.Vec3{{}, {X: 1}, {Y: 1}}[i]
 }
-func (h *oneHit) HitAttributes(_, _ uint32, _, _ float32) (UVs, scene.Vec4) {
-	return h.g.UV, h.g.Color
+func (h *oneHit) HasNormals(uint32) bool                                  { return true }
+func (h *oneHit) VertexNormal(_, _ uint32) scene.Vec3                     { return scene.Vec3{X: 0.6, Z: 0.8} }
+func (h *oneHit) HasTexCoords(_ uint32, set int) bool                     { return set == 0 }
+func (h *oneHit) VertexTexCoord(_ uint32, _ int, _ uint32) (u, v float32) { return 0.25, 0 }
+func (h *oneHit) HasColors(uint32) bool                                   { return false }
+func (h *oneHit) VertexColor(_, _ uint32) scene.Vec4                      { return scene.Vec4{} }
+func (h *oneHit) HasTangents(uint32) bool                                 { return false }
+func (h *oneHit) VertexTangent(_, _ uint32) scene.Vec4                    { return scene.Vec4{} }
+func (h *oneHit) SphereCenter(_, _ uint32) scene.Vec3                     { return scene.Vec3{} }
+func (h *oneHit) SegmentPoints(_, _ uint32) (a, b scene.Vec3) {
+	return scene.Vec3{Y: -1}, scene.Vec3{X: 2, Y: -1}
 }
 
 // noTexels is a scene without images (no material below reads one).
@@ -40,9 +59,7 @@ func garbage(s *Surface) {
 // alike, on a glTF surface, an emitter, an unlit material and a hair
 // strand (whose glTF BSDF must read as not transmitting).
 func TestShadeSetsEveryField(t *testing.T) {
-	white := scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
-	tri := HitGeometry{Kind: layout.KindTriangles, Ng: scene.Vec3{Z: 1}, Ns: scene.Vec3{X: 0.6, Z: 0.8}, Color: white, UV: UVs{U0: 0.25}}
-	strand := HitGeometry{Kind: layout.KindSweptSpheres, Ng: scene.Vec3{Y: 1}, Fibre: scene.Vec3{X: 2}, Color: white}
+	tri, strand := layout.KindTriangles, layout.KindSweptSpheres
 	gltf := scene.DefaultMaterial()
 	emitter := scene.DefaultMaterial()
 	emitter.Emissive = scene.Vec3{X: 3, Y: 2, Z: 1}
@@ -55,19 +72,20 @@ func TestShadeSetsEveryField(t *testing.T) {
 	hair.Hair = &scene.Hair{Eumelanin: &eu}
 	for _, c := range []struct {
 		name string
-		geo  HitGeometry
+		kind int
 		mat  scene.Material
 	}{{"surface", tri, gltf}, {"emitter", tri, emitter}, {"unlit", tri, unlit}, {"glass", tri, glass}, {"hair", strand, hair}} {
 		m := layout.PackMaterial(&c.mat)
-		geo := &oneHit{c.geo}
+		geo := &oneHit{c.kind}
 		var zero, dirty Surface
 		garbage(&dirty)
 		if !math.IsNaN(float64(dirty.P.X)) {
 			t.Fatal("the garbage is not NaN")
 		}
 		o, d := scene.Vec3{Z: 2}, scene.Vec3{X: -0.1, Z: -1}.Normalize()
-		Shade(geo, noTexels{}, &zero, &m, 0, 0, 0.2, 0.3, 1.5, o, d)
-		Shade(geo, noTexels{}, &dirty, &m, 0, 0, 0.2, 0.3, 1.5, o, d)
+		hit := layout.Hit{U: 0.2, V: 0.3, T: 1.5}
+		Shade(geo, noTexels{}, &zero, &m, &hit, o, d)
+		Shade(geo, noTexels{}, &dirty, &m, &hit, o, d)
 		if zero.IsHair != (c.name == "hair") {
 			t.Fatalf("%s: IsHair %v", c.name, zero.IsHair)
 		}

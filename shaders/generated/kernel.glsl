@@ -77,6 +77,26 @@ struct ThinFilm {
     float thickness;
 };
 
+// UVs are a hit's two sets of texture coordinates.
+struct UVs {
+    float u0;
+    float v0;
+    float u1;
+    float v1;
+};
+
+// HitGeometry is what a hit's shading reads of the primitive it hit,
+// interpolated from the scene's Geometry (Set); world space.
+struct HitGeometry {
+    int kind;
+    vec3 ng;
+    vec3 ns;
+    vec4 tangent;
+    vec3 fibre;
+    UVs uv;
+    vec4 color;
+};
+
 // HairBSDF is the hair scattering model of Chiang, Bitterli, Tappan and
 // Burley ("A Practical and Controllable Hair and Fur Model for Production
 // Path Tracing", 2016), as pbrt-v4 and Cycles' Principled Hair implement it:
@@ -111,6 +131,18 @@ struct HairParameters {
     float eta;
 };
 
+// TriangleEmitter is an emissive triangle in world space, as light
+// sampling reads it (Lights.TriangleEmitter): its vertex 0, its edges to
+// vertices 1 and 2 and its unit front-face normal (as Shade decides it:
+// object winding, normal matrix); OK is false for a degenerate one.
+struct TriangleEmitter {
+    vec3 p0;
+    vec3 e1;
+    vec3 e2;
+    vec3 n;
+    bool ok;
+};
+
 // LightSample is a sampled light direction and what arrives along it.
 struct LightSample {
     vec3 wi;
@@ -118,14 +150,6 @@ struct LightSample {
     vec3 radiance;
     float pdf;
     bool delta;
-};
-
-// UVs are a hit's two sets of texture coordinates.
-struct UVs {
-    float u0;
-    float v0;
-    float u1;
-    float v1;
 };
 
 // Shaded is what a material gives at a shading point besides its BSDF.
@@ -173,18 +197,6 @@ struct Vec3d {
     float z;
 };
 
-// HitGeometry is what a hit's shading reads of the primitive it hit, which
-// the backend interpolates from its meshes (Geometry); world space.
-struct HitGeometry {
-    int kind;
-    vec3 ng;
-    vec3 ns;
-    vec4 tangent;
-    vec3 fibre;
-    UVs uv;
-    vec4 color;
-};
-
 // Surface is a shading point: where, which way it faces, and its material
 // evaluated there. Shade sets every field, Hair only where IsHair.
 struct Surface {
@@ -213,6 +225,23 @@ float envTotal();
 int filterCells();
 float filterRadius();
 float filterCDF(int i);
+int instanceKind(uint inst);
+uint instanceGeometry(uint inst);
+int instanceMaterial(uint inst);
+vec4[3] toWorld(uint inst);
+vec4[3] toObject(uint inst);
+void triangleVertices(uint mesh, uint prim, out uint result0, out uint result1, out uint result2);
+vec3 vertexPosition(uint mesh, uint i);
+bool hasNormals(uint mesh);
+vec3 vertexNormal(uint mesh, uint i);
+bool hasTexCoords(uint mesh, int set);
+void vertexTexCoord(uint mesh, int set, uint i, out float result0, out float result1);
+bool hasColors(uint mesh);
+vec4 vertexColor(uint mesh, uint i);
+bool hasTangents(uint mesh);
+vec4 vertexTangent(uint mesh, uint i);
+vec3 sphereCenter(uint spheres, uint i);
+void segmentPoints(uint curves, uint prim, out vec3 result0, out vec3 result1);
 float pathRandom(inout Path p, uint dim);
 void pathRandom2(inout Path p, uint pair, out float result0, out float result1);
 void shadowRay(inout Path p, vec3 o, vec3 d, float tmax, vec3 contrib, vec3 share);
@@ -223,8 +252,10 @@ int lightAlias(int k);
 float lightPdf(int k);
 LightEntry lightEntry(int k);
 int firstLight(int inst);
-void emissiveTriangle(int k, float bu, float bv, out vec3 result0, out vec3 result1, out vec3 result2, out bool result3, out bool result4);
-void sphereLight(int k, out vec3 result0, out float result1, out vec3 result2);
+TriangleEmitter triangleEmitter(int k);
+vec3 materialEmissive(int m);
+TextureRef materialEmissiveTex(int m);
+uint materialFlags(int m);
 Light punctual(int i);
 void envSample(float u1, float u2, out vec3 result0, out vec3 result1, out float result2);
 float envPdf(vec3 d);
@@ -234,8 +265,6 @@ int strandVertex(int p);
 uint strandJoins(int p);
 vec3 strandPoint(int v);
 float strandRadius(int v);
-void hitGeometry(inout HitGeometry g, uint inst, uint prim, float u, float v, vec3 p, bool tangents);
-void hitAttributes(uint inst, uint prim, float u, float v, out UVs result0, out vec4 result1);
 void specularTableAt(int i, int j, out float result0, out float result1);
 float sheenTableAt(int i, int j);
 void iridBinAt(int i, int j, int k, out float result0, out float result1);
@@ -258,6 +287,89 @@ bool bsdfLambertian(BSDF b) {
     return b.metallic == 0.0 && b.transmission == 0.0 && b.coat == 0.0 && b.sheenColor == (vec3(0.0, 0.0, 0.0)) && b.diffTrans == 0.0 && b.f90 == 0.0 && b.f0 == (vec3(0.0, 0.0, 0.0)) && b.irid == 0.0 && luminance(b.base) > 0.0;
 }
 
+// diffuseColors are the diffuse lobe's reflected and transmitted colours.
+void bsdfDiffuseColors(BSDF b, out vec3 result0, out vec3 result1) {
+    vec3 reflected = vec3(0.0);
+    vec3 transmitted = vec3(0.0);
+    if (b.diffTrans <= 0.0) {
+        result0 = b.base;
+        result1 = vec3(0.0, 0.0, 0.0);
+        return;
+    }
+    result0 = b.base * (1.0 - b.diffTrans);
+    result1 = b.diffTransColor * b.diffTrans;
+    return;
+}
+
+// diffuseBelow is the probability that the diffuse strategy samples the
+// far side: the transmitted colour's share of the lobe's.
+float bsdfDiffuseBelow(BSDF b) {
+    if (b.diffTrans <= 0.0) {
+        return 0.0;
+    }
+    vec3 r;
+    vec3 t;
+    bsdfDiffuseColors(b, r, t);
+    float lr = luminance(r);
+    float lt = luminance(t);
+    if (lr + lt <= 0.0) {
+        return b.diffTrans;
+    }
+    return lt / (lr + lt);
+}
+
+// glassWeight is the share of f that the glass interface is.
+float bsdfGlassWeight(BSDF b) {
+    return (1.0 - b.metallic) * b.transmission;
+}
+
+// IORToF0 is the reflectance at normal incidence of an interface of
+// relative index eta.
+float iorToF0(float eta) {
+    float r = (eta - 1.0) / (eta + 1.0);
+    return r * r;
+}
+
+// Clamp01 is v clamped to [0, 1], 0 for NaN.
+float clamp01(float v) {
+    if (!(v > 0.0)) {
+        return 0.0;
+    }
+    return min(v, 1.0);
+}
+
+// Init is NewBSDF in place (the shading point's BSDF is not copied).
+void bsdfInit(inout BSDF b, vec3 base, float metallic, float roughness, float ior, float specular, vec3 specularColor) {
+    float f0 = 0.04;
+    if (ior >= 1.0) {
+        f0 = iorToF0(ior);
+    }
+    float f90 = clamp01(specular);
+    b = BSDF(base, clamp01(metallic), max(roughness * roughness, 0.001), vec3(min(f0 * specularColor.x, 1.0) * f90, min(f0 * specularColor.y, 1.0) * f90, min(f0 * specularColor.z, 1.0) * f90), f90, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
+}
+
+// NewBSDF makes the BSDF of a material with the given factors (textures
+// already applied). specular and specularColor are KHR_materials_specular's.
+BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specular, vec3 specularColor) {
+    BSDF b = BSDF(vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
+    bsdfInit(b, base, metallic, roughness, ior, specular, specularColor);
+    return b;
+}
+
+// InitF0 makes b the dielectric of a diffuse colour, a roughness and its
+// own reflectance at normal incidence f0 (per channel, reaching 1 at
+// grazing angles): KHR_materials_pbrSpecularGlossiness's, whose F0 is a
+// colour rather than an index's.
+void bsdfInitF0(inout BSDF b, vec3 base, float roughness, vec3 f0) {
+    b = BSDF(base, 0.0, max(roughness * roughness, 0.001), min(f0, vec3(1.0, 1.0, 1.0)), 1.0, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
+}
+
+// opaqueWeight is the share of f that the opaque dielectric (diffuse and
+// specular layer) is.
+float bsdfOpaqueWeight(BSDF b) {
+    return (1.0 - b.metallic) * (1.0 - b.transmission);
+}
+
 // toAniso expresses a local direction in the anisotropy's frame (x along
 // AnisoDir), and fromAniso back.
 vec3 bsdfToAniso(BSDF b, vec3 w) {
@@ -268,14 +380,6 @@ vec3 bsdfToAniso(BSDF b, vec3 w) {
 // Sqrt32 is the square root of v, of 0 for v below 0.
 float sqrt32(float v) {
     return sqrt(max(v, 0.0));
-}
-
-// Clamp01 is v clamped to [0, 1], 0 for NaN.
-float clamp01(float v) {
-    if (!(v > 0.0)) {
-        return 0.0;
-    }
-    return min(v, 1.0);
 }
 
 // tableCoord is where v in [0, 1] falls on an axis of n cells: the lower
@@ -407,12 +511,6 @@ float schlickAlbedo1(float f0, float f90, float a, float s) {
 // Fresnel from f0 to f90, given the tabulated integrals a and s.
 vec3 schlickAlbedo(vec3 f0, float f90, float a, float s) {
     return vec3(schlickAlbedo1(f0.x, f90, a, s), schlickAlbedo1(f0.y, f90, a, s), schlickAlbedo1(f0.z, f90, a, s));
-}
-
-// opaqueWeight is the share of f that the opaque dielectric (diffuse and
-// specular layer) is.
-float bsdfOpaqueWeight(BSDF b) {
-    return (1.0 - b.metallic) * (1.0 - b.transmission);
 }
 
 // MSCell is the index of cell (√μ row i, √α column j, F0 step k) in
@@ -745,25 +843,6 @@ void bsdfGlassTerms(BSDF b, float cosO, out float result0, out float result1) {
     return;
 }
 
-// diffuseColors are the diffuse lobe's reflected and transmitted colours.
-void bsdfDiffuseColors(BSDF b, out vec3 result0, out vec3 result1) {
-    vec3 reflected = vec3(0.0);
-    vec3 transmitted = vec3(0.0);
-    if (b.diffTrans <= 0.0) {
-        result0 = b.base;
-        result1 = vec3(0.0, 0.0, 0.0);
-        return;
-    }
-    result0 = b.base * (1.0 - b.diffTrans);
-    result1 = b.diffTransColor * b.diffTrans;
-    return;
-}
-
-// glassWeight is the share of f that the glass interface is.
-float bsdfGlassWeight(BSDF b) {
-    return (1.0 - b.metallic) * b.transmission;
-}
-
 // lobeProbabilities are how often Sample uses each of the base's
 // strategies: visible-normal reflection, cosine (diffuse), and the glass
 // interface, in proportion to an estimate of what each lobe reflects seen
@@ -901,28 +980,6 @@ WoTerms bsdfTerms(BSDF b, vec3 wo) {
     return bsdfLobeTerms(b, wo);
 }
 
-// SetAnisotropy stretches the specular lobes' roughness along the local
-// direction dir (projected into the tangent plane; +X if it has no part
-// there) by strength, as KHR_materials_anisotropy does: α along it is
-// mix(α, 1, strength²).
-void bsdfSetAnisotropy(inout BSDF b, float strength, vec3 dir) {
-    strength = clamp01(strength);
-    if (strength == 0.0) {
-        b.anisoAlpha = 0.0;
-        return;
-    }
-    b.anisoAlpha = b.alpha + (1.0 - b.alpha) * strength * strength;
-    b.anisoDir = normalizeGo(vec3(dir.x, dir.y, 0.0));
-    if (b.anisoDir == (vec3(0.0, 0.0, 0.0))) {
-        b.anisoDir = vec3(1.0, 0.0, 0.0);
-    }
-}
-
-vec3 bsdfFromAniso(BSDF b, vec3 w) {
-    vec3 d = b.anisoDir;
-    return vec3(w.x * d.x - w.y * d.y, w.x * d.y + w.y * d.x, w.z);
-}
-
 // LambdaAniso is Λ of the anisotropic Smith masking for direction w.
 float lambdaAniso(vec3 w, float ax, float ay) {
     float c2 = w.z * w.z;
@@ -960,93 +1017,6 @@ void bsdfAnisoTerms(BSDF b, vec3 wo, vec3 wi, vec3 h, out float result0, out flo
     return;
 }
 
-// diffuseBelow is the probability that the diffuse strategy samples the
-// far side: the transmitted colour's share of the lobe's.
-float bsdfDiffuseBelow(BSDF b) {
-    if (b.diffTrans <= 0.0) {
-        return 0.0;
-    }
-    vec3 r;
-    vec3 t;
-    bsdfDiffuseColors(b, r, t);
-    float lr = luminance(r);
-    float lt = luminance(t);
-    if (lr + lt <= 0.0) {
-        return b.diffTrans;
-    }
-    return lt / (lr + lt);
-}
-
-// SetIridescence puts a thin film of index ior and thickness (nm) over the
-// specular layers, mixed in by factor.
-void bsdfSetIridescence(inout BSDF b, float factor, float ior, float thickness) {
-    float tmp1 = clamp01(factor);
-    float tmp2 = max(ior, 1.0);
-    float tmp3 = max(thickness, 0.0);
-    b.irid = tmp1;
-    b.filmIOR = tmp2;
-    b.filmThickness = tmp3;
-}
-
-// SetSheen puts a sheen of the given colour and roughness over the base.
-void bsdfSetSheen(inout BSDF b, vec3 color, float roughness) {
-    b.sheenColor = vec3(clamp01(color.x), clamp01(color.y), clamp01(color.z));
-    b.sheenRoughness = clamp01(roughness);
-}
-
-// SheenAlpha is the Charlie α of a sheen roughness: its square, at least
-// layout.SheenMinAlpha.
-float sheenAlpha(float roughness) {
-    return max(roughness * roughness, 0.007);
-}
-
-// CharlieD is the Charlie sheen distribution (Estevez and Kulla,
-// "Production Friendly Microfacet Sheen BRDF", 2017) at a half vector
-// whose cosine with the normal is cosH, for α = roughness².
-float charlieD(float cosH, float alpha) {
-    float inv = 1.0 / alpha;
-    float sin2 = max(1.0 - cosH * cosH, 0.0);
-    return (2.0 + inv) * powGo(sin2, 0.5 * inv) / 6.2831855;
-}
-
-// SheenV is the sheen's visibility term (Neubelt and Pettineo's, as the
-// glTF sample renderer has it), which includes the 1/(4·cos·cos).
-float sheenV(float cosO, float cosI) {
-    return 1.0 / (4.0 * (cosI + cosO - cosI * cosO));
-}
-
-// sheenEval is the sheen lobe's f·cos θi (before its colour and norm).
-float bsdfSheenEval(BSDF b, vec3 wo, vec3 wi) {
-    if (wi.z <= 0.0) {
-        return 0.0;
-    }
-    vec3 h = normalizeGo(wo + wi);
-    return charlieD(h.z, sheenAlpha(b.sheenRoughness)) * sheenV(wo.z, wi.z) * wi.z;
-}
-
-// SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
-// about the local normal n (unit, on the +Z side; the zero vector for +Z).
-void bsdfSetCoat(inout BSDF b, float coat, float roughness, vec3 n) {
-    float tmp1 = clamp01(coat);
-    float tmp2 = max(roughness * roughness, 0.001);
-    vec3 tmp3 = n;
-    b.coat = tmp1;
-    b.coatAlpha = tmp2;
-    b.coatN = tmp3;
-    if (n == (vec3(0.0, 0.0, 0.0)) || !(n.z > 0.0)) {
-        b.coatN = vec3(0.0, 0.0, 1.0);
-    }
-}
-
-// AboutNormal is the unit vector h in a frame about the unit normal n, as
-// much as an isotropic D needs of it: its sine and cosine.
-vec3 aboutNormal(vec3 h, vec3 n) {
-    if (n == (vec3(0.0, 0.0, 1.0))) {
-        return h;
-    }
-    return vec3(lengthGo(crossGo(h, n)), 0.0, dotGo(n, h));
-}
-
 // GGXD is the GGX normal distribution at the unit half vector h (local).
 // The denominator is written with sin² θ = hx² + hy², not 1 − cos² θ, which
 // cancels near the peak of a smooth surface's lobe.
@@ -1066,206 +1036,6 @@ float smithV(float cosO, float cosI, float a2) {
 // SmithG1 is the masking of one direction, for the visible-normal pdf.
 float smithG1(float cos_, float a2) {
     return 2.0 * cos_ / (cos_ + sqrt32(a2 + (1.0 - a2) * cos_ * cos_));
-}
-
-// coatEval is the coat's f·cos θi about its normal and the pdf of its
-// folded visible-normal sample (coatSample), for wo and wi in the shading
-// frame. A tilted coat reflects nothing below the shading surface: the
-// surface is opaque there (or, for glass, the other side is the glass's),
-// and its sample there is lost.
-void bsdfCoatEval(BSDF b, vec3 wo, vec3 wi, out float result0, out float result1) {
-    vec3 n = b.coatN;
-    float co = dotGo(n, wo);
-    float ci = dotGo(n, wi);
-    if (co <= 0.0 || ci <= 0.0 || wi.z <= 0.0) {
-        result0 = 0.0;
-        result1 = 0.0;
-        return;
-    }
-    float a2 = b.coatAlpha * b.coatAlpha;
-    vec3 h = normalizeGo(wo + wi);
-    float d = ggxd(aboutNormal(h, n), a2);
-    float df = 0.0;
-    {
-        vec3 hf = normalizeGo(wo + (wi - (n * (2.0 * ci))));
-        if (dotGo(n, hf) > 0.0) {
-            df = ggxd(aboutNormal(hf, n), a2);
-        }
-    }
-    float fr = 0.04 + 0.96 * schlick5(dotGo(wo, h));
-    result0 = b.coat * fr * d * smithV(co, ci, a2) * ci;
-    result1 = smithG1(co, a2) * (d + df) / (4.0 * co);
-    return;
-}
-
-// SampleVisibleNormalAniso is SampleVisibleNormal for roughness ax along x
-// and ay along y.
-vec3 sampleVisibleNormalAniso(vec3 wo, float ax, float ay, float u1, float u2) {
-    vec3 vh = normalizeGo(vec3(ax * wo.x, ay * wo.y, wo.z));
-    vec3 t1 = vec3(1.0, 0.0, 0.0);
-    {
-        float l2 = vh.x * vh.x + vh.y * vh.y;
-        if (l2 > 0.0) {
-            float inv = 1.0 / sqrt32(l2);
-            t1 = vec3(-vh.y * inv, vh.x * inv, 0.0);
-        }
-    }
-    vec3 t2 = crossGo(vh, t1);
-    float r = sqrt32(u1);
-    float tmp1 = 6.2831855 * u2;
-    float s = sinGo(tmp1);
-    float c = cosGo(tmp1);
-    float p1 = r * c;
-    float p2 = r * s;
-    float sh = 0.5 * (1.0 + vh.z);
-    p2 = (1.0 - sh) * sqrt32(1.0 - p1 * p1) + sh * p2;
-    vec3 nh = ((t1 * p1) + (t2 * p2)) + (vh * sqrt32(1.0 - p1 * p1 - p2 * p2));
-    return normalizeGo(vec3(ax * nh.x, ay * nh.y, max(nh.z, 1e-07)));
-}
-
-// SampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
-// the GGX Distribution of Visible Normals", JCGT 2018).
-vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
-    return sampleVisibleNormalAniso(wo, alpha, alpha, u1, u2);
-}
-
-// FoldUp mirrors a reflection that a rough lobe's visible normal sends
-// below the surface (local +Z) up through it, where losing it would end
-// the path: GGX at roughness 1 sends half its samples there, and a path
-// that keeps the other half at twice the weight (the multiple-scattering
-// compensation's) makes fireflies. Eval's pdf adds the density of the
-// mirrored direction's half vector.
-vec3 foldUp(vec3 w) {
-    if (w.z < 0.0) {
-        w.z = -w.z;
-    }
-    return w;
-}
-
-// Set makes f the frame about the unit normal n, in place.
-void frameSet(inout Frame f, vec3 n) {
-    float sign_ = 1.0;
-    if (n.z < 0.0) {
-        sign_ = -1.0;
-    }
-    float a = -1.0 / (sign_ + n.z);
-    float b = n.x * n.y * a;
-    f.t = vec3(1.0 + sign_ * n.x * n.x * a, sign_ * b, -sign_ * n.x);
-    f.b = vec3(b, sign_ + n.y * n.y * a, -n.y);
-    f.n = n;
-}
-
-// NewFrame builds a frame about the unit normal n.
-Frame newFrame(vec3 n) {
-    Frame f = Frame(vec3(0.0), vec3(0.0), vec3(0.0));
-    frameSet(f, n);
-    return f;
-}
-
-// ToLocal expresses a world direction in the frame.
-vec3 frameToLocal(Frame f, vec3 v) {
-    return vec3(dotGo(v, f.t), dotGo(v, f.b), dotGo(v, f.n));
-}
-
-// ToWorld expresses a local direction in the world.
-vec3 frameToWorld(Frame f, vec3 v) {
-    return ((f.t * v.x) + (f.b * v.y)) + (f.n * v.z);
-}
-
-// coatSample reflects wo about a visible normal of the coat; a reflection
-// below the coat is folded up through it (foldUp).
-vec3 bsdfCoatSample(BSDF b, vec3 wo, float u1, float u2) {
-    if (b.coatN == (vec3(0.0, 0.0, 1.0))) {
-        vec3 h = sampleVisibleNormal(wo, b.coatAlpha, u1, u2);
-        return foldUp((h * (2.0 * dotGo(wo, h))) - wo);
-    }
-    Frame f = newFrame(b.coatN);
-    vec3 woC = frameToLocal(f, wo);
-    vec3 h = sampleVisibleNormal(woC, b.coatAlpha, u1, u2);
-    return frameToWorld(f, foldUp((h * (2.0 * dotGo(woC, h))) - woC));
-}
-
-// IORToF0 is the reflectance at normal incidence of an interface of
-// relative index eta.
-float iorToF0(float eta) {
-    float r = (eta - 1.0) / (eta + 1.0);
-    return r * r;
-}
-
-// Init is NewBSDF in place (the shading point's BSDF is not copied).
-void bsdfInit(inout BSDF b, vec3 base, float metallic, float roughness, float ior, float specular, vec3 specularColor) {
-    float f0 = 0.04;
-    if (ior >= 1.0) {
-        f0 = iorToF0(ior);
-    }
-    float f90 = clamp01(specular);
-    b = BSDF(base, clamp01(metallic), max(roughness * roughness, 0.001), vec3(min(f0 * specularColor.x, 1.0) * f90, min(f0 * specularColor.y, 1.0) * f90, min(f0 * specularColor.z, 1.0) * f90), f90, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
-}
-
-// NewBSDF makes the BSDF of a material with the given factors (textures
-// already applied). specular and specularColor are KHR_materials_specular's.
-BSDF newBSDF(vec3 base, float metallic, float roughness, float ior, float specular, vec3 specularColor) {
-    BSDF b = BSDF(vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
-    bsdfInit(b, base, metallic, roughness, ior, specular, specularColor);
-    return b;
-}
-
-// InitF0 makes b the dielectric of a diffuse colour, a roughness and its
-// own reflectance at normal incidence f0 (per channel, reaching 1 at
-// grazing angles): KHR_materials_pbrSpecularGlossiness's, whose F0 is a
-// colour rather than an index's.
-void bsdfInitF0(inout BSDF b, vec3 base, float roughness, vec3 f0) {
-    b = BSDF(base, 0.0, max(roughness * roughness, 0.001), min(f0, vec3(1.0, 1.0, 1.0)), 1.0, 0.0, 0.0, false, 0.0, 0.0, vec3(0.0), vec3(0.0), 0.0, 0.0, vec3(0.0), 0.0, vec3(0.0), 0.0, 0.0, 0.0);
-}
-
-// specularAlbedo is one channel of Albedos' specular albedo: the coat's
-// ec, the sheen's under the coat (under), and below the sheen (below) the
-// specular layer's e over the opaque share, the metal's, the glass's
-// (its base colour) and what the diffuse lobe transmits.
-float specularAlbedo(float ec, float under, float es, float below, float opaque, float metallic, float glass, float e, float metal, float base, float sheen, float trans) {
-    return ec + under * sheen * es + below * (opaque * e + metallic * metal + glass * base + opaque * (1.0 - e) * trans);
-}
-
-// AlbedosWith is Albedos given wo's terms.
-void bsdfAlbedosWith(BSDF b, WoTerms t, vec3 wo, out vec3 result0, out vec3 result1) {
-    vec3 diffuse = vec3(0.0);
-    vec3 specular = vec3(0.0);
-    if (bsdfLambertian(b)) {
-        result0 = b.base;
-        result1 = vec3(0.0, 0.0, 0.0);
-        return;
-    }
-    vec3 e = t.e;
-    vec3 metal = schlickAlbedo(b.base, 1.0, t.a, t.s);
-    metal = min(metal * t.km, vec3(1.0, 1.0, 1.0));
-    float opaque = bsdfOpaqueWeight(b);
-    float glass = bsdfGlassWeight(b);
-    float under = 1.0 - t.ec;
-    float es = 0.0;
-    if (b.sheenColor != (vec3(0.0, 0.0, 0.0))) {
-        es = min(sheenAlbedo(wo.z, b.sheenRoughness), 1.0);
-    }
-    float below = under * (1.0 - t.se);
-    vec3 dr;
-    vec3 dt;
-    bsdfDiffuseColors(b, dr, dt);
-    diffuse = vec3(below * opaque * (1.0 - e.x) * dr.x, below * opaque * (1.0 - e.y) * dr.y, below * opaque * (1.0 - e.z) * dr.z);
-    float m = b.metallic;
-    specular = vec3(specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.x, metal.x, b.base.x, b.sheenColor.x, dt.x), specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.y, metal.y, b.base.y, b.sheenColor.y, dt.y), specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.z, metal.z, b.base.z, b.sheenColor.z, dt.z));
-    result0 = diffuse;
-    result1 = specular;
-    return;
-}
-
-// Albedos are the directional albedos seen from wo (local) of the diffuse
-// lobe and (estimated for the metal and the glass) of the rest, the coat
-// included. The diffuse lobe's f·|cos wi| is its albedo·cos wi/π.
-void bsdfAlbedos(BSDF b, vec3 wo, out vec3 result0, out vec3 result1) {
-    vec3 diffuse = vec3(0.0);
-    vec3 specular = vec3(0.0);
-    WoTerms t = bsdfTerms(b, wo);
-    bsdfAlbedosWith(b, t, wo, result0, result1);
-    return;
 }
 
 // reflectionChannel is one channel of the reflected f·cos θi: the diffuse
@@ -1395,6 +1165,75 @@ void bsdfGlassEval(BSDF b, vec3 wo, vec3 wi, WoTerms l, out vec3 result0, out fl
     return;
 }
 
+// SheenAlpha is the Charlie α of a sheen roughness: its square, at least
+// layout.SheenMinAlpha.
+float sheenAlpha(float roughness) {
+    return max(roughness * roughness, 0.007);
+}
+
+// CharlieD is the Charlie sheen distribution (Estevez and Kulla,
+// "Production Friendly Microfacet Sheen BRDF", 2017) at a half vector
+// whose cosine with the normal is cosH, for α = roughness².
+float charlieD(float cosH, float alpha) {
+    float inv = 1.0 / alpha;
+    float sin2 = max(1.0 - cosH * cosH, 0.0);
+    return (2.0 + inv) * powGo(sin2, 0.5 * inv) / 6.2831855;
+}
+
+// SheenV is the sheen's visibility term (Neubelt and Pettineo's, as the
+// glTF sample renderer has it), which includes the 1/(4·cos·cos).
+float sheenV(float cosO, float cosI) {
+    return 1.0 / (4.0 * (cosI + cosO - cosI * cosO));
+}
+
+// sheenEval is the sheen lobe's f·cos θi (before its colour and norm).
+float bsdfSheenEval(BSDF b, vec3 wo, vec3 wi) {
+    if (wi.z <= 0.0) {
+        return 0.0;
+    }
+    vec3 h = normalizeGo(wo + wi);
+    return charlieD(h.z, sheenAlpha(b.sheenRoughness)) * sheenV(wo.z, wi.z) * wi.z;
+}
+
+// AboutNormal is the unit vector h in a frame about the unit normal n, as
+// much as an isotropic D needs of it: its sine and cosine.
+vec3 aboutNormal(vec3 h, vec3 n) {
+    if (n == (vec3(0.0, 0.0, 1.0))) {
+        return h;
+    }
+    return vec3(lengthGo(crossGo(h, n)), 0.0, dotGo(n, h));
+}
+
+// coatEval is the coat's f·cos θi about its normal and the pdf of its
+// folded visible-normal sample (coatSample), for wo and wi in the shading
+// frame. A tilted coat reflects nothing below the shading surface: the
+// surface is opaque there (or, for glass, the other side is the glass's),
+// and its sample there is lost.
+void bsdfCoatEval(BSDF b, vec3 wo, vec3 wi, out float result0, out float result1) {
+    vec3 n = b.coatN;
+    float co = dotGo(n, wo);
+    float ci = dotGo(n, wi);
+    if (co <= 0.0 || ci <= 0.0 || wi.z <= 0.0) {
+        result0 = 0.0;
+        result1 = 0.0;
+        return;
+    }
+    float a2 = b.coatAlpha * b.coatAlpha;
+    vec3 h = normalizeGo(wo + wi);
+    float d = ggxd(aboutNormal(h, n), a2);
+    float df = 0.0;
+    {
+        vec3 hf = normalizeGo(wo + (wi - (n * (2.0 * ci))));
+        if (dotGo(n, hf) > 0.0) {
+            df = ggxd(aboutNormal(hf, n), a2);
+        }
+    }
+    float fr = 0.04 + 0.96 * schlick5(dotGo(wo, h));
+    result0 = b.coat * fr * d * smithV(co, ci, a2) * ci;
+    result1 = smithG1(co, a2) * (d + df) / (4.0 * co);
+    return;
+}
+
 // EvalWith is Eval given wo's terms.
 void bsdfEvalWith(BSDF b, WoTerms l, vec3 wo, vec3 wi, out vec3 result0, out float result1) {
     if (wo.z <= 0.0 || wi.z == 0.0) {
@@ -1513,6 +1352,93 @@ void bsdfEval(BSDF b, vec3 wo, vec3 wi, out vec3 result0, out float result1) {
     return;
 }
 
+// SampleVisibleNormalAniso is SampleVisibleNormal for roughness ax along x
+// and ay along y.
+vec3 sampleVisibleNormalAniso(vec3 wo, float ax, float ay, float u1, float u2) {
+    vec3 vh = normalizeGo(vec3(ax * wo.x, ay * wo.y, wo.z));
+    vec3 t1 = vec3(1.0, 0.0, 0.0);
+    {
+        float l2 = vh.x * vh.x + vh.y * vh.y;
+        if (l2 > 0.0) {
+            float inv = 1.0 / sqrt32(l2);
+            t1 = vec3(-vh.y * inv, vh.x * inv, 0.0);
+        }
+    }
+    vec3 t2 = crossGo(vh, t1);
+    float r = sqrt32(u1);
+    float tmp1 = 6.2831855 * u2;
+    float s = sinGo(tmp1);
+    float c = cosGo(tmp1);
+    float p1 = r * c;
+    float p2 = r * s;
+    float sh = 0.5 * (1.0 + vh.z);
+    p2 = (1.0 - sh) * sqrt32(1.0 - p1 * p1) + sh * p2;
+    vec3 nh = ((t1 * p1) + (t2 * p2)) + (vh * sqrt32(1.0 - p1 * p1 - p2 * p2));
+    return normalizeGo(vec3(ax * nh.x, ay * nh.y, max(nh.z, 1e-07)));
+}
+
+// SampleVisibleNormal samples a GGX normal as seen from wo (Heitz, "Sampling
+// the GGX Distribution of Visible Normals", JCGT 2018).
+vec3 sampleVisibleNormal(vec3 wo, float alpha, float u1, float u2) {
+    return sampleVisibleNormalAniso(wo, alpha, alpha, u1, u2);
+}
+
+// FoldUp mirrors a reflection that a rough lobe's visible normal sends
+// below the surface (local +Z) up through it, where losing it would end
+// the path: GGX at roughness 1 sends half its samples there, and a path
+// that keeps the other half at twice the weight (the multiple-scattering
+// compensation's) makes fireflies. Eval's pdf adds the density of the
+// mirrored direction's half vector.
+vec3 foldUp(vec3 w) {
+    if (w.z < 0.0) {
+        w.z = -w.z;
+    }
+    return w;
+}
+
+// Set makes f the frame about the unit normal n, in place.
+void frameSet(inout Frame f, vec3 n) {
+    float sign_ = 1.0;
+    if (n.z < 0.0) {
+        sign_ = -1.0;
+    }
+    float a = -1.0 / (sign_ + n.z);
+    float b = n.x * n.y * a;
+    f.t = vec3(1.0 + sign_ * n.x * n.x * a, sign_ * b, -sign_ * n.x);
+    f.b = vec3(b, sign_ + n.y * n.y * a, -n.y);
+    f.n = n;
+}
+
+// NewFrame builds a frame about the unit normal n.
+Frame newFrame(vec3 n) {
+    Frame f = Frame(vec3(0.0), vec3(0.0), vec3(0.0));
+    frameSet(f, n);
+    return f;
+}
+
+// ToLocal expresses a world direction in the frame.
+vec3 frameToLocal(Frame f, vec3 v) {
+    return vec3(dotGo(v, f.t), dotGo(v, f.b), dotGo(v, f.n));
+}
+
+// ToWorld expresses a local direction in the world.
+vec3 frameToWorld(Frame f, vec3 v) {
+    return ((f.t * v.x) + (f.b * v.y)) + (f.n * v.z);
+}
+
+// coatSample reflects wo about a visible normal of the coat; a reflection
+// below the coat is folded up through it (foldUp).
+vec3 bsdfCoatSample(BSDF b, vec3 wo, float u1, float u2) {
+    if (b.coatN == (vec3(0.0, 0.0, 1.0))) {
+        vec3 h = sampleVisibleNormal(wo, b.coatAlpha, u1, u2);
+        return foldUp((h * (2.0 * dotGo(wo, h))) - wo);
+    }
+    Frame f = newFrame(b.coatN);
+    vec3 woC = frameToLocal(f, wo);
+    vec3 h = sampleVisibleNormal(woC, b.coatAlpha, u1, u2);
+    return frameToWorld(f, foldUp((h * (2.0 * dotGo(woC, h))) - woC));
+}
+
 // weighed is a sampled wi with its weight f·|cos|/pdf and pdf, which Eval
 // gives for whichever strategy drew it; ok is false where the pdf is 0.
 void bsdfWeighed(BSDF b, WoTerms l, vec3 wo, vec3 wi, out vec3 result0, out vec3 result1, out float result2, out bool result3) {
@@ -1542,6 +1468,11 @@ vec3 sampleUniform(float u1, float u2) {
     float s = sinGo(tmp1);
     float c = cosGo(tmp1);
     return vec3(r * c, r * s, u1);
+}
+
+vec3 bsdfFromAniso(BSDF b, vec3 w) {
+    vec3 d = b.anisoDir;
+    return vec3(w.x * d.x - w.y * d.y, w.x * d.y + w.y * d.x, w.z);
 }
 
 // SampleCosine samples the hemisphere about +Z in proportion to cos θ.
@@ -1703,6 +1634,104 @@ void bsdfSample(BSDF b, vec3 wo, float u, float u1, float u2, out vec3 result0, 
     }
     WoTerms t = bsdfTerms(b, wo);
     bsdfSampleWith(b, t, wo, u, u1, u2, result0, result1, result2, result3);
+    return;
+}
+
+// SetAnisotropy stretches the specular lobes' roughness along the local
+// direction dir (projected into the tangent plane; +X if it has no part
+// there) by strength, as KHR_materials_anisotropy does: α along it is
+// mix(α, 1, strength²).
+void bsdfSetAnisotropy(inout BSDF b, float strength, vec3 dir) {
+    strength = clamp01(strength);
+    if (strength == 0.0) {
+        b.anisoAlpha = 0.0;
+        return;
+    }
+    b.anisoAlpha = b.alpha + (1.0 - b.alpha) * strength * strength;
+    b.anisoDir = normalizeGo(vec3(dir.x, dir.y, 0.0));
+    if (b.anisoDir == (vec3(0.0, 0.0, 0.0))) {
+        b.anisoDir = vec3(1.0, 0.0, 0.0);
+    }
+}
+
+// SetIridescence puts a thin film of index ior and thickness (nm) over the
+// specular layers, mixed in by factor.
+void bsdfSetIridescence(inout BSDF b, float factor, float ior, float thickness) {
+    float tmp1 = clamp01(factor);
+    float tmp2 = max(ior, 1.0);
+    float tmp3 = max(thickness, 0.0);
+    b.irid = tmp1;
+    b.filmIOR = tmp2;
+    b.filmThickness = tmp3;
+}
+
+// SetSheen puts a sheen of the given colour and roughness over the base.
+void bsdfSetSheen(inout BSDF b, vec3 color, float roughness) {
+    b.sheenColor = vec3(clamp01(color.x), clamp01(color.y), clamp01(color.z));
+    b.sheenRoughness = clamp01(roughness);
+}
+
+// SetCoat puts a clearcoat of weight coat and roughness over the BSDF,
+// about the local normal n (unit, on the +Z side; the zero vector for +Z).
+void bsdfSetCoat(inout BSDF b, float coat, float roughness, vec3 n) {
+    float tmp1 = clamp01(coat);
+    float tmp2 = max(roughness * roughness, 0.001);
+    vec3 tmp3 = n;
+    b.coat = tmp1;
+    b.coatAlpha = tmp2;
+    b.coatN = tmp3;
+    if (n == (vec3(0.0, 0.0, 0.0)) || !(n.z > 0.0)) {
+        b.coatN = vec3(0.0, 0.0, 1.0);
+    }
+}
+
+// specularAlbedo is one channel of Albedos' specular albedo: the coat's
+// ec, the sheen's under the coat (under), and below the sheen (below) the
+// specular layer's e over the opaque share, the metal's, the glass's
+// (its base colour) and what the diffuse lobe transmits.
+float specularAlbedo(float ec, float under, float es, float below, float opaque, float metallic, float glass, float e, float metal, float base, float sheen, float trans) {
+    return ec + under * sheen * es + below * (opaque * e + metallic * metal + glass * base + opaque * (1.0 - e) * trans);
+}
+
+// AlbedosWith is Albedos given wo's terms.
+void bsdfAlbedosWith(BSDF b, WoTerms t, vec3 wo, out vec3 result0, out vec3 result1) {
+    vec3 diffuse = vec3(0.0);
+    vec3 specular = vec3(0.0);
+    if (bsdfLambertian(b)) {
+        result0 = b.base;
+        result1 = vec3(0.0, 0.0, 0.0);
+        return;
+    }
+    vec3 e = t.e;
+    vec3 metal = schlickAlbedo(b.base, 1.0, t.a, t.s);
+    metal = min(metal * t.km, vec3(1.0, 1.0, 1.0));
+    float opaque = bsdfOpaqueWeight(b);
+    float glass = bsdfGlassWeight(b);
+    float under = 1.0 - t.ec;
+    float es = 0.0;
+    if (b.sheenColor != (vec3(0.0, 0.0, 0.0))) {
+        es = min(sheenAlbedo(wo.z, b.sheenRoughness), 1.0);
+    }
+    float below = under * (1.0 - t.se);
+    vec3 dr;
+    vec3 dt;
+    bsdfDiffuseColors(b, dr, dt);
+    diffuse = vec3(below * opaque * (1.0 - e.x) * dr.x, below * opaque * (1.0 - e.y) * dr.y, below * opaque * (1.0 - e.z) * dr.z);
+    float m = b.metallic;
+    specular = vec3(specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.x, metal.x, b.base.x, b.sheenColor.x, dt.x), specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.y, metal.y, b.base.y, b.sheenColor.y, dt.y), specularAlbedo(t.ec, under, es, below, opaque, m, glass, e.z, metal.z, b.base.z, b.sheenColor.z, dt.z));
+    result0 = diffuse;
+    result1 = specular;
+    return;
+}
+
+// Albedos are the directional albedos seen from wo (local) of the diffuse
+// lobe and (estimated for the metal and the glass) of the rest, the coat
+// included. The diffuse lobe's f·|cos wi| is its albedo·cos wi/π.
+void bsdfAlbedos(BSDF b, vec3 wo, out vec3 result0, out vec3 result1) {
+    vec3 diffuse = vec3(0.0);
+    vec3 specular = vec3(0.0);
+    WoTerms t = bsdfTerms(b, wo);
+    bsdfAlbedosWith(b, t, wo, result0, result1);
     return;
 }
 
@@ -1986,6 +2015,139 @@ float filterSample(float u) {
     float t = (u - c0) / max(c1 - c0, 1e-12);
     float r = filterRadius();
     return -r + 2.0 * r * (float(i) + min(max(t, 0.0), 1.0)) / float(n);
+}
+
+// NormalToWorld transforms an object-space normal by the inverse
+// transpose, which the world-to-object affine inv holds (its transpose,
+// read by columns), to unit length.
+vec3 normalToWorld(vec4[3] inv, vec3 n) {
+    return normalizeGo(vec3(inv[0].x * n.x + inv[1].x * n.y + inv[2].x * n.z, inv[0].y * n.x + inv[1].y * n.y + inv[2].y * n.z, inv[0].z * n.x + inv[1].z * n.y + inv[2].z * n.z));
+}
+
+// texCoordAt interpolates UV set set of vertices i0, i1, i2 by their
+// weights w, u, v.
+void texCoordAt(uint mesh, int set, uint i0, uint i1, uint i2, float u, float v, float w, out float result0, out float result1) {
+    float s = 0.0;
+    float t = 0.0;
+    float as;
+    float at;
+    vertexTexCoord(mesh, set, i0, as, at);
+    float bs;
+    float bt;
+    vertexTexCoord(mesh, set, i1, bs, bt);
+    float cs;
+    float ct;
+    vertexTexCoord(mesh, set, i2, cs, ct);
+    result0 = w * as + u * bs + v * cs;
+    result1 = w * at + u * bt + v * ct;
+    return;
+}
+
+// triangleAttributes interpolates the UVs and the vertex colour of mesh's
+// triangle of vertices i0, i1, i2 at barycentrics u, v.
+void triangleAttributes(uint mesh, uint i0, uint i1, uint i2, float u, float v, out UVs result0, out vec4 result1) {
+    UVs uv = UVs(0.0, 0.0, 0.0, 0.0);
+    vec4 color = vec4(0.0, 0.0, 0.0, 0.0);
+    float w = 1.0 - u - v;
+    if (hasTexCoords(mesh, 0)) {
+        texCoordAt(mesh, 0, i0, i1, i2, u, v, w, uv.u0, uv.v0);
+    }
+    if (hasTexCoords(mesh, 1)) {
+        texCoordAt(mesh, 1, i0, i1, i2, u, v, w, uv.u1, uv.v1);
+    }
+    color = vec4(1.0, 1.0, 1.0, 1.0);
+    if (hasColors(mesh)) {
+        vec4 a = vertexColor(mesh, i0);
+        vec4 b = vertexColor(mesh, i1);
+        vec4 c = vertexColor(mesh, i2);
+        color = vec4(w * a.x + u * b.x + v * c.x, w * a.y + u * b.y + v * c.y, w * a.z + u * b.z + v * c.z, w * a.w + u * b.w + v * c.w);
+    }
+    result0 = uv;
+    result1 = color;
+    return;
+}
+
+// xyz is a Vec4's first three components.
+vec3 xyz(vec4 v) {
+    return vec3(v.x, v.y, v.z);
+}
+
+// AffineVector transforms a direction by a 3×4 affine m.
+vec3 affineVector(vec4[3] m, vec3 v) {
+    return vec3(m[0].x * v.x + m[0].y * v.y + m[0].z * v.z, m[1].x * v.x + m[1].y * v.y + m[1].z * v.z, m[2].x * v.x + m[2].y * v.y + m[2].z * v.z);
+}
+
+// AffinePoint transforms a point by a 3×4 affine m, rows first (an
+// instance's ToWorld or ToObject, render.Affine).
+vec3 affinePoint(vec4[3] m, vec3 p) {
+    return vec3(m[0].x * p.x + m[0].y * p.y + m[0].z * p.z + m[0].w, m[1].x * p.x + m[1].y * p.y + m[1].z * p.z + m[1].w, m[2].x * p.x + m[2].y * p.y + m[2].z * p.z + m[2].w);
+}
+
+// SweptSphereNormal is the outward normal at p of the round cone from a
+// to b, given the hit's u: the direction from the centre of the sphere at
+// u to p (object space).
+vec3 sweptSphereNormal(vec3 p, vec3 a, vec3 b, float u) {
+    return normalizeGo(p - (a + ((b - a) * u)));
+}
+
+// Set sets every field of g for a hit at world point p of instance inst's
+// primitive prim, at its parameters u, v (a triangle's barycentrics of
+// vertices 1 and 2, a swept sphere's place along its segment); the tangent
+// only where tangents is true (zero otherwise, as the fields a primitive
+// lacks).
+void hitGeometrySet(inout HitGeometry g, uint inst, uint prim, float u, float v, vec3 p, bool tangents) {
+    int kind = instanceKind(inst);
+    uint index = instanceGeometry(inst);
+    vec4[3] inv = toObject(inst);
+    g = HitGeometry(kind, vec3(0.0), vec3(0.0), vec4(0.0, 0.0, 0.0, 0.0), vec3(0.0), UVs(0.0, 0.0, 0.0, 0.0), vec4(1.0, 1.0, 1.0, 1.0));
+    if (kind == 0) {
+        uint i0;
+        uint i1;
+        uint i2;
+        triangleVertices(index, prim, i0, i1, i2);
+        vec3 p0 = vertexPosition(index, i0);
+        vec3 p1 = vertexPosition(index, i1);
+        vec3 p2 = vertexPosition(index, i2);
+        g.ng = normalToWorld(inv, crossGo(p1 - p0, p2 - p0));
+        triangleAttributes(index, i0, i1, i2, u, v, g.uv, g.color);
+        float w = 1.0 - u - v;
+        if (hasNormals(index)) {
+            vec3 n = ((vertexNormal(index, i0) * w) + (vertexNormal(index, i1) * u)) + (vertexNormal(index, i2) * v);
+            g.ns = normalToWorld(inv, n);
+        }
+        if (tangents && hasTangents(index)) {
+            vec4 t0 = vertexTangent(index, i0);
+            vec4 t1 = vertexTangent(index, i1);
+            vec4 t2 = vertexTangent(index, i2);
+            vec3 tw = ((xyz(t0) * w) + (xyz(t1) * u)) + (xyz(t2) * v);
+            vec4[3] world = toWorld(inst);
+            tw = normalizeGo(affineVector(world, tw));
+            g.tangent = vec4(tw.x, tw.y, tw.z, t0.w);
+        }
+    } else if (kind == 1) {
+        g.ng = normalToWorld(inv, affinePoint(inv, p) - sphereCenter(index, prim));
+    } else if (kind == 2) {
+        vec3 a;
+        vec3 b;
+        segmentPoints(index, prim, a, b);
+        g.ng = normalToWorld(inv, sweptSphereNormal(affinePoint(inv, p), a, b, u));
+        vec4[3] world = toWorld(inst);
+        g.fibre = affineVector(world, b - a);
+    }
+}
+
+// HitAttributes is a triangle hit's texture coordinates and vertex
+// colour (white where the mesh has none).
+void hitAttributes(uint inst, uint prim, float u, float v, out UVs result0, out vec4 result1) {
+    UVs uv = UVs(0.0, 0.0, 0.0, 0.0);
+    vec4 color = vec4(0.0, 0.0, 0.0, 0.0);
+    uint mesh = instanceGeometry(inst);
+    uint i0;
+    uint i1;
+    uint i2;
+    triangleVertices(mesh, prim, i0, i1, i2);
+    triangleAttributes(mesh, i0, i1, i2, u, v, result0, result1);
+    return;
 }
 
 // hairParam is v where its bit is set, else def.
@@ -2729,12 +2891,11 @@ Shaded evalMaterial(inout BSDF b, Material m, UVs uv, vec3 color, bool front, Fr
     return out_;
 }
 
-// Shade evaluates into s the surface of material m at a hit, at distance t
-// along the ray (o, d), of instance inst's primitive prim at its
-// parameters u, v.
-void shade(inout Surface s, Material m, uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d) {
-    s.p = o + (d * t);
-    hitGeometry(s.geo, inst, prim, u, v, s.p, needsTangents(m));
+// Shade evaluates into s the surface of material m at hit h of the ray
+// (o, d): its instance's primitive at its parameters, at its distance.
+void shade(inout Surface s, Material m, Hit h, vec3 o, vec3 d) {
+    s.p = o + (d * h.t);
+    hitGeometrySet(s.geo, h.instance, h.prim, h.u, h.v, s.p, needsTangents(m));
     s.ng = s.geo.ng;
     bool tmp1 = false;
     bool tmp2 = false;
@@ -2795,6 +2956,22 @@ void shade(inout Surface s, Material m, uint inst, uint prim, float u, float v, 
     s.albedo = tmp8;
     s.emit = tmp9;
     s.unlit = tmp10;
+}
+
+// SphereLight is the world centre and radius of the sphere light entry k
+// names, and the radiance it emits.
+void sphereLight(int k, out vec3 result0, out float result1, out vec3 result2) {
+    vec3 c = vec3(0.0);
+    float r = 0.0;
+    vec3 le = vec3(0.0);
+    LightEntry e = lightEntry(k);
+    uint inst = uint(e.instance);
+    vec4[3] world = toWorld(inst);
+    c = affinePoint(world, sphereCenter(instanceGeometry(inst), uint(e.index)));
+    result0 = c;
+    result1 = sqrt32(e.area / 12.566371);
+    result2 = materialEmissive(instanceMaterial(inst));
+    return;
 }
 
 // SphereCone is how a sphere of radius r at distance² d2 from a point looks
@@ -2894,6 +3071,49 @@ int pickLight(float u, float coin) {
         return k;
     }
     return lightAlias(k);
+}
+
+// EmissiveTriangle is the point at barycentrics bu, bv (of vertices 1 and
+// 2) of the triangle light entry k names, in world space: the point, the
+// triangle's unit front-face normal, the radiance it emits there (its
+// emissive texture applied) and whether its material is double-sided; ok
+// is false for a degenerate triangle.
+void emissiveTriangle(int k, float bu, float bv, out vec3 result0, out vec3 result1, out vec3 result2, out bool result3, out bool result4) {
+    vec3 q = vec3(0.0);
+    vec3 n = vec3(0.0);
+    vec3 le = vec3(0.0);
+    bool doubleSided = false;
+    bool ok = false;
+    TriangleEmitter t = triangleEmitter(k);
+    if (!t.ok) {
+        result0 = q;
+        result1 = n;
+        result2 = le;
+        result3 = false;
+        result4 = false;
+        return;
+    }
+    LightEntry e = lightEntry(k);
+    int m = instanceMaterial(uint(e.instance));
+    le = materialEmissive(m);
+    {
+        TextureRef tex = materialEmissiveTex(m);
+        if (tex.texture >= 0) {
+            UVs uv;
+            vec4 tmp1;
+            hitAttributes(uint(e.instance), uint(e.index), bu, bv, uv, tmp1);
+            vec3 et;
+            float tmp2;
+            sampleTexture(tex, uv, et, tmp2);
+            le = le * et;
+        }
+    }
+    result0 = (t.p0 + (t.e1 * bu)) + (t.e2 * bv);
+    result1 = t.n;
+    result2 = le;
+    result3 = (materialFlags(m) & 1u) != 0u;
+    result4 = true;
+    return;
 }
 
 // SampleSphere picks a direction toward a sphere (centre c, radius r) seen
@@ -3099,17 +3319,17 @@ vec3 surfaceOriginToward(Surface s, vec3 w) {
     return offsetRay(s.p, s.ng * (-1.0));
 }
 
-// ClosestHit is the closest-hit shader: at distance t along the ray (o,
-// d), instance inst's primitive prim at its parameters u, v, of material m
-// (the scene's material number material), it adds the emission (MIS-
-// weighted against light sampling), samples a light and traces its shadow
-// ray, samples the BSDF for the path's next ray and plays Russian roulette
-// after layout.RouletteStart bounces. s and ls are where the surface and
-// the light sample are made; shader is a layout.Shader* constant; maxDepth ends
-// the path; forward is the camera's, for the depth AOV.
-void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m, int material, uint inst, uint prim, float u, float v, float t, vec3 o, vec3 d, uint maxDepth, vec3 forward, uint shader) {
-    p.throughput = p.throughput * transmittance(p.medium, t);
-    shade(s, m, inst, prim, u, v, t, o, d);
+// ClosestHit is the closest-hit shader: at hit h of the ray (o, d) (its
+// instance's primitive at its parameters, at its distance), of material m,
+// it adds the emission (MIS-weighted against light sampling), samples a
+// light and traces its shadow ray, samples the BSDF for the path's next
+// ray and plays Russian roulette after layout.RouletteStart bounces. s and
+// ls are where the surface and the light sample are made; shader is a
+// layout.Shader* constant; maxDepth ends the path; forward is the
+// camera's, for the depth AOV.
+void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m, Hit h, vec3 o, vec3 d, uint maxDepth, vec3 forward, uint shader) {
+    p.throughput = p.throughput * transmittance(p.medium, h.t);
+    shade(s, m, h, o, d);
     bool isHair = s.isHair;
     if (shader == 1u) {
         isHair = false;
@@ -3123,7 +3343,7 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
     if (p.bounce == 0u) {
         vec3 tmp1 = s.albedo;
         vec3 tmp2 = s.frame.n;
-        float tmp3 = t * dotGo(d, forward);
+        float tmp3 = h.t * dotGo(d, forward);
         p.albedo = tmp1;
         p.normal = tmp2;
         p.depth = tmp3;
@@ -3143,7 +3363,7 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
     if (s.emit != (vec3(0.0, 0.0, 0.0))) {
         float weight = 1.0;
         if (p.bounce > 0u && p.prevPdf > 0.0) {
-            weight = powerHeuristic(p.prevPdf, pdfEmitter(int(inst), int(prim), t, dotGo(s.ng, wo), o));
+            weight = powerHeuristic(p.prevPdf, pdfEmitter(int(h.instance), int(h.prim), h.t, dotGo(s.ng, wo), o));
         }
         addLight(p, (p.throughput * s.emit) * weight);
     }
@@ -3228,7 +3448,7 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
     }
     if (!isHair && crosses && (m.flags & 2u) != 0u) {
         if (s.front) {
-            p.medium = material;
+            p.medium = instanceMaterial(h.instance);
         } else {
             p.medium = -1;
         }
@@ -3256,6 +3476,26 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
         p.events |= 2u;
     }
     p.bounce++;
+}
+
+// NewTriangleEmitter is instance inst's triangle tri as an emitter.
+TriangleEmitter newTriangleEmitter(uint inst, uint tri) {
+    uint mesh = instanceGeometry(inst);
+    uint i0;
+    uint i1;
+    uint i2;
+    triangleVertices(mesh, tri, i0, i1, i2);
+    vec3 o0 = vertexPosition(mesh, i0);
+    vec3 o1 = vertexPosition(mesh, i1);
+    vec3 o2 = vertexPosition(mesh, i2);
+    vec4[3] world = toWorld(inst);
+    vec3 p0 = affinePoint(world, o0);
+    vec3 p1 = affinePoint(world, o1);
+    vec3 p2 = affinePoint(world, o2);
+    vec4[3] inv = toObject(inst);
+    TriangleEmitter t = TriangleEmitter(p0, p1 - p0, p2 - p0, normalToWorld(inv, crossGo(o1 - o0, o2 - o0)), false);
+    t.ok = t.n != (vec3(0.0, 0.0, 0.0)) && crossGo(t.e1, t.e2) != (vec3(0.0, 0.0, 0.0));
+    return t;
 }
 
 // StartPath starts sample sampleIndex of pixel (x, y) of an image width

@@ -201,3 +201,32 @@ func Blend(a, b, t float32) float32 {
 	v := a*(1-t) + b*t
 	return v
 }
+
+// Sources is a source that also has a size: it embeds Source, whose methods
+// are its own in GLSL too.
+type Sources interface {
+	Source
+	Size() int
+}
+
+// Average reads a Sources through its own method and Source's, and passes
+// it on as a Source.
+func Average(src Sources) float32 {
+	return (src.Texel(0) + Resample(src, 1)) / float32(src.Size())
+}
+
+// Providers bundles providers: GLSL drops it as it drops each.
+type Providers struct {
+	Src  Source
+	Srcs Sources
+}
+
+// Bundled calls through a bundle's providers and passes them on, the
+// bundle whole (by value and by pointer) and a provider of it.
+func Bundled(pv Providers, p *Pair) float32 {
+	pv.Src.Fill(p, 2)
+	return float32(pv.Srcs.Size()) + Unbundled(&pv) + Resample(pv.Src, 3) + Average(pv.Srcs)
+}
+
+// Unbundled reads through a bundle it is given by pointer.
+func Unbundled(pv *Providers) float32 { return pv.Src.Texel(4) }

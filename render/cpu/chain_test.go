@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"sertrace/internal/furnace"
+	"sertrace/render/internal/furnace"
 	"sertrace/render/kernel"
 	"sertrace/scene"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"sertrace/internal/furnace"
+	"sertrace/render/internal/furnace"
 )
 
 // TestFurnaces: dense hair, interpenetrating strands, strands sunk into

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"sertrace/internal/furnace"
 	"sertrace/render"
+	"sertrace/render/internal/furnace"
 	"sertrace/render/kernel"
 	"sertrace/scene"
 )

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"sertrace/internal/furnace"
 	"sertrace/internal/longtest"
+	"sertrace/render/internal/furnace"
 	"sertrace/render/vulkan"
 )
 

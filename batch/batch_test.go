@@ -824,6 +824,28 @@ func FuzzLoadConfig(f *testing.F) {
 	})
 }
 
+// TestJobErrorNamesItOnce: a job whose settings do not fit its scene
+// fails naming the job once, then the problem.
+func TestJobErrorNamesItOnce(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load(writeConfig(t, dir, `
+output_dir: out
+jobs:
+  - name: poster
+    scene: SCENES/cornell.glb
+    res: 16x16
+    spp: 1
+    camera: "7"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := (&Runner{Config: cfg}).Run(context.Background())
+	if e := sum.Jobs[0].Error; !strings.HasPrefix(e, "poster: ") || strings.Contains(e, "poster: poster") || !strings.Contains(e, "camera 7 does not exist") {
+		t.Errorf("the failed job says %q", e)
+	}
+}
+
 // TestJobOverItsMemoryFails: a job whose render would pass its memory
 // budget fails before it starts, saying what it needs; the others render.
 func TestJobOverItsMemoryFails(t *testing.T) {

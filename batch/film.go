@@ -17,7 +17,8 @@ import (
 
 // jobFor prepares the render of a job (slice K of it, or all of it for
 // −1): the job, the AOVs of its outputs and the layers its film holds. A
-// film over the memory budget is the *render.MemoryError, with the job.
+// film over the memory budget is the *render.MemoryError, with the job;
+// that and settings that do not fit the scene name the job.
 func (r *Runner) jobFor(p *prepared, slice int) (*job.Job, []render.AOV, render.Layers, error) {
 	jc := p.job
 	if jc.Denoise {
@@ -46,7 +47,10 @@ func (r *Runner) jobFor(p *prepared, slice int) (*job.Job, []render.AOV, render.
 		j.Options.Threads = allocatedCPUs()
 	}
 	layers, err := j.Layers(aovs, jc.Denoise, settings.MemoryBudget)
-	return j, aovs, layers, err
+	if err != nil {
+		return j, aovs, 0, fmt.Errorf("%s: %w", jc.Name, err) // over the budget: a *render.MemoryError
+	}
+	return j, aovs, layers, nil
 }
 
 // renderFilm renders job j's film of layers (slice K of the job, or all

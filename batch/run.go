@@ -220,8 +220,9 @@ func (r *Runner) runJob(ctx context.Context, index int, dir string) (skipped boo
 		return false, samples, writeStatus(dir, JobResult{Name: job.Name, Status: Done, Outputs: []string{p.outputs[0].name}, Samples: samples,
 			Seconds: time.Since(start).Seconds(), Where: where(), Job: job})
 	} else if err != nil {
-		return false, 0, fmt.Errorf("%s: %w", job.Name, err)
+		return false, 0, err
 	}
+	r.noteBandsLeft(p, dir)
 	film, display, stats, err := r.renderFilm(ctx, p, j, aovs, layers, -1, filepath.Join(dir, "checkpoint.gob"))
 	if err != nil {
 		if film != nil {
@@ -262,10 +263,7 @@ func (r *Runner) runSlice(ctx context.Context, u Unit, dir string) (skipped bool
 	checkpoint := sliceFile(dir, u.Slice, "checkpoint.gob")
 	j, aovs, layers, err := r.jobFor(p, u.Slice)
 	if err != nil {
-		if j != nil { // over the memory budget: a slice holds the whole film's sums
-			err = fmt.Errorf("%s: %w", job.Name, err)
-		}
-		return false, 0, err
+		return false, 0, err // over the memory budget too: a slice holds the whole film's sums
 	}
 	film, display, stats, err := r.renderFilm(ctx, p, j, aovs, layers, u.Slice, checkpoint)
 	if err != nil {

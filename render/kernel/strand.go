@@ -122,10 +122,14 @@ func strandInside(s Strands, p, q, joint int, rp float64, a, x, oa Vec3d, tol fl
 	w := s.StrandVertex(q)
 	aq := ToVec3d(s.StrandPoint(w))
 	bq := ToVec3d(s.StrandPoint(w + 1)).Sub(aq)
-	xq, oq := x.Add(a).Sub(aq), oa.Add(a).Sub(aq)
+	// Relative to q's first vertex by the shift between the two, which
+	// keeps the float32 GPU's error at the scale of the strand, not of
+	// where it is.
+	shift := a.Sub(aq)
+	xq, oq := x.Add(shift), oa.Add(shift)
 	ra, rb := float64(s.StrandRadius(w)), float64(s.StrandRadius(w+1))
 	if joint >= 0 {
-		xj := x.Add(a).Sub(ToVec3d(s.StrandPoint(joint)))
+		xj := x.Add(a.Sub(ToVec3d(s.StrandPoint(joint))))
 		reach := 3*(rp+max(ra, rb)) + tol
 		if xj.Dot(xj) > reach*reach {
 			return false, false

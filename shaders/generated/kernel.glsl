@@ -3838,12 +3838,13 @@ void strandInside(int p, int q, int joint, float rp, Vec3d a, Vec3d x, Vec3d oa,
     int w = strandVertex(q);
     Vec3d aq = toVec3d(strandPoint(w));
     Vec3d bq = vec3dSub(toVec3d(strandPoint(w + 1)), aq);
-    Vec3d xq = vec3dSub(vec3dAdd(x, a), aq);
-    Vec3d oq = vec3dSub(vec3dAdd(oa, a), aq);
+    Vec3d shift = vec3dSub(a, aq);
+    Vec3d xq = vec3dAdd(x, shift);
+    Vec3d oq = vec3dAdd(oa, shift);
     float ra = strandRadius(w);
     float rb = strandRadius(w + 1);
     if (joint >= 0) {
-        Vec3d xj = vec3dSub(vec3dAdd(x, a), toVec3d(strandPoint(joint)));
+        Vec3d xj = vec3dAdd(x, vec3dSub(a, toVec3d(strandPoint(joint))));
         float reach = 3.0 * (rp + max(ra, rb)) + tol;
         if (vec3dDot(xj, xj) > reach * reach) {
             result0 = false;

@@ -235,15 +235,16 @@ static int sertraceStrandInside(const sertraceStrands *s, unsigned p, unsigned q
 	double bq[3] = {v[4] - aq[0], v[5] - aq[1], v[6] - aq[2]};
 	double xq[3], oq[3];
 	for (int i = 0; i < 3; i++) {
-		xq[i] = x[i] + a[i] - aq[i];
-		oq[i] = o[i] + a[i] - aq[i];
+		double shift = a[i] - aq[i];
+		xq[i] = x[i] + shift;
+		oq[i] = o[i] + shift;
 	}
 	double ra = v[3], rb = v[7];
 	double rq = ra > rb ? ra : rb;
 	*near = 0;
 	if (joint >= 0) {
 		const float *j = s->vr + 4 * (size_t)joint;
-		double xj[3] = {x[0] + a[0] - j[0], x[1] + a[1] - j[1], x[2] + a[2] - j[2]};
+		double xj[3] = {x[0] + (a[0] - j[0]), x[1] + (a[1] - j[1]), x[2] + (a[2] - j[2])};
 		double reach = 3 * (rp + rq) + tol;
 		if (xj[0] * xj[0] + xj[1] * xj[1] + xj[2] * xj[2] > reach * reach) {
 			return 0;

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -70,6 +71,17 @@ jobs:
 			i++
 		}
 		t.Errorf("the batch job's image (%d bytes) is not the render's (%d bytes): from byte %d, %q vs %q", len(got), len(want), i, got[max(0, i-80):i+40], want[max(0, i-80):i+40])
+	}
+	_, _, planes, err := render.ReadEXR(rendered, "G")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, v := range planes["G"] {
+		sum += float64(v)
+	}
+	if !(sum > 0) || math.IsInf(sum, 0) {
+		t.Errorf("the image in bands sums to %v: black or not finite", sum)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "poster", "thumb.png")); err == nil {
 		t.Error("a job rendered in bands has a thumbnail")

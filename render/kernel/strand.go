@@ -75,37 +75,33 @@ func StrandHitCounts(s Strands, p int, o, d scene.Vec3, t float32) bool {
 	}
 	// Walk the chain from p either way while the next segment can hold the
 	// hit, up to layout.StrandReach segments.
+	return !strandChainHolds(s, p, -1, uint32(scene.JoinedPrev), v, rp, a, x, oa, tol) &&
+		!strandChainHolds(s, p, 1, uint32(scene.JoinedNext), v+1, rp, a, x, oa, tol)
+}
+
+// strandChainHolds walks the chain from segment p one way (step −1 while
+// segments are joined to the one before, joined JoinedPrev; +1 along
+// JoinedNext) while the next segment can hold the hit, up to
+// layout.StrandReach segments, and reports whether one of them holds it
+// inside (strandInside); joint is the vertex p shares with its first
+// neighbour that way.
+func strandChainHolds(s Strands, p, step int, joined uint32, joint int, rp float64, a, x, oa Vec3d, tol float64) bool {
 	q := p
-	for k := 0; k < layout.StrandReach && s.StrandJoins(q)&uint32(scene.JoinedPrev) != 0; k++ {
-		q--
-		joint := -1
+	for k := 0; k < layout.StrandReach && s.StrandJoins(q)&joined != 0; k++ {
+		q += step
+		shared := -1
 		if k == 0 {
-			joint = v
+			shared = joint
 		}
-		in, near := strandInside(s, p, q, joint, rp, a, x, oa, tol)
+		in, near := strandInside(s, p, q, shared, rp, a, x, oa, tol)
 		if in {
-			return false
+			return true
 		}
 		if !near {
 			break
 		}
 	}
-	q = p
-	for k := 0; k < layout.StrandReach && s.StrandJoins(q)&uint32(scene.JoinedNext) != 0; k++ {
-		q++
-		joint := -1
-		if k == 0 {
-			joint = v + 1
-		}
-		in, near := strandInside(s, p, q, joint, rp, a, x, oa, tol)
-		if in {
-			return false
-		}
-		if !near {
-			break
-		}
-	}
-	return true
+	return false
 }
 
 // strandInside is StrandHitCounts' test of segment q, with the hit x and

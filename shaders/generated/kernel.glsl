@@ -3875,6 +3875,33 @@ void strandInside(int p, int q, int joint, float rp, Vec3d a, Vec3d x, Vec3d oa,
     return;
 }
 
+// strandChainHolds walks the chain from segment p one way (step −1 while
+// segments are joined to the one before, joined JoinedPrev; +1 along
+// JoinedNext) while the next segment can hold the hit, up to
+// layout.StrandReach segments, and reports whether one of them holds it
+// inside (strandInside); joint is the vertex p shares with its first
+// neighbour that way.
+bool strandChainHolds(int p, int step_, uint joined, int joint, float rp, Vec3d a, Vec3d x, Vec3d oa, float tol) {
+    int q = p;
+    for (int k = 0; k < 64 && (strandJoins(q) & joined) != 0u; k++) {
+        q += step_;
+        int shared_ = -1;
+        if (k == 0) {
+            shared_ = joint;
+        }
+        bool in_;
+        bool near;
+        strandInside(p, q, shared_, rp, a, x, oa, tol, in_, near);
+        if (in_) {
+            return true;
+        }
+        if (!near) {
+            break;
+        }
+    }
+    return false;
+}
+
 // StrandHitCounts is the strand rule: whether a hit at distance t on
 // segment p of strands s, of a ray from o along d, is where the ray enters
 // the one smooth tube that the segment's chain draws.
@@ -3917,41 +3944,7 @@ bool strandHitCounts(int p, vec3 o, vec3 d, float t) {
             return false;
         }
     }
-    int q = p;
-    for (int k = 0; k < 64 && (strandJoins(q) & 1u) != 0u; k++) {
-        q--;
-        int joint = -1;
-        if (k == 0) {
-            joint = v;
-        }
-        bool in_;
-        bool near;
-        strandInside(p, q, joint, rp, a, x, oa, tol, in_, near);
-        if (in_) {
-            return false;
-        }
-        if (!near) {
-            break;
-        }
-    }
-    q = p;
-    for (int k = 0; k < 64 && (strandJoins(q) & 2u) != 0u; k++) {
-        q++;
-        int joint = -1;
-        if (k == 0) {
-            joint = v + 1;
-        }
-        bool in_;
-        bool near;
-        strandInside(p, q, joint, rp, a, x, oa, tol, in_, near);
-        if (in_) {
-            return false;
-        }
-        if (!near) {
-            break;
-        }
-    }
-    return true;
+    return !strandChainHolds(p, -1, 1u, v, rp, a, x, oa, tol) && !strandChainHolds(p, 1, 2u, v + 1, rp, a, x, oa, tol);
 }
 
 // AlphaKeeps is the any-hit decision on a candidate hit at distance t of

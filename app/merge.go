@@ -68,6 +68,9 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 			if _, err := render.CheckMergeMemory(first.Width, first.Height, len(args), v.GetBool("denoise"), budget); err != nil {
 				return fmt.Errorf("merging %s: %v", args[0], err)
 			}
+			if err := render.CheckLayerOutputs(out, aovs, first.Settings.LightGroups); err != nil {
+				return usagef("%v", err)
+			}
 			film, info, err := render.MergeSlices(args)
 			if err != nil {
 				return err

@@ -52,7 +52,10 @@ what has been accumulated, marked as partial.`,
 	f.String("env", d.Env, "equirectangular Radiance .hdr environment (replaces --env-color)")
 	f.Float32("env-rotation", d.EnvRotation, "turn the --env map about +Y, in degrees")
 	f.Float32("env-intensity", d.EnvIntensity, "scale the --env map's radiance")
-	f.String("aov", "", "extra outputs beside the beauty: albedo, normal, depth, diffuse, specular, diffuse_albedo, specular_albedo (PFM), variance, cost, path_length, simt (heatmap PNG)")
+	f.String("aov", "", "extra outputs beside the beauty: albedo, normal, depth, diffuse, specular, diffuse_albedo, specular_albedo (PFM), variance, cost, path_length, simt (heatmap PNG), cryptomatte_object, cryptomatte_material, cryptomatte_asset (Cryptomatte layers of the EXR); in an EXR all are layers")
+	f.Bool("light-groups", d.LightGroups, "write the beauty by light group (a node's extras.sertrace.light_group; the rest: unassigned) as layers lightgroup.NAME.R/G/B of the EXR, adding up to the beauty")
+	f.String("env-light-group", d.EnvLightGroup, "the environment's light group with --light-groups (default: unassigned)")
+	f.Int("cryptomatte-levels", d.CryptomatteLevels, "ranks (IDs with their coverage) each Cryptomatte matte keeps a pixel")
 	f.Float32("exposure", d.Exposure, "exposure in stops for PNG output")
 	f.String("filter", d.Filter, "pixel filter: box, gaussian or blackman-harris")
 	f.String("tonemap", d.ToneMap, "tone curve for PNG output: linear, filmic, aces or agx")
@@ -148,6 +151,9 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error)
 		return usagef("--aov: %v", err)
 	}
 	denoised := v.GetBool("denoise")
+	if err := render.CheckLayerOutputs(out, aovs, settings.LightGroups); err != nil {
+		return usagef("%v", err)
+	}
 	if settings.Samples != "" {
 		switch {
 		case strings.ToLower(filepath.Ext(out)) != ".exr":
@@ -247,7 +253,7 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error)
 	case err != nil:
 		return fmt.Errorf("%s: %w", scenePath, err)
 	default:
-		film := render.NewFilmOf(w, h, layers)
+		film := j.Options.NewFilm(w, h, layers)
 		bar = newBar()
 		stats, renderErr = j.Render(ctx, film, bar.update)
 		bar.finish()
@@ -466,6 +472,14 @@ func writeSlice(stderr io.Writer, scenePath, out string, settings render.Setting
 func writeImages(stderr io.Writer, v *viper.Viper, out string, film *render.Film, display render.Display, aovs []render.AOV, ranOn string, device int) ([]string, error) {
 	d := job.Denoise{On: v.GetBool("denoise"), Name: v.GetString("denoiser"), Passes: v.GetInt("denoise-passes")}
 	film.Keep(render.LayersFor(aovs, d.On)) // a merge's film holds every layer; its image what is asked
+	if film.Coverage != nil {
+		film.Coverage.Mattes = nil // the mattes asked for (a merge's film holds the slices')
+		for _, a := range aovs {
+			if slices.Contains(render.CryptoAOVs, a) {
+				film.Coverage.Mattes = append(film.Coverage.Mattes, a)
+			}
+		}
+	}
 	written, _, err := job.Write(context.Background(), film, display, imageOutputs(out, aovs), d, ranOn, device, func(line string) { fmt.Fprintln(stderr, line) })
 	return written, err
 }

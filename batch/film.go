@@ -97,12 +97,15 @@ func (r *Runner) renderFilm(ctx context.Context, p *prepared, j *job.Job, aovs [
 		} else {
 			film = cp.Film
 			film.Partial = false
+			if film.Coverage != nil {
+				film.Coverage.Cryptomatte = opts.Cryptomatte // the outputs' mattes now
+			}
 			r.note(jc.Name)(fmt.Sprintf("continuing from its checkpoint (%s)", film.SamplesHeld()))
 		}
 	}
 	cp = checkpoint{} // a checkpoint not continued goes before the new film comes
 	if film == nil {
-		film = render.NewFilmOf(opts.Width, opts.Height, layers)
+		film = opts.NewFilm(opts.Width, opts.Height, layers)
 	}
 	var tick render.Progress
 	if r.Tick != nil {

@@ -87,7 +87,7 @@ func (j *Job) Bands(ctx context.Context, out string, layers render.Layers, rows 
 			return nil, nil, err
 		}
 		t.Keep = true
-		bw, err := render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, j.Display.HalfFloat, j.Options.SPP, key)
+		bw, err := render.NewBandWriter(t, j.Options.Width, j.Options.Height, layers, j.Options.NamesFor(layers), j.Display.HalfFloat, j.Options.SPP, key)
 		if err != nil {
 			t.Discard()
 			return nil, nil, fmt.Errorf("write %s: %w", out, err)

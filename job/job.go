@@ -76,6 +76,11 @@ func Prepare(s Spec) (*Job, error) {
 		return nil, &OptionsError{err}
 	}
 	opts.GPUCost = slices.Contains(s.AOVs, render.AOVCost)
+	for _, a := range s.AOVs {
+		if slices.Contains(render.CryptoAOVs, a) {
+			opts.Cryptomatte.Mattes = append(opts.Cryptomatte.Mattes, a)
+		}
+	}
 	backend, err := backends.Choose(s.Settings.Backend, s.Settings.Path, note)
 	if err != nil {
 		return nil, err
@@ -113,9 +118,12 @@ func (j *Job) noteWarnings(stats *render.Stats) {
 // them past the memory budget that budget names (render.CheckMemory, ""
 // for the machine's), and tells the Go collector that budget.
 func (j *Job) Layers(aovs []render.AOV, denoised bool, budget string) (render.Layers, error) {
-	layers := render.AllLayers
+	layers := render.AllLayers | render.CoverageLayers
 	if j.Options.Count == 0 {
 		layers = render.LayersFor(aovs, denoised)
+	}
+	if j.Options.LightGroups != nil {
+		layers |= render.GroupLayers
 	}
 	limit, err := render.CheckMemory(j.Options, layers, j.Backend.Name(), denoised && j.Options.Count == 0, budget)
 	if err != nil {

@@ -133,7 +133,7 @@ func TestBandWriterMatchesWrite(t *testing.T) {
 // atomicWrite runs write on a BandWriter for f's size and layers, into path.
 func atomicWrite(path string, write func(*BandWriter) error, f *Film) error {
 	return atomicfile.Write(path, func(w io.WriteSeeker) error {
-		bw, err := NewBandWriter(w, f.Width, f.Height, f.Held(), false, f.Samples, "test")
+		bw, err := NewBandWriter(w, f.Width, f.Height, f.Held(), f.names(), false, f.Samples, "test")
 		if err != nil {
 			return err
 		}
@@ -182,7 +182,7 @@ func TestKilledBandsAreContinued(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bw, err := NewBandWriter(killed, f.Width, f.Height, f.Held(), halfFloat, f.Samples, "render A")
+		bw, err := NewBandWriter(killed, f.Width, f.Height, f.Held(), f.names(), halfFloat, f.Samples, "render A")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +211,7 @@ func TestKilledBandsAreContinued(t *testing.T) {
 		}
 		out := filepath.Join(dir, "continued.exr")
 		err = atomicfile.Write(out, func(w io.WriteSeeker) error {
-			bw, err := NewBandWriter(w, f.Width, f.Height, f.Held(), halfFloat, f.Samples, "render A")
+			bw, err := NewBandWriter(w, f.Width, f.Height, f.Held(), f.names(), halfFloat, f.Samples, "render A")
 			if err != nil {
 				return err
 			}
@@ -253,7 +253,7 @@ func FuzzContinueBands(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	bw, err := NewBandWriter(out, film.Width, film.Height, film.Held(), true, film.Samples, "k")
+	bw, err := NewBandWriter(out, film.Width, film.Height, film.Held(), film.names(), true, film.Samples, "k")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func FuzzContinueBands(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer w.Close()
-		bw, err := NewBandWriter(w, film.Width, film.Height, film.Held(), true, film.Samples, "k")
+		bw, err := NewBandWriter(w, film.Width, film.Height, film.Held(), film.names(), true, film.Samples, "k")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,9 +54,10 @@ func bandsSum(start, end int64, sum []byte) string {
 }
 
 // NewBandWriter starts an EXR of a width×height render of spp samples a
-// pixel into a film of the layers held; key names the render.
-func NewBandWriter(w io.WriteSeeker, width, height int, held Layers, halfFloat bool, spp int, key string) (*BandWriter, error) {
-	h, channels, groups := exrLayout(width, height, held|BaseLayers, AOVBeauty, halfFloat)
+// pixel into a film of the layers held, named by names; key names the
+// render.
+func NewBandWriter(w io.WriteSeeker, width, height int, held Layers, names FilmNames, halfFloat bool, spp int, key string) (*BandWriter, error) {
+	h, channels, groups := exrLayout(width, height, held|BaseLayers, AOVBeauty, halfFloat, names)
 	h.SetChannels(channels)
 	h.Set(&exr.Attribute{Name: "sertrace:samples", Type: exr.AttrTypeString, Value: fmt.Sprint(spp)})
 	h.Set(&exr.Attribute{Name: partialAttribute, Type: exr.AttrTypeInt, Value: int32(0)})

@@ -8,6 +8,8 @@ import (
 	"github.com/mrjoshuak/go-openexr/compression"
 	"github.com/mrjoshuak/go-openexr/exr"
 	"github.com/mrjoshuak/go-openexr/half"
+
+	"sertrace/render/cryptomatte"
 )
 
 // exrZIPLevel is the zlib level of the EXRs' ZIP chunks: the fastest,
@@ -18,7 +20,7 @@ var exrZIPLevel = compression.CompressionLevelBestSpeed
 // writeEXR writes a film's output as an EXR; a slice's (slice not nil) has
 // the film's sums too (WriteSlice).
 func writeEXR(w io.WriteSeeker, film *Film, only AOV, halfFloat bool, slice *SliceInfo) error {
-	h, channels, groups := exrLayout(film.Width, film.Height, film.Held(), only, halfFloat)
+	h, channels, groups := exrLayout(film.Width, film.Height, film.Held(), only, halfFloat, film.names())
 	var sums []*sumPlane
 	if slice != nil {
 		var err error
@@ -90,7 +92,7 @@ func IsPartial(r io.ReaderAt, size int64) bool {
 // exrLayout is the header, channels and channel groups of an image of
 // width×height holding the layers held: the beauty with its variance and
 // every AOV layer held (only AOVBeauty), or one AOV alone.
-func exrLayout(width, height int, held Layers, only AOV, halfFloat bool) (*exr.Header, *exr.ChannelList, []*exrGroup) {
+func exrLayout(width, height int, held Layers, only AOV, halfFloat bool, names FilmNames) (*exr.Header, *exr.ChannelList, []*exrGroup) {
 	h := exr.NewScanlineHeader(width, height)
 	h.SetCompression(exr.CompressionZIP)
 	h.SetZIPLevel(exrZIPLevel)
@@ -101,8 +103,9 @@ func exrLayout(width, height int, held Layers, only AOV, halfFloat bool) (*exr.H
 		for _, name := range names {
 			// Depth and variance keep float32 even in half-float files:
 			// half has no room for small variances (its denormals start at
-			// 6e-5).
-			half := halfFloat && name != "depth.Z" && !strings.HasSuffix(name, "variance.Y") && name != "Z" && name != "Y"
+			// 6e-5). A Cryptomatte's IDs are float32's bits.
+			half := halfFloat && name != "depth.Z" && !strings.HasSuffix(name, "variance.Y") && name != "Z" && name != "Y" &&
+				!strings.HasPrefix(name, "Crypto")
 			typ := exr.PixelTypeFloat
 			if half {
 				typ = exr.PixelTypeHalf
@@ -119,6 +122,16 @@ func exrLayout(width, height int, held Layers, only AOV, halfFloat bool) (*exr.H
 		add(func(dst []float32, f *Film, y0, y1 int) ([]float32, int) {
 			return f.meanVariance(dst, rgb, lumSq, y0*f.Width, y1*f.Width), 1
 		}, name)
+	}
+	matte := func(a AOV) {
+		if names.Crypto == nil {
+			return
+		}
+		layer := CryptoLayer(a)
+		add(matteReader(names.Crypto, a), cryptomatte.Channels(layer, names.Crypto.Levels)...)
+		for _, m := range cryptomatte.Metadata(layer, names.Crypto.matteNames(a)) {
+			h.Set(&exr.Attribute{Name: m.Name, Type: exr.AttrTypeString, Value: m.Value})
+		}
 	}
 	switch only {
 	case AOVBeauty:
@@ -143,6 +156,18 @@ func exrLayout(width, height int, held Layers, only AOV, halfFloat bool) (*exr.H
 			variance(LayerDiffuse, LayerDiffuseLumSq, "diffuse_variance.Y")
 			variance(LayerSpecular, LayerSpecularLumSq, "specular_variance.Y")
 		}
+		if held&GroupLayers != 0 {
+			for g, name := range names.Groups {
+				add(groupReader(g), GroupChannel(name, "R"), GroupChannel(name, "G"), GroupChannel(name, "B"))
+			}
+		}
+		if held&CoverageLayers != 0 && names.Crypto != nil {
+			for _, a := range names.Crypto.Mattes {
+				matte(a)
+			}
+		}
+	case AOVCryptoObject, AOVCryptoMaterial, AOVCryptoAsset:
+		matte(only)
 	case AOVDepth:
 		aov(AOVDepth, "Z")
 	case AOVVariance, AOVCost, AOVPathLength, AOVSIMT:

@@ -37,6 +37,13 @@ type Film struct {
 	// diffuse lobe reflected and the light its other lobes did, with their
 	// albedos and squared luminances) is all there or all absent.
 	Sums [NumLayers]LayerSums
+	// Groups are the light groups' sums (RGB, exact, as the beauty's), in
+	// the order of GroupNames; a film with groups has for beauty their sum
+	// (SumGroups). Nil: no groups (GroupLayers).
+	Groups     []LayerSums
+	GroupNames []string
+	// Coverage is the Cryptomatte's counts; nil: none (CoverageLayers).
+	Coverage *Coverage
 }
 
 // Layer is one of a film's sums.
@@ -147,6 +154,15 @@ const SplitLayers = Layers(1)<<LayerDiffuse | Layers(1)<<LayerSpecular | Layers(
 // denoiser reads.
 const GuideLayers = Layers(1)<<LayerAlbedo | Layers(1)<<LayerNormal | Layers(1)<<LayerDepth
 
+// CoverageLayers and GroupLayers are, in a set of layers, the
+// Cryptomatte's counts (Film.Coverage) and the light groups' sums
+// (Film.Groups): layers FilmLayers does not list, whose sizes are the
+// scene's.
+const (
+	CoverageLayers Layers = 1 << 30
+	GroupLayers    Layers = 1 << 31
+)
+
 // Has reports whether l is in the set.
 func (s Layers) Has(l Layer) bool { return s&(1<<l) != 0 }
 
@@ -165,6 +181,9 @@ func LayersFor(aovs []AOV, denoised bool) Layers {
 		if slices.Contains(SplitAOVs, a) {
 			s |= SplitLayers // the split's variances come with it
 		}
+		if slices.Contains(CryptoAOVs, a) {
+			s |= CoverageLayers
+		}
 	}
 	return s
 }
@@ -177,6 +196,12 @@ func (s Layers) Names() string {
 			names = append(names, info.Name)
 		}
 	}
+	if s&CoverageLayers != 0 {
+		names = append(names, "cryptomatte")
+	}
+	if s&GroupLayers != 0 {
+		names = append(names, "light groups")
+	}
 	return strings.Join(names, ", ")
 }
 
@@ -187,6 +212,12 @@ func (f *Film) Held() Layers {
 		if f.Has(l) {
 			s |= 1 << l
 		}
+	}
+	if f.Coverage != nil {
+		s |= CoverageLayers
+	}
+	if len(f.Groups) > 0 {
+		s |= GroupLayers
 	}
 	return s
 }
@@ -220,10 +251,27 @@ func (f *Film) Whole() bool {
 		if held != 1 || info.Narrow != (s.Narrow != nil) || (info.Exact && !info.Narrow) != (s.Fixed != nil) || s.Len() != info.Channels*n {
 			return false
 		}
-		for i, h := range s.High {
-			if i < 0 || i >= s.Len() || h == 0 {
-				return false
-			}
+		if !s.highWhole() {
+			return false
+		}
+	}
+	if len(f.Groups) != len(f.GroupNames) || (f.Coverage != nil && !f.Coverage.whole(n, len(f.Coverage.Names))) {
+		return false
+	}
+	for g := range f.Groups {
+		if s := &f.Groups[g]; len(s.Fixed) != 3*n || s.Narrow != nil || s.Plain != nil || !s.highWhole() {
+			return false
+		}
+	}
+	return true
+}
+
+// highWhole reports whether the layer's high words are where its elements
+// are, and not zero.
+func (s *LayerSums) highWhole() bool {
+	for i, h := range s.High {
+		if i < 0 || i >= s.Len() || h == 0 {
+			return false
 		}
 	}
 	return true
@@ -231,13 +279,21 @@ func (f *Film) Whole() bool {
 
 // Keep drops the layers not in s (the base layers stay): a merged film
 // holds every layer, but its image holds those its outputs ask for, as
-// the same render's in one go does.
+// the same render's in one go does. The light groups stay: a render
+// holds them only where it was asked for them.
 func (f *Film) Keep(s Layers) {
+	s |= GroupLayers
 	s |= BaseLayers
 	for l := range NumLayers {
 		if !s.Has(l) {
 			f.Sums[l] = LayerSums{}
 		}
+	}
+	if s&CoverageLayers == 0 {
+		f.Coverage = nil
+	}
+	if s&GroupLayers == 0 {
+		f.Groups, f.GroupNames = nil, nil
 	}
 }
 
@@ -247,9 +303,24 @@ func NewFilm(width, height int) *Film { return NewFilmOf(width, height, AllLayer
 // NewFilmOf makes an empty film of the layers in s and the base layers:
 // 8 bytes a channel, 4 for the narrow layers; at 3840x2160 1.4 GB for
 // every layer and 0.27 GB for the base ones.
-func NewFilmOf(width, height int, s Layers) *Film {
+func NewFilmOf(width, height int, s Layers) *Film { return NewFilmWith(width, height, s, nil) }
+
+// NewFilmWith is NewFilmOf with the light groups named groups where s has
+// GroupLayers (none without names), and Cryptomatte's counts where it
+// has CoverageLayers (their names the caller's to set).
+func NewFilmWith(width, height int, s Layers, groups []string) *Film {
 	s |= BaseLayers
 	f := &Film{Width: width, Height: height}
+	if s&GroupLayers != 0 && len(groups) > 0 {
+		f.GroupNames = groups
+		f.Groups = make([]LayerSums, len(groups))
+		for g := range f.Groups {
+			f.Groups[g].Fixed = make([]int64, 3*width*height)
+		}
+	}
+	if s&CoverageLayers != 0 {
+		f.Coverage = NewCoverage(width * height)
+	}
 	for l, info := range FilmLayers {
 		if !s.Has(Layer(l)) {
 			continue
@@ -293,7 +364,7 @@ const (
 var SplitAOVs = []AOV{AOVDiffuse, AOVSpecular, AOVDiffuseAlbedo, AOVSpecularAlbedo}
 
 // AOVs lists the outputs a film holds, the beauty first.
-var AOVs = append([]AOV{AOVBeauty, AOVAlbedo, AOVNormal, AOVDepth, AOVVariance, AOVCost, AOVPathLength, AOVSIMT}, SplitAOVs...)
+var AOVs = slices.Concat([]AOV{AOVBeauty, AOVAlbedo, AOVNormal, AOVDepth, AOVVariance, AOVCost, AOVPathLength, AOVSIMT}, SplitAOVs, CryptoAOVs)
 
 // AOVNames lists the outputs' names, comma-separated, for messages.
 func AOVNames(outputs []AOV) string {
@@ -327,22 +398,7 @@ func (f *Film) resolveRowsInto(dst []float32, a AOV, y0, y1 int) (pix []float32,
 	if layer, ok := LayerOf(a); ok {
 		l, channels = layer, FilmLayers[layer].Channels
 	}
-	out := Grow(dst, channels*(to-from))
-	clear(out) // zero where the film lacks the layer
-	src := &f.Sums[l]
-	if src.Len() == 0 {
-		return out, channels
-	}
-	for p := from; p < to; p++ {
-		n := f.SamplesAt(p)
-		if n == 0 {
-			continue
-		}
-		inv := 1 / float64(n)
-		for c := range channels {
-			out[channels*(p-from)+c] = float32(src.Value(channels*p+c) * inv)
-		}
-	}
+	out := f.resolveSums(dst, &f.Sums[l], channels, from, to)
 	if a == AOVNormal {
 		for i := 0; i < len(out); i += 3 {
 			n := scene.Vec3{X: out[i], Y: out[i+1], Z: out[i+2]}.Normalize()
@@ -398,6 +454,27 @@ func (f *Film) meanVariance(dst []float32, rgb, lumSq Layer, from, to int) []flo
 		v[i] /= float32(max(f.SamplesAt(from+i), 1))
 	}
 	return v
+}
+
+// resolveSums is the means of pixels [from, to) of sums of channels a
+// pixel, into dst (grown where too small); zero where the film lacks them.
+func (f *Film) resolveSums(dst []float32, src *LayerSums, channels, from, to int) []float32 {
+	out := Grow(dst, channels*(to-from))
+	clear(out)
+	if src.Len() == 0 {
+		return out
+	}
+	for p := from; p < to; p++ {
+		n := f.SamplesAt(p)
+		if n == 0 {
+			continue
+		}
+		inv := 1 / float64(n)
+		for c := range channels {
+			out[channels*(p-from)+c] = float32(src.Value(channels*p+c) * inv)
+		}
+	}
+	return out
 }
 
 // Floats is layer l's sums as float64 (a copy; nil where the film lacks

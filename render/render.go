@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +64,22 @@ type Options struct {
 	// BandRows, where a render is in bands (RenderBands), is the rows of
 	// its bands, which a backend sizes its buffers by (0: the image's).
 	BandRows int
+	// LightGroups are the render's light groups (--light-groups; nil:
+	// none), which a film of GroupLayers holds; Cryptomatte names what a
+	// film of CoverageLayers counts.
+	LightGroups *LightGroups
+	Cryptomatte Cryptomatte
+}
+
+// NewFilm makes an empty film of width×height pixels of the layers in s
+// for the render: its light groups and Cryptomatte's names too, where s
+// has them.
+func (o *Options) NewFilm(width, height int, s Layers) *Film {
+	f := NewFilmWith(width, height, s, o.LightGroups.names())
+	if f.Coverage != nil {
+		f.Coverage.Cryptomatte = o.Cryptomatte
+	}
+	return f
 }
 
 // SampleRange is the samples a render takes: [first, end).
@@ -224,6 +241,9 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 		return nil, fmt.Errorf("the film holds samples from %d on, not from %d", film.First, first)
 	}
 	opts.Layers = film.Held()
+	if film.Held()&GroupLayers != 0 && !slices.Equal(film.GroupNames, opts.LightGroups.names()) {
+		return nil, fmt.Errorf("the film's light groups (%s) are not the render's (%s)", strings.Join(film.GroupNames, ", "), strings.Join(opts.LightGroups.names(), ", "))
+	}
 	s, stats, err := prepare(ctx, b, sc, opts)
 	if err != nil {
 		return nil, err
@@ -299,7 +319,9 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 			done, n, total := float64(film.Samples), float64(spp), float64(end-film.First)
 			passDone = func(f float64) { progress((done + n*f) / total) }
 		}
-		if err = s.Pass(ctx, film.First+film.Samples, spp, film, passDone); err != nil {
+		err = s.Pass(ctx, film.First+film.Samples, spp, film, passDone)
+		film.SumGroups()
+		if err != nil {
 			film.cutPass()
 			break
 		}
@@ -382,7 +404,7 @@ func RenderBandsFrom(ctx context.Context, b Backend, sc *scene.Scene, opts Optio
 		// when it returns.
 		if height := min(rows, opts.Height-y0); film == nil || film.Height != height {
 			film = nil // the last band's goes before the next comes
-			film = NewFilmOf(opts.Width, height, layers)
+			film = opts.NewFilm(opts.Width, height, layers)
 		} else {
 			film.Reset()
 		}

@@ -41,6 +41,12 @@ type Settings struct {
 	TimeBudget     float64 `mapstructure:"time_budget" json:"time_budget,omitempty"`     // seconds; spp then caps it
 	EXRPrecision   string  `mapstructure:"exr_precision" json:"exr_precision,omitempty"` // float or half
 	MemoryBudget   string  `mapstructure:"memory_budget" json:"memory_budget,omitempty"` // ParseBytes; "": the machine's, cgroup's or address-space limit
+	// LightGroups writes the beauty by light group (LightGroups), the
+	// environment's in EnvLightGroup ("": unassigned).
+	LightGroups   bool   `mapstructure:"light_groups" json:"light_groups,omitempty"`
+	EnvLightGroup string `mapstructure:"env_light_group" json:"env_light_group,omitempty"`
+	// CryptomatteLevels is the ranks each Cryptomatte matte keeps a pixel.
+	CryptomatteLevels int `mapstructure:"cryptomatte_levels" json:"cryptomatte_levels,omitempty"`
 }
 
 // EachSetting calls f with every setting's key (a batch job's; the render
@@ -60,7 +66,7 @@ func DefaultSettings() Settings {
 		Camera: "0", SPP: 64, MaxDepth: 8, Backend: "auto", Accel: "auto",
 		EnvColor: "0,0,0", EnvIntensity: 1, ToneMap: "linear", Filter: "box",
 		ApertureRadius: -1, FocusDistance: -1, // the camera's own
-		EXRPrecision: "float",
+		EXRPrecision: "float", CryptomatteLevels: 6,
 	}
 }
 
@@ -137,6 +143,12 @@ func (s *Settings) Check() error {
 	if err := env.CheckSettings(); err != nil {
 		return &SettingError{"env", err}
 	}
+	if s.CryptomatteLevels < 1 || s.CryptomatteLevels > MaxCryptomatteLevels {
+		return bad("cryptomatte_levels", "%d: a matte keeps 1 to %d ranks a pixel", s.CryptomatteLevels, MaxCryptomatteLevels)
+	}
+	if s.EnvLightGroup != "" && !s.LightGroups {
+		return bad("env_light_group", "names the environment's light group, but light groups are off (--light-groups)")
+	}
 	return nil
 }
 
@@ -189,6 +201,12 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 		opts.EnvMap.Rotation = s.EnvRotation * math.Pi / 180
 		opts.EnvMap.Intensity = s.EnvIntensity
 	}
+	if s.LightGroups {
+		if opts.LightGroups, err = NewLightGroups(sc, s.EnvLightGroup, opts.EnvMap != nil || env != [3]float32{}); err != nil {
+			return opts, display, &SettingError{"light_groups", err}
+		}
+	}
+	opts.Cryptomatte = CryptomatteOf(sc, s.CryptomatteLevels)
 	if err := opts.Validate(sc); err != nil {
 		return opts, display, &SettingError{"settings", err}
 	}

@@ -56,6 +56,13 @@ type SliceInfo struct {
 	First    int      `json:"first"` // the slice's samples: [First, First+Count)
 	Count    int      `json:"count"`
 	CostUnit string   `json:"cost_unit,omitempty"`
+	// Groups are the light groups the slice holds, in the order of its
+	// sums.lightgroup.G channels.
+	Groups []string `json:"light_groups,omitempty"`
+	// Coverage, where the slice holds Cryptomatte's counts, is what its
+	// instances are named by and the counts a pixel its coverage.K
+	// channels hold.
+	Coverage *SliceCoverage `json:"cryptomatte,omitempty"`
 	// Sums is how the sums are held (sliceSums); a slice of another form
 	// (an older sertrace's float64 pairs) is refused by name.
 	Sums string `json:"sums"`
@@ -63,6 +70,13 @@ type SliceInfo struct {
 	// (sliceChecksum): a slice edited, damaged or cut short between farm
 	// nodes is refused by name instead of merged into a wrong image.
 	Checksum string `json:"checksum"`
+}
+
+// SliceCoverage is a slice's Cryptomatte: its instances' names, and how
+// many counts a pixel its channels hold (the most any pixel has).
+type SliceCoverage struct {
+	Names []CoverageNames `json:"names"`
+	Slots int             `json:"slots"`
 }
 
 // sliceSums names the form of a slice's sums: 64-bit integers of units of
@@ -83,14 +97,30 @@ func sliceChecksum(film *Film, info SliceInfo) string {
 		binary.LittleEndian.PutUint64(word[:], w)
 		h.Write(word[:])
 	}
-	for l := range NumLayers {
-		s := &film.Sums[l]
+	layer := func(s *LayerSums) {
 		for i := range s.Len() {
 			put(s.word(i))
 		}
 		for _, i := range slices.Sorted(maps.Keys(s.High)) {
 			put(uint64(i))
 			put(uint64(s.High[i]))
+		}
+	}
+	for l := range NumLayers {
+		layer(&film.Sums[l])
+	}
+	for g := range film.Groups {
+		layer(&film.Groups[g])
+	}
+	if c := film.Coverage; c != nil {
+		var counts []uint64
+		for px := range film.Width * film.Height {
+			counts = c.Pixel(px, counts[:0])
+			slices.Sort(counts)
+			put(uint64(len(counts)))
+			for _, w := range counts {
+				put(w)
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -142,6 +172,10 @@ func WriteSlice(path string, film *Film, info SliceInfo, display Display) error 
 	}
 	info.Settings = info.Settings.ForSlice()
 	info.Width, info.Height, info.First, info.Count, info.CostUnit, info.Sums = film.Width, film.Height, film.First, film.Samples, film.CostUnit, sliceSums
+	info.Groups, info.Coverage = film.GroupNames, nil
+	if c := film.Coverage; c != nil {
+		info.Coverage = &SliceCoverage{Names: c.Names, Slots: c.maxSlots()}
+	}
 	if film.Whole() && film.HasSplit() {
 		info.Checksum = sliceChecksum(film, info)
 	}
@@ -152,8 +186,8 @@ func WriteSlice(path string, film *Film, info SliceInfo, display Display) error 
 
 // sumChannel names the EXR channel of word (hi, lo, high.hi or high.lo)
 // of channel c of layer l's sums.
-func sumChannel(l Layer, c int, word string) string {
-	return fmt.Sprintf("sums.%s.%d.%s", FilmLayers[l].Name, c, word)
+func sumChannel(layer string, c int, word string) string {
+	return fmt.Sprintf("sums.%s.%d.%s", layer, c, word)
 }
 
 // sumRows is how many rows of a slice's sums are converted at a time (a
@@ -198,33 +232,52 @@ func (p *sumPlane) set(j int, half uint32) {
 }
 
 // sumPlanes lists a film's sums channels, in the EXR's names: every
-// layer's words and, where high says so, its high words.
-func sumPlanes(film *Film, rows int, high func(Layer) bool) []*sumPlane {
+// layer's words and, where high says so, its high words; the light
+// groups' as the layers'; Cryptomatte's counts, slots a pixel (their
+// words in coverage, dense), their instances in hi and counts in lo.
+func sumPlanes(film *Film, rows int, high func(name string) bool, coverage []uint64, slots int) []*sumPlane {
 	var out []*sumPlane
-	for l, layer := range FilmLayers {
-		s := &film.Sums[l]
+	layer := func(name string, s *LayerSums, channels int, exact bool) {
 		var dense []uint64
-		if layer.Exact && high(Layer(l)) {
+		if exact && high(name) {
 			dense = make([]uint64, s.Len())
 			for i, h := range s.High {
 				dense[i] = uint64(h)
 			}
 		}
-		for c := range layer.Channels {
+		for c := range channels {
 			for _, hi := range []bool{true, false} {
 				half := "lo"
 				if hi {
 					half = "hi"
 				}
-				out = append(out, &sumPlane{name: sumChannel(Layer(l), c, half), sums: s, chans: layer.Channels, c: c, hi: hi, words: make([]uint32, film.Width*rows)})
+				out = append(out, &sumPlane{name: sumChannel(name, c, half), sums: s, chans: channels, c: c, hi: hi, words: make([]uint32, film.Width*rows)})
 				if dense != nil {
-					out = append(out, &sumPlane{name: sumChannel(Layer(l), c, "high."+half), sums: s, high: dense, chans: layer.Channels, c: c, hi: hi, words: make([]uint32, film.Width*rows)})
+					out = append(out, &sumPlane{name: sumChannel(name, c, "high."+half), sums: s, high: dense, chans: channels, c: c, hi: hi, words: make([]uint32, film.Width*rows)})
 				}
 			}
 		}
 	}
+	for l, info := range FilmLayers {
+		layer(info.Name, &film.Sums[l], info.Channels, info.Exact)
+	}
+	for g := range film.Groups {
+		layer(groupSumsName(g), &film.Groups[g], 3, true)
+	}
+	for k := range slots {
+		for _, hi := range []bool{true, false} {
+			name := fmt.Sprintf("coverage.%d.count", k)
+			if hi {
+				name = fmt.Sprintf("coverage.%d.id", k)
+			}
+			out = append(out, &sumPlane{name: name, high: coverage, chans: slots, c: k, hi: hi, words: make([]uint32, film.Width*rows)})
+		}
+	}
 	return out
 }
+
+// groupSumsName is light group g's layer's name in a slice's channels.
+func groupSumsName(g int) string { return fmt.Sprintf("lightgroup.%d", g) }
 
 // addSums declares a slice's sums channels and its info in an EXR being
 // written; writeBlock then fills the sums' frame buffer a block of rows at
@@ -233,7 +286,20 @@ func addSums(film *Film, info *SliceInfo, h *exr.Header, channels *exr.ChannelLi
 	if !film.Whole() || !film.HasSplit() {
 		return nil, fmt.Errorf("the film is not whole: it cannot be written as a slice")
 	}
-	planes := sumPlanes(film, min(sumRows, film.Height), func(l Layer) bool { return len(film.Sums[l].High) > 0 })
+	highs := map[string]bool{}
+	for l, info := range FilmLayers {
+		highs[info.Name] = len(film.Sums[l].High) > 0
+	}
+	for g := range film.Groups {
+		highs[groupSumsName(g)] = len(film.Groups[g].High) > 0
+	}
+	var coverage []uint64
+	slots := 0
+	if info.Coverage != nil {
+		slots = info.Coverage.Slots
+		coverage = film.Coverage.dense(slots)
+	}
+	planes := sumPlanes(film, min(sumRows, film.Height), func(name string) bool { return highs[name] }, coverage, slots)
 	for _, p := range planes {
 		channels.Add(exr.Channel{Name: p.name, Type: exr.PixelTypeUint, XSampling: 1, YSampling: 1})
 	}
@@ -320,12 +386,28 @@ func ReadSlice(path string) (*Film, SliceInfo, error) {
 	if info.Sums != sliceSums {
 		return nil, info, fmt.Errorf("read %s: its sums are not in the form this sertrace reads (%q, not %q: written by another version): render it again", path, info.Sums, sliceSums)
 	}
-	film := NewFilm(info.Width, info.Height)
+	layers := AllLayers
+	var coverage []uint64
+	slots := 0
+	if info.Coverage != nil {
+		if slots = info.Coverage.Slots; slots < 0 || slots > 1<<16 {
+			return nil, info, fmt.Errorf("read %s: its %s attribute says %d Cryptomatte counts a pixel, which no slice holds", path, sliceAttribute, slots)
+		}
+		layers |= CoverageLayers
+		coverage = make([]uint64, slots*info.Width*info.Height)
+	}
+	if len(info.Groups) > MaxLightGroups {
+		return nil, info, fmt.Errorf("read %s: its %s attribute names %d light groups, more than %d", path, sliceAttribute, len(info.Groups), MaxLightGroups)
+	}
+	if len(info.Groups) > 0 {
+		layers |= GroupLayers
+	}
+	film := NewFilmWith(info.Width, info.Height, layers, info.Groups)
 	film.First, film.Samples, film.CostUnit = info.First, info.Count, info.CostUnit
-	planes := sumPlanes(film, min(sumRows, info.Height), func(l Layer) bool {
-		_, ok := present[sumChannel(l, 0, "high.hi")]
+	planes := sumPlanes(film, min(sumRows, info.Height), func(name string) bool {
+		_, ok := present[sumChannel(name, 0, "high.hi")]
 		return ok
-	})
+	}, coverage, slots)
 	for _, p := range planes {
 		if typ, ok := present[p.name]; !ok || typ != exr.PixelTypeUint {
 			return nil, info, fmt.Errorf("read %s: the slice lacks the sums channel %s", path, p.name)
@@ -348,10 +430,16 @@ func ReadSlice(path string) (*Film, SliceInfo, error) {
 		}
 	}
 	for _, p := range planes {
-		if p.high != nil && p.hi && p.c == 0 { // once a layer
+		if p.high != nil && p.sums != nil && p.hi && p.c == 0 { // once a layer
 			for i, h := range p.high {
 				p.sums.setHigh(i, int64(h))
 			}
+		}
+	}
+	if info.Coverage != nil {
+		film.Coverage.Cryptomatte = Cryptomatte{Names: info.Coverage.Names, Levels: info.Settings.CryptomatteLevels}
+		if err := film.Coverage.fromDense(coverage, slots, len(info.Coverage.Names)); err != nil {
+			return nil, info, fmt.Errorf("read %s: %v: the file is damaged", path, err)
 		}
 	}
 	for l := range NumLayers {

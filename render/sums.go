@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -290,6 +291,12 @@ func (f *Film) Reset() {
 		clear(f.Sums[l].Narrow)
 		clear(f.Sums[l].Plain)
 	}
+	for g := range f.Groups {
+		clear(f.Groups[g].Fixed)
+	}
+	if f.Coverage != nil {
+		f.Coverage.reset()
+	}
 	f.ClearHigh()
 	f.First, f.Samples, f.Partial, f.Ahead, f.AheadPixels = 0, 0, false, 0, nil
 }
@@ -299,6 +306,9 @@ func (f *Film) Reset() {
 func (f *Film) ClearHigh() {
 	for l := range f.Sums {
 		f.Sums[l].High = nil
+	}
+	for g := range f.Groups {
+		f.Groups[g].High = nil
 	}
 }
 
@@ -334,8 +344,12 @@ func (f *Film) AddPass(l Layer, src []float32) { f.AddPassAt(l, 0, src) }
 // AddPassAt is AddPass of the pixels from px0 on: src holds the layer's
 // channels of pixels px0, px0+1 and so on (a GPU launch's rows).
 func (f *Film) AddPassAt(l Layer, px0 int, src []float32) {
-	dst := &f.Sums[l]
-	channels, ahead := FilmLayers[l].Channels, f.AheadPixels
+	f.addPassTo(&f.Sums[l], FilmLayers[l].Channels, px0, src)
+}
+
+// addPassTo is AddPassAt into dst, a layer of channels a pixel.
+func (f *Film) addPassTo(dst *LayerSums, channels, px0 int, src []float32) {
+	ahead := f.AheadPixels
 	skip := func(i int) bool { px := px0 + i/channels; return ahead[px>>6]>>(px&63)&1 != 0 }
 	at := px0 * channels
 	switch {
@@ -382,5 +396,59 @@ func (f *Film) Add(o *Film) error {
 		}
 		dst.add(src)
 	}
+	if len(f.Groups) > 0 {
+		if !slices.Equal(f.GroupNames, o.GroupNames) {
+			return fmt.Errorf("the light groups differ (%s; %s)", strings.Join(f.GroupNames, ", "), strings.Join(o.GroupNames, ", "))
+		}
+		for g := range f.Groups {
+			f.Groups[g].add(&o.Groups[g])
+		}
+	}
+	if f.Coverage != nil {
+		if o.Coverage == nil {
+			return fmt.Errorf("the cryptomatte layer is missing")
+		}
+		f.Coverage.add(o.Coverage)
+	}
 	return nil
+}
+
+// AddGroupPassAt is AddPassAt of light group g's sums.
+func (f *Film) AddGroupPassAt(g, px0 int, src []float32) {
+	f.addPassTo(&f.Groups[g], 3, px0, src)
+}
+
+// SumGroups makes a film's beauty the sum of its light groups, exactly:
+// the groups then add up to the beauty in the sums, bit for bit, and in
+// its images as closely as their float32 values can (each rounded once).
+// Every pass of a film with groups ends with it (render.Render,
+// RenderBands); without groups it does nothing.
+func (f *Film) SumGroups() {
+	b := &f.Sums[LayerBeauty]
+	if len(f.Groups) == 0 || b.Len() == 0 {
+		return
+	}
+	b.High = nil
+	var mu sync.Mutex
+	parallelRanges(len(b.Fixed), func(from, to int) {
+		high := map[int]int64{}
+		for i := from; i < to; i++ {
+			var hi, lo int64
+			for g := range f.Groups {
+				s := &f.Groups[g]
+				AddFixed(&hi, &lo, s.High[i], s.Fixed[i])
+			}
+			b.Fixed[i] = lo
+			if hi != 0 {
+				high[i] = hi
+			}
+		}
+		if len(high) > 0 {
+			mu.Lock()
+			for i, h := range high {
+				b.setHigh(i, h)
+			}
+			mu.Unlock()
+		}
+	})
 }

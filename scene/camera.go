@@ -130,7 +130,7 @@ func FramingCamera(b Bounds) Camera {
 }
 
 // light places a node's KHR_lights_punctual light.
-func (l *loader) light(nd *gltf.Node, world Mat4) error {
+func (l *loader) light(n int, nd *gltf.Node, world Mat4) error {
 	v, ok := nd.Extensions[lightspunctual.ExtensionName]
 	if !ok {
 		return nil
@@ -156,6 +156,7 @@ func (l *loader) light(nd *gltf.Node, world Mat4) error {
 	}
 	out := Light{
 		Name:      src.Name,
+		Node:      n,
 		Color:     Vec3{float32(col[0]), float32(col[1]), float32(col[2])},
 		Intensity: float32(intensity),
 		Position:  world.Column(3),

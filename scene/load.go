@@ -177,7 +177,7 @@ func (l *loader) load(data []byte) error {
 	}
 	l.visited = make([]bool, len(doc.Nodes))
 	for _, n := range roots {
-		if err := l.node(n, Identity, 0); err != nil {
+		if err := l.node(n, Identity, 0, nodeParent{root: -1}); err != nil {
 			return err
 		}
 	}
@@ -308,7 +308,7 @@ func checkNodeGraph(nodes []*gltf.Node) error {
 }
 
 // node places node n and its subtree under the parent transform.
-func (l *loader) node(n int, parent Mat4, depth int) error {
+func (l *loader) node(n int, parent Mat4, depth int, up nodeParent) error {
 	if n < 0 || n >= len(l.doc.Nodes) {
 		return fmt.Errorf("node %d does not exist (%d in the file)", n, len(l.doc.Nodes))
 	}
@@ -322,6 +322,7 @@ func (l *loader) node(n int, parent Mat4, depth int) error {
 	}
 	l.visited[n] = true
 	nd := l.doc.Nodes[n]
+	here := l.placeNode(n, nd, up)
 	local, err := nodeTransform(nd)
 	if err != nil {
 		return fmt.Errorf("node %d (%s): %w", n, nd.Name, err)
@@ -340,11 +341,11 @@ func (l *loader) node(n int, parent Mat4, depth int) error {
 			return fmt.Errorf("node %d (%s): %w", n, nd.Name, err)
 		}
 	}
-	if err := l.light(nd, world); err != nil {
+	if err := l.light(n, nd, world); err != nil {
 		return fmt.Errorf("node %d (%s): %w", n, nd.Name, err)
 	}
 	for _, c := range nd.Children {
-		if err := l.node(c, world, depth+1); err != nil {
+		if err := l.node(c, world, depth+1, here); err != nil {
 			return err
 		}
 	}

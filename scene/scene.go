@@ -12,12 +12,15 @@ type Scene struct {
 	SphereSets []SphereSet
 	CurveSets  []CurveSet
 	Instances  []Instance
-	Materials  []Material // the file's, then glTF's default material if a primitive names none
-	Textures   []Texture
-	Lights     []Light
-	Cameras    []Camera // never empty: a framing camera is added when the file has none
-	Bounds     Bounds   // world bounds of every instance, radii included
-	Warnings   []string
+	// Nodes are the file's nodes by index, as the scene placed them (a
+	// node no scene reaches is zero).
+	Nodes     []Node
+	Materials []Material // the file's, then glTF's default material if a primitive names none
+	Textures  []Texture
+	Lights    []Light
+	Cameras   []Camera // never empty: a framing camera is added when the file has none
+	Bounds    Bounds   // world bounds of every instance, radii included
+	Warnings  []string
 	// KHR_materials_variants: the file's variants, and the one whose
 	// materials the primitives took ("": their default materials).
 	Variants []string
@@ -136,6 +139,7 @@ type Instance struct {
 // triangles are lights too; renderers find them through the materials.
 type Light struct {
 	Name      string
+	Node      int // the glTF node that placed it
 	Kind      LightKind
 	Color     Vec3    // linear RGB
 	Intensity float32 // candela (point, spot) or lux (directional)

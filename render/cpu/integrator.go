@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"unsafe"
 
 	"sertrace/render"
 	"sertrace/render/kernel"
@@ -16,7 +17,18 @@ type pathState struct {
 	layout.Path
 	keySlot int32   // its pixel's slot in the worker's stream keys
 	simt    float32 // sum over its bounces of its warp's SIMT efficiency (launch order)
+	index   int32   // its place in the worker's paths: of its light groups' too
 }
+
+// pathOf is the path state whose layout.Path (its first field) p is: what
+// the kernel's providers are handed.
+func pathOf(p *layout.Path) *pathState {
+	return (*pathState)(unsafe.Pointer(p))
+}
+
+// The kernel hands the providers a pathState's layout.Path: its first
+// field.
+var _ = [1]struct{}{}[unsafe.Offsetof(pathState{}.Path)]
 
 // alive is whether the path goes on to trace another ray.
 func (p *pathState) alive() bool { return p.Alive != 0 }
@@ -67,6 +79,20 @@ type worker struct {
 	stacks     *traceStacks       // the BVH walks' (made once: too large to clear per wave)
 	surface    kernel.Surface     // the shading point closestHit works on
 	light      kernel.LightSample // and its light sample
+	// groupLight is each path's light by light group (groups a path);
+	// pixel holds a pixel's light groups' and Cryptomatte's sums.
+	groupLight []scene.Vec3
+	groups     int
+	pixel      pixelExtras
+}
+
+// AddGroupLight adds light to the path's group's (kernel.LightGroups).
+func (w *worker) AddGroupLight(p *layout.Path, group uint32, l scene.Vec3) {
+	if w.groups == 0 {
+		return
+	}
+	g := &w.groupLight[int(pathOf(p).index)*w.groups+int(group)]
+	*g = g.Add(l)
 }
 
 func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
@@ -80,7 +106,7 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 		r.filter, _ = render.NewPixelFilter("box")
 	}
 	r.forward = cam.Forward()
-	r.lights = newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: opts.EnvMap})
+	r.lights = newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: opts.EnvMap}, opts.LightGroups)
 	r.sbt[sbtMiss] = miss
 	for g := range layout.HitGroupCount {
 		r.sbt[sbtHitGroup+int(g)] = closestHit
@@ -110,7 +136,7 @@ func (w *worker) streamKeys(p *pathState) *kernel.StreamKeys {
 func (w *worker) providers(p *pathState) kernel.Providers {
 	r := w.r
 	return kernel.Providers{Lights: r.lights, Texels: (*sceneTexels)(r.sc), Geometry: r.acc, Media: r.acc,
-		Randoms: w.streamKeys(p), Tracer: w}
+		Randoms: w.streamKeys(p), Tracer: w, Groups: w}
 }
 
 // miss is the miss shader (kernel.Miss).
@@ -152,7 +178,7 @@ func (w *worker) renderTile(t tile, first, spp int, out *passOut) {
 			}
 			for s := 0; s < spp; s++ {
 				p := &w.paths[k]
-				p.keySlot, p.simt = int32(k/spp), 0
+				p.keySlot, p.simt, p.index = int32(k/spp), 0, int32(k)
 				keys := &w.streams[p.keySlot]
 				keys.Set(uint32(y*r.opts.Width+x), 0, r.opts.Seed)
 				kernel.StartPath(&p.Path, keys, r.filter, &r.camera, uint32(x), uint32(y), uint32(r.opts.Width), uint32(first+s))
@@ -161,6 +187,10 @@ func (w *worker) renderTile(t tile, first, spp int, out *passOut) {
 		}
 	}
 	n = k // less the pixels a cut pass finished
+	if w.groups = len(out.groups); w.groups > 0 {
+		w.groupLight = render.Grow(w.groupLight, n*w.groups)
+		clear(w.groupLight[:n*w.groups])
+	}
 	w.rays.Camera += int64(n)
 	launch := w.launch[:0]
 	for i := 0; i < n; i++ {
@@ -213,7 +243,8 @@ func (w *worker) renderTile(t tile, first, spp int, out *passOut) {
 			v := layerValues(&w.paths[j])
 			sums.add(&v, out.held)
 		}
-		out.pixel(px, &sums)
+		w.pixelExtras(i, spp, out)
+		out.pixel(px, &sums, &w.pixel)
 	}
 }
 

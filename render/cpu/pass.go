@@ -1,6 +1,87 @@
 package cpu
 
-import "sertrace/render"
+import (
+	"slices"
+
+	"sertrace/render"
+)
+
+// pixelExtras are one pixel's sums over a pass of what not every film
+// holds: its light groups' (exact, as the beauty's: each sample's float32
+// light of a group rounded to render.Quantum, a component that is not
+// finite as 0) and how many of its samples first saw each instance.
+type pixelExtras struct {
+	hi, lo []int64  // 3 a group
+	ids    []uint64 // instance+1 << 32 | count
+}
+
+// pixelExtras sums the pixel whose samples are paths [i, i+spp) into
+// w.pixel.
+func (w *worker) pixelExtras(i, spp int, out *passOut) {
+	e := &w.pixel
+	n := 3 * w.groups
+	e.hi, e.lo = render.Grow(e.hi, n), render.Grow(e.lo, n)
+	clear(e.hi)
+	clear(e.lo)
+	for j := i; j < i+spp; j++ {
+		for g, v := range w.groupLight[j*w.groups : (j+1)*w.groups] {
+			for c, x := range [3]float32{v.X, v.Y, v.Z} {
+				if !finite(x) {
+					continue
+				}
+				hi, lo := render.Quantize(x)
+				render.AddFixed(&e.hi[3*g+c], &e.lo[3*g+c], hi, lo)
+			}
+		}
+	}
+	e.ids = e.ids[:0]
+	if !out.coverage {
+		return
+	}
+next:
+	for j := i; j < i+spp; j++ {
+		id := uint64(w.paths[j].FirstInstance)
+		if id == 0 {
+			continue // the camera saw nothing
+		}
+		for k, c := range e.ids {
+			if c>>32 == id {
+				e.ids[k]++
+				continue next
+			}
+		}
+		e.ids = append(e.ids, id<<32|1)
+	}
+}
+
+// finite reports whether x is neither NaN nor infinite.
+func finite(x float32) bool { return x-x == 0 }
+
+// addTo adds the pixel's extras to film's pixel px, which other
+// goroutines' tiles do not hold.
+func (e *pixelExtras) addTo(film *render.Film, px int) {
+	for g := range film.Groups {
+		for c := range 3 {
+			film.Groups[g].AddShared(3*px+c, e.hi[3*g+c], e.lo[3*g+c])
+		}
+	}
+	for _, c := range e.ids {
+		film.Coverage.Add(px, uint32(c>>32), uint32(c))
+	}
+}
+
+// store writes the pixel's extras into pass buffers (their counts
+// cleared before the pass).
+func (e *pixelExtras) store(out *render.Film, px int) {
+	for g := range out.Groups {
+		for c := range 3 {
+			out.Groups[g].StoreFixed(3*px+c, e.hi[3*g+c], e.lo[3*g+c])
+		}
+	}
+	for _, c := range e.ids {
+		out.Coverage.Add(px, uint32(c>>32), uint32(c))
+	}
+}
 
 // passOut is where a pass's finished pixels go. By default straight into
 // the film: each pixel's sums over the pass join its sums as its tile is
@@ -15,11 +96,13 @@ type passOut struct {
 	buffers   *passBuffers
 	y0, width int           // the film's (band's) first row and width
 	held      render.Layers // the film's layers
+	groups    []string      // its light groups
+	coverage  bool          // whether it counts Cryptomatte's coverage
 }
 
 // directOut is a pass straight into film.
 func directOut(film *render.Film) *passOut {
-	return &passOut{film: film, y0: film.Y0, width: film.Width, held: film.Held()}
+	return &passOut{film: film, y0: film.Y0, width: film.Width, held: film.Held(), groups: film.GroupNames, coverage: film.Coverage != nil}
 }
 
 // skip reports whether pixel px (of the film's rows) holds the pass's
@@ -28,12 +111,14 @@ func directOut(film *render.Film) *passOut {
 func (o *passOut) skip(px int) bool { return o.buffers == nil && o.film.IsAhead(px) }
 
 // pixel takes pixel px's sums over the pass.
-func (o *passOut) pixel(px int, sums *pixelSums) {
+func (o *passOut) pixel(px int, sums *pixelSums, extras *pixelExtras) {
 	if o.buffers != nil {
 		sums.store(o.buffers.sums, px)
+		extras.store(o.buffers.sums, px)
 		return
 	}
 	sums.addTo(o.film, px)
+	extras.addTo(o.film, px)
 	o.film.MarkAhead(px)
 }
 
@@ -56,11 +141,15 @@ type passBuffers struct {
 }
 
 // newPassBuffers makes buffers for passes into film, of one sample a pixel
-// where one.
+// where one (and the film has neither light groups nor Cryptomatte, whose
+// sums the buffers of one sample do not hold).
 func newPassBuffers(film *render.Film, one bool) *passBuffers {
 	b := &passBuffers{width: film.Width, height: film.Height, held: film.Held()}
-	if !one {
-		b.sums = render.NewFilmOf(film.Width, film.Height, b.held)
+	if !one || !oneSampleBuffers(film) {
+		b.sums = render.NewFilmWith(film.Width, film.Height, b.held, film.GroupNames)
+		if film.Coverage != nil {
+			b.sums.Coverage.Cryptomatte = film.Coverage.Cryptomatte
+		}
 		return b
 	}
 	for l, info := range render.FilmLayers {
@@ -74,7 +163,14 @@ func newPassBuffers(film *render.Film, one bool) *passBuffers {
 // fits reports whether the buffers serve passes into film, of one sample
 // a pixel where one.
 func (b *passBuffers) fits(film *render.Film, one bool) bool {
-	return (b.sums == nil) == one && b.held == film.Held() && b.width == film.Width && b.height == film.Height
+	return (b.sums == nil) == (one && oneSampleBuffers(film)) && b.held == film.Held() && b.width == film.Width && b.height == film.Height &&
+		(b.sums == nil || slices.Equal(b.sums.GroupNames, film.GroupNames))
+}
+
+// oneSampleBuffers reports whether passes of one sample into film may be
+// buffered as floats: not where it has light groups or Cryptomatte.
+func oneSampleBuffers(film *render.Film) bool {
+	return film.Held()&(render.GroupLayers|render.CoverageLayers) == 0
 }
 
 // start readies the buffers for a pass into a film (or band) whose first
@@ -83,6 +179,10 @@ func (b *passBuffers) start(y0 int) {
 	if b.sums != nil {
 		b.sums.Y0 = y0
 		b.sums.ClearHigh()
+		if b.sums.Coverage != nil {
+			b.sums.Reset() // counts are added, not stored
+			b.sums.Y0 = y0
+		}
 	}
 }
 

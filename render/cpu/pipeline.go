@@ -69,15 +69,16 @@ type shadowRay struct {
 	p       *layout.Path
 	contrib scene.Vec3
 	share   scene.Vec3
+	group   uint32
 }
 
 // ShadowRay defers the shading's shadow ray to the end of the bounce, when
 // the wave's shadow rays are traced together (pbrt-v4's shadow-ray queue;
 // kernel.Tracer).
-func (w *worker) ShadowRay(p *layout.Path, o, d scene.Vec3, tmax float32, contrib, share scene.Vec3) {
+func (w *worker) ShadowRay(p *layout.Path, o, d scene.Vec3, tmax float32, contrib, share scene.Vec3, group uint32) {
 	w.rays.Shadow++
 	w.shadowRays = append(w.shadowRays, Ray{Origin: o, Dir: d, TMax: tmax})
-	w.shadows = append(w.shadows, shadowRay{p: p, contrib: contrib, share: share})
+	w.shadows = append(w.shadows, shadowRay{p: p, contrib: contrib, share: share, group: group})
 }
 
 // traceShadows traces the queued shadow rays as one stream and adds the
@@ -89,6 +90,7 @@ func (w *worker) traceShadows() {
 		if !w.occluded[k] {
 			s := &w.shadows[k]
 			kernel.AddSplit(s.p, s.contrib, s.share)
+			w.AddGroupLight(s.p, s.group, s.contrib)
 		}
 	}
 	w.shadowRays, w.shadows = w.shadowRays[:0], w.shadows[:0]

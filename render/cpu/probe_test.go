@@ -689,7 +689,7 @@ func TestProbeLights(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ls := newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: env})
+			ls := newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: env}, nil)
 			for _, e := range ls.table.Entries {
 				kinds[e.Kind]++
 			}

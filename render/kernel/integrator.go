@@ -21,9 +21,21 @@ type Randoms interface {
 type Tracer interface {
 	// ShadowRay traces the shadow ray from o along d up to tmax and, where
 	// nothing is in the way, adds its light to the path:
-	// AddSplit(p, contrib, share). The CPU traces it with its wave's
-	// others after shading; the GPU at once.
-	ShadowRay(p *layout.Path, o, d scene.Vec3, tmax float32, contrib, share scene.Vec3)
+	// AddSplit(p, contrib, share), and to its light group's
+	// (LightGroups.AddGroupLight). The CPU traces it with its wave's others
+	// after shading; the GPU at once.
+	ShadowRay(p *layout.Path, o, d scene.Vec3, tmax float32, contrib, share scene.Vec3, group uint32)
+}
+
+// LightGroups keeps, where a render writes light groups, the light that
+// reached the camera along each path by the group of lights that sent it
+// (render.LightGroups): the CPU per path of its tile, the GPU in the film
+// (the pipeline's raygen owns its pixel) or per path (the wavefronts). A
+// render without groups keeps nothing.
+type LightGroups interface {
+	// AddGroupLight adds light l, which AddLight or AddSplit has added to
+	// the path, to its group's.
+	AddGroupLight(p *layout.Path, group uint32, l scene.Vec3)
 }
 
 // Providers are what the closest-hit and miss shaders read of the scene
@@ -37,6 +49,7 @@ type Providers struct {
 	Media    Media
 	Randoms  Randoms
 	Tracer   Tracer
+	Groups   LightGroups
 }
 
 // Media is what absorption reads of the scene's materials.
@@ -83,7 +96,9 @@ func Miss(pv Providers, p *layout.Path, d scene.Vec3) {
 	if p.Bounce > 0 && p.PrevPdf > 0 {
 		weight = PowerHeuristic(p.PrevPdf, PdfEnvironment(pv.Lights, d))
 	}
-	AddLight(p, p.Throughput.Mul3(env).Scale(weight))
+	l := p.Throughput.Mul3(env).Scale(weight)
+	AddLight(p, l)
+	pv.Groups.AddGroupLight(p, pv.Lights.EnvLightGroup(), l)
 	p.Alive = 0
 }
 
@@ -112,6 +127,7 @@ func ClosestHit(pv Providers, p *layout.Path, s *Surface, ls *LightSample, m *la
 	var terms WoTerms
 	haveTerms := false
 	if p.Bounce == 0 {
+		p.FirstInstance = h.Instance + 1
 		p.Albedo, p.Normal, p.Depth = s.Albedo, s.Frame.N, h.T*d.Dot(forward)
 		if s.AOVNormal != (scene.Vec3{}) {
 			p.Normal = s.AOVNormal
@@ -128,7 +144,9 @@ func ClosestHit(pv Providers, p *layout.Path, s *Surface, ls *LightSample, m *la
 		if p.Bounce > 0 && p.PrevPdf > 0 {
 			weight = PowerHeuristic(p.PrevPdf, PdfEmitter(pv.Lights, int(h.Instance), int(h.Prim), h.T, s.Ng.Dot(wo), o))
 		}
-		AddLight(p, p.Throughput.Mul3(s.Emit).Scale(weight))
+		l := p.Throughput.Mul3(s.Emit).Scale(weight)
+		AddLight(p, l)
+		pv.Groups.AddGroupLight(p, pv.Lights.InstanceLightGroup(h.Instance), l)
 	}
 	if s.Unlit || p.Bounce >= maxDepth {
 		p.Alive = 0
@@ -179,7 +197,7 @@ func ClosestHit(pv Providers, p *layout.Path, s *Surface, ls *LightSample, m *la
 			if p.Bounce == 0 {
 				share = DiffuseShare(isHair, p.DiffAlbedo, wiL, f)
 			}
-			pv.Tracer.ShadowRay(p, s.OriginToward(ls.Wi), ls.Wi, ls.Dist*layout.ShadowRayEnd, contrib, share)
+			pv.Tracer.ShadowRay(p, s.OriginToward(ls.Wi), ls.Wi, ls.Dist*layout.ShadowRayEnd, contrib, share, ls.Group)
 		}
 	}
 	// The next direction.

@@ -88,6 +88,11 @@ type Lights interface {
 	EnvRadiance(d scene.Vec3) scene.Vec3
 	// EnvIndex is the environment's entry, or −1.
 	EnvIndex() int
+	// InstanceLightGroup and EnvLightGroup are the light groups of
+	// instance inst's emission and of the environment (render.LightGroups;
+	// 0 in a render without groups).
+	InstanceLightGroup(inst uint32) uint32
+	EnvLightGroup() uint32
 }
 
 // TriangleEmitter is an emissive triangle in world space, as light
@@ -151,6 +156,7 @@ type LightSample struct {
 	Radiance scene.Vec3 // incident radiance (area lights), or with the selection and attenuation folded in (delta lights)
 	Pdf      float32    // solid-angle pdf including selection; 0 for delta lights
 	Delta    bool
+	Group    uint32 // the light group of the light it came from
 }
 
 // PickLight chooses an entry of the table: u picks the column, coin keeps
@@ -199,7 +205,7 @@ func SampleLight(ls Lights, out *LightSample, p scene.Vec3, u, coin, u1, u2 floa
 		if cosL <= 0 {
 			return false
 		}
-		*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: sel / e.Area * dist * dist / cosL}
+		*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: sel / e.Area * dist * dist / cosL, Group: ls.InstanceLightGroup(uint32(e.Instance))}
 		return true
 	case layout.LightSphere:
 		c, r, le := SphereLight(ls, k)
@@ -207,20 +213,20 @@ func SampleLight(ls Lights, out *LightSample, p scene.Vec3, u, coin, u1, u2 floa
 		if !ok {
 			return false
 		}
-		*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: sel * pdf}
+		*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: sel * pdf, Group: ls.InstanceLightGroup(uint32(e.Instance))}
 		return true
 	case layout.LightEnvironment:
 		d, le, pdf := ls.EnvSample(u1, u2)
 		if pdf <= 0 {
 			return false
 		}
-		*out = LightSample{Wi: d, Dist: float32(math.Inf(1)), Radiance: le, Pdf: sel * pdf}
+		*out = LightSample{Wi: d, Dist: float32(math.Inf(1)), Radiance: le, Pdf: sel * pdf, Group: ls.EnvLightGroup()}
 		return true
 	}
 	l := ls.Punctual(int(e.Index))
 	le := l.Color.Scale(l.Intensity / sel)
 	if int(l.Kind) == layout.PunctualDirectional {
-		*out = LightSample{Wi: l.Direction.Scale(-1), Dist: float32(math.Inf(1)), Radiance: le, Delta: true}
+		*out = LightSample{Wi: l.Direction.Scale(-1), Dist: float32(math.Inf(1)), Radiance: le, Delta: true, Group: l.Group}
 		return true
 	}
 	d := l.Position.Sub(p)
@@ -240,7 +246,7 @@ func SampleLight(ls Lights, out *LightSample, p scene.Vec3, u, coin, u1, u2 floa
 	if att <= 0 {
 		return false
 	}
-	*out = LightSample{Wi: wi, Dist: dist, Radiance: le.Scale(att), Delta: true}
+	*out = LightSample{Wi: wi, Dist: dist, Radiance: le.Scale(att), Delta: true, Group: l.Group}
 	return true
 }
 

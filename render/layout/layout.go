@@ -252,6 +252,7 @@ type Instance struct {
 	FirstLight int32  // its triangle or sphere 0's light-sampler entry, or −1
 	Flags      uint32 // Instance* flags
 	HitGroup   uint32 // its HitGroup: the wavefronts sort by it as the pipeline's reordering does
+	LightGroup uint32 // the light group its emission joins (render.LightGroups)
 }
 
 // Mesh is a triangle mesh's place in the shared vertex buffers.
@@ -301,6 +302,7 @@ type Light struct {
 	Range     float32
 	InnerCone float32
 	OuterCone float32
+	Group     uint32 // the light group its light joins (render.LightGroups)
 }
 
 // Camera is render.CameraRays' state.
@@ -356,6 +358,10 @@ type Path struct {
 	Diffuse, Specular      scene.Vec3
 	DiffAlbedo, SpecAlbedo scene.Vec3
 	Split                  scene.Vec3
+	// FirstInstance is the instance of the first hit the camera sees
+	// (after alpha and stochastic transparency) + 1, 0 where it sees none:
+	// what Cryptomatte's coverage counts.
+	FirstInstance uint32
 }
 
 // Hit is the wavefronts' record of what a path's ray hit.
@@ -419,6 +425,11 @@ type Params struct {
 	QueueB         uint64 `ref:"uint"`
 	Sorted         uint64 `ref:"uint"`
 	Counters       uint64 `ref:"uint"`
+	// GroupLight is the wavefronts' light of each path by light group
+	// (LightGroups RGB triples a path); IDs each sample's FirstInstance,
+	// pixel-major (Cryptomatte).
+	GroupLight uint64 `ref:"float"`
+	IDs        uint64 `ref:"uint"`
 
 	Camera       Camera
 	Forward      scene.Vec3
@@ -446,6 +457,13 @@ type Params struct {
 	KeyCount     uint32 // sort keys: shaders × coherence classes × KeyMaterials
 	KeyMaterials uint32 // the material hints a key tells apart: min(materials, 2^(the hint's material bits))
 	SortOn       uint32 // 1: shade in sort-key order
+	// LightGroups is the render's light groups (0: none); GroupsAt the
+	// float in Film where group 0's layer starts (3 floats a pixel, the
+	// groups one after another); EnvLightGroup the environment's group.
+	LightGroups   uint32
+	GroupsAt      uint32
+	EnvLightGroup uint32
+	IDsOn         uint32 // 1: write IDs
 	// FilmAt[FilmX] is the float where layer FilmX starts in Film, or
 	// FilmNone where the render's film does not hold it.
 	FilmAt [FilmLayers]uint32

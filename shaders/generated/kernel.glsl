@@ -150,6 +150,7 @@ struct LightSample {
     vec3 radiance;
     float pdf;
     bool delta;
+    uint group;
 };
 
 // Shaded is what a material gives at a shading point besides its BSDF.
@@ -244,7 +245,8 @@ vec3 sphereCenter(uint spheres, uint i);
 void segmentPoints(uint curves, uint prim, out vec3 result0, out vec3 result1);
 float pathRandom(inout Path p, uint dim);
 void pathRandom2(inout Path p, uint pair, out float result0, out float result1);
-void shadowRay(inout Path p, vec3 o, vec3 d, float tmax, vec3 contrib, vec3 share);
+void shadowRay(inout Path p, vec3 o, vec3 d, float tmax, vec3 contrib, vec3 share, uint group);
+void addGroupLight(inout Path p, uint group, vec3 l);
 void attenuation(int m, out vec3 result0, out float result1);
 int lightCount();
 float lightProb(int k);
@@ -261,6 +263,8 @@ void envSample(float u1, float u2, out vec3 result0, out vec3 result1, out float
 float envPdf(vec3 d);
 vec3 envRadiance(vec3 d);
 int envIndex();
+uint instanceLightGroup(uint inst);
+uint envLightGroup();
 int strandVertex(int p);
 uint strandJoins(int p);
 vec3 strandPoint(int v);
@@ -2597,7 +2601,9 @@ void miss(inout Path p, vec3 d) {
     if (p.bounce > 0u && p.prevPdf > 0.0) {
         weight = powerHeuristic(p.prevPdf, pdfEnvironment(d));
     }
-    addLight(p, (p.throughput * env) * weight);
+    vec3 l = (p.throughput * env) * weight;
+    addLight(p, l);
+    addGroupLight(p, envLightGroup(), l);
     p.alive = 0u;
 }
 
@@ -3198,7 +3204,7 @@ bool sampleLight(inout LightSample out_, vec3 p, float u, float coin, float u1, 
         if (cosL <= 0.0) {
             return false;
         }
-        out_ = LightSample(wi, dist, le, sel / e.area * dist * dist / cosL, false);
+        out_ = LightSample(wi, dist, le, sel / e.area * dist * dist / cosL, false, instanceLightGroup(uint(e.instance)));
         return true;
     } else if (tmp1 == 3u) {
         vec3 c;
@@ -3213,7 +3219,7 @@ bool sampleLight(inout LightSample out_, vec3 p, float u, float coin, float u1, 
         if (!ok) {
             return false;
         }
-        out_ = LightSample(wi, dist, le, sel * pdf, false);
+        out_ = LightSample(wi, dist, le, sel * pdf, false, instanceLightGroup(uint(e.instance)));
         return true;
     } else if (tmp1 == 2u) {
         vec3 d;
@@ -3223,13 +3229,13 @@ bool sampleLight(inout LightSample out_, vec3 p, float u, float coin, float u1, 
         if (pdf <= 0.0) {
             return false;
         }
-        out_ = LightSample(d, uintBitsToFloat(0x7F800000u), le, sel * pdf, false);
+        out_ = LightSample(d, uintBitsToFloat(0x7F800000u), le, sel * pdf, false, envLightGroup());
         return true;
     }
     Light l = punctual(e.index);
     vec3 le = l.color * (l.intensity / sel);
     if (int(l.kind) == 2) {
-        out_ = LightSample(l.direction * (-1.0), uintBitsToFloat(0x7F800000u), le, 0.0, true);
+        out_ = LightSample(l.direction * (-1.0), uintBitsToFloat(0x7F800000u), le, 0.0, true, l.group);
         return true;
     }
     vec3 d = l.position - p;
@@ -3249,7 +3255,7 @@ bool sampleLight(inout LightSample out_, vec3 p, float u, float coin, float u1, 
     if (att <= 0.0) {
         return false;
     }
-    out_ = LightSample(wi, dist, le * att, 0.0, true);
+    out_ = LightSample(wi, dist, le * att, 0.0, true, l.group);
     return true;
 }
 
@@ -3341,6 +3347,7 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
     WoTerms terms = WoTerms(0.0, 0.0, vec3(0.0), vec3(0.0), vec3(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     bool haveTerms = false;
     if (p.bounce == 0u) {
+        p.firstInstance = h.instance + 1u;
         vec3 tmp1 = s.albedo;
         vec3 tmp2 = s.frame.n;
         float tmp3 = h.t * dotGo(d, forward);
@@ -3365,7 +3372,9 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
         if (p.bounce > 0u && p.prevPdf > 0.0) {
             weight = powerHeuristic(p.prevPdf, pdfEmitter(int(h.instance), int(h.prim), h.t, dotGo(s.ng, wo), o));
         }
-        addLight(p, (p.throughput * s.emit) * weight);
+        vec3 l = (p.throughput * s.emit) * weight;
+        addLight(p, l);
+        addGroupLight(p, instanceLightGroup(h.instance), l);
     }
     if (s.unlit || p.bounce >= maxDepth) {
         p.alive = 0u;
@@ -3415,7 +3424,7 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
             if (p.bounce == 0u) {
                 share = diffuseShare(isHair, p.diffAlbedo, wiL, f);
             }
-            shadowRay(p, surfaceOriginToward(s, ls.wi), ls.wi, ls.dist * 0.9999, contrib, share);
+            shadowRay(p, surfaceOriginToward(s, ls.wi), ls.wi, ls.dist * 0.9999, contrib, share, ls.group);
         }
     }
     vec3 wiLocal = vec3(0.0);
@@ -3505,7 +3514,7 @@ TriangleEmitter newTriangleEmitter(uint inst, uint tri) {
 //
 //goglsl:precise
 void startPath(inout Path p, Camera cam, uint x, uint y, uint width, uint sampleIndex) {
-    p = Path(vec3(0.0), vec3(0.0), vec3(1.0, 1.0, 1.0), vec3(0.0), vec3(0.0), vec3(0.0), 0.0, y * width + x, sampleIndex, 0u, 0.0, -1, 1.0, 0.0, 1u, 0u, 0u, 0u, vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0));
+    p = Path(vec3(0.0), vec3(0.0), vec3(1.0, 1.0, 1.0), vec3(0.0), vec3(0.0), vec3(0.0), 0.0, y * width + x, sampleIndex, 0u, 0.0, -1, 1.0, 0.0, 1u, 0u, 0u, 0u, vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), vec3(0.0), 0u);
     precise float rx;
     precise float ry;
     pathRandom2(p, 0u, rx, ry);

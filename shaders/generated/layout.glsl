@@ -284,6 +284,7 @@ struct Instance {
     int firstLight;
     uint flags;
     uint hitGroup;
+    uint lightGroup;
 };
 
 struct Mesh {
@@ -326,6 +327,7 @@ struct Light {
     float range;
     float innerCone;
     float outerCone;
+    uint group;
 };
 
 struct Camera {
@@ -366,6 +368,7 @@ struct Path {
     vec3 diffAlbedo;
     vec3 specAlbedo;
     vec3 split;
+    uint firstInstance;
 };
 
 struct Hit {
@@ -429,6 +432,8 @@ struct Params {
     UintBuf queueB;
     UintBuf sorted;
     UintBuf counters;
+    FloatBuf groupLight;
+    UintBuf iDs;
     Camera camera;
     vec3 forward;
     uint width;
@@ -455,6 +460,10 @@ struct Params {
     uint keyCount;
     uint keyMaterials;
     uint sortOn;
+    uint lightGroups;
+    uint groupsAt;
+    uint envLightGroup;
+    uint iDsOn;
     uint filmAt[29];
     uint pad;
 };

@@ -1,0 +1,125 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+
+	"sertrace/scene"
+)
+
+// MaxLightGroups is the most light groups a render writes: the GPU keeps
+// every group's light for every path of a wavefront.
+const MaxLightGroups = 32
+
+// UnassignedGroup names the group of the light no node assigns: the
+// emitters without extras.sertrace.light_group, and the environment
+// without --env-light-group.
+const UnassignedGroup = "unassigned"
+
+// LightGroups is a render's groups of lights (--light-groups): each
+// group's name, in the order of its film layer, and the group each
+// emitter's light joins. The groups' light adds up to the beauty: with
+// groups, a film's beauty is their sum (Film.SumGroups).
+type LightGroups struct {
+	Names    []string
+	Instance []uint32 // per instance of the scene: its emission's group
+	Punctual []uint32 // per punctual light
+	Env      uint32   // the environment's
+}
+
+// NewLightGroups gathers the light groups of sc: the groups its nodes
+// name (extras.sertrace.light_group, a node's or its nearest ancestor's),
+// sorted, and envGroup, the environment's, where it lights the scene
+// (envLit); then, where any emitter is in none, UnassignedGroup.
+func NewLightGroups(sc *scene.Scene, envGroup string, envLit bool) (*LightGroups, error) {
+	g := &LightGroups{Instance: make([]uint32, len(sc.Instances)), Punctual: make([]uint32, len(sc.Lights))}
+	instGroup := make([]string, len(sc.Instances))
+	lightGroup := make([]string, len(sc.Lights))
+	seen := map[string]bool{}
+	unassigned := false
+	note := func(name string, emits bool) string {
+		switch {
+		case !emits:
+			return ""
+		case name == "":
+			unassigned = true
+			return UnassignedGroup
+		}
+		seen[name] = true
+		return name
+	}
+	for i := range sc.Instances {
+		instGroup[i] = note(sc.InstanceLightGroup(i), sc.Materials[sc.Instances[i].Material].Emits())
+	}
+	for i := range sc.Lights {
+		lightGroup[i] = note(sc.PunctualLightGroup(i), true)
+	}
+	env := note(envGroup, envLit)
+	for name := range seen {
+		g.Names = append(g.Names, name)
+	}
+	slices.Sort(g.Names)
+	if unassigned && !seen[UnassignedGroup] {
+		g.Names = append(g.Names, UnassignedGroup)
+	}
+	if len(g.Names) == 0 {
+		return nil, fmt.Errorf("--light-groups: nothing lights the scene (no emissive surface, punctual light or environment)")
+	}
+	if len(g.Names) > MaxLightGroups {
+		return nil, fmt.Errorf("--light-groups: the scene has %d light groups, more than the %d a render writes", len(g.Names), MaxLightGroups)
+	}
+	index := func(name string) uint32 {
+		if name == "" {
+			return 0 // emits nothing: any group adds nothing
+		}
+		return uint32(slices.Index(g.Names, name))
+	}
+	for i, name := range instGroup {
+		g.Instance[i] = index(name)
+	}
+	for i, name := range lightGroup {
+		g.Punctual[i] = index(name)
+	}
+	g.Env = index(env)
+	return g, nil
+}
+
+// InstanceGroup is instance i's group, 0 where there are no groups.
+func (g *LightGroups) InstanceGroup(i int) uint32 {
+	if g == nil {
+		return 0
+	}
+	return g.Instance[i]
+}
+
+// PunctualGroup is punctual light i's group, 0 where there are no groups.
+func (g *LightGroups) PunctualGroup(i int) uint32 {
+	if g == nil {
+		return 0
+	}
+	return g.Punctual[i]
+}
+
+// EnvGroup is the environment's group, 0 where there are no groups.
+func (g *LightGroups) EnvGroup() uint32 {
+	if g == nil {
+		return 0
+	}
+	return g.Env
+}
+
+// Count is the number of groups (0: none).
+func (g *LightGroups) Count() int {
+	if g == nil {
+		return 0
+	}
+	return len(g.Names)
+}
+
+// names is the groups' names (nil where there are none).
+func (g *LightGroups) names() []string {
+	if g == nil {
+		return nil
+	}
+	return g.Names
+}

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -381,6 +384,88 @@ func TestLightGroupsAddUpToTheBeauty(t *testing.T) {
 		for i := range p {
 			if math.Float32bits(p[i]) != math.Float32bits(q[i]) {
 				t.Fatalf("%s, pixel %d: merged %v, rendered in one go %v", name, i, q[i], p[i])
+			}
+		}
+	}
+}
+
+// TestLightGroupsAreDenoised: with --denoise each light group is denoised
+// with the beauty's guides: the groups of the denoised EXR are smoother
+// than the noisy EXR's (their pixel-to-pixel differences smaller), and
+// they add up to the denoised beauty, every pixel and channel, to float32
+// rounding.
+func TestLightGroupsAreDenoised(t *testing.T) {
+	dir := t.TempDir()
+	sc := groupedScene(t, dir)
+	out := filepath.Join(dir, "d.exr")
+	args := []string{"render", sc, "-o", out, "--backend", "cpu", "--res", "48x36", "--spp", "4", "--env-color", "0.3,0.4,0.5",
+		"--light-groups", "--env-light-group", "sky", "--denoise"}
+	if code, _, errs := runCLI(t, args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	_, _, clean, _ := readEXR(t, out)
+	_, _, noisy, _ := readEXR(t, job.NoisyPath(out))
+	roughness := func(v []float32) (r float64) {
+		for i := 3; i < len(v); i++ {
+			r += math.Abs(float64(v[i] - v[i-3]))
+		}
+		return r
+	}
+	var sum []float64
+	for _, g := range []string{"fill", "key", "sky"} {
+		c, n := rgbOf(t, clean, "lightgroup."+g+"."), rgbOf(t, noisy, "lightgroup."+g+".")
+		if rc, rn := roughness(c), roughness(n); !(rc < 0.8*rn) {
+			t.Errorf("group %s: denoised roughness %v, noisy %v: not denoised", g, rc, rn)
+		}
+		if sum == nil {
+			sum = make([]float64, len(c))
+		}
+		for i, v := range c {
+			sum[i] += float64(v)
+		}
+	}
+	beauty := rgbOf(t, clean, "")
+	for i, v := range beauty {
+		if d := math.Abs(sum[i] - float64(v)); d > 1e-6*math.Abs(float64(v))+1e-9 {
+			t.Fatalf("pixel %d channel %d: the denoised groups add up to %v, the denoised beauty is %v", i/3, i%3, sum[i], v)
+		}
+	}
+}
+
+// TestLightGroupsAndCryptomatteInBands: a render over its memory budget
+// renders in bands, and its light groups and Cryptomatte are the render's
+// in one go, bit for bit.
+func TestLightGroupsAndCryptomatteInBands(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // the budget becomes the collector's
+	dir := t.TempDir()
+	sc := groupedScene(t, dir)
+	args := []string{"--backend", "cpu", "--res", "640x480", "--spp", "2", "--max-depth", "2", "--env-color", "0.3",
+		"--light-groups", "--aov", "cryptomatte_object,cryptomatte_asset"}
+	whole := filepath.Join(dir, "whole.exr")
+	if code, _, errs := runCLI(t, append([]string{"render", sc, "-o", whole}, args...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	opts := render.Options{Width: 640, Height: 480, LightGroups: &render.LightGroups{Names: []string{"fill", "key", "unassigned"}}}
+	layers := render.LayersFor([]render.AOV{render.AOVCryptoObject}, false) | render.GroupLayers
+	band := opts
+	band.Height = 16
+	runtime.GC()
+	budget := fmt.Sprint((render.MemoryNeed(opts, layers, "cpu", false) + render.MemoryNeed(band, layers, "cpu", false)) / 2)
+	banded := filepath.Join(dir, "banded.exr")
+	code, _, errs := runCLI(t, append([]string{"render", sc, "-o", banded, "--memory-budget", budget}, args...)...)
+	if code != 0 || !strings.Contains(errs, "rendering it in bands of") {
+		t.Fatalf("render --memory-budget %s: exit %d: %s", budget, code, errs)
+	}
+	_, _, a, _ := readEXR(t, whole)
+	_, _, b, _ := readEXR(t, banded)
+	for _, name := range []string{"lightgroup.key.R", "lightgroup.fill.G", "lightgroup.unassigned.B", "CryptoObject00.R", "CryptoObject01.A", "CryptoAsset00.G", "R"} {
+		p, q := a[name], b[name]
+		if p == nil || q == nil {
+			t.Fatalf("channel %s: in one go %v, in bands %v", name, p != nil, q != nil)
+		}
+		for i := range p {
+			if math.Float32bits(p[i]) != math.Float32bits(q[i]) {
+				t.Fatalf("%s, pixel %d: in bands %v, in one go %v", name, i, q[i], p[i])
 			}
 		}
 	}

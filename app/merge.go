@@ -65,7 +65,7 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 			if err != nil {
 				return err
 			}
-			if _, err := render.CheckMergeMemory(first.Width, first.Height, len(args), v.GetBool("denoise"), budget); err != nil {
+			if _, err := render.CheckMergeMemory(first.Width, first.Height, len(args), len(first.Groups), v.GetBool("denoise"), budget); err != nil {
 				return fmt.Errorf("merging %s: %v", args[0], err)
 			}
 			if err := render.CheckLayerOutputs(out, aovs, first.Settings.LightGroups); err != nil {

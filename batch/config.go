@@ -223,8 +223,15 @@ func checkSettings(job JobConfig) *valueError {
 	if s.MaxDepth < 1 || s.MaxDepth > render.MaxDepth {
 		return &valueError{key: "max_depth", problem: fmt.Sprintf("%d is outside 1..%d", s.MaxDepth, render.MaxDepth)}
 	}
-	if _, err := parseOutputs(job.Outputs); err != nil {
+	outs, err := parseOutputs(job.Outputs)
+	if err != nil {
 		return &valueError{key: "outputs", problem: cutMessage(err.Error())}
+	}
+	beautyEXR := func(o output) bool {
+		return o.aov == render.AOVBeauty && strings.EqualFold(filepath.Ext(o.name), ".exr")
+	}
+	if s.LightGroups && !slices.ContainsFunc(outs, beautyEXR) {
+		return &valueError{key: "light_groups", problem: "the light groups are layers of the beauty's EXR, and the job writes none: add beauty.exr to its outputs"}
 	}
 	if job.Denoise {
 		if err := denoise.CheckChoice(job.Denoiser, job.DenoisePasses); err != nil {

@@ -101,6 +101,8 @@ func parseOutputs(names []string) ([]output, error) {
 			return nil, fmt.Errorf("output %q: the format must be .exr, .pfm or .png", n)
 		case !slices.Contains(render.AOVs, a):
 			return nil, fmt.Errorf("output %q: unknown output %q (%s)", n, base, render.AOVNames(render.AOVs))
+		case slices.Contains(render.CryptoAOVs, a) && ext != ".exr":
+			return nil, fmt.Errorf("output %q: Cryptomatte is written as EXR layers: %s.exr", n, base)
 		}
 		out = append(out, output{n, a})
 	}

@@ -51,7 +51,7 @@ func (j *Job) WhyNotBands(out string, aovs []render.AOV, denoised bool) string {
 // said with the reason, where the job cannot render in bands; over as it
 // is where not even a band of 16 rows fits.
 func (j *Job) Plan(out string, aovs []render.AOV, denoised bool, budget string, over error) (layers render.Layers, rows int, err error) {
-	layers = render.LayersFor(aovs, false)
+	layers = j.layersFor(aovs, false)
 	rows, err = j.BandRows(layers, budget)
 	if err != nil || rows == 0 {
 		return 0, 0, over

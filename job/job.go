@@ -120,9 +120,8 @@ func (j *Job) noteWarnings(stats *render.Stats) {
 func (j *Job) Layers(aovs []render.AOV, denoised bool, budget string) (render.Layers, error) {
 	layers := render.AllLayers | render.CoverageLayers
 	if j.Options.Count == 0 {
-		layers = render.LayersFor(aovs, denoised)
-	}
-	if j.Options.LightGroups != nil {
+		layers = j.layersFor(aovs, denoised)
+	} else if j.Options.LightGroups != nil {
 		layers |= render.GroupLayers
 	}
 	limit, err := render.CheckMemory(j.Options, layers, j.Backend.Name(), denoised && j.Options.Count == 0, budget)
@@ -131,6 +130,16 @@ func (j *Job) Layers(aovs []render.AOV, denoised bool, budget string) (render.La
 	}
 	limitCollector(limit)
 	return layers, nil
+}
+
+// layersFor is what a film of the job holds to write the outputs aovs
+// (render.LayersFor), and its light groups where it has them.
+func (j *Job) layersFor(aovs []render.AOV, denoised bool) render.Layers {
+	layers := render.LayersFor(aovs, denoised)
+	if j.Options.LightGroups != nil {
+		layers |= render.GroupLayers
+	}
+	return layers
 }
 
 // limitCollector tells the Go collector a render's memory budget (0:

@@ -111,3 +111,8 @@ func CheckLayerOutputs(path string, aovs []AOV, lightGroups bool) error {
 	}
 	return nil
 }
+
+// ResolveGroup is light group g's mean, 3 channels a pixel.
+func (f *Film) ResolveGroup(g int) []float32 {
+	return f.resolveSums(nil, &f.Groups[g], 3, 0, f.Width*f.Height)
+}

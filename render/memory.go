@@ -164,12 +164,24 @@ func memTotal() uint64 {
 }
 
 // FilmBytes is the memory a film of the layers s takes at width×height.
-func FilmBytes(width, height int, s Layers) uint64 {
+func FilmBytes(width, height int, s Layers) uint64 { return FilmBytesWith(width, height, s, 0) }
+
+// FilmBytesWith is FilmBytes of a film with groups light groups (where s
+// has GroupLayers): 24 bytes a pixel each; Cryptomatte's counts
+// (CoverageLayers) take 8 bytes a slot and, for the pixels that see more
+// instances than their slots, a map's entries: 16 bytes a pixel errs high.
+func FilmBytesWith(width, height int, s Layers, groups int) uint64 {
 	var bytes uint64
 	for l, info := range FilmLayers {
 		if (s | BaseLayers).Has(Layer(l)) {
 			bytes += uint64(info.Channels) * info.wordBytes()
 		}
+	}
+	if s&GroupLayers != 0 {
+		bytes += 24 * uint64(groups)
+	}
+	if s&CoverageLayers != 0 {
+		bytes += 8*CoverageSlots + 16
 	}
 	return bytes * uint64(width) * uint64(height)
 }
@@ -188,6 +200,10 @@ const (
 	// the network 2.1 GB, the regression filter 1.0 GB) are
 	// about 1,000 bytes a pixel at most, the EXR read in included.
 	denoiseBytes = 1000
+	// each light group denoised (one after another, with the beauty's
+	// guides): its noisy and its denoised mean (float32 RGB), kept until
+	// the groups are shared out
+	denoiseGroupBytes = 24
 )
 
 // gpuReadbackBytes is the bytes a pixel of the Vulkan backend's
@@ -228,13 +244,19 @@ func MemoryNeed(opts Options, layers Layers, backend string, denoised bool) uint
 // whose passes the image of imagePixels pixels sets (CPUPassSamples).
 func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imagePixels int) uint64 {
 	px := uint64(opts.Width) * uint64(opts.Height)
-	film := FilmBytes(opts.Width, opts.Height, layers)
+	film := FilmBytesWith(opts.Width, opts.Height, layers, opts.LightGroups.Count())
 	need := heldBytes() + film + imageOutputBytes*px
 	need += px / 8 // the pixels a pass has done (cutpass.go)
 	switch {
 	case backend == "vulkan":
 		// A launch's rows at most (the shaders index MaxFilePixels).
 		need += gpuReadbackBytes(layers) * min(px, MaxFilePixels)
+		if layers&GroupLayers != 0 {
+			need += 2 * 12 * uint64(opts.LightGroups.Count()) * min(px, MaxFilePixels) // the groups' floats, read back
+		}
+		if layers&CoverageLayers != 0 {
+			need += 2 * 4 * cpuPassPaths // each sample's instance, a pass's paths (about 4M) read back
+		}
 		if opts.WholePasses {
 			need += film // a slice's pass in launches, until it is done
 		}
@@ -246,7 +268,7 @@ func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imag
 		need += film // the pass buffers: exact sums
 	}
 	if denoised {
-		need += denoiseBytes * px
+		need += (denoiseBytes + denoiseGroupBytes*uint64(opts.LightGroups.Count())) * px
 	}
 	return need
 }
@@ -291,29 +313,31 @@ func CheckMemory(opts Options, layers Layers, backend string, denoised bool, set
 // the writers' (MemoryNeed's), with the larger of what comes beside the
 // film in turn: the film of the next slice read into it, and where
 // denoised, the denoiser.
-func MergeMemoryNeed(width, height, slices int, denoised bool) uint64 {
+func MergeMemoryNeed(width, height, slices, groups int, denoised bool) uint64 {
 	var reading, denoiser uint64
+	layers := AllLayers | CoverageLayers | GroupLayers
 	if slices > 1 {
-		reading = FilmBytes(width, height, AllLayers)
+		reading = FilmBytesWith(width, height, layers, groups)
 	}
 	if denoised {
-		denoiser = denoiseBytes * uint64(width) * uint64(height)
+		denoiser = (denoiseBytes + denoiseGroupBytes*uint64(groups)) * uint64(width) * uint64(height)
 	}
-	return MemoryNeed(Options{Width: width, Height: height}, AllLayers, "cpu", false) + max(reading, denoiser)
+	lg := &LightGroups{Names: make([]string, groups)}
+	return MemoryNeed(Options{Width: width, Height: height, LightGroups: lg}, layers, "cpu", false) + max(reading, denoiser)
 }
 
 // CheckMergeMemory is CheckMemory for a merge (MergeMemoryNeed), with a
 // merge's advice: its size and layers are the slices', but its denoiser
 // can run apart, after it.
-func CheckMergeMemory(width, height, slices int, denoised bool, setting string) (uint64, error) {
-	return checkBudget(MergeMemoryNeed(width, height, slices, denoised), setting, func(need, budget uint64, from string) string {
+func CheckMergeMemory(width, height, slices, groups int, denoised bool, setting string) (uint64, error) {
+	return checkBudget(MergeMemoryNeed(width, height, slices, groups, denoised), setting, func(need, budget uint64, from string) string {
 		what, change := fmt.Sprintf("%d slices", slices), "merge on a machine with more memory"
 		if slices == 1 {
 			what = "1 slice"
 		}
 		if denoised {
 			what += ", denoised,"
-			if MergeMemoryNeed(width, height, slices, false) <= budget && heldBytes()+denoiseBytes*uint64(width)*uint64(height) <= budget {
+			if MergeMemoryNeed(width, height, slices, groups, false) <= budget && heldBytes()+denoiseBytes*uint64(width)*uint64(height) <= budget {
 				change = "merge without --denoise and denoise the image after (sertrace denoise), " + change
 			}
 		}

@@ -88,24 +88,24 @@ func TestSizesShowTheirUnit(t *testing.T) {
 // not fit, the advice is to denoise after.
 func TestCheckMergeMemory(t *testing.T) {
 	const w, h = 2000, 2000
-	film := FilmBytes(w, h, AllLayers)
-	if one, two := MergeMemoryNeed(w, h, 1, false), MergeMemoryNeed(w, h, 2, false); two-one < film-film/100 || two-one > film+film/100 {
+	film := FilmBytesWith(w, h, AllLayers|CoverageLayers, 0) // a slice holds Cryptomatte's counts too
+	if one, two := MergeMemoryNeed(w, h, 1, 0, false), MergeMemoryNeed(w, h, 2, 0, false); two-one < film-film/100 || two-one > film+film/100 {
 		t.Errorf("the second slice adds %d bytes, its film is %d", two-one, film)
 	}
-	_, err := CheckMergeMemory(w, h, 2, false, "16M")
+	_, err := CheckMergeMemory(w, h, 2, 0, false, "16M")
 	if err == nil || strings.Contains(err.Error(), "--res") || strings.Contains(err.Error(), "AOV") ||
 		!strings.Contains(err.Error(), "a 2000x2000 merge of 2 slices needs about ") ||
 		!strings.Contains(err.Error(), "more than the memory budget of 16 MB (--memory-budget): merge on a machine with more memory, or give a larger --memory-budget where the memory is there") {
 		t.Errorf("a merge over 16 MB: %v", err)
 	}
 	// Room for the merge and for the denoiser alone, not for both.
-	budget := MergeMemoryNeed(w, h, 2, true) - film/2
-	_, err = CheckMergeMemory(w, h, 2, true, fmt.Sprint(budget))
+	budget := MergeMemoryNeed(w, h, 2, 0, true) - film/2
+	_, err = CheckMergeMemory(w, h, 2, 0, true, fmt.Sprint(budget))
 	if err == nil || !strings.Contains(err.Error(), "a 2000x2000 merge of 2 slices, denoised, needs about ") ||
 		!strings.Contains(err.Error(), "merge without --denoise and denoise the image after (sertrace denoise)") {
 		t.Errorf("a merge that fits but for its denoiser: %v", err)
 	}
-	if _, err := CheckMergeMemory(w, h, 2, false, fmt.Sprint(budget)); err != nil {
+	if _, err := CheckMergeMemory(w, h, 2, 0, false, fmt.Sprint(budget)); err != nil {
 		t.Errorf("the same merge without the denoiser: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/qmuntal/gltf"
 
 	"sertrace/internal/blendercrypto"
+	"sertrace/internal/sharedscenes"
 	"sertrace/job"
 	"sertrace/render"
 	"sertrace/render/cryptomatte"
@@ -89,10 +90,13 @@ func matteOf(t *testing.T, planes map[string][]float32, layer, name string, n in
 	return m
 }
 
-// aloneInWhite renders the first hits of sc's camera with settings s: the
-// instances for which white returns true white and unlit, every other
-// black and unlit, over black: each pixel the share of its samples whose
-// first visible hit is one of them, computed without Cryptomatte.
+// aloneInWhite renders the first hits of sc's camera with settings s:
+// the instances for which white returns emitting white and reflecting
+// nothing, every other unlit black, over black: each pixel the share of
+// its samples whose first visible hit is one of them, computed without
+// Cryptomatte. What decides the first visible hit stays: alpha (the
+// base colour's alpha and texture, which the white ones' black factor
+// keeps from tinting them).
 func aloneInWhite(t *testing.T, scenePath string, s render.Settings, white func(sc *scene.Scene, inst int) bool) []float32 {
 	t.Helper()
 	j, err := job.Prepare(job.Spec{Scene: scenePath, Settings: s})
@@ -100,20 +104,18 @@ func aloneInWhite(t *testing.T, scenePath string, s render.Settings, white func(
 		t.Fatal(err)
 	}
 	sc := j.Scene
-	black, whiteM := scene.DefaultMaterial(), scene.DefaultMaterial()
-	black.Unlit, black.BaseColor = true, scene.Vec4{W: 1}
-	whiteM.Unlit, whiteM.BaseColor = true, scene.Vec4{X: 1, Y: 1, Z: 1, W: 1}
-	mats := make([]scene.Material, 0, 2*len(sc.Materials))
+	mats := make([]scene.Material, 0, len(sc.Instances))
 	for i := range sc.Instances {
 		old := sc.Materials[sc.Instances[i].Material]
-		m := black
+		m := scene.DefaultMaterial()
+		m.AlphaMode, m.AlphaCutoff = old.AlphaMode, old.AlphaCutoff
+		m.BaseColor, m.BaseColorTexture = scene.Vec4{W: old.BaseColor.W}, old.BaseColorTexture
 		if white(sc, i) {
-			m = whiteM
+			// Seen from either side, it emits 1 and reflects nothing.
+			m.Emissive, m.Specular, m.Metallic, m.DoubleSided = scene.Vec3{X: 1, Y: 1, Z: 1}, 0, 0, true
+		} else {
+			m.Unlit = true
 		}
-		// What decides the first visible hit stays: alpha, and the side
-		// a surface is seen from.
-		m.AlphaMode, m.AlphaCutoff, m.DoubleSided = old.AlphaMode, old.AlphaCutoff, old.DoubleSided
-		m.BaseColor.W, m.BaseColorTexture = old.BaseColor.W, old.BaseColorTexture
 		mats = append(mats, m)
 		sc.Instances[i].Material = len(mats) - 1
 	}
@@ -130,6 +132,60 @@ func aloneInWhite(t *testing.T, scenePath string, s render.Settings, white func(
 		out[i] = pix[3*i]
 	}
 	return out
+}
+
+// checkMattes compares the mattes of an EXR rendered with settings s
+// (planes) for the cases with renders of their objects alone in white,
+// and, where Blender is installed, with what Blender's compositor
+// extracts; partial says the least pixels a case's matte covers partly.
+func checkMattes(t *testing.T, dir, scenePath, out string, s render.Settings, planes map[string][]float32, n int, cases []matteCase) {
+	t.Helper()
+	for _, c := range cases {
+		want := aloneInWhite(t, scenePath, s, c.white)
+		got := matteOf(t, planes, c.layer, c.name, n)
+		var partial int
+		for i := range got {
+			if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+				t.Fatalf("%s %q, pixel %d: the matte reads %v, the render of it alone %v", c.layer, c.name, i, got[i], want[i])
+			}
+			if want[i] > 0 && want[i] < 1 {
+				partial++
+			}
+		}
+		if partial < c.partial {
+			t.Errorf("%s: %d pixels partly covered, fewer than %d: the test shows too little anti-aliasing", c.name, partial, c.partial)
+		}
+		matte := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".exr")
+		err := blendercrypto.ExtractMatte(out, c.layer, []string{c.name}, matte)
+		if errors.Is(err, blendercrypto.ErrNoBlender) {
+			if os.Getenv("CI") != "" {
+				t.Fatal("CI has no blender: .ci/run installs it")
+			}
+			t.Log("blender is not installed: the compositor's reading is not checked")
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw, bh, bm, err := blendercrypto.ReadMatte(matte)
+		if err != nil || bw*bh != n {
+			t.Fatalf("Blender's matte: %dx%d, %v", bw, bh, err)
+		}
+		for i := range bm {
+			if math.Abs(float64(bm[i]-want[i])) > 1e-6 {
+				t.Fatalf("%s %q, pixel %d: Blender's compositor extracts %v, the render of it alone %v", c.layer, c.name, i, bm[i], want[i])
+			}
+		}
+		t.Logf("%s %q: Blender's matte is the object's coverage (%d pixels partly covered)", c.layer, c.name, partial)
+	}
+}
+
+// matteCase is a matte to check: its layer, the name picked, the
+// instances it covers, and the least pixels it covers partly.
+type matteCase struct {
+	layer, name string
+	white       func(sc *scene.Scene, inst int) bool
+	partial     int
 }
 
 // TestCryptomatteMatteIsTheObjectsCoverage: sertrace's Cryptomatte of a
@@ -172,57 +228,12 @@ func TestCryptomatteMatteIsTheObjectsCoverage(t *testing.T) {
 	}
 	s := render.DefaultSettings()
 	s.Backend, s.Res, s.SPP, s.ApertureRadius, s.FocusDistance, s.CryptomatteLevels = "cpu", "64x48", 16, 0.02, 3, 16
-	cases := []struct {
-		layer, name string
-		white       func(sc *scene.Scene, inst int) bool
-	}{
-		{"CryptoObject", "tall box", func(sc *scene.Scene, i int) bool { return sc.ObjectName(i) == "tall box" }},
-		{"CryptoObject", "blonde strands", func(sc *scene.Scene, i int) bool { return sc.ObjectName(i) == "blonde strands" }},
-		{"CryptoMaterial", "white", func(sc *scene.Scene, i int) bool { return sc.MaterialName(sc.Instances[i].Material) == "white" }},
+	cases := []matteCase{
+		{"CryptoObject", "tall box", func(sc *scene.Scene, i int) bool { return sc.ObjectName(i) == "tall box" }, 20},
+		{"CryptoObject", "blonde strands", func(sc *scene.Scene, i int) bool { return sc.ObjectName(i) == "blonde strands" }, 100},
+		{"CryptoMaterial", "white", func(sc *scene.Scene, i int) bool { return sc.MaterialName(sc.Instances[i].Material) == "white" }, 100},
 	}
-	blender := true
-	for _, c := range cases {
-		want := aloneInWhite(t, scenePath, s, c.white)
-		got := matteOf(t, planes, c.layer, c.name, w*h)
-		var partial int
-		for i := range got {
-			if math.Abs(float64(got[i]-want[i])) > 1e-6 {
-				t.Fatalf("%s %q, pixel %d: the matte reads %v, the render of it alone %v", c.layer, c.name, i, got[i], want[i])
-			}
-			if want[i] > 0 && want[i] < 1 {
-				partial++
-			}
-		}
-		if partial == 0 && c.name == "tall box" {
-			t.Errorf("%s: no pixel is partly covered: the test shows no anti-aliasing", c.name)
-		}
-		if !blender {
-			continue
-		}
-		matte := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".exr")
-		err := blendercrypto.ExtractMatte(out, c.layer, []string{c.name}, matte)
-		if errors.Is(err, blendercrypto.ErrNoBlender) {
-			if os.Getenv("CI") != "" {
-				t.Fatal("CI has no blender: .ci/run installs it")
-			}
-			t.Log("blender is not installed: the compositor's reading is not checked")
-			blender = false
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		bw, bh, bm, err := blendercrypto.ReadMatte(matte)
-		if err != nil || bw != w || bh != h {
-			t.Fatalf("Blender's matte: %dx%d, %v", bw, bh, err)
-		}
-		for i := range bm {
-			if math.Abs(float64(bm[i]-want[i])) > 1e-6 {
-				t.Fatalf("%s %q, pixel %d: Blender's compositor extracts %v, the render of it alone %v", c.layer, c.name, i, bm[i], want[i])
-			}
-		}
-		t.Logf("%s %q: Blender's matte is the object's coverage (%d pixels partly covered)", c.layer, c.name, partial)
-	}
+	checkMattes(t, dir, scenePath, out, s, planes, w*h, cases)
 	if _, err := exec.LookPath("oiiotool"); err == nil {
 		info, err := exec.Command("oiiotool", "--info", "-v", out).CombinedOutput()
 		if err != nil {
@@ -469,4 +480,34 @@ func TestLightGroupsAndCryptomatteInBands(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCryptomatteOfAnAlphaMask: the grill of StainedGlassLamp is an alpha
+// mask (its texture's alpha against the cutoff): its matte counts only
+// the samples that the mask lets hit it, as a render of it alone does,
+// and Blender's compositor reads the same.
+func TestCryptomatteOfAnAlphaMask(t *testing.T) {
+	dir := t.TempDir()
+	scenePath := sharedscenes.Path(t, "StainedGlassLamp/StainedGlassLamp.gltf")
+	out := filepath.Join(dir, "lamp.exr")
+	if code, _, errs := runCLI(t, "render", scenePath, "-o", out, "--backend", "cpu", "--res", "64x64", "--spp", "8",
+		"--aov", "cryptomatte_object", "--max-depth", "2"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	w, h, planes, _ := readEXR(t, out)
+	s := render.DefaultSettings()
+	s.Backend, s.Res, s.SPP, s.MaxDepth = "cpu", "64x64", 8, 2
+	grill := func(sc *scene.Scene, i int) bool { return sc.ObjectName(i) == "grill" }
+	masked := false
+	j, err := job.Prepare(job.Spec{Scene: scenePath, Settings: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range j.Scene.Instances {
+		masked = masked || grill(j.Scene, i) && j.Scene.Materials[j.Scene.Instances[i].Material].AlphaMode == scene.AlphaMask
+	}
+	if !masked {
+		t.Fatal("the lamp's grill is no alpha mask: the test tests nothing")
+	}
+	checkMattes(t, dir, scenePath, out, s, planes, w*h, []matteCase{{"CryptoObject", "grill", grill, 20}})
 }

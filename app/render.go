@@ -55,7 +55,7 @@ what has been accumulated, marked as partial.`,
 	f.String("aov", "", "extra outputs beside the beauty: albedo, normal, depth, diffuse, specular, diffuse_albedo, specular_albedo (PFM), variance, cost, path_length, simt (heatmap PNG), cryptomatte_object, cryptomatte_material, cryptomatte_asset (Cryptomatte layers of the EXR); in an EXR all are layers")
 	f.Bool("light-groups", d.LightGroups, "write the beauty by light group (a node's extras.sertrace.light_group; the rest: unassigned) as layers lightgroup.NAME.R/G/B of the EXR, adding up to the beauty")
 	f.String("env-light-group", d.EnvLightGroup, "the environment's light group with --light-groups (default: unassigned)")
-	f.Int("cryptomatte-levels", d.CryptomatteLevels, "ranks (IDs with their coverage) each Cryptomatte matte keeps a pixel")
+	f.Int("cryptomatte-levels", render.DefaultCryptomatteLevels, "ranks (IDs with their coverage) each Cryptomatte matte keeps a pixel")
 	f.Float32("exposure", d.Exposure, "exposure in stops for PNG output")
 	f.String("filter", d.Filter, "pixel filter: box, gaussian or blackman-harris")
 	f.String("tonemap", d.ToneMap, "tone curve for PNG output: linear, filmic, aces or agx")

@@ -331,6 +331,10 @@ func TestFlagDefaultsAreTheDeclaredOnes(t *testing.T) {
 		switch key {
 		case "exr_precision": // a bool flag: half or not
 			name, want = "exr-half", fmt.Sprint(field.String() == "half")
+		case "cryptomatte_levels": // 0 declared (a job's key stays), the flag says what it means
+			if field.Int() == 0 {
+				want = fmt.Sprint(render.DefaultCryptomatteLevels)
+			}
 		case "reorder": // "material" on the command line, "" declared: the same scheme
 			f := flags.Lookup(name)
 			if f == nil {

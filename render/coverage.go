@@ -162,8 +162,12 @@ func (c *Coverage) whole(n, instances int) bool {
 }
 
 // MaxCryptomatteLevels is the most ranks a matte keeps a pixel
-// (--cryptomatte-levels): Cryptomatte's layers of two.
-const MaxCryptomatteLevels = 16
+// (--cryptomatte-levels), DefaultCryptomatteLevels what it keeps unless
+// told (Cryptomatte's customary 6).
+const (
+	MaxCryptomatteLevels     = 16
+	DefaultCryptomatteLevels = 6
+)
 
 // The Cryptomatte AOVs: the mattes by object (glTF node), material and
 // asset (top-level node), layers of the beauty's EXR.
@@ -189,9 +193,10 @@ func CryptoLayer(a AOV) string {
 }
 
 // CryptomatteOf is what sc's instances are named by in the mattes, with
-// levels ranks; the mattes are the outputs' to choose (Film.Coverage).
+// levels ranks (0: DefaultCryptomatteLevels); the mattes are the outputs'
+// to choose (Film.Coverage).
 func CryptomatteOf(sc *scene.Scene, levels int) Cryptomatte {
-	c := Cryptomatte{Names: make([]CoverageNames, len(sc.Instances)), Levels: levels}
+	c := Cryptomatte{Names: make([]CoverageNames, len(sc.Instances)), Levels: cryptomatteLevels(levels)}
 	for i, in := range sc.Instances {
 		c.Names[i] = CoverageNames{Object: sc.ObjectName(i), Material: sc.MaterialName(in.Material), Asset: sc.AssetName(i)}
 	}
@@ -264,4 +269,12 @@ func (c *Coverage) fromDense(words []uint64, slots, instances int) error {
 		}
 	}
 	return nil
+}
+
+// cryptomatteLevels is the ranks the setting levels asks for.
+func cryptomatteLevels(levels int) int {
+	if levels <= 0 {
+		return DefaultCryptomatteLevels
+	}
+	return levels
 }

@@ -45,7 +45,8 @@ type Settings struct {
 	// environment's in EnvLightGroup ("": unassigned).
 	LightGroups   bool   `mapstructure:"light_groups" json:"light_groups,omitempty"`
 	EnvLightGroup string `mapstructure:"env_light_group" json:"env_light_group,omitempty"`
-	// CryptomatteLevels is the ranks each Cryptomatte matte keeps a pixel.
+	// CryptomatteLevels is the ranks each Cryptomatte matte keeps a pixel
+	// (0: DefaultCryptomatteLevels, so that a job's key is what it was).
 	CryptomatteLevels int `mapstructure:"cryptomatte_levels" json:"cryptomatte_levels,omitempty"`
 }
 
@@ -66,7 +67,7 @@ func DefaultSettings() Settings {
 		Camera: "0", SPP: 64, MaxDepth: 8, Backend: "auto", Accel: "auto",
 		EnvColor: "0,0,0", EnvIntensity: 1, ToneMap: "linear", Filter: "box",
 		ApertureRadius: -1, FocusDistance: -1, // the camera's own
-		EXRPrecision: "float", CryptomatteLevels: 6,
+		EXRPrecision: "float",
 	}
 }
 
@@ -143,7 +144,7 @@ func (s *Settings) Check() error {
 	if err := env.CheckSettings(); err != nil {
 		return &SettingError{"env", err}
 	}
-	if s.CryptomatteLevels < 1 || s.CryptomatteLevels > MaxCryptomatteLevels {
+	if s.CryptomatteLevels < 0 || s.CryptomatteLevels > MaxCryptomatteLevels {
 		return bad("cryptomatte_levels", "%d: a matte keeps 1 to %d ranks a pixel", s.CryptomatteLevels, MaxCryptomatteLevels)
 	}
 	if s.EnvLightGroup != "" && !s.LightGroups {

@@ -437,7 +437,7 @@ func ReadSlice(path string) (*Film, SliceInfo, error) {
 		}
 	}
 	if info.Coverage != nil {
-		film.Coverage.Cryptomatte = Cryptomatte{Names: info.Coverage.Names, Levels: info.Settings.CryptomatteLevels}
+		film.Coverage.Cryptomatte = Cryptomatte{Names: info.Coverage.Names, Levels: cryptomatteLevels(info.Settings.CryptomatteLevels)}
 		if err := film.Coverage.fromDense(coverage, slots, len(info.Coverage.Names)); err != nil {
 			return nil, info, fmt.Errorf("read %s: %v: the file is damaged", path, err)
 		}

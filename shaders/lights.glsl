@@ -42,6 +42,10 @@ LightEntry lightEntry(int k) { return P.lights.v[k]; }
 int firstLight(int inst) { return P.instances.v[inst].firstLight; }
 int envIndex() { return P.envLight; }
 Light punctual(int i) { return P.punctual.v[i]; }
+// The light groups (render.LightGroups) of an instance's emission and of
+// the environment: 0 in a render without groups.
+uint instanceLightGroup(uint inst) { return P.instances.v[inst].lightGroup; }
+uint envLightGroup() { return P.envLightGroup; }
 
 // An emissive triangle in world space: the kernel's, made at every sample
 // (the CPU makes each once).

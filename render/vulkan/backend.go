@@ -132,6 +132,12 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 			return fmt.Errorf("render failed: internal error: the film holds the %s layer, which the session was not prepared for (Options.Layers)", info.Name)
 		}
 	}
+	if len(film.Groups) > 0 && len(film.Groups) != r.groups {
+		return fmt.Errorf("render failed: internal error: the film holds %d light groups, the session was prepared for %d (Options.Layers, LightGroups)", len(film.Groups), r.groups)
+	}
+	if film.Coverage != nil && r.ids == nil {
+		return fmt.Errorf("render failed: internal error: the film counts Cryptomatte's coverage, which the session was not prepared for (Options.Layers)")
+	}
 	// Launches of the film's rows, as many as the buffers hold (the
 	// wavefronts' paths are the rows' pixels times the samples); the
 	// raygen adds Y0 to the launch's row.
@@ -149,7 +155,7 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	dst := film
 	if r.opts.WholePasses && rows < film.Height {
 		if s.whole == nil || s.whole.Height != film.Height {
-			s.whole = render.NewFilmOf(film.Width, film.Height, film.Held())
+			s.whole = render.NewFilmWith(film.Width, film.Height, film.Held(), film.GroupNames)
 		} else {
 			s.whole.Reset()
 		}
@@ -249,6 +255,13 @@ type renderer struct {
 	// (Params.FilmAt, render.GPUFilmLayout), filmFloats its floats per pixel.
 	filmAt     [layout.FilmLayers]uint32
 	filmFloats int
+	// groups is the light groups the film buffer holds after the other
+	// layers, from float groupsAt (filmLayout; 0: none); ids, where the
+	// render counts Cryptomatte's coverage, each path's first instance
+	// + 1 (Params.IDs), read back after each launch.
+	groups   int
+	groupsAt uint32
+	ids      *buffer
 }
 
 // newRenderer makes what a render needs on the device: the path's
@@ -270,7 +283,7 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	if err != nil {
 		return nil, err
 	}
-	ks, err := d.sceneFor(sc, render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor)))
+	ks, err := d.sceneFor(sc, render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor)), opts.LightGroups)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +293,9 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	if held == 0 {
 		held = render.AllLayers
 	}
-	_, floats := render.GPUFilmLayout(held, r.clock, 1)
+	groups, ids := renderExtras(opts)
+	r.groups = groups
+	_, _, floats := filmLayout(held, r.clock, 1, groups)
 	r.maxPass = passSamples(opts, kernels != nil)
 	if r.plan, err = d.planLaunches(opts, floats, kernels != nil, r.maxPass); err != nil {
 		return nil, err
@@ -294,9 +309,14 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 			r.params.SortOn = 1
 		}
 	}
-	r.filmAt, r.filmFloats = render.GPUFilmLayout(held, r.clock, n)
+	r.filmAt, r.groupsAt, r.filmFloats = filmLayout(held, r.clock, n, groups)
 	if r.film, err = d.newBuffer(uint64(4*r.filmFloats*n), 0, memReadback, false); err != nil {
 		return nil, err
+	}
+	if ids {
+		if r.ids, err = d.newBuffer(uint64(idBytes*n*r.maxPass), 0, memReadback, false); err != nil {
+			return nil, err
+		}
 	}
 	if r.pbuf, err = d.newBuffer(uint64(unsafe.Sizeof(layout.Params{})), 0, memUpload, false); err != nil {
 		return nil, err
@@ -386,6 +406,10 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 		p.Film = r.film.addr
 	}
 	p.FilmAt = r.filmAt
+	p.LightGroups, p.GroupsAt, p.EnvLightGroup = uint32(r.groups), r.groupsAt, opts.LightGroups.EnvGroup()
+	if r.ids != nil {
+		p.IDs, p.IDsOn = r.ids.addr, 1
+	}
 	return nil
 }
 
@@ -441,6 +465,15 @@ func (r *renderer) addTo(film *render.Film, y int) {
 			film.AddPassAt(render.Layer(l), px0, layer(g, info.Channels))
 		}
 	}
+	if len(film.Groups) == r.groups {
+		for g := range r.groups {
+			at := int(r.groupsAt) + 3*g*n
+			film.AddGroupPassAt(g, px0, sums[at:at+3*n])
+		}
+	}
+	if film.Coverage != nil && r.ids != nil {
+		r.countIDs(film, px0, n)
+	}
 	film.MarkAheadRange(px0, px0+n)
 	var cost, shadow float64
 	costs, shadows := layer(layout.FilmCost, 1), layer(layout.FilmShadowRays, 1)
@@ -452,6 +485,38 @@ func (r *renderer) addTo(film *render.Film, y int) {
 	r.rays.Camera += camera
 	r.rays.Shadow += int64(shadow)
 	r.rays.Extension += int64(cost) - int64(shadow) - camera
+}
+
+// countIDs counts the launch's IDs into the film's Cryptomatte coverage:
+// for each of its n pixels, from film pixel px0 on (but those a cut pass
+// holds already), how many of its samples first saw each instance.
+func (r *renderer) countIDs(film *render.Film, px0, n int) {
+	spp := int(r.params.Samples)
+	ids := unsafe.Slice((*uint32)(unsafe.Pointer(&r.ids.data[0])), n*spp)
+	var counts []uint64 // id<<32 | count
+	for i := range n {
+		px := px0 + i
+		if film.IsAhead(px) {
+			continue
+		}
+		counts = counts[:0]
+	next:
+		for _, id := range ids[i*spp : (i+1)*spp] {
+			if id == 0 {
+				continue // the camera ray missed
+			}
+			for k, c := range counts {
+				if uint32(c>>32) == id {
+					counts[k]++
+					continue next
+				}
+			}
+			counts = append(counts, uint64(id)<<32|1)
+		}
+		for _, c := range counts {
+			film.Coverage.Add(px, uint32(c>>32), uint32(c))
+		}
+	}
 }
 
 // destroy frees the render's own buffers and queries; the pipelines and

@@ -34,6 +34,32 @@ var deviceMemoryForTests uint64
 // its hit, its slots in the two queues and in the sorted order.
 const wavePathBytes = uint64(unsafe.Sizeof(layout.Path{}) + unsafe.Sizeof(layout.Hit{}) + 3*4)
 
+// renderExtras are what a render of opts keeps beyond the film's layers
+// (opts.Layers): the light groups its film holds (render.GroupLayers; 0:
+// none), whose layers follow the others in the read-back buffer and whose
+// light the wavefronts keep per path (groupBytes a group), and whether it
+// counts Cryptomatte's coverage (render.CoverageLayers), whose IDs
+// buffer holds each path's first instance (idBytes), host-readable.
+func renderExtras(opts render.Options) (groups int, ids bool) {
+	if opts.Layers&render.GroupLayers != 0 {
+		groups = opts.LightGroups.Count()
+	}
+	return groups, opts.Layers&render.CoverageLayers != 0
+}
+
+const (
+	groupBytes = 3 * 4
+	idBytes    = 4
+)
+
+// filmLayout is render.GPUFilmLayout with the light groups' layers after
+// the others: groups RGB layers, group g's from float groupsAt + 3·g·n
+// (n the launch's pixels), in a buffer of n pixels at most.
+func filmLayout(held render.Layers, clock bool, n, groups int) (at [layout.FilmLayers]uint32, groupsAt uint32, floats int) {
+	at, floats = render.GPUFilmLayout(held, clock, n)
+	return at, uint32(floats * n), floats + 3*groups
+}
+
 // launchPlan is what a render's buffers hold: launches of rows rows at
 // most, and, on the wavefront paths, paths paths at most (rows' pixels
 // times the samples of a pass).
@@ -42,21 +68,32 @@ type launchPlan struct {
 }
 
 // planLaunches sizes the launches of a render of opts into a read-back
-// buffer of filmFloats floats a pixel: the rows of its bands (or image),
-// as many of them as the device's memory left holds. wave says whether
-// the path is a wavefront, whose paths take passes of up to maxPass
-// samples. It refuses, in one line, a device that holds no launch of one
-// row.
+// buffer of filmFloats floats a pixel (filmLayout's, the light groups'
+// among them): the rows of its bands (or image), as many of them as the
+// device's memory left holds, and as the shaders index in 32 bits. wave
+// says whether the path is a wavefront, whose paths take passes of up to
+// maxPass samples (as do the IDs of a render that counts Cryptomatte's
+// coverage). It refuses, in one line, a device that holds no launch of
+// one row.
 func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, maxPass int) (launchPlan, error) {
 	w := opts.Width
+	groups, ids := renderExtras(opts)
 	rows := min(bandRows(opts), render.MaxFilePixels/w)
+	// The film's floats and the wavefront's group light, indexed in 32 bits.
+	rows = min(rows, int((1<<32-1)/(uint64(w)*uint64(filmFloats))))
+	if wave && groups > 0 {
+		rows = min(rows, int((1<<32-1)/(uint64(w)*uint64(maxPass)*uint64(3*groups))))
+	}
 	if rows < 1 {
 		return launchPlan{}, fmt.Errorf("the vulkan backend renders launches of at most %d pixels, less than a row of %d: use --backend cpu", render.MaxFilePixels, w)
 	}
 	// Each heap's bytes a pixel of a launch.
 	perPixel := map[uint32]uint64{d.heapOf(memReadback): 4 * uint64(filmFloats)}
+	if ids {
+		perPixel[d.heapOf(memReadback)] += idBytes * uint64(maxPass)
+	}
 	if wave {
-		perPixel[d.heapOf(memDevice)] += wavePathBytes * uint64(maxPass)
+		perPixel[d.heapOf(memDevice)] += (wavePathBytes + groupBytes*uint64(groups)) * uint64(maxPass)
 	}
 	for h, bytes := range perPixel {
 		// A tenth of what is left stays for the driver and the blocks'

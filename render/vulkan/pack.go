@@ -41,7 +41,10 @@ type packed struct {
 	punctual   []layout.Light
 }
 
-func packScene(sc *scene.Scene, envPower float32) *packed {
+// packScene packs sc, its light table weighing the environment by
+// envPower, its instances' and punctual lights' light groups groups'
+// (nil: none, every group 0).
+func packScene(sc *scene.Scene, envPower float32, groups *render.LightGroups) *packed {
 	p := &packed{}
 	for i := range sc.Materials {
 		p.materials = append(p.materials, layout.PackMaterial(&sc.Materials[i]))
@@ -99,7 +102,7 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 	p.lights = render.NewLightTable(sc, envPower)
 	for i, in := range sc.Instances {
 		g := layout.Instance{Kind: uint32(in.Geometry.Kind), Geometry: uint32(in.Geometry.Index), Material: uint32(in.Material),
-			FirstLight: p.lights.FirstLight[i]}
+			FirstLight: p.lights.FirstLight[i], LightGroup: groups.InstanceGroup(i)}
 		w, inv := render.AffineOf(in.Transform), render.AffineInverse(in.Transform)
 		for r := 0; r < 3; r++ {
 			copy(g.ToWorld[r][:], w[4*r:4*r+4])
@@ -122,9 +125,25 @@ func packScene(sc *scene.Scene, envPower float32) *packed {
 		p.lightAlias = append(p.lightAlias, uint32(a))
 	}
 	for i := range sc.Lights {
-		p.punctual = append(p.punctual, layout.PackLight(&sc.Lights[i]))
+		l := layout.PackLight(&sc.Lights[i])
+		l.Group = groups.PunctualGroup(i)
+		p.punctual = append(p.punctual, l)
 	}
 	return p
+}
+
+// packedGroups is what packScene writes of groups: each instance's light
+// group, then each punctual light's (all 0 without groups). A kept scene
+// serves a render whose groups pack the same.
+func packedGroups(sc *scene.Scene, groups *render.LightGroups) []uint32 {
+	out := make([]uint32, 0, len(sc.Instances)+len(sc.Lights))
+	for i := range sc.Instances {
+		out = append(out, groups.InstanceGroup(i))
+	}
+	for i := range sc.Lights {
+		out = append(out, groups.PunctualGroup(i))
+	}
+	return out
 }
 
 // appendAttribute appends a mesh's vertex attribute to its shared buffer

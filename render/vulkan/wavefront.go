@@ -116,6 +116,12 @@ func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (
 		size int
 	}{{&p.Paths, maxPaths * int(unsafe.Sizeof(layout.Path{}))}, {&p.Hits, maxPaths * int(unsafe.Sizeof(layout.Hit{}))},
 		{&p.QueueA, 4 * maxPaths}, {&p.QueueB, 4 * maxPaths}, {&p.Sorted, 4 * maxPaths}}
+	if r.groups > 0 { // each path's light by light group (integrator.glsl's addGroupLight)
+		bufs = append(bufs, struct {
+			addr *uint64
+			size int
+		}{&p.GroupLight, maxPaths * groupBytes * r.groups})
+	}
 	for _, b := range bufs {
 		buf, err := d.newBuffer(uint64(b.size), 0, memDevice, false)
 		if err != nil {

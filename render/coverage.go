@@ -80,6 +80,31 @@ func (c *Coverage) Add(px int, id, count uint32) {
 	c.More[px] = append(more, uint64(id)<<32|uint64(count))
 }
 
+// AddSamples counts the first instances (+1; 0: the camera saw nothing,
+// not counted) of pixel px's samples of a pass, ids, into its counts:
+// what the CPU's tiles and the GPU's launches both hand over. counts is
+// scratch, returned for the next pixel.
+func (c *Coverage) AddSamples(px int, ids []uint32, counts []uint64) []uint64 {
+	counts = counts[:0]
+next:
+	for _, id := range ids {
+		if id == 0 {
+			continue
+		}
+		for k, w := range counts {
+			if uint32(w>>32) == id {
+				counts[k]++
+				continue next
+			}
+		}
+		counts = append(counts, uint64(id)<<32|1)
+	}
+	for _, w := range counts {
+		c.Add(px, uint32(w>>32), uint32(w))
+	}
+	return counts
+}
+
 // Pixel appends pixel px's counts (instance+1 << 32 | count) to dst.
 func (c *Coverage) Pixel(px int, dst []uint64) []uint64 {
 	for _, w := range c.Dense[CoverageSlots*px : CoverageSlots*(px+1)] {

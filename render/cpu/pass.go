@@ -12,7 +12,8 @@ import (
 // finite as 0) and how many of its samples first saw each instance.
 type pixelExtras struct {
 	hi, lo []int64  // 3 a group
-	ids    []uint64 // instance+1 << 32 | count
+	ids    []uint32 // each sample's first instance + 1 (0: none)
+	counts []uint64 // render.Coverage.AddSamples's scratch
 }
 
 // pixelExtras sums the pixel whose samples are paths [i, i+spp) into
@@ -35,22 +36,10 @@ func (w *worker) pixelExtras(i, spp int, out *passOut) {
 		}
 	}
 	e.ids = e.ids[:0]
-	if !out.coverage {
-		return
-	}
-next:
-	for j := i; j < i+spp; j++ {
-		id := uint64(w.paths[j].FirstInstance)
-		if id == 0 {
-			continue // the camera saw nothing
+	if out.coverage {
+		for j := i; j < i+spp; j++ {
+			e.ids = append(e.ids, w.paths[j].FirstInstance)
 		}
-		for k, c := range e.ids {
-			if c>>32 == id {
-				e.ids[k]++
-				continue next
-			}
-		}
-		e.ids = append(e.ids, id<<32|1)
 	}
 }
 
@@ -65,8 +54,8 @@ func (e *pixelExtras) addTo(film *render.Film, px int) {
 			film.Groups[g].AddShared(3*px+c, e.hi[3*g+c], e.lo[3*g+c])
 		}
 	}
-	for _, c := range e.ids {
-		film.Coverage.Add(px, uint32(c>>32), uint32(c))
+	if film.Coverage != nil {
+		e.counts = film.Coverage.AddSamples(px, e.ids, e.counts)
 	}
 }
 
@@ -78,8 +67,8 @@ func (e *pixelExtras) store(out *render.Film, px int) {
 			out.Groups[g].StoreFixed(3*px+c, e.hi[3*g+c], e.lo[3*g+c])
 		}
 	}
-	for _, c := range e.ids {
-		out.Coverage.Add(px, uint32(c>>32), uint32(c))
+	if out.Coverage != nil {
+		e.counts = out.Coverage.AddSamples(px, e.ids, e.counts)
 	}
 }
 

@@ -493,28 +493,10 @@ func (r *renderer) addTo(film *render.Film, y int) {
 func (r *renderer) countIDs(film *render.Film, px0, n int) {
 	spp := int(r.params.Samples)
 	ids := unsafe.Slice((*uint32)(unsafe.Pointer(&r.ids.data[0])), n*spp)
-	var counts []uint64 // id<<32 | count
+	var counts []uint64
 	for i := range n {
-		px := px0 + i
-		if film.IsAhead(px) {
-			continue
-		}
-		counts = counts[:0]
-	next:
-		for _, id := range ids[i*spp : (i+1)*spp] {
-			if id == 0 {
-				continue // the camera ray missed
-			}
-			for k, c := range counts {
-				if uint32(c>>32) == id {
-					counts[k]++
-					continue next
-				}
-			}
-			counts = append(counts, uint64(id)<<32|1)
-		}
-		for _, c := range counts {
-			film.Coverage.Add(px, uint32(c>>32), uint32(c))
+		if px := px0 + i; !film.IsAhead(px) {
+			counts = film.Coverage.AddSamples(px, ids[i*spp:(i+1)*spp], counts)
 		}
 	}
 }

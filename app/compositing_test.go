@@ -511,3 +511,27 @@ func TestCryptomatteOfAnAlphaMask(t *testing.T) {
 	}
 	checkMattes(t, dir, scenePath, out, s, planes, w*h, []matteCase{{"CryptoObject", "grill", grill, 20}})
 }
+
+// TestLayerOutputsRefuseAPNG: Cryptomatte and light groups are EXR
+// layers; a render or merge to a PNG or PFM refuses them in one line
+// naming the file, before rendering.
+func TestLayerOutputsRefuseAPNG(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", filepath.Join(dir, "a.png"), "--aov", "cryptomatte_object"}, "Cryptomatte (cryptomatte_object) is written as layers of an EXR"},
+		{[]string{"-o", filepath.Join(dir, "a.pfm"), "--light-groups"}, "light groups are written as layers of an EXR"},
+		{[]string{"-o", filepath.Join(dir, "a.exr"), "--env-light-group", "sky"}, "light groups are off"},
+		{[]string{"-o", filepath.Join(dir, "a.exr"), "--cryptomatte-levels", "17"}, "1 to 16 ranks"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"render", "../scenes/cornell.glb", "--backend", "cpu", "--res", "8x8", "--spp", "1"}, c.args...)...)
+		if code == 0 || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 1 {
+			t.Errorf("%v: exit %d: %q, want %q", c.args, code, errs, c.want)
+		}
+		if _, err := os.Stat(c.args[1]); err == nil {
+			t.Errorf("%v wrote %s", c.args, c.args[1])
+		}
+	}
+}

@@ -27,6 +27,38 @@ type progressBar struct {
 	json   *json.Encoder // --progress json: lines to stdout
 	spp    int           // the samples per pixel the render takes, in the JSON lines
 	passes int           // passes ended: the time left is told after the first
+
+	// The pace the time left is reckoned from: the fraction done at the
+	// first report after the render began (a checkpoint's resumed samples,
+	// the units before this one), and when.
+	from   float64
+	fromAt time.Time
+	paced  bool
+}
+
+// timeLeft is the seconds the rest takes at the pace since the first
+// report (the work done in this run over the time it took), and whether
+// there is a pace to tell: some work done since, over at least least.
+func (p *progressBar) timeLeft(now time.Time, least time.Duration) (float64, bool) {
+	if p.done >= 1 {
+		return 0, true
+	}
+	worked, took := p.done-p.from, now.Sub(p.fromAt)
+	if !p.paced || worked <= 0 || took <= 0 || took < least {
+		return 0, false
+	}
+	return took.Seconds() * (1 - p.done) / worked, true
+}
+
+// leftText is the time left as the bar and the log lines say it.
+func leftText(left float64) string {
+	switch {
+	case left < 60:
+		return fmt.Sprintf("%.0f s left", math.Ceil(left))
+	case left < 3600:
+		return fmt.Sprintf("%d min %02d s left", int(left)/60, int(left)%60)
+	}
+	return fmt.Sprintf("%d h %02d min left", int(left)/3600, int(left)%3600/60)
 }
 
 // jsonLine is one line of --progress json. Every line has the event, the
@@ -88,6 +120,13 @@ func (p *progressBar) update(done float64) {
 	first := p.done == 0
 	p.done = max(p.done, done)
 	now := time.Now()
+	if !p.paced {
+		p.from, p.fromAt, p.paced = p.done, now, true
+	}
+	left := ""
+	if l, ok := p.timeLeft(now, time.Second); ok && p.done < 1 { // a second's pace, not the first tile's
+		left = ", " + leftText(l)
+	}
 	switch {
 	case p.json != nil:
 		if first || p.done >= 1 && done >= 1 || now.Sub(p.last) >= time.Second {
@@ -97,10 +136,10 @@ func (p *progressBar) update(done float64) {
 	case p.terminal && now.Sub(p.last) >= 100*time.Millisecond:
 		const width = 40
 		n := int(p.done * width)
-		fmt.Fprintf(p.w, "\r%s[%s%s] %5.1f%% %6.1f s", p.prefix(), strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*p.done, now.Sub(p.start).Seconds())
+		fmt.Fprintf(p.w, "\r%s[%s%s] %5.1f%% %6.1f s%s\033[K", p.prefix(), strings.Repeat("=", n), strings.Repeat(" ", width-n), 100*p.done, now.Sub(p.start).Seconds(), left)
 		p.last = now
 	case !p.terminal && now.Sub(p.last) >= 10*time.Second:
-		fmt.Fprintf(p.w, "%sprogress: %.1f%% after %.0f s\n", p.prefix(), 100*p.done, now.Sub(p.start).Seconds())
+		fmt.Fprintf(p.w, "%sprogress: %.1f%% after %.0f s%s\n", p.prefix(), 100*p.done, now.Sub(p.start).Seconds(), left)
 		p.last = now
 	}
 }
@@ -155,9 +194,11 @@ func (p *progressBar) emit(line jsonLine) {
 			s := math.Round(p.done*float64(p.spp)*100) / 100
 			line.Samples = &s
 		}
-		if p.done > 0 && (p.passes > 0 || p.done >= 1) {
-			left := math.Round(elapsed*(1-p.done)/p.done*10) / 10
-			line.Left = &left
+		if p.passes > 0 || p.done >= 1 {
+			if left, ok := p.timeLeft(time.Now(), 0); ok {
+				left = math.Round(left*10) / 10
+				line.Left = &left
+			}
 		}
 	}
 	p.json.Encode(line) // a reader gone away is not the render's failure
@@ -180,7 +221,7 @@ func (p *progressBar) println(line string) {
 func (p *progressBar) begin() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.start, p.last = time.Now(), time.Now()
+	p.start, p.last, p.paced = time.Now(), time.Now(), false
 }
 
 func (p *progressBar) finish() {

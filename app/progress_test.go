@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // jsonLines parses --progress json's output, failing on a line that is
@@ -140,5 +142,45 @@ func TestBatchProgressJSON(t *testing.T) {
 	}
 	if last := lines[len(lines)-1]; last["event"] != "error" || !strings.Contains(last["message"].(string), "1 of 3 jobs failed") {
 		t.Errorf("the last line is %v, not the failure", last)
+	}
+}
+
+// TestTimeLeftIsThisRunsPace: the time left is reckoned from the work this
+// run did and the time it took, not from a resumed checkpoint's samples
+// (or the units before), and is said in the log lines once there is a
+// second's pace.
+func TestTimeLeftIsThisRunsPace(t *testing.T) {
+	now := time.Now()
+	for _, c := range []struct {
+		from, done float64
+		took       time.Duration
+		want       float64
+		ok         bool
+	}{
+		{0, 0.25, 10 * time.Second, 30, true},
+		{0.5, 0.75, 10 * time.Second, 10, true}, // resumed at half: 10 s did a quarter
+		{0.5, 0.5, 10 * time.Second, 0, false},  // no work yet
+		{0.2, 0.3, 500 * time.Millisecond, 0, false},
+		{0.2, 1, 5 * time.Second, 0, true},
+	} {
+		p := &progressBar{from: c.from, fromAt: now.Add(-c.took), paced: true, done: c.done}
+		got, ok := p.timeLeft(now, time.Second)
+		if ok != c.ok || math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("from %v to %v in %v: %v left (%v), want %v (%v)", c.from, c.done, c.took, got, ok, c.want, c.ok)
+		}
+	}
+	for left, want := range map[float64]string{12.2: "13 s left", 75: "1 min 15 s left", 7384: "2 h 03 min left"} {
+		if got := leftText(left); got != want {
+			t.Errorf("leftText(%v) = %q, want %q", left, got, want)
+		}
+	}
+	var log strings.Builder
+	p := newProgressBar(&log)
+	p.update(0.1)
+	p.fromAt, p.last = p.fromAt.Add(-20*time.Second), p.last.Add(-20*time.Second)
+	p.update(0.5)
+	// 0.4 done in 20 s: 0.5 more takes 25 s.
+	if !strings.Contains(log.String(), "progress: 50.0% after") || !strings.Contains(log.String(), ", 25 s left") && !strings.Contains(log.String(), ", 26 s left") {
+		t.Errorf("the log line does not say the time left: %q", log.String())
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -533,5 +535,27 @@ func TestLayerOutputsRefuseAPNG(t *testing.T) {
 		if _, err := os.Stat(c.args[1]); err == nil {
 			t.Errorf("%v wrote %s", c.args, c.args[1])
 		}
+	}
+}
+
+// TestInspectNamesTheMattesAndGroups: inspect lists what a compositor
+// picks and groups by: the objects, materials and assets, and the light
+// groups the nodes name (the rest unassigned).
+func TestInspectNamesTheMattesAndGroups(t *testing.T) {
+	sc := groupedScene(t, t.TempDir())
+	code, out, errs := runCLI(t, "inspect", sc, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Cryptomatte struct{ Objects, Materials, Assets []string }
+		LightGroups []string `json:"light_groups"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(got.Cryptomatte.Objects, "blonde strands") || !slices.Contains(got.Cryptomatte.Materials, "particle 4 emitter") ||
+		!slices.Equal(got.LightGroups, []string{"fill", "key"}) {
+		t.Errorf("inspect says objects %v, materials %v, groups %v", got.Cryptomatte.Objects, got.Cryptomatte.Materials, got.LightGroups)
 	}
 }

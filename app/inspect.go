@@ -50,6 +50,13 @@ func printSummary(w io.Writer, s scene.Summary) {
 		fmt.Fprintf(w, "  cameras     %d %q\n", s.Cameras, s.CameraNames)
 	}
 	fmt.Fprintf(w, "  bounds      %v .. %v\n", s.Bounds.Min, s.Bounds.Max)
+	if len(s.Cryptomatte.Objects) > 0 {
+		fmt.Fprintf(w, "  objects     %q (cryptomatte_object)\n", s.Cryptomatte.Objects)
+		fmt.Fprintf(w, "  assets      %q (cryptomatte_asset)\n", s.Cryptomatte.Assets)
+	}
+	if len(s.LightGroups) > 0 {
+		fmt.Fprintf(w, "  groups      %q (render --light-groups)\n", s.LightGroups)
+	}
 	if len(s.Variants) > 0 {
 		fmt.Fprintf(w, "  variants    %q (render --variant NAME)\n", s.Variants)
 	}

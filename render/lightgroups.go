@@ -14,7 +14,7 @@ const MaxLightGroups = 32
 // UnassignedGroup names the group of the light no node assigns: the
 // emitters without extras.sertrace.light_group, and the environment
 // without --env-light-group.
-const UnassignedGroup = "unassigned"
+const UnassignedGroup = scene.UnassignedGroup
 
 // LightGroups is a render's groups of lights (--light-groups): each
 // group's name, in the order of its film layer, and the group each
@@ -33,33 +33,17 @@ type LightGroups struct {
 // (envLit); then, where any emitter is in none, UnassignedGroup.
 func NewLightGroups(sc *scene.Scene, envGroup string, envLit bool) (*LightGroups, error) {
 	g := &LightGroups{Instance: make([]uint32, len(sc.Instances)), Punctual: make([]uint32, len(sc.Lights))}
-	instGroup := make([]string, len(sc.Instances))
-	lightGroup := make([]string, len(sc.Lights))
-	seen := map[string]bool{}
-	unassigned := false
-	note := func(name string, emits bool) string {
-		switch {
-		case !emits:
-			return ""
-		case name == "":
-			unassigned = true
-			return UnassignedGroup
-		}
-		seen[name] = true
-		return name
+	named, unassigned := sc.LightGroupNames()
+	g.Names = slices.Clone(named)
+	switch {
+	case !envLit:
+	case envGroup == "":
+		unassigned = true
+	case !slices.Contains(g.Names, envGroup):
+		g.Names = append(g.Names, envGroup)
+		slices.Sort(g.Names)
 	}
-	for i := range sc.Instances {
-		instGroup[i] = note(sc.InstanceLightGroup(i), sc.Materials[sc.Instances[i].Material].Emits())
-	}
-	for i := range sc.Lights {
-		lightGroup[i] = note(sc.PunctualLightGroup(i), true)
-	}
-	env := note(envGroup, envLit)
-	for name := range seen {
-		g.Names = append(g.Names, name)
-	}
-	slices.Sort(g.Names)
-	if unassigned && !seen[UnassignedGroup] {
+	if unassigned && !slices.Contains(g.Names, UnassignedGroup) {
 		g.Names = append(g.Names, UnassignedGroup)
 	}
 	if len(g.Names) == 0 {
@@ -70,17 +54,19 @@ func NewLightGroups(sc *scene.Scene, envGroup string, envLit bool) (*LightGroups
 	}
 	index := func(name string) uint32 {
 		if name == "" {
-			return 0 // emits nothing: any group adds nothing
+			name = UnassignedGroup
 		}
-		return uint32(slices.Index(g.Names, name))
+		return uint32(max(slices.Index(g.Names, name), 0)) // −1: emits nothing, any group adds nothing
 	}
-	for i, name := range instGroup {
-		g.Instance[i] = index(name)
+	for i := range sc.Instances {
+		g.Instance[i] = index(sc.InstanceLightGroup(i))
 	}
-	for i, name := range lightGroup {
-		g.Punctual[i] = index(name)
+	for i := range sc.Lights {
+		g.Punctual[i] = index(sc.PunctualLightGroup(i))
 	}
-	g.Env = index(env)
+	if envLit {
+		g.Env = index(envGroup)
+	}
 	return g, nil
 }
 

@@ -2,6 +2,7 @@ package scene
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/qmuntal/gltf"
@@ -101,4 +102,30 @@ func (s *Scene) PunctualLightGroup(i int) string {
 		return ""
 	}
 	return s.Nodes[n].LightGroup
+}
+
+// UnassignedGroup names the light group of the light no node assigns.
+const UnassignedGroup = "unassigned"
+
+// LightGroupNames are the light groups the nodes of the scene's emitters
+// name (emissive instances, punctual lights), each once, sorted, and
+// whether an emitter is in none.
+func (s *Scene) LightGroupNames() (names []string, unassigned bool) {
+	add := func(name string) {
+		if name == "" {
+			unassigned = true
+		} else if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	for i, in := range s.Instances {
+		if s.Materials[in.Material].Emits() {
+			add(s.InstanceLightGroup(i))
+		}
+	}
+	for i := range s.Lights {
+		add(s.PunctualLightGroup(i))
+	}
+	slices.Sort(names)
+	return names, unassigned
 }

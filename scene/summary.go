@@ -1,5 +1,7 @@
 package scene
 
+import "slices"
+
 // Summary is what `sertrace inspect` reports: counts, bounds and warnings.
 type Summary struct {
 	Source             string   `json:"source"`
@@ -27,7 +29,21 @@ type Summary struct {
 	// spheres holds: how an exporter's strands and points arrived.
 	Hair      []HairSummary     `json:"hair"`
 	Particles []ParticleSummary `json:"particles"`
-	Warnings  []string          `json:"warnings"`
+	// Cryptomatte is the names the mattes pick (render --aov
+	// cryptomatte_*); LightGroups the groups the emitters' nodes name
+	// (extras.sertrace.light_group), with "unassigned" where an emitter
+	// is in none (the environment's is the render's to name).
+	Cryptomatte CryptomatteNames `json:"cryptomatte"`
+	LightGroups []string         `json:"light_groups"`
+	Warnings    []string         `json:"warnings"`
+}
+
+// CryptomatteNames are the names of a scene's instances in each
+// Cryptomatte matte, each once, sorted.
+type CryptomatteNames struct {
+	Objects   []string `json:"objects"`
+	Materials []string `json:"materials"`
+	Assets    []string `json:"assets"`
 }
 
 // HairSummary is one instance of a curve set: its strands (chains of
@@ -126,7 +142,31 @@ func (s *Scene) Summarize() Summary {
 	if out.Bounds.Empty() {
 		out.Bounds = Bounds{}
 	}
+	out.Cryptomatte, out.LightGroups = s.compositingNames()
 	return out
+}
+
+// compositingNames are the scene's Cryptomatte names and light groups
+// (Summary's).
+func (s *Scene) compositingNames() (CryptomatteNames, []string) {
+	var c CryptomatteNames
+	for i, in := range s.Instances {
+		c.Objects = append(c.Objects, s.ObjectName(i))
+		c.Materials = append(c.Materials, s.MaterialName(in.Material))
+		c.Assets = append(c.Assets, s.AssetName(i))
+	}
+	for _, names := range []*[]string{&c.Objects, &c.Materials, &c.Assets} {
+		slices.Sort(*names)
+		*names = slices.Compact(*names)
+		if *names == nil {
+			*names = []string{}
+		}
+	}
+	groups, unassigned := s.LightGroupNames()
+	if unassigned && !slices.Contains(groups, UnassignedGroup) {
+		groups = append(groups, UnassignedGroup)
+	}
+	return c, append([]string{}, groups...)
 }
 
 // materialName is material i's name, or "" where there is none.

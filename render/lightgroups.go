@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"sertrace/scene"
 )
@@ -36,35 +37,45 @@ func NewLightGroups(sc *scene.Scene, envGroup string, envLit bool) (*LightGroups
 	named, unassigned := sc.LightGroupNames()
 	g.Names = slices.Clone(named)
 	switch {
-	case !envLit:
-	case envGroup == "":
+	case envGroup != "": // named, its layer is written, black or not
+		if !slices.Contains(g.Names, envGroup) {
+			g.Names = append(g.Names, envGroup)
+			slices.Sort(g.Names)
+		}
+	case envLit:
 		unassigned = true
-	case !slices.Contains(g.Names, envGroup):
-		g.Names = append(g.Names, envGroup)
-		slices.Sort(g.Names)
 	}
 	if unassigned && !slices.Contains(g.Names, UnassignedGroup) {
 		g.Names = append(g.Names, UnassignedGroup)
 	}
 	if len(g.Names) == 0 {
-		return nil, fmt.Errorf("--light-groups: nothing lights the scene (no emissive surface, punctual light or environment)")
+		return nil, fmt.Errorf("--light-groups: nothing lights the scene (no emissive or unlit surface, punctual light or environment)")
 	}
 	if len(g.Names) > MaxLightGroups {
 		return nil, fmt.Errorf("--light-groups: the scene has %d light groups, more than the %d a render writes", len(g.Names), MaxLightGroups)
+	}
+	channels := map[string]string{}
+	for _, name := range g.Names {
+		if other, ok := channels[GroupChannel(name, "R")]; ok {
+			return nil, fmt.Errorf("--light-groups: groups %q and %q would be the same EXR layer %s (a dot is written as an underscore): rename one", other, name, strings.TrimSuffix(GroupChannel(name, "R"), ".R"))
+		}
+		channels[GroupChannel(name, "R")] = name
 	}
 	index := func(name string) uint32 {
 		if name == "" {
 			name = UnassignedGroup
 		}
-		return uint32(max(slices.Index(g.Names, name), 0)) // −1: emits nothing, any group adds nothing
+		return uint32(slices.Index(g.Names, name)) // there: every light's group is named above
 	}
-	for i := range sc.Instances {
-		g.Instance[i] = index(sc.InstanceLightGroup(i))
+	for i, in := range sc.Instances {
+		if sc.Materials[in.Material].GivesLight() {
+			g.Instance[i] = index(sc.InstanceLightGroup(i))
+		}
 	}
 	for i := range sc.Lights {
 		g.Punctual[i] = index(sc.PunctualLightGroup(i))
 	}
-	if envLit {
+	if envLit || envGroup != "" {
 		g.Env = index(envGroup)
 	}
 	return g, nil

@@ -38,11 +38,28 @@ func TestNewLightGroups(t *testing.T) {
 		{"sky", true, []string{"key", "sky"}, 1},
 		{"", true, []string{"key", UnassignedGroup}, 1},
 		{"key", true, []string{"key"}, 0},
+		{"sky", false, []string{"key", "sky"}, 1}, // named, written black
 	} {
 		g, err := NewLightGroups(sc, c.env, c.envLit)
 		if err != nil || !slices.Equal(g.Names, c.names) || g.Env != c.envAt || g.InstanceGroup(light) != 0 {
 			t.Errorf("env %q lit %v: %v, %+v", c.env, c.envLit, err, g)
 		}
+	}
+	// An unlit surface shows its colour: light, unassigned here.
+	unlit := sc.Materials[sc.Instances[0].Material]
+	unlit.Unlit = true
+	sc.Materials = append(sc.Materials, unlit)
+	sc.Instances[0].Material = len(sc.Materials) - 1
+	if g, err := NewLightGroups(sc, "", false); err != nil || !slices.Equal(g.Names, []string{"key", UnassignedGroup}) || g.InstanceGroup(0) != 1 {
+		t.Errorf("an unlit surface: %v, %+v", err, g)
+	}
+	// Two names that would write one EXR layer are refused.
+	if _, err := NewLightGroups(sc, "key.1", false); err != nil {
+		t.Errorf("key.1 alone: %v", err)
+	}
+	sc.Nodes[sc.Instances[light].Node].LightGroup = "k.1"
+	if _, err := NewLightGroups(sc, "k_1", false); err == nil || !strings.Contains(err.Error(), "the same EXR layer lightgroup.k_1") {
+		t.Errorf("k.1 and k_1: %v", err)
 	}
 	sc.Nodes[sc.Instances[light].Node].LightGroup = ""
 	if _, err := NewLightGroups(sc, "", false); err != nil {

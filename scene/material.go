@@ -131,6 +131,13 @@ func (m *Material) Emits() bool {
 	return !m.Unlit && (m.Emissive.X > 0 || m.Emissive.Y > 0 || m.Emissive.Z > 0)
 }
 
+// GivesLight reports whether a surface of the material adds light to the
+// paths that meet it: it emits, or it is unlit (its base colour is the
+// light it shows): what joins a light group.
+func (m *Material) GivesLight() bool {
+	return m.Emits() || m.Unlit
+}
+
 // DefaultMaterial is what glTF specifies for primitives without a material.
 func DefaultMaterial() Material {
 	return Material{

@@ -108,8 +108,8 @@ func (s *Scene) PunctualLightGroup(i int) string {
 const UnassignedGroup = "unassigned"
 
 // LightGroupNames are the light groups the nodes of the scene's emitters
-// name (emissive instances, punctual lights), each once, sorted, and
-// whether an emitter is in none.
+// name (instances whose material gives light, emissive or unlit; punctual
+// lights), each once, sorted, and whether an emitter is in none.
 func (s *Scene) LightGroupNames() (names []string, unassigned bool) {
 	add := func(name string) {
 		if name == "" {
@@ -119,7 +119,7 @@ func (s *Scene) LightGroupNames() (names []string, unassigned bool) {
 		}
 	}
 	for i, in := range s.Instances {
-		if s.Materials[in.Material].Emits() {
+		if s.Materials[in.Material].GivesLight() {
 			add(s.InstanceLightGroup(i))
 		}
 	}

@@ -39,7 +39,7 @@ func groupedFeatureScene(t *testing.T) (*scene.Scene, *render.LightGroups) {
 	for i := range sc.Instances {
 		sc.Instances[i].Node = i
 		sc.Nodes[i].Name = sc.MaterialName(sc.Instances[i].Material)
-		if sc.Materials[sc.Instances[i].Material].Emits() {
+		if sc.Materials[sc.Instances[i].Material].GivesLight() { // emissive or unlit
 			sc.Nodes[i].LightGroup = "lamp"
 		}
 	}

@@ -68,7 +68,9 @@ follows -o's extension; --denoise and --aov work as in sertrace render.`,
 			if _, err := render.CheckMergeMemory(first.Width, first.Height, len(args), len(first.Groups), v.GetBool("denoise"), budget); err != nil {
 				return fmt.Errorf("merging %s: %v", args[0], err)
 			}
-			if err := render.CheckLayerOutputs(out, aovs, first.Settings.LightGroups); err != nil {
+			// Slices rendered with light groups merge into a PNG or PFM of
+			// the beauty: the groups were not asked of the merge.
+			if err := render.CheckLayerOutputs(out, aovs, false); err != nil {
 				return usagef("%v", err)
 			}
 			film, info, err := render.MergeSlices(args)

@@ -101,10 +101,7 @@ func settingsOf(v *viper.Viper) render.Settings {
 	if v.GetBool("exr-half") {
 		s.EXRPrecision = "half"
 	}
-	if s.CryptomatteLevels == render.DefaultCryptomatteLevels {
-		s.CryptomatteLevels = 0 // the declared default's form, which a batch job's settings take: one render, one key
-	}
-	return s
+	return s.Canonical() // as a batch job's: one render, one key
 }
 
 func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error) {

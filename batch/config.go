@@ -181,6 +181,7 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config %s: job %s: a split job takes all its samples: it has no time_budget", path, shown(job.Name))
 		}
 		seen[strings.ToLower(job.Name)] = true
+		job.Settings = job.Settings.Canonical()
 		cfg.Jobs = append(cfg.Jobs, job)
 	}
 	return cfg, nil

@@ -71,6 +71,16 @@ func DefaultSettings() Settings {
 	}
 }
 
+// Canonical is s with each setting said in its one form, so that a render
+// asked for alike by the command line and a batch job has one key (its
+// bands, slices and manifest): cryptomatte_levels 6, the default, as 0.
+func (s Settings) Canonical() Settings {
+	if s.CryptomatteLevels == DefaultCryptomatteLevels {
+		s.CryptomatteLevels = 0
+	}
+	return s
+}
+
 // SettingError is a setting whose value cannot be used; Key is its name
 // with underscores, for the caller to show as a flag or a config key.
 type SettingError struct {
@@ -145,7 +155,7 @@ func (s *Settings) Check() error {
 		return &SettingError{"env", err}
 	}
 	if s.CryptomatteLevels < 0 || s.CryptomatteLevels > MaxCryptomatteLevels {
-		return bad("cryptomatte_levels", "%d: a matte keeps 1 to %d ranks a pixel", s.CryptomatteLevels, MaxCryptomatteLevels)
+		return bad("cryptomatte_levels", "%d: a matte keeps 1 to %d ranks a pixel (0: %d)", s.CryptomatteLevels, MaxCryptomatteLevels, DefaultCryptomatteLevels)
 	}
 	if s.EnvLightGroup != "" && !s.LightGroups {
 		return bad("env_light_group", "names the environment's light group, but light groups are off (--light-groups)")

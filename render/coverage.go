@@ -26,11 +26,16 @@ type Coverage struct {
 	mu sync.Mutex // guards More while workers add other pixels
 }
 
-// Cryptomatte is what a render's Cryptomatte mattes are made of: per
-// instance, what it is named in each matte; the mattes the outputs write
-// (AOVCrypto*) and their ranks.
+// Cryptomatte is what a render's Cryptomatte mattes are made of: the
+// named things the counts count (Names: each object, material and asset
+// that instances are, once; the counts' IDs are their index + 1) and which
+// one each instance is (Of: its ID); the mattes the outputs write
+// (AOVCrypto*) and their ranks. Instances named alike (a mesh's
+// primitives, EXT_mesh_gpu_instancing's copies) count as one, so that a
+// pixel holds as many counts as it sees named things.
 type Cryptomatte struct {
 	Names  []CoverageNames
+	Of     []uint32 `json:"-"` // per instance (a film read from a slice has none: it takes no samples)
 	Mattes []AOV
 	Levels int
 }
@@ -43,13 +48,6 @@ const CoverageSlots = 4
 
 // NewCoverage makes empty counts for n pixels.
 func NewCoverage(n int) *Coverage { return &Coverage{Dense: make([]uint64, CoverageSlots*n)} }
-
-// like is an empty Coverage of n pixels, named as c.
-func (c *Coverage) like(n int) *Coverage {
-	o := NewCoverage(n)
-	o.Cryptomatte = c.Cryptomatte
-	return o
-}
 
 // Add adds count samples of instance id (+1) to pixel px; workers may add
 // to other pixels at once.
@@ -81,15 +79,20 @@ func (c *Coverage) Add(px int, id, count uint32) {
 }
 
 // AddSamples counts the first instances (+1; 0: the camera saw nothing,
-// not counted) of pixel px's samples of a pass, ids, into its counts:
-// what the CPU's tiles and the GPU's launches both hand over. counts is
-// scratch, returned for the next pixel.
-func (c *Coverage) AddSamples(px int, ids []uint32, counts []uint64) []uint64 {
+// not counted) of pixel px's samples of a pass, instances, into its
+// counts, by the named thing each is (Of): what the CPU's tiles and the
+// GPU's launches both hand over (without Of, each instance is a thing of
+// its own). counts is scratch, returned for the next pixel.
+func (c *Coverage) AddSamples(px int, instances []uint32, counts []uint64) []uint64 {
 	counts = counts[:0]
 next:
-	for _, id := range ids {
-		if id == 0 {
+	for _, inst := range instances {
+		if inst == 0 {
 			continue
+		}
+		id := inst
+		if len(c.Of) > 0 {
+			id = c.Of[inst-1]
 		}
 		for k, w := range counts {
 			if uint32(w>>32) == id {
@@ -221,9 +224,17 @@ func CryptoLayer(a AOV) string {
 // levels ranks (0: DefaultCryptomatteLevels); the mattes are the outputs'
 // to choose (Film.Coverage).
 func CryptomatteOf(sc *scene.Scene, levels int) Cryptomatte {
-	c := Cryptomatte{Names: make([]CoverageNames, len(sc.Instances)), Levels: cryptomatteLevels(levels)}
+	c := Cryptomatte{Of: make([]uint32, len(sc.Instances)), Levels: cryptomatteLevels(levels)}
+	ids := map[CoverageNames]uint32{}
 	for i, in := range sc.Instances {
-		c.Names[i] = CoverageNames{Object: sc.ObjectName(i), Material: sc.MaterialName(in.Material), Asset: sc.AssetName(i)}
+		n := CoverageNames{Object: sc.ObjectName(i), Material: sc.MaterialName(in.Material), Asset: sc.AssetName(i)}
+		id, ok := ids[n]
+		if !ok {
+			c.Names = append(c.Names, n)
+			id = uint32(len(c.Names))
+			ids[n] = id
+		}
+		c.Of[i] = id
 	}
 	return c
 }

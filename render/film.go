@@ -337,6 +337,16 @@ func NewFilmWith(width, height int, s Layers, groups []string) *Film {
 	return f
 }
 
+// Like is an empty film of width×height pixels holding what f holds: its
+// layers, light groups and Cryptomatte (named as f's).
+func (f *Film) Like(width, height int) *Film {
+	o := NewFilmWith(width, height, f.Held(), f.GroupNames)
+	if f.Coverage != nil {
+		o.Coverage.Cryptomatte = f.Coverage.Cryptomatte
+	}
+	return o
+}
+
 // AOV names a per-pixel output.
 type AOV string
 

@@ -262,7 +262,7 @@ func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imag
 		}
 	case !opts.WholePasses:
 		// A CPU pass adds to the film as it goes.
-	case CPUPassSamples(imagePixels) == 1:
+	case CPUPassSamples(imagePixels) == 1 && layers&(GroupLayers|CoverageLayers) == 0:
 		need += film / 2 // the pass buffers: a float32 sample a channel
 	default:
 		need += film // the pass buffers: exact sums

@@ -390,8 +390,18 @@ func ReadSlice(path string) (*Film, SliceInfo, error) {
 	var coverage []uint64
 	slots := 0
 	if info.Coverage != nil {
-		if slots = info.Coverage.Slots; slots < 0 || slots > 1<<16 {
-			return nil, info, fmt.Errorf("read %s: its %s attribute says %d Cryptomatte counts a pixel, which no slice holds", path, sliceAttribute, slots)
+		// A pixel counts at most as many named things as there are, and
+		// as its samples: a header that says more is refused before
+		// anything that size is made, as one whose channels are missing.
+		if slots = info.Coverage.Slots; slots < 1 || slots > max(len(info.Coverage.Names), 1) || slots > info.Count {
+			return nil, info, fmt.Errorf("read %s: its %s attribute says %d Cryptomatte counts a pixel, of %d names and %d samples: the file is damaged", path, sliceAttribute, slots, len(info.Coverage.Names), info.Count)
+		}
+		for k := range slots {
+			for _, half := range []string{"id", "count"} {
+				if typ, ok := present[fmt.Sprintf("coverage.%d.%s", k, half)]; !ok || typ != exr.PixelTypeUint {
+					return nil, info, fmt.Errorf("read %s: the slice lacks the Cryptomatte channel coverage.%d.%s", path, k, half)
+				}
+			}
 		}
 		layers |= CoverageLayers
 		coverage = make([]uint64, slots*info.Width*info.Height)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,6 +85,11 @@ func TestHostileSlices(t *testing.T) {
 		{"sums", func(*SliceInfo) {}, "lacks the sums channel"},
 		{"settings", func(i *SliceInfo) { i.Settings.ToneMap = "sepia" }, "settings it records"},
 		{"older", func(i *SliceInfo) { i.Sums = "" }, "not in the form this sertrace reads"},
+		// Cryptomatte's counts: more a pixel than names or samples, or
+		// their channels missing, refused before anything that size.
+		{"slots", func(i *SliceInfo) { i.Coverage = &SliceCoverage{Names: make([]CoverageNames, 3), Slots: 1 << 16} }, "says 65536 Cryptomatte counts a pixel"},
+		{"slot channels", func(i *SliceInfo) { i.Coverage = &SliceCoverage{Names: make([]CoverageNames, 3), Slots: 2} }, "lacks the Cryptomatte channel coverage.0.id"},
+		{"groups", func(i *SliceInfo) { i.Groups = make([]string, MaxLightGroups+1) }, "names 33 light groups"},
 	} {
 		info := good
 		tc.edit(&info)
@@ -93,6 +99,52 @@ func TestHostileSlices(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: %v, want an error naming %s that says %q", tc.name, err, path, tc.want)
 		}
+	}
+}
+
+// TestSliceKeepsGroupsAndCoverage: a slice with light groups and
+// Cryptomatte's counts (one pixel seeing more named things than its
+// dense slots) reads back the same groups and counts, and its merge with
+// another adds them.
+func TestSliceKeepsGroupsAndCoverage(t *testing.T) {
+	film := noisyFilm(3, 2, AllLayers)
+	with := NewFilmWith(3, 2, AllLayers|GroupLayers|CoverageLayers, []string{"key", "fill"})
+	with.Sums, with.Samples = film.Sums, 16
+	with.Coverage.Cryptomatte = Cryptomatte{Names: make([]CoverageNames, 7), Of: []uint32{1, 2, 3, 4, 5, 6, 7}, Levels: 6}
+	for g := range with.Groups {
+		for i := range with.Groups[g].Fixed {
+			with.Groups[g].AddSample(i, float32(g+i)/7)
+		}
+	}
+	with.Groups[1].AddSample(5, 3e12) // a high word
+	with.SumGroups()
+	with.Coverage.AddSamples(4, []uint32{1, 2, 3, 4, 5, 6, 7, 7, 0}, nil)
+	with.Coverage.AddSamples(0, []uint32{2, 2}, nil)
+	path := filepath.Join(t.TempDir(), "s.exr")
+	if err := WriteSlice(path, with, SliceInfo{SPP: with.Samples, Settings: DefaultSettings()}, Display{}); err != nil {
+		t.Fatal(err)
+	}
+	got, info, err := ReadSlice(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Coverage == nil || info.Coverage.Slots != 7 || !slices.Equal(got.GroupNames, with.GroupNames) || !got.Coverage.Equal(with.Coverage) {
+		t.Fatalf("read back groups %v, coverage %+v", got.GroupNames, info.Coverage)
+	}
+	for g := range with.Groups {
+		if !got.Groups[g].Equal(&with.Groups[g]) {
+			t.Fatalf("group %d: read back %v, wrote %v", g, got.Groups[g], with.Groups[g])
+		}
+	}
+	if err := got.Add(with); err != nil {
+		t.Fatal(err)
+	}
+	var counts []uint64
+	if counts = got.Coverage.Pixel(4, counts); len(counts) != 7 || got.Coverage.Pixel(0, nil)[0] != 2<<32|4 {
+		t.Errorf("added counts %x, %x", counts, got.Coverage.Pixel(0, nil))
+	}
+	if err := got.Add(film); err == nil {
+		t.Error("a film without groups or counts added to one with them")
 	}
 }
 

@@ -396,18 +396,19 @@ func (f *Film) Add(o *Film) error {
 		}
 		dst.add(src)
 	}
-	if len(f.Groups) > 0 {
-		if !slices.Equal(f.GroupNames, o.GroupNames) {
-			return fmt.Errorf("the light groups differ (%s; %s)", strings.Join(f.GroupNames, ", "), strings.Join(o.GroupNames, ", "))
-		}
-		for g := range f.Groups {
-			f.Groups[g].add(&o.Groups[g])
-		}
+	if !slices.Equal(f.GroupNames, o.GroupNames) || len(f.Groups) != len(o.Groups) {
+		return fmt.Errorf("the light groups differ (%s; %s)", strings.Join(f.GroupNames, ", "), strings.Join(o.GroupNames, ", "))
+	}
+	if (f.Coverage == nil) != (o.Coverage == nil) {
+		return fmt.Errorf("one holds Cryptomatte's counts, the other not")
+	}
+	if f.Coverage != nil && !slices.Equal(f.Coverage.Names, o.Coverage.Names) {
+		return fmt.Errorf("their Cryptomatte counts name different things")
+	}
+	for g := range f.Groups {
+		f.Groups[g].add(&o.Groups[g])
 	}
 	if f.Coverage != nil {
-		if o.Coverage == nil {
-			return fmt.Errorf("the cryptomatte layer is missing")
-		}
 		f.Coverage.add(o.Coverage)
 	}
 	return nil

@@ -135,10 +135,7 @@ type passBuffers struct {
 func newPassBuffers(film *render.Film, one bool) *passBuffers {
 	b := &passBuffers{width: film.Width, height: film.Height, held: film.Held()}
 	if !one || !oneSampleBuffers(film) {
-		b.sums = render.NewFilmWith(film.Width, film.Height, b.held, film.GroupNames)
-		if film.Coverage != nil {
-			b.sums.Coverage.Cryptomatte = film.Coverage.Cryptomatte
-		}
+		b.sums = film.Like(film.Width, film.Height)
 		return b
 	}
 	for l, info := range render.FilmLayers {

@@ -155,7 +155,7 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	dst := film
 	if r.opts.WholePasses && rows < film.Height {
 		if s.whole == nil || s.whole.Height != film.Height {
-			s.whole = render.NewFilmWith(film.Width, film.Height, film.Held(), film.GroupNames)
+			s.whole = film.Like(film.Width, film.Height)
 		} else {
 			s.whole.Reset()
 		}

@@ -173,6 +173,18 @@ func FuzzReadSlice(f *testing.F) {
 	}
 	b, _ := os.ReadFile(path)
 	f.Add(b)
+	// And one with light groups and Cryptomatte's counts.
+	with := NewFilmWith(3, 2, AllLayers|GroupLayers|CoverageLayers, []string{"key", "fill"})
+	with.Sums, with.Samples = film.Sums, 4
+	with.Coverage.Cryptomatte = Cryptomatte{Names: make([]CoverageNames, 3), Of: []uint32{1, 2, 3}, Levels: 6}
+	with.Coverage.AddSamples(1, []uint32{1, 2, 3, 3}, nil)
+	with.SumGroups()
+	path = filepath.Join(dir, "groups.exr")
+	if err := WriteSlice(path, with, SliceInfo{SPP: 4, Settings: DefaultSettings()}, Display{}); err != nil {
+		f.Fatal(err)
+	}
+	b, _ = os.ReadFile(path)
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "fuzz.exr")
 		os.WriteFile(path, data, 0o644)

@@ -3,7 +3,7 @@
 #
 #   blender -b --factory-startup --python-exit-code 1 -P cycles.py -- \
 #       SCENE.gltf OUT.exr WIDTH HEIGHT SAMPLES MAX_DEPTH THREADS [--diffuse] [--env R,G,B] [--camera NAME]
-#       [--two-sided-emission] [--no-terminator-offset] [--multiscatter]
+#       [--two-sided-emission] [--no-terminator-offset] [--multiscatter] [--adaptive THRESHOLD]
 #
 # MAX_DEPTH is sertrace's --max-depth (1: direct light only), which is one
 # more than Cycles' max bounces. Box filter one pixel wide, no adaptive
@@ -18,6 +18,9 @@
 # build_hair makes Cycles hair curves with a Principled Hair BSDF.
 # Prints "import_seconds X" and "render_seconds X":
 # the render's time excludes the import and the scene's preparation.
+# --adaptive THRESHOLD turns on Cycles' adaptive sampling at that noise
+# threshold, SAMPLES then the most a pixel takes and its minimum Cycles'
+# automatic one: with 0.01 and 4096, Cycles' defaults.
 import os
 import sys
 import time
@@ -51,7 +54,10 @@ start = time.perf_counter()
 # the importer's default (SPEC) divides by: a sun of 3 lux is an irradiance
 # of 3, as sertrace renders it. (COMPAT makes a point or spot light of I
 # candela 4π·I W, as Blender measures their power.)
-bpy.ops.import_scene.gltf(filepath=scene_path, convert_lighting_mode="COMPAT")
+try:
+    bpy.ops.import_scene.gltf(filepath=scene_path, convert_lighting_mode="COMPAT")
+except TypeError:  # Blender 4's importer names it for import and export alike
+    bpy.ops.import_scene.gltf(filepath=scene_path, export_import_convert_lighting_mode="COMPAT")
 print("import_seconds %.3f" % (time.perf_counter() - start))
 
 scene = bpy.context.scene
@@ -102,7 +108,8 @@ def make_diffuse(mat, bsdf, out):
         elif dst == "Color":
             d.inputs[dst].default_value = s.default_value
     shader = d.outputs["BSDF"]
-    e_color, e_strength = bsdf.inputs["Emission"], bsdf.inputs["Emission Strength"]
+    # Blender 4's Principled BSDF calls it Emission Color.
+    e_color, e_strength = bsdf.inputs.get("Emission") or bsdf.inputs["Emission Color"], bsdf.inputs["Emission Strength"]
     if e_color.is_linked or e_strength.is_linked or (e_strength.default_value > 0 and any(e_color.default_value[:3])):
         e = nodes.new("ShaderNodeEmission")
         for src, dst in ((e_color, e.inputs["Color"]), (e_strength, e.inputs["Strength"])):
@@ -337,6 +344,10 @@ scene.world = world
 # comparison. (Until 2026-12-05 this set filter_type, which is no Cycles
 # property: Cycles kept its 1.5 px Blackman-Harris.)
 match_sertrace(scene, samples, max_depth - 1, 0, "box")
+if "--adaptive" in argv:
+    scene.cycles.use_adaptive_sampling = True
+    scene.cycles.adaptive_threshold = float(argv[argv.index("--adaptive") + 1])
+    scene.cycles.adaptive_min_samples = 0  # automatic
 scene.render.threads_mode = "FIXED"
 scene.render.threads = threads
 scene.render.resolution_x, scene.render.resolution_y = width, height

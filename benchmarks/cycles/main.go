@@ -41,10 +41,13 @@ type settings struct {
 	Width, Height int
 	SPP           int // sertrace's samples per pixel
 	CyclesSPP     int // Cycles' (the reference may take more)
-	MaxDepth      int // sertrace's --max-depth; Cycles gets one bounce fewer (its 0 is direct light only)
-	Threads       int
-	Accel         string // sertrace's CPU tracer: auto, embree or bvh
-	Diffuse       bool
+	// CyclesAdaptive, when more than 0, is Cycles' adaptive sampling's
+	// noise threshold (CyclesSPP then the most a pixel takes).
+	CyclesAdaptive float64
+	MaxDepth       int // sertrace's --max-depth; Cycles gets one bounce fewer (its 0 is direct light only)
+	Threads        int
+	Accel          string // sertrace's CPU tracer: auto, embree or bvh
+	Diffuse        bool
 	// Multiscatter sets Cycles' Principled BSDFs to multiscatter GGX, which
 	// gives back what single scattering between microfacets loses, as
 	// sertrace does (Blender 3.4's glTF importer leaves them GGX).
@@ -178,6 +181,9 @@ func main() {
 	out := flag.String("o", "", "also write the report (Markdown) to this file")
 	sizes := flag.String("sizes", "", "render the one scene at each of these sizes (WxH,WxH...) for peak memory, render and write times and samples per second, in place of the image comparison")
 	aovs := flag.String("aovs", "albedo,normal,depth", "with -sizes: the AOVs sertrace writes into its EXR besides the beauty")
+	quality := flag.Int("quality", 0, "equal-quality mode: each renderer's noise against its own converged image, rendered at this many samples a pixel (relMSE, seconds, their product), sertrace fixed against Cycles fixed and Cycles with adaptive sampling (-cycles-threshold, -cycles-max-spp); give the references far more samples than the adaptive render takes")
+	threshold := flag.Float64("cycles-threshold", 0.01, "with -quality: Cycles' adaptive noise threshold (its default 0.01)")
+	maxSPP := flag.Int("cycles-max-spp", 4096, "with -quality: the most samples a pixel takes in Cycles' adaptive render (its default 4096)")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fail(errors.New("usage: go run ./benchmarks/cycles [flags] SCENE.gltf|SCENE.glb..."))
@@ -233,6 +239,24 @@ func main() {
 			fail(err)
 		}
 		report := reportSizes(filepath.Base(flag.Arg(0)), s, version, *aovs, results)
+		fmt.Print(report)
+		if *out != "" {
+			if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
+				fail(err)
+			}
+		}
+		return
+	}
+	if *quality > 0 {
+		var rows []qualityRow
+		for i, path := range flag.Args() {
+			r, err := compareQuality(path, filepath.Join(dir, fmt.Sprintf("quality%d", i)), s, *sertrace, *blender, *quality, *threshold, *maxSPP)
+			if err != nil {
+				fail(err)
+			}
+			rows = append(rows, r...)
+		}
+		report := reportQuality(s, version, *quality, rows)
 		fmt.Print(report)
 		if *out != "" {
 			if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {

@@ -113,6 +113,9 @@ func runCycles(blender, gltfPath, exr string, s settings) (run, error) {
 	if s.HairTubes {
 		args = append(args, "--hair-tubes")
 	}
+	if s.CyclesAdaptive > 0 {
+		args = append(args, "--adaptive", strconv.FormatFloat(s.CyclesAdaptive, 'g', -1, 64))
+	}
 	out, err := runMeasured(exec.Command(blender, args...), &r)
 	if err != nil {
 		return r, fmt.Errorf("blender (Cycles) %s: %v\n%s", gltfPath, err, tail(out))

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sertrace/render"
+	"sertrace/render/cpu"
+)
+
+// qualityRow is one render of an equal-quality comparison: its noise
+// against its renderer's converged image (relMSE), its time and their
+// product, lower better: the time to a given noise, up to a constant.
+type qualityRow struct {
+	Scene, Renderer, Mode string
+	SPP                   int // the samples a pixel (adaptive: the most)
+	Seconds, RelMSE       float64
+}
+
+// compareQuality renders the scene at path with sertrace at s.SPP and with
+// Cycles at s.CyclesSPP with fixed samples and with its adaptive sampling
+// (noise threshold threshold, at most maxSPP a pixel), and each renderer's
+// converged image at refSPP samples a pixel; each render's relMSE is
+// against its own renderer's converged image, so the two models'
+// differences are not counted as noise (a reference's own noise is: it
+// must take far more samples than the renders).
+func compareQuality(path, dir string, s settings, sertrace, blender string, refSPP int, threshold float64, maxSPP int) ([]qualityRow, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	gltfPath, err := prepare(path, dir, s)
+	if err != nil {
+		return nil, err
+	}
+	scene := filepath.Base(path)
+	img := func(name string) string { return filepath.Join(dir, name+".exr") }
+	ref := s
+	ref.SPP, ref.CyclesSPP = refSPP, refSPP
+	if _, err := runSertrace(sertrace, gltfPath, img("sertrace-ref"), ref, "variance"); err != nil {
+		return nil, err
+	}
+	if _, err := runCycles(blender, cyclesScene(gltfPath), img("cycles-ref"), ref); err != nil {
+		return nil, err
+	}
+	st, err := runSertrace(sertrace, gltfPath, img("sertrace"), s, "variance")
+	if err != nil {
+		return nil, err
+	}
+	cy, err := runCycles(blender, cyclesScene(gltfPath), img("cycles"), s)
+	if err != nil {
+		return nil, err
+	}
+	adaptive := s
+	adaptive.CyclesSPP, adaptive.CyclesAdaptive = maxSPP, threshold
+	ca, err := runCycles(blender, cyclesScene(gltfPath), img("cycles-adaptive"), adaptive)
+	if err != nil {
+		return nil, err
+	}
+	rows := []qualityRow{
+		{scene, "sertrace", "fixed", s.SPP, st.Seconds, 0},
+		{scene, "Cycles", "fixed", s.CyclesSPP, cy.Seconds, 0},
+		{scene, "Cycles", fmt.Sprintf("adaptive %g", threshold), maxSPP, ca.Seconds, 0},
+	}
+	for i, pair := range [][2]string{{"sertrace", "sertrace-ref"}, {"cycles", "cycles-ref"}, {"cycles-adaptive", "cycles-ref"}} {
+		if rows[i].RelMSE, err = relMSE(img(pair[0]), img(pair[1])); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// relMSE is the mean over pixels and channels of (x − r)² / (r² + 0.01),
+// of image path against reference ref: the relative error most renderer
+// comparisons report (the 0.01 keeps black pixels from dominating).
+func relMSE(path, ref string) (float64, error) {
+	w, h, a, err := render.ReadEXR(path, "R", "G", "B")
+	if err != nil {
+		return 0, err
+	}
+	rw, rh, b, err := render.ReadEXR(ref, "R", "G", "B")
+	if err != nil {
+		return 0, err
+	}
+	if w != rw || h != rh {
+		return 0, fmt.Errorf("%s is %dx%d, its reference %s %dx%d", path, w, h, ref, rw, rh)
+	}
+	var sum float64
+	for _, c := range []string{"R", "G", "B"} {
+		for i := range w * h {
+			x, r := float64(a[c][i]), float64(b[c][i])
+			sum += (x - r) * (x - r) / (r*r + 0.01)
+		}
+	}
+	if v := sum / float64(3*w*h); !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return v, nil
+	}
+	return 0, fmt.Errorf("%s against %s: the relMSE is not finite", path, ref)
+}
+
+// reportQuality is compareQuality's rows as Markdown, each product also
+// against sertrace's of the same scene (lower: less noise for the time).
+func reportQuality(s settings, blender string, refSPP int, rows []qualityRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CPU: %s, %d threads for both. %s. %dx%d, max depth %d (Cycles: %d bounces), box filter, no denoising or clamping; references at %d samples a pixel, each renderer's own. relMSE = mean (x − ref)² / (ref² + 0.01) over pixels and channels; times exclude the scene import.\n\n",
+		cpu.ModelName(), s.Threads, blender, s.Width, s.Height, s.MaxDepth, s.MaxDepth-1, refSPP)
+	b.WriteString("| scene | renderer | mode | spp (adaptive: most) | seconds | relMSE | relMSE × seconds | against sertrace's |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	base := map[string]float64{}
+	for _, r := range rows {
+		if r.Renderer == "sertrace" && r.Mode == "fixed" {
+			base[r.Scene] = r.RelMSE * r.Seconds
+		}
+	}
+	for _, r := range rows {
+		p := r.RelMSE * r.Seconds
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %.2f | %.3g | %.3g | %.2f |\n", r.Scene, r.Renderer, r.Mode, r.SPP, r.Seconds, r.RelMSE, p, p/base[r.Scene])
+	}
+	return b.String()
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+
+	"sertrace/render"
+)
+
+// TestRelMSE: an image against itself has none; against a reference it
+// is the mean of (x − r)² / (r² + 0.01) over pixels and channels.
+func TestRelMSE(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, v []float64) string {
+		f := render.NewFilmOf(2, 1, render.BaseLayers)
+		f.Samples = 1
+		for i, x := range v {
+			f.Sums[render.LayerBeauty].Set(i, x)
+		}
+		path := filepath.Join(dir, name+".exr")
+		if err := render.Write(path, f, render.Display{}); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ref := write("ref", []float64{1, 0.5, 0, 2, 2, 2})
+	img := write("img", []float64{1.5, 0.5, 0.1, 2, 2, 1})
+	if v, err := relMSE(ref, ref); err != nil || v != 0 {
+		t.Errorf("against itself: %v, %v", v, err)
+	}
+	want := (0.25/1.01 + 0.01/0.01 + 1/4.01) / 6
+	if v, err := relMSE(img, ref); err != nil || math.Abs(v-want) > 1e-6 {
+		t.Errorf("relMSE %v (%v), want %v", v, err, want)
+	}
+}

@@ -24,11 +24,11 @@
 #endif
 
 // The light a path adds, by light group (kernel.LightGroups), where the
-// render writes groups (Params.lightGroups), each contribution's NaN and
-// infinite components 0. The pipeline's raygen owns its pixel and runs
-// its samples one after another: the light goes straight into the film's
-// group layer (Params.groupsAt, group after group, 3 floats a pixel of
-// the launch). The wavefronts' stages (PUSH_BOUNCE) have several samples
+// render writes groups (Params.lightGroups); the kernel's AddGroupedLight
+// and AddShadowLight hand it over finite. The pipeline's raygen owns its
+// pixel and runs its samples one after another: the light goes straight
+// into the film's group layer (Params.groupsAt, group after group, 3
+// floats a pixel of the launch). The wavefronts' stages (PUSH_BOUNCE) have several samples
 // of a pixel in flight at once: into the path's slot of Params.groupLight
 // (3 floats a group), which wave_generate zeroes and wave_resolve adds to
 // the film in sample order.
@@ -36,7 +36,6 @@ void addGroupLight(inout Path p, uint group, vec3 l) {
     if (P.lightGroups == 0u) {
         return;
     }
-    l = finite3(l);
     uint pixel = p.pixel - P.y0 * P.width; // the launch's
 #ifdef PUSH_BOUNCE
     uint at = ((pixel * P.samples + (p.sampleIndex - P.firstSample)) * P.lightGroups + group) * 3u;
@@ -49,11 +48,11 @@ void addGroupLight(inout Path p, uint group, vec3 l) {
     dst.v[at + 1u] += l.y;
     dst.v[at + 2u] += l.z;
 }
+
 // A shadow ray traced at once: its light added where nothing is in the way.
 void shadowRay(inout Path p, vec3 o, vec3 d, float tmax, vec3 contrib, vec3 share, uint group) {
     if (!occluded(o, d, tmax)) {
-        addSplit(p, contrib, share);
-        addGroupLight(p, group, contrib);
+        addShadowLight(p, contrib, share, group);
     }
 }
 

@@ -86,20 +86,10 @@ type worker struct {
 	pixel      pixelExtras
 }
 
-// AddGroupLight adds light to the path's group's (kernel.LightGroups),
-// its NaN and infinite components 0 (as the GPU's does).
+// AddGroupLight adds light to the path's group's (kernel.LightGroups).
 func (w *worker) AddGroupLight(p *layout.Path, group uint32, l scene.Vec3) {
 	if w.groups == 0 {
 		return
-	}
-	if !finite(l.X) {
-		l.X = 0
-	}
-	if !finite(l.Y) {
-		l.Y = 0
-	}
-	if !finite(l.Z) {
-		l.Z = 0
 	}
 	g := &w.groupLight[int(pathOf(p).index)*w.groups+int(group)]
 	*g = g.Add(l)

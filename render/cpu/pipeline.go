@@ -89,8 +89,7 @@ func (w *worker) traceShadows() {
 	for k := range w.shadows {
 		if !w.occluded[k] {
 			s := &w.shadows[k]
-			kernel.AddSplit(s.p, s.contrib, s.share)
-			w.AddGroupLight(s.p, s.group, s.contrib)
+			kernel.AddShadowLight(w, s.p, s.contrib, s.share, s.group)
 		}
 	}
 	w.shadowRays, w.shadows = w.shadowRays[:0], w.shadows[:0]

@@ -20,9 +20,8 @@ type Randoms interface {
 // Tracer traces a path's shadow rays.
 type Tracer interface {
 	// ShadowRay traces the shadow ray from o along d up to tmax and, where
-	// nothing is in the way, adds its light to the path:
-	// AddSplit(p, contrib, share), and to its light group's
-	// (LightGroups.AddGroupLight). The CPU traces it with its wave's others
+	// nothing is in the way, adds its light to the path and its light
+	// group's: AddShadowLight. The CPU traces it with its wave's others
 	// after shading; the GPU at once.
 	ShadowRay(p *layout.Path, o, d scene.Vec3, tmax float32, contrib, share scene.Vec3, group uint32)
 }
@@ -33,8 +32,8 @@ type Tracer interface {
 // (the pipeline's raygen owns its pixel) or per path (the wavefronts). A
 // render without groups keeps nothing.
 type LightGroups interface {
-	// AddGroupLight adds light l, which AddLight or AddSplit has added to
-	// the path, to its group's.
+	// AddGroupLight adds light l, finite, which AddLight or AddSplit has
+	// added to the path, to its group's (AddGroupedLight, AddShadowLight).
 	AddGroupLight(p *layout.Path, group uint32, l scene.Vec3)
 }
 
@@ -97,8 +96,7 @@ func Miss(pv Providers, p *layout.Path, d scene.Vec3) {
 		weight = PowerHeuristic(p.PrevPdf, PdfEnvironment(pv.Lights, d))
 	}
 	l := p.Throughput.Mul3(env).Scale(weight)
-	AddLight(p, l)
-	pv.Groups.AddGroupLight(p, pv.Lights.EnvLightGroup(), l)
+	AddGroupedLight(pv.Groups, p, pv.Lights.EnvLightGroup(), l)
 	p.Alive = 0
 }
 
@@ -145,8 +143,7 @@ func ClosestHit(pv Providers, p *layout.Path, s *Surface, ls *LightSample, m *la
 			weight = PowerHeuristic(p.PrevPdf, PdfEmitter(pv.Lights, int(h.Instance), int(h.Prim), h.T, s.Ng.Dot(wo), o))
 		}
 		l := p.Throughput.Mul3(s.Emit).Scale(weight)
-		AddLight(p, l)
-		pv.Groups.AddGroupLight(p, pv.Lights.InstanceLightGroup(h.Instance), l)
+		AddGroupedLight(pv.Groups, p, pv.Lights.InstanceLightGroup(h.Instance), l)
 	}
 	if s.Unlit || p.Bounce >= maxDepth {
 		p.Alive = 0

@@ -28,6 +28,22 @@ func AddLight(p *layout.Path, l scene.Vec3) {
 	AddSplit(p, l, p.Split)
 }
 
+// AddGroupedLight is AddLight of light l from light group group, which
+// joins that group's light too (LightGroups; its NaN and infinite
+// components 0, so that one bad term spoils no group).
+func AddGroupedLight(g LightGroups, p *layout.Path, group uint32, l scene.Vec3) {
+	AddLight(p, l)
+	g.AddGroupLight(p, group, finite3(l))
+}
+
+// AddShadowLight is what an unblocked shadow ray adds to its path (the
+// Tracer's, once it knows): AddSplit of its light contrib with the diffuse
+// share share, and contrib to its light's group as AddGroupedLight adds it.
+func AddShadowLight(g LightGroups, p *layout.Path, contrib, share scene.Vec3, group uint32) {
+	AddSplit(p, contrib, share)
+	g.AddGroupLight(p, group, finite3(contrib))
+}
+
 // AddSplit adds light that the first hit reflected, share of it (per
 // channel) by the diffuse lobe.
 func AddSplit(p *layout.Path, l, share scene.Vec3) {

@@ -2592,6 +2592,26 @@ void addLight(inout Path p, vec3 l) {
     addSplit(p, l, p.split);
 }
 
+float finiteOr0(float v) {
+    if (isnan(v) || isinf(v)) {
+        return 0.0;
+    }
+    return v;
+}
+
+// finite3 is v with its NaN and infinite components 0.
+vec3 finite3(vec3 v) {
+    return vec3(finiteOr0(v.x), finiteOr0(v.y), finiteOr0(v.z));
+}
+
+// AddGroupedLight is AddLight of light l from light group group, which
+// joins that group's light too (LightGroups; its NaN and infinite
+// components 0, so that one bad term spoils no group).
+void addGroupedLight(inout Path p, uint group, vec3 l) {
+    addLight(p, l);
+    addGroupLight(p, group, finite3(l));
+}
+
 // Miss is the miss shader: the environment along d, weighted by MIS
 // against light sampling; the path ends.
 void miss(inout Path p, vec3 d) {
@@ -2602,8 +2622,7 @@ void miss(inout Path p, vec3 d) {
         weight = powerHeuristic(p.prevPdf, pdfEnvironment(d));
     }
     vec3 l = (p.throughput * env) * weight;
-    addLight(p, l);
-    addGroupLight(p, envLightGroup(), l);
+    addGroupedLight(p, envLightGroup(), l);
     p.alive = 0u;
 }
 
@@ -3373,8 +3392,7 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
             weight = powerHeuristic(p.prevPdf, pdfEmitter(int(h.instance), int(h.prim), h.t, dotGo(s.ng, wo), o));
         }
         vec3 l = (p.throughput * s.emit) * weight;
-        addLight(p, l);
-        addGroupLight(p, instanceLightGroup(h.instance), l);
+        addGroupedLight(p, instanceLightGroup(h.instance), l);
     }
     if (s.unlit || p.bounce >= maxDepth) {
         p.alive = 0u;
@@ -3507,6 +3525,14 @@ TriangleEmitter newTriangleEmitter(uint inst, uint tri) {
     return t;
 }
 
+// AddShadowLight is what an unblocked shadow ray adds to its path (the
+// Tracer's, once it knows): AddSplit of its light contrib with the diffuse
+// share share, and contrib to its light's group as AddGroupedLight adds it.
+void addShadowLight(inout Path p, vec3 contrib, vec3 share, uint group) {
+    addSplit(p, contrib, share);
+    addGroupLight(p, group, finite3(contrib));
+}
+
 // StartPath starts sample sampleIndex of pixel (x, y) of an image width
 // pixels wide at camera cam, through the pixel filter f and the lens: every
 // field of p is set (a field layout.Path gains starts at zero on every
@@ -3533,18 +3559,6 @@ void startPath(inout Path p, Camera cam, uint x, uint y, uint width, uint sample
     precise vec3 tmp2 = d;
     p.origin = tmp1;
     p.dir = tmp2;
-}
-
-float finiteOr0(float v) {
-    if (isnan(v) || isinf(v)) {
-        return 0.0;
-    }
-    return v;
-}
-
-// finite3 is v with its NaN and infinite components 0.
-vec3 finite3(vec3 v) {
-    return vec3(finiteOr0(v.x), finiteOr0(v.y), finiteOr0(v.z));
 }
 
 // lumSq is the squared luminance of a sample (0 for a bad one).

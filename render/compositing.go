@@ -50,9 +50,6 @@ func GroupChannel(name, c string) string {
 // groupReader resolves light group g's rows.
 func groupReader(g int) func(dst []float32, f *Film, y0, y1 int) ([]float32, int) {
 	return func(dst []float32, f *Film, y0, y1 int) ([]float32, int) {
-		if g >= len(f.Groups) {
-			return f.resolveSums(dst, &LayerSums{}, 3, y0*f.Width, y1*f.Width), 3
-		}
 		return f.resolveSums(dst, &f.Groups[g], 3, y0*f.Width, y1*f.Width), 3
 	}
 }

@@ -265,17 +265,10 @@ func (c *Cryptomatte) matteNames(a AOV) []string {
 // maxSlots is the most counts any pixel holds (at least 1).
 func (c *Coverage) maxSlots() int {
 	m := 1
+	var counts []uint64
 	for px := range len(c.Dense) / CoverageSlots {
-		if c.Dense[CoverageSlots*px+CoverageSlots-1] != 0 {
-			m = max(m, CoverageSlots+len(c.More[px]))
-		} else {
-			for k, w := range c.Dense[CoverageSlots*px : CoverageSlots*(px+1)] {
-				if w == 0 {
-					m = max(m, k)
-					break
-				}
-			}
-		}
+		counts = c.Pixel(px, counts[:0])
+		m = max(m, len(counts))
 	}
 	return m
 }

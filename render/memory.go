@@ -237,14 +237,15 @@ func CPUPassSamples(pixels int) int {
 // CPU's pass buffers (as large, or half as large in passes of one sample),
 // the writers' planes and, where denoised, the denoiser's.
 func MemoryNeed(opts Options, layers Layers, backend string, denoised bool) uint64 {
-	return memoryNeed(opts, layers, backend, denoised, opts.Width*opts.Height)
+	return memoryNeed(opts, layers, opts.LightGroups.Count(), backend, denoised, opts.Width*opts.Height)
 }
 
-// memoryNeed is MemoryNeed of a film of opts' size (a band's) in a render
-// whose passes the image of imagePixels pixels sets (CPUPassSamples).
-func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imagePixels int) uint64 {
+// memoryNeed is MemoryNeed of a film of opts' size (a band's) with groups
+// light groups in a render whose passes the image of imagePixels pixels
+// sets (CPUPassSamples).
+func memoryNeed(opts Options, layers Layers, groups int, backend string, denoised bool, imagePixels int) uint64 {
 	px := uint64(opts.Width) * uint64(opts.Height)
-	film := FilmBytesWith(opts.Width, opts.Height, layers, opts.LightGroups.Count())
+	film := FilmBytesWith(opts.Width, opts.Height, layers, groups)
 	need := heldBytes() + film + imageOutputBytes*px
 	need += px / 8 // the pixels a pass has done (cutpass.go)
 	switch {
@@ -252,7 +253,7 @@ func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imag
 		// A launch's rows at most (the shaders index MaxFilePixels).
 		need += gpuReadbackBytes(layers) * min(px, MaxFilePixels)
 		if layers&GroupLayers != 0 {
-			need += 2 * 12 * uint64(opts.LightGroups.Count()) * min(px, MaxFilePixels) // the groups' floats, read back
+			need += 2 * 12 * uint64(groups) * min(px, MaxFilePixels) // the groups' floats, read back
 		}
 		if layers&CoverageLayers != 0 {
 			need += 2 * 4 * cpuPassPaths // each sample's instance, a pass's paths (about 4M) read back
@@ -268,7 +269,7 @@ func memoryNeed(opts Options, layers Layers, backend string, denoised bool, imag
 		need += film // the pass buffers: exact sums
 	}
 	if denoised {
-		need += (denoiseBytes + denoiseGroupBytes*uint64(opts.LightGroups.Count())) * px
+		need += (denoiseBytes + denoiseGroupBytes*uint64(groups)) * px
 	}
 	return need
 }
@@ -322,8 +323,7 @@ func MergeMemoryNeed(width, height, slices, groups int, denoised bool) uint64 {
 	if denoised {
 		denoiser = (denoiseBytes + denoiseGroupBytes*uint64(groups)) * uint64(width) * uint64(height)
 	}
-	lg := &LightGroups{Names: make([]string, groups)}
-	return MemoryNeed(Options{Width: width, Height: height, LightGroups: lg}, layers, "cpu", false) + max(reading, denoiser)
+	return memoryNeed(Options{Width: width, Height: height}, layers, groups, "cpu", false, width*height) + max(reading, denoiser)
 }
 
 // CheckMergeMemory is CheckMemory for a merge (MergeMemoryNeed), with a
@@ -387,7 +387,7 @@ func BandRows(opts Options, layers Layers, backend, setting string) (rows int, b
 	band := opts
 	for rows := min(MaxBandRows, (opts.Height-1)/16*16); rows >= 16; rows -= 16 {
 		band.Height = rows
-		if memoryNeed(band, layers, backend, false, opts.Width*opts.Height) <= budget {
+		if memoryNeed(band, layers, opts.LightGroups.Count(), backend, false, opts.Width*opts.Height) <= budget {
 			return rows, budget, nil
 		}
 	}

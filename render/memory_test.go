@@ -54,7 +54,7 @@ func TestCheckMemory(t *testing.T) {
 	// image's are one sample a pixel, though a band of 256 rows alone
 	// would take passes of two.
 	band := Options{Width: 7680, Height: 256, WholePasses: true}
-	if inImage, alone := memoryNeed(band, GuideLayers, "cpu", false, 7680*4320), MemoryNeed(band, GuideLayers, "cpu", false); inImage >= alone {
+	if inImage, alone := memoryNeed(band, GuideLayers, 0, "cpu", false, 7680*4320), MemoryNeed(band, GuideLayers, "cpu", false); inImage >= alone {
 		t.Errorf("a band of an 8K image needs %d bytes, as much as one alone (%d)", inImage, alone)
 	}
 	base := MemoryNeed(opts, BaseLayers, "cpu", false)

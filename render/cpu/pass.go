@@ -49,26 +49,25 @@ func finite(x float32) bool { return x-x == 0 }
 // addTo adds the pixel's extras to film's pixel px, which other
 // goroutines' tiles do not hold.
 func (e *pixelExtras) addTo(film *render.Film, px int) {
-	for g := range film.Groups {
-		for c := range 3 {
-			film.Groups[g].AddShared(3*px+c, e.hi[3*g+c], e.lo[3*g+c])
-		}
-	}
-	if film.Coverage != nil {
-		e.counts = film.Coverage.AddSamples(px, e.ids, e.counts)
-	}
+	e.join(film, px, (*render.LayerSums).AddShared)
 }
 
 // store writes the pixel's extras into pass buffers (their counts
 // cleared before the pass).
 func (e *pixelExtras) store(out *render.Film, px int) {
-	for g := range out.Groups {
+	e.join(out, px, (*render.LayerSums).StoreFixed)
+}
+
+// join puts the pixel's group sums into f's with put, and adds its
+// counts.
+func (e *pixelExtras) join(f *render.Film, px int, put func(s *render.LayerSums, i int, hi, lo int64)) {
+	for g := range f.Groups {
 		for c := range 3 {
-			out.Groups[g].StoreFixed(3*px+c, e.hi[3*g+c], e.lo[3*g+c])
+			put(&f.Groups[g], 3*px+c, e.hi[3*g+c], e.lo[3*g+c])
 		}
 	}
-	if out.Coverage != nil {
-		e.counts = out.Coverage.AddSamples(px, e.ids, e.counts)
+	if f.Coverage != nil {
+		e.counts = f.Coverage.AddSamples(px, e.ids, e.counts)
 	}
 }
 

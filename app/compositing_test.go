@@ -559,3 +559,31 @@ func TestInspectNamesTheMattesAndGroups(t *testing.T) {
 		t.Errorf("inspect says objects %v, materials %v, groups %v", got.Cryptomatte.Objects, got.Cryptomatte.Materials, got.LightGroups)
 	}
 }
+
+// TestCryptomatteIDsStayFloat: in a half-float EXR the Cryptomatte
+// channels stay float32 (an ID is a float32's bits), the beauty is half.
+func TestCryptomatteIDsStayFloat(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "half.exr")
+	if code, _, errs := runCLI(t, "render", "../scenes/cornell.glb", "-o", out, "--backend", "cpu", "--res", "16x12", "--spp", "2",
+		"--exr-half", "--aov", "cryptomatte_object", "--light-groups"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	f, err := exr.OpenFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	types := map[string]exr.PixelType{}
+	ch := f.Header(0).Channels()
+	for i := 0; i < ch.Len(); i++ {
+		types[ch.At(i).Name] = ch.At(i).Type
+	}
+	if types["R"] != exr.PixelTypeHalf || types["lightgroup.unassigned.R"] != exr.PixelTypeHalf {
+		t.Errorf("the beauty and the groups are not half: %v", types)
+	}
+	for _, c := range []string{"CryptoObject00.R", "CryptoObject00.G", "CryptoObject02.A"} {
+		if types[c] != exr.PixelTypeFloat {
+			t.Errorf("%s is %v, not float32", c, types[c])
+		}
+	}
+}

@@ -18,6 +18,9 @@ import (
 
 // SamplesAt is how many samples pixel px (of the film's rows) holds.
 func (f *Film) SamplesAt(px int) int {
+	if f.Stopped(px) {
+		return int(f.StoppedAt[px])
+	}
 	if f.Ahead > 0 && f.IsAhead(px) {
 		return f.Samples + f.Ahead
 	}
@@ -59,13 +62,14 @@ func (f *Film) MarkAheadRange(from, to int) {
 }
 
 // RowsAhead reports whether every pixel of rows [y0, y1) holds the pass
-// in flight (or cut short) already.
+// in flight (or cut short) already, or has stopped (adaptive sampling):
+// the pass has nothing to do there.
 func (f *Film) RowsAhead(y0, y1 int) bool {
-	if f.Ahead == 0 || f.AheadPixels == nil {
+	if (f.Ahead == 0 || f.AheadPixels == nil) && f.StoppedAt == nil {
 		return false
 	}
 	for px := y0 * f.Width; px < y1*f.Width; px++ {
-		if !f.IsAhead(px) {
+		if !f.IsAhead(px) && !f.Stopped(px) {
 			return false
 		}
 	}
@@ -74,11 +78,16 @@ func (f *Film) RowsAhead(y0, y1 int) bool {
 
 // SamplesHeld says how many samples the pixels hold, for messages.
 func (f *Film) SamplesHeld() string {
+	if f.StoppedAt != nil {
+		n := f.Width * f.Height
+		return fmt.Sprintf("%.1f samples per pixel on average, %d where still sampling (%.0f%% of the pixels stopped below the noise threshold)",
+			f.SamplesTaken()/float64(n), f.Samples+f.Ahead*min(f.aheadCount(), 1), 100*float64(n-f.Active())/float64(n))
+	}
 	if !f.Cut() {
 		return fmt.Sprintf("%d samples per pixel", f.Samples)
 	}
 	return fmt.Sprintf("%d samples per pixel, %d on %.0f%% of them: a pass cut short", f.Samples, f.Samples+f.Ahead,
-		100*float64(f.aheadCount())/float64(f.Width*f.Height))
+		100*float64(f.aheadCount())/float64(f.Active()))
 }
 
 // Cut reports whether the film holds a pass cut short (or, during a
@@ -117,12 +126,12 @@ func (f *Film) endPass() {
 
 // cutPass settles the film after a pass that stopped short: the cut is
 // kept where some pixels are ahead and not all, forgotten where none is,
-// and counted as complete where all are.
+// and counted as complete where all (that still sample) are.
 func (f *Film) cutPass() {
 	switch n := f.aheadCount(); {
 	case n == 0:
 		f.Ahead, f.AheadPixels = 0, nil
-	case n == f.Width*f.Height:
+	case n == f.Active():
 		f.endPass()
 	}
 }
@@ -142,5 +151,5 @@ func (f *Film) cutWhole() bool {
 		return false
 	}
 	ahead := f.aheadCount()
-	return ahead > 0 && ahead < n
+	return ahead > 0 && ahead < f.Active()
 }

@@ -30,6 +30,10 @@ type Film struct {
 	// and no bits: every pixel holds Samples.
 	Ahead       int
 	AheadPixels []uint64
+	// StoppedAt is, under adaptive sampling, each pixel's samples where it
+	// stopped taking more (adaptive.go), 0 where it still takes them; nil:
+	// every pixel takes all (a fixed render, or none stopped yet).
+	StoppedAt []uint32
 
 	// Sums are the layers' sums, rows from the top, a pixel's channels
 	// together (FilmLayers says what each holds); a layer nothing reads is
@@ -227,7 +231,7 @@ func (f *Film) Held() Layers {
 // a film read back from a checkpoint or a slice must be.
 func (f *Film) Whole() bool {
 	n := f.Width * f.Height
-	if f.Width <= 0 || f.Height <= 0 || f.First < 0 || f.Samples < 0 || n > MaxFilePixels || !f.cutWhole() {
+	if f.Width <= 0 || f.Height <= 0 || f.First < 0 || f.Samples < 0 || n > MaxFilePixels || !f.cutWhole() || !f.stoppedWhole() {
 		return false
 	}
 	has := f.Held()

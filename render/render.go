@@ -69,6 +69,9 @@ type Options struct {
 	// film of CoverageLayers counts.
 	LightGroups *LightGroups
 	Cryptomatte Cryptomatte
+	// Adaptive stops sampling a pixel once its noise is below a threshold
+	// (--noise-threshold; adaptive.go): SPP is then the most a pixel takes.
+	Adaptive Adaptive
 }
 
 // NewFilm makes an empty film of width×height pixels of the layers in s
@@ -179,8 +182,13 @@ func (o *Options) Validate(sc *scene.Scene) error {
 		return fmt.Errorf("samples %d:%d are not within the %d samples per pixel", o.First, o.Count, o.SPP)
 	case o.Count > 0 && o.TimeBudget > 0:
 		return fmt.Errorf("a slice of samples takes all of them: it has no time budget")
+	case o.Adaptive.On() && (o.Count > 0 || o.WholePasses):
+		return fmt.Errorf("a slice of samples (--samples) cannot be sampled adaptively: which pixels stop depends on the samples of every slice before it; render the frame whole, or the slices with a fixed --spp and no --noise-threshold")
 	case o.Camera < 0 || o.Camera >= len(sc.Cameras):
 		return fmt.Errorf("camera %d does not exist (the scene has %d)", o.Camera, len(sc.Cameras))
+	}
+	if err := o.Adaptive.Check(o.SPP); err != nil {
+		return err
 	}
 	for _, c := range o.EnvColor {
 		if !(c >= 0) || c > 1e30 {
@@ -258,9 +266,10 @@ func Render(ctx context.Context, b Backend, sc *scene.Scene, opts Options, film 
 		}
 	}()
 	renderStart := time.Now()
-	resumed := film.Samples // a checkpoint's samples: not timed here
+	resumed := film.SamplesTaken() // a checkpoint's samples: not timed here
 	err = renderPasses(ctx, s, opts, film, progress)
-	return finishStats(s, stats, film, renderStart, float64(film.Samples-resumed)*float64(opts.Width*opts.Height), err)
+	stats.Adaptive = adaptiveStats(opts, film, nil)
+	return finishStats(s, stats, film, renderStart, film.SamplesTaken()-resumed, err)
 }
 
 // largeFrame is the size, in pixels, from which a render collects its
@@ -303,6 +312,9 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 			break
 		}
 		spp = min(spp, end-film.First-film.Samples, s.MaxPass())
+		if opts.Adaptive.On() { // passes end where pixels are checked
+			spp = min(spp, opts.Adaptive.NextCheck(film.Samples+1, opts.SPP)-film.Samples)
+		}
 		spp = FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
 		if film.Cut() {
 			spp = film.Ahead // a pass cut short is completed first
@@ -316,8 +328,11 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 		}
 		var passDone func(float64)
 		if progress != nil {
-			done, n, total := float64(film.Samples), float64(spp), float64(end-film.First)
-			passDone = func(f float64) { progress((done + n*f) / total) }
+			// The samples taken against those taken and still to take
+			// where pixels still sample (adaptive: at most).
+			done, active, n := film.SamplesTaken(), float64(film.Active()), float64(spp)
+			total := done + active*float64(end-film.First-film.Samples)
+			passDone = func(f float64) { progress((done + active*n*f) / total) }
 		}
 		err = s.Pass(ctx, film.First+film.Samples, spp, film, passDone)
 		film.SumGroups()
@@ -326,6 +341,12 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 			break
 		}
 		film.endPass()
+		if opts.Adaptive.CheckAt(film.Samples, opts.SPP) {
+			film.Converge(opts.Adaptive.Threshold)
+			if film.Active() == 0 {
+				film.Samples = end - film.First // every pixel stopped: the render is done
+			}
+		}
 		if opts.AfterPass != nil && film.First+film.Samples < end {
 			opts.AfterPass(film)
 		}
@@ -397,6 +418,7 @@ func RenderBandsFrom(ctx context.Context, b Backend, sc *scene.Scene, opts Optio
 	renderStart := time.Now()
 	var film *Film
 	taken := 0.0 // pixel samples
+	var adaptive *AdaptiveStats
 	var handed time.Duration
 	least, rowsDone := opts.SPP, from
 	for y0 := from; y0 < opts.Height && err == nil; y0 += rows {
@@ -414,7 +436,8 @@ func RenderBandsFrom(ctx context.Context, b Backend, sc *scene.Scene, opts Optio
 			passDone = func(f float64) { progress((float64(y0) + f*float64(film.Height)) / float64(opts.Height)) }
 		}
 		err = renderPasses(ctx, s, opts, film, passDone)
-		taken += float64(film.Samples) * float64(film.Width*film.Height)
+		taken += film.SamplesTaken()
+		adaptive = adaptiveStats(opts, film, adaptive)
 		least = min(least, film.Samples)
 		rowsDone += film.Height
 		handStart := time.Now()
@@ -430,7 +453,7 @@ func RenderBandsFrom(ctx context.Context, b Backend, sc *scene.Scene, opts Optio
 	// not rendering but writing, and the image is partial where a band is
 	// short of samples or rows were not reached, whatever ended it.
 	stats, err = finishStats(s, stats, film, renderStart.Add(handed), taken, err)
-	stats.WriteSeconds = handed.Seconds()
+	stats.WriteSeconds, stats.Adaptive = handed.Seconds(), adaptive
 	if rowsDone < opts.Height {
 		least = 0
 	}

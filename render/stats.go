@@ -26,6 +26,7 @@ type Stats struct {
 	RaysPerSec    float64            `json:"rays_per_second"`
 	Rays          RayCounts          `json:"rays"`
 	Bounces       []BounceStat       `json:"bounces"`
+	Adaptive      *AdaptiveStats     `json:"adaptive,omitempty"` // with a noise threshold
 	Warnings      []string           `json:"warnings,omitempty"`
 }
 
@@ -54,4 +55,36 @@ type BounceStat struct {
 	MaterialsPerWarpAfter float64 `json:"materials_per_warp_after"`
 	Efficiency            float64 `json:"simt_efficiency_before"`
 	EfficiencyAfter       float64 `json:"simt_efficiency_after"`
+}
+
+// AdaptiveStats is what adaptive sampling did (--noise-threshold).
+type AdaptiveStats struct {
+	Threshold float32 `json:"noise_threshold"`
+	MinSPP    int     `json:"min_spp"`    // every pixel took these
+	Step      int     `json:"check_step"` // samples between two checks
+	// MeanSamples is the samples a pixel took, on average; MaxSamples is
+	// the spp, the most a pixel takes.
+	MeanSamples float64 `json:"mean_samples"`
+	MaxSamples  int     `json:"max_samples"`
+	// Pixels stopped below the threshold, of Pixels rendered.
+	Stopped int `json:"pixels_stopped"`
+	Pixels  int `json:"pixels"`
+}
+
+// adaptiveStats adds film's figures (a band's, or the whole image's) to
+// a's (nil: none yet); nil without a threshold.
+func adaptiveStats(opts Options, film *Film, a *AdaptiveStats) *AdaptiveStats {
+	ad := opts.Adaptive
+	if !ad.On() {
+		return nil
+	}
+	if a == nil {
+		a = &AdaptiveStats{Threshold: ad.Threshold, MinSPP: ad.Min(opts.SPP), Step: ad.Step(opts.SPP), MaxSamples: opts.SPP}
+	}
+	n := film.Width * film.Height
+	taken := a.MeanSamples*float64(a.Pixels) + film.SamplesTaken()
+	a.Pixels += n
+	a.Stopped += n - film.Active()
+	a.MeanSamples = taken / float64(max(a.Pixels, 1))
+	return a
 }

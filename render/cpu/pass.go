@@ -93,10 +93,13 @@ func directOut(film *render.Film) *passOut {
 	return &passOut{film: film, y0: film.Y0, width: film.Width, held: film.Held(), groups: film.GroupNames, coverage: film.Coverage != nil}
 }
 
-// skip reports whether pixel px (of the film's rows) holds the pass's
-// samples already: a cut pass's finished pixel, which its completion
-// leaves.
-func (o *passOut) skip(px int) bool { return o.buffers == nil && o.film.IsAhead(px) }
+// skip reports whether pixel px (of the film's rows) takes no samples in
+// the pass: it has stopped (adaptive sampling), or it holds the pass's
+// samples already (a cut pass's finished pixel, which its completion
+// leaves).
+func (o *passOut) skip(px int) bool {
+	return o.film.Stopped(px) || (o.buffers == nil && o.film.IsAhead(px))
+}
 
 // pixel takes pixel px's sums over the pass.
 func (o *passOut) pixel(px int, sums *pixelSums, extras *pixelExtras) {

@@ -148,6 +148,9 @@ func exrLayout(width, height int, held Layers, only AOV, halfFloat bool, names F
 			aov(AOVDepth, "depth.Z")
 		}
 		variance(LayerBeauty, LayerLumSq, "variance.Y") // of the mean, what a denoiser reads
+		if held&SamplesLayers != 0 {
+			aov(AOVSamples, "samples.Y")
+		}
 		if held.Has(LayerDiffuse) {
 			aov(AOVDiffuse, "diffuse.R", "diffuse.G", "diffuse.B")
 			aov(AOVSpecular, "specular.R", "specular.G", "specular.B")
@@ -170,7 +173,7 @@ func exrLayout(width, height int, held Layers, only AOV, halfFloat bool, names F
 		matte(only)
 	case AOVDepth:
 		aov(AOVDepth, "Z")
-	case AOVVariance, AOVCost, AOVPathLength, AOVSIMT:
+	case AOVVariance, AOVCost, AOVPathLength, AOVSIMT, AOVSamples:
 		aov(only, "Y")
 	default:
 		aov(only, "R", "G", "B")

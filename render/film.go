@@ -165,6 +165,9 @@ const GuideLayers = Layers(1)<<LayerAlbedo | Layers(1)<<LayerNormal | Layers(1)<
 const (
 	CoverageLayers Layers = 1 << 30
 	GroupLayers    Layers = 1 << 31
+	// SamplesLayers is each pixel's sample count (Film.StoppedAt, which a
+	// film of it holds from the start): the EXR's samples layer.
+	SamplesLayers Layers = 1 << 29
 )
 
 // Has reports whether l is in the set.
@@ -188,6 +191,9 @@ func LayersFor(aovs []AOV, denoised bool) Layers {
 		if slices.Contains(CryptoAOVs, a) {
 			s |= CoverageLayers
 		}
+		if a == AOVSamples {
+			s |= SamplesLayers
+		}
 	}
 	return s
 }
@@ -206,6 +212,9 @@ func (s Layers) Names() string {
 	if s&GroupLayers != 0 {
 		names = append(names, "light groups")
 	}
+	if s&SamplesLayers != 0 {
+		names = append(names, "samples")
+	}
 	return strings.Join(names, ", ")
 }
 
@@ -222,6 +231,9 @@ func (f *Film) Held() Layers {
 	}
 	if len(f.Groups) > 0 {
 		s |= GroupLayers
+	}
+	if f.StoppedAt != nil {
+		s |= SamplesLayers
 	}
 	return s
 }
@@ -296,6 +308,9 @@ func (f *Film) Keep(s Layers) {
 	if s&CoverageLayers == 0 {
 		f.Coverage = nil
 	}
+	if s&SamplesLayers == 0 && f.Active() == f.Width*f.Height {
+		f.StoppedAt = nil // counts that say nothing
+	}
 	if s&GroupLayers == 0 {
 		f.Groups, f.GroupNames = nil, nil
 	}
@@ -324,6 +339,9 @@ func NewFilmWith(width, height int, s Layers, groups []string) *Film {
 	}
 	if s&CoverageLayers != 0 {
 		f.Coverage = NewCoverage(width * height)
+	}
+	if s&SamplesLayers != 0 {
+		f.StoppedAt = make([]uint32, width*height)
 	}
 	for l, info := range FilmLayers {
 		if !s.Has(Layer(l)) {
@@ -366,6 +384,9 @@ const (
 	AOVCost       AOV = "cost"
 	AOVPathLength AOV = "path_length"
 	AOVSIMT       AOV = "simt"
+	// AOVSamples is the samples each pixel took: all of them, but where
+	// adaptive sampling stopped it.
+	AOVSamples AOV = "samples"
 	// The denoiser's split of the light at the first hit, and its albedos.
 	AOVDiffuse        AOV = "diffuse"
 	AOVSpecular       AOV = "specular"
@@ -378,7 +399,7 @@ const (
 var SplitAOVs = []AOV{AOVDiffuse, AOVSpecular, AOVDiffuseAlbedo, AOVSpecularAlbedo}
 
 // AOVs lists the outputs a film holds, the beauty first.
-var AOVs = slices.Concat([]AOV{AOVBeauty, AOVAlbedo, AOVNormal, AOVDepth, AOVVariance, AOVCost, AOVPathLength, AOVSIMT}, SplitAOVs, CryptoAOVs)
+var AOVs = slices.Concat([]AOV{AOVBeauty, AOVAlbedo, AOVNormal, AOVDepth, AOVVariance, AOVCost, AOVPathLength, AOVSIMT, AOVSamples}, SplitAOVs, CryptoAOVs)
 
 // AOVNames lists the outputs' names, comma-separated, for messages.
 func AOVNames(outputs []AOV) string {
@@ -390,7 +411,7 @@ func AOVNames(outputs []AOV) string {
 }
 
 // Heatmaps are the AOVs that a PNG shows as a colour scale with a legend.
-var Heatmaps = []AOV{AOVVariance, AOVCost, AOVPathLength, AOVSIMT}
+var Heatmaps = []AOV{AOVVariance, AOVCost, AOVPathLength, AOVSIMT, AOVSamples}
 
 // Resolve returns an AOV averaged over the samples: 3 channels per pixel
 // (depth: 1).
@@ -405,8 +426,15 @@ func (f *Film) ResolveRows(a AOV, y0, y1 int) (pix []float32, channels int) {
 // resolveRowsInto is ResolveRows into dst, grown where too small.
 func (f *Film) resolveRowsInto(dst []float32, a AOV, y0, y1 int) (pix []float32, channels int) {
 	from, to := y0*f.Width, y1*f.Width
-	if a == AOVVariance {
+	switch a {
+	case AOVVariance:
 		return f.sampleVariance(dst, LayerBeauty, LayerLumSq, from, to), 1
+	case AOVSamples:
+		out := Grow(dst, to-from)
+		for k := range out {
+			out[k] = float32(f.SamplesAt(from + k))
+		}
+		return out, 1
 	}
 	l, channels := LayerBeauty, 3
 	if layer, ok := LayerOf(a); ok {

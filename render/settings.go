@@ -48,6 +48,11 @@ type Settings struct {
 	// CryptomatteLevels is the ranks each Cryptomatte matte keeps a pixel
 	// (0: DefaultCryptomatteLevels, so that a job's key is what it was).
 	CryptomatteLevels int `mapstructure:"cryptomatte_levels" json:"cryptomatte_levels,omitempty"`
+	// NoiseThreshold samples adaptively (Adaptive): a pixel stops once its
+	// estimated error is below it (0: off), after MinSPP samples (0:
+	// AutoMinSPP); SPP is then the most a pixel takes.
+	NoiseThreshold float32 `mapstructure:"noise_threshold" json:"noise_threshold,omitempty"`
+	MinSPP         int     `mapstructure:"min_spp" json:"min_spp,omitempty"`
 }
 
 // EachSetting calls f with every setting's key (a batch job's; the render
@@ -157,6 +162,15 @@ func (s *Settings) Check() error {
 	if s.CryptomatteLevels < 0 || s.CryptomatteLevels > MaxCryptomatteLevels {
 		return bad("cryptomatte_levels", "%d: a matte keeps 1 to %d ranks a pixel (0: %d)", s.CryptomatteLevels, MaxCryptomatteLevels, DefaultCryptomatteLevels)
 	}
+	if err := (Adaptive{Threshold: s.NoiseThreshold}).Check(1); err != nil {
+		return &SettingError{"noise_threshold", err}
+	}
+	if err := (Adaptive{Threshold: s.NoiseThreshold, MinSPP: s.MinSPP}).Check(1); err != nil {
+		return &SettingError{"min_spp", err}
+	}
+	if s.NoiseThreshold > 0 && s.Samples != "" {
+		return bad("noise_threshold", "a slice of samples (samples %s) cannot be sampled adaptively: which pixels stop depends on the samples of the slices before it; render the frame whole, or its slices with a fixed spp", s.Samples)
+	}
 	if s.EnvLightGroup != "" && !s.LightGroups {
 		return bad("env_light_group", "names the environment's light group, but light groups are off (--light-groups)")
 	}
@@ -195,6 +209,7 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 	opts := Options{Width: w, Height: h, SPP: s.SPP, MaxDepth: s.MaxDepth, Seed: s.Seed, Camera: camera,
 		EnvColor: env, Threads: s.Threads, Accel: s.Accel, Filter: filter, TimeBudget: time.Duration(s.TimeBudget * float64(time.Second))}
 	opts.Reorder, _ = ParseReorder(s.Reorder)
+	opts.Adaptive = Adaptive{Threshold: s.NoiseThreshold, MinSPP: s.MinSPP}
 	opts.First, opts.Count, _ = ParseSamples(s.Samples)
 	if opts.Count > 0 && opts.First+opts.Count > opts.SPP {
 		return opts, display, bad("samples", "%s goes past the %d samples per pixel (--spp)", s.Samples, opts.SPP)

@@ -298,7 +298,8 @@ func (f *Film) Reset() {
 		f.Coverage.reset()
 	}
 	f.ClearHigh()
-	f.First, f.Samples, f.Partial, f.Ahead, f.AheadPixels, f.StoppedAt = 0, 0, false, 0, nil, nil
+	clear(f.StoppedAt) // a film of SamplesLayers keeps them
+	f.First, f.Samples, f.Partial, f.Ahead, f.AheadPixels = 0, 0, false, 0, nil
 }
 
 // ClearHigh drops the film's high words, which pass buffers do before each
@@ -383,7 +384,7 @@ func (f *Film) Add(o *Film) error {
 	switch {
 	case o.Width != f.Width || o.Height != f.Height:
 		return fmt.Errorf("films of %dx%d and %dx%d pixels do not add", f.Width, f.Height, o.Width, o.Height)
-	case o.Cut() || f.aheadCount() > 0 || o.StoppedAt != nil || f.StoppedAt != nil:
+	case o.Cut() || f.aheadCount() > 0 || o.Active() != o.Width*o.Height || f.Active() != f.Width*f.Height:
 		return fmt.Errorf("internal error: films whose pixels hold different sample counts do not add")
 	}
 	for l := range NumLayers {

@@ -179,6 +179,8 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config %s: job %s: split %d must be in 0..%d (at most its spp, a sample or more a slice, and at most %d)", path, shown(job.Name), job.Split, min(job.SPP, MaxSplit), MaxSplit)
 		case job.Split > 1 && job.TimeBudget > 0:
 			return nil, fmt.Errorf("config %s: job %s: a split job takes all its samples: it has no time_budget", path, shown(job.Name))
+		case job.Split > 1 && job.NoiseThreshold > 0:
+			return nil, fmt.Errorf("config %s: job %s: a split job cannot be sampled adaptively (noise_threshold): which pixels stop depends on the samples of every slice before it; render it unsplit, or split with a fixed spp", path, shown(job.Name))
 		}
 		seen[strings.ToLower(job.Name)] = true
 		job.Settings = job.Settings.Canonical()

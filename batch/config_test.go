@@ -286,6 +286,8 @@ func TestEveryJobCheckedAtLoad(t *testing.T) {
 		{"env_intensity: -1", "environment intensity -1 must be finite and not negative"},
 		{"env_rotation: .inf", "environment rotation +Inf is not a finite angle"},
 		{"samples: x", `"x": want FIRST:COUNT`},
+		{"noise_threshold: -0.01", "noise threshold -0.01 must be 0 (off) or a positive error"},
+		{"min_spp: 16", "min spp 16 is the samples before a pixel may stop: it needs a noise threshold"},
 	} {
 		key, _, _ := strings.Cut(c.bad, ":")
 		want := `: line 9 (job "later"): ` + key + ": " + c.want

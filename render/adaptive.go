@@ -37,7 +37,10 @@ func (a Adaptive) On() bool { return a.Threshold > 0 }
 // threshold where the user gives no minimum: more for a lower threshold,
 // as Cycles guesses it (threshold 0.1: 32, 0.01: 64, 0.001: 128).
 func AutoMinSPP(threshold float32) int {
-	return max(4, int(math.Ceil(16/math.Pow(float64(threshold), 0.3))))
+	if !(threshold > 0) {
+		return 0
+	}
+	return max(4, int(min(math.Ceil(16/math.Pow(float64(threshold), 0.3)), MaxSPP)))
 }
 
 // Min is the samples every pixel of a render of spp samples takes.
@@ -72,7 +75,9 @@ func (a Adaptive) NextCheck(s, spp int) int {
 }
 
 // CheckAt reports whether pixels are checked after s samples.
-func (a Adaptive) CheckAt(s, spp int) bool { return s > 0 && s < spp && a.NextCheck(s, spp) == s }
+func (a Adaptive) CheckAt(s, spp int) bool {
+	return a.On() && s > 0 && s < spp && a.NextCheck(s, spp) == s
+}
 
 // Check validates the settings of adaptive sampling for a render of spp
 // samples.

@@ -296,8 +296,13 @@ func runRender(cmd *cobra.Command, v *viper.Viper, scenePath string) (err error)
 		on = fmt.Sprintf("%s, path %s (%s", stats.Device, stats.Path, stats.Backend)
 	}
 	bar.event(jsonLine{Event: "done", Files: written, Partial: stats.Partial || renderErr != nil})
-	fmt.Fprintf(stderr, "rendered %s: %dx%d, %d spp, depth %d, in %.2f s on %s, build %.2f s): %.3g samples/s, %.3g rays/s -> %s\n",
-		scenePath, w, h, stats.SamplesPerPixel, opts.MaxDepth, stats.RenderSeconds, on, stats.BuildSeconds,
+	spp := fmt.Sprintf("%d spp", stats.SamplesPerPixel)
+	if a := stats.Adaptive; a != nil {
+		spp = fmt.Sprintf("%.1f spp on average (at most %d; %.0f%% of the pixels stopped below noise threshold %g)",
+			a.MeanSamples, a.MaxSamples, 100*float64(a.Stopped)/float64(max(a.Pixels, 1)), a.Threshold)
+	}
+	fmt.Fprintf(stderr, "rendered %s: %dx%d, %s, depth %d, in %.2f s on %s, build %.2f s): %.3g samples/s, %.3g rays/s -> %s\n",
+		scenePath, w, h, spp, opts.MaxDepth, stats.RenderSeconds, on, stats.BuildSeconds,
 		stats.SamplesPerSec, stats.RaysPerSec, strings.Join(written, ", "))
 	if renderErr != nil && !errors.Is(renderErr, context.Canceled) {
 		return fmt.Errorf("%w; the %d samples per pixel before it were written to %s, marked partial", renderErr, stats.SamplesPerPixel, out)

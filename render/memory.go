@@ -169,7 +169,8 @@ func FilmBytes(width, height int, s Layers) uint64 { return FilmBytesWith(width,
 // FilmBytesWith is FilmBytes of a film with groups light groups (where s
 // has GroupLayers): 24 bytes a pixel each; Cryptomatte's counts
 // (CoverageLayers) take 8 bytes a slot and, for the pixels that see more
-// instances than their slots, a map's entries: 16 bytes a pixel errs high.
+// instances than their slots, a map's entries: 16 bytes a pixel errs high;
+// each pixel's samples (SamplesLayers), 4.
 func FilmBytesWith(width, height int, s Layers, groups int) uint64 {
 	var bytes uint64
 	for l, info := range FilmLayers {
@@ -182,6 +183,9 @@ func FilmBytesWith(width, height int, s Layers, groups int) uint64 {
 	}
 	if s&CoverageLayers != 0 {
 		bytes += 8*CoverageSlots + 16
+	}
+	if s&SamplesLayers != 0 {
+		bytes += 4 // Film.StoppedAt
 	}
 	return bytes * uint64(width) * uint64(height)
 }
@@ -248,6 +252,9 @@ func memoryNeed(opts Options, layers Layers, groups int, backend string, denoise
 	film := FilmBytesWith(opts.Width, opts.Height, layers, groups)
 	need := heldBytes() + film + imageOutputBytes*px
 	need += px / 8 // the pixels a pass has done (cutpass.go)
+	if opts.Adaptive.On() && layers&SamplesLayers == 0 {
+		need += 4*px + px // where pixels stopped, and a check's noisy pixels
+	}
 	switch {
 	case backend == "vulkan":
 		// A launch's rows at most (the shaders index MaxFilePixels).

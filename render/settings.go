@@ -169,7 +169,7 @@ func (s *Settings) Check() error {
 		return &SettingError{"min_spp", err}
 	}
 	if s.NoiseThreshold > 0 && s.Samples != "" {
-		return bad("noise_threshold", "a slice of samples (samples %s) cannot be sampled adaptively: which pixels stop depends on the samples of the slices before it; render the frame whole, or its slices with a fixed spp", s.Samples)
+		return bad("noise_threshold", "a slice of samples (%s) cannot be sampled adaptively: which pixels stop depends on the samples of the slices before it; render the frame whole, or its slices with a fixed spp", s.Samples)
 	}
 	if s.EnvLightGroup != "" && !s.LightGroups {
 		return bad("env_light_group", "names the environment's light group, but light groups are off (--light-groups)")

@@ -44,10 +44,13 @@ type settings struct {
 	// CyclesAdaptive, when more than 0, is Cycles' adaptive sampling's
 	// noise threshold (CyclesSPP then the most a pixel takes).
 	CyclesAdaptive float64
-	MaxDepth       int // sertrace's --max-depth; Cycles gets one bounce fewer (its 0 is direct light only)
-	Threads        int
-	Accel          string // sertrace's CPU tracer: auto, embree or bvh
-	Diffuse        bool
+	// Threshold, when more than 0, is sertrace's --noise-threshold (SPP
+	// then the most a pixel takes).
+	Threshold float64
+	MaxDepth  int // sertrace's --max-depth; Cycles gets one bounce fewer (its 0 is direct light only)
+	Threads   int
+	Accel     string // sertrace's CPU tracer: auto, embree or bvh
+	Diffuse   bool
 	// Multiscatter sets Cycles' Principled BSDFs to multiscatter GGX, which
 	// gives back what single scattering between microfacets loses, as
 	// sertrace does (Blender 3.4's glTF importer leaves them GGX).
@@ -181,9 +184,9 @@ func main() {
 	out := flag.String("o", "", "also write the report (Markdown) to this file")
 	sizes := flag.String("sizes", "", "render the one scene at each of these sizes (WxH,WxH...) for peak memory, render and write times and samples per second, in place of the image comparison")
 	aovs := flag.String("aovs", "albedo,normal,depth", "with -sizes: the AOVs sertrace writes into its EXR besides the beauty")
-	quality := flag.Int("quality", 0, "equal-quality mode: each renderer's noise against its own converged image, rendered at this many samples a pixel (relMSE, seconds, their product), sertrace fixed against Cycles fixed and Cycles with adaptive sampling (-cycles-threshold, -cycles-max-spp); give the references far more samples than the adaptive render takes")
-	threshold := flag.Float64("cycles-threshold", 0.01, "with -quality: Cycles' adaptive noise threshold (its default 0.01)")
-	maxSPP := flag.Int("cycles-max-spp", 4096, "with -quality: the most samples a pixel takes in Cycles' adaptive render (its default 4096)")
+	quality := flag.Int("quality", 0, "equal-quality mode: each renderer's noise against its own converged image, rendered at this many samples a pixel (relMSE, seconds, their product), each renderer fixed and with its adaptive sampling (-cycles-threshold, -cycles-max-spp); give the references far more samples than the adaptive render takes")
+	threshold := flag.Float64("cycles-threshold", 0.01, "with -quality: the adaptive renders' noise threshold, sertrace's and Cycles' (Cycles' default 0.01)")
+	maxSPP := flag.Int("cycles-max-spp", 4096, "with -quality: the most samples a pixel takes in the adaptive renders (Cycles' default 4096)")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fail(errors.New("usage: go run ./benchmarks/cycles [flags] SCENE.gltf|SCENE.glb..."))

@@ -16,13 +16,14 @@ import (
 // product, lower better: the time to a given noise, up to a constant.
 type qualityRow struct {
 	Scene, Renderer, Mode string
-	SPP                   int // the samples a pixel (adaptive: the most)
+	SPP                   int     // the samples a pixel (adaptive: the most)
+	MeanSPP               float64 // the samples a pixel took on average (0: not known, Cycles' adaptive)
 	Seconds, RelMSE       float64
 }
 
 // compareQuality renders the scene at path with sertrace at s.SPP and with
-// Cycles at s.CyclesSPP with fixed samples and with its adaptive sampling
-// (noise threshold threshold, at most maxSPP a pixel), and each renderer's
+// Cycles at s.CyclesSPP with fixed samples, each also with its adaptive
+// sampling (noise threshold threshold, at most maxSPP a pixel), and each renderer's
 // converged image at refSPP samples a pixel; each render's relMSE is
 // against its own renderer's converged image, so the two models'
 // differences are not counted as noise (a reference's own noise is: it
@@ -59,12 +60,22 @@ func compareQuality(path, dir string, s settings, sertrace, blender string, refS
 	if err != nil {
 		return nil, err
 	}
-	rows := []qualityRow{
-		{scene, "sertrace", "fixed", s.SPP, st.Seconds, 0},
-		{scene, "Cycles", "fixed", s.CyclesSPP, cy.Seconds, 0},
-		{scene, "Cycles", fmt.Sprintf("adaptive %g", threshold), maxSPP, ca.Seconds, 0},
+	// sertrace's adaptive sampling at the same threshold and the same
+	// most samples a pixel.
+	adaptive = s
+	adaptive.SPP, adaptive.Threshold = maxSPP, threshold
+	sa, err := runSertrace(sertrace, gltfPath, img("sertrace-adaptive"), adaptive, "variance")
+	if err != nil {
+		return nil, err
 	}
-	for i, pair := range [][2]string{{"sertrace", "sertrace-ref"}, {"cycles", "cycles-ref"}, {"cycles-adaptive", "cycles-ref"}} {
+	mode := fmt.Sprintf("adaptive %g", threshold)
+	rows := []qualityRow{
+		{scene, "sertrace", "fixed", s.SPP, st.MeanSPP, st.Seconds, 0},
+		{scene, "sertrace", mode, maxSPP, sa.MeanSPP, sa.Seconds, 0},
+		{scene, "Cycles", "fixed", s.CyclesSPP, float64(s.CyclesSPP), cy.Seconds, 0},
+		{scene, "Cycles", mode, maxSPP, 0, ca.Seconds, 0},
+	}
+	for i, pair := range [][2]string{{"sertrace", "sertrace-ref"}, {"sertrace-adaptive", "sertrace-ref"}, {"cycles", "cycles-ref"}, {"cycles-adaptive", "cycles-ref"}} {
 		if rows[i].RelMSE, err = relMSE(img(pair[0]), img(pair[1])); err != nil {
 			return nil, err
 		}
@@ -106,8 +117,8 @@ func reportQuality(s settings, blender string, refSPP int, rows []qualityRow) st
 	var b strings.Builder
 	fmt.Fprintf(&b, "CPU: %s, %d threads for both. %s. %dx%d, max depth %d (Cycles: %d bounces), box filter, no denoising or clamping; references at %d samples a pixel, each renderer's own. relMSE = mean (x − ref)² / (ref² + 0.01) over pixels and channels; times exclude the scene import.\n\n",
 		cpu.ModelName(), s.Threads, blender, s.Width, s.Height, s.MaxDepth, s.MaxDepth-1, refSPP)
-	b.WriteString("| scene | renderer | mode | spp (adaptive: most) | seconds | relMSE | relMSE × seconds | against sertrace's |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| scene | renderer | mode | spp (adaptive: most) | mean spp | seconds | relMSE | relMSE × seconds | against sertrace's |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	base := map[string]float64{}
 	for _, r := range rows {
 		if r.Renderer == "sertrace" && r.Mode == "fixed" {
@@ -116,7 +127,11 @@ func reportQuality(s settings, blender string, refSPP int, rows []qualityRow) st
 	}
 	for _, r := range rows {
 		p := r.RelMSE * r.Seconds
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %.2f | %.3g | %.3g | %.2f |\n", r.Scene, r.Renderer, r.Mode, r.SPP, r.Seconds, r.RelMSE, p, p/base[r.Scene])
+		mean := "—"
+		if r.MeanSPP > 0 {
+			mean = fmt.Sprintf("%.1f", r.MeanSPP)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %.2f | %.3g | %.3g | %.2f |\n", r.Scene, r.Renderer, r.Mode, r.SPP, mean, r.Seconds, r.RelMSE, p, p/base[r.Scene])
 	}
 	return b.String()
 }

@@ -37,6 +37,7 @@ type run struct {
 	OwnPeak      float64 // Cycles' own report of its peak memory, MB (0: none)
 	Tracer       string  // sertrace's CPU tracer
 	Samples      float64 // pixel samples per second of Seconds
+	MeanSPP      float64 // sertrace's samples a pixel, on average (adaptive: fewer than its spp)
 }
 
 // runMeasured runs cmd and fills r's wall time and peak resident set.
@@ -63,6 +64,9 @@ func runSertrace(bin, gltfPath, exr string, s settings, aovs string) (run, error
 		"--spp", strconv.Itoa(s.SPP), "--max-depth", strconv.Itoa(s.MaxDepth), "--filter", "box",
 		"--threads", strconv.Itoa(s.Threads), "--env-color", fmt.Sprintf("%g,%g,%g", s.Env[0], s.Env[1], s.Env[2]),
 		"--accel", s.Accel, "--camera", cameraName, "--aov", aovs, "-o", exr, "--stats", stats)
+	if s.Threshold > 0 {
+		cmd.Args = append(cmd.Args, "--noise-threshold", strconv.FormatFloat(s.Threshold, 'g', -1, 64))
+	}
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", s.Threads))
 	if out, err := runMeasured(cmd, &r); err != nil {
 		return r, fmt.Errorf("sertrace render %s: %v\n%s", gltfPath, err, out)
@@ -76,7 +80,11 @@ func runSertrace(bin, gltfPath, exr string, s settings, aovs string) (run, error
 		return r, fmt.Errorf("%s: %v", stats, err)
 	}
 	r.Seconds, r.WriteSeconds, r.Tracer = st.BuildSeconds+st.RenderSeconds, st.WriteSeconds, st.Accel
-	r.Samples = float64(s.Width*s.Height*s.SPP) / r.Seconds
+	spp := float64(s.SPP)
+	if st.Adaptive != nil {
+		spp = st.Adaptive.MeanSamples
+	}
+	r.Samples, r.MeanSPP = float64(s.Width*s.Height)*spp/r.Seconds, spp
 	return r, nil
 }
 

@@ -126,6 +126,9 @@ func TestPasses(t *testing.T) { runCase(t, "tests/test_engine.py", "passes") }
 // The frame's size in Blender's arithmetic, and a render region cropped to.
 func TestFrame(t *testing.T) { runCase(t, "tests/test_engine.py", "frame") }
 
+// Noise Threshold reaches sertrace, and its adaptive image comes back.
+func TestAdaptive(t *testing.T) { runCase(t, "tests/test_engine.py", "adaptive") }
+
 // The engine's image is sertrace's own render of its export, byte for
 // byte, and within the stated tolerances of Cycles'; the comparison
 // operator writes its images and figures.

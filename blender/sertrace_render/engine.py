@@ -39,6 +39,10 @@ def render_args(scene, settings, width, height):
             "--filter", settings.filter, "--backend", settings.backend, "--reorder", settings.reorder]
     if settings.path != "auto":
         args += ["--path", settings.path]
+    if settings.use_adaptive_sampling:
+        args += ["--noise-threshold", "%g" % settings.adaptive_threshold]
+        if settings.adaptive_min_samples > 0:
+            args += ["--min-spp", str(min(settings.adaptive_min_samples, settings.samples))]
     if settings.time_limit > 0:
         args += ["--time-budget", "%g" % settings.time_limit]
     threads = settings.threads

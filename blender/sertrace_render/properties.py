@@ -68,6 +68,15 @@ class SertraceRenderSettings(bpy.types.PropertyGroup):
     max_bounces: IntProperty(name="Max Bounces", default=7, min=0, max=1023,
                              description="Bounces after the first hit, as Cycles counts them "
                                          "(sertrace's --max-depth is one more)")
+    use_adaptive_sampling: BoolProperty(name="Noise Threshold", default=False,
+                                        description="Stop sampling each pixel once its noise is below the "
+                                                    "threshold (Samples is then the most a pixel takes)")
+    adaptive_threshold: FloatProperty(name="Noise Threshold", default=0.01, min=0.0001, max=1.0, soft_min=0.001,
+                                      precision=4, description="The noise at which a pixel stops "
+                                                               "(sertrace's --noise-threshold; Cycles' default 0.01)")
+    adaptive_min_samples: IntProperty(name="Min Samples", default=0, min=0, max=1 << 24,
+                                      description="Samples every pixel takes before it may stop (0: automatic, "
+                                                  "64 at 0.01)")
     seed: IntProperty(name="Seed", default=0, min=0, description="Selects the random streams")
     time_limit: FloatProperty(name="Time Limit", default=0.0, min=0.0, unit="TIME_ABSOLUTE", subtype="TIME_ABSOLUTE",
                               description="Stop after this many seconds, at a pass's end (0: no limit)")

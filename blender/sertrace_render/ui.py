@@ -33,7 +33,15 @@ class SERTRACE_PT_sampling(SertracePanel, bpy.types.Panel):
     def draw(self, context):
         s = context.scene.sertrace
         col = column(self.layout)
-        col.prop(s, "samples")
+        row = col.row(heading="Noise Threshold")
+        row.prop(s, "use_adaptive_sampling", text="")
+        sub = row.row()
+        sub.active = s.use_adaptive_sampling
+        sub.prop(s, "adaptive_threshold", text="")
+        col.prop(s, "samples", text="Max Samples" if s.use_adaptive_sampling else "Samples")
+        sub = col.row()
+        sub.active = s.use_adaptive_sampling
+        sub.prop(s, "adaptive_min_samples")
         col.prop(s, "time_limit")
         col.prop(s, "seed")
         col.prop(s, "filter")

@@ -287,6 +287,37 @@ elif case == "frame":
     check(framed.shape[:2] == (45, 57) and numpy.array_equal(framed[inside][:, :3], full[inside][:, :3]),
           "the uncropped region is not the frame's pixels in their place")
 
+elif case == "adaptive":
+    # Noise Threshold: sertrace samples until clean; what it rendered comes
+    # back as the render result, the passes too.
+    s.samples = 64
+    s.use_adaptive_sampling, s.adaptive_threshold, s.adaptive_min_samples = True, 0.1, 8
+    prefs.keep_folder = prefs_folder
+    check(render_error() is None, "the adaptive render failed")
+    kept = os.path.join(prefs_folder, os.listdir(prefs_folder)[0])
+    with open(os.path.join(kept, "command.txt")) as f:
+        command = shlex.split(f.read())
+    i = command.index("--noise-threshold")
+    check(command[i + 1] == "0.1" and command[command.index("--min-spp") + 1] == "8",
+          "the command does not carry the threshold: %s" % command)
+    ours = pfm.read(os.path.join(kept, "render.pfm"))
+    got = result_pixels(scene)
+    check(float(ours.mean()) > 1e-3 and numpy.isfinite(ours).all(), "the adaptive image is black or not finite")
+    check(got.shape[:2] == ours.shape[:2] and numpy.allclose(got[..., :3], ours, rtol=1e-5, atol=1e-6),
+          "the Render Result is not sertrace's adaptive image")
+    # The same export rendered by sertrace directly: the same image, bit
+    # for bit, and its pixels took between 8 and 64 samples.
+    direct = os.path.join(work, "direct.pfm")
+    command[command.index("-o") + 1] = direct
+    i = command.index("--preview")
+    del command[i:i + 2]
+    stats = os.path.join(work, "stats.json")
+    subprocess.run(command + ["--stats", stats], check=True, capture_output=True)
+    with open(os.path.join(kept, "render.pfm"), "rb") as a, open(direct, "rb") as b:
+        check(a.read() == b.read(), "the engine's adaptive image differs from sertrace's own render of the export")
+    a = json.load(open(stats)).get("adaptive") or {}
+    check(a.get("pixels_stopped", 0) > 0 and 8 < a.get("mean_samples", 0) < 64, "adaptive stats %s" % a)
+
 else:
     sys.exit("test_engine.py: unknown case %r" % case)
 

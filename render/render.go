@@ -312,8 +312,11 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 			break
 		}
 		spp = min(spp, end-film.First-film.Samples, s.MaxPass())
-		if opts.Adaptive.On() { // passes end where pixels are checked
-			spp = min(spp, opts.Adaptive.NextCheck(film.Samples+1, opts.SPP)-film.Samples)
+		if opts.Adaptive.On() {
+			// Passes double the samples taken (1, 1, 2, 4, …: the first
+			// check, a power of two or not, is not preceded by a pass of
+			// a sample) and end where pixels are checked.
+			spp = min(max(film.Samples, 1), end-film.Samples, s.MaxPass(), opts.Adaptive.NextCheck(film.Samples+1, opts.SPP)-film.Samples)
 		}
 		spp = FitToBudget(spp, opts.TimeBudget, time.Since(renderStart), film.Samples-resumed)
 		if film.Cut() {

@@ -268,6 +268,9 @@ func memoryNeed(opts Options, layers Layers, groups int, backend string, denoise
 		if opts.WholePasses {
 			need += film // a slice's pass in launches, until it is done
 		}
+		if opts.Adaptive.On() {
+			need += 4 * min(px, MaxFilePixels) // a launch's list of the pixels still sampling
+		}
 	case !opts.WholePasses:
 		// A CPU pass adds to the film as it goes.
 	case CPUPassSamples(imagePixels) == 1 && layers&(GroupLayers|CoverageLayers) == 0:

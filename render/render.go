@@ -217,7 +217,8 @@ type Session interface {
 	MaxPass() int
 	// Pass renders samples [first, first+n) of every pixel the film does
 	// not mark ahead (Film.IsAhead: a cut pass's finished pixels, when it
-	// completes one) and adds their sums to film, calling progress (if not
+	// completes one) nor stopped (Film.Stopped: adaptive sampling) and
+	// adds their sums to film, calling progress (if not
 	// nil) with the fraction of the pass done. Cancelled (ctx) or failing,
 	// it returns the error, having added nothing or, pixel by pixel, what
 	// it marked ahead (Film.MarkAhead; never under Options.WholePasses).

@@ -29,18 +29,22 @@
 // pixel and runs its samples one after another: the light goes straight
 // into the film's group layer (Params.groupsAt, group after group, 3
 // floats a pixel of the launch). The wavefronts' stages (PUSH_BOUNCE) have several samples
-// of a pixel in flight at once: into the path's slot of Params.groupLight
-// (3 floats a group), which wave_generate zeroes and wave_resolve adds to
-// the film in sample order.
+// of a pixel in flight at once: into the slot of the path being shaded
+// (shadedPath, wave_shade.glsl's) in Params.groupLight (3 floats a group),
+// which wave_generate zeroes and wave_resolve adds to the film in sample
+// order.
+#ifdef PUSH_BOUNCE
+uint shadedPath;
+#endif
 void addGroupLight(inout Path p, uint group, vec3 l) {
     if (P.lightGroups == 0u) {
         return;
     }
-    uint pixel = p.pixel - P.y0 * P.width; // the launch's
 #ifdef PUSH_BOUNCE
-    uint at = ((pixel * P.samples + (p.sampleIndex - P.firstSample)) * P.lightGroups + group) * 3u;
+    uint at = (shadedPath * P.lightGroups + group) * 3u;
     FloatBuf dst = P.groupLight;
 #else
+    uint pixel = p.pixel - P.y0 * P.width; // the launch's
     uint at = P.groupsAt + (group * P.width * P.height + pixel) * 3u;
     FloatBuf dst = P.film;
 #endif

@@ -17,6 +17,13 @@ Path newPath(uint x, uint y, uint sampleIndex) {
     return path;
 }
 
+// The launch's pixels that sample: every pixel of its rows, or, where
+// Params.activePixels lists them (adaptive sampling: those still sampling),
+// those; sampledPixel(k) is the k-th of them, its pixel index in the
+// launch's rows.
+uint sampledPixels() { return P.activeCount != 0u ? P.activeCount : P.width * P.height; }
+uint sampledPixel(uint k) { return P.activeCount != 0u ? P.activePixels.v[k] : k; }
+
 // addSample adds a path's sample to its pixel's sums over the launch.
 void addSample(inout PixelSample s, Path path) { pixelSampleAdd(s, sampleOf(path)); }
 

@@ -1,8 +1,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// Wavefront stage 1: one path per pixel and sample of the launch, from the
-// camera, into the first queue (path i is sample i % samples of pixel
-// i / samples, so the resolve stage sums a pixel's samples in order).
+// Wavefront stage 1: one path per sampled pixel and sample of the launch
+// (paths.glsl's sampledPixel), from the camera, into the first queue (path
+// i is sample i % samples of sampled pixel i / samples, so the resolve
+// stage sums a pixel's samples in order).
 #include "wave_compute.glsl"
 #include "paths.glsl"
 layout(local_size_x = WAVEFRONT_GROUP) in;
@@ -12,7 +13,7 @@ void main() {
     if (i >= P.pathCount) {
         return;
     }
-    uint pixel = i / P.samples;
+    uint pixel = sampledPixel(i / P.samples);
     P.paths.v[i] = newPath(pixel % P.width, pixel / P.width, P.firstSample + i % P.samples);
     P.queueA.v[i] = i;
     // The path's light by light group starts at 0 (integrator.glsl's

@@ -9,6 +9,7 @@
 // shadeQueued shades the bounce's i-th live path.
 void shadeQueued(uint i) {
     uint p = P.sortOn != 0u ? P.sorted.v[i] : queueIn().v[i];
+    shadedPath = p; // its light by group goes to its slot (integrator.glsl)
     Path path = P.paths.v[p];
     Hit h = P.hits.v[p];
     if (h.instance == MISS_INSTANCE) {

@@ -430,6 +430,11 @@ type Params struct {
 	// pixel-major (Cryptomatte).
 	GroupLight uint64 `ref:"float"`
 	IDs        uint64 `ref:"uint"`
+	// ActivePixels lists the launch's pixels that sample (adaptive
+	// sampling: those still sampling), ascending, as pixel indexes of the
+	// launch's rows; ActiveCount is how many (0: no list, every pixel of
+	// the rows samples).
+	ActivePixels uint64 `ref:"uint"`
 
 	Camera       Camera
 	Forward      scene.Vec3
@@ -464,10 +469,10 @@ type Params struct {
 	GroupsAt      uint32
 	EnvLightGroup uint32
 	IDsOn         uint32 // 1: write IDs
+	ActiveCount   uint32
 	// FilmAt[FilmX] is the float where layer FilmX starts in Film, or
 	// FilmNone where the render's film does not hold it.
 	FilmAt [FilmLayers]uint32
-	Pad    uint32 // to the structure's 8-byte alignment
 }
 
 // DenoiseFilter is the regression filter's image size, window radius and

@@ -138,8 +138,11 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 	if film.Coverage != nil && r.ids == nil {
 		return fmt.Errorf("render failed: internal error: the film counts Cryptomatte's coverage, which the session was not prepared for (Options.Layers)")
 	}
+	if r.active == nil && film.Active() < film.Width*film.Height {
+		return fmt.Errorf("render failed: internal error: the film has pixels that stopped sampling, which the session was not prepared for (Options.Adaptive)")
+	}
 	// Launches of the film's rows, as many as the buffers hold (the
-	// wavefronts' paths are the rows' pixels times the samples); the
+	// wavefronts' paths are the pixels sampled times the samples); the
 	// raygen adds Y0 to the launch's row.
 	if spp > r.maxPass {
 		return fmt.Errorf("render failed: internal error: a pass of %d samples a pixel in a session for passes of %d", spp, r.maxPass)
@@ -161,15 +164,13 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 		}
 		dst = s.whole
 	}
-	for y := 0; y < film.Height; y += rows {
+	for y, h := 0, 0; y < film.Height; y += h {
 		if y > 0 && ctx.Err() != nil {
 			return ctx.Err() // the launches before it are kept: a cut pass, or none
 		}
-		h := min(rows, film.Height-y)
-		if film.RowsAhead(y, y+h) {
-			continue // a cut pass's pixels it holds already
+		if h = r.nextLaunch(film, y, rows, spp); r.sampled == 0 {
+			continue // a cut pass's pixels it holds already, or stopped ones
 		}
-		r.params.Height, r.params.Y0 = uint32(h), uint32(film.Y0+y)
 		var dt time.Duration
 		var err error
 		r.launches++
@@ -262,7 +263,19 @@ type renderer struct {
 	groups   int
 	groupsAt uint32
 	ids      *buffer
+	// active, in a render that samples adaptively, lists the launch's
+	// pixels still sampling for the shaders (Params.ActivePixels); spans
+	// are the launch's sampled pixels, sampled of them (nextLaunch).
+	active  *buffer
+	spans   []span
+	sampled int
 }
+
+// span is a run of a launch's sampled pixels: n pixels from pixel (an
+// index in the launch's rows), the first of them the launch's k-th
+// sampled pixel, whose IDs (and, on the wavefronts, sums) are the
+// buffers' k-th.
+type span struct{ pixel, k, n int }
 
 // newRenderer makes what a render needs on the device: the path's
 // pipelines and the scene's buffers and acceleration structures, each
@@ -315,6 +328,11 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	}
 	if ids {
 		if r.ids, err = d.newBuffer(uint64(idBytes*n*r.maxPass), 0, memReadback, false); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Adaptive.On() {
+		if r.active, err = d.newBuffer(uint64(activeBytes*n), 0, memUpload, false); err != nil {
 			return nil, err
 		}
 	}
@@ -410,7 +428,65 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	if r.ids != nil {
 		p.IDs, p.IDsOn = r.ids.addr, 1
 	}
+	if r.active != nil {
+		p.ActivePixels = r.active.addr
+	}
 	return nil
+}
+
+// nextLaunch sets the launch of the film's rows from y (Params.Height and
+// Y0) and the pixels it samples (spans, sampled): up to rows rows and all
+// their pixels, but those a cut pass holds already; or, where pixels have
+// stopped (adaptive sampling), the rows' pixels still sampling that do
+// not hold the pass already, listed for the shaders (Params.ActivePixels,
+// ActiveCount). The wavefronts trace the listed pixels alone, their sums
+// one after another in the buffers: their launch takes as many rows as
+// its pixels still sampling fill the buffers with (the read-back buffer's
+// pixels, the paths at spp samples). It returns the launch's rows.
+func (r *renderer) nextLaunch(film *render.Film, y, rows, spp int) int {
+	w := film.Width
+	r.spans, r.sampled, r.params.ActiveCount = r.spans[:0], 0, 0
+	if film.StoppedAt == nil || r.active == nil { // (a samples AOV's counts, none stopped)
+		h := min(rows, film.Height-y)
+		r.params.Height, r.params.Y0 = uint32(h), uint32(film.Y0+y)
+		if !film.RowsAhead(y, y+h) {
+			r.spans, r.sampled = append(r.spans, span{n: w * h}), w*h
+		}
+		return h
+	}
+	capacity := w * r.plan.rows // the buffers' pixels
+	list := unsafe.Slice((*uint32)(unsafe.Pointer(&r.active.data[0])), capacity)
+	limit, fit := film.Height-y, min(capacity, r.plan.paths/max(spp, 1)) // the wavefronts': rows while the pixels fit
+	if r.wave == nil {
+		limit, fit = min(rows, limit), capacity
+	}
+	h := 0
+	for ; h < limit; h++ {
+		px0 := (y + h) * w
+		row := 0
+		for x := range w {
+			if !film.Stopped(px0+x) && !film.IsAhead(px0+x) {
+				row++
+			}
+		}
+		if r.sampled+row > fit && h > 0 { // (a row always fits: launchPlan)
+			break
+		}
+		for x := range w {
+			if px := px0 + x; !film.Stopped(px) && !film.IsAhead(px) {
+				pixel := h*w + x
+				if k := len(r.spans) - 1; k >= 0 && r.spans[k].pixel+r.spans[k].n == pixel {
+					r.spans[k].n++
+				} else {
+					r.spans = append(r.spans, span{pixel: pixel, k: r.sampled, n: 1})
+				}
+				list[r.sampled] = uint32(pixel)
+				r.sampled++
+			}
+		}
+	}
+	r.params.Height, r.params.Y0, r.params.ActiveCount = uint32(h), uint32(film.Y0+y), uint32(r.sampled)
+	return h
 }
 
 // launch renders spp samples per pixel from sample first into the
@@ -433,7 +509,10 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	defer a.free()
 	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
 	regions[0], regions[1], regions[2], regions[3] = r.pipe.raygen, r.pipe.miss, r.pipe.hit, r.pipe.clb
-	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], r.params.Width, r.params.Height, 1)
+	// The rows, or as many of them as the listed pixels take (the raygen
+	// returns past them).
+	height := (uint32(r.sampled) + r.params.Width - 1) / r.params.Width
+	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], r.params.Width, height, 1)
 	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageBottomOfPipeBit, r.times, 1)
 	d.barrier(stageRayTracing, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
@@ -446,15 +525,26 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	return d.elapsed(ts[0], ts[1], r.tick), nil
 }
 
-// addTo adds the launch's sums to the film's rows from y, and marks its
-// pixels done (a pass cut after it keeps them).
+// addTo adds the launch's sums to the film's rows from y, its sampled
+// pixels' (spans), and marks them done (a pass cut after it keeps them).
 func (r *renderer) addTo(film *render.Film, y int) {
 	// The launch's pixels; the buffer's layers are as far apart as the
-	// largest launch's.
+	// largest launch's, its light groups' as the launch's pixels in it:
+	// its rows' (the raygen writes each pixel's sums in its place), or
+	// the wavefronts' sampled pixels (their sums one after another).
 	n := int(r.params.Width * r.params.Height)
+	at := func(s span) int { return s.pixel }
+	if r.wave != nil {
+		n, at = r.sampled, func(s span) int { return s.k }
+	}
 	px0 := y * film.Width
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), len(r.film.data)/4)
-	layer := func(g, channels int) []float32 { return sums[r.filmAt[g] : int(r.filmAt[g])+channels*n] }
+	add := func(into func(px int, src []float32), from, channels int) {
+		for _, s := range r.spans {
+			a := from + channels*at(s)
+			into(px0+s.pixel, sums[a:a+channels*s.n])
+		}
+	}
 	for l, info := range render.FilmLayers {
 		g := info.GPU
 		if render.Layer(l) == render.LayerCost && r.clock {
@@ -462,41 +552,44 @@ func (r *renderer) addTo(film *render.Film, y int) {
 			film.CostUnit = "clock ticks"
 		}
 		if g >= 0 && film.Has(render.Layer(l)) {
-			film.AddPassAt(render.Layer(l), px0, layer(g, info.Channels))
+			add(func(px int, src []float32) { film.AddPassAt(render.Layer(l), px, src) }, int(r.filmAt[g]), info.Channels)
 		}
 	}
 	if len(film.Groups) == r.groups {
 		for g := range r.groups {
-			at := int(r.groupsAt) + 3*g*n
-			film.AddGroupPassAt(g, px0, sums[at:at+3*n])
+			add(func(px int, src []float32) { film.AddGroupPassAt(g, px, src) }, int(r.groupsAt)+3*g*n, 3)
 		}
 	}
 	if film.Coverage != nil && r.ids != nil {
-		r.countIDs(film, px0, n)
+		r.countIDs(film, px0)
 	}
-	film.MarkAheadRange(px0, px0+n)
 	var cost, shadow float64
-	costs, shadows := layer(layout.FilmCost, 1), layer(layout.FilmShadowRays, 1)
-	for i := 0; i < n; i++ {
-		cost += float64(costs[i])
-		shadow += float64(shadows[i])
+	for _, s := range r.spans {
+		film.MarkAheadRange(px0+s.pixel, px0+s.pixel+s.n)
+		c, sh := int(r.filmAt[layout.FilmCost])+at(s), int(r.filmAt[layout.FilmShadowRays])+at(s)
+		for i := range s.n {
+			cost += float64(sums[c+i])
+			shadow += float64(sums[sh+i])
+		}
 	}
-	camera := int64(n) * int64(r.params.Samples)
+	camera := int64(r.sampled) * int64(r.params.Samples)
 	r.rays.Camera += camera
 	r.rays.Shadow += int64(shadow)
 	r.rays.Extension += int64(cost) - int64(shadow) - camera
 }
 
 // countIDs counts the launch's IDs into the film's Cryptomatte coverage:
-// for each of its n pixels, from film pixel px0 on (but those a cut pass
-// holds already), how many of its samples first saw each instance.
-func (r *renderer) countIDs(film *render.Film, px0, n int) {
+// for each of its sampled pixels, from film pixel px0 on (but those a cut
+// pass holds already), how many of its samples first saw each instance.
+func (r *renderer) countIDs(film *render.Film, px0 int) {
 	spp := int(r.params.Samples)
-	ids := unsafe.Slice((*uint32)(unsafe.Pointer(&r.ids.data[0])), n*spp)
+	ids := unsafe.Slice((*uint32)(unsafe.Pointer(&r.ids.data[0])), r.sampled*spp)
 	var counts []uint64
-	for i := range n {
-		if px := px0 + i; !film.IsAhead(px) {
-			counts = film.Coverage.AddSamples(px, ids[i*spp:(i+1)*spp], counts)
+	for _, s := range r.spans {
+		for i := range s.n {
+			if px, k := px0+s.pixel+i, s.k+i; !film.IsAhead(px) {
+				counts = film.Coverage.AddSamples(px, ids[k*spp:(k+1)*spp], counts)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"sertrace/internal/longtest"
+	"sertrace/render"
 	"sertrace/render/internal/furnace"
 	"sertrace/render/vulkan"
 )
@@ -52,5 +53,40 @@ func TestChainedStrandHasNoBands(t *testing.T) {
 				t.Errorf("column %d of the chained strand differs from the single segment's by %.1fσ: bands at the joints", col, worst)
 			}
 		})
+	}
+}
+
+// TestFurnacesAdaptive: the furnaces read 1 (or at most 1) sampled
+// adaptively (a noise threshold, pixels checked every few samples from a
+// quarter of them): the pixels that stop keep their own samples, and those
+// still sampling take theirs alone. The quick tests run rt (every path
+// takes two and a half minutes on lavapipe; -tags long runs them).
+func TestFurnacesAdaptive(t *testing.T) {
+	d := vulkan.DeviceFor(t, vulkan.PathRT)
+	cases, err := furnace.Cases(0.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range gpuPaths(t, d) {
+		stopped := 0
+		for _, c := range cases {
+			if strings.HasPrefix(c.Name, "particle cloud") {
+				continue
+			}
+			c.Options.Adaptive = render.Adaptive{Threshold: 0.05, MinSPP: max(2, c.Options.SPP/4)}
+			t.Run(path+"/"+c.Name, func(t *testing.T) {
+				film := renderOn(t, onPath(d, path), c.Scene, c.Options)
+				res := furnace.Check(c, film)
+				n := film.Width * film.Height
+				stopped += n - film.Active()
+				t.Logf("mean %.4f ± %.4f, darkest %.4f, brightest %.4f; %d of %d pixels stopped", res.Mean, res.MeanError, res.Min, res.Max, n-film.Active(), n)
+				for _, p := range res.Problems {
+					t.Error(p)
+				}
+			})
+		}
+		if stopped == 0 {
+			t.Errorf("%s: no pixel stopped: the test checks nothing adaptive", path)
+		}
 	}
 }

@@ -12,7 +12,7 @@ var DeviceFor = deviceFor
 
 // deviceFor returns the first device that runs path, or skips the test
 // (fails it in CI, which has lavapipe), saying why each device cannot.
-func deviceFor(t *testing.T, path string) Device {
+func deviceFor(t testing.TB, path string) Device {
 	t.Helper()
 	devs, err := Devices()
 	why := []string{}

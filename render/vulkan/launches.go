@@ -15,7 +15,8 @@ import (
 // film's rows at once, else several, each of as many rows as it holds
 // (Params.Y0 the first's image row). The render's own buffers are what
 // grows with the launch: the read-back buffer of its sums and, on the
-// wavefront paths, the paths and their hits, queues and sort. They are
+// wavefront paths, the paths and their hits, queues and sort, and under
+// adaptive sampling the list of the pixels still sampling. They are
 // sized, after the scene's buffers and acceleration structures are
 // made, to the memory the device has left: VK_EXT_memory_budget's budget
 // less what the process uses where the device has it, else three
@@ -47,9 +48,14 @@ func renderExtras(opts render.Options) (groups int, ids bool) {
 	return groups, opts.Layers&render.CoverageLayers != 0
 }
 
+// groupBytes are a path's bytes of light by light group, a group;
+// idBytes a sample's bytes in the IDs buffer; activeBytes a pixel's in
+// the list of a launch's pixels still sampling (Params.ActivePixels),
+// which a render that samples adaptively uploads.
 const (
-	groupBytes = 3 * 4
-	idBytes    = 4
+	groupBytes  = 3 * 4
+	idBytes     = 4
+	activeBytes = 4
 )
 
 // filmLayout is render.GPUFilmLayout with the light groups' layers after
@@ -73,8 +79,9 @@ type launchPlan struct {
 // device's memory left holds, and as the shaders index in 32 bits. wave
 // says whether the path is a wavefront, whose paths take passes of up to
 // maxPass samples (as do the IDs of a render that counts Cryptomatte's
-// coverage). It refuses, in one line, a device that holds no launch of
-// one row.
+// coverage); a render that samples adaptively uploads a list of a
+// launch's pixels still sampling (activeBytes a pixel). It refuses, in
+// one line, a device that holds no launch of one row.
 func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, maxPass int) (launchPlan, error) {
 	w := opts.Width
 	groups, ids := renderExtras(opts)
@@ -91,6 +98,9 @@ func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, ma
 	perPixel := map[uint32]uint64{d.heapOf(memReadback): 4 * uint64(filmFloats)}
 	if ids {
 		perPixel[d.heapOf(memReadback)] += idBytes * uint64(maxPass)
+	}
+	if opts.Adaptive.On() {
+		perPixel[d.heapOf(memUpload)] += activeBytes
 	}
 	if wave {
 		perPixel[d.heapOf(memDevice)] += (wavePathBytes + groupBytes*uint64(groups)) * uint64(maxPass)

@@ -197,7 +197,7 @@ func (w *wavefront) traceRays(d *device, raygen int, push *wavefrontPush, paths 
 // staying on the device. The timestamps wait for the work before them.
 func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTimes, error) {
 	d := r.d
-	n := int(r.params.Width * r.params.Height) // the launch's pixels: the image's or its band's
+	n := r.sampled // the launch's sampled pixels: its rows' (the image's or its band's), or those listed
 	paths := n * spp
 	if paths > w.maxPaths {
 		return 0, stageTimes{}, fmt.Errorf("render failed: internal error: a launch of %d paths in buffers for %d", paths, w.maxPaths)

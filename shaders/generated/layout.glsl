@@ -434,6 +434,7 @@ struct Params {
     UintBuf counters;
     FloatBuf groupLight;
     UintBuf iDs;
+    UintBuf activePixels;
     Camera camera;
     vec3 forward;
     uint width;
@@ -464,8 +465,8 @@ struct Params {
     uint groupsAt;
     uint envLightGroup;
     uint iDsOn;
+    uint activeCount;
     uint filmAt[29];
-    uint pad;
 };
 
 struct DenoiseFilter {

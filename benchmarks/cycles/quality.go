@@ -19,6 +19,21 @@ type qualityRow struct {
 	SPP                   int     // the samples a pixel (adaptive: the most)
 	MeanSPP               float64 // the samples a pixel took on average (0: not known, Cycles' adaptive)
 	Seconds, RelMSE       float64
+	// RefNoise is the part of RelMSE that is the reference's own noise
+	// (refNoise), which Noise takes away.
+	RefNoise float64
+}
+
+// Noise is the render's own relMSE: what was measured less the
+// reference's noise (independent of the render's, they add).
+func (r qualityRow) Noise() float64 { return max(r.RelMSE-r.RefNoise, 0) }
+
+// refNoise is the relMSE a reference of refSPP samples a pixel has
+// against the converged image, from a fixed render of spp samples whose
+// relMSE against it is measured: a fixed render's relMSE goes as 1/spp,
+// and the render's and the reference's add, so measured = c/spp + c/refSPP.
+func refNoise(measured float64, spp, refSPP int) float64 {
+	return measured / (float64(refSPP)/float64(spp) + 1)
 }
 
 // compareQuality renders the scene at path with sertrace at s.SPP and with
@@ -70,15 +85,19 @@ func compareQuality(path, dir string, s settings, sertrace, blender string, refS
 	}
 	mode := fmt.Sprintf("adaptive %g", threshold)
 	rows := []qualityRow{
-		{scene, "sertrace", "fixed", s.SPP, st.MeanSPP, st.Seconds, 0},
-		{scene, "sertrace", mode, maxSPP, sa.MeanSPP, sa.Seconds, 0},
-		{scene, "Cycles", "fixed", s.CyclesSPP, float64(s.CyclesSPP), cy.Seconds, 0},
-		{scene, "Cycles", mode, maxSPP, 0, ca.Seconds, 0},
+		{scene, "sertrace", "fixed", s.SPP, st.MeanSPP, st.Seconds, 0, 0},
+		{scene, "sertrace", mode, maxSPP, sa.MeanSPP, sa.Seconds, 0, 0},
+		{scene, "Cycles", "fixed", s.CyclesSPP, float64(s.CyclesSPP), cy.Seconds, 0, 0},
+		{scene, "Cycles", mode, maxSPP, 0, ca.Seconds, 0, 0},
 	}
 	for i, pair := range [][2]string{{"sertrace", "sertrace-ref"}, {"sertrace-adaptive", "sertrace-ref"}, {"cycles", "cycles-ref"}, {"cycles-adaptive", "cycles-ref"}} {
 		if rows[i].RelMSE, err = relMSE(img(pair[0]), img(pair[1])); err != nil {
 			return nil, err
 		}
+	}
+	for _, i := range []int{0, 2} { // each renderer's reference, from its fixed render
+		e := refNoise(rows[i].RelMSE, rows[i].SPP, refSPP)
+		rows[i].RefNoise, rows[i+1].RefNoise = e, e
 	}
 	return rows, nil
 }
@@ -115,23 +134,23 @@ func relMSE(path, ref string) (float64, error) {
 // against sertrace's of the same scene (lower: less noise for the time).
 func reportQuality(s settings, blender string, refSPP int, rows []qualityRow) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CPU: %s, %d threads for both. %s. %dx%d, max depth %d (Cycles: %d bounces), box filter, no denoising or clamping; references at %d samples a pixel, each renderer's own. relMSE = mean (x − ref)² / (ref² + 0.01) over pixels and channels; times exclude the scene import.\n\n",
+	fmt.Fprintf(&b, "CPU: %s, %d threads for both. %s. %dx%d, max depth %d (Cycles: %d bounces), box filter, no denoising or clamping; references at %d samples a pixel, each renderer's own. relMSE = mean (x − ref)² / (ref² + 0.01) over pixels and channels, measured; the render's own is that less the reference's noise (estimated from the fixed render: relMSE goes as 1/spp), and the product is of it; times exclude the scene import.\n\n",
 		cpu.ModelName(), s.Threads, blender, s.Width, s.Height, s.MaxDepth, s.MaxDepth-1, refSPP)
-	b.WriteString("| scene | renderer | mode | spp (adaptive: most) | mean spp | seconds | relMSE | relMSE × seconds | against sertrace's |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| scene | renderer | mode | spp (adaptive: most) | mean spp | seconds | relMSE measured | reference's noise | relMSE | relMSE × seconds | against sertrace's |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	base := map[string]float64{}
 	for _, r := range rows {
 		if r.Renderer == "sertrace" && r.Mode == "fixed" {
-			base[r.Scene] = r.RelMSE * r.Seconds
+			base[r.Scene] = r.Noise() * r.Seconds
 		}
 	}
 	for _, r := range rows {
-		p := r.RelMSE * r.Seconds
+		p := r.Noise() * r.Seconds
 		mean := "—"
 		if r.MeanSPP > 0 {
 			mean = fmt.Sprintf("%.1f", r.MeanSPP)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %.2f | %.3g | %.3g | %.2f |\n", r.Scene, r.Renderer, r.Mode, r.SPP, mean, r.Seconds, r.RelMSE, p, p/base[r.Scene])
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %.2f | %.3g | %.2g | %.3g | %.3g | %.2f |\n", r.Scene, r.Renderer, r.Mode, r.SPP, mean, r.Seconds, r.RelMSE, r.RefNoise, r.Noise(), p, p/base[r.Scene])
 	}
 	return b.String()
 }

@@ -34,3 +34,18 @@ func TestRelMSE(t *testing.T) {
 		t.Errorf("relMSE %v (%v), want %v", v, err, want)
 	}
 }
+
+// TestRefNoise: a fixed render of 64 samples measured against a
+// reference of 4096 holds 64/4096 of the reference's noise besides its
+// own: c/64 + c/4096 measured, c/4096 the reference's.
+func TestRefNoise(t *testing.T) {
+	c := 0.064
+	measured := c/64 + c/4096
+	if got, want := refNoise(measured, 64, 4096), c/4096; math.Abs(got-want) > 1e-15 {
+		t.Errorf("refNoise %v, want %v", got, want)
+	}
+	r := qualityRow{RelMSE: measured, RefNoise: c / 4096}
+	if math.Abs(r.Noise()-c/64) > 1e-15 {
+		t.Errorf("the render's own noise %v, want %v", r.Noise(), c/64)
+	}
+}

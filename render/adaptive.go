@@ -154,19 +154,33 @@ func (f *Film) pixelError(px int) float64 {
 // neighbour's (the 3×3 pixels about it, within its strip of NeighbourRows
 // rows) that is still sampling, is below threshold: they hold the film's
 // Samples. Every pixel holds Samples (no pass in flight). It returns how
-// many pixels stopped.
-func (f *Film) Converge(threshold float32) int {
+// many pixels stopped and a forecast of the samples the others will take
+// yet, of at most spp a pixel (the time left's): a pixel's error falls
+// as 1/√n, so one of error e after n samples reaches the threshold T
+// after n·(e/T)², and it samples until its neighbours' do too.
+func (f *Film) Converge(threshold float32, spp int) (stopped int, left float64) {
 	w, h := f.Width, f.Height
 	if f.StoppedAt == nil {
 		f.StoppedAt = make([]uint32, w*h)
 	}
-	// Pass 1: which pixels still sampling are noisy. Pass 2: a pixel stops
-	// where no pixel about it is noisy.
-	noisy := make([]bool, w*h)
-	for px := range noisy {
-		noisy[px] = !f.Stopped(px) && !(f.pixelError(px) < float64(threshold))
+	// Pass 1: the samples each pixel still sampling needs (at most spp;
+	// noisy where more than it has). Pass 2: a pixel stops where no pixel
+	// about it is noisy, and samples as long as the neediest.
+	n := float64(f.Samples)
+	need := make([]float32, w*h)
+	for px := range need {
+		if f.Stopped(px) {
+			continue
+		}
+		switch e := f.pixelError(px) / float64(threshold); {
+		case e < 1:
+			need[px] = float32(n * e * e) // clean: no more
+		case n*e*e < float64(spp):
+			need[px] = float32(max(n*e*e, n+1))
+		default: // infinite and NaN errors too
+			need[px] = float32(spp)
+		}
 	}
-	stopped := 0
 	for y := range h {
 		strip := (f.Y0 + y) / NeighbourRows
 		for x := range w {
@@ -174,25 +188,24 @@ func (f *Film) Converge(threshold float32) int {
 			if f.Stopped(px) {
 				continue
 			}
-			keep := false
-			for yy := max(y-1, 0); yy <= min(y+1, h-1) && !keep; yy++ {
+			most := float32(0)
+			for yy := max(y-1, 0); yy <= min(y+1, h-1); yy++ {
 				if (f.Y0+yy)/NeighbourRows != strip {
 					continue
 				}
 				for xx := max(x-1, 0); xx <= min(x+1, w-1); xx++ {
-					if noisy[yy*w+xx] {
-						keep = true
-						break
-					}
+					most = max(most, need[yy*w+xx])
 				}
 			}
-			if !keep {
-				f.StoppedAt[px] = uint32(f.Samples)
-				stopped++
+			if most > float32(n) {
+				left += float64(min(most, float32(spp))) - n
+				continue
 			}
+			f.StoppedAt[px] = uint32(f.Samples)
+			stopped++
 		}
 	}
-	return stopped
+	return stopped, left
 }
 
 // stoppedWhole reports whether a film's stopped pixels are well formed

@@ -100,8 +100,15 @@ func TestConvergeKeepsNoisyNeighbourhoods(t *testing.T) {
 	}
 	f.Sums[LayerLumSq].Fixed[noisy] = 0
 	set(noisy, 0, 4, 0, 0)
-	if stopped := f.Converge(0.01); stopped != w*h-6 {
+	stopped, left := f.Converge(0.01, 1<<20)
+	if stopped != w*h-6 {
 		t.Errorf("%d pixels stopped, want all but the noisy one and its 5 neighbours in its strip", stopped)
+	}
+	// The noisy pixel's error: samples 0, 4, 0, 0 have mean 1, variance
+	// 4, a standard error of 1: 100 times the threshold, reached after
+	// 4·100² samples, by it and its neighbours.
+	if want := 6 * (4*100*100/(1+1e-4)/(1+1e-4) - 4); math.Abs(left-want) > 1e-3*want {
+		t.Errorf("forecast %v samples left, want %v", left, want)
 	}
 	for px := range w * h {
 		x, y := px%w, px/w

@@ -308,6 +308,9 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 	_, end := opts.SampleRange()
 	renderStart := time.Now()
 	resumed := film.Samples
+	// Adaptive: the samples the last check forecast the pixels still
+	// sampling would take yet (−1: no check yet), and those taken then.
+	forecast, takenAtCheck := -1.0, 0.0
 	for spp := 1; film.First+film.Samples < end; spp *= 2 {
 		if err = ctx.Err(); err != nil {
 			break
@@ -333,10 +336,14 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 		var passDone func(float64)
 		if progress != nil {
 			// The samples taken against those taken and still to take
-			// where pixels still sample (adaptive: at most).
+			// where pixels still sample: all of theirs, or as the last
+			// check forecast (adaptive), less what was taken since.
 			done, active, n := film.SamplesTaken(), float64(film.Active()), float64(spp)
-			total := done + active*float64(end-film.First-film.Samples)
-			passDone = func(f float64) { progress((done + active*n*f) / total) }
+			rest := active * float64(end-film.First-film.Samples)
+			if forecast >= 0 {
+				rest = min(rest, max(forecast-(done-takenAtCheck), active*n))
+			}
+			passDone = func(f float64) { progress((done + active*n*f) / (done + rest)) }
 		}
 		err = s.Pass(ctx, film.First+film.Samples, spp, film, passDone)
 		film.SumGroups()
@@ -346,7 +353,8 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 		}
 		film.endPass()
 		if opts.Adaptive.CheckAt(film.Samples, opts.SPP) {
-			film.Converge(opts.Adaptive.Threshold)
+			_, forecast = film.Converge(opts.Adaptive.Threshold, opts.SPP)
+			takenAtCheck = film.SamplesTaken()
 			if film.Active() == 0 {
 				film.Samples = end - film.First // every pixel stopped: the render is done
 			}

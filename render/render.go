@@ -345,19 +345,25 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 			}
 			passDone = func(f float64) { progress((done + active*n*f) / (done + rest)) }
 		}
+		before := film.Samples
 		err = s.Pass(ctx, film.First+film.Samples, spp, film, passDone)
 		film.SumGroups()
 		if err != nil {
-			film.cutPass()
-			break
+			film.cutPass() // which counts it whole where every pixel finished it
+		} else {
+			film.endPass()
 		}
-		film.endPass()
-		if opts.Adaptive.CheckAt(film.Samples, opts.SPP) {
+		// A pass that ended whole, cancelled or not, is checked: a film
+		// kept at a check's count has been checked.
+		if film.Samples > before && opts.Adaptive.CheckAt(film.Samples, opts.SPP) {
 			_, forecast = film.Converge(opts.Adaptive.Threshold, opts.SPP)
 			takenAtCheck = film.SamplesTaken()
 			if film.Active() == 0 {
 				film.Samples = end - film.First // every pixel stopped: the render is done
 			}
+		}
+		if err != nil {
+			break
 		}
 		if opts.AfterPass != nil && film.First+film.Samples < end {
 			opts.AfterPass(film)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
@@ -95,6 +96,24 @@ func TestAdaptiveIsAPureFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFilm(t, "resumed", whole, &resumed, 0)
+
+	// Cancelled as a pass that ends on a check completes (every tile
+	// done, the pass counted whole): the check is made before the film is
+	// kept, as an uncut render makes it.
+	for _, k := range []int{4, 5, 6} { // the passes ending at 8 (the first check), 12 and 16 samples
+		film := render.NewFilm(opts.Width, opts.Height)
+		if _, err := render.Render(context.Background(), cancelAfter{Backend{}, k}, sc, opts, film, nil); err == nil || film.Cut() {
+			t.Fatalf("cancelled after pass %d: %v, %s", k, err, film.SamplesHeld())
+		}
+		if film.StoppedAt == nil {
+			t.Fatalf("cancelled as pass %d ended at a check (%s): no pixel was checked", k, film.SamplesHeld())
+		}
+		film.Partial = false
+		if _, err := render.Render(context.Background(), Backend{}, sc, opts, film, nil); err != nil {
+			t.Fatal(err)
+		}
+		sameFilm(t, fmt.Sprintf("cancelled as pass %d ended, resumed", k), whole, film, 0)
+	}
 
 	for _, rows := range []int{16, 32} {
 		_, err := render.RenderBands(context.Background(), Backend{}, sc, opts, render.AllLayers, rows, func(band *render.Film) error {
@@ -214,4 +233,32 @@ func TestAdaptiveFurnace(t *testing.T) {
 		t.Errorf("the sphere's pixels took %.1f samples on average, of %d: too few stopped for the test to mean anything", taken, opts.SPP)
 	}
 	t.Logf("the sphere's pixels took %.1f samples on average", taken)
+}
+
+// cancelAfter is a backend whose sessions' k-th pass renders whole and
+// then says it was cancelled, as a cancellation arriving as the pass's
+// last tile ends does.
+type cancelAfter struct {
+	render.Backend
+	k int
+}
+
+func (c cancelAfter) Prepare(ctx context.Context, sc *scene.Scene, opts render.Options) (render.Session, error) {
+	s, err := c.Backend.Prepare(ctx, sc, opts)
+	return &cancelSession{Session: s, k: c.k}, err
+}
+
+type cancelSession struct {
+	render.Session
+	k, passes int
+}
+
+func (s *cancelSession) Pass(ctx context.Context, first, n int, film *render.Film, progress func(float64)) error {
+	if err := s.Session.Pass(ctx, first, n, film, progress); err != nil {
+		return err
+	}
+	if s.passes++; s.passes == s.k {
+		return context.Canceled
+	}
+	return nil
 }

@@ -378,6 +378,51 @@ func (f *Film) addPassTo(dst *LayerSums, channels, px0 int, src []float32) {
 // parallelAdd is the length from which AddPass adds on every core.
 const parallelAdd = 1 << 16
 
+// PassRun is a run of N pixels of a pass's sums (a GPU launch's listed
+// pixels: adaptive sampling): the film's pixels from Pixel on, whose sums
+// are the source's pixels from From on.
+type PassRun struct{ Pixel, From, N int }
+
+// AddPassRuns is AddPassAt of each run of src, a layer's sums of the runs'
+// pixels: on every core where there are many.
+func (f *Film) AddPassRuns(l Layer, runs []PassRun, src []float32) {
+	f.addRunsTo(&f.Sums[l], FilmLayers[l].Channels, runs, src)
+}
+
+// AddGroupPassRuns is AddPassRuns of light group g's sums.
+func (f *Film) AddGroupPassRuns(g int, runs []PassRun, src []float32) {
+	f.addRunsTo(&f.Groups[g], 3, runs, src)
+}
+
+// addRunsTo is AddPassRuns into dst, a layer of channels a pixel.
+func (f *Film) addRunsTo(dst *LayerSums, channels int, runs []PassRun, src []float32) {
+	values := 0
+	for _, r := range runs {
+		values += channels * r.N
+	}
+	if dst.Len() == 0 {
+		return
+	}
+	if dst.Plain != nil || values < parallelAdd {
+		for _, r := range runs {
+			f.addPassTo(dst, channels, r.Pixel, src[channels*r.From:channels*(r.From+r.N)])
+		}
+		return
+	}
+	// Each element's sum is its own integer: cores take a share of the
+	// runs.
+	parallelRanges(len(runs), func(from, to int) {
+		for _, r := range runs[from:to] {
+			for i, v := range src[channels*r.From : channels*(r.From+r.N)] {
+				if !f.IsAhead(r.Pixel + i/channels) {
+					hi, lo := dst.quantize(v)
+					dst.addAtShared(channels*r.Pixel+i, hi, lo)
+				}
+			}
+		}
+	})
+}
+
 // Add adds the sums of o, a film of the same size, to f's: exactly on the
 // exact layers. The sample counts are the caller's to keep.
 func (f *Film) Add(o *Film) error {

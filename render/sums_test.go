@@ -213,3 +213,48 @@ func TestAddPassOnEveryCoreIsExact(t *testing.T) {
 		t.Error("added on every core, the sums differ from one sample at a time")
 	}
 }
+
+// TestAddPassRunsAddsAsAddPassAt: runs of a pass's sums added on every
+// core (many of them) give the film's sums bit for bit as the runs added
+// one by one, high words and pixels marked ahead included.
+func TestAddPassRunsAddsAsAddPassAt(t *testing.T) {
+	const w, h = 512, 256
+	rng := rand.New(rand.NewPCG(3, 4))
+	var runs []PassRun
+	from := 0
+	for px := 0; px < w*h; {
+		n := 1 + rng.IntN(300)
+		n = min(n, w*h-px)
+		if rng.IntN(3) > 0 { // the others are stopped pixels: no run
+			runs = append(runs, PassRun{Pixel: px, From: from, N: n})
+			from += n
+		}
+		px += n + rng.IntN(40)
+	}
+	src := make([]float32, 3*from)
+	for i := range src {
+		src[i] = rng.Float32() * 4
+		if rng.IntN(1000) == 0 {
+			src[i] = 3e9 // a carry into the high word
+		}
+	}
+	a, b := NewFilmOf(w, h, BaseLayers), NewFilmOf(w, h, BaseLayers)
+	for _, f := range []*Film{a, b} {
+		f.AheadPixels = make([]uint64, (w*h+63)/64)
+		for px := 0; px < w*h; px += 7 {
+			f.MarkAhead(px)
+		}
+	}
+	if 3*from < parallelAdd {
+		t.Fatalf("%d values: under the parallel add's %d", 3*from, parallelAdd)
+	}
+	for range 2 { // twice: carries where the first pass did not
+		a.AddPassRuns(LayerBeauty, runs, src)
+		for _, r := range runs {
+			b.AddPassAt(LayerBeauty, r.Pixel, src[3*r.From:3*(r.From+r.N)])
+		}
+	}
+	if !a.Sums[LayerBeauty].Equal(&b.Sums[LayerBeauty]) || len(a.Sums[LayerBeauty].High) == 0 {
+		t.Errorf("the runs' sums differ from AddPassAt's (%d high words)", len(a.Sums[LayerBeauty].High))
+	}
+}

@@ -269,6 +269,7 @@ type renderer struct {
 	active  *buffer
 	spans   []span
 	sampled int
+	runs    []render.PassRun // the spans as the film adds them (addTo)
 }
 
 // span is a run of a launch's sampled pixels: n pixels from pixel (an
@@ -539,11 +540,9 @@ func (r *renderer) addTo(film *render.Film, y int) {
 	}
 	px0 := y * film.Width
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), len(r.film.data)/4)
-	add := func(into func(px int, src []float32), from, channels int) {
-		for _, s := range r.spans {
-			a := from + channels*at(s)
-			into(px0+s.pixel, sums[a:a+channels*s.n])
-		}
+	r.runs = r.runs[:0]
+	for _, s := range r.spans {
+		r.runs = append(r.runs, render.PassRun{Pixel: px0 + s.pixel, From: at(s), N: s.n})
 	}
 	for l, info := range render.FilmLayers {
 		g := info.GPU
@@ -552,12 +551,12 @@ func (r *renderer) addTo(film *render.Film, y int) {
 			film.CostUnit = "clock ticks"
 		}
 		if g >= 0 && film.Has(render.Layer(l)) {
-			add(func(px int, src []float32) { film.AddPassAt(render.Layer(l), px, src) }, int(r.filmAt[g]), info.Channels)
+			film.AddPassRuns(render.Layer(l), r.runs, sums[r.filmAt[g]:])
 		}
 	}
 	if len(film.Groups) == r.groups {
 		for g := range r.groups {
-			add(func(px int, src []float32) { film.AddGroupPassAt(g, px, src) }, int(r.groupsAt)+3*g*n, 3)
+			film.AddGroupPassRuns(g, r.runs, sums[int(r.groupsAt)+3*g*n:])
 		}
 	}
 	if film.Coverage != nil && r.ids != nil {

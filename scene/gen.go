@@ -24,6 +24,7 @@ var Generators = map[string]struct {
 	"strands":       {"five strands under a sun, close up: straight, bent and crossing, the hair comparison's scene", Strands},
 	"particles":     {"tens of thousands of spheres of varied radii and materials in a volume", Particles},
 	"hairy-cornell": {"a Cornell box holding a hair ball and a particle cloud, many materials", HairyCornell},
+	"many-lights":   {"a room lit by 256 small lamps of varied colours, powers and heights: spheres and panels", ManyLights},
 }
 
 // GeneratorNames lists the generators in order.

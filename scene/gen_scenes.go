@@ -216,3 +216,75 @@ func HairyCornell() *gltf.Document {
 	b.points("particles", c, rad, mats, m)
 	return b.doc
 }
+
+// ManyLights is a room open at the top and front, lit only by 256 small
+// lights of varied colours and powers at varied heights: 240 emissive
+// spheres and 16 one-sided square lamps facing down, among a few boxes.
+// Choosing lights by power alone wastes most shadow rays on far lights;
+// the light tree's scene.
+func ManyLights() *gltf.Document {
+	b := newBuilder(7)
+	const half = 8
+	floor := b.material("floor", [3]float64{0.5, 0.5, 0.5}, 0, 0.8)
+	walls := []int{
+		b.material("back wall", [3]float64{0.7, 0.7, 0.65}, 0, 1),
+		b.material("left wall", [3]float64{0.65, 0.35, 0.3}, 0, 1),
+		b.material("right wall", [3]float64{0.3, 0.4, 0.65}, 0, 1),
+	}
+	b.quad("floor", [3]float32{-half, 0, half}, [3]float32{2 * half, 0, 0}, [3]float32{0, 0, -2 * half}, floor)
+	b.quad("back wall", [3]float32{-half, 0, -half}, [3]float32{2 * half, 0, 0}, [3]float32{0, 5, 0}, walls[0])
+	b.quad("left wall", [3]float32{-half, 0, half}, [3]float32{0, 0, -2 * half}, [3]float32{0, 5, 0}, walls[1])
+	b.quad("right wall", [3]float32{half, 0, -half}, [3]float32{0, 0, 2 * half}, [3]float32{0, 5, 0}, walls[2])
+	white := b.material("boxes", [3]float64{0.75, 0.75, 0.75}, 0, 0.9)
+	metal := b.material("metal box", [3]float64{0.9, 0.8, 0.6}, 1, 0.3)
+	var boxes []Bounds // each box's bounds, turned any way about y
+	for i := range 6 {
+		s := [3]float32{0.6 + 1.2*b.rng.Float32(), 0.5 + 2*b.rng.Float32(), 0.6 + 1.2*b.rng.Float32()}
+		t := [3]float64{-6 + 12*b.rng.Float64(), float64(s[1]) / 2, -6 + 10*b.rng.Float64()}
+		m := white
+		if i == 0 {
+			m = metal
+		}
+		b.box(fmt.Sprintf("box %d", i), s, m, &gltf.Node{Translation: t, Rotation: yRotation(90 * b.rng.Float64())})
+		r := float32(math.Hypot(float64(s[0]), float64(s[2]))) / 2
+		boxes = append(boxes, Bounds{Min: Vec3{float32(t[0]) - r, 0, float32(t[2]) - r}, Max: Vec3{float32(t[0]) + r, s[1], float32(t[2]) + r}})
+	}
+	inBox := func(c Vec3, r float32) bool {
+		for _, bx := range boxes {
+			if c.X+r > bx.Min.X && c.X-r < bx.Max.X && c.Y-r < bx.Max.Y && c.Z+r > bx.Min.Z && c.Z-r < bx.Max.Z {
+				return true
+			}
+		}
+		return false
+	}
+	// Sixteen emitters: eight hues at two strengths a decade apart.
+	var lamps []int
+	for i := range 16 {
+		h := float64(i%8) / 8 * 2 * math.Pi
+		c := [3]float64{0.6 + 0.4*math.Cos(h), 0.6 + 0.4*math.Cos(h-2*math.Pi/3), 0.6 + 0.4*math.Cos(h+2*math.Pi/3)}
+		lamps = append(lamps, b.emissive(fmt.Sprintf("lamp %d", i), c, 4*math.Pow(10, float64(i/8))))
+	}
+	const spheres = 240
+	centers, radii := make([][3]float32, spheres), make([]float32, spheres)
+	which := make([]int, spheres)
+	for i := range spheres {
+		radii[i] = float32(0.03 * math.Pow(4, b.rng.Float64())) // 3 to 12 cm
+		for {
+			c := Vec3{(half - 0.5) * (2*b.rng.Float32() - 1), 0.3 + 4.2*b.rng.Float32(), (half - 0.5) * (2*b.rng.Float32() - 1)}
+			if !inBox(c, radii[i]) {
+				centers[i] = c.Array()
+				break
+			}
+		}
+		which[i] = lamps[b.rng.IntN(len(lamps))]
+	}
+	b.points("lamps", centers, radii, lamps, func(i int) int { return which[i] })
+	for i := range 16 {
+		s := float32(0.2 + 0.2*b.rng.Float32())
+		c := [3]float32{(half - 1) * (2*b.rng.Float32() - 1), 2 + 3*b.rng.Float32(), (half - 1) * (2*b.rng.Float32() - 1)}
+		// Facing down: u × v = (s, 0, 0) × (0, 0, s) points to −y.
+		b.quad(fmt.Sprintf("panel %d", i), c, [3]float32{s, 0, 0}, [3]float32{0, 0, s}, lamps[b.rng.IntN(len(lamps))])
+	}
+	b.camera("camera", 0.9, Vec3{0, 3.5, 12}, Vec3{0, 1, -1})
+	return b.doc
+}

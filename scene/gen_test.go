@@ -20,6 +20,7 @@ func TestGeneratedScenesRoundTrip(t *testing.T) {
 		"particles":     {spheres: 30000, emissive: 1, minMaterials: 8},
 		"strands":       {segments: 5 * 16, hairMaterials: 2, minMaterials: 2, minStrands: 2},
 		"hairy-cornell": {spheres: 6000, segments: 2400 * 24, hairMaterials: 2, emissive: 2, minMaterials: 20, minStrands: 1000, closed: true},
+		"many-lights":   {spheres: 240, emissive: 16, minMaterials: 22},
 	}
 	for _, name := range GeneratorNames() {
 		t.Run(name, func(t *testing.T) {

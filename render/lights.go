@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"math"
 
 	"sertrace/render/layout"
@@ -23,20 +24,51 @@ type LightEntry struct {
 	Instance int32
 	Index    int32   // triangle, sphere or punctual light
 	Area     float32 // world area of a triangle or sphere
+	Trail    uint32  // its way from the light tree's root (layout.LightEntry.Trail)
+}
+
+// LightSampler is how next-event estimation chooses a light
+// (--light-sampler).
+type LightSampler string
+
+const (
+	// LightSamplerTree (the zero value, the default) chooses the bounded
+	// lights by a light tree, by their estimated contribution at the
+	// shading point; the infinite ones (the environment, directional
+	// lights) by power against the tree's.
+	LightSamplerTree LightSampler = ""
+	// LightSamplerPower chooses every light by its estimated power alone.
+	LightSamplerPower LightSampler = "power"
+)
+
+// ParseLightSampler resolves --light-sampler: tree (or empty) or power.
+func ParseLightSampler(s string) (LightSampler, error) {
+	switch s {
+	case "", "tree":
+		return LightSamplerTree, nil
+	case "power":
+		return LightSamplerPower, nil
+	}
+	return "", fmt.Errorf("unknown light sampler %q (tree or power)", s)
 }
 
 // LightTable is what every backend samples lights from, so they pick the
-// same lights with the same random numbers: an alias table over every
-// emissive triangle and sphere, punctual light and the environment, in proportion to
-// their estimated power. glTF's photometric light units are used as
-// relative radiometric ones.
+// same lights with the same random numbers. Its entries are every
+// emissive triangle and sphere and punctual light, then the infinite
+// lights (directional lights, the environment); an alias table chooses by
+// estimated power (glTF's photometric light units used as relative
+// radiometric ones) between the infinite lights and the light tree over
+// the bounded ones, which chooses among them by their estimated
+// contribution at the shading point (kernel.PickLight). With power
+// sampling, or fewer than two bounded lights, there is no tree: every
+// light is a column of its own.
 type LightTable struct {
 	Entries    []LightEntry
-	Prob       []float32 // alias table: keep probability
-	Alias      []int32
-	Pdf        []float32 // selection probability of each entry
-	FirstLight []int32   // per instance, the entry of its triangle or sphere 0, or −1
-	EnvIndex   int32     // −1: no environment light
+	Columns    []layout.LightColumn // the alias table
+	Pdf        []float32            // per entry: the probability of its column (the tree's, for its lights)
+	Tree       []layout.LightNode   // the light tree (BuildLightTree); empty: none
+	FirstLight []int32              // per instance, the entry of its triangle or sphere 0, or −1
+	EnvIndex   int32                // −1: no environment light
 }
 
 // EnvironmentPower is the average luminance arriving from an environment:
@@ -50,10 +82,11 @@ func EnvironmentPower(env *EnvMap, color scene.Vec3) float32 {
 }
 
 // NewLightTable builds the light table of a scene whose environment has
-// the given power (EnvironmentPower).
-func NewLightTable(sc *scene.Scene, envPower float32) *LightTable {
+// the given power (EnvironmentPower), choosing lights as sampler says.
+func NewLightTable(sc *scene.Scene, envPower float32, sampler LightSampler) *LightTable {
 	ls := &LightTable{FirstLight: make([]int32, len(sc.Instances)), EnvIndex: -1}
 	var power []float64
+	var bounds []LightBounds // per bounded entry
 	for i, in := range sc.Instances {
 		ls.FirstLight[i] = -1
 		mat := &sc.Materials[in.Material]
@@ -81,6 +114,9 @@ func NewLightTable(sc *scene.Scene, envPower float32) *LightTable {
 				}
 				ls.Entries = append(ls.Entries, LightEntry{Kind: LightSphere, Instance: int32(i), Index: int32(k), Area: a})
 				power = append(power, math.Pi*float64(a)*float64(lum))
+				box := scene.EmptyBounds()
+				box.ExtendBall(w.Point(set.Centers[k]), r*scale)
+				bounds = append(bounds, LightBounds{Box: box, Phi: power[len(power)-1], Axis: [3]float64{0, 0, 1}, CosO: -1, CosE: 0})
 			}
 			continue
 		}
@@ -93,56 +129,126 @@ func NewLightTable(sc *scene.Scene, envPower float32) *LightTable {
 		if mat.DoubleSided {
 			sides = 2
 		}
+		inv := AffineInverse(in.Transform)
 		for t := 0; t < m.TriangleCount(); t++ {
-			p0, p1, p2 := w.Point(m.Positions[m.Indices[3*t]]), w.Point(m.Positions[m.Indices[3*t+1]]), w.Point(m.Positions[m.Indices[3*t+2]])
+			o0, o1, o2 := m.Positions[m.Indices[3*t]], m.Positions[m.Indices[3*t+1]], m.Positions[m.Indices[3*t+2]]
+			p0, p1, p2 := w.Point(o0), w.Point(o1), w.Point(o2)
 			a := p1.Sub(p0).Cross(p2.Sub(p0)).Length() / 2
 			ls.Entries = append(ls.Entries, LightEntry{Kind: LightTriangle, Instance: int32(i), Index: int32(t), Area: a})
 			power = append(power, math.Pi*sides*float64(a)*float64(lum))
+			box := scene.EmptyBounds()
+			box.Extend(p0)
+			box.Extend(p1)
+			box.Extend(p2)
+			bounds = append(bounds, LightBounds{Box: box, Phi: power[len(power)-1], Axis: frontNormal(&inv, o1.Sub(o0).Cross(o2.Sub(o0))),
+				CosO: 1, CosE: 0, TwoSided: mat.DoubleSided})
 		}
 	}
 	radius := float64(sc.Bounds.Max.Sub(sc.Bounds.Min).Length() / 2)
 	if sc.Bounds.Empty() {
 		radius = 1
 	}
-	for k, l := range sc.Lights {
-		i := float64(l.Intensity * luminance3(l.Color.X, l.Color.Y, l.Color.Z))
-		p := 4 * math.Pi * i
-		switch l.Kind {
-		case scene.SpotLight:
-			p = 2 * math.Pi * (1 - math.Cos(float64(l.OuterCone))) * i
-		case scene.DirectionalLight:
-			p = math.Pi * radius * radius * i
+	punctual := func(directional bool) {
+		for k, l := range sc.Lights {
+			if (l.Kind == scene.DirectionalLight) != directional {
+				continue
+			}
+			i := float64(l.Intensity * luminance3(l.Color.X, l.Color.Y, l.Color.Z))
+			lb := LightBounds{Phi: 4 * math.Pi * i, Axis: [3]float64{0, 0, 1}, CosO: -1, CosE: 0}
+			switch l.Kind {
+			case scene.SpotLight:
+				d := l.Direction.Normalize()
+				lb.Phi = 2 * math.Pi * (1 - math.Cos(float64(l.OuterCone))) * i
+				lb.Axis, lb.CosO, lb.CosE = [3]float64{float64(d.X), float64(d.Y), float64(d.Z)}, 1, math.Cos(float64(l.OuterCone))
+			case scene.DirectionalLight:
+				lb.Phi = math.Pi * radius * radius * i
+			}
+			lb.Box = scene.Bounds{Min: l.Position, Max: l.Position}
+			ls.Entries = append(ls.Entries, LightEntry{Kind: LightPunctual, Index: int32(k)})
+			power = append(power, lb.Phi)
+			if !directional {
+				bounds = append(bounds, lb)
+			}
 		}
-		ls.Entries = append(ls.Entries, LightEntry{Kind: LightPunctual, Index: int32(k)})
-		power = append(power, p)
 	}
+	punctual(false)
+	bounded := len(ls.Entries)
+	punctual(true)
 	if envPower > 0 {
 		ls.EnvIndex = int32(len(ls.Entries))
 		ls.Entries = append(ls.Entries, LightEntry{Kind: LightEnvironment})
 		power = append(power, 4*math.Pi*math.Pi*radius*radius*float64(envPower))
 	}
-	ls.BuildAlias(power)
+	var tree []int32 // the bounded lights that give light
+	for k := range bounded {
+		if power[k] > 0 {
+			tree = append(tree, int32(k))
+		}
+	}
+	if sampler == LightSamplerPower || len(tree) < 2 {
+		ls.Columns, ls.Pdf = BuildAlias(power)
+	} else {
+		// One column for the tree, with the bounded lights' power, then
+		// one for each infinite light.
+		var treePower float64
+		for _, k := range tree {
+			treePower += power[k]
+		}
+		cols, pdf := BuildAlias(append([]float64{treePower}, power[bounded:]...))
+		ls.Columns = cols
+		ls.Columns[0].Entry = -1
+		for c := 1; c < len(cols); c++ {
+			ls.Columns[c].Entry = int32(bounded + c - 1)
+		}
+		ls.Pdf = make([]float32, len(power))
+		for _, k := range tree {
+			ls.Pdf[k] = pdf[0]
+		}
+		copy(ls.Pdf[bounded:], pdf[1:])
+		var trails []uint32
+		ls.Tree, trails = BuildLightTree(bounds, tree)
+		for _, k := range tree {
+			ls.Entries[k].Trail = trails[k]
+		}
+	}
+	if ls.Columns == nil {
+		ls.Entries = nil // no power at all: no lights
+	}
 	return ls
 }
 
-// BuildAlias makes Vose's alias table over the entries' powers; entries
-// with no power are never picked. With no power at all, the table is empty.
-func (ls *LightTable) BuildAlias(power []float64) {
+// frontNormal is the unit world normal of an object-space face normal n
+// (unnormalised) as Shade decides a face's front: by the normal matrix,
+// the transpose of the world-to-object transform inv.
+func frontNormal(inv *Affine, n scene.Vec3) [3]float64 {
+	x := float64(inv[0])*float64(n.X) + float64(inv[4])*float64(n.Y) + float64(inv[8])*float64(n.Z)
+	y := float64(inv[1])*float64(n.X) + float64(inv[5])*float64(n.Y) + float64(inv[9])*float64(n.Z)
+	z := float64(inv[2])*float64(n.X) + float64(inv[6])*float64(n.Y) + float64(inv[10])*float64(n.Z)
+	l := math.Sqrt(x*x + y*y + z*z)
+	if !(l > 0) {
+		return [3]float64{0, 0, 1} // a degenerate triangle: never sampled
+	}
+	return [3]float64{x / l, y / l, z / l}
+}
 
+// BuildAlias makes Vose's alias table over the columns' powers, each
+// column its own entry, and the probability of each; columns with no power
+// are never picked. With no power at all, there is no table (nil).
+func BuildAlias(power []float64) ([]layout.LightColumn, []float32) {
 	n := len(power)
-	ls.Prob, ls.Alias, ls.Pdf = make([]float32, n), make([]int32, n), make([]float32, n)
 	var total float64
 	for _, p := range power {
 		total += p
 	}
-	if total <= 0 {
-		ls.Entries = nil
-		return
+	if !(total > 0) {
+		return nil, make([]float32, n)
 	}
+	cols, pdf := make([]layout.LightColumn, n), make([]float32, n)
 	scaled := make([]float64, n)
 	var small, large []int32
 	for i, p := range power {
-		ls.Pdf[i] = float32(p / total)
+		cols[i].Entry = int32(i)
+		pdf[i] = float32(p / total)
 		scaled[i] = p / total * float64(n)
 		if scaled[i] < 1 {
 			small = append(small, int32(i))
@@ -153,23 +259,14 @@ func (ls *LightTable) BuildAlias(power []float64) {
 	for len(small) > 0 && len(large) > 0 {
 		s, l := small[len(small)-1], large[len(large)-1]
 		small = small[:len(small)-1]
-		ls.Prob[s], ls.Alias[s] = float32(scaled[s]), l
+		cols[s].Prob, cols[s].Alias = float32(scaled[s]), l
 		scaled[l] -= 1 - scaled[s]
 		if scaled[l] < 1 {
 			large, small = large[:len(large)-1], append(small, l)
 		}
 	}
 	for _, i := range append(small, large...) {
-		ls.Prob[i], ls.Alias[i] = 1, i
+		cols[i].Prob, cols[i].Alias = 1, i
 	}
-}
-
-// Pick chooses an entry: u picks the column, coin keeps it or takes its
-// alias. (One number for both would leave the coin 2^24/n values.)
-func (ls *LightTable) Pick(u, coin float32) int32 {
-	k := min(int32(u*float32(len(ls.Entries))), int32(len(ls.Entries)-1))
-	if coin < ls.Prob[k] {
-		return k
-	}
-	return ls.Alias[k]
+	return cols, pdf
 }

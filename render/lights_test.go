@@ -15,11 +15,11 @@ func TestUnlitIsNoLight(t *testing.T) {
 	tri := scene.Mesh{Positions: []scene.Vec3{{}, {X: 1}, {Y: 1}}, Indices: []uint32{0, 1, 2}}
 	sc := &scene.Scene{Materials: []scene.Material{m}, Meshes: []scene.Mesh{tri},
 		Instances: []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity}}}
-	if n := len(NewLightTable(sc, 0).Entries); n != 1 {
+	if n := len(NewLightTable(sc, 0, LightSamplerTree).Entries); n != 1 {
 		t.Fatalf("an emissive triangle gives %d light entries", n)
 	}
 	sc.Materials[0].Unlit = true
-	if n := len(NewLightTable(sc, 0).Entries); n != 0 {
+	if n := len(NewLightTable(sc, 0, LightSamplerTree).Entries); n != 0 {
 		t.Errorf("an unlit emissive triangle gives %d light entries", n)
 	}
 }

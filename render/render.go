@@ -31,6 +31,9 @@ type Options struct {
 	// run time), "bvh" (sertrace's own), or "" / "auto": Embree where it
 	// loads, else the BVH.
 	Accel string
+	// LightSampler is how next-event estimation chooses a light: the light
+	// tree (the zero value) or by power alone.
+	LightSampler LightSampler
 	// Reorder is how each wave is reordered before shading, on the CPU
 	// emulator and the GPU's ser path (and sorted by material or not on the
 	// ray-query path); the zero value is the default scheme. The image is

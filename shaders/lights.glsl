@@ -1,8 +1,8 @@
 // lights.glsl: the GPU's side of kernel.EnvMap and kernel.Lights: the
 // environment (a colour or an importance-sampled HDR map), the shared
-// light table (render.LightTable: an alias table over emissive triangles
-// and spheres, punctual lights and the environment) and its emitters,
-// which the kernel's light sampling reads.
+// light table (render.LightTable: an alias table over the infinite lights
+// and the light tree over emissive triangles and spheres and punctual
+// lights) and its emitters, which the kernel's light sampling reads.
 #ifndef LIGHTS_GLSL
 #define LIGHTS_GLSL
 
@@ -35,10 +35,12 @@ void envSample(float u1, float u2, out vec3 d, out vec3 radiance, out float pdf)
 // PdfEnvironment) reads of the scene: the kernel.Lights interface, from
 // the GPU's buffers (render/cpu/lights.go is the CPU's).
 int lightCount() { return int(P.lightCount); }
-float lightProb(int k) { return P.lightProb.v[k]; }
-int lightAlias(int k) { return int(P.lightAlias.v[k]); }
+int columnCount() { return int(P.columnCount); }
+LightColumn lightColumn(int c) { return P.lightColumns.v[c]; }
 float lightPdf(int k) { return P.lightPdf.v[k]; }
 LightEntry lightEntry(int k) { return P.lights.v[k]; }
+int lightNodeCount() { return int(P.nodeCount); }
+LightNode lightNode(int i) { return P.lightNodes.v[i]; }
 int firstLight(int inst) { return P.instances.v[inst].firstLight; }
 int envIndex() { return P.envLight; }
 Light punctual(int i) { return P.punctual.v[i]; }

@@ -2,13 +2,18 @@ package cpu
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
+	"sertrace/internal/sharedscenes"
 	"sertrace/render"
 	"sertrace/render/cpu/embree"
+	"sertrace/render/kernel"
 	"sertrace/scene"
 )
 
@@ -125,6 +130,47 @@ func BenchmarkRender(b *testing.B) {
 					seconds += stats.RenderSeconds
 				}
 				b.ReportMetric(float64(opts.Width*opts.Height*opts.SPP)*float64(b.N)/seconds, "samples/s")
+			})
+		}
+	}
+}
+
+// BenchmarkSampleLight reports next-event estimation's light sample (the
+// pick, the point, its pdf) at points spread over a scene, by the light
+// tree and by power alone: on the many-lights room (272 lights) and on
+// the shared CornellBox (a lamp of 10 triangles).
+func BenchmarkSampleLight(b *testing.B) {
+	scenes := map[string]func() (*scene.Scene, error){
+		"many-lights": func() (*scene.Scene, error) { return scene.Generate("many-lights") },
+		"CornellBox": func() (*scene.Scene, error) {
+			dir, ok := sharedscenes.Find()
+			if !ok {
+				return nil, fmt.Errorf("no ../shared/scenes")
+			}
+			return scene.Load(filepath.Join(dir, "CornellBox", "cornellBox-2.80-Eevee-gltf.gltf"))
+		},
+	}
+	for _, name := range []string{"many-lights", "CornellBox"} {
+		sc, err := scenes[name]()
+		if err != nil {
+			b.Logf("%s: %v", name, err)
+			continue
+		}
+		acc := BuildAccel(sc, nil)
+		rng := rand.New(rand.NewPCG(3, 4))
+		points := make([]scene.Vec3, 1024)
+		ext := sc.Bounds.Max.Sub(sc.Bounds.Min)
+		for i := range points {
+			points[i] = sc.Bounds.Min.Add(scene.Vec3{X: ext.X * rng.Float32(), Y: ext.Y * rng.Float32(), Z: ext.Z * rng.Float32()})
+		}
+		for _, sampler := range []render.LightSampler{render.LightSamplerTree, render.LightSamplerPower} {
+			ls := newLightSampler(acc, environment{}, sampler, nil)
+			b.Run(fmt.Sprintf("%s/%s", name, map[render.LightSampler]string{render.LightSamplerTree: "tree", render.LightSamplerPower: "power"}[sampler]), func(b *testing.B) {
+				var out kernel.LightSample
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					kernel.SampleLight(ls, &out, points[i%len(points)], rng.Float32(), rng.Float32(), rng.Float32(), rng.Float32())
+				}
 			})
 		}
 	}

@@ -106,7 +106,7 @@ func newRenderer(sc *scene.Scene, acc *Accel, opts render.Options) *renderer {
 		r.filter, _ = render.NewPixelFilter("box")
 	}
 	r.forward = cam.Forward()
-	r.lights = newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: opts.EnvMap}, opts.LightGroups)
+	r.lights = newLightSampler(acc, environment{color: scene.V3(opts.EnvColor), hdr: opts.EnvMap}, opts.LightSampler, opts.LightGroups)
 	r.sbt[sbtMiss] = miss
 	for g := range layout.HitGroupCount {
 		r.sbt[sbtHitGroup+int(g)] = closestHit

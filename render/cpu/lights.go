@@ -8,11 +8,11 @@ import (
 )
 
 // lightSampler is the CPU's kernel.Lights: the shared light table (an
-// alias table over every emissive triangle and sphere, punctual light and
-// the environment, in proportion to estimated power) and the emitters it
-// names, which kernel.SampleLight samples for next-event estimation (the
-// emitters read from the Accel's scene); the pdfs MIS needs come from it
-// too.
+// alias table by estimated power over the infinite lights and the light
+// tree over the bounded ones: every emissive triangle and sphere and
+// punctual light) and the emitters it names, which kernel.SampleLight
+// samples for next-event estimation (the emitters read from the Accel's
+// scene); the pdfs MIS needs come from it too.
 type lightSampler struct {
 	*Accel       // the emitters' geometry (kernel.Geometry)
 	*sceneTexels // and their emissive textures' texels (kernel.Texels)
@@ -51,8 +51,9 @@ func (e *environment) sample(u1, u2 float32) (d, radiance scene.Vec3, pdf float3
 // power is the average luminance arriving from the environment.
 func (e *environment) power() float32 { return render.EnvironmentPower(e.hdr, e.color) }
 
-func newLightSampler(acc *Accel, env environment, groups *render.LightGroups) *lightSampler {
-	ls := &lightSampler{Accel: acc, sceneTexels: (*sceneTexels)(acc.scene), table: render.NewLightTable(acc.scene, env.power()), env: env, groups: groups}
+func newLightSampler(acc *Accel, env environment, sampler render.LightSampler, groups *render.LightGroups) *lightSampler {
+	ls := &lightSampler{Accel: acc, sceneTexels: (*sceneTexels)(acc.scene), table: render.NewLightTable(acc.scene, env.power(), sampler),
+		env: env, groups: groups}
 	ls.triangles = make([]kernel.TriangleEmitter, len(ls.table.Entries))
 	for k, e := range ls.table.Entries {
 		if e.Kind == render.LightTriangle {
@@ -67,15 +68,17 @@ func newLightSampler(acc *Accel, env environment, groups *render.LightGroups) *l
 	return ls
 }
 
-func (ls *lightSampler) LightCount() int             { return len(ls.table.Entries) }
-func (ls *lightSampler) LightProb(k int) float32     { return ls.table.Prob[k] }
-func (ls *lightSampler) LightAlias(k int) int        { return int(ls.table.Alias[k]) }
-func (ls *lightSampler) LightPdf(k int) float32      { return ls.table.Pdf[k] }
-func (ls *lightSampler) FirstLight(inst int) int     { return int(ls.table.FirstLight[inst]) }
-func (ls *lightSampler) EnvIndex() int               { return int(ls.table.EnvIndex) }
-func (ls *lightSampler) Punctual(i int) layout.Light { return ls.punctual[i] }
-func (ls *lightSampler) EnvPdf(d scene.Vec3) float32 { return ls.env.pdf(d) }
-func (ls *lightSampler) EnvLightGroup() uint32       { return ls.groups.EnvGroup() }
+func (ls *lightSampler) LightCount() int                      { return len(ls.table.Entries) }
+func (ls *lightSampler) ColumnCount() int                     { return len(ls.table.Columns) }
+func (ls *lightSampler) LightColumn(c int) layout.LightColumn { return ls.table.Columns[c] }
+func (ls *lightSampler) LightPdf(k int) float32               { return ls.table.Pdf[k] }
+func (ls *lightSampler) LightNodeCount() int                  { return len(ls.table.Tree) }
+func (ls *lightSampler) LightNode(i int) layout.LightNode     { return ls.table.Tree[i] }
+func (ls *lightSampler) FirstLight(inst int) int              { return int(ls.table.FirstLight[inst]) }
+func (ls *lightSampler) EnvIndex() int                        { return int(ls.table.EnvIndex) }
+func (ls *lightSampler) Punctual(i int) layout.Light          { return ls.punctual[i] }
+func (ls *lightSampler) EnvPdf(d scene.Vec3) float32          { return ls.env.pdf(d) }
+func (ls *lightSampler) EnvLightGroup() uint32                { return ls.groups.EnvGroup() }
 func (ls *lightSampler) InstanceLightGroup(inst uint32) uint32 {
 	return ls.groups.InstanceGroup(int(inst))
 }
@@ -85,7 +88,7 @@ func (ls *lightSampler) EnvRadiance(d scene.Vec3) scene.Vec3 {
 
 func (ls *lightSampler) LightEntry(k int) layout.LightEntry {
 	e := &ls.table.Entries[k]
-	return layout.LightEntry{Kind: uint32(e.Kind), Instance: e.Instance, Index: e.Index, Area: e.Area}
+	return layout.LightEntry{Kind: uint32(e.Kind), Instance: e.Instance, Index: e.Index, Area: e.Area, Trail: e.Trail}
 }
 
 func (ls *lightSampler) EnvSample(u1, u2 float32) (d, radiance scene.Vec3, pdf float32) {

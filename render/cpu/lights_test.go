@@ -8,6 +8,7 @@ import (
 
 	"sertrace/render"
 	"sertrace/render/kernel"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -140,6 +141,18 @@ func TestPointLightOnAPlane(t *testing.T) {
 	}
 }
 
+// aliasOnly is a kernel.Lights of an alias table's columns alone, every
+// column its own entry (what PickLight reads of it without a tree).
+type aliasOnly struct {
+	kernel.Lights
+	cols []layout.LightColumn
+	pdf  []float32
+}
+
+func (a *aliasOnly) ColumnCount() int                     { return len(a.cols) }
+func (a *aliasOnly) LightColumn(c int) layout.LightColumn { return a.cols[c] }
+func (a *aliasOnly) LightPdf(k int) float32               { return a.pdf[k] }
+
 // TestAliasTablePicksByPower: over a grid of (u, coin) the selection
 // frequencies equal the probabilities, with zero-power lights never picked.
 func TestAliasTablePicksByPower(t *testing.T) {
@@ -150,21 +163,25 @@ func TestAliasTablePicksByPower(t *testing.T) {
 			power[i] = rng.ExpFloat64()
 		}
 	}
-	ls := &render.LightTable{Entries: make([]render.LightEntry, len(power))}
-	ls.BuildAlias(power)
+	cols, pdf := render.BuildAlias(power)
+	ls := &aliasOnly{cols: cols, pdf: pdf}
 	counts := make([]float64, len(power))
 	const grid = 4000
 	for a := 0; a < len(power); a++ {
 		for b := 0; b < grid; b++ {
 			u := (float32(a) + 0.5) / float32(len(power))
-			counts[ls.Pick(u, (float32(b)+0.5)/grid)]++
+			k, sel := kernel.PickLight(ls, scene.Vec3{}, u, (float32(b)+0.5)/grid)
+			if sel != pdf[k] {
+				t.Fatalf("light %d picked with probability %v, its pdf %v", k, sel, pdf[k])
+			}
+			counts[k]++
 		}
 	}
 	for i, c := range counts {
 		f := c / float64(len(power)*grid)
 		// Each column's coin is quantised to 1/grid; a light collects a few columns.
-		if math.Abs(f-float64(ls.Pdf[i])) > 8.0/grid/float64(len(power)) {
-			t.Fatalf("light %d picked %.6f of the time, pdf %.6f", i, f, ls.Pdf[i])
+		if math.Abs(f-float64(pdf[i])) > 8.0/grid/float64(len(power)) {
+			t.Fatalf("light %d picked %.6f of the time, pdf %.6f", i, f, pdf[i])
 		}
 		if power[i] == 0 && c > 0 {
 			t.Fatalf("light %d has no power but was picked", i)
@@ -252,7 +269,7 @@ func TestEmissiveSphereOnAPlane(t *testing.T) {
 				Cameras: []scene.Camera{{Orthographic: true, XMag: 3, YMag: 3,
 					Transform: scene.LookAt(scene.Vec3{X: 0, Y: 5, Z: 0}, scene.Vec3{}, scene.Vec3{X: 0, Y: 0, Z: -1})}},
 			}
-			ls := render.NewLightTable(sc, 0)
+			ls := render.NewLightTable(sc, 0, render.LightSamplerTree)
 			if len(ls.Entries) != 1 || ls.Entries[0].Kind != render.LightSphere {
 				t.Fatalf("light table %+v: want the sphere", ls.Entries)
 			}

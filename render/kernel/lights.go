@@ -48,23 +48,30 @@ func SampleSphere(p, c scene.Vec3, r, u1, u2 float32) (wi scene.Vec3, dist, pdf 
 }
 
 // Lights is what light sampling reads of the scene: the shared light
-// table (render.LightTable on the CPU, the light buffers on the GPU) and
+// sampler (render.LightTable on the CPU, the light buffers on the GPU) and
 // the environment, and of the emitters its entries name their geometry,
 // their materials' emission and its texels (EmissiveTriangle,
 // SphereLight).
 type Lights interface {
 	Geometry
 	Texels
-	// LightCount is the number of entries of the table (0: no lights).
+	// LightCount is the number of light entries (0: no lights).
 	LightCount() int
-	// LightProb and LightAlias are entry k's alias-table column: the
-	// probability of keeping it and the entry taken otherwise.
-	LightProb(k int) float32
-	LightAlias(k int) int
-	// LightPdf is the probability that entry k is picked.
+	// ColumnCount is the number of columns of the alias table that picks
+	// a light, or the light tree that then picks one, and LightColumn is
+	// column c.
+	ColumnCount() int
+	LightColumn(c int) layout.LightColumn
+	// LightPdf is the probability that entry k's column is picked (for a
+	// light of the tree, the tree's).
 	LightPdf(k int) float32
 	// LightEntry is entry k.
 	LightEntry(k int) layout.LightEntry
+	// LightNodeCount is the number of nodes of the light tree (0: none,
+	// every light its own column), and LightNode is node i (0: the root,
+	// the tree having two lights at least).
+	LightNodeCount() int
+	LightNode(i int) layout.LightNode
 	// FirstLight is the entry of instance inst's triangle or sphere 0, or
 	// −1 where its material emits nothing.
 	FirstLight(inst int) int
@@ -159,16 +166,128 @@ type LightSample struct {
 	Group    uint32 // the light group of the light it came from
 }
 
-// PickLight chooses an entry of the table: u picks the column, coin keeps
-// it or takes its alias (one number for both would leave the coin 2^24/n
-// values).
-func PickLight(ls Lights, u, coin float32) int {
-	n := ls.LightCount()
-	k := min(int(u*float32(n)), n-1)
-	if coin < ls.LightProb(k) {
-		return k
+// PickLight chooses the light entry that next-event estimation samples as
+// seen from p, and the probability of choosing it (k < 0: none). u picks
+// the alias table's column, coin keeps it or takes its alias (one number
+// for both would leave the coin 2^24/n values); a column of the light
+// tree descends it with what is left of u.
+func PickLight(ls Lights, p scene.Vec3, u, coin float32) (k int, sel float32) {
+	n := ls.ColumnCount()
+	un := u * float32(n)
+	c := min(int(un), n-1)
+	rest := min(un-float32(c), layout.OneBelowOne) // uniform in [0, 1) whichever column u lands in
+	col := ls.LightColumn(c)
+	if !(coin < col.Prob) {
+		col = ls.LightColumn(int(col.Alias))
 	}
-	return ls.LightAlias(k)
+	if col.Entry >= 0 {
+		return int(col.Entry), ls.LightPdf(int(col.Entry))
+	}
+	k, pmf := TreePick(ls, p, rest)
+	if k < 0 {
+		return -1, 0
+	}
+	return k, ls.LightPdf(k) * pmf
+}
+
+// LightImportance is a conservative estimate of what the lights under
+// child c of a light tree's node give point p, for choosing between two
+// children: their power over the squared distance to their bounding
+// sphere's centre (no less than its radius²), times the cosine of the
+// smallest angle by which any of them can emit toward p. It is 0 only
+// where none of them can: where p lies beyond θo + θe of the normals'
+// cone, seen over the bounding sphere's cone. The shading normal is left
+// out: PdfEmitter, which must give the same probability, knows only the
+// previous vertex's position.
+func LightImportance(c *layout.LightChild, p scene.Vec3) float32 {
+	toP := p.Sub(c.Center)
+	d2 := toP.Dot(toP)
+	r2 := c.Radius * c.Radius
+	if !(d2 > r2) { // p within the bounding sphere, which sees every direction
+		return c.Phi / max(r2, 1e-30)
+	}
+	if !(c.CosO > -1) { // normals every way
+		return c.Phi / d2
+	}
+	// With d = |toP|: cos θw = a/d, sin θw = s/d; θb, the bounding
+	// sphere's half-angle seen from p, has cos q/d and sin r/d. Kept as
+	// numerators over d (two roots, one division on the way).
+	a := c.Axis.Dot(toP)
+	if c.Flags&layout.LightChildTwoSided != 0 {
+		a = float32(math.Abs(float64(a)))
+	}
+	s := Sqrt32(max(d2-a*a, 0))
+	q := Sqrt32(d2 - r2)
+	// θx = θw − θo, and θ' = max(θx − θb, 0), as cosines.
+	cosX, sinX := a*c.CosO+s*c.SinO, s*c.CosO-a*c.SinO
+	if sinX < 0 || sinX == 0 && cosX > 0 { // θw ≤ θo: some normal points at p
+		return c.Phi / d2
+	}
+	if cosX >= q { // θx ≤ θb
+		return c.Phi / d2
+	}
+	cosT := cosX*q + sinX*c.Radius // cos θ' · d²
+	if cosT <= c.CosE*d2 {
+		return 0
+	}
+	return c.Phi * (cosT / d2) / d2
+}
+
+// TreePick descends the light tree from its root to a light, choosing at
+// each node a child in proportion to its LightImportance at p with u
+// (what is left of it picking further down): the light's entry and the
+// probability of reaching it (k < 0: none can light p).
+func TreePick(ls Lights, p scene.Vec3, u float32) (k int, pmf float32) {
+	pmf = 1
+	n := ls.LightNode(0)
+	for range layout.LightTreeDepth {
+		ia, ib := LightImportance(&n.A, p), LightImportance(&n.B, p)
+		if !(ia+ib > 0) {
+			return -1, 0
+		}
+		pa := ia / (ia + ib)
+		next, flags := n.B.Next, n.B.Flags
+		if u < pa {
+			u = min(u/pa, layout.OneBelowOne)
+			pmf *= pa
+			next, flags = n.A.Next, n.A.Flags
+		} else {
+			u = min((u-pa)/(1-pa), layout.OneBelowOne)
+			pmf *= 1 - pa
+		}
+		if flags&layout.LightChildLeaf != 0 {
+			return int(next), pmf
+		}
+		n = ls.LightNode(int(next))
+	}
+	return -1, 0 // (trails hold the tree's depth: never)
+}
+
+// TreePmf is the probability with which TreePick reaches the light whose
+// trail from the root is trail, seen from p: the same products of the same
+// choices.
+func TreePmf(ls Lights, trail uint32, p scene.Vec3) float32 {
+	pmf := float32(1)
+	n := ls.LightNode(0)
+	for d := range layout.LightTreeDepth {
+		ia, ib := LightImportance(&n.A, p), LightImportance(&n.B, p)
+		if !(ia+ib > 0) {
+			return 0
+		}
+		pa := ia / (ia + ib)
+		next, flags := n.B.Next, n.B.Flags
+		if trail>>uint32(d)&1 == 0 {
+			pmf *= pa
+			next, flags = n.A.Next, n.A.Flags
+		} else {
+			pmf *= 1 - pa
+		}
+		if flags&layout.LightChildLeaf != 0 {
+			return pmf
+		}
+		n = ls.LightNode(int(next))
+	}
+	return 0
 }
 
 // SampleLight draws a light point as seen from p, with the numbers u and
@@ -178,12 +297,11 @@ func SampleLight(ls Lights, out *LightSample, p scene.Vec3, u, coin, u1, u2 floa
 	if ls.LightCount() == 0 {
 		return false
 	}
-	k := PickLight(ls, u, coin)
-	e := ls.LightEntry(k)
-	sel := ls.LightPdf(k)
-	if sel <= 0 {
+	k, sel := PickLight(ls, p, u, coin)
+	if !(sel > 0) {
 		return false
 	}
+	e := ls.LightEntry(k)
 	switch e.Kind {
 	case layout.LightTriangle:
 		// Uniform on the triangle: barycentrics of vertices 1 and 2.
@@ -260,7 +378,14 @@ func PdfEmitter(ls Lights, inst, prim int, t, cosL float32, origin scene.Vec3) f
 		return 0
 	}
 	k := first + prim
+	sel := ls.LightPdf(k)
+	if !(sel > 0) {
+		return 0
+	}
 	e := ls.LightEntry(k)
+	if ls.LightNodeCount() > 0 { // then every light with a place in the table has one in the tree
+		sel *= TreePmf(ls, e.Trail, origin)
+	}
 	if e.Kind == layout.LightSphere {
 		c, r, _ := SphereLight(ls, k)
 		toC := c.Sub(origin)
@@ -268,9 +393,9 @@ func PdfEmitter(ls Lights, inst, prim int, t, cosL float32, origin scene.Vec3) f
 		if !ok {
 			return 0
 		}
-		return ls.LightPdf(k) / (2 * math.Pi * omc)
+		return sel / (2 * math.Pi * omc)
 	}
-	return ls.LightPdf(k) / e.Area * t * t / cosL
+	return sel / e.Area * t * t / cosL
 }
 
 // PdfEnvironment is the solid-angle pdf with which SampleLight picks

@@ -125,6 +125,14 @@ const (
 	LightSphere      = 3
 )
 
+// The light tree's child flags (LightChild.Flags) and its depth: a light's
+// trail from the root (LightEntry.Trail) holds one bit a level.
+const (
+	LightChildLeaf     = 1 // Next is the light's entry
+	LightChildTwoSided = 2 // its lights emit from both faces
+	LightTreeDepth     = 32
+)
+
 // Hint flags: what the reorder hint is built from.
 const (
 	HintMaterial  = 1 // the hit's material, in the low bits
@@ -284,12 +292,46 @@ type CurveSet struct {
 	Count        uint32
 }
 
-// LightEntry is one entry of the light sampler's alias table.
+// LightEntry is one light of the light sampler (render.LightTable).
 type LightEntry struct {
 	Kind     uint32
 	Instance int32
 	Index    int32
 	Area     float32
+	// Trail is the way from the light tree's root to the light's leaf: bit
+	// d is the child taken at depth d (1: the second).
+	Trail uint32
+}
+
+// LightColumn is a column of the light sampler's alias table: the
+// probability of keeping it, the column taken otherwise, and the light
+// entry it stands for (−1: the light tree, which then picks one).
+type LightColumn struct {
+	Prob  float32
+	Alias int32
+	Entry int32
+}
+
+// LightNode is an interior node of the light tree
+// (render.LightTable.Tree): its two children, so that a step down reads
+// one node.
+type LightNode struct {
+	A, B LightChild
+}
+
+// LightChild is a child of a light tree's node: what bounds the lights
+// under it, from which kernel.LightImportance estimates what they give a
+// point, and where it is.
+type LightChild struct {
+	Center scene.Vec3 // the lights' bounding sphere
+	Radius float32
+	Axis   scene.Vec3 // their normals' cone: its axis (unit)
+	Phi    float32    // their power, the root's 1
+	CosO   float32    // every normal lies within θo of Axis
+	SinO   float32
+	CosE   float32 // each emits within θe of its normal
+	Next   uint32  // its node or, for a leaf (LightChildLeaf), its light's entry
+	Flags  uint32  // LightChild*
 }
 
 // Light is a KHR_lights_punctual light.
@@ -408,9 +450,9 @@ type Params struct {
 	Segments       uint64 `ref:"uint"`
 	Texels         uint64 `ref:"uint"`
 	Lights         uint64 `ref:"LightEntry"`
-	LightProb      uint64 `ref:"float"`
-	LightAlias     uint64 `ref:"uint"`
+	LightColumns   uint64 `ref:"LightColumn"`
 	LightPdf       uint64 `ref:"float"`
+	LightNodes     uint64 `ref:"LightNode"`
 	Punctual       uint64 `ref:"Light"`
 	EnvPixels      uint64 `ref:"vec3"`
 	EnvMarginal    uint64 `ref:"float"`
@@ -447,8 +489,10 @@ type Params struct {
 	Seed         uint32
 	ReorderBits  uint32
 	HintFlags    uint32
-	LightCount   uint32
-	EnvLight     int32 // the environment's light entry, or −1
+	LightCount   uint32 // light entries (0: no lights)
+	ColumnCount  uint32 // the light sampler's alias columns
+	NodeCount    uint32 // the light tree's nodes (0: none)
+	EnvLight     int32  // the environment's light entry, or −1
 	EnvColor     scene.Vec3
 	EnvMap       uint32 // 1: an HDR map
 	EnvWidth     uint32
@@ -514,4 +558,4 @@ type DenoiseParams struct {
 
 // Structs lists the structures the header declares, dependencies first.
 var Structs = []any{TextureRef{}, HairParams{}, Material{}, Texture{}, Instance{}, Mesh{}, SphereSet{},
-	CurveSet{}, LightEntry{}, Light{}, Camera{}, Path{}, Hit{}, Params{}, DenoiseFilter{}, DenoiseParams{}}
+	CurveSet{}, LightEntry{}, LightColumn{}, LightChild{}, LightNode{}, Light{}, Camera{}, Path{}, Hit{}, Params{}, DenoiseFilter{}, DenoiseParams{}}

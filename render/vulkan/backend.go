@@ -297,7 +297,7 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	if err != nil {
 		return nil, err
 	}
-	ks, err := d.sceneFor(sc, render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor)), opts.LightGroups)
+	ks, err := d.sceneFor(sc, render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor)), opts.LightSampler, opts.LightGroups)
 	if err != nil {
 		return nil, err
 	}
@@ -365,8 +365,8 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 	p.SphereSets, p.CurveSets, p.Textures = b.sphereSets.addr, b.curveSets.addr, b.textures.addr
 	p.Positions, p.Normals, p.TexCoords, p.Colors, p.Tangents = b.positions.addr, b.normals.addr, b.texCoords.addr, b.colors.addr, b.tangents.addr
 	p.Indices, p.Points, p.Radii, p.Segments, p.Texels = b.indices.addr, b.points.addr, b.radii.addr, b.segments.addr, b.texels.addr
-	p.Lights, p.LightProb, p.LightAlias, p.LightPdf, p.Punctual = b.lights.addr, b.lightProb.addr, b.lightAlias.addr, b.lightPdf.addr, b.punctual.addr
-	p.LightCount = uint32(len(r.p.lights.Entries))
+	p.Lights, p.LightColumns, p.LightPdf, p.LightNodes, p.Punctual = b.lights.addr, b.lightColumns.addr, b.lightPdf.addr, b.lightNodes.addr, b.punctual.addr
+	p.LightCount, p.ColumnCount, p.NodeCount = uint32(len(r.p.lights.Entries)), uint32(len(r.p.lights.Columns)), uint32(len(r.p.lights.Tree))
 	p.EnvLight = r.p.lights.EnvIndex
 
 	sheen := slices.ContainsFunc(sc.Materials, func(m scene.Material) bool { return m.SheenColor != (scene.Vec3{}) })

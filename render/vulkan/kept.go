@@ -31,8 +31,9 @@ type pipelineKey struct {
 // keptScene is a scene uploaded to a device, with its structures built.
 type keptScene struct {
 	sc       *scene.Scene
-	envPower float32  // the light table's environment weight, which packScene reads
-	groups   []uint32 // the light groups packed (packedGroups)
+	envPower float32             // the light table's environment weight, which packScene reads
+	sampler  render.LightSampler // and how it chooses lights
+	groups   []uint32            // the light groups packed (packedGroups)
 	p        *packed
 	bufs     *sceneBuffers
 	acc      *accel
@@ -80,14 +81,14 @@ func (d *device) makePipelines(path string, clock bool) (*pipeline, *waveKernels
 
 // sceneFor returns the device's buffers and structures of sc, uploading
 // and building them unless the last render's scene was sc with the same
-// environment weight and light groups.
-func (d *device) sceneFor(sc *scene.Scene, envPower float32, groups *render.LightGroups) (*keptScene, error) {
+// environment weight, light sampler and light groups.
+func (d *device) sceneFor(sc *scene.Scene, envPower float32, sampler render.LightSampler, groups *render.LightGroups) (*keptScene, error) {
 	packed := packedGroups(sc, groups)
-	if k := d.scene; k != nil && k.sc == sc && k.envPower == envPower && slices.Equal(k.groups, packed) {
+	if k := d.scene; k != nil && k.sc == sc && k.envPower == envPower && k.sampler == sampler && slices.Equal(k.groups, packed) {
 		return k, nil
 	}
 	d.dropScene()
-	k := &keptScene{sc: sc, envPower: envPower, groups: packed, p: packScene(sc, envPower, groups)}
+	k := &keptScene{sc: sc, envPower: envPower, sampler: sampler, groups: packed, p: packScene(sc, envPower, sampler, groups)}
 	var err error
 	if k.bufs, err = d.uploadScene(k.p); err == nil {
 		k.acc, err = d.buildAccel(sc, k.p, k.bufs)

@@ -35,16 +35,15 @@ type packed struct {
 	opaque     []bool       // per instance: no any-hit shader to run
 	collapsed  []bool       // per instance: a singular transform, left out of the TLAS
 
-	lights     *render.LightTable
-	lightEnts  []layout.LightEntry
-	lightAlias []uint32
-	punctual   []layout.Light
+	lights    *render.LightTable
+	lightEnts []layout.LightEntry
+	punctual  []layout.Light
 }
 
 // packScene packs sc, its light table weighing the environment by
-// envPower, its instances' and punctual lights' light groups groups'
-// (nil: none, every group 0).
-func packScene(sc *scene.Scene, envPower float32, groups *render.LightGroups) *packed {
+// envPower and choosing lights as sampler says, its instances' and
+// punctual lights' light groups groups' (nil: none, every group 0).
+func packScene(sc *scene.Scene, envPower float32, sampler render.LightSampler, groups *render.LightGroups) *packed {
 	p := &packed{}
 	for i := range sc.Materials {
 		p.materials = append(p.materials, layout.PackMaterial(&sc.Materials[i]))
@@ -99,7 +98,7 @@ func packScene(sc *scene.Scene, envPower float32, groups *render.LightGroups) *p
 		}
 		p.curveSets = append(p.curveSets, g)
 	}
-	p.lights = render.NewLightTable(sc, envPower)
+	p.lights = render.NewLightTable(sc, envPower, sampler)
 	for i, in := range sc.Instances {
 		g := layout.Instance{Kind: uint32(in.Geometry.Kind), Geometry: uint32(in.Geometry.Index), Material: uint32(in.Material),
 			FirstLight: p.lights.FirstLight[i], LightGroup: groups.InstanceGroup(i)}
@@ -119,10 +118,7 @@ func packScene(sc *scene.Scene, envPower float32, groups *render.LightGroups) *p
 		p.opaque = append(p.opaque, hg != layout.HitTrianglesMasked)
 	}
 	for _, e := range p.lights.Entries {
-		p.lightEnts = append(p.lightEnts, layout.LightEntry{Kind: uint32(e.Kind), Instance: e.Instance, Index: e.Index, Area: e.Area})
-	}
-	for _, a := range p.lights.Alias {
-		p.lightAlias = append(p.lightAlias, uint32(a))
+		p.lightEnts = append(p.lightEnts, layout.LightEntry{Kind: uint32(e.Kind), Instance: e.Instance, Index: e.Index, Area: e.Area, Trail: e.Trail})
 	}
 	for i := range sc.Lights {
 		l := layout.PackLight(&sc.Lights[i])

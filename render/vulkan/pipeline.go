@@ -15,7 +15,7 @@ type sceneBuffers struct {
 	instances, materials, meshes, sphereSets, curveSets, textures *buffer
 	positions, normals, texCoords, colors, tangents, indices      *buffer
 	points, radii, segments, texels                               *buffer
-	lights, lightProb, lightAlias, lightPdf, punctual             *buffer
+	lights, lightColumns, lightPdf, lightNodes, punctual          *buffer
 }
 
 func (d *device) uploadScene(p *packed) (*sceneBuffers, error) {
@@ -47,9 +47,9 @@ func (d *device) uploadScene(p *packed) (*sceneBuffers, error) {
 	up(&b.segments, bytesOf(p.segments), 0)
 	up(&b.texels, bytesOf(p.texels), 0)
 	up(&b.lights, bytesOf(p.lightEnts), 0)
-	up(&b.lightProb, bytesOf(p.lights.Prob), 0)
-	up(&b.lightAlias, bytesOf(p.lightAlias), 0)
+	up(&b.lightColumns, bytesOf(p.lights.Columns), 0)
 	up(&b.lightPdf, bytesOf(p.lights.Pdf), 0)
+	up(&b.lightNodes, bytesOf(p.lights.Tree), 0)
 	up(&b.punctual, bytesOf(p.punctual), 0)
 	return b, err
 }

@@ -38,7 +38,7 @@ func Probe(index int, fn int, in []float32) ([]float32, error) {
 func ProbeScene(index int, sc *scene.Scene, opts render.Options, fn int, in []float32) ([]float32, error) {
 	return runProbe(index, "probe_scene.comp", fn, in, func(d *device) (uint64, error) {
 		r := &renderer{d: d, opts: opts}
-		r.p = packScene(sc, render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor)), opts.LightGroups)
+		r.p = packScene(sc, render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor)), opts.LightSampler, opts.LightGroups)
 		var err error
 		if r.bufs, err = d.uploadScene(r.p); err != nil {
 			return 0, err

@@ -223,14 +223,15 @@ func compareAOVs(t *testing.T, path string, want, got *render.Film, normalTol fl
 
 // TestBeautyMatchesCPU: the two backends' images agree tile by tile within
 // a few standard errors when their random streams are independent, on the
-// generated scenes: triangles, hair (swept spheres and the hair BSDF) and
-// particles (spheres) through the AABB fallback. With the same streams the
+// generated scenes: triangles, hair (swept spheres and the hair BSDF),
+// particles (spheres) through the AABB fallback and a room of 256 lamps
+// (the light tree). With the same streams the
 // paths are the same but where float rounding parts them, so the image
 // means must then agree far more tightly: within half a standard error,
 // which catches a bias of a fraction of a percent.
 func TestBeautyMatchesCPU(t *testing.T) {
 	d := vulkan.DeviceFor(t, vulkan.PathRT)
-	for _, name := range []string{"cornell", "hair", "particles", "hairy-cornell", "strands"} {
+	for _, name := range []string{"cornell", "hair", "particles", "hairy-cornell", "strands", "many-lights"} {
 		t.Run(name, func(t *testing.T) {
 			sc := loadScene(t, name)
 			opts := render.Options{Width: 32, Height: 24, SPP: 32, MaxDepth: 6, EnvColor: [3]float32{0.3, 0.35, 0.4}}
@@ -559,7 +560,7 @@ func TestSphereLightsMatchCPU(t *testing.T) {
 			Transform: scene.Mat4{1.5 * c, 0, -1.5 * s, 0, 0, 1.5, 0, 0, 1.5 * s, 0, 1.5 * c, 0, 0.2, 0.3, -0.1, 1}, Material: 2},
 	}
 	sc.Cameras = []scene.Camera{{YFov: 0.8, Transform: scene.LookAt(scene.Vec3{X: 0.3, Y: 2.2, Z: 3.5}, scene.Vec3{X: 0, Y: 0.5, Z: 0}, scene.Vec3{X: 0, Y: 1, Z: 0})}}
-	if n := len(render.NewLightTable(sc, 0).Entries); n != 6 {
+	if n := len(render.NewLightTable(sc, 0, render.LightSamplerTree).Entries); n != 6 {
 		t.Fatalf("%d light entries, want the 6 spheres", n)
 	}
 	opts := render.Options{Width: 32, Height: 24, SPP: 128, MaxDepth: 4}

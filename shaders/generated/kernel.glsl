@@ -249,10 +249,12 @@ void shadowRay(inout Path p, vec3 o, vec3 d, float tmax, vec3 contrib, vec3 shar
 void addGroupLight(inout Path p, uint group, vec3 l);
 void attenuation(int m, out vec3 result0, out float result1);
 int lightCount();
-float lightProb(int k);
-int lightAlias(int k);
+int columnCount();
+LightColumn lightColumn(int c);
 float lightPdf(int k);
 LightEntry lightEntry(int k);
+int lightNodeCount();
+LightNode lightNode(int i);
 int firstLight(int inst);
 TriangleEmitter triangleEmitter(int k);
 vec3 materialEmissive(int m);
@@ -2983,6 +2985,78 @@ void shade(inout Surface s, Material m, Hit h, vec3 o, vec3 d) {
     s.unlit = tmp10;
 }
 
+// LightImportance is a conservative estimate of what the lights under
+// child c of a light tree's node give point p, for choosing between two
+// children: their power over the squared distance to their bounding
+// sphere's centre (no less than its radius²), times the cosine of the
+// smallest angle by which any of them can emit toward p. It is 0 only
+// where none of them can: where p lies beyond θo + θe of the normals'
+// cone, seen over the bounding sphere's cone. The shading normal is left
+// out: PdfEmitter, which must give the same probability, knows only the
+// previous vertex's position.
+float lightImportance(LightChild c, vec3 p) {
+    vec3 toP = p - c.center;
+    float d2 = dotGo(toP, toP);
+    float r2 = c.radius * c.radius;
+    if (!(d2 > r2)) {
+        return c.phi / max(r2, 1e-30);
+    }
+    if (!(c.cosO > -1.0)) {
+        return c.phi / d2;
+    }
+    float a = dotGo(c.axis, toP);
+    if ((c.flags & 2u) != 0u) {
+        a = abs(a);
+    }
+    float s = sqrt32(max(d2 - a * a, 0.0));
+    float q = sqrt32(d2 - r2);
+    float cosX = a * c.cosO + s * c.sinO;
+    float sinX = s * c.cosO - a * c.sinO;
+    if (sinX < 0.0 || sinX == 0.0 && cosX > 0.0) {
+        return c.phi / d2;
+    }
+    if (cosX >= q) {
+        return c.phi / d2;
+    }
+    float cosT = cosX * q + sinX * c.radius;
+    if (cosT <= c.cosE * d2) {
+        return 0.0;
+    }
+    return c.phi * (cosT / d2) / d2;
+}
+
+// TreePmf is the probability with which TreePick reaches the light whose
+// trail from the root is trail, seen from p: the same products of the same
+// choices.
+float treePmf(uint trail, vec3 p) {
+    float pmf = 1.0;
+    LightNode n = lightNode(0);
+    for (int d = 0; d < 32; d++) {
+        float ia = lightImportance(n.a, p);
+        float ib = lightImportance(n.b, p);
+        if (!(ia + ib > 0.0)) {
+            return 0.0;
+        }
+        float pa = ia / (ia + ib);
+        uint next = n.b.next;
+        uint flags = n.b.flags;
+        if (((trail >> uint(d)) & 1u) == 0u) {
+            pmf *= pa;
+            uint tmp1 = n.a.next;
+            uint tmp2 = n.a.flags;
+            next = tmp1;
+            flags = tmp2;
+        } else {
+            pmf *= 1.0 - pa;
+        }
+        if ((flags & 1u) != 0u) {
+            return pmf;
+        }
+        n = lightNode(int(next));
+    }
+    return 0.0;
+}
+
 // SphereLight is the world centre and radius of the sphere light entry k
 // names, and the radiance it emits.
 void sphereLight(int k, out vec3 result0, out float result1, out vec3 result2) {
@@ -3028,7 +3102,14 @@ float pdfEmitter(int inst, int prim, float t, float cosL, vec3 origin) {
         return 0.0;
     }
     int k = first + prim;
+    float sel = lightPdf(k);
+    if (!(sel > 0.0)) {
+        return 0.0;
+    }
     LightEntry e = lightEntry(k);
+    if (lightNodeCount() > 0) {
+        sel *= treePmf(e.trail, origin);
+    }
     if (e.kind == 3u) {
         vec3 c;
         float r;
@@ -3041,9 +3122,9 @@ float pdfEmitter(int inst, int prim, float t, float cosL, vec3 origin) {
         if (!ok) {
             return 0.0;
         }
-        return lightPdf(k) / (6.2831855 * omc);
+        return sel / (6.2831855 * omc);
     }
-    return lightPdf(k) / e.area * t * t / cosL;
+    return sel / e.area * t * t / cosL;
 }
 
 // SampleWavelength maps a number in [0, 1) to a wavelength in nanometres,
@@ -3086,16 +3167,80 @@ float dispersionIOR(float ior, float dispersion, float lambda) {
     return max(ior + b * (1.0 / (l * l) - invD), 1.0);
 }
 
-// PickLight chooses an entry of the table: u picks the column, coin keeps
-// it or takes its alias (one number for both would leave the coin 2^24/n
-// values).
-int pickLight(float u, float coin) {
-    int n = lightCount();
-    int k = min(int(u * float(n)), n - 1);
-    if (coin < lightProb(k)) {
-        return k;
+// TreePick descends the light tree from its root to a light, choosing at
+// each node a child in proportion to its LightImportance at p with u
+// (what is left of it picking further down): the light's entry and the
+// probability of reaching it (k < 0: none can light p).
+void treePick(vec3 p, float u, out int result0, out float result1) {
+    int k = 0;
+    float pmf = 0.0;
+    pmf = 1.0;
+    LightNode n = lightNode(0);
+    for (int tmp1 = 0; tmp1 < 32; tmp1++) {
+        float ia = lightImportance(n.a, p);
+        float ib = lightImportance(n.b, p);
+        if (!(ia + ib > 0.0)) {
+            result0 = -1;
+            result1 = 0.0;
+            return;
+        }
+        float pa = ia / (ia + ib);
+        uint next = n.b.next;
+        uint flags = n.b.flags;
+        if (u < pa) {
+            u = min(u / pa, 0.99999994);
+            pmf *= pa;
+            uint tmp2 = n.a.next;
+            uint tmp3 = n.a.flags;
+            next = tmp2;
+            flags = tmp3;
+        } else {
+            u = min((u - pa) / (1.0 - pa), 0.99999994);
+            pmf *= 1.0 - pa;
+        }
+        if ((flags & 1u) != 0u) {
+            result0 = int(next);
+            result1 = pmf;
+            return;
+        }
+        n = lightNode(int(next));
     }
-    return lightAlias(k);
+    result0 = -1;
+    result1 = 0.0;
+    return;
+}
+
+// PickLight chooses the light entry that next-event estimation samples as
+// seen from p, and the probability of choosing it (k < 0: none). u picks
+// the alias table's column, coin keeps it or takes its alias (one number
+// for both would leave the coin 2^24/n values); a column of the light
+// tree descends it with what is left of u.
+void pickLight(vec3 p, float u, float coin, out int result0, out float result1) {
+    int k = 0;
+    float sel = 0.0;
+    int n = columnCount();
+    float un = u * float(n);
+    int c = min(int(un), n - 1);
+    float rest = min(un - float(c), 0.99999994);
+    LightColumn col = lightColumn(c);
+    if (!(coin < col.prob)) {
+        col = lightColumn(col.alias);
+    }
+    if (col.entry >= 0) {
+        result0 = col.entry;
+        result1 = lightPdf(col.entry);
+        return;
+    }
+    float pmf;
+    treePick(p, rest, k, pmf);
+    if (k < 0) {
+        result0 = -1;
+        result1 = 0.0;
+        return;
+    }
+    result0 = k;
+    result1 = lightPdf(k) * pmf;
+    return;
 }
 
 // EmissiveTriangle is the point at barycentrics bu, bv (of vertices 1 and
@@ -3192,12 +3337,13 @@ bool sampleLight(inout LightSample out_, vec3 p, float u, float coin, float u1, 
     if (lightCount() == 0) {
         return false;
     }
-    int k = pickLight(u, coin);
-    LightEntry e = lightEntry(k);
-    float sel = lightPdf(k);
-    if (sel <= 0.0) {
+    int k;
+    float sel;
+    pickLight(p, u, coin, k, sel);
+    if (!(sel > 0.0)) {
         return false;
     }
+    LightEntry e = lightEntry(k);
     uint tmp1 = e.kind;
     if (tmp1 == 0u) {
         float su = sqrt32(u1);

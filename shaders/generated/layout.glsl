@@ -54,6 +54,9 @@ const uint LIGHT_TRIANGLE = 0u;
 const uint LIGHT_PUNCTUAL = 1u;
 const uint LIGHT_ENVIRONMENT = 2u;
 const uint LIGHT_SPHERE = 3u;
+const uint LIGHT_CHILD_LEAF = 1u;
+const uint LIGHT_CHILD_TWO_SIDED = 2u;
+const int LIGHT_TREE_DEPTH = 32;
 const uint HINT_MATERIAL = 1u;
 const uint HINT_COHERENCE = 2u;
 const uint FILM_BEAUTY = 0u;
@@ -316,6 +319,30 @@ struct LightEntry {
     int instance;
     int index;
     float area;
+    uint trail;
+};
+
+struct LightColumn {
+    float prob;
+    int alias;
+    int entry;
+};
+
+struct LightChild {
+    vec3 center;
+    float radius;
+    vec3 axis;
+    float phi;
+    float cosO;
+    float sinO;
+    float cosE;
+    uint next;
+    uint flags;
+};
+
+struct LightNode {
+    LightChild a;
+    LightChild b;
 };
 
 struct Light {
@@ -392,6 +419,8 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Vec4Buf { ve
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer UintBuf { uint v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer FloatBuf { float v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightEntryBuf { LightEntry v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightColumnBuf { LightColumn v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightNodeBuf { LightNode v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer LightBuf { Light v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer PathBuf { Path v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer HitBuf { Hit v[]; };
@@ -415,9 +444,9 @@ struct Params {
     UintBuf segments;
     UintBuf texels;
     LightEntryBuf lights;
-    FloatBuf lightProb;
-    UintBuf lightAlias;
+    LightColumnBuf lightColumns;
     FloatBuf lightPdf;
+    LightNodeBuf lightNodes;
     LightBuf punctual;
     Vec3Buf envPixels;
     FloatBuf envMarginal;
@@ -447,6 +476,8 @@ struct Params {
     uint reorderBits;
     uint hintFlags;
     uint lightCount;
+    uint columnCount;
+    uint nodeCount;
     int envLight;
     vec3 envColor;
     uint envMap;

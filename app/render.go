@@ -65,6 +65,7 @@ what has been accumulated, marked as partial.`,
 	f.Float32("focus-distance", d.FocusDistance, "distance in focus in metres, overriding the camera's extras (-1, the default: the camera's own)")
 	f.Int("threads", d.Threads, "CPU threads (0: all)")
 	f.String("memory-budget", d.MemoryBudget, "refuse a render that would need more memory than this (8G, 512M; default: the cgroup's limit, the address-space limit or the machine's memory)")
+	f.String("light-sampler", "tree", "how next-event estimation chooses a light: tree (a light tree, by each light's estimated contribution at the shading point; infinite lights by power against it) or power (by estimated power alone)")
 	f.String("accel", d.Accel, "the cpu backend's tracer: embree (Intel Embree 3, loaded at run time), bvh (sertrace's own) or auto (Embree where it loads)")
 	f.String("stats", "", "write the render's statistics to this JSON file")
 	f.String("cpuprofile", "", "write a CPU profile of the render (go tool pprof) to this file")

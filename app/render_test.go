@@ -347,6 +347,18 @@ func TestFlagDefaultsAreTheDeclaredOnes(t *testing.T) {
 				t.Errorf("--reorder defaults to %q (%+v), the declared default %q is %+v", f.DefValue, got, field.String(), decl)
 			}
 			return
+		case "light_sampler": // "tree" on the command line, "" declared: the same sampler
+			f := flags.Lookup(name)
+			if f == nil {
+				t.Errorf("no --%s flag", name)
+				return
+			}
+			got, err1 := render.ParseLightSampler(f.DefValue)
+			decl, err2 := render.ParseLightSampler(field.String())
+			if got != decl || err1 != nil || err2 != nil {
+				t.Errorf("--light-sampler defaults to %q (%q), the declared default %q is %q", f.DefValue, got, field.String(), decl)
+			}
+			return
 		}
 		f := flags.Lookup(name)
 		if f == nil {

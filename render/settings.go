@@ -38,6 +38,7 @@ type Settings struct {
 	FocusDistance  float32 `mapstructure:"focus_distance" json:"focus_distance,omitempty"`   // −1: the camera's own
 	Threads        int     `mapstructure:"threads" json:"threads,omitempty"`
 	Accel          string  `mapstructure:"accel" json:"accel,omitempty"`                 // the CPU backend's tracer: auto, embree or bvh
+	LightSampler   string  `mapstructure:"light_sampler" json:"light_sampler,omitempty"` // ParseLightSampler's: tree (empty) or power
 	TimeBudget     float64 `mapstructure:"time_budget" json:"time_budget,omitempty"`     // seconds; spp then caps it
 	EXRPrecision   string  `mapstructure:"exr_precision" json:"exr_precision,omitempty"` // float or half
 	MemoryBudget   string  `mapstructure:"memory_budget" json:"memory_budget,omitempty"` // ParseBytes; "": the machine's, cgroup's or address-space limit
@@ -83,6 +84,9 @@ func (s Settings) Canonical() Settings {
 	if s.CryptomatteLevels == DefaultCryptomatteLevels {
 		s.CryptomatteLevels = 0
 	}
+	if s.LightSampler == "tree" {
+		s.LightSampler = ""
+	}
 	return s
 }
 
@@ -110,6 +114,9 @@ func (s *Settings) Check() error {
 	}
 	if err := CheckAccel(s.Accel); err != nil {
 		return bad("accel", "%v", err)
+	}
+	if _, err := ParseLightSampler(s.LightSampler); err != nil {
+		return &SettingError{"light_sampler", err}
 	}
 	switch s.Path {
 	case "", "ser", "rt", "rayquery", "rt-sorted":
@@ -209,6 +216,7 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 	opts := Options{Width: w, Height: h, SPP: s.SPP, MaxDepth: s.MaxDepth, Seed: s.Seed, Camera: camera,
 		EnvColor: env, Threads: s.Threads, Accel: s.Accel, Filter: filter, TimeBudget: time.Duration(s.TimeBudget * float64(time.Second))}
 	opts.Reorder, _ = ParseReorder(s.Reorder)
+	opts.LightSampler, _ = ParseLightSampler(s.LightSampler)
 	opts.Adaptive = Adaptive{Threshold: s.NoiseThreshold, MinSPP: s.MinSPP}
 	opts.First, opts.Count, _ = ParseSamples(s.Samples)
 	if opts.Count > 0 && opts.First+opts.Count > opts.SPP {

@@ -23,3 +23,34 @@ func TestUnlitIsNoLight(t *testing.T) {
 		t.Errorf("an unlit emissive triangle gives %d light entries", n)
 	}
 }
+
+// TestOneEmitterHasNoTree: the triangles of one emissive mesh are chosen
+// by power, each its own column (a scene with one area light pays nothing
+// for the tree); two meshes, or two spheres of one set, get a tree.
+func TestOneEmitterHasNoTree(t *testing.T) {
+	m := scene.DefaultMaterial()
+	m.Emissive = scene.Vec3{X: 1, Y: 1, Z: 1}
+	quad := scene.Mesh{Positions: []scene.Vec3{{}, {X: 1}, {X: 1, Y: 1}, {Y: 1}}, Indices: []uint32{0, 1, 2, 0, 2, 3}}
+	moved := scene.Identity
+	moved[12] = 3
+	sc := &scene.Scene{Materials: []scene.Material{m}, Meshes: []scene.Mesh{quad},
+		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{Z: 2}, {Z: 4}}, Radii: []float32{0.1, 0.2}}},
+		Instances:  []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity}}}
+	if ls := NewLightTable(sc, 0, LightSamplerTree); len(ls.Tree) != 0 || len(ls.Columns) != 2 {
+		t.Errorf("one quad: %d tree nodes, %d columns; want no tree, a column a triangle", len(ls.Tree), len(ls.Columns))
+	}
+	for _, in := range []scene.Instance{
+		{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: moved},
+		{Geometry: scene.GeometryRef{Kind: scene.Spheres}, Transform: scene.Identity},
+	} {
+		two := *sc
+		two.Instances = []scene.Instance{in}
+		if in.Geometry.Kind == scene.Triangles {
+			two.Instances = append(two.Instances, sc.Instances[0])
+		}
+		if ls := NewLightTable(&two, 1, LightSamplerTree); len(ls.Tree) == 0 || len(ls.Columns) != 2 || ls.Columns[0].Entry != -1 {
+			t.Errorf("%d instances of kind %d: %d tree nodes, %d columns; want a tree and the environment's column",
+				len(two.Instances), in.Geometry.Kind, len(ls.Tree), len(ls.Columns))
+		}
+	}
+}

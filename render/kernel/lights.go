@@ -211,7 +211,7 @@ func LightImportance(c *layout.LightChild, p scene.Vec3) float32 {
 	}
 	// With d = |toP|: cos θw = a/d, sin θw = s/d; θb, the bounding
 	// sphere's half-angle seen from p, has cos q/d and sin r/d. Kept as
-	// numerators over d (two roots, one division on the way).
+	// numerators over d: two roots, and the divisions left to the end.
 	a := c.Axis.Dot(toP)
 	if c.Flags&layout.LightChildTwoSided != 0 {
 		a = float32(math.Abs(float64(a)))

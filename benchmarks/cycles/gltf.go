@@ -38,6 +38,13 @@ func prepare(path, dir string, s settings) (_ string, err error) {
 	if err := copyResources(doc, filepath.Dir(path), dir, bin); err != nil {
 		return "", fmt.Errorf("%s: %v", path, err)
 	}
+	if s.PointsSides > 0 {
+		n, err := pointsAsMeshes(doc, dir, s.PointsSides)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v", path, err)
+		}
+		fmt.Fprintf(os.Stderr, "%s: %d particles as spheres of %d sides, for both renderers\n", filepath.Base(path), n, s.PointsSides)
+	}
 	if s.Diffuse {
 		lambertian(doc)
 	}

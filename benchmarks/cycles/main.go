@@ -81,6 +81,10 @@ type settings struct {
 	// segment and a sphere at each point, 12-sided) in place of its curves:
 	// an independent rendering of the same swept spheres. With HairBlack.
 	HairTubes bool
+	// PointsSides, when more than 0, gives both renderers each particle
+	// (glTF POINTS with radii, which Blender's importer leaves as bare
+	// vertices) as a UV sphere of as many sides (pointsAsMeshes).
+	PointsSides int
 	// CyclesScale has Cycles render at this many times the resolution
 	// (its samples per pixel as given), box-filtered down to it before the
 	// comparison: Cycles' pixel values depend on where a strand thinner
@@ -173,6 +177,7 @@ func main() {
 	flag.BoolVar(&s.NoTerminatorOffset, "cycles-no-terminator-offset", false, "set Cycles' shadow terminator geometry offset (0.1 per object) to 0")
 	flag.BoolVar(&s.TwoSidedEmission, "cycles-two-sided-emission", false, "let single-sided glTF materials emit from both faces in Cycles, as Blender imports them (glTF: front only)")
 	flag.BoolVar(&s.HairBlack, "hair-black", false, "make hair opaque and black in both renderers: a comparison of the strands' geometry alone")
+	flag.IntVar(&s.PointsSides, "points-as-meshes", 0, "give both renderers each particle (POINTS with radii, which Blender would drop) as a triangle UV sphere of this many sides (0: as they are)")
 	flag.BoolVar(&s.HairTubes, "cycles-hair-tubes", false, "give Cycles the strands as triangle tubes in place of its curves (with -hair-black)")
 	flag.IntVar(&s.CyclesScale, "cycles-scale", 1, "Cycles renders at this many times the resolution, box-filtered down to it for the comparison (thin strands: its pixels depend on where they cross the pixel grid)")
 	env := flag.String("env", "0", "constant environment radiance R,G,B (or one value)")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"sertrace/render"
+	"sertrace/scene"
 )
 
 // TestRelMSE: an image against itself has none; against a reference it
@@ -47,5 +48,42 @@ func TestRefNoise(t *testing.T) {
 	r := qualityRow{RelMSE: measured, RefNoise: c / 4096}
 	if math.Abs(r.Noise()-c/64) > 1e-15 {
 		t.Errorf("the render's own noise %v, want %v", r.Noise(), c/64)
+	}
+}
+
+// TestPointsAsMeshes: the many-lights scene's lamps, POINTS with radii,
+// become closed triangle spheres of the same centres, radii and
+// materials: sertrace loads the prepared file with no particles left and
+// each lamp's triangles emissive.
+func TestPointsAsMeshes(t *testing.T) {
+	dir := t.TempDir()
+	path, err := prepare(filepath.Join("..", "..", "scenes", "many-lights.glb"), dir, settings{Width: 32, Height: 24, PointsSides: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := scene.Load(filepath.Join("..", "..", "scenes", "many-lights.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.SphereSets) != 0 {
+		t.Fatalf("%d sphere sets left", len(sc.SphereSets))
+	}
+	spheres := 0
+	for _, set := range orig.SphereSets {
+		spheres += len(set.Radii)
+	}
+	tris := 0
+	for _, in := range sc.Instances {
+		if sc.Materials[in.Material].Emits() && in.Geometry.Kind == scene.Triangles {
+			tris += sc.Meshes[in.Geometry.Index].TriangleCount()
+		}
+	}
+	verts, perSphere := uvSphere(12)
+	if want := spheres*len(perSphere) + 16*2; spheres != 240 || tris != want || len(verts) != 62 {
+		t.Errorf("%d spheres, %d emissive triangles, want %d", spheres, tris, want)
 	}
 }

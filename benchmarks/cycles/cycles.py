@@ -3,7 +3,7 @@
 #
 #   blender -b --factory-startup --python-exit-code 1 -P cycles.py -- \
 #       SCENE.gltf OUT.exr WIDTH HEIGHT SAMPLES MAX_DEPTH THREADS [--diffuse] [--env R,G,B] [--camera NAME]
-#       [--two-sided-emission] [--no-terminator-offset] [--multiscatter] [--adaptive THRESHOLD]
+#       [--two-sided-emission] [--no-terminator-offset] [--multiscatter] [--adaptive THRESHOLD] [--seed N]
 #
 # MAX_DEPTH is sertrace's --max-depth (1: direct light only), which is one
 # more than Cycles' max bounces. Box filter one pixel wide, no adaptive
@@ -343,7 +343,8 @@ scene.world = world
 # Cycles as sertrace renders, declared once with the Blender add-on's
 # comparison. (Until 2026-12-05 this set filter_type, which is no Cycles
 # property: Cycles kept its 1.5 px Blackman-Harris.)
-match_sertrace(scene, samples, max_depth - 1, 0, "box")
+seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else 0
+match_sertrace(scene, samples, max_depth - 1, seed, "box")
 if "--adaptive" in argv:
     scene.cycles.use_adaptive_sampling = True
     scene.cycles.adaptive_threshold = float(argv[argv.index("--adaptive") + 1])

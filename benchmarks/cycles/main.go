@@ -47,10 +47,14 @@ type settings struct {
 	// Threshold, when more than 0, is sertrace's --noise-threshold (SPP
 	// then the most a pixel takes).
 	Threshold float64
-	MaxDepth  int // sertrace's --max-depth; Cycles gets one bounce fewer (its 0 is direct light only)
-	Threads   int
-	Accel     string // sertrace's CPU tracer: auto, embree or bvh
-	Diffuse   bool
+	// Seed is both renderers' seed (a reference's differs from the
+	// renders': their samples are nested, the first of a reference's
+	// being a render's own).
+	Seed     int
+	MaxDepth int // sertrace's --max-depth; Cycles gets one bounce fewer (its 0 is direct light only)
+	Threads  int
+	Accel    string // sertrace's CPU tracer: auto, embree or bvh
+	Diffuse  bool
 	// Multiscatter sets Cycles' Principled BSDFs to multiscatter GGX, which
 	// gives back what single scattering between microfacets loses, as
 	// sertrace does (Blender 3.4's glTF importer leaves them GGX).

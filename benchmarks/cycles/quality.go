@@ -28,6 +28,9 @@ type qualityRow struct {
 // reference's noise (independent of the render's, they add).
 func (r qualityRow) Noise() float64 { return max(r.RelMSE-r.RefNoise, 0) }
 
+// referenceSeed is the references' seed, the renders' being 0.
+const referenceSeed = 1000
+
 // refNoise is the relMSE a reference of refSPP samples a pixel has
 // against the converged image, from a fixed render of spp samples whose
 // relMSE against it is measured: a fixed render's relMSE goes as 1/spp,
@@ -53,8 +56,11 @@ func compareQuality(path, dir string, s settings, sertrace, blender string, refS
 	}
 	scene := filepath.Base(path)
 	img := func(name string) string { return filepath.Join(dir, name+".exr") }
+	// The references take other samples than the renders (another
+	// seed): both renderers' samples nest, so a reference of the same
+	// seed would hold a render's samples and hide its noise.
 	ref := s
-	ref.SPP, ref.CyclesSPP = refSPP, refSPP
+	ref.SPP, ref.CyclesSPP, ref.Seed = refSPP, refSPP, referenceSeed
 	if _, err := runSertrace(sertrace, gltfPath, img("sertrace-ref"), ref, "variance"); err != nil {
 		return nil, err
 	}

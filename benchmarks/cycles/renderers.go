@@ -67,6 +67,9 @@ func runSertrace(bin, gltfPath, exr string, s settings, aovs string) (run, error
 	if s.Threshold > 0 {
 		cmd.Args = append(cmd.Args, "--noise-threshold", strconv.FormatFloat(s.Threshold, 'g', -1, 64))
 	}
+	if s.Seed != 0 {
+		cmd.Args = append(cmd.Args, "--seed", strconv.Itoa(s.Seed))
+	}
 	cmd.Env = append(os.Environ(), fmt.Sprintf("GOMAXPROCS=%d", s.Threads))
 	if out, err := runMeasured(cmd, &r); err != nil {
 		return r, fmt.Errorf("sertrace render %s: %v\n%s", gltfPath, err, out)
@@ -120,6 +123,9 @@ func runCycles(blender, gltfPath, exr string, s settings) (run, error) {
 	}
 	if s.HairTubes {
 		args = append(args, "--hair-tubes")
+	}
+	if s.Seed != 0 {
+		args = append(args, "--seed", strconv.Itoa(s.Seed))
 	}
 	if s.CyclesAdaptive > 0 {
 		args = append(args, "--adaptive", strconv.FormatFloat(s.CyclesAdaptive, 'g', -1, 64))

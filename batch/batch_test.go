@@ -294,7 +294,7 @@ func TestConfigErrors(t *testing.T) {
 		{"jobs:\n  - {name: a, scene: x.glb, spp: 2, split: 5}\n", `job "a": split 5 must be in 0..2`},
 		{"jobs:\n  - {name: a, scene: x.glb, samples: \"0:1\"}\n", `job "a": samples: a batch job is cut into slices with split: K`},
 		{"jobs:\n  - {name: a, scene: x.glb, split: 2, time_budget: 3}\n", `job "a": a split job takes all its samples`},
-		{"jobs:\n  - {name: a, scene: x.glb, split: 2, noise_threshold: 0.01}\n", `job "a": a split job cannot be sampled adaptively`},
+		{"jobs:\n  - {name: a, scene: x.glb, split: 2, spp: 256, noise_threshold: 0.01}\n", `job "a": noise_threshold: a split job cannot be sampled adaptively`},
 		{"slurm: {partiton: gpu}\njobs:\n  - {name: a, scene: x.glb}\n", `line 1 (slurm): unknown key "partiton"; did you mean "partition"?`},
 		{"slurm: {cpus_per_task: many}\njobs:\n  - {name: a, scene: x.glb}\n", `slurm: "many" is not a whole number`},
 		{"slurm: gpu\njobs:\n  - {name: a, scene: x.glb}\n", `line 1: slurm must be a mapping of partition, time, cpus_per_task, extra`},

@@ -180,7 +180,7 @@ func Load(path string) (*Config, error) {
 		case job.Split > 1 && job.TimeBudget > 0:
 			return nil, fmt.Errorf("config %s: job %s: a split job takes all its samples: it has no time_budget", path, shown(job.Name))
 		case job.Split > 1 && job.NoiseThreshold > 0:
-			return nil, fmt.Errorf("config %s: job %s: a split job cannot be sampled adaptively (noise_threshold): which pixels stop depends on the samples of every slice before it; render it unsplit, or split with a fixed spp", path, shown(job.Name))
+			return nil, fmt.Errorf("config %s: job %s: noise_threshold: a split job %s", path, shown(job.Name), render.AdaptiveSliceRefusal)
 		}
 		seen[strings.ToLower(job.Name)] = true
 		job.Settings = job.Settings.Canonical()
@@ -222,6 +222,9 @@ func checkSettings(job JobConfig) *valueError {
 	}
 	if s.SPP < 1 || s.SPP > render.MaxSPP {
 		return &valueError{key: "spp", problem: fmt.Sprintf("%d is outside 1..%d", s.SPP, render.MaxSPP)}
+	}
+	if err := (render.Adaptive{Threshold: s.NoiseThreshold, MinSPP: s.MinSPP}).Check(s.SPP); err != nil {
+		return &valueError{key: "noise_threshold", problem: cutMessage(err.Error())}
 	}
 	if s.MaxDepth < 1 || s.MaxDepth > render.MaxDepth {
 		return &valueError{key: "max_depth", problem: fmt.Sprintf("%d is outside 1..%d", s.MaxDepth, render.MaxDepth)}

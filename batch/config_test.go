@@ -288,6 +288,8 @@ func TestEveryJobCheckedAtLoad(t *testing.T) {
 		{"samples: x", `"x": want FIRST:COUNT`},
 		{"noise_threshold: -0.01", "noise threshold -0.01 must be 0 (off) or a positive error"},
 		{"min_spp: 16", "min spp 16 is the samples before a pixel may stop: it needs a noise threshold"},
+		{"noise_threshold: 0.01", "noise threshold 0.01: pixels are first checked after 64 samples (the min spp), and the spp is 16: none could stop"},
+		{"noise_threshold: 2e6", "noise threshold 2e+06 is over 1e+06"},
 	} {
 		key, _, _ := strings.Cut(c.bad, ":")
 		want := `: line 9 (job "later"): ` + key + ": " + c.want

@@ -139,6 +139,9 @@ func (j *Job) layersFor(aovs []render.AOV, denoised bool) render.Layers {
 	if j.Options.LightGroups != nil {
 		layers |= render.GroupLayers
 	}
+	if j.Options.Adaptive.On() {
+		layers |= render.SamplesLayers // an adaptive render's EXR says each pixel's samples
+	}
 	return layers
 }
 

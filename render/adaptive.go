@@ -80,17 +80,42 @@ func (a Adaptive) CheckAt(s, spp int) bool {
 }
 
 // Check validates the settings of adaptive sampling for a render of spp
-// samples.
+// samples (0: whatever the spp, the settings alone).
 func (a Adaptive) Check(spp int) error {
 	switch {
-	case !(a.Threshold >= 0) || a.Threshold > 1e6:
+	case !(a.Threshold >= 0):
 		return fmt.Errorf("noise threshold %v must be 0 (off) or a positive error, as 0.01", a.Threshold)
+	case a.Threshold > MaxNoiseThreshold:
+		return fmt.Errorf("noise threshold %v is over %g", a.Threshold, MaxNoiseThreshold)
 	case a.MinSPP < 0 || a.MinSPP > MaxSPP:
 		return fmt.Errorf("min spp %d is outside 0 (automatic)..%d", a.MinSPP, MaxSPP)
 	case a.MinSPP > 0 && !a.On():
 		return fmt.Errorf("min spp %d is the samples before a pixel may stop: it needs a noise threshold", a.MinSPP)
 	}
+	if m := a.MinSPP; a.On() && spp > 0 {
+		if m == 0 {
+			m = AutoMinSPP(a.Threshold)
+		}
+		if m >= spp {
+			return fmt.Errorf("noise threshold %v: pixels are first checked after %d samples (the min spp), and the spp is %d: none could stop; raise the spp (the most a pixel takes, as 4096) or lower the min spp", a.Threshold, m, spp)
+		}
+	}
 	return nil
+}
+
+// MaxNoiseThreshold is the largest noise threshold.
+const MaxNoiseThreshold = 1e6
+
+// AdaptiveSliceRefusal says why a slice of samples is not sampled
+// adaptively, for the flag's, the batch key's and Validate's refusals.
+const AdaptiveSliceRefusal = "cannot be sampled adaptively: which pixels stop depends on the samples of every slice before it; render the frame whole, or its slices with a fixed spp and no noise threshold"
+
+// lumVariance is the sample variance of n samples (at least 2) whose
+// luminances sum to sum and whose squares sum to sq, and their mean.
+func lumVariance(sum, sq float64, n int) (variance, mean float64) {
+	fn := float64(n)
+	mean = sum / fn
+	return max(sq/fn-mean*mean, 0) * fn / (fn - 1), mean
 }
 
 // NeighbourRows is the height of the strips of rows, from the image's top,
@@ -109,10 +134,8 @@ func PixelError(sum, sq float64, n int) float64 {
 	if n < 2 {
 		return math.Inf(1)
 	}
-	fn := float64(n)
-	mean := sum / fn
-	variance := max(sq/fn-mean*mean, 0) * fn / (fn - 1)
-	return math.Sqrt(variance/fn) / (1e-4 + math.Sqrt(max(mean, 0)))
+	variance, mean := lumVariance(sum, sq, n)
+	return math.Sqrt(variance/float64(n)) / (1e-4 + math.Sqrt(max(mean, 0)))
 }
 
 // Stopped reports whether pixel px (of the film's rows) takes no more
@@ -145,9 +168,7 @@ func (f *Film) SamplesTaken() float64 {
 
 // pixelError is pixel px's PixelError.
 func (f *Film) pixelError(px int) float64 {
-	sum, sq := &f.Sums[LayerBeauty], &f.Sums[LayerLumSq]
-	lum := 0.2126*sum.Value(3*px) + 0.7152*sum.Value(3*px+1) + 0.0722*sum.Value(3*px+2)
-	return PixelError(lum, sq.Value(px), f.Samples)
+	return PixelError(f.Sums[LayerBeauty].luminance(px), f.Sums[LayerLumSq].Value(px), f.Samples)
 }
 
 // Converge stops the pixels still sampling whose error, and every
@@ -225,4 +246,9 @@ func (f *Film) stoppedWhole() bool {
 		}
 	}
 	return true
+}
+
+// luminance is pixel px's luminance of an RGB layer's sums.
+func (s *LayerSums) luminance(px int) float64 {
+	return 0.2126*s.Value(3*px) + 0.7152*s.Value(3*px+1) + 0.0722*s.Value(3*px+2)
 }

@@ -37,9 +37,15 @@ func TestAdaptiveSchedule(t *testing.T) {
 			t.Fatalf("a render without a threshold is checked after %d samples", s)
 		}
 	}
-	for _, bad := range []Adaptive{{Threshold: -1}, {Threshold: float32(math.NaN())}, {MinSPP: 8}, {Threshold: 0.1, MinSPP: -1}} {
+	for _, bad := range []Adaptive{{Threshold: -1}, {Threshold: float32(math.NaN())}, {Threshold: float32(math.Inf(1))}, {Threshold: 2e6},
+		{MinSPP: 8}, {Threshold: 0.1, MinSPP: -1}, {Threshold: 0.1, MinSPP: 64}, {Threshold: 0.01}} {
 		if bad.Check(64) == nil {
-			t.Errorf("%+v is not refused", bad)
+			t.Errorf("%+v is not refused at 64 spp", bad)
+		}
+	}
+	for _, good := range []Adaptive{{}, {Threshold: 0.1}, {Threshold: 0.1, MinSPP: 63}, {Threshold: 0.01, MinSPP: 8}} {
+		if err := good.Check(64); err != nil {
+			t.Errorf("%+v at 64 spp: %v", good, err)
 		}
 	}
 }

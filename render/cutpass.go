@@ -62,14 +62,13 @@ func (f *Film) MarkAheadRange(from, to int) {
 }
 
 // RowsAhead reports whether every pixel of rows [y0, y1) holds the pass
-// in flight (or cut short) already, or has stopped (adaptive sampling):
-// the pass has nothing to do there.
+// in flight (or cut short) already.
 func (f *Film) RowsAhead(y0, y1 int) bool {
-	if (f.Ahead == 0 || f.AheadPixels == nil) && f.StoppedAt == nil {
+	if f.Ahead == 0 || f.AheadPixels == nil {
 		return false
 	}
 	for px := y0 * f.Width; px < y1*f.Width; px++ {
-		if !f.IsAhead(px) && !f.Stopped(px) {
+		if !f.IsAhead(px) {
 			return false
 		}
 	}

@@ -467,8 +467,8 @@ func (f *Film) sampleVariance(dst []float32, rgb, lumSq Layer, from, to int) []f
 		if n < 2 {
 			continue
 		}
-		mean := (0.2126*sum.Value(3*i) + 0.7152*sum.Value(3*i+1) + 0.0722*sum.Value(3*i+2)) / n
-		out[k] = float32(max(sq.Value(i)/n-mean*mean, 0) * n / (n - 1))
+		v, _ := lumVariance(sum.luminance(i), sq.Value(i), int(n))
+		out[k] = float32(v)
 	}
 	return out
 }

@@ -252,8 +252,11 @@ func memoryNeed(opts Options, layers Layers, groups int, backend string, denoise
 	film := FilmBytesWith(opts.Width, opts.Height, layers, groups)
 	need := heldBytes() + film + imageOutputBytes*px
 	need += px / 8 // the pixels a pass has done (cutpass.go)
-	if opts.Adaptive.On() && layers&SamplesLayers == 0 {
-		need += 4*px + px // where pixels stopped, and a check's noisy pixels
+	if opts.Adaptive.On() {
+		need += 4 * px // a check's forecast of each pixel's samples (Converge)
+		if layers&SamplesLayers == 0 {
+			need += 4 * px // where pixels stopped
+		}
 	}
 	switch {
 	case backend == "vulkan":
@@ -269,7 +272,9 @@ func memoryNeed(opts Options, layers Layers, groups int, backend string, denoise
 			need += film // a slice's pass in launches, until it is done
 		}
 		if opts.Adaptive.On() {
-			need += 4 * min(px, MaxFilePixels) // a launch's list of the pixels still sampling
+			// A launch's list of the pixels still sampling, and its runs
+			// on the host (two of 24 bytes where every other pixel stopped).
+			need += (4 + 48) * min(px, MaxFilePixels)
 		}
 	case !opts.WholePasses:
 		// A CPU pass adds to the film as it goes.

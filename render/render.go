@@ -5,6 +5,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -186,7 +187,7 @@ func (o *Options) Validate(sc *scene.Scene) error {
 	case o.Count > 0 && o.TimeBudget > 0:
 		return fmt.Errorf("a slice of samples takes all of them: it has no time budget")
 	case o.Adaptive.On() && (o.Count > 0 || o.WholePasses):
-		return fmt.Errorf("a slice of samples (--samples) cannot be sampled adaptively: which pixels stop depends on the samples of every slice before it; render the frame whole, or the slices with a fixed --spp and no --noise-threshold")
+		return fmt.Errorf("a slice of samples %s", AdaptiveSliceRefusal)
 	case o.Camera < 0 || o.Camera >= len(sc.Cameras):
 		return fmt.Errorf("camera %d does not exist (the scene has %d)", o.Camera, len(sc.Cameras))
 	}
@@ -374,6 +375,9 @@ func renderPasses(ctx context.Context, s Session, opts Options, film *Film, prog
 		if opts.TimeBudget > 0 && time.Since(renderStart) >= opts.TimeBudget {
 			break // the budget is spent: what is there is the image
 		}
+	}
+	if cancelled := ctx.Err() != nil || errors.Is(err, context.Canceled); err != nil && cancelled && film.First+film.Samples >= end && !film.Cut() {
+		err = nil // cancelled as its last pass ended whole (or its last pixels stopped): done
 	}
 	if err != nil {
 		// A cancelled film is partial even when empty; a failed one when

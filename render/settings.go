@@ -169,14 +169,14 @@ func (s *Settings) Check() error {
 	if s.CryptomatteLevels < 0 || s.CryptomatteLevels > MaxCryptomatteLevels {
 		return bad("cryptomatte_levels", "%d: a matte keeps 1 to %d ranks a pixel (0: %d)", s.CryptomatteLevels, MaxCryptomatteLevels, DefaultCryptomatteLevels)
 	}
-	if err := (Adaptive{Threshold: s.NoiseThreshold}).Check(1); err != nil {
+	if err := (Adaptive{Threshold: s.NoiseThreshold}).Check(0); err != nil {
 		return &SettingError{"noise_threshold", err}
 	}
-	if err := (Adaptive{Threshold: s.NoiseThreshold, MinSPP: s.MinSPP}).Check(1); err != nil {
+	if err := (Adaptive{Threshold: s.NoiseThreshold, MinSPP: s.MinSPP}).Check(0); err != nil {
 		return &SettingError{"min_spp", err}
 	}
 	if s.NoiseThreshold > 0 && s.Samples != "" {
-		return bad("noise_threshold", "a slice of samples (%s) cannot be sampled adaptively: which pixels stop depends on the samples of the slices before it; render the frame whole, or its slices with a fixed spp", s.Samples)
+		return bad("noise_threshold", "a slice of samples (%s) %s", s.Samples, AdaptiveSliceRefusal)
 	}
 	if s.EnvLightGroup != "" && !s.LightGroups {
 		return bad("env_light_group", "names the environment's light group, but light groups are off (--light-groups)")
@@ -218,6 +218,9 @@ func (s *Settings) Options(sc *scene.Scene, resolve func(string) string) (Option
 	opts.Reorder, _ = ParseReorder(s.Reorder)
 	opts.LightSampler, _ = ParseLightSampler(s.LightSampler)
 	opts.Adaptive = Adaptive{Threshold: s.NoiseThreshold, MinSPP: s.MinSPP}
+	if err := opts.Adaptive.Check(opts.SPP); err != nil {
+		return opts, display, &SettingError{"noise_threshold", err}
+	}
 	opts.First, opts.Count, _ = ParseSamples(s.Samples)
 	if opts.Count > 0 && opts.First+opts.Count > opts.SPP {
 		return opts, display, bad("samples", "%s goes past the %d samples per pixel (--spp)", s.Samples, opts.SPP)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -403,14 +404,16 @@ func (f *Film) addRunsTo(dst *LayerSums, channels int, runs []PassRun, src []flo
 	if dst.Len() == 0 {
 		return
 	}
-	if dst.Plain != nil || values < parallelAdd {
+	if dst.Plain != nil || values < parallelAdd || len(runs) < 64*runtime.GOMAXPROCS(0) {
+		// Few values, or few runs (a launch of every pixel is one): each
+		// run as AddPassAt adds it, on every core where it is long.
 		for _, r := range runs {
 			f.addPassTo(dst, channels, r.Pixel, src[channels*r.From:channels*(r.From+r.N)])
 		}
 		return
 	}
 	// Each element's sum is its own integer: cores take a share of the
-	// runs.
+	// many runs.
 	parallelRanges(len(runs), func(from, to int) {
 		for _, r := range runs[from:to] {
 			for i, v := range src[channels*r.From : channels*(r.From+r.N)] {

@@ -257,4 +257,11 @@ func TestAddPassRunsAddsAsAddPassAt(t *testing.T) {
 	if !a.Sums[LayerBeauty].Equal(&b.Sums[LayerBeauty]) || len(a.Sums[LayerBeauty].High) == 0 {
 		t.Errorf("the runs' sums differ from AddPassAt's (%d high words)", len(a.Sums[LayerBeauty].High))
 	}
+	// One run of every pixel (a launch without a list).
+	one := []PassRun{{Pixel: 0, From: 0, N: from}}
+	a.AddPassRuns(LayerBeauty, one, src)
+	b.AddPassAt(LayerBeauty, 0, src)
+	if !a.Sums[LayerBeauty].Equal(&b.Sums[LayerBeauty]) {
+		t.Error("one run's sums differ from AddPassAt's")
+	}
 }

@@ -262,3 +262,20 @@ func (s *cancelSession) Pass(ctx context.Context, first, n int, film *render.Fil
 	}
 	return nil
 }
+
+// TestCancelledAsTheLastPassEndsIsDone: a render cancelled as its last
+// pass ends whole holds every sample: it is done, not partial, and says
+// no error.
+func TestCancelledAsTheLastPassEndsIsDone(t *testing.T) {
+	sc := furnaceScene(lambert(0.5))
+	opts := render.Options{Width: 16, Height: 16, SPP: 4, MaxDepth: 2, EnvColor: [3]float32{1, 1, 1}}
+	film := render.NewFilm(opts.Width, opts.Height)
+	stats, err := render.Render(context.Background(), cancelAfter{Backend{}, 3}, sc, opts, film, nil) // passes of 1, 2 and 1
+	if err != nil || stats.Partial || film.Partial || film.Samples != opts.SPP {
+		t.Errorf("cancelled as the last pass ended: %v, partial %v, %s", err, film.Partial, film.SamplesHeld())
+	}
+	film = render.NewFilm(opts.Width, opts.Height)
+	if _, err := render.Render(context.Background(), cancelAfter{Backend{}, 2}, sc, opts, film, nil); err == nil || !film.Partial {
+		t.Errorf("cancelled as the second of three passes ended: %v, partial %v", err, film.Partial)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,5 +152,45 @@ jobs:
 			t.Errorf("after %v: temporary files left: %v", sig, left)
 		}
 		os.RemoveAll(filepath.Join(dir, "out"))
+	}
+}
+
+// TestAdaptiveRenderInBands: an adaptive render too large for one film
+// renders in bands to the image it renders in one go: every channel
+// equal, the samples layer included, and some pixels stopped.
+func TestAdaptiveRenderInBands(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	dir := t.TempDir()
+	opts := render.Options{Width: 1280, Height: 808, SPP: 6, Adaptive: render.Adaptive{Threshold: 0.3, MinSPP: 2}}
+	layers := render.LayersFor(nil, false) | render.SamplesLayers
+	band := opts
+	band.Height = 16
+	runtime.GC()
+	budget := fmt.Sprint((render.MemoryNeed(opts, layers, "cpu", false) + render.MemoryNeed(band, layers, "cpu", false)) / 2)
+	args := []string{"render", "../scenes/cornell.glb", "--backend", "cpu", "--spp", "6", "--res", "1280x808", "--max-depth", "2",
+		"--noise-threshold", "0.3", "--min-spp", "2", "-o"}
+	whole, banded := filepath.Join(dir, "whole.exr"), filepath.Join(dir, "banded.exr")
+	if code, _, errs := runCLI(t, append(args, whole)...); code != 0 || strings.Contains(errs, "in bands") {
+		t.Fatalf("render: exit %d: %s", code, errs)
+	}
+	runtime.GC()
+	if code, _, errs := runCLI(t, append(args, banded, "--memory-budget", budget)...); code != 0 || !strings.Contains(errs, "rendering it in bands of") {
+		t.Fatalf("render --memory-budget %s: exit %d: %s", budget, code, errs)
+	}
+	_, _, want, _ := readEXR(t, whole)
+	_, _, got, _ := readEXR(t, banded)
+	stopped := 0
+	for _, c := range want["samples.Y"] {
+		if c < 6 {
+			stopped++
+		}
+	}
+	if len(want) != len(got) || stopped == 0 || stopped == len(want["samples.Y"]) {
+		t.Fatalf("channels %d and %d; %d pixels stopped", len(want), len(got), stopped)
+	}
+	for name, w := range want {
+		if !slices.Equal(w, got[name]) {
+			t.Errorf("%s differs in bands", name)
+		}
 	}
 }

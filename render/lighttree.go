@@ -172,18 +172,9 @@ type lightBucket struct {
 	n          int
 }
 
-// add adds light bounds lb to the bucket.
+// add adds light bounds lb to the bucket: a bucket of one light merged.
 func (g *lightBucket) add(lb *LightBounds) {
-	if g.n == 0 {
-		g.box, g.cosE = lb.Box, lb.CosE
-	}
-	g.box.Union(lb.Box)
-	g.phi += lb.Phi
-	for k := range 3 {
-		g.axes[k] += lb.Axis[k]
-	}
-	g.cosE = min(g.cosE, lb.CosE)
-	g.n++
+	g.merge(&lightBucket{box: lb.Box, phi: lb.Phi, axes: lb.Axis, cosE: lb.CosE, n: 1})
 }
 
 // merge adds bucket h to g (its cone left to settle).

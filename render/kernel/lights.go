@@ -233,6 +233,18 @@ func LightImportance(c *layout.LightChild, p scene.Vec3) float32 {
 	return c.Phi * (cosT / d2) / d2
 }
 
+// ChildShare is the probability with which the light tree's descent at p
+// takes node n's child A (B's is 1 − it), in proportion to their
+// LightImportance; ok is false where neither can light p. TreePick and
+// TreePmf both take it, so they make the same choices.
+func ChildShare(n *layout.LightNode, p scene.Vec3) (pa float32, ok bool) {
+	ia, ib := LightImportance(&n.A, p), LightImportance(&n.B, p)
+	if !(ia+ib > 0) {
+		return 0, false
+	}
+	return ia / (ia + ib), true
+}
+
 // TreePick descends the light tree from its root to a light, choosing at
 // each node a child in proportion to its LightImportance at p with u
 // (what is left of it picking further down): the light's entry and the
@@ -241,11 +253,10 @@ func TreePick(ls Lights, p scene.Vec3, u float32) (k int, pmf float32) {
 	pmf = 1
 	n := ls.LightNode(0)
 	for range layout.LightTreeDepth {
-		ia, ib := LightImportance(&n.A, p), LightImportance(&n.B, p)
-		if !(ia+ib > 0) {
+		pa, ok := ChildShare(&n, p)
+		if !ok {
 			return -1, 0
 		}
-		pa := ia / (ia + ib)
 		next, flags := n.B.Next, n.B.Flags
 		if u < pa {
 			u = min(u/pa, layout.OneBelowOne)
@@ -270,11 +281,10 @@ func TreePmf(ls Lights, trail uint32, p scene.Vec3) float32 {
 	pmf := float32(1)
 	n := ls.LightNode(0)
 	for d := range layout.LightTreeDepth {
-		ia, ib := LightImportance(&n.A, p), LightImportance(&n.B, p)
-		if !(ia+ib > 0) {
+		pa, ok := ChildShare(&n, p)
+		if !ok {
 			return 0
 		}
-		pa := ia / (ia + ib)
 		next, flags := n.B.Next, n.B.Flags
 		if trail>>uint32(d)&1 == 0 {
 			pmf *= pa

@@ -3025,6 +3025,25 @@ float lightImportance(LightChild c, vec3 p) {
     return c.phi * (cosT / d2) / d2;
 }
 
+// ChildShare is the probability with which the light tree's descent at p
+// takes node n's child A (B's is 1 − it), in proportion to their
+// LightImportance; ok is false where neither can light p. TreePick and
+// TreePmf both take it, so they make the same choices.
+void childShare(LightNode n, vec3 p, out float result0, out bool result1) {
+    float pa = 0.0;
+    bool ok = false;
+    float ia = lightImportance(n.a, p);
+    float ib = lightImportance(n.b, p);
+    if (!(ia + ib > 0.0)) {
+        result0 = 0.0;
+        result1 = false;
+        return;
+    }
+    result0 = ia / (ia + ib);
+    result1 = true;
+    return;
+}
+
 // TreePmf is the probability with which TreePick reaches the light whose
 // trail from the root is trail, seen from p: the same products of the same
 // choices.
@@ -3032,12 +3051,12 @@ float treePmf(uint trail, vec3 p) {
     float pmf = 1.0;
     LightNode n = lightNode(0);
     for (int d = 0; d < 32; d++) {
-        float ia = lightImportance(n.a, p);
-        float ib = lightImportance(n.b, p);
-        if (!(ia + ib > 0.0)) {
+        float pa;
+        bool ok;
+        childShare(n, p, pa, ok);
+        if (!ok) {
             return 0.0;
         }
-        float pa = ia / (ia + ib);
         uint next = n.b.next;
         uint flags = n.b.flags;
         if (((trail >> uint(d)) & 1u) == 0u) {
@@ -3177,14 +3196,14 @@ void treePick(vec3 p, float u, out int result0, out float result1) {
     pmf = 1.0;
     LightNode n = lightNode(0);
     for (int tmp1 = 0; tmp1 < 32; tmp1++) {
-        float ia = lightImportance(n.a, p);
-        float ib = lightImportance(n.b, p);
-        if (!(ia + ib > 0.0)) {
+        float pa;
+        bool ok;
+        childShare(n, p, pa, ok);
+        if (!ok) {
             result0 = -1;
             result1 = 0.0;
             return;
         }
-        float pa = ia / (ia + ib);
         uint next = n.b.next;
         uint flags = n.b.flags;
         if (u < pa) {

@@ -24,10 +24,10 @@ func TestUnlitIsNoLight(t *testing.T) {
 	}
 }
 
-// TestOneEmitterHasNoTree: the triangles of one emissive mesh are chosen
-// by power, each its own column (a scene with one area light pays nothing
-// for the tree); two meshes, or two spheres of one set, get a tree.
-func TestOneEmitterHasNoTree(t *testing.T) {
+// TestWhenATree: the two triangles of one emissive quad make a tree (read
+// whole, kernel.LightTreeFlat), as two meshes or two spheres of one set
+// do; one triangle, or power sampling, makes none: a column a light.
+func TestWhenATree(t *testing.T) {
 	m := scene.DefaultMaterial()
 	m.Emissive = scene.Vec3{X: 1, Y: 1, Z: 1}
 	quad := scene.Mesh{Positions: []scene.Vec3{{}, {X: 1}, {X: 1, Y: 1}, {Y: 1}}, Indices: []uint32{0, 1, 2, 0, 2, 3}}
@@ -36,8 +36,16 @@ func TestOneEmitterHasNoTree(t *testing.T) {
 	sc := &scene.Scene{Materials: []scene.Material{m}, Meshes: []scene.Mesh{quad},
 		SphereSets: []scene.SphereSet{{Centers: []scene.Vec3{{Z: 2}, {Z: 4}}, Radii: []float32{0.1, 0.2}}},
 		Instances:  []scene.Instance{{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity}}}
-	if ls := NewLightTable(sc, 0, LightSamplerTree); len(ls.Tree) != 0 || len(ls.Columns) != 2 {
-		t.Errorf("one quad: %d tree nodes, %d columns; want no tree, a column a triangle", len(ls.Tree), len(ls.Columns))
+	if ls := NewLightTable(sc, 0, LightSamplerTree); len(ls.Tree) != 1 || len(ls.Columns) != 1 || ls.Columns[0].Entry != -1 {
+		t.Errorf("one quad: %d tree nodes, %d columns; want a tree of one node, its column", len(ls.Tree), len(ls.Columns))
+	}
+	if ls := NewLightTable(sc, 0, LightSamplerPower); len(ls.Tree) != 0 || len(ls.Columns) != 2 {
+		t.Errorf("one quad by power: %d tree nodes, %d columns; want no tree, a column a triangle", len(ls.Tree), len(ls.Columns))
+	}
+	one := *sc
+	one.Meshes = []scene.Mesh{{Positions: quad.Positions, Indices: quad.Indices[:3]}}
+	if ls := NewLightTable(&one, 0, LightSamplerTree); len(ls.Tree) != 0 || len(ls.Columns) != 1 || ls.Columns[0].Entry != 0 {
+		t.Errorf("one triangle: %d tree nodes, %d columns; want no tree, its column", len(ls.Tree), len(ls.Columns))
 	}
 	for _, in := range []scene.Instance{
 		{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: moved},

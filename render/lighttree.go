@@ -21,6 +21,11 @@ type LightBounds struct {
 	CosO     float64    // −1: every direction
 	CosE     float64
 	TwoSided bool
+	// Planar: the lights are one-sided and lie in the plane of points x
+	// with Axis·x = Plane, emitting toward +Axis, so that no point on its
+	// other side receives any of their light (a triangle, a flat panel).
+	Planar bool
+	Plane  float64
 }
 
 // Union is the bounds of the lights of b and c together.
@@ -28,6 +33,17 @@ func (b LightBounds) Union(c LightBounds) LightBounds {
 	u := LightBounds{Box: b.Box, Phi: b.Phi + c.Phi, CosE: min(b.CosE, c.CosE), TwoSided: b.TwoSided || c.TwoSided}
 	u.Box.Union(c.Box)
 	u.Axis, u.CosO = unionCone(b.Axis, b.CosO, c.Axis, c.CosO)
+	// Coplanar one-sided lights stay planar: their normals agree to
+	// rounding and so do their planes, the lower kept (child widens it).
+	if b.Planar && c.Planar && dot3(b.Axis, c.Axis) >= 1-1e-12 {
+		far := float64(max(b.Box.Max.Sub(b.Box.Min).Length(), c.Box.Max.Sub(c.Box.Min).Length(), 1))
+		for k := range 3 {
+			far = max(far, math.Abs(float64(u.Box.Min.At(k))), math.Abs(float64(u.Box.Max.At(k))))
+		}
+		if math.Abs(b.Plane-c.Plane) <= 1e-6*far {
+			u.Planar, u.Plane = true, min(b.Plane, c.Plane)
+		}
+	}
 	return u
 }
 
@@ -155,6 +171,21 @@ func (b *lightTreeBuilder) child(lb *LightBounds, next, flags uint32) layout.Lig
 		far = max(far, math.Abs(lo), math.Abs(hi))
 	}
 	r := math.Sqrt(r2)*(1+1e-6) + 1e-6*far // the centre and the radius rounded to float32 still hold the box
+	if lb.Planar {
+		// The centre moved onto the lights' plane, and a margin behind it:
+		// the sphere still holds them (their points are in the plane, so
+		// moving the centre along its normal only brings it nearer), and
+		// LightImportance finds nothing only on the far side of the
+		// margin, whatever the rounding of the plane, the axis or the
+		// centre to float32.
+		margin := 1e-5 * (far + r)
+		off := dot3(lb.Axis, c) - lb.Plane + margin
+		for k := range 3 {
+			c[k] -= off * lb.Axis[k]
+		}
+		r += margin
+		flags |= layout.LightChildPlanar
+	}
 	return layout.LightChild{Center: scene.Vec3{X: float32(c[0]), Y: float32(c[1]), Z: float32(c[2])}, Radius: float32(r),
 		Phi:  float32(lb.Phi / b.phi),
 		Axis: scene.Vec3{X: float32(lb.Axis[0]), Y: float32(lb.Axis[1]), Z: float32(lb.Axis[2])},

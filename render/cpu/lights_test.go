@@ -352,3 +352,120 @@ func TestSampleSphere(t *testing.T) {
 		t.Fatal("a point inside the sphere got a sample")
 	}
 }
+
+// lambertIrradiance is the irradiance at x, of normal n, from a polygon of
+// uniform unit radiance, by Lambert's formula: half the sum over its edges
+// of the angle each subtends times the cosine between n and the normal of
+// the plane through x and it.
+func lambertIrradiance(x, n [3]float64, poly [][3]float64) float64 {
+	sub := func(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+	dot := func(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+	cross := func(a, b [3]float64) [3]float64 {
+		return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+	}
+	var e float64
+	for i := range poly {
+		a, b := sub(poly[i], x), sub(poly[(i+1)%len(poly)], x)
+		c := cross(a, b)
+		theta := math.Atan2(math.Sqrt(dot(c, c)), dot(a, b))
+		e += theta * dot(n, c) / math.Sqrt(dot(c, c))
+	}
+	return math.Abs(e) / 2
+}
+
+// TestEmissiveTriangleOnAPlane: a one-sided emissive triangle a little
+// above a white Lambertian plane, facing it, lights it as Lambert's
+// formula says, pixel by pixel, from right beside its edges (where it
+// fills most of the sky and is sampled by its solid angle) to far off
+// (by its area); and beside it the pixels' noise is what sampling the
+// solid angle leaves, a fraction of what sampling the area did.
+func TestEmissiveTriangleOnAPlane(t *testing.T) {
+	const h, le = 0.1, 2.0
+	tri := [][3]float64{{-0.5, h, -0.4}, {0.6, h, -0.3}, {0, h, 0.6}}
+	light := scene.Mesh{Indices: []uint32{0, 1, 2}}
+	for _, v := range tri {
+		light.Positions = append(light.Positions, scene.Vec3{X: float32(v[0]), Y: float32(v[1]), Z: float32(v[2])})
+	}
+	if light.Positions[1].Sub(light.Positions[0]).Cross(light.Positions[2].Sub(light.Positions[0])).Y > 0 {
+		light.Indices = []uint32{0, 2, 1} // facing down, at the plane
+	}
+	light.Bounds = scene.Bounds{Min: scene.Vec3{X: -0.5, Y: h, Z: -0.4}, Max: scene.Vec3{X: 0.6, Y: h, Z: 0.6}}
+	plane := scene.Mesh{
+		Positions: []scene.Vec3{{X: -10, Y: 0, Z: -10}, {X: 10, Y: 0, Z: -10}, {X: 10, Y: 0, Z: 10}, {X: -10, Y: 0, Z: 10}},
+		Indices:   []uint32{0, 2, 1, 0, 3, 2},
+		Bounds:    scene.Bounds{Min: scene.Vec3{X: -10, Y: 0, Z: -10}, Max: scene.Vec3{X: 10, Y: 0, Z: 10}},
+	}
+	emitter := lambert(0)
+	emitter.Emissive = scene.Vec3{X: le, Y: le, Z: le}
+	sc := &scene.Scene{
+		Meshes: []scene.Mesh{plane, light},
+		Instances: []scene.Instance{
+			{Geometry: scene.GeometryRef{Kind: scene.Triangles}, Transform: scene.Identity},
+			{Geometry: scene.GeometryRef{Kind: scene.Triangles, Index: 1}, Transform: scene.Identity, Material: 1},
+		},
+		Materials: []scene.Material{lambert(1), emitter},
+		Bounds:    plane.Bounds,
+		Cameras: []scene.Camera{{Orthographic: true, XMag: 1.5, YMag: 1.5,
+			Transform: scene.LookAt(scene.Vec3{X: 0, Y: 5, Z: 0}, scene.Vec3{}, scene.Vec3{X: 0, Y: 0, Z: -1})}},
+	}
+	// Inside the triangle's footprint, grown by margin, the camera sees
+	// the light (or its back) rather than the plane.
+	inside := func(x, z, margin float64) bool {
+		for i := range tri {
+			a, b := tri[i], tri[(i+1)%3]
+			ex, ez := b[0]-a[0], b[2]-a[2]
+			// The edge's outward side: the one away from the third vertex.
+			c := tri[(i+2)%3]
+			s := ex*(c[2]-a[2]) - ez*(c[0]-a[0])
+			d := (ex*(z-a[2]) - ez*(x-a[0])) / math.Hypot(ex, ez)
+			if s*d < 0 && math.Abs(d) > margin {
+				return false
+			}
+		}
+		return true
+	}
+	opts := render.Options{Width: 40, Height: 40, SPP: 256, MaxDepth: 1}
+	film := renderFilm(t, sc, opts)
+	pix, _ := film.Resolve(render.AOVBeauty)
+	variance := film.MeanVariance()
+	cam := render.NewCameraRays(sc.Cameras[0], opts.Width, opts.Height)
+	checked, near := 0, 0
+	var sumGot, sumWant, nearNoise float64
+	for y := range opts.Height {
+		for x := range opts.Width {
+			var want float64
+			covered := false
+			for k := range 64 {
+				o, _ := cam.Ray(float32(x)+(float32(k%8)+0.5)/8, float32(y)+(float32(k/8)+0.5)/8)
+				covered = covered || inside(float64(o.X), float64(o.Z), 0.02)
+				want += le / math.Pi * lambertIrradiance([3]float64{float64(o.X), 0, float64(o.Z)}, [3]float64{0, 1, 0}, tri) / 64
+			}
+			if covered {
+				continue
+			}
+			checked++
+			got := float64(pix[3*(y*opts.Width+x)])
+			sumGot, sumWant = sumGot+got, sumWant+want
+			if math.Abs(got-want) > 0.05*want+0.002 {
+				t.Errorf("pixel (%d, %d): %v, want %v", x, y, got, want)
+			}
+			o, _ := cam.Ray(float32(x)+0.5, float32(y)+0.5)
+			if !inside(float64(o.X), float64(o.Z), 0.15) {
+				continue
+			}
+			near++
+			nearNoise += math.Sqrt(float64(variance[y*opts.Width+x])) / want
+		}
+	}
+	if checked < 900 || near < 30 {
+		t.Fatalf("only %d pixels checked, %d of them beside the triangle", checked, near)
+	}
+	if math.Abs(sumGot/sumWant-1) > 0.003 {
+		t.Errorf("all pixels: %.4f of the closed form", sumGot/sumWant)
+	}
+	nearNoise /= float64(near)
+	t.Logf("%d pixels, %d beside the triangle: their relative standard error %.4f", checked, near, nearNoise)
+	if nearNoise > 0.06 { // 0.031 by the solid angle; 0.13 by the area
+		t.Errorf("beside the triangle the relative standard error is %.4f a pixel", nearNoise)
+	}
+}

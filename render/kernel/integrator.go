@@ -100,6 +100,27 @@ func Miss(pv Providers, p *layout.Path, d scene.Vec3) {
 	p.Alive = 0
 }
 
+// ShadowSegment is the shadow ray that tests light sample ls from surface
+// s: from s's offset origin, toward the light point itself (not along
+// ls.Wi, which leaves from s.P), to ShadowRayEnd of the way there; toward
+// a distant light, along ls.Wi. A ray along ls.Wi from the offset origin
+// runs parallel to the one the light was sampled along, a few ulps off
+// it: where it meets the light's surface at a grazing angle (a ceiling
+// beside the lamp hanging from it) it crosses that surface short of its
+// end, and the light shadows itself.
+func ShadowSegment(s *Surface, ls *LightSample) (o, dir scene.Vec3, tmax float32) {
+	o = s.OriginToward(ls.Wi)
+	if math.IsInf(float64(ls.Dist), 0) {
+		return o, ls.Wi, ls.Dist
+	}
+	toLight := s.P.Add(ls.Wi.Scale(ls.Dist)).Sub(o)
+	l := toLight.Length()
+	if !(l > 0) {
+		return o, ls.Wi, 0
+	}
+	return o, toLight.Scale(1 / l), l * layout.ShadowRayEnd
+}
+
 // ClosestHit is the closest-hit shader: at hit h of the ray (o, d) (its
 // instance's primitive at its parameters, at its distance), of material m,
 // it adds the emission (MIS-weighted against light sampling), samples a
@@ -194,7 +215,8 @@ func ClosestHit(pv Providers, p *layout.Path, s *Surface, ls *LightSample, m *la
 			if p.Bounce == 0 {
 				share = DiffuseShare(isHair, p.DiffAlbedo, wiL, f)
 			}
-			pv.Tracer.ShadowRay(p, s.OriginToward(ls.Wi), ls.Wi, ls.Dist*layout.ShadowRayEnd, contrib, share, ls.Group)
+			o, dir, tmax := ShadowSegment(s, ls)
+			pv.Tracer.ShadowRay(p, o, dir, tmax, contrib, share, ls.Group)
 		}
 	}
 	// The next direction.

@@ -156,6 +156,138 @@ func SphereLight(ls Lights, k int) (c scene.Vec3, r float32, le scene.Vec3) {
 	return c, Sqrt32(e.Area / (4 * math.Pi)), ls.MaterialEmissive(ls.InstanceMaterial(inst))
 }
 
+// A triangle light is sampled uniformly in the solid angle it subtends
+// (SampleSphericalTriangle) where that lies between SphericalTriangleMin
+// and SphericalTriangleMax steradians, uniformly on its area elsewhere. Near
+// a large triangle, sampling its area leaves the 1/d² and the cosines of
+// the points it draws in the estimate: the halo that a lamp throws on the
+// ceiling it hangs from, seen in a Cornell box, is then a few rare samples
+// a hundred times its mean. A triangle of less than a thousandth of a
+// steradian looks the same from all its points to within a few per cent,
+// and its vertices' directions agree too closely for float32 to find its
+// angles; beyond 6.2 sr the point lies almost in its plane.
+const (
+	SphericalTriangleMin = 1e-3
+	SphericalTriangleMax = 6.2
+)
+
+// TriangleSolidAngle is the solid angle that the triangle with vertex p0
+// and edges e1, e2 subtends from p, by Van Oosterom and Strackee's formula
+// (tan Ω/2 as a triple product over a sum of lengths and dot products,
+// exact for small triangles where the sum of the spherical angles less π
+// cancels), and the unit directions from p to its three vertices. omega
+// is not positive for a degenerate triangle or a p in its plane.
+func TriangleSolidAngle(p, p0, e1, e2 scene.Vec3) (omega float32, a, b, c scene.Vec3) {
+	a = p0.Sub(p)
+	b = a.Add(e1)
+	c = a.Add(e2)
+	la, lb, lc := a.Length(), b.Length(), c.Length()
+	if !(la > 0 && lb > 0 && lc > 0) {
+		return 0, a, b, c
+	}
+	num := float32(math.Abs(float64(a.Dot(b.Cross(c)))))
+	den := la*lb*lc + a.Dot(b)*lc + a.Dot(c)*lb + b.Dot(c)*la
+	omega = 2 * float32(math.Atan2(float64(num), float64(den)))
+	return omega, a.Scale(1 / la), b.Scale(1 / lb), c.Scale(1 / lc)
+}
+
+// SampleSphericalTriangle is a direction drawn uniformly within the
+// spherical triangle of unit vertices a, b, c and area omega, by Arvo's
+// method (1995): u1 fixes the point c' on the arc from a to c that cuts off
+// the triangle a, b, c' of area u1·omega, and u2 the point on the arc from
+// b to c', by the cosine of its angle from b, uniform.
+func SampleSphericalTriangle(a, b, c scene.Vec3, omega, u1, u2 float32) scene.Vec3 {
+	// The angle α at a, between the arcs to b and to c, by its cosine and
+	// sine: of the tangents there.
+	tb := b.Sub(a.Scale(a.Dot(b))).Normalize()
+	tc := c.Sub(a.Scale(a.Dot(c))).Normalize()
+	cosA := max(-1, min(1, tb.Dot(tc)))
+	sinA := tb.Cross(tc).Length()
+	// With the area Â = u1·omega: s and t are sin and cos of Â − α.
+	sa, ca := math.Sincos(float64(u1 * omega))
+	s := float32(sa)*cosA - float32(ca)*sinA
+	t := float32(ca)*cosA + float32(sa)*sinA
+	u := t - cosA
+	v := s + sinA*a.Dot(b)
+	// q: the cosine of the arc from a to c'.
+	q := ((v*t-u*s)*cosA - v) / ((v*s + u*t) * sinA)
+	q = max(-1, min(1, q))
+	cp := a.Scale(q).Add(tc.Scale(Sqrt32(1 - q*q)))
+	z := 1 - u2*(1-cp.Dot(b))
+	z = max(-1, min(1, z))
+	tcp := cp.Sub(b.Scale(cp.Dot(b))).Normalize()
+	return b.Scale(z).Add(tcp.Scale(Sqrt32(1 - z*z)))
+}
+
+// SampleTriangle draws a point of triangle light entry k, picked with
+// probability sel, as seen from p (by its solid angle or its area, as the
+// constants above say): false where it cannot light p.
+func SampleTriangle(ls Lights, out *LightSample, k int, sel float32, p scene.Vec3, u1, u2 float32) bool {
+	t := ls.TriangleEmitter(k)
+	if !t.OK {
+		return false
+	}
+	e := ls.LightEntry(k)
+	m := ls.InstanceMaterial(uint32(e.Instance))
+	doubleSided := ls.MaterialFlags(m)&layout.MatDoubleSided != 0
+	// The side of the triangle p is on: the one its front faces, or either
+	// of a double-sided one's.
+	side := t.N.Dot(p.Sub(t.P0))
+	if side == 0 || !doubleSided && side < 0 {
+		return false
+	}
+	omega, a, b, c := TriangleSolidAngle(p, t.P0, t.E1, t.E2)
+	var wi scene.Vec3
+	var dist, bu, bv, pdf float32
+	if omega > SphericalTriangleMin && omega < SphericalTriangleMax {
+		wi = SampleSphericalTriangle(a, b, c, omega, u1, u2)
+		// Where the direction crosses the triangle (Möller and Trumbore):
+		// its distance and barycentrics, which rounding may put a hair
+		// outside the edges.
+		pv := wi.Cross(t.E2)
+		det := t.E1.Dot(pv)
+		if det == 0 {
+			return false
+		}
+		tv := p.Sub(t.P0)
+		qv := tv.Cross(t.E1)
+		bu = tv.Dot(pv) / det
+		bv = wi.Dot(qv) / det
+		dist = t.E2.Dot(qv) / det
+		bu, bv = max(bu, 0), max(bv, 0)
+		if sum := bu + bv; sum > 1 {
+			bu, bv = bu/sum, bv/sum
+		}
+		pdf = sel / omega
+	} else {
+		// Uniform on the area: barycentrics of vertices 1 and 2.
+		su := Sqrt32(u1)
+		bu, bv = u2*su, su*(1-u2)
+		d := t.P0.Add(t.E1.Scale(bu)).Add(t.E2.Scale(bv)).Sub(p)
+		dist = d.Length()
+		if !(dist > 0) {
+			return false
+		}
+		wi = d.Scale(1 / dist)
+		cosL := float32(math.Abs(float64(t.N.Dot(wi))))
+		if !(cosL > 0) {
+			return false
+		}
+		pdf = sel / e.Area * dist * dist / cosL
+	}
+	if !(dist > 0) || !(pdf > 0) || t.N.Dot(wi) == 0 {
+		return false
+	}
+	le := ls.MaterialEmissive(m)
+	if tex := ls.MaterialEmissiveTex(m); tex.Texture >= 0 {
+		uv, _ := HitAttributes(ls, uint32(e.Instance), uint32(e.Index), bu, bv)
+		et, _ := SampleTexture(ls, &tex, &uv)
+		le = le.Mul3(et)
+	}
+	*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: pdf, Group: ls.InstanceLightGroup(uint32(e.Instance))}
+	return true
+}
+
 // LightSample is a sampled light direction and what arrives along it.
 type LightSample struct {
 	Wi       scene.Vec3 // towards the light, unit
@@ -201,6 +333,9 @@ func PickLight(ls Lights, p scene.Vec3, u, coin float32) (k int, sel float32) {
 // previous vertex's position.
 func LightImportance(c *layout.LightChild, p scene.Vec3) float32 {
 	toP := p.Sub(c.Center)
+	if c.Flags&layout.LightChildPlanar != 0 && !(c.Axis.Dot(toP) > 0) {
+		return 0 // behind one-sided lights in one plane
+	}
 	d2 := toP.Dot(toP)
 	r2 := c.Radius * c.Radius
 	if !(d2 > r2) { // p within the bounding sphere, which sees every direction
@@ -245,11 +380,93 @@ func ChildShare(n *layout.LightNode, p scene.Vec3) (pa float32, ok bool) {
 	return ia / (ia + ib), true
 }
 
+// LightTreeFlat is the most lights a light tree holds that is not
+// descended but read whole: TreePick weighs each of them by its own
+// LightImportance at p and picks one in proportion. Descending costs two
+// importances a level, so a small tree is read whole for about the price
+// of its descent, and the choice is the light's own rather than one made
+// from bounds that hold lights of every side: a ceiling lamp's small side
+// faces and its bottom in one node, where the ceiling beside a side face
+// sees none of them but that face.
+const LightTreeFlat = 16
+
+// flatPick picks one of a small tree's lights in proportion to its
+// LightImportance at p, in one pass over the leaves (weighted reservoir
+// sampling: each light replaces the one kept with probability its share
+// of the weight so far, u rescaled at each choice): the light's entry and
+// the probability of picking it (k < 0: none can light p).
+func flatPick(ls Lights, p scene.Vec3, u float32) (k int, pmf float32) {
+	k = -1
+	var sum, kept float32
+	for i := range ls.LightNodeCount() {
+		n := ls.LightNode(i)
+		for side := range 2 {
+			c := n.A
+			if side == 1 {
+				c = n.B
+			}
+			if c.Flags&layout.LightChildLeaf == 0 {
+				continue
+			}
+			w := LightImportance(&c, p)
+			if !(w > 0) {
+				continue
+			}
+			sum += w
+			share := w / sum
+			if u < share {
+				k, kept = int(c.Next), w
+				u = min(u/share, layout.OneBelowOne)
+			} else {
+				u = min((u-share)/(1-share), layout.OneBelowOne)
+			}
+		}
+	}
+	if k < 0 {
+		return -1, 0
+	}
+	return k, kept / sum
+}
+
+// flatPmf is the probability with which flatPick picks light entry k at
+// p: the same weights, summed in the same order.
+func flatPmf(ls Lights, k int, p scene.Vec3) float32 {
+	var sum, wk float32
+	for i := range ls.LightNodeCount() {
+		n := ls.LightNode(i)
+		for side := range 2 {
+			c := n.A
+			if side == 1 {
+				c = n.B
+			}
+			if c.Flags&layout.LightChildLeaf == 0 {
+				continue
+			}
+			w := LightImportance(&c, p)
+			if !(w > 0) {
+				continue
+			}
+			sum += w
+			if int(c.Next) == k {
+				wk = w
+			}
+		}
+	}
+	if !(sum > 0) {
+		return 0
+	}
+	return wk / sum
+}
+
 // TreePick descends the light tree from its root to a light, choosing at
 // each node a child in proportion to its LightImportance at p with u
 // (what is left of it picking further down): the light's entry and the
-// probability of reaching it (k < 0: none can light p).
+// probability of reaching it (k < 0: none can light p). A tree of
+// LightTreeFlat lights or fewer is read whole instead (flatPick).
 func TreePick(ls Lights, p scene.Vec3, u float32) (k int, pmf float32) {
+	if ls.LightNodeCount() < LightTreeFlat {
+		return flatPick(ls, p, u)
+	}
 	pmf = 1
 	n := ls.LightNode(0)
 	for range layout.LightTreeDepth {
@@ -274,10 +491,13 @@ func TreePick(ls Lights, p scene.Vec3, u float32) (k int, pmf float32) {
 	return -1, 0 // (trails hold the tree's depth: never)
 }
 
-// TreePmf is the probability with which TreePick reaches the light whose
-// trail from the root is trail, seen from p: the same products of the same
-// choices.
-func TreePmf(ls Lights, trail uint32, p scene.Vec3) float32 {
+// TreePmf is the probability with which TreePick reaches light entry k,
+// whose trail from the root is trail, seen from p: the same products of
+// the same choices (flatPmf for a tree read whole).
+func TreePmf(ls Lights, k int, trail uint32, p scene.Vec3) float32 {
+	if ls.LightNodeCount() < LightTreeFlat {
+		return flatPmf(ls, k, p)
+	}
 	pmf := float32(1)
 	n := ls.LightNode(0)
 	for d := range layout.LightTreeDepth {
@@ -314,27 +534,7 @@ func SampleLight(ls Lights, out *LightSample, p scene.Vec3, u, coin, u1, u2 floa
 	e := ls.LightEntry(k)
 	switch e.Kind {
 	case layout.LightTriangle:
-		// Uniform on the triangle: barycentrics of vertices 1 and 2.
-		su := Sqrt32(u1)
-		q, n, le, doubleSided, ok := EmissiveTriangle(ls, k, u2*su, su*(1-u2))
-		if !ok {
-			return false
-		}
-		d := q.Sub(p)
-		dist := d.Length()
-		if dist == 0 {
-			return false
-		}
-		wi := d.Scale(1 / dist)
-		cosL := -n.Dot(wi)
-		if doubleSided {
-			cosL = float32(math.Abs(float64(cosL)))
-		}
-		if cosL <= 0 {
-			return false
-		}
-		*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: sel / e.Area * dist * dist / cosL, Group: ls.InstanceLightGroup(uint32(e.Instance))}
-		return true
+		return SampleTriangle(ls, out, k, sel, p, u1, u2)
 	case layout.LightSphere:
 		c, r, le := SphereLight(ls, k)
 		wi, dist, pdf, ok := SampleSphere(p, c, r, u1, u2)
@@ -394,7 +594,7 @@ func PdfEmitter(ls Lights, inst, prim int, t, cosL float32, origin scene.Vec3) f
 	}
 	e := ls.LightEntry(k)
 	if ls.LightNodeCount() > 0 { // then every light with a place in the table has one in the tree
-		sel *= TreePmf(ls, e.Trail, origin)
+		sel *= TreePmf(ls, k, e.Trail, origin)
 	}
 	if e.Kind == layout.LightSphere {
 		c, r, _ := SphereLight(ls, k)
@@ -404,6 +604,11 @@ func PdfEmitter(ls Lights, inst, prim int, t, cosL float32, origin scene.Vec3) f
 			return 0
 		}
 		return sel / (2 * math.Pi * omc)
+	}
+	tri := ls.TriangleEmitter(k)
+	omega, _, _, _ := TriangleSolidAngle(origin, tri.P0, tri.E1, tri.E2)
+	if omega > SphericalTriangleMin && omega < SphericalTriangleMax {
+		return sel / omega
 	}
 	return sel / e.Area * t * t / cosL
 }

@@ -139,7 +139,7 @@ var constants = []constant{
 	c("HAIR_EUMELANIN", HairEumelanin), c("HAIR_PHEOMELANIN", HairPheomelanin), c("HAIR_COLOR", HairColor), c("HAIR_SIGMA_A", HairSigmaA),
 	c("HAIR_BETA_M", HairBetaM), c("HAIR_BETA_N", HairBetaN), c("HAIR_ALPHA", HairAlpha), c("HAIR_ETA", HairEta),
 	c("LIGHT_TRIANGLE", LightTriangle), c("LIGHT_PUNCTUAL", LightPunctual), c("LIGHT_ENVIRONMENT", LightEnvironment), c("LIGHT_SPHERE", LightSphere),
-	c("LIGHT_CHILD_LEAF", LightChildLeaf), c("LIGHT_CHILD_TWO_SIDED", LightChildTwoSided), ci("LIGHT_TREE_DEPTH", LightTreeDepth),
+	c("LIGHT_CHILD_LEAF", LightChildLeaf), c("LIGHT_CHILD_TWO_SIDED", LightChildTwoSided), c("LIGHT_CHILD_PLANAR", LightChildPlanar), ci("LIGHT_TREE_DEPTH", LightTreeDepth),
 	c("HINT_MATERIAL", HintMaterial), c("HINT_COHERENCE", HintCoherence),
 	c("FILM_BEAUTY", FilmBeauty), c("FILM_ALBEDO", FilmAlbedo), c("FILM_NORMAL", FilmNormal), c("FILM_DEPTH", FilmDepth),
 	c("COUNTER_LIVE", CounterLive), c("COUNTER_NEXT", CounterNext), c("COUNTER_DISPATCH", CounterDispatch),

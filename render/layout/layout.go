@@ -130,7 +130,10 @@ const (
 const (
 	LightChildLeaf     = 1 // Next is the light's entry
 	LightChildTwoSided = 2 // its lights emit from both faces
-	LightTreeDepth     = 32
+	// LightChildPlanar: its lights are one-sided and lie in the plane
+	// through Center square to Axis, facing +Axis (render.LightBounds).
+	LightChildPlanar = 4
+	LightTreeDepth   = 32
 )
 
 // Hint flags: what the reorder hint is built from.

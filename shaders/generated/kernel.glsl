@@ -2628,6 +2628,80 @@ void miss(inout Path p, vec3 d) {
     p.alive = 0u;
 }
 
+// offsetCoordinate is OffsetRay along one axis: a step of the normal's
+// size near the origin, where ulps are too small, and a number of ulps
+// beyond.
+//
+//goglsl:precise
+float offsetCoordinate(float p, float n) {
+    precise float q = 0.0;
+    if (abs(p) < 0.03125) {
+        q = p + 1.5258789e-05 * n;
+        return q;
+    }
+    int off = int(256.0 * n);
+    int bits = int(floatBitsToUint(p));
+    if (p < 0.0) {
+        bits -= off;
+    } else {
+        bits += off;
+    }
+    q = uintBitsToFloat(uint(bits));
+    return q;
+}
+
+// OffsetRay moves a ray's origin off the surface along n by a few ulps of
+// its coordinates (Wächter and Binder, "A Fast and Robust Method for
+// Avoiding Self-Intersection", Ray Tracing Gems), so the next ray does not
+// hit the surface it leaves at any distance from the origin.
+vec3 offsetRay(vec3 p, vec3 n) {
+    return vec3(offsetCoordinate(p.x, n.x), offsetCoordinate(p.y, n.y), offsetCoordinate(p.z, n.z));
+}
+
+// OriginToward is where a ray leaving the surface in direction w starts:
+// off the surface on w's side. Light that a hair strand transmits starts
+// inside the strand, which a ray from inside does not hit
+// (render.ExitHits).
+vec3 surfaceOriginToward(Surface s, vec3 w) {
+    if (dotGo(w, s.ng) >= 0.0) {
+        return offsetRay(s.p, s.ng);
+    }
+    return offsetRay(s.p, s.ng * (-1.0));
+}
+
+// ShadowSegment is the shadow ray that tests light sample ls from surface
+// s: from s's offset origin, toward the light point itself (not along
+// ls.Wi, which leaves from s.P), to ShadowRayEnd of the way there; toward
+// a distant light, along ls.Wi. A ray along ls.Wi from the offset origin
+// runs parallel to the one the light was sampled along, a few ulps off
+// it: where it meets the light's surface at a grazing angle (a ceiling
+// beside the lamp hanging from it) it crosses that surface short of its
+// end, and the light shadows itself.
+void shadowSegment(Surface s, LightSample ls, out vec3 result0, out vec3 result1, out float result2) {
+    vec3 o = vec3(0.0);
+    vec3 dir = vec3(0.0);
+    float tmax = 0.0;
+    o = surfaceOriginToward(s, ls.wi);
+    if (isinf(ls.dist)) {
+        result0 = o;
+        result1 = ls.wi;
+        result2 = ls.dist;
+        return;
+    }
+    vec3 toLight = (s.p + (ls.wi * ls.dist)) - o;
+    float l = lengthGo(toLight);
+    if (!(l > 0.0)) {
+        result0 = o;
+        result1 = ls.wi;
+        result2 = 0.0;
+        return;
+    }
+    result0 = o;
+    result1 = toLight * (1.0 / l);
+    result2 = l * 0.9999;
+    return;
+}
+
 // NeedsTangents reports whether shading m reads the surface's tangents.
 bool needsTangents(Material m) {
     return m.normalTex.texture >= 0 || (m.clearcoat > 0.0 && m.clearcoatNormalTex.texture >= 0) || m.anisotropyStrength > 0.0;
@@ -2996,6 +3070,9 @@ void shade(inout Surface s, Material m, Hit h, vec3 o, vec3 d) {
 // previous vertex's position.
 float lightImportance(LightChild c, vec3 p) {
     vec3 toP = p - c.center;
+    if ((c.flags & 4u) != 0u && !(dotGo(c.axis, toP) > 0.0)) {
+        return 0.0;
+    }
     float d2 = dotGo(toP, toP);
     float r2 = c.radius * c.radius;
     if (!(d2 > r2)) {
@@ -3025,6 +3102,38 @@ float lightImportance(LightChild c, vec3 p) {
     return c.phi * (cosT / d2) / d2;
 }
 
+// flatPmf is the probability with which flatPick picks light entry k at
+// p: the same weights, summed in the same order.
+float flatPmf(int k, vec3 p) {
+    float sum = 0.0;
+    float wk = 0.0;
+    int tmp1 = lightNodeCount();
+    for (int i = 0; i < tmp1; i++) {
+        LightNode n = lightNode(i);
+        for (int side = 0; side < 2; side++) {
+            LightChild c = n.a;
+            if (side == 1) {
+                c = n.b;
+            }
+            if ((c.flags & 1u) == 0u) {
+                continue;
+            }
+            float w = lightImportance(c, p);
+            if (!(w > 0.0)) {
+                continue;
+            }
+            sum += w;
+            if (int(c.next) == k) {
+                wk = w;
+            }
+        }
+    }
+    if (!(sum > 0.0)) {
+        return 0.0;
+    }
+    return wk / sum;
+}
+
 // ChildShare is the probability with which the light tree's descent at p
 // takes node n's child A (B's is 1 − it), in proportion to their
 // LightImportance; ok is false where neither can light p. TreePick and
@@ -3044,10 +3153,13 @@ void childShare(LightNode n, vec3 p, out float result0, out bool result1) {
     return;
 }
 
-// TreePmf is the probability with which TreePick reaches the light whose
-// trail from the root is trail, seen from p: the same products of the same
-// choices.
-float treePmf(uint trail, vec3 p) {
+// TreePmf is the probability with which TreePick reaches light entry k,
+// whose trail from the root is trail, seen from p: the same products of
+// the same choices (flatPmf for a tree read whole).
+float treePmf(int k, uint trail, vec3 p) {
+    if (lightNodeCount() < 16) {
+        return flatPmf(k, p);
+    }
     float pmf = 1.0;
     LightNode n = lightNode(0);
     for (int d = 0; d < 32; d++) {
@@ -3111,6 +3223,40 @@ void sphereCone(float d2, float r, out float result0, out bool result1) {
     return;
 }
 
+// TriangleSolidAngle is the solid angle that the triangle with vertex p0
+// and edges e1, e2 subtends from p, by Van Oosterom and Strackee's formula
+// (tan Ω/2 as a triple product over a sum of lengths and dot products,
+// exact for small triangles where the sum of the spherical angles less π
+// cancels), and the unit directions from p to its three vertices. omega
+// is not positive for a degenerate triangle or a p in its plane.
+void triangleSolidAngle(vec3 p, vec3 p0, vec3 e1, vec3 e2, out float result0, out vec3 result1, out vec3 result2, out vec3 result3) {
+    float omega = 0.0;
+    vec3 a = vec3(0.0);
+    vec3 b = vec3(0.0);
+    vec3 c = vec3(0.0);
+    a = p0 - p;
+    b = a + e1;
+    c = a + e2;
+    float la = lengthGo(a);
+    float lb = lengthGo(b);
+    float lc = lengthGo(c);
+    if (!(la > 0.0 && lb > 0.0 && lc > 0.0)) {
+        result0 = 0.0;
+        result1 = a;
+        result2 = b;
+        result3 = c;
+        return;
+    }
+    float num = abs(dotGo(a, crossGo(b, c)));
+    float den = la * lb * lc + dotGo(a, b) * lc + dotGo(a, c) * lb + dotGo(b, c) * la;
+    omega = 2.0 * atan2Go(num, den);
+    result0 = omega;
+    result1 = a * (1.0 / la);
+    result2 = b * (1.0 / lb);
+    result3 = c * (1.0 / lc);
+    return;
+}
+
 // PdfEmitter is the solid-angle pdf with which SampleLight picks the point
 // that a ray from origin hit at distance t on primitive prim (a triangle
 // or a sphere) of instance inst, whose normal there makes cosL with the
@@ -3127,7 +3273,7 @@ float pdfEmitter(int inst, int prim, float t, float cosL, vec3 origin) {
     }
     LightEntry e = lightEntry(k);
     if (lightNodeCount() > 0) {
-        sel *= treePmf(e.trail, origin);
+        sel *= treePmf(k, e.trail, origin);
     }
     if (e.kind == 3u) {
         vec3 c;
@@ -3142,6 +3288,15 @@ float pdfEmitter(int inst, int prim, float t, float cosL, vec3 origin) {
             return 0.0;
         }
         return sel / (6.2831855 * omc);
+    }
+    TriangleEmitter tri = triangleEmitter(k);
+    float omega;
+    vec3 tmp2;
+    vec3 tmp3;
+    vec3 tmp4;
+    triangleSolidAngle(origin, tri.p0, tri.e1, tri.e2, omega, tmp2, tmp3, tmp4);
+    if (omega > 0.001 && omega < 6.2) {
+        return sel / omega;
     }
     return sel / e.area * t * t / cosL;
 }
@@ -3186,13 +3341,67 @@ float dispersionIOR(float ior, float dispersion, float lambda) {
     return max(ior + b * (1.0 / (l * l) - invD), 1.0);
 }
 
+// flatPick picks one of a small tree's lights in proportion to its
+// LightImportance at p, in one pass over the leaves (weighted reservoir
+// sampling: each light replaces the one kept with probability its share
+// of the weight so far, u rescaled at each choice): the light's entry and
+// the probability of picking it (k < 0: none can light p).
+void flatPick(vec3 p, float u, out int result0, out float result1) {
+    int k = 0;
+    float pmf = 0.0;
+    k = -1;
+    float sum = 0.0;
+    float kept = 0.0;
+    int tmp1 = lightNodeCount();
+    for (int i = 0; i < tmp1; i++) {
+        LightNode n = lightNode(i);
+        for (int side = 0; side < 2; side++) {
+            LightChild c = n.a;
+            if (side == 1) {
+                c = n.b;
+            }
+            if ((c.flags & 1u) == 0u) {
+                continue;
+            }
+            float w = lightImportance(c, p);
+            if (!(w > 0.0)) {
+                continue;
+            }
+            sum += w;
+            float share = w / sum;
+            if (u < share) {
+                int tmp2 = int(c.next);
+                float tmp3 = w;
+                k = tmp2;
+                kept = tmp3;
+                u = min(u / share, 0.99999994);
+            } else {
+                u = min((u - share) / (1.0 - share), 0.99999994);
+            }
+        }
+    }
+    if (k < 0) {
+        result0 = -1;
+        result1 = 0.0;
+        return;
+    }
+    result0 = k;
+    result1 = kept / sum;
+    return;
+}
+
 // TreePick descends the light tree from its root to a light, choosing at
 // each node a child in proportion to its LightImportance at p with u
 // (what is left of it picking further down): the light's entry and the
-// probability of reaching it (k < 0: none can light p).
+// probability of reaching it (k < 0: none can light p). A tree of
+// LightTreeFlat lights or fewer is read whole instead (flatPick).
 void treePick(vec3 p, float u, out int result0, out float result1) {
     int k = 0;
     float pmf = 0.0;
+    if (lightNodeCount() < 16) {
+        flatPick(p, u, result0, result1);
+        return;
+    }
     pmf = 1.0;
     LightNode n = lightNode(0);
     for (int tmp1 = 0; tmp1 < 32; tmp1++) {
@@ -3262,47 +3471,119 @@ void pickLight(vec3 p, float u, float coin, out int result0, out float result1) 
     return;
 }
 
-// EmissiveTriangle is the point at barycentrics bu, bv (of vertices 1 and
-// 2) of the triangle light entry k names, in world space: the point, the
-// triangle's unit front-face normal, the radiance it emits there (its
-// emissive texture applied) and whether its material is double-sided; ok
-// is false for a degenerate triangle.
-void emissiveTriangle(int k, float bu, float bv, out vec3 result0, out vec3 result1, out vec3 result2, out bool result3, out bool result4) {
-    vec3 q = vec3(0.0);
-    vec3 n = vec3(0.0);
-    vec3 le = vec3(0.0);
-    bool doubleSided = false;
-    bool ok = false;
+// SampleSphericalTriangle is a direction drawn uniformly within the
+// spherical triangle of unit vertices a, b, c and area omega, by Arvo's
+// method (1995): u1 fixes the point c' on the arc from a to c that cuts off
+// the triangle a, b, c' of area u1·omega, and u2 the point on the arc from
+// b to c', by the cosine of its angle from b, uniform.
+vec3 sampleSphericalTriangle(vec3 a, vec3 b, vec3 c, float omega, float u1, float u2) {
+    vec3 tb = normalizeGo(b - (a * dotGo(a, b)));
+    vec3 tc = normalizeGo(c - (a * dotGo(a, c)));
+    float cosA = max(-1.0, min(1.0, dotGo(tb, tc)));
+    float sinA = lengthGo(crossGo(tb, tc));
+    float tmp1 = u1 * omega;
+    float sa = sinGo(tmp1);
+    float ca = cosGo(tmp1);
+    float s = sa * cosA - ca * sinA;
+    float t = ca * cosA + sa * sinA;
+    float u = t - cosA;
+    float v = s + sinA * dotGo(a, b);
+    float q = ((v * t - u * s) * cosA - v) / ((v * s + u * t) * sinA);
+    q = max(-1.0, min(1.0, q));
+    vec3 cp = (a * q) + (tc * sqrt32(1.0 - q * q));
+    float z = 1.0 - u2 * (1.0 - dotGo(cp, b));
+    z = max(-1.0, min(1.0, z));
+    vec3 tcp = normalizeGo(cp - (b * dotGo(cp, b)));
+    return (b * z) + (tcp * sqrt32(1.0 - z * z));
+}
+
+// SampleTriangle draws a point of triangle light entry k, picked with
+// probability sel, as seen from p (by its solid angle or its area, as the
+// constants above say): false where it cannot light p.
+bool sampleTriangle(inout LightSample out_, int k, float sel, vec3 p, float u1, float u2) {
     TriangleEmitter t = triangleEmitter(k);
     if (!t.ok) {
-        result0 = q;
-        result1 = n;
-        result2 = le;
-        result3 = false;
-        result4 = false;
-        return;
+        return false;
     }
     LightEntry e = lightEntry(k);
     int m = instanceMaterial(uint(e.instance));
-    le = materialEmissive(m);
+    bool doubleSided = (materialFlags(m) & 1u) != 0u;
+    float side = dotGo(t.n, p - t.p0);
+    if (side == 0.0 || !doubleSided && side < 0.0) {
+        return false;
+    }
+    float omega;
+    vec3 a;
+    vec3 b;
+    vec3 c;
+    triangleSolidAngle(p, t.p0, t.e1, t.e2, omega, a, b, c);
+    vec3 wi = vec3(0.0);
+    float dist = 0.0;
+    float bu = 0.0;
+    float bv = 0.0;
+    float pdf = 0.0;
+    if (omega > 0.001 && omega < 6.2) {
+        wi = sampleSphericalTriangle(a, b, c, omega, u1, u2);
+        vec3 pv = crossGo(wi, t.e2);
+        float det = dotGo(t.e1, pv);
+        if (det == 0.0) {
+            return false;
+        }
+        vec3 tv = p - t.p0;
+        vec3 qv = crossGo(tv, t.e1);
+        bu = dotGo(tv, pv) / det;
+        bv = dotGo(wi, qv) / det;
+        dist = dotGo(t.e2, qv) / det;
+        float tmp1 = max(bu, 0.0);
+        float tmp2 = max(bv, 0.0);
+        bu = tmp1;
+        bv = tmp2;
+        {
+            float sum = bu + bv;
+            if (sum > 1.0) {
+                float tmp3 = bu / sum;
+                float tmp4 = bv / sum;
+                bu = tmp3;
+                bv = tmp4;
+            }
+        }
+        pdf = sel / omega;
+    } else {
+        float su = sqrt32(u1);
+        float tmp5 = u2 * su;
+        float tmp6 = su * (1.0 - u2);
+        bu = tmp5;
+        bv = tmp6;
+        vec3 d = ((t.p0 + (t.e1 * bu)) + (t.e2 * bv)) - p;
+        dist = lengthGo(d);
+        if (!(dist > 0.0)) {
+            return false;
+        }
+        wi = d * (1.0 / dist);
+        float cosL = abs(dotGo(t.n, wi));
+        if (!(cosL > 0.0)) {
+            return false;
+        }
+        pdf = sel / e.area * dist * dist / cosL;
+    }
+    if (!(dist > 0.0) || !(pdf > 0.0) || dotGo(t.n, wi) == 0.0) {
+        return false;
+    }
+    vec3 le = materialEmissive(m);
     {
         TextureRef tex = materialEmissiveTex(m);
         if (tex.texture >= 0) {
             UVs uv;
-            vec4 tmp1;
-            hitAttributes(uint(e.instance), uint(e.index), bu, bv, uv, tmp1);
+            vec4 tmp7;
+            hitAttributes(uint(e.instance), uint(e.index), bu, bv, uv, tmp7);
             vec3 et;
-            float tmp2;
-            sampleTexture(tex, uv, et, tmp2);
+            float tmp8;
+            sampleTexture(tex, uv, et, tmp8);
             le = le * et;
         }
     }
-    result0 = (t.p0 + (t.e1 * bu)) + (t.e2 * bv);
-    result1 = t.n;
-    result2 = le;
-    result3 = (materialFlags(m) & 1u) != 0u;
-    result4 = true;
-    return;
+    out_ = LightSample(wi, dist, le, pdf, false, instanceLightGroup(uint(e.instance)));
+    return true;
 }
 
 // SampleSphere picks a direction toward a sphere (centre c, radius r) seen
@@ -3365,31 +3646,7 @@ bool sampleLight(inout LightSample out_, vec3 p, float u, float coin, float u1, 
     LightEntry e = lightEntry(k);
     uint tmp1 = e.kind;
     if (tmp1 == 0u) {
-        float su = sqrt32(u1);
-        vec3 q;
-        vec3 n;
-        vec3 le;
-        bool doubleSided;
-        bool ok;
-        emissiveTriangle(k, u2 * su, su * (1.0 - u2), q, n, le, doubleSided, ok);
-        if (!ok) {
-            return false;
-        }
-        vec3 d = q - p;
-        float dist = lengthGo(d);
-        if (dist == 0.0) {
-            return false;
-        }
-        vec3 wi = d * (1.0 / dist);
-        float cosL = -dotGo(n, wi);
-        if (doubleSided) {
-            cosL = abs(cosL);
-        }
-        if (cosL <= 0.0) {
-            return false;
-        }
-        out_ = LightSample(wi, dist, le, sel / e.area * dist * dist / cosL, false, instanceLightGroup(uint(e.instance)));
-        return true;
+        return sampleTriangle(out_, k, sel, p, u1, u2);
     } else if (tmp1 == 3u) {
         vec3 c;
         float r;
@@ -3466,47 +3723,6 @@ vec3 diffuseShare(bool isHair, vec3 diffAlbedo, vec3 wi, vec3 f) {
     }
     float cos_ = max(wi.z, 0.0);
     return vec3(diffuseShareOf(diffAlbedo.x, cos_, f.x), diffuseShareOf(diffAlbedo.y, cos_, f.y), diffuseShareOf(diffAlbedo.z, cos_, f.z));
-}
-
-// offsetCoordinate is OffsetRay along one axis: a step of the normal's
-// size near the origin, where ulps are too small, and a number of ulps
-// beyond.
-//
-//goglsl:precise
-float offsetCoordinate(float p, float n) {
-    precise float q = 0.0;
-    if (abs(p) < 0.03125) {
-        q = p + 1.5258789e-05 * n;
-        return q;
-    }
-    int off = int(256.0 * n);
-    int bits = int(floatBitsToUint(p));
-    if (p < 0.0) {
-        bits -= off;
-    } else {
-        bits += off;
-    }
-    q = uintBitsToFloat(uint(bits));
-    return q;
-}
-
-// OffsetRay moves a ray's origin off the surface along n by a few ulps of
-// its coordinates (Wächter and Binder, "A Fast and Robust Method for
-// Avoiding Self-Intersection", Ray Tracing Gems), so the next ray does not
-// hit the surface it leaves at any distance from the origin.
-vec3 offsetRay(vec3 p, vec3 n) {
-    return vec3(offsetCoordinate(p.x, n.x), offsetCoordinate(p.y, n.y), offsetCoordinate(p.z, n.z));
-}
-
-// OriginToward is where a ray leaving the surface in direction w starts:
-// off the surface on w's side. Light that a hair strand transmits starts
-// inside the strand, which a ray from inside does not hit
-// (render.ExitHits).
-vec3 surfaceOriginToward(Surface s, vec3 w) {
-    if (dotGo(w, s.ng) >= 0.0) {
-        return offsetRay(s.p, s.ng);
-    }
-    return offsetRay(s.p, s.ng * (-1.0));
 }
 
 // ClosestHit is the closest-hit shader: at hit h of the ray (o, d) (its
@@ -3607,7 +3823,11 @@ void closestHit(inout Path p, inout Surface s, inout LightSample ls, Material m,
             if (p.bounce == 0u) {
                 share = diffuseShare(isHair, p.diffAlbedo, wiL, f);
             }
-            shadowRay(p, surfaceOriginToward(s, ls.wi), ls.wi, ls.dist * 0.9999, contrib, share, ls.group);
+            vec3 o;
+            vec3 dir;
+            float tmax;
+            shadowSegment(s, ls, o, dir, tmax);
+            shadowRay(p, o, dir, tmax, contrib, share, ls.group);
         }
     }
     vec3 wiLocal = vec3(0.0);
@@ -3688,6 +3908,49 @@ TriangleEmitter newTriangleEmitter(uint inst, uint tri) {
     TriangleEmitter t = TriangleEmitter(p0, p1 - p0, p2 - p0, normalToWorld(inv, crossGo(o1 - o0, o2 - o0)), false);
     t.ok = t.n != (vec3(0.0, 0.0, 0.0)) && crossGo(t.e1, t.e2) != (vec3(0.0, 0.0, 0.0));
     return t;
+}
+
+// EmissiveTriangle is the point at barycentrics bu, bv (of vertices 1 and
+// 2) of the triangle light entry k names, in world space: the point, the
+// triangle's unit front-face normal, the radiance it emits there (its
+// emissive texture applied) and whether its material is double-sided; ok
+// is false for a degenerate triangle.
+void emissiveTriangle(int k, float bu, float bv, out vec3 result0, out vec3 result1, out vec3 result2, out bool result3, out bool result4) {
+    vec3 q = vec3(0.0);
+    vec3 n = vec3(0.0);
+    vec3 le = vec3(0.0);
+    bool doubleSided = false;
+    bool ok = false;
+    TriangleEmitter t = triangleEmitter(k);
+    if (!t.ok) {
+        result0 = q;
+        result1 = n;
+        result2 = le;
+        result3 = false;
+        result4 = false;
+        return;
+    }
+    LightEntry e = lightEntry(k);
+    int m = instanceMaterial(uint(e.instance));
+    le = materialEmissive(m);
+    {
+        TextureRef tex = materialEmissiveTex(m);
+        if (tex.texture >= 0) {
+            UVs uv;
+            vec4 tmp1;
+            hitAttributes(uint(e.instance), uint(e.index), bu, bv, uv, tmp1);
+            vec3 et;
+            float tmp2;
+            sampleTexture(tex, uv, et, tmp2);
+            le = le * et;
+        }
+    }
+    result0 = (t.p0 + (t.e1 * bu)) + (t.e2 * bv);
+    result1 = t.n;
+    result2 = le;
+    result3 = (materialFlags(m) & 1u) != 0u;
+    result4 = true;
+    return;
 }
 
 // AddShadowLight is what an unblocked shadow ray adds to its path (the

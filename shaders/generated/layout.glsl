@@ -56,6 +56,7 @@ const uint LIGHT_ENVIRONMENT = 2u;
 const uint LIGHT_SPHERE = 3u;
 const uint LIGHT_CHILD_LEAF = 1u;
 const uint LIGHT_CHILD_TWO_SIDED = 2u;
+const uint LIGHT_CHILD_PLANAR = 4u;
 const int LIGHT_TREE_DEPTH = 32;
 const uint HINT_MATERIAL = 1u;
 const uint HINT_COHERENCE = 2u;

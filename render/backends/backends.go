@@ -45,11 +45,13 @@ func Choose(name, path string, note func(string)) (render.Backend, error) {
 			why = append(why, fmt.Sprintf("%s is a software Vulkan device, slower than the cpu backend", d.Name))
 			continue
 		}
-		for _, p := range vulkan.PathNames {
-			if (path == "" || path == p) && d.Paths[p].Available {
-				note(ChoiceNote + fmt.Sprintf("rendering on %s, path %s", d.Name, p))
-				return fallback{vulkan.Backend{Path: p, Device: d.Index, Validation: vulkan.ValidationRequested()}, note}, nil
-			}
+		if p := d.Best(); path == "" && p != "" {
+			note(ChoiceNote + fmt.Sprintf("rendering on %s, path %s (%s: %s)", d.Name, p, d.Auto.Source, d.Auto.Why))
+			return fallback{vulkan.Backend{Path: p, Device: d.Index, Validation: vulkan.ValidationRequested()}, note}, nil
+		}
+		if path != "" && d.Paths[path].Available {
+			note(ChoiceNote + fmt.Sprintf("rendering on %s, path %s (as asked)", d.Name, path))
+			return fallback{vulkan.Backend{Path: path, Device: d.Index, Validation: vulkan.ValidationRequested()}, note}, nil
 		}
 		asked := vulkan.PathRayQuery
 		if path != "" {

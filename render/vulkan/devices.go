@@ -27,7 +27,8 @@ const (
 // gated and created like one.
 const pathDenoise = "denoise"
 
-// PathNames lists the paths in the order auto tries them.
+// PathNames lists the paths in the order auto tries them where nothing was
+// measured on the device (auto.go).
 var PathNames = []string{PathSER, PathRT, PathRayQuery, PathRTSorted}
 
 // gatedPaths are what the capability gate decides for each device: the
@@ -59,23 +60,20 @@ type Device struct {
 	// MemoryBudget: VK_EXT_memory_budget, which says how much of it the
 	// process may still take (what sizes a render's launches).
 	MemoryBudget bool                  `json:"memory_budget"`
+	VendorDevice string                `json:"vendor_device"`          // the vendor and device IDs, "10de:2335"
 	Extensions   []string              `json:"ray_tracing_extensions"` // the device's extensions that tracing rays concerns, sorted (traceExtension)
 	Paths        map[string]PathStatus `json:"paths"`
+	Auto         AutoChoice            `json:"auto"` // the path auto takes, and why
 
-	handle vk.PhysicalDevice
-	exts   map[string]bool
-	status map[string]PathStatus // Paths, and the denoiser's compute shader
+	handle     vk.PhysicalDevice
+	id         cacheIdentity // what the pipeline cache and the calibration hold for
+	driverInfo string        // the driver's version string ("580.159.04")
+	exts       map[string]bool
+	status     map[string]PathStatus // Paths, and the denoiser's compute shader
 }
 
-// Best is the first path the device can run, or "".
-func (d *Device) Best() string {
-	for _, p := range PathNames {
-		if d.Paths[p].Available {
-			return p
-		}
-	}
-	return ""
-}
+// Best is the path auto takes on the device (Auto), or "".
+func (d *Device) Best() string { return d.Auto.Path }
 
 // pathModules are the SPIR-V modules each path's pipeline is made of.
 func pathModules(path string) ([][]byte, error) { return modules(path, false) }
@@ -160,8 +158,10 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	vk.GetPhysicalDeviceProperties(pd, &props)
 	props.Deref()
 	d := Device{Index: index, Name: cString(props.DeviceName[:]), handle: pd, exts: deviceExtensions(pd),
-		APIVersion: fmt.Sprintf("%d.%d.%d", props.ApiVersion>>22, props.ApiVersion>>12&0x3ff, props.ApiVersion&0xfff),
-		Type:       deviceType(props.DeviceType), Paths: map[string]PathStatus{}, status: map[string]PathStatus{}}
+		VendorDevice: fmt.Sprintf("%04x:%04x", props.VendorID, props.DeviceID),
+		id:           cacheIdentity{props.VendorID, props.DeviceID, props.DriverVersion, props.PipelineCacheUUID},
+		APIVersion:   fmt.Sprintf("%d.%d.%d", props.ApiVersion>>22, props.ApiVersion>>12&0x3ff, props.ApiVersion&0xfff),
+		Type:         deviceType(props.DeviceType), Paths: map[string]PathStatus{}, status: map[string]PathStatus{}}
 	var mp vk.PhysicalDeviceMemoryProperties
 	vk.GetPhysicalDeviceMemoryProperties(pd, &mp)
 	mp.Deref()
@@ -183,6 +183,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 		for _, p := range gatedPaths {
 			d.setStatus(p, PathStatus{Reason: "Vulkan " + d.APIVersion + " is older than 1.2"})
 		}
+		d.Auto = d.autoChoice()
 		return d
 	}
 	var a arena
@@ -199,8 +200,8 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	}
 	in.fn.getPhysicalDeviceProperties2(pd, p2)
 	d.Driver = cString(drv.driverName[:])
-	if info := cString(drv.driverInfo[:]); info != "" {
-		d.Driver += " " + info
+	if d.driverInfo = cString(drv.driverInfo[:]); d.driverInfo != "" {
+		d.Driver += " " + d.driverInfo
 	}
 	if ser != nil {
 		mode := "none"
@@ -232,6 +233,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 		}
 		d.setStatus(p, st)
 	}
+	d.Auto = d.autoChoice()
 	return d
 }
 

@@ -41,12 +41,7 @@ type cacheIdentity struct {
 	uuid                   [16]byte
 }
 
-func (d *device) cacheIdentity() cacheIdentity {
-	var props vk.PhysicalDeviceProperties
-	vk.GetPhysicalDeviceProperties(d.info.handle, &props)
-	props.Deref()
-	return cacheIdentity{props.VendorID, props.DeviceID, props.DriverVersion, props.PipelineCacheUUID}
-}
+func (d *device) cacheIdentity() cacheIdentity { return d.info.id }
 
 // pipelineCachePath is the device's cache file, or "" with the cache off
 // or no cache folder.
@@ -54,16 +49,26 @@ func pipelineCachePath(id cacheIdentity) string {
 	if v := os.Getenv("SERTRACE_PIPELINE_CACHE"); v == "0" || v == "off" {
 		return ""
 	}
-	dir := os.Getenv("SERTRACE_CACHE_DIR")
+	dir := cacheDir()
 	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(base, "sertrace")
+		return ""
 	}
 	key := sha256.Sum256(fmt.Appendf(nil, "%08x %08x %08x %x %s", id.vendor, id.device, id.driver, id.uuid, shaders.BuildID()))
 	return filepath.Join(dir, "pipelines", fmt.Sprintf("%x.bin", key[:8]))
+}
+
+// cacheDir is sertrace's folder of what it keeps between processes
+// (pipelines, calibrations): SERTRACE_CACHE_DIR, else sertrace under the
+// user's cache folder; "" without one.
+func cacheDir() string {
+	if dir := os.Getenv("SERTRACE_CACHE_DIR"); dir != "" {
+		return dir
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "sertrace")
 }
 
 // checkCacheData says why a driver's cache data (VkPipelineCacheHeaderVersionOne

@@ -9,6 +9,7 @@ import (
 
 	"sertrace/bench"
 	"sertrace/render"
+	"sertrace/render/vulkan"
 )
 
 func newBenchCommand(v *viper.Viper) *cobra.Command {
@@ -51,6 +52,15 @@ speedup.png and per-pixel cost heatmaps to --out.`,
 				return err
 			}
 			fmt.Fprintf(stderr, "bench %s: %d cells on %s -> %s\n", path, len(res.Cells), res.Device.Name, filepath.Join(out, "report.md"))
+			// What it timed of two paths or more is the GPU's calibration:
+			// auto takes the fastest from now on (devices says so).
+			if cal := res.Calibration(); cal != nil {
+				if file, err := vulkan.SaveCalibration(*res.GPUDevice(), cal); err != nil {
+					fmt.Fprintf(stderr, "sertrace: the calibration of %s not kept: %v\n", res.GPU.Name, err)
+				} else {
+					fmt.Fprintf(stderr, "calibration of %s -> %s\n", res.GPU.Name, file)
+				}
+			}
 			return nil
 		},
 	}

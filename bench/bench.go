@@ -161,6 +161,7 @@ type Results struct {
 	Date    string                  `json:"date"`
 	Cells   []Cell                  `json:"cells"`
 	Films   map[string]*render.Film `json:"-"` // per scene (and GPU path), a run for its cost heatmap
+	gpu     *vulkan.Device          // the device of the vulkan cells
 }
 
 // Run measures the matrix.
@@ -341,6 +342,7 @@ func chooseBackends(cfg *Config, res *Results) ([]benchBackend, error) {
 				note += " The driver reports reorder mode none: reorderThreadNV is a no-op here, so ser cells measure the hit-object path without reordering."
 			}
 		}
+		res.gpu = gpu
 		res.GPU = &Device{Name: gpu.Name, Driver: gpu.Driver, ReorderMode: mode, GoVersion: runtime.Version(), Clocks: gpuClocks(*gpu), Note: note}
 	}
 	if len(out) == 0 {

@@ -7,37 +7,62 @@
 #                        libegl1 libgl1 libopengl0 libgles2
 #   .gpu/sertrace        go build -ldflags "-s -w" -o .gpu/sertrace ./app
 #   .gpu/vulkan.test     go test -c -tags long -ldflags "-s -w" -o .gpu/vulkan.test ./render/vulkan
-#   .gpu/shared-scenes/  the shared scenes TestSharedMaterialScenesMatchCPU reads
+#                        (only for TESTS_S > 0)
+#   .gpu/shared-scenes/  the shared scenes TestSharedMaterialScenesMatchCPU reads (tests only)
 #
-#   run: bash benchmarks/nvidia/run.sh            (carry: .gl, .gpu)
+#   run: bash benchmarks/nvidia/run.sh            (carry: .gl, .gpu; timeout_s 600)
 #
-# In order, each step under its own time limit so that the whole fits one
-# call: the device as the driver reports it; the pipeline builds, cold (the
-# driver's disk cache off, sertrace's pipeline cache empty), from
-# sertrace's cache alone, and warm (cache.txt); every sample scene on every
-# path with the validation layer (PNG and stats: GPU time per sample); the
-# Vulkan backend's tests (every path against the CPU backend, without the
-# layer, whose Debian version is older than the driver; TESTS_RUN picks
-# some); and the benchmark (BENCH, default configs/bench-full.yaml).
-# Everything lands in $OUT/results.tgz, packed again after each step, and
-# the tests' log beside it. RES, SPP, BENCH, TESTS_S and BENCH_S override
-# the sizes and limits (RES=32x24 SPP=1 BENCH=configs/bench-smoke.yaml tries
-# it on lavapipe; CACHE=0, RENDERS=0, TESTS_S=0 or BENCH_S=0 leaves that
-# step out).
+# In order, each step under its own time limit and all of them under
+# TOTAL_S (default 420 s: the whole fits one call and a GPU session's
+# minutes, with time left to rerun a step):
+#
+#   1. the machine, and the devices as the driver reports them, with the
+#      path auto takes and why (devices.txt, devices.json);
+#   2. devices --calibrate (CAL_S, 80 s): every path on the Cornell box,
+#      which also builds each path's pipeline once into sertrace's cache
+#      for the steps after it (calibrate.log, devices-calibrated.txt);
+#   3. the kept-device check (KEPT_S, 70 s): cornell and hair on rt and
+#      rt-sorted, with one device kept across every cell (the default) and
+#      with a fresh device per cell (SERTRACE_KEEP_DEVICE=0), and each
+#      cell's ratio (kept-1/, kept-0/, kept.txt);
+#   4. every sample scene on every path the device offers at 320x240
+#      (SMALL_S, 60 s; the validation layer on: a message fails the render)
+#      and at 1920x1080 (LARGE_S, 110 s; the layer off), each its own
+#      process, with the GPU time per sample per pixel from --stats
+#      (renders/, renders.txt);
+#   5. the reorder matrix on the GPU paths alone, in fewer rounds (MATRIX_S,
+#      90 s; matrix/, matrix.yaml): the emulator's predictions need no GPU
+#      and are in every earlier run;
+#   6. devices again (devices-after.txt: the bench keeps its own calibration).
+#
+# Optional, off by default since they do not fit beside the above: CACHE=1,
+# the pipeline builds cold, from sertrace's cache alone and warm per path
+# (cache.txt; about 70 s); TESTS_S=200, the Vulkan backend's tests against
+# the CPU (vulkan-tests.log; TESTS_RUN picks some).
+#
+# Everything lands in $OUT/results.tgz, one folder named for the GPU and
+# its driver (nvidia-h200-driver580: `tar xzf results.tgz -C
+# benchmarks/results`), packed again after each step, and summary.txt
+# beside it. Sizes: SIZES ("320x240 1920x1080"; the first is the one with
+# the validation layer), SPP (16), CAL_RES/CAL_SPP/CAL_RUNS (320x240, 4, 3),
+# MATRIX_RES/MATRIX_SPP/MATRIX_REPEATS (320x240, 8, 3), KEPT_REPEATS (3),
+# SCENES. On lavapipe, end to end in about two minutes:
+#   SIZES="32x24 64x48" SPP=1 CAL_RES=16x12 CAL_SPP=1 CAL_RUNS=1 \
+#   MATRIX_RES=16x12 MATRIX_SPP=1 MATRIX_REPEATS=1 KEPT_REPEATS=1 bash benchmarks/nvidia/run.sh
 set -uo pipefail
 shopt -s nullglob
 OUT=${OUT:-/tmp/sertrace-nvidia}
-RES=${RES:-640x480}
+TOTAL_S=${TOTAL_S:-420}
+SIZES=${SIZES:-320x240 1920x1080}
 SPP=${SPP:-16}
-BENCH=${BENCH:-configs/bench-full.yaml}
-TESTS_S=${TESTS_S:-200}
-BENCH_S=${BENCH_S:-250}
-R=$(mktemp -d)
+SCENES=${SCENES:-cornell hair particles hairy-cornell}
+PATHS="ser rt rt-sorted rayquery"
+CAL_S=${CAL_S:-80} CAL_RES=${CAL_RES:-320x240} CAL_SPP=${CAL_SPP:-4} CAL_RUNS=${CAL_RUNS:-3}
+KEPT_S=${KEPT_S:-70} KEPT_REPEATS=${KEPT_REPEATS:-3}
+SMALL_S=${SMALL_S:-60} LARGE_S=${LARGE_S:-110}
+MATRIX_S=${MATRIX_S:-90} MATRIX_RES=${MATRIX_RES:-320x240} MATRIX_SPP=${MATRIX_SPP:-8} MATRIX_REPEATS=${MATRIX_REPEATS:-3}
+TESTS_S=${TESTS_S:-0}
 mkdir -p "$OUT"
-# pack writes the archive beside and renames it, so that a call killed while
-# packing keeps the last whole one.
-pack() { tar czf "$OUT/.results.tgz" -C "$R" . && mv "$OUT/.results.tgz" "$OUT/results.tgz"; }
-failed=0 # the steps that failed, counted
 bin=$PWD/.gpu/sertrace
 if [ ! -x "$bin" ]; then
 	echo "no $bin: build it (see the head of this script) and carry .gpu" >&2
@@ -45,89 +70,229 @@ if [ ! -x "$bin" ]; then
 fi
 # The loader and GLVND's dispatch libraries: NVIDIA's Vulkan driver lives in
 # libGLX_nvidia, which returns no vkCreateInstance without libGLdispatch.
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
+if [ -d .gl ] && [ "$(id -u)" = 0 ]; then
+	for f in .gl/*.deb; do dpkg -x "$f" /; done
+	ldconfig
+fi
 if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
 	export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
+
+# The results' folder: the GPU and its driver's major version, as the
+# earlier runs' folders are named (nvidia-h200-driver580), or the first
+# Vulkan device's name elsewhere (lavapipe).
+name=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 |
+	awk -F', ' '{n=tolower($1); sub(/^nvidia /, "", n); split(n, w, " "); split($2, v, "."); if ($2 != "") print "nvidia-" w[1] "-driver" v[1]}')
+if [ -z "$name" ]; then
+	name=$("$bin" devices 2>/dev/null | awk 'NR==1{sub(/^[0-9]+: /, ""); sub(/ \(.*/, ""); print tolower($0)}' | tr -c 'a-z0-9\n' '-')
+fi
+name=${RESULTS_NAME:-${name:-unknown-gpu}}
+top=$(mktemp -d)
+R=$top/$name
+mkdir -p "$R"
+export SERTRACE_CACHE_DIR=$R/cache # calibrations and pipelines: this run's alone
+# pack writes the archive beside and renames it, so that a call killed while
+# packing keeps the last whole one; the pipeline cache (megabytes) stays out.
+pack() { tar czf "$OUT/.results.tgz" --exclude=cache/pipelines -C "$top" "$name" && mv "$OUT/.results.tgz" "$OUT/results.tgz"; }
+failed=0 # the steps that failed, counted
+# step NAME LIMIT: starts a step; its limit is LIMIT or what TOTAL_S leaves,
+# and a step with under 10 s left is skipped (1: skip it).
+step() {
+	local left=$((TOTAL_S - SECONDS))
+	limit=$(($2 < left ? $2 : left))
+	stepstart=$SECONDS
+	if [ "$limit" -lt 10 ]; then
+		echo "== $1: skipped, $left s of TOTAL_S=$TOTAL_S left" | tee -a "$R/steps.txt"
+		return 1
+	fi
+	echo "== $1 (limit $limit s, at $SECONDS s)"
+}
+done_step() { echo "$1: $((SECONDS - stepstart)) s (limit $limit s)" | tee -a "$R/steps.txt"; }
+# left_of DEADLINE: seconds until DEADLINE (of $SECONDS), at least 0.
+left_of() { local l=$(($1 - SECONDS)); echo $((l > 0 ? l : 0)); }
+# field NAME FILE: a number field of a stats JSON.
+field() { grep -o "\"$1\": [0-9.e+-]*" "$2" 2>/dev/null | head -1 | awk '{print $2}'; }
+
 {
 	date -u
 	nvidia-smi -L
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit --format=csv
 	nproc
 	grep -m1 'model name' /proc/cpuinfo
+	"$bin" --version 2>/dev/null || true
+	git log -1 --format='commit %H %s' 2>/dev/null || true
 } > "$R/machine.txt" 2>&1
 cat "$R/machine.txt"
 "$bin" devices 2>&1 | tee "$R/devices.txt"
 "$bin" devices --json > "$R/devices.json" 2> "$R/devices.err"
+# offered PATH: whether the first device that runs a path offers PATH.
+offered() { awk -v p="\"$1\": {" 'index($0, p) {getline; if ($0 ~ /"available": true/) found=1} END {exit !found}' "$R/devices.json"; }
 pack
 
-# Pipeline builds per path: each render its own process, its build time
-# (device, structures, pipeline) from --stats. NVIDIA's driver keeps its
-# own disk cache (__GL_SHADER_DISK_CACHE=0 turns it off); sertrace's cache
-# lives in SERTRACE_CACHE_DIR.
-if [ "${CACHE:-1}" != 0 ]; then
-	export SERTRACE_CACHE_DIR=$R/pipeline-cache
-	for path in rt ser rt-sorted; do
-		rm -rf "$SERTRACE_CACHE_DIR"
-		for state in cold sertrace-cache; do
-			__GL_SHADER_DISK_CACHE=0 timeout 60 "$bin" render scenes/cornell.glb --backend vulkan --path "$path" --res 64x48 --spp 1 \
-				-o "$R/cache-$path-$state.png" --stats "$R/cache-$path-$state.json" > "$R/cache-$path-$state.log" 2>&1
-			echo "$path $state: exit $? $(grep -o '"build_seconds": [0-9.e+-]*' "$R/cache-$path-$state.json" 2>/dev/null)"
-		done
-		timeout 60 "$bin" render scenes/cornell.glb --backend vulkan --path "$path" --res 64x48 --spp 1 -o "$R/cache-$path-warm.png" > /dev/null 2>&1
-		timeout 60 "$bin" render scenes/cornell.glb --backend vulkan --path "$path" --res 64x48 --spp 1 \
-			-o "$R/cache-$path-warm.png" --stats "$R/cache-$path-warm.json" > "$R/cache-$path-warm.log" 2>&1
-		echo "$path driver-and-sertrace-caches-warm: exit $? $(grep -o '"build_seconds": [0-9.e+-]*' "$R/cache-$path-warm.json" 2>/dev/null)"
-	done 2>&1 | tee "$R/cache.txt"
-	ls -la "$SERTRACE_CACHE_DIR"/pipelines >> "$R/cache.txt" 2>&1
-	unset SERTRACE_CACHE_DIR
+if step calibrate "$CAL_S"; then
+	timeout "$limit" "$bin" devices --calibrate --calibrate-res "$CAL_RES" --calibrate-spp "$CAL_SPP" --calibrate-runs "$CAL_RUNS" \
+		> "$R/devices-calibrated.txt" 2> "$R/calibrate.log"
+	rc=$?
+	[ "$rc" = 0 ] || failed=$((failed + 1))
+	echo "calibrate: exit $rc"
+	grep -E '^calibrated|auto:' "$R/calibrate.log" "$R/devices-calibrated.txt"
+	cp "$SERTRACE_CACHE_DIR"/calibration/*.json "$R/" 2>/dev/null
+	done_step calibrate
 	pack
 fi
 
-# Every sample scene on every path, with the validation layer (a message
-# fails the render and is printed).
-[ "${RENDERS:-1}" = 0 ] || for scene in cornell hair particles hairy-cornell; do
-	for path in ser rt rt-sorted rayquery; do
-		SERTRACE_VULKAN_VALIDATION=1 timeout 60 "$bin" render "scenes/$scene.glb" --backend vulkan --path "$path" \
-			--res "$RES" --spp "$SPP" --env-color 0.3,0.35,0.4 -o "$R/$scene-$path.png" --stats "$R/$scene-$path.json" \
-			> "$R/$scene-$path.log" 2>&1
-		rc=$?
-		[ "$rc" = 0 ] || [ "$path" = rayquery ] || failed=$((failed + 1)) # a device may lack ray queries
-		echo "$scene $path: exit $rc $(tail -c 300 "$R/$scene-$path.log" | tail -1)"
-	done
-done
-pack
+# The GPU paths the device offers, for the matrices.
+backends="" kept_backends=""
+for p in rt ser rt-sorted; do offered "$p" && backends="$backends${backends:+, }\"vulkan:$p\""; done
+for p in rt rt-sorted; do offered "$p" && kept_backends="$kept_backends${kept_backends:+, }\"vulkan:$p\""; done
+scenes_yaml=""
+for s in $SCENES; do scenes_yaml="$scenes_yaml${scenes_yaml:+, }$PWD/scenes/$s.glb"; done
 
-# The Vulkan backend's tests, every path the device offers against the CPU.
-if [ -x .gpu/vulkan.test ] && [ "$TESTS_S" != 0 ]; then
-	[ "$TESTS_S" -gt 10 ] || TESTS_S=10
+if step kept "$KEPT_S"; then
+	cat > "$R/kept.yaml" <<-EOF
+		# Is one kept device as fast as a fresh device per cell? run.sh's step 3.
+		scenes: [$PWD/scenes/cornell.glb, $PWD/scenes/hair.glb]
+		res: $MATRIX_RES
+		spp: $MATRIX_SPP
+		max_depth: 8
+		warmup: 1
+		repeats: $KEPT_REPEATS
+		reorder: [none]
+		backends: [$kept_backends]
+	EOF
+	deadline=$((SECONDS + limit))
+	for keep in 1 0; do
+		# the first gets half what is left, the second the rest
+		l=$(left_of "$deadline")
+		[ "$keep" = 0 ] || l=$((l / 2))
+		SERTRACE_KEEP_DEVICE=$keep timeout "$l" "$bin" bench "$R/kept.yaml" --out "$R/kept-$keep" > "$R/kept-$keep.log" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] || failed=$((failed + 1))
+		echo "keep $keep: exit $rc"
+	done
+	if [ -f "$R/kept-1/results.csv" ] && [ -f "$R/kept-0/results.csv" ]; then
+		awk -F, 'FNR==1 {next} FILENAME ~ /kept-1/ {k[$1" "$3" "$4]=$6; next} ($1" "$3" "$4) in k {
+			printf "%-16s %-10s %-12s kept %8.3f ms  fresh %8.3f ms  fresh/kept %.3f\n", $1, $3, $4, k[$1" "$3" "$4], $6, $6/k[$1" "$3" "$4]}' \
+			"$R/kept-1/results.csv" "$R/kept-0/results.csv" | tee "$R/kept.txt"
+	fi
+	done_step kept
+	pack
+fi
+
+# Every sample scene on every path the device offers, each render its own
+# process: GPU time (timestamp queries around the launches) per sample per
+# pixel, and the build (device, structures, pipeline from the cache).
+first=1
+printf '%-14s %-10s %-10s %4s %6s %10s %12s %8s\n' scene path size spp exit gpu_s ns/sample build_s > "$R/renders.txt"
+mkdir -p "$R/renders"
+for size in $SIZES; do
+	if [ "$first" = 1 ]; then lim=$SMALL_S; val=1; else lim=$LARGE_S; val=0; fi
+	first=0
+	step "renders $size" "$lim" || continue
+	deadline=$((SECONDS + limit))
+	w=${size%x*} h=${size#*x}
+	for scene in $SCENES; do
+		for path in $PATHS; do
+			offered "$path" || continue
+			l=$(left_of "$deadline")
+			[ "$l" -ge 3 ] || { echo "$scene $path $size: skipped, the step's limit reached" | tee -a "$R/renders.txt"; continue; }
+			f=$R/renders/$scene-$path-$size
+			SERTRACE_VULKAN_VALIDATION=$val timeout "$((l < 60 ? l : 60))" "$bin" render "scenes/$scene.glb" --backend vulkan --path "$path" \
+				--res "$size" --spp "$SPP" --env-color 0.3,0.35,0.4 -o "$f.png" --stats "$f.json" > "$f.log" 2>&1
+			rc=$?
+			# a render the step's limit cut is no failure; one past its own 60 s is
+			if [ "$rc" = 124 ] && [ "$l" -lt 60 ]; then rc=cut; elif [ "$rc" != 0 ]; then failed=$((failed + 1)); fi
+			gpu=$(field gpu_seconds "$f.json") build=$(field build_seconds "$f.json")
+			figures=$(awk -v g="${gpu:-0}" -v b="${build:-0}" -v n="$((w * h * SPP))" \
+				'BEGIN {if (g > 0) printf "%10.4f %12.2f %8.2f", g, g * 1e9 / n, b; else printf "%10s %12s %8s", "-", "-", "-"}')
+			printf '%-14s %-10s %-10s %4s %6s %s\n' "$scene" "$path" "$size" "$SPP" "$rc" "$figures" | tee -a "$R/renders.txt"
+			[ "$rc" = 0 ] || [ "$rc" = cut ] || tail -2 "$f.log"
+		done
+	done
+	# The large PNGs are megabytes: the stats and logs say what they hold.
+	[ "$val" = 1 ] || rm -f "$R"/renders/*-"$size".png
+	done_step "renders $size"
+	pack
+done
+
+if step matrix "$MATRIX_S"; then
+	cat > "$R/matrix.yaml" <<-EOF
+		# The reorder matrix in one GPU call's worth of time: run.sh's step 5.
+		scenes: [$scenes_yaml]
+		res: $MATRIX_RES
+		spp: $MATRIX_SPP
+		max_depth: 8
+		warmup: 1
+		repeats: $MATRIX_REPEATS
+		reorder: [none, shader, "material:8", "material:16", "coherence:16"]
+		backends: [$backends]
+	EOF
+	timeout "$limit" "$bin" bench "$R/matrix.yaml" --out "$R/matrix" > "$R/matrix.log" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] || failed=$((failed + 1))
+	echo "matrix: exit $rc"
+	tail -3 "$R/matrix.log"
+	[ -f "$R/matrix/report.md" ] && head -40 "$R/matrix/report.md"
+	done_step matrix
+	pack
+fi
+
+"$bin" devices > "$R/devices-after.txt" 2>&1
+grep 'auto:' "$R/devices-after.txt"
+
+# Optional: the pipeline builds per path, cold, from sertrace's cache
+# alone and warm, each render its own process (NVIDIA's driver keeps its
+# own disk cache: __GL_SHADER_DISK_CACHE=0 turns it off).
+if [ "${CACHE:-0}" != 0 ] && step cache 90; then
+	deadline=$((SECONDS + limit))
+	for path in rt ser rt-sorted; do
+		offered "$path" || continue
+		export SERTRACE_CACHE_DIR=$R/cache-$path
+		for state in cold sertrace-cache warm; do
+			l=$(left_of "$deadline")
+			[ "$l" -ge 5 ] || break
+			dc=0
+			[ "$state" = warm ] && dc=1
+			__GL_SHADER_DISK_CACHE=$dc timeout "$l" "$bin" render scenes/cornell.glb --backend vulkan --path "$path" --res 64x48 --spp 1 \
+				-o "$R/cache-$path-$state.png" --stats "$R/cache-$path-$state.json" > "$R/cache-$path-$state.log" 2>&1
+			echo "$path $state: exit $? build $(field build_seconds "$R/cache-$path-$state.json") s"
+		done
+		rm -rf "$SERTRACE_CACHE_DIR"
+	done 2>&1 | tee "$R/cache.txt"
+	export SERTRACE_CACHE_DIR=$R/cache
+	done_step cache
+	pack
+fi
+
+# Optional: the Vulkan backend's tests, every path the device offers
+# against the CPU, the layer off (Debian's is older than the driver).
+if [ -x .gpu/vulkan.test ] && [ "$TESTS_S" != 0 ] && step tests "$TESTS_S"; then
 	if [ -d .gpu/shared-scenes ] && [ ! -e ../shared/scenes ] && mkdir -p ../shared 2>/dev/null; then
 		ln -sfn "$PWD/.gpu/shared-scenes" ../shared/scenes # -f: a dangling link left before
 	fi
-	(cd render/vulkan && SERTRACE_VULKAN_VALIDATION=0 timeout "$TESTS_S" ../../.gpu/vulkan.test -test.v \
-		-test.run "${TESTS_RUN:-.}" -test.timeout "$((TESTS_S - 5))s") > "$R/vulkan-tests.log" 2>&1
+	(cd render/vulkan && SERTRACE_VULKAN_VALIDATION=0 timeout "$limit" ../../.gpu/vulkan.test -test.v \
+		-test.run "${TESTS_RUN:-.}" -test.timeout "$((limit - 5))s") > "$R/vulkan-tests.log" 2>&1
 	rc=$?
 	[ "$rc" = 0 ] || failed=$((failed + 1))
 	echo "vulkan tests: exit $rc"
 	cp "$R/vulkan-tests.log" "$OUT/"
 	grep -E '^(--- |ok|FAIL|PASS|panic)|^    --- FAIL' "$R/vulkan-tests.log" | head -80
+	done_step tests
 	pack
 fi
 
-# The benchmark: the GPU paths and the CPU emulator's predictions
-# (BENCH_S=0 leaves it for another call).
-if [ "$BENCH_S" = 0 ]; then
-	echo "$failed steps failed"
-	exit $((failed > 0))
-fi
-timeout "$BENCH_S" "$bin" bench "$BENCH" --out "$R/bench" > "$R/bench.log" 2>&1
-rc=$?
-[ "$rc" = 0 ] || failed=$((failed + 1))
-echo "bench: exit $rc"
-tail -5 "$R/bench.log"
-[ -f "$R/bench/report.md" ] && cat "$R/bench/report.md" | head -60
+{
+	echo "$name: $SECONDS s in all, $failed steps or renders failed"
+	cat "$R/steps.txt"
+	echo
+	(cd "$R" && grep 'auto:' devices.txt devices-calibrated.txt devices-after.txt 2>/dev/null)
+	echo
+	cat "$R/renders.txt"
+	echo
+	cat "$R/kept.txt" 2>/dev/null
+} > "$R/summary.txt"
 pack
+cp "$R/summary.txt" "$OUT/"
+cat "$R/summary.txt"
 ls -la "$OUT"
-echo "$failed steps failed"
 exit $((failed > 0))

@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"fmt"
 	"testing"
 	"unsafe"
 
@@ -40,15 +41,21 @@ func TestSortIsAPermutationGroupedByKey(t *testing.T) {
 			}
 			defer r.destroy()
 			for _, scheme := range []string{"coherence:16", "material:16", "material:4", "coherence:6", "shader"} {
-				t.Run(scheme, func(t *testing.T) { checkSort(t, d, r, scheme) })
+				// Bounce 0 sorts every path, with no events yet; bounce 1
+				// the survivors of a shading, whose events (light sampled,
+				// roulette survived) the coherence bits read, from a
+				// compacted queue.
+				for bounce := range 2 {
+					t.Run(fmt.Sprintf("%s/bounce%d", scheme, bounce), func(t *testing.T) { checkSort(t, d, r, scheme, bounce) })
+				}
 			}
 		})
 	}
 }
 
-// checkSort runs one bounce's trace and sort for a scheme and checks what
-// the sorted queue holds.
-func checkSort(t *testing.T, d *device, r *renderer, scheme string) {
+// checkSort runs the bounces before bounce whole, then bounce's trace and
+// sort, for a scheme, and checks what the sorted queue holds.
+func checkSort(t *testing.T, d *device, r *renderer, scheme string, bounce int) {
 	reorder, err := render.ParseReorder(scheme)
 	if err != nil {
 		t.Fatal(err)
@@ -67,8 +74,14 @@ func checkSort(t *testing.T, d *device, r *renderer, scheme string) {
 	push := wavefrontPush{params: r.pbuf.addr}
 	w.dispatch(d, "wave_generate.comp", &push, paths)
 	w.barrier(d)
-	w.trace(d, &push, paths)
-	w.sort(d, &push)
+	for b := 0; b <= bounce; b++ {
+		push.bounce = uint32(b)
+		w.trace(d, &push, paths)
+		w.sort(d, &push)
+		if b < bounce {
+			w.shade(d, &push, paths)
+		}
+	}
 	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
 		t.Fatal(err)
@@ -76,21 +89,37 @@ func checkSort(t *testing.T, d *device, r *renderer, scheme string) {
 	if err := ValidationErrors(); err != nil {
 		t.Fatal(err)
 	}
-	sorted := readBack[uint32](d, r.params.Sorted, paths)
+	if w.counters.data == nil {
+		t.Skip("the counters are not host-visible on this device")
+	}
+	counters := unsafe.Slice((*uint32)(unsafe.Pointer(&w.counters.data[0])), len(w.counters.data)/4)
+	live := int(counters[layout.CounterLive])
+	queue := readBack[uint32](d, map[bool]uint64{true: r.params.QueueA, false: r.params.QueueB}[bounce%2 == 0], paths)[:live]
+	sorted := readBack[uint32](d, r.params.Sorted, paths)[:live]
 	hits := readBack[layout.Hit](d, r.params.Hits, paths)
 	pathStates := readBack[layout.Path](d, r.params.Paths, paths)
-	seen := make([]bool, paths)
+	if bounce == 0 && live != paths || bounce > 0 && (live == paths || live < paths/4) {
+		t.Fatalf("bounce %d: %d of %d paths live: the test checks little", bounce, live, paths)
+	}
+	isLive := make([]bool, paths)
 	bins := map[uint32]int{}
-	for _, h := range hits {
-		bins[h.Key]++
+	events := map[uint32]bool{}
+	for _, p := range queue {
+		isLive[p] = true
+		bins[hits[p].Key]++
+		events[pathStates[p].Events&3] = true
 	}
 	least := map[string]int{"shader": 2, "coherence:6": 8}[scheme] // the keys the scheme can tell apart here
 	if least == 0 {
 		least = 10
 	}
 	if len(bins) < least {
-		t.Fatalf("only %d distinct keys among %d hits: the test checks little", len(bins), paths)
+		t.Fatalf("only %d distinct keys among %d hits: the test checks little", len(bins), live)
 	}
+	if bounce > 0 && len(events) < 2 {
+		t.Fatalf("bounce %d: the live paths' events are all %v: the coherence bits check little", bounce, events)
+	}
+	seen := make([]bool, paths)
 	// The emulator's key: the SBT record (a miss 0, hit groups from 1),
 	// then the hint's low bits.
 	bits := reorder.HintBits()
@@ -104,8 +133,8 @@ func checkSort(t *testing.T, d *device, r *renderer, scheme string) {
 	}
 	prev := uint32(0)
 	for i, p := range sorted {
-		if int(p) >= paths || seen[p] {
-			t.Fatalf("slot %d: path %d out of range or repeated", i, p)
+		if int(p) >= paths || seen[p] || !isLive[p] {
+			t.Fatalf("slot %d: path %d out of range, repeated or not live", i, p)
 		}
 		seen[p] = true
 		k := hits[p].Key
@@ -120,10 +149,6 @@ func checkSort(t *testing.T, d *device, r *renderer, scheme string) {
 		}
 		prev = k
 	}
-	if w.counters.data == nil {
-		t.Skip("the counters are not host-visible on this device")
-	}
-	counters := unsafe.Slice((*uint32)(unsafe.Pointer(&w.counters.data[0])), len(w.counters.data)/4)
 	keys := int(r.params.KeyCount)
 	cursors := counters[layout.CounterKeys+keys : layout.CounterKeys+2*keys]
 	start := uint32(0)

@@ -390,48 +390,15 @@ func ChildShare(n *layout.LightNode, p scene.Vec3) (pa float32, ok bool) {
 // sees none of them but that face.
 const LightTreeFlat = 16
 
-// flatPick picks one of a small tree's lights in proportion to its
-// LightImportance at p, in one pass over the leaves (weighted reservoir
-// sampling: each light replaces the one kept with probability its share
-// of the weight so far, u rescaled at each choice): the light's entry and
-// the probability of picking it (k < 0: none can light p).
-func flatPick(ls Lights, p scene.Vec3, u float32) (k int, pmf float32) {
-	k = -1
-	var sum, kept float32
-	for i := range ls.LightNodeCount() {
-		n := ls.LightNode(i)
-		for side := range 2 {
-			c := n.A
-			if side == 1 {
-				c = n.B
-			}
-			if c.Flags&layout.LightChildLeaf == 0 {
-				continue
-			}
-			w := LightImportance(&c, p)
-			if !(w > 0) {
-				continue
-			}
-			sum += w
-			share := w / sum
-			if u < share {
-				k, kept = int(c.Next), w
-				u = min(u/share, layout.OneBelowOne)
-			} else {
-				u = min((u-share)/(1-share), layout.OneBelowOne)
-			}
-		}
-	}
-	if k < 0 {
-		return -1, 0
-	}
-	return k, kept / sum
-}
-
-// flatPmf is the probability with which flatPick picks light entry k at
-// p: the same weights, summed in the same order.
-func flatPmf(ls Lights, k int, p scene.Vec3) float32 {
-	var sum, wk float32
+// flatWalk is one pass over a small tree's leaves at p, each weighed by
+// its LightImportance: it picks one in proportion with u (weighted
+// reservoir sampling: each light replaces the one kept with probability
+// its share of the weight so far, u rescaled at each choice) and reads
+// entry k's weight on the way (k < 0: none): the entry picked (−1 where
+// none can light p), its weight, k's and their sum. flatPick and flatPmf
+// both take it, so they see the same weights summed in the same order.
+func flatWalk(ls Lights, p scene.Vec3, u float32, k int) (picked int, kept, wk, sum float32) {
+	picked = -1
 	for i := range ls.LightNodeCount() {
 		n := ls.LightNode(i)
 		for side := range 2 {
@@ -450,8 +417,33 @@ func flatPmf(ls Lights, k int, p scene.Vec3) float32 {
 			if int(c.Next) == k {
 				wk = w
 			}
+			share := w / sum
+			if u < share {
+				picked, kept = int(c.Next), w
+				u = min(u/share, layout.OneBelowOne)
+			} else {
+				u = min((u-share)/(1-share), layout.OneBelowOne)
+			}
 		}
 	}
+	return picked, kept, wk, sum
+}
+
+// flatPick picks one of a small tree's lights in proportion to its
+// LightImportance at p: the light's entry and the probability of picking
+// it (k < 0: none can light p).
+func flatPick(ls Lights, p scene.Vec3, u float32) (k int, pmf float32) {
+	k, kept, _, sum := flatWalk(ls, p, u, -1)
+	if k < 0 {
+		return -1, 0
+	}
+	return k, kept / sum
+}
+
+// flatPmf is the probability with which flatPick picks light entry k at
+// p.
+func flatPmf(ls Lights, k int, p scene.Vec3) float32 {
+	_, _, wk, sum := flatWalk(ls, p, 0, k)
 	if !(sum > 0) {
 		return 0
 	}

@@ -3102,11 +3102,19 @@ float lightImportance(LightChild c, vec3 p) {
     return c.phi * (cosT / d2) / d2;
 }
 
-// flatPmf is the probability with which flatPick picks light entry k at
-// p: the same weights, summed in the same order.
-float flatPmf(int k, vec3 p) {
-    float sum = 0.0;
+// flatWalk is one pass over a small tree's leaves at p, each weighed by
+// its LightImportance: it picks one in proportion with u (weighted
+// reservoir sampling: each light replaces the one kept with probability
+// its share of the weight so far, u rescaled at each choice) and reads
+// entry k's weight on the way (k < 0: none): the entry picked (−1 where
+// none can light p), its weight, k's and their sum. flatPick and flatPmf
+// both take it, so they see the same weights summed in the same order.
+void flatWalk(vec3 p, float u, int k, out int result0, out float result1, out float result2, out float result3) {
+    int picked = 0;
+    float kept = 0.0;
     float wk = 0.0;
+    float sum = 0.0;
+    picked = -1;
     int tmp1 = lightNodeCount();
     for (int i = 0; i < tmp1; i++) {
         LightNode n = lightNode(i);
@@ -3126,8 +3134,33 @@ float flatPmf(int k, vec3 p) {
             if (int(c.next) == k) {
                 wk = w;
             }
+            float share = w / sum;
+            if (u < share) {
+                int tmp2 = int(c.next);
+                float tmp3 = w;
+                picked = tmp2;
+                kept = tmp3;
+                u = min(u / share, 0.99999994);
+            } else {
+                u = min((u - share) / (1.0 - share), 0.99999994);
+            }
         }
     }
+    result0 = picked;
+    result1 = kept;
+    result2 = wk;
+    result3 = sum;
+    return;
+}
+
+// flatPmf is the probability with which flatPick picks light entry k at
+// p.
+float flatPmf(int k, vec3 p) {
+    int tmp1;
+    float tmp2;
+    float wk;
+    float sum;
+    flatWalk(p, 0.0, k, tmp1, tmp2, wk, sum);
     if (!(sum > 0.0)) {
         return 0.0;
     }
@@ -3342,44 +3375,15 @@ float dispersionIOR(float ior, float dispersion, float lambda) {
 }
 
 // flatPick picks one of a small tree's lights in proportion to its
-// LightImportance at p, in one pass over the leaves (weighted reservoir
-// sampling: each light replaces the one kept with probability its share
-// of the weight so far, u rescaled at each choice): the light's entry and
-// the probability of picking it (k < 0: none can light p).
+// LightImportance at p: the light's entry and the probability of picking
+// it (k < 0: none can light p).
 void flatPick(vec3 p, float u, out int result0, out float result1) {
     int k = 0;
     float pmf = 0.0;
-    k = -1;
-    float sum = 0.0;
-    float kept = 0.0;
-    int tmp1 = lightNodeCount();
-    for (int i = 0; i < tmp1; i++) {
-        LightNode n = lightNode(i);
-        for (int side = 0; side < 2; side++) {
-            LightChild c = n.a;
-            if (side == 1) {
-                c = n.b;
-            }
-            if ((c.flags & 1u) == 0u) {
-                continue;
-            }
-            float w = lightImportance(c, p);
-            if (!(w > 0.0)) {
-                continue;
-            }
-            sum += w;
-            float share = w / sum;
-            if (u < share) {
-                int tmp2 = int(c.next);
-                float tmp3 = w;
-                k = tmp2;
-                kept = tmp3;
-                u = min(u / share, 0.99999994);
-            } else {
-                u = min((u - share) / (1.0 - share), 0.99999994);
-            }
-        }
-    }
+    float kept;
+    float tmp1;
+    float sum;
+    flatWalk(p, u, -1, k, kept, tmp1, sum);
     if (k < 0) {
         result0 = -1;
         result1 = 0.0;

@@ -148,7 +148,7 @@ func selection(ls *lightSampler, k int, p scene.Vec3) (sel float64, ok bool) {
 		// is sampled by it, else (at t = 1 and cosL = 1) over its area.
 		pdf := float64(kernel.PdfEmitter(ls, int(e.Instance), int(e.Index), 1, 1, p))
 		tri := ls.TriangleEmitter(k)
-		if omega, _, _, _ := kernel.TriangleSolidAngle(p, tri.P0, tri.E1, tri.E2); omega > kernel.SphericalTriangleMin && omega < kernel.SphericalTriangleMax {
+		if omega, a, b, c := kernel.TriangleSolidAngle(p, tri.P0, tri.E1, tri.E2); kernel.BySolidAngle(omega, a, b, c) {
 			return pdf * float64(omega), true
 		}
 		return pdf * float64(e.Area), true

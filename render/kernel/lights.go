@@ -158,18 +158,37 @@ func SphereLight(ls Lights, k int) (c scene.Vec3, r float32, le scene.Vec3) {
 
 // A triangle light is sampled uniformly in the solid angle it subtends
 // (SampleSphericalTriangle) where that lies between SphericalTriangleMin
-// and SphericalTriangleMax steradians, uniformly on its area elsewhere. Near
+// and SphericalTriangleMax steradians (BySolidAngle), uniformly on its
+// area elsewhere. Near
 // a large triangle, sampling its area leaves the 1/d² and the cosines of
 // the points it draws in the estimate: the halo that a lamp throws on the
 // ceiling it hangs from, seen in a Cornell box, is then a few rare samples
 // a hundred times its mean. A triangle of less than a thousandth of a
 // steradian looks the same from all its points to within a few per cent,
 // and its vertices' directions agree too closely for float32 to find its
-// angles; beyond 6.2 sr the point lies almost in its plane.
+// angles; beyond 2.5 sr the point lies nearly in its plane, its angles
+// near π, where float32 Arvo draws a sliver's directions a few per cent
+// off (and where a mesh's lights are seldom seen from).
+// Nor where one of its angles passes SphericalTriangleMaxAngle (its
+// cosine below SphericalTriangleMinCos, about 172°): a triangle seen
+// nearly edge on, or a needle, whose spherical triangle float32 Arvo
+// samples up to 0.7% off (TestSphericalTriangleSlivers).
 const (
-	SphericalTriangleMin = 1e-3
-	SphericalTriangleMax = 6.2
+	SphericalTriangleMin    = 1e-3
+	SphericalTriangleMax    = 2.5
+	SphericalTriangleMinCos = -0.99
 )
+
+// BySolidAngle says whether a triangle of solid angle omega and unit
+// vertex directions a, b, c is sampled by its solid angle (else by its
+// area): SampleTriangle and PdfEmitter both ask it.
+func BySolidAngle(omega float32, a, b, c scene.Vec3) bool {
+	if !(omega > SphericalTriangleMin && omega < SphericalTriangleMax) {
+		return false
+	}
+	return cosVertexAngle(a, b, c) > SphericalTriangleMinCos && cosVertexAngle(b, c, a) > SphericalTriangleMinCos &&
+		cosVertexAngle(c, a, b) > SphericalTriangleMinCos
+}
 
 // TriangleSolidAngle is the solid angle that the triangle with vertex p0
 // and edges e1, e2 subtends from p, by Van Oosterom and Strackee's formula
@@ -191,14 +210,32 @@ func TriangleSolidAngle(p, p0, e1, e2 scene.Vec3) (omega float32, a, b, c scene.
 	return omega, a.Scale(1 / la), b.Scale(1 / lb), c.Scale(1 / lc)
 }
 
+// cosVertexAngle is the cosine of the spherical triangle's angle at unit
+// vertex a, between the arcs to b and to c: of their tangents there.
+func cosVertexAngle(a, b, c scene.Vec3) float32 {
+	tb := b.Sub(a.Scale(a.Dot(b))).Normalize()
+	tc := c.Sub(a.Scale(a.Dot(c))).Normalize()
+	return tb.Dot(tc)
+}
+
 // SampleSphericalTriangle is a direction drawn uniformly within the
 // spherical triangle of unit vertices a, b, c and area omega, by Arvo's
 // method (1995): u1 fixes the point c' on the arc from a to c that cuts off
 // the triangle a, b, c' of area u1·omega, and u2 the point on the arc from
-// b to c', by the cosine of its angle from b, uniform.
+// b to c', by the cosine of its angle from b, uniform. The vertices are
+// first turned (their order kept) so that the one of the smallest angle
+// is a: in float32 the formula for c' is otherwise ill-conditioned on a
+// sliver (a lamp's 1 cm side, 50 cm long), and the directions it drew
+// were off by up to 1% of the irradiance, depending on which vertex the
+// mesh lists first (TestSphericalTriangleSlivers).
 func SampleSphericalTriangle(a, b, c scene.Vec3, omega, u1, u2 float32) scene.Vec3 {
-	// The angle α at a, between the arcs to b and to c, by its cosine and
-	// sine: of the tangents there.
+	cosAtA, cosAtB, cosAtC := cosVertexAngle(a, b, c), cosVertexAngle(b, c, a), cosVertexAngle(c, a, b)
+	if cosAtB > cosAtA && cosAtB >= cosAtC {
+		a, b, c = b, c, a
+	} else if cosAtC > cosAtA && cosAtC > cosAtB {
+		a, b, c = c, a, b
+	}
+	// The angle α at a by its cosine and sine.
 	tb := b.Sub(a.Scale(a.Dot(b))).Normalize()
 	tc := c.Sub(a.Scale(a.Dot(c))).Normalize()
 	cosA := max(-1, min(1, tb.Dot(tc)))
@@ -239,7 +276,7 @@ func SampleTriangle(ls Lights, out *LightSample, k int, sel float32, p scene.Vec
 	omega, a, b, c := TriangleSolidAngle(p, t.P0, t.E1, t.E2)
 	var wi scene.Vec3
 	var dist, bu, bv, pdf float32
-	if omega > SphericalTriangleMin && omega < SphericalTriangleMax {
+	if BySolidAngle(omega, a, b, c) {
 		wi = SampleSphericalTriangle(a, b, c, omega, u1, u2)
 		// Where the direction crosses the triangle (Möller and Trumbore):
 		// its distance and barycentrics, which rounding may put a hair
@@ -598,8 +635,8 @@ func PdfEmitter(ls Lights, inst, prim int, t, cosL float32, origin scene.Vec3) f
 		return sel / (2 * math.Pi * omc)
 	}
 	tri := ls.TriangleEmitter(k)
-	omega, _, _, _ := TriangleSolidAngle(origin, tri.P0, tri.E1, tri.E2)
-	if omega > SphericalTriangleMin && omega < SphericalTriangleMax {
+	omega, a, b, c := TriangleSolidAngle(origin, tri.P0, tri.E1, tri.E2)
+	if BySolidAngle(omega, a, b, c) {
 		return sel / omega
 	}
 	return sel / e.Area * t * t / cosL

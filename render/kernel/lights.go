@@ -135,15 +135,23 @@ func EmissiveTriangle(ls Lights, k int, bu, bv float32) (q, n, le scene.Vec3, do
 	if !t.OK {
 		return q, n, le, false, false
 	}
+	m := ls.InstanceMaterial(uint32(ls.LightEntry(k).Instance))
+	return t.P0.Add(t.E1.Scale(bu)).Add(t.E2.Scale(bv)), t.N, TriangleEmission(ls, k, bu, bv), ls.MaterialFlags(m)&layout.MatDoubleSided != 0, true
+}
+
+// TriangleEmission is the radiance that triangle light entry k emits at
+// barycentrics bu, bv: its material's emissive factor, times its
+// emissive texture where it has one.
+func TriangleEmission(ls Lights, k int, bu, bv float32) scene.Vec3 {
 	e := ls.LightEntry(k)
 	m := ls.InstanceMaterial(uint32(e.Instance))
-	le = ls.MaterialEmissive(m)
+	le := ls.MaterialEmissive(m)
 	if tex := ls.MaterialEmissiveTex(m); tex.Texture >= 0 {
 		uv, _ := HitAttributes(ls, uint32(e.Instance), uint32(e.Index), bu, bv)
 		et, _ := SampleTexture(ls, &tex, &uv)
 		le = le.Mul3(et)
 	}
-	return t.P0.Add(t.E1.Scale(bu)).Add(t.E2.Scale(bv)), t.N, le, ls.MaterialFlags(m)&layout.MatDoubleSided != 0, true
+	return le
 }
 
 // SphereLight is the world centre and radius of the sphere light entry k
@@ -183,11 +191,20 @@ const (
 // vertex directions a, b, c is sampled by its solid angle (else by its
 // area): SampleTriangle and PdfEmitter both ask it.
 func BySolidAngle(omega float32, a, b, c scene.Vec3) bool {
-	if !(omega > SphericalTriangleMin && omega < SphericalTriangleMax) {
-		return false
-	}
-	return cosVertexAngle(a, b, c) > SphericalTriangleMinCos && cosVertexAngle(b, c, a) > SphericalTriangleMinCos &&
-		cosVertexAngle(c, a, b) > SphericalTriangleMinCos
+	cosAtA, cosAtB, cosAtC := VertexAngles(a, b, c)
+	return bySolidAngleCos(omega, cosAtA, cosAtB, cosAtC)
+}
+
+// bySolidAngleCos is BySolidAngle of the vertex angles' cosines.
+func bySolidAngleCos(omega, cosAtA, cosAtB, cosAtC float32) bool {
+	return omega > SphericalTriangleMin && omega < SphericalTriangleMax &&
+		cosAtA > SphericalTriangleMinCos && cosAtB > SphericalTriangleMinCos && cosAtC > SphericalTriangleMinCos
+}
+
+// VertexAngles are the cosines of the spherical triangle's angles at its
+// unit vertices a, b and c.
+func VertexAngles(a, b, c scene.Vec3) (cosAtA, cosAtB, cosAtC float32) {
+	return cosVertexAngle(a, b, c), cosVertexAngle(b, c, a), cosVertexAngle(c, a, b)
 }
 
 // TriangleSolidAngle is the solid angle that the triangle with vertex p0
@@ -229,7 +246,13 @@ func cosVertexAngle(a, b, c scene.Vec3) float32 {
 // were off by up to 1% of the irradiance, depending on which vertex the
 // mesh lists first (TestSphericalTriangleSlivers).
 func SampleSphericalTriangle(a, b, c scene.Vec3, omega, u1, u2 float32) scene.Vec3 {
-	cosAtA, cosAtB, cosAtC := cosVertexAngle(a, b, c), cosVertexAngle(b, c, a), cosVertexAngle(c, a, b)
+	cosAtA, cosAtB, cosAtC := VertexAngles(a, b, c)
+	return sphericalTriangleSample(a, b, c, cosAtA, cosAtB, cosAtC, omega, u1, u2)
+}
+
+// sphericalTriangleSample is SampleSphericalTriangle with the vertex
+// angles' cosines (VertexAngles) given.
+func sphericalTriangleSample(a, b, c scene.Vec3, cosAtA, cosAtB, cosAtC, omega, u1, u2 float32) scene.Vec3 {
 	if cosAtB > cosAtA && cosAtB >= cosAtC {
 		a, b, c = b, c, a
 	} else if cosAtC > cosAtA && cosAtC > cosAtB {
@@ -276,8 +299,9 @@ func SampleTriangle(ls Lights, out *LightSample, k int, sel float32, p scene.Vec
 	omega, a, b, c := TriangleSolidAngle(p, t.P0, t.E1, t.E2)
 	var wi scene.Vec3
 	var dist, bu, bv, pdf float32
-	if BySolidAngle(omega, a, b, c) {
-		wi = SampleSphericalTriangle(a, b, c, omega, u1, u2)
+	cosAtA, cosAtB, cosAtC := VertexAngles(a, b, c)
+	if bySolidAngleCos(omega, cosAtA, cosAtB, cosAtC) {
+		wi = sphericalTriangleSample(a, b, c, cosAtA, cosAtB, cosAtC, omega, u1, u2)
 		// Where the direction crosses the triangle (Möller and Trumbore):
 		// its distance and barycentrics, which rounding may put a hair
 		// outside the edges.
@@ -315,12 +339,7 @@ func SampleTriangle(ls Lights, out *LightSample, k int, sel float32, p scene.Vec
 	if !(dist > 0) || !(pdf > 0) || t.N.Dot(wi) == 0 {
 		return false
 	}
-	le := ls.MaterialEmissive(m)
-	if tex := ls.MaterialEmissiveTex(m); tex.Texture >= 0 {
-		uv, _ := HitAttributes(ls, uint32(e.Instance), uint32(e.Index), bu, bv)
-		et, _ := SampleTexture(ls, &tex, &uv)
-		le = le.Mul3(et)
-	}
+	le := TriangleEmission(ls, k, bu, bv)
 	*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: pdf, Group: ls.InstanceLightGroup(uint32(e.Instance))}
 	return true
 }

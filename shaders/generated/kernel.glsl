@@ -3298,14 +3298,32 @@ float cosVertexAngle(vec3 a, vec3 b, vec3 c) {
     return dotGo(tb, tc);
 }
 
+// VertexAngles are the cosines of the spherical triangle's angles at its
+// unit vertices a, b and c.
+void vertexAngles(vec3 a, vec3 b, vec3 c, out float result0, out float result1, out float result2) {
+    float cosAtA = 0.0;
+    float cosAtB = 0.0;
+    float cosAtC = 0.0;
+    result0 = cosVertexAngle(a, b, c);
+    result1 = cosVertexAngle(b, c, a);
+    result2 = cosVertexAngle(c, a, b);
+    return;
+}
+
+// bySolidAngleCos is BySolidAngle of the vertex angles' cosines.
+bool bySolidAngleCos(float omega, float cosAtA, float cosAtB, float cosAtC) {
+    return omega > 0.001 && omega < 2.5 && cosAtA > -0.99 && cosAtB > -0.99 && cosAtC > -0.99;
+}
+
 // BySolidAngle says whether a triangle of solid angle omega and unit
 // vertex directions a, b, c is sampled by its solid angle (else by its
 // area): SampleTriangle and PdfEmitter both ask it.
 bool bySolidAngle(float omega, vec3 a, vec3 b, vec3 c) {
-    if (!(omega > 0.001 && omega < 2.5)) {
-        return false;
-    }
-    return cosVertexAngle(a, b, c) > -0.99 && cosVertexAngle(b, c, a) > -0.99 && cosVertexAngle(c, a, b) > -0.99;
+    float cosAtA;
+    float cosAtB;
+    float cosAtC;
+    vertexAngles(a, b, c, cosAtA, cosAtB, cosAtC);
+    return bySolidAngleCos(omega, cosAtA, cosAtB, cosAtC);
 }
 
 // PdfEmitter is the solid-angle pdf with which SampleLight picks the point
@@ -3493,20 +3511,9 @@ void pickLight(vec3 p, float u, float coin, out int result0, out float result1) 
     return;
 }
 
-// SampleSphericalTriangle is a direction drawn uniformly within the
-// spherical triangle of unit vertices a, b, c and area omega, by Arvo's
-// method (1995): u1 fixes the point c' on the arc from a to c that cuts off
-// the triangle a, b, c' of area u1·omega, and u2 the point on the arc from
-// b to c', by the cosine of its angle from b, uniform. The vertices are
-// first turned (their order kept) so that the one of the smallest angle
-// is a: in float32 the formula for c' is otherwise ill-conditioned on a
-// sliver (a lamp's 1 cm side, 50 cm long), and the directions it drew
-// were off by up to 1% of the irradiance, depending on which vertex the
-// mesh lists first (TestSphericalTriangleSlivers).
-vec3 sampleSphericalTriangle(vec3 a, vec3 b, vec3 c, float omega, float u1, float u2) {
-    float cosAtA = cosVertexAngle(a, b, c);
-    float cosAtB = cosVertexAngle(b, c, a);
-    float cosAtC = cosVertexAngle(c, a, b);
+// sphericalTriangleSample is SampleSphericalTriangle with the vertex
+// angles' cosines (VertexAngles) given.
+vec3 sphericalTriangleSample(vec3 a, vec3 b, vec3 c, float cosAtA, float cosAtB, float cosAtC, float omega, float u1, float u2) {
     if (cosAtB > cosAtA && cosAtB >= cosAtC) {
         vec3 tmp1 = b;
         vec3 tmp2 = c;
@@ -3542,6 +3549,28 @@ vec3 sampleSphericalTriangle(vec3 a, vec3 b, vec3 c, float omega, float u1, floa
     return (b * z) + (tcp * sqrt32(1.0 - z * z));
 }
 
+// TriangleEmission is the radiance that triangle light entry k emits at
+// barycentrics bu, bv: its material's emissive factor, times its
+// emissive texture where it has one.
+vec3 triangleEmission(int k, float bu, float bv) {
+    LightEntry e = lightEntry(k);
+    int m = instanceMaterial(uint(e.instance));
+    vec3 le = materialEmissive(m);
+    {
+        TextureRef tex = materialEmissiveTex(m);
+        if (tex.texture >= 0) {
+            UVs uv;
+            vec4 tmp1;
+            hitAttributes(uint(e.instance), uint(e.index), bu, bv, uv, tmp1);
+            vec3 et;
+            float tmp2;
+            sampleTexture(tex, uv, et, tmp2);
+            le = le * et;
+        }
+    }
+    return le;
+}
+
 // SampleTriangle draws a point of triangle light entry k, picked with
 // probability sel, as seen from p (by its solid angle or its area, as the
 // constants above say): false where it cannot light p.
@@ -3567,8 +3596,12 @@ bool sampleTriangle(inout LightSample out_, int k, float sel, vec3 p, float u1, 
     float bu = 0.0;
     float bv = 0.0;
     float pdf = 0.0;
-    if (bySolidAngle(omega, a, b, c)) {
-        wi = sampleSphericalTriangle(a, b, c, omega, u1, u2);
+    float cosAtA;
+    float cosAtB;
+    float cosAtC;
+    vertexAngles(a, b, c, cosAtA, cosAtB, cosAtC);
+    if (bySolidAngleCos(omega, cosAtA, cosAtB, cosAtC)) {
+        wi = sphericalTriangleSample(a, b, c, cosAtA, cosAtB, cosAtC, omega, u1, u2);
         vec3 pv = crossGo(wi, t.e2);
         float det = dotGo(t.e1, pv);
         if (det == 0.0) {
@@ -3614,19 +3647,7 @@ bool sampleTriangle(inout LightSample out_, int k, float sel, vec3 p, float u1, 
     if (!(dist > 0.0) || !(pdf > 0.0) || dotGo(t.n, wi) == 0.0) {
         return false;
     }
-    vec3 le = materialEmissive(m);
-    {
-        TextureRef tex = materialEmissiveTex(m);
-        if (tex.texture >= 0) {
-            UVs uv;
-            vec4 tmp7;
-            hitAttributes(uint(e.instance), uint(e.index), bu, bv, uv, tmp7);
-            vec3 et;
-            float tmp8;
-            sampleTexture(tex, uv, et, tmp8);
-            le = le * et;
-        }
-    }
+    vec3 le = triangleEmission(k, bu, bv);
     out_ = LightSample(wi, dist, le, pdf, false, instanceLightGroup(uint(e.instance)));
     return true;
 }
@@ -3975,27 +3996,31 @@ void emissiveTriangle(int k, float bu, float bv, out vec3 result0, out vec3 resu
         result4 = false;
         return;
     }
-    LightEntry e = lightEntry(k);
-    int m = instanceMaterial(uint(e.instance));
-    le = materialEmissive(m);
-    {
-        TextureRef tex = materialEmissiveTex(m);
-        if (tex.texture >= 0) {
-            UVs uv;
-            vec4 tmp1;
-            hitAttributes(uint(e.instance), uint(e.index), bu, bv, uv, tmp1);
-            vec3 et;
-            float tmp2;
-            sampleTexture(tex, uv, et, tmp2);
-            le = le * et;
-        }
-    }
+    int m = instanceMaterial(uint(lightEntry(k).instance));
     result0 = (t.p0 + (t.e1 * bu)) + (t.e2 * bv);
     result1 = t.n;
-    result2 = le;
+    result2 = triangleEmission(k, bu, bv);
     result3 = (materialFlags(m) & 1u) != 0u;
     result4 = true;
     return;
+}
+
+// SampleSphericalTriangle is a direction drawn uniformly within the
+// spherical triangle of unit vertices a, b, c and area omega, by Arvo's
+// method (1995): u1 fixes the point c' on the arc from a to c that cuts off
+// the triangle a, b, c' of area u1·omega, and u2 the point on the arc from
+// b to c', by the cosine of its angle from b, uniform. The vertices are
+// first turned (their order kept) so that the one of the smallest angle
+// is a: in float32 the formula for c' is otherwise ill-conditioned on a
+// sliver (a lamp's 1 cm side, 50 cm long), and the directions it drew
+// were off by up to 1% of the irradiance, depending on which vertex the
+// mesh lists first (TestSphericalTriangleSlivers).
+vec3 sampleSphericalTriangle(vec3 a, vec3 b, vec3 c, float omega, float u1, float u2) {
+    float cosAtA;
+    float cosAtB;
+    float cosAtC;
+    vertexAngles(a, b, c, cosAtA, cosAtB, cosAtC);
+    return sphericalTriangleSample(a, b, c, cosAtA, cosAtB, cosAtC, omega, u1, u2);
 }
 
 // AddShadowLight is what an unblocked shadow ray adds to its path (the

@@ -318,6 +318,22 @@ func TestDenoiserChoice(t *testing.T) {
 	}
 }
 
+// sameParsed: flag name's default and the declared default parse to the
+// same value, where their spellings differ.
+func sameParsed[T comparable](t *testing.T, flags *pflag.FlagSet, name, declared string, parse func(string) (T, error)) {
+	t.Helper()
+	f := flags.Lookup(name)
+	if f == nil {
+		t.Errorf("no --%s flag", name)
+		return
+	}
+	got, err1 := parse(f.DefValue)
+	decl, err2 := parse(declared)
+	if got != decl || err1 != nil || err2 != nil {
+		t.Errorf("--%s defaults to %q (%+v), the declared default %q is %+v", name, f.DefValue, got, declared, decl)
+	}
+}
+
 // TestFlagDefaultsAreTheDeclaredOnes: every render setting has its flag,
 // whose default is render.DefaultSettings' (which batch jobs get too), and
 // the denoiser flags' are the denoise package's.
@@ -336,28 +352,10 @@ func TestFlagDefaultsAreTheDeclaredOnes(t *testing.T) {
 				want = fmt.Sprint(render.DefaultCryptomatteLevels)
 			}
 		case "reorder": // "material" on the command line, "" declared: the same scheme
-			f := flags.Lookup(name)
-			if f == nil {
-				t.Errorf("no --%s flag", name)
-				return
-			}
-			got, err1 := render.ParseReorder(f.DefValue)
-			decl, err2 := render.ParseReorder(field.String())
-			if got != decl || err1 != nil || err2 != nil {
-				t.Errorf("--reorder defaults to %q (%+v), the declared default %q is %+v", f.DefValue, got, field.String(), decl)
-			}
+			sameParsed(t, flags, name, field.String(), render.ParseReorder)
 			return
 		case "light_sampler": // "tree" on the command line, "" declared: the same sampler
-			f := flags.Lookup(name)
-			if f == nil {
-				t.Errorf("no --%s flag", name)
-				return
-			}
-			got, err1 := render.ParseLightSampler(f.DefValue)
-			decl, err2 := render.ParseLightSampler(field.String())
-			if got != decl || err1 != nil || err2 != nil {
-				t.Errorf("--light-sampler defaults to %q (%q), the declared default %q is %q", f.DefValue, got, field.String(), decl)
-			}
+			sameParsed(t, flags, name, field.String(), render.ParseLightSampler)
 			return
 		}
 		f := flags.Lookup(name)

@@ -61,6 +61,15 @@ def check(ok, message):
         print("FAIL: " + message, file=sys.stderr)
 
 
+def the_same_render(a, b):
+    """Whether images a and b, from two exports of one frame, are one
+    render: their shapes agree, and all but under 1% of their values.
+    Blender's exports of one file differ from run to run in the last bits
+    of some normals, and now and then that turns a few paths (0.36% of the
+    values, once seen); another seed or sample count changes 60% of them."""
+    return a.shape == b.shape and float((a != b).mean()) < 0.01
+
+
 def render_error():
     """Render the scene; the error's message, or None when it rendered."""
     try:
@@ -163,9 +172,11 @@ elif case == "render":
     for k in ("sertrace", "cycles", "difference"):
         check(os.path.exists(fig["images"][k]), "the comparison did not write its %s image" % k)
     check("sertrace compare: sertrace | Cycles | difference" in bpy.data.images, "the side-by-side image is not in Blender")
-    # Its sertrace side is the engine's own render of the same frame.
-    with open(fig["images"]["sertrace"], "rb") as a, open(os.path.join(prefs_folder, "render.pfm"), "rb") as b:
-        check(a.read() == b.read(), "the comparison's sertrace image is not the engine's render")
+    # Its sertrace side is the engine's render of the same frame, from an
+    # export of its own.
+    side = pfm.read(fig["images"]["sertrace"])
+    check(the_same_render(side, ours), "the comparison's sertrace image is not the engine's render: "
+          "%.2f%% of its values differ" % (100 * float((side != ours).mean())))
     ratio = fig["mean_ratio"]
     print("sertrace / Cycles: mean ratio %.4f; regions %s" % (ratio, compare.summary(fig)))
     check(abs(ratio - 1) < TOLERANCE_MEAN, "mean ratio sertrace/Cycles %.4f beyond %.0f%%" % (ratio, 100 * TOLERANCE_MEAN))
@@ -277,14 +288,14 @@ elif case == "frame":
     part = result_pixels(scene)
     h, w = part.shape[:2]
     found = [(x, y) for y in range(full.shape[0] - h + 1) for x in range(full.shape[1] - w + 1)
-             if numpy.array_equal(part[..., :3], full[y:y + h, x:x + w, :3])]
+             if the_same_render(part[..., :3], full[y:y + h, x:x + w, :3])]
     check((w, h) == (28, 18) and found == [(14, 9)], "the cropped region (%d x %d) is at %s of the frame, not (14, 9)" % (w, h, found))
     r.use_crop_to_border = False  # the region in its place in the frame
     check(render_error() is None, "the render of an uncropped region failed")
     framed = result_pixels(scene)
     inside = numpy.zeros(framed.shape[:2], bool)
     inside[9:27, 14:42] = True
-    check(framed.shape[:2] == (45, 57) and numpy.array_equal(framed[inside][:, :3], full[inside][:, :3]),
+    check(framed.shape[:2] == (45, 57) and the_same_render(framed[inside][:, :3], full[inside][:, :3]),
           "the uncropped region is not the frame's pixels in their place")
 
 elif case == "adaptive":

@@ -25,4 +25,11 @@ uvec2 groupsFor(uint n) {
     return uvec2(x, x == 0u ? 1u : (groups + x - 1u) / x);
 }
 
+// traceRowsFor is the ray-tracing launch (width, height) that covers n
+// invocations in rows of TRACE_ROW_WIDTH (wavefront.go's traceRows).
+uvec2 traceRowsFor(uint n) {
+    uint width = max(1u, min(n, TRACE_ROW_WIDTH));
+    return uvec2(width, (n + width - 1u) / width);
+}
+
 #endif

@@ -143,7 +143,7 @@ var constants = []constant{
 	c("HINT_MATERIAL", HintMaterial), c("HINT_COHERENCE", HintCoherence),
 	c("FILM_BEAUTY", FilmBeauty), c("FILM_ALBEDO", FilmAlbedo), c("FILM_NORMAL", FilmNormal), c("FILM_DEPTH", FilmDepth),
 	c("COUNTER_LIVE", CounterLive), c("COUNTER_NEXT", CounterNext), c("COUNTER_DISPATCH", CounterDispatch),
-	c("COUNTER_KEYS", CounterKeys), c("WAVEFRONT_GROUP", WavefrontGroup), c("MISS_INSTANCE", MissInstance),
+	c("COUNTER_TRACE", CounterTrace), c("TRACE_ROW_WIDTH", TraceRowWidth), c("COUNTER_KEYS", CounterKeys), c("WAVEFRONT_GROUP", WavefrontGroup), c("MISS_INSTANCE", MissInstance),
 	c("FILM_LUM_SQ", FilmLumSq), c("FILM_COST", FilmCost), c("FILM_PATH_LENGTH", FilmPathLength), c("FILM_SHADOW_RAYS", FilmShadowRays), c("FILM_CLOCK", FilmClock), c("FILM_LAYERS", FilmLayers), c("FILM_NONE", FilmNone),
 	c("FILM_DIFFUSE", FilmDiffuse), c("FILM_SPECULAR", FilmSpecular), c("FILM_DIFFUSE_ALBEDO", FilmDiffuseAlbedo),
 	c("FILM_SPECULAR_ALBEDO", FilmSpecularAlbedo), c("FILM_DIFFUSE_LUM_SQ", FilmDiffuseLumSq), c("FILM_SPECULAR_LUM_SQ", FilmSpecularLumSq),

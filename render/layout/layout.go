@@ -422,14 +422,18 @@ type Hit struct {
 const MissInstance = 0xffffffff
 
 // Wavefront counters, in the counter buffer: the live paths of this
-// bounce, the survivors for the next, the next dispatch's indirect
-// arguments, then per sort key its count and its cursor.
+// bounce, the survivors for the next, the next compute dispatch's indirect
+// arguments (groups), the next ray-tracing launch's (invocations: rows of
+// TraceRowWidth, as vkCmdTraceRaysIndirectKHR reads them), then per sort
+// key its count and its cursor.
 const (
 	CounterLive     = 0
 	CounterNext     = 1
 	CounterDispatch = 2 // three: x, y, z
-	CounterKeys     = 5 // KeyCount counts, then KeyCount cursors
+	CounterTrace    = 5 // three: width, height, depth
+	CounterKeys     = 8 // KeyCount counts, then KeyCount cursors
 	WavefrontGroup  = 64
+	TraceRowWidth   = 1 << 12
 )
 
 // Params is everything a launch reads: the buffers' device addresses and

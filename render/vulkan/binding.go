@@ -300,10 +300,13 @@ type physicalDeviceAccelerationStructureFeatures struct {
 }
 
 type physicalDeviceRayTracingPipelineFeatures struct {
-	sType              vk.StructureType
-	pNext              unsafe.Pointer
-	rayTracingPipeline vkBool
-	rest               [4]vkBool
+	sType                                                 vk.StructureType
+	pNext                                                 unsafe.Pointer
+	rayTracingPipeline                                    vkBool
+	rayTracingPipelineShaderGroupHandleCaptureReplay      vkBool
+	rayTracingPipelineShaderGroupHandleCaptureReplayMixed vkBool
+	rayTracingPipelineTraceRaysIndirect                   vkBool
+	rayTraversalPrimitiveCulling                          vkBool
 }
 
 type physicalDeviceRayQueryFeatures struct {

@@ -35,6 +35,7 @@ type device struct {
 	tempBuffers   []*buffer
 	path          string // what it was opened for: with a render path, it runs them all
 	timestampBits uint32
+	traceIndirect bool // rayTracingPipelineTraceRaysIndirect enabled: rt-sorted launches the live paths only
 
 	// Kept across renders (kept.go): the paths' pipelines, the
 	// allocations up to their end, the last scene, the pipeline cache.
@@ -128,6 +129,10 @@ func (d *device) create() error {
 	}
 	chain := newFeatureChain(&a, needed)
 	exts := enable(reqs, chain)
+	if chain.rtp != nil && d.info.TraceRaysIndirect { // optional: rt-sorted launches every path slot without it
+		chain.rtp.rayTracingPipelineTraceRaysIndirect = 1
+		d.traceIndirect = true
+	}
 	if d.info.exts[memoryBudgetExtension] {
 		exts = append(exts, memoryBudgetExtension) // the budget that sizes launches (launches.go)
 	}

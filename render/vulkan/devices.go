@@ -52,11 +52,14 @@ type Device struct {
 	Type        string  `json:"type"`
 	Driver      string  `json:"driver"`
 	APIVersion  string  `json:"api_version"`
-	ReorderMode *string `json:"reorder_mode"`       // "reorder", "none", or null without VK_NV_ray_tracing_invocation_reorder
-	Spheres     bool    `json:"spheres"`            // native VK_GEOMETRY_TYPE_SPHERES_NV
-	LSS         bool    `json:"lss"`                // native linear swept spheres
-	ShaderClock bool    `json:"shader_clock"`       // VK_KHR_shader_clock, for GPU cost heatmaps
-	DeviceLocal uint64  `json:"device_local_bytes"` // its largest device-local memory heap
+	ReorderMode *string `json:"reorder_mode"` // "reorder", "none", or null without VK_NV_ray_tracing_invocation_reorder
+	Spheres     bool    `json:"spheres"`      // native VK_GEOMETRY_TYPE_SPHERES_NV
+	LSS         bool    `json:"lss"`          // native linear swept spheres
+	ShaderClock bool    `json:"shader_clock"` // VK_KHR_shader_clock, for GPU cost heatmaps
+	// TraceRaysIndirect: rayTracingPipelineTraceRaysIndirect, with which
+	// rt-sorted launches a bounce's live paths only.
+	TraceRaysIndirect bool   `json:"trace_rays_indirect"`
+	DeviceLocal       uint64 `json:"device_local_bytes"` // its largest device-local memory heap
 	// MemoryBudget: VK_EXT_memory_budget, which says how much of it the
 	// process may still take (what sizes a render's launches).
 	MemoryBudget bool                  `json:"memory_budget"`
@@ -217,6 +220,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 		d.Spheres, d.LSS = supported.lss.spheres != 0, supported.lss.linearSweptSpheres != 0
 	}
 	d.ShaderClock = supported.clock != nil && supported.clock.shaderDeviceClock != 0
+	d.TraceRaysIndirect = supported.rtp != nil && supported.rtp.rayTracingPipelineTraceRaysIndirect != 0
 
 	for _, p := range gatedPaths {
 		mods, err := pathModules(p)

@@ -145,6 +145,7 @@ type deviceFuncs struct {
 	createRayTracingPipelines       func(device vk.Device, deferred deferredOperation, cache vk.PipelineCache, count uint32, infos *rayTracingPipelineCreateInfo, pipelines *vk.Pipeline) error
 	getRayTracingShaderGroupHandles func(device vk.Device, pipeline vk.Pipeline, firstGroup, groupCount uint32, dataSize uintptr, data unsafe.Pointer) error
 	cmdTraceRays                    func(cmd vk.CommandBuffer, raygen, miss, hit, callable *stridedDeviceAddressRegion, width, height, depth uint32)
+	cmdTraceRaysIndirect            func(cmd vk.CommandBuffer, raygen, miss, hit, callable *stridedDeviceAddressRegion, args uint64)
 }
 
 func (t *deviceFuncs) entryPoints() []entryPoint {
@@ -205,6 +206,11 @@ func (t *deviceFuncs) entryPoints() []entryPoint {
 		{"vkCmdTraceRaysKHR", rtp, func(f vkFunc) {
 			t.cmdTraceRays = func(cmd vk.CommandBuffer, raygen, miss, hit, callable *stridedDeviceAddressRegion, width, height, depth uint32) {
 				f.call(uintptr(unsafe.Pointer(cmd)), ptr(raygen), ptr(miss), ptr(hit), ptr(callable), uintptr(width), uintptr(height), uintptr(depth))
+			}
+		}},
+		{"vkCmdTraceRaysIndirectKHR", rtp, func(f vkFunc) {
+			t.cmdTraceRaysIndirect = func(cmd vk.CommandBuffer, raygen, miss, hit, callable *stridedDeviceAddressRegion, args uint64) {
+				f.call(uintptr(unsafe.Pointer(cmd)), ptr(raygen), ptr(miss), ptr(hit), ptr(callable), uintptr(args))
 			}
 		}},
 	}

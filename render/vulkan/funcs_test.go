@@ -12,7 +12,7 @@ import (
 // the pipeline's for the ray-query path, and the buffer addresses alone for
 // the denoiser's and the probe's compute shaders.
 func pathCalls(path string, all []entryPoint) []string {
-	pipelineOnly := []string{"vkCreateRayTracingPipelinesKHR", "vkGetRayTracingShaderGroupHandlesKHR", "vkCmdTraceRaysKHR"}
+	pipelineOnly := []string{"vkCreateRayTracingPipelinesKHR", "vkGetRayTracingShaderGroupHandlesKHR", "vkCmdTraceRaysKHR", "vkCmdTraceRaysIndirectKHR"}
 	var out []string
 	for _, e := range all {
 		switch {

@@ -601,6 +601,34 @@ func TestSortNeverChangesTheImage(t *testing.T) {
 	}
 }
 
+// TestLaunchShapesNeverChangeTheImage: rt-sorted launches a bounce's live
+// paths only (vkCmdTraceRaysIndirectKHR, where the device has it) or every
+// path slot (SERTRACE_WAVEFRONT=plain); the image is the same to the bit.
+func TestLaunchShapesNeverChangeTheImage(t *testing.T) {
+	sc := loadScene(t, "hairy-cornell")
+	d := vulkan.DeviceFor(t, vulkan.PathRTSorted)
+	if !d.TraceRaysIndirect {
+		t.Skipf("%s has no rayTracingPipelineTraceRaysIndirect: rt-sorted has one launch shape", d.Name)
+	}
+	r, err := render.ParseReorder("material")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := render.Options{Width: 24, Height: 18, SPP: 4, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4}, Reorder: r}
+	live := renderOn(t, onPath(d, vulkan.PathRTSorted), sc, opts)
+	t.Setenv("SERTRACE_WAVEFRONT", "plain")
+	every := renderOn(t, onPath(d, vulkan.PathRTSorted), sc, opts)
+	lb, eb := live.Floats(render.LayerBeauty), every.Floats(render.LayerBeauty)
+	if m, _ := imageMean(live); !(m > 0) {
+		t.Fatalf("image mean %v: the test checks nothing", m)
+	}
+	for i := range lb {
+		if lb[i] != eb[i] {
+			t.Fatalf("beauty[%d]: launched over the live paths %v, over every slot %v", i, lb[i], eb[i])
+		}
+	}
+}
+
 // TestEdgeScenes: scenes with nothing to hit, empty sets and collapsed
 // instances render (the environment) on every path, without a validation
 // message.

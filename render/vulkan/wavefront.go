@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"fmt"
+	"os"
 	"time"
 	"unsafe"
 
@@ -22,6 +23,7 @@ type wavefront struct {
 	counters *buffer
 	times    vk.QueryPool
 	maxPaths int
+	indirect bool // rt-sorted's launches read their size from the counters
 }
 
 // waveKernels are a wavefront's pipelines, made once per device and kept
@@ -97,10 +99,16 @@ func (k *waveKernels) destroy(d *device) {
 	}
 }
 
+// plainWavefront says whether SERTRACE_WAVEFRONT=plain asks for the
+// wavefronts as they were before their launches and counts were made to
+// pay: rt-sorted's launches over every path slot. It makes the same image;
+// benchmarks measure what the rest gains by it.
+func plainWavefront() bool { return os.Getenv("SERTRACE_WAVEFRONT") == "plain" }
+
 // newWavefront makes a render's wavefront: the device's kernels, and
 // buffers for maxPaths paths a launch.
 func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (_ *wavefront, err error) {
-	w := &wavefront{waveKernels: kernels, maxPaths: maxPaths}
+	w := &wavefront{waveKernels: kernels, maxPaths: maxPaths, indirect: kernels.rt != nil && d.traceIndirect && !plainWavefront()}
 	defer func() {
 		if err != nil {
 			w.destroy(d)
@@ -177,19 +185,30 @@ func (w *wavefront) barrier(d *device) {
 	d.barrier(stages, accessShaderWrite, stages|stageDrawIndirect, accessShaderRead|accessShaderWrite|accessIndirectCommandRead)
 }
 
-// traceRays runs one of rt-sorted's raygen stages over the launch's paths
-// (those past the bounce's live count return at once), laid out in rows
-// of raysWide.
+// traceRays runs one of rt-sorted's raygen stages over the bounce's live
+// paths, in the rows the counters hold (vkCmdTraceRaysIndirectKHR), or
+// without it over the launch's paths (those past the live count return at
+// once).
 func (w *wavefront) traceRays(d *device, raygen int, push *wavefrontPush, paths int) {
-	const raysWide = 1 << 12
 	vk.CmdBindPipeline(d.cmd, pipelineBindPointRayTracing, w.rt.handle)
 	vk.CmdPushConstants(d.cmd, w.rt.layout, stagesRayTracing, 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
 	var a arena // the regions, in C memory for the call
 	defer a.free()
 	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
 	regions[0], regions[1], regions[2], regions[3] = w.rt.raygens[raygen], w.rt.miss, w.rt.hit, w.rt.clb
-	width := min(paths, raysWide)
-	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], uint32(width), uint32((paths+width-1)/width), 1)
+	if w.indirect {
+		d.fn.cmdTraceRaysIndirect(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], w.counters.addr+4*layout.CounterTrace)
+		return
+	}
+	width, height := traceRows(paths)
+	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], width, height, 1)
+}
+
+// traceRows is wave_compute.glsl's traceRowsFor: the launch (width,
+// height) that covers n invocations in rows of layout.TraceRowWidth.
+func traceRows(n int) (width, height uint32) {
+	w := max(1, min(n, layout.TraceRowWidth))
+	return uint32(w), uint32((n + w - 1) / w)
 }
 
 // launch runs spp samples per pixel from sample first through the
@@ -288,7 +307,8 @@ func (w *wavefront) resetCounters(d *device, r *renderer, paths int) {
 	vk.CmdFillBuffer(d.cmd, w.counters.handle, 0, vk.DeviceSize(vk.WholeSize), 0)
 	d.barrier(stageTransfer, accessTransferWrite, stageTransfer, accessTransferWrite)
 	gx, gy := groupsFor(paths)
-	head := []uint32{uint32(paths), 0, gx, gy, 1} // live, next, dispatch x, y, z
+	tw, th := traceRows(paths)
+	head := []uint32{uint32(paths), 0, gx, gy, 1, tw, th, 1} // live, next, dispatch x, y, z, trace width, height, depth
 	vk.CmdUpdateBuffer(d.cmd, w.counters.handle, 0, vk.DeviceSize(4*len(head)), &head[0])
 	stages := stageComputeShader | stageDrawIndirect
 	if w.rt != nil {

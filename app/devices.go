@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -78,8 +79,8 @@ func printDevice(out io.Writer, d vulkan.Device) {
 	if d.ReorderMode != nil {
 		reorder = *d.ReorderMode
 	}
-	fmt.Fprintf(out, "%d: %s (%s, %s)\n   driver %s, Vulkan %s\n   reorder mode: %s; native spheres: %v; native swept spheres: %v; shader clock: %v; indirect trace launches: %v\n",
-		d.Index, d.Name, d.Type, d.VendorDevice, d.Driver, d.APIVersion, reorder, d.Spheres, d.LSS, d.ShaderClock, d.TraceRaysIndirect)
+	fmt.Fprintf(out, "%d: %s (%s, %s)\n   driver %s, Vulkan %s\n   reorder mode: %s; native spheres: %v; native swept spheres: %v; shader clock: %v; indirect trace launches: %v; sort by subgroup: %s\n",
+		d.Index, d.Name, d.Type, d.VendorDevice, d.Driver, d.APIVersion, reorder, d.Spheres, d.LSS, d.ShaderClock, d.TraceRaysIndirect, cmp.Or(strings.Join(d.SubgroupSort, ", "), "none"))
 	budget := "no VK_EXT_memory_budget: a render's launches take up to three quarters of each heap"
 	if d.MemoryBudget {
 		budget = "VK_EXT_memory_budget says what is left"

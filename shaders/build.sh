@@ -30,6 +30,11 @@ done
 build rq_trace.comp rq_trace.comp
 build rq_shade.comp rq_shade.comp
 build rts_trace.rgen rts_trace.rgen
+# The sort's counts and scatter aggregated per subgroup (wave.glsl's
+# takeCounter), where the device has subgroup ballots.
+build wave_scatter.comp wave_scatter_subgroup.comp -DSUBGROUP_SORT
+build rq_trace.comp rq_trace_subgroup.comp -DSUBGROUP_SORT
+build rts_trace.rgen rts_trace_subgroup.rgen -DSUBGROUP_SORT
 build rts_shade.rgen rts_shade.rgen
 build record.rchit record.rchit
 build record.rmiss record.rmiss

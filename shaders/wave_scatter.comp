@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 // Wavefront stage 3b: each live path takes the next slot of its key's bin:
 // the sorted queue groups the paths by material (their order within a bin
-// is whatever the atomics make it; the image does not depend on it).
+// is whatever the atomics make it; the image does not depend on it). Built
+// with SUBGROUP_SORT too (wave.glsl's takeCounter).
 #include "wave_compute.glsl"
 layout(local_size_x = WAVEFRONT_GROUP) in;
 
@@ -12,6 +13,6 @@ void main() {
         return;
     }
     uint p = queueIn().v[i];
-    uint slot = atomicAdd(P.counters.v[COUNTER_KEYS + P.keyCount + P.hits.v[p].key], 1u);
+    uint slot = takeCounter(COUNTER_KEYS + P.keyCount + P.hits.v[p].key);
     P.sorted.v[slot] = p;
 }

@@ -355,6 +355,17 @@ type physicalDeviceRayTracingInvocationReorderProperties struct {
 	reorderHint reorderMode
 }
 
+// physicalDeviceSubgroupProperties is VkPhysicalDeviceSubgroupProperties
+// (Vulkan 1.1).
+type physicalDeviceSubgroupProperties struct {
+	sType                     vk.StructureType
+	pNext                     unsafe.Pointer
+	subgroupSize              uint32
+	supportedStages           vk.ShaderStageFlags
+	supportedOperations       uint32
+	quadOperationsInAllStages vkBool
+}
+
 type physicalDeviceDriverProperties struct {
 	sType       vk.StructureType
 	pNext       unsafe.Pointer

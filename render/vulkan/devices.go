@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,8 +59,12 @@ type Device struct {
 	ShaderClock bool    `json:"shader_clock"` // VK_KHR_shader_clock, for GPU cost heatmaps
 	// TraceRaysIndirect: rayTracingPipelineTraceRaysIndirect, with which
 	// rt-sorted launches a bounce's live paths only.
-	TraceRaysIndirect bool   `json:"trace_rays_indirect"`
-	DeviceLocal       uint64 `json:"device_local_bytes"` // its largest device-local memory heap
+	TraceRaysIndirect bool `json:"trace_rays_indirect"`
+	// SubgroupSort: the wavefronts' sort counts and scatters a subgroup's
+	// paths of one key with one atomic (the _subgroup modules), on the
+	// paths listed; without subgroup ballots, one atomic a path.
+	SubgroupSort []string `json:"subgroup_sort"`
+	DeviceLocal  uint64   `json:"device_local_bytes"` // its largest device-local memory heap
 	// MemoryBudget: VK_EXT_memory_budget, which says how much of it the
 	// process may still take (what sizes a render's launches).
 	MemoryBudget bool                  `json:"memory_budget"`
@@ -97,6 +102,53 @@ func raygenModule(path string, clock bool) string {
 // modules are a path's SPIR-V modules; clock picks the pipeline paths'
 // shader-clock variant.
 func modules(path string, clock bool) ([][]byte, error) {
+	names, err := moduleNames(path, clock)
+	if err != nil {
+		return nil, err
+	}
+	return loadModules(names)
+}
+
+// subgroupSortVariants are the modules whose sort counts or scatters, and
+// their variants that do it a subgroup's key at a time (wave.glsl's
+// takeCounter, built with SUBGROUP_SORT).
+var subgroupSortVariants = map[string]string{
+	"wave_scatter.comp": "wave_scatter_subgroup.comp",
+	"rq_trace.comp":     "rq_trace_subgroup.comp",
+	"rts_trace.rgen":    "rts_trace_subgroup.rgen",
+}
+
+// subgroupSortNames are names with the subgroup sort's variants in place
+// (nil where err is not).
+func subgroupSortNames(names []string, err error) []string {
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = cmp.Or(subgroupSortVariants[n], n)
+	}
+	return out
+}
+
+// loadModules are the embedded SPIR-V modules named.
+func loadModules(names []string) ([][]byte, error) {
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no modules")
+	}
+	var mods [][]byte
+	for _, n := range names {
+		b, err := shaders.SPIRV(n)
+		if err != nil {
+			return nil, err
+		}
+		mods = append(mods, b)
+	}
+	return mods, nil
+}
+
+// moduleNames are the names of a path's SPIR-V modules (modules).
+func moduleNames(path string, clock bool) ([]string, error) {
 	var names []string
 	switch path {
 	case PathSER, PathRT:
@@ -116,15 +168,7 @@ func modules(path string, clock bool) ([][]byte, error) {
 	default:
 		return nil, fmt.Errorf("no shaders for path %q", path)
 	}
-	var mods [][]byte
-	for _, n := range names {
-		b, err := shaders.SPIRV(n)
-		if err != nil {
-			return nil, err
-		}
-		mods = append(mods, b)
-	}
-	return mods, nil
+	return names, nil
 }
 
 // hitModules are the miss, hit and intersection shaders both pipeline
@@ -197,6 +241,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	p2.sType = stPhysicalDeviceProperties2
 	tail := (*chained)(unsafe.Pointer(p2))
 	drv := chainIn[physicalDeviceDriverProperties](&a, &tail, stPhysicalDeviceDriverProperties)
+	subgroup := chainIn[physicalDeviceSubgroupProperties](&a, &tail, stPhysicalDeviceSubgroupProperties)
 	var ser *physicalDeviceRayTracingInvocationReorderProperties
 	if d.exts["VK_NV_ray_tracing_invocation_reorder"] {
 		ser = chainIn[physicalDeviceRayTracingInvocationReorderProperties](&a, &tail, stPhysicalDeviceRayTracingInvocationReorderProperties)
@@ -221,6 +266,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	}
 	d.ShaderClock = supported.clock != nil && supported.clock.shaderDeviceClock != 0
 	d.TraceRaysIndirect = supported.rtp != nil && supported.rtp.rayTracingPipelineTraceRaysIndirect != 0
+	setSubgroupSupport(supported.subgroup, subgroup)
 
 	for _, p := range gatedPaths {
 		mods, err := pathModules(p)
@@ -236,6 +282,17 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 			st = PathStatus{Reason: why}
 		}
 		d.setStatus(p, st)
+	}
+	// The sort's subgroup variants, on the wavefronts the device runs.
+	for _, p := range []string{PathRayQuery, PathRTSorted} {
+		if !d.status[p].Available {
+			continue
+		}
+		if mods, err := loadModules(subgroupSortNames(moduleNames(p, false))); err == nil {
+			if reqs, err := pathRequirements(p, mods); err == nil && missing(reqs, d.exts, supported) == "" {
+				d.SubgroupSort = append(d.SubgroupSort, p)
+			}
+		}
 	}
 	d.Auto = d.autoChoice()
 	return d

@@ -24,11 +24,52 @@ type featureChain struct {
 	clock *physicalDeviceShaderClockFeatures
 	ser   *physicalDeviceRayTracingInvocationReorderFeatures
 	lss   *physicalDeviceRayTracingLinearSweptSpheresFeatures
+	// subgroup is not in the chain: what the device's subgroup properties
+	// say (describe fills it), read as the features are.
+	subgroup *subgroupSupport
+}
+
+// subgroupSupport holds, as VkBool32s, what VkPhysicalDeviceSubgroupProperties
+// says of the subgroup operations sertrace's shaders use. They are
+// properties: a device that has them has nothing to enable.
+type subgroupSupport struct {
+	// The basic and ballot operations in compute shaders, and in
+	// ray-generation shaders.
+	ballotCompute, ballotRaygen vkBool
+}
+
+// The requirements of the basic and ballot subgroup operations: in a
+// compute shader (the capability table's, for GroupNonUniform and
+// GroupNonUniformBallot), and in a ray-generation shader besides
+// (pathRequirements adds it for a raygen module that declares them).
+var (
+	subgroupBallot = requirement{name: "VkPhysicalDeviceSubgroupProperties: basic and ballot operations in compute shaders",
+		field: func(c *featureChain) *uint32 {
+			return fieldOf(c.subgroup, func() *uint32 { return &c.subgroup.ballotCompute })
+		}}
+	subgroupBallotRaygen = requirement{name: "VkPhysicalDeviceSubgroupProperties: basic and ballot operations in ray-generation shaders",
+		field: func(c *featureChain) *uint32 {
+			return fieldOf(c.subgroup, func() *uint32 { return &c.subgroup.ballotRaygen })
+		}}
+)
+
+// setSubgroupSupport records in s what subgroup properties p say.
+func setSubgroupSupport(s *subgroupSupport, p *physicalDeviceSubgroupProperties) {
+	const basic, ballot = 0x1, 0x8 // VK_SUBGROUP_FEATURE_BASIC_BIT, VK_SUBGROUP_FEATURE_BALLOT_BIT
+	ops := p.supportedOperations&(basic|ballot) == basic|ballot
+	b := func(ok bool) vkBool {
+		if ok {
+			return 1
+		}
+		return 0
+	}
+	s.ballotCompute = b(ops && p.supportedStages&stageCompute != 0)
+	s.ballotRaygen = b(ops && p.supportedStages&stageRaygen != 0)
 }
 
 // newFeatureChain links the structures of the extensions the device has.
 func newFeatureChain(a *arena, exts map[string]bool) *featureChain {
-	c := &featureChain{f2: newIn[physicalDeviceFeatures2](a)}
+	c := &featureChain{f2: newIn[physicalDeviceFeatures2](a), subgroup: newIn[subgroupSupport](a)}
 	c.f2.sType = stPhysicalDeviceFeatures2
 	tail := (*chained)(unsafe.Pointer(c.f2))
 	c.v11 = chainIn[physicalDeviceVulkan11Features](a, &tail, stPhysicalDeviceVulkan11Features)
@@ -88,14 +129,22 @@ var capabilityRequirements = map[uint32][]requirement{
 		}}},
 	// ShaderClockKHR: the extension; the clock's scopes need the features
 	// (clockRequirements).
-	5055: {{name: "VK_KHR_shader_clock", extension: "VK_KHR_shader_clock"}},
-	5345: {{name: "VkPhysicalDeviceVulkan12Features::vulkanMemoryModel", field: v12(feat12VulkanMemoryModel)}},
-	5347: {{name: "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress", field: v12(feat12BufferDeviceAddress)}},
+	5055:                     {{name: "VK_KHR_shader_clock", extension: "VK_KHR_shader_clock"}},
+	capGroupNonUniform:       {subgroupBallot},
+	capGroupNonUniformBallot: {subgroupBallot},
+	5345:                     {{name: "VkPhysicalDeviceVulkan12Features::vulkanMemoryModel", field: v12(feat12VulkanMemoryModel)}},
+	5347:                     {{name: "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress", field: v12(feat12BufferDeviceAddress)}},
 	5383: {{name: "VkPhysicalDeviceRayTracingInvocationReorderFeaturesNV::rayTracingInvocationReorder", extension: "VK_NV_ray_tracing_invocation_reorder",
 		field: func(c *featureChain) *uint32 {
 			return fieldOf(c.ser, func() *uint32 { return &c.ser.rayTracingInvocationReorder })
 		}}},
 }
+
+// The subgroup capabilities the sort's variants declare.
+const (
+	capGroupNonUniform       = 61
+	capGroupNonUniformBallot = 64
+)
 
 // fieldOf returns get() when the structure is in the chain, else nil.
 func fieldOf[T any](s *T, get func() *uint32) *uint32 {
@@ -128,6 +177,7 @@ var rayTracingRequirements = append([]requirement{
 // reads the clock (each needs its feature).
 type spirvModule struct {
 	version     uint32 // the header's: 0x00MMmm00
+	raygen      bool   // an entry point is a ray-generation shader
 	caps        []uint32
 	extensions  []string
 	clockScopes map[uint32]bool
@@ -136,6 +186,8 @@ type spirvModule struct {
 // SPIR-V opcodes and the scope the gate reads.
 const (
 	opExtension    = 10
+	opEntryPoint   = 15
+	modelRayGen    = 5313 // the RayGenerationKHR execution model
 	opCapability   = 17
 	opConstant     = 43
 	opReadClockKHR = 5056
@@ -166,6 +218,8 @@ func readSPIRV(code []byte) (spirvModule, error) {
 		switch {
 		case op == opCapability && n == 2:
 			m.caps = append(m.caps, word(i+4))
+		case op == opEntryPoint && n >= 2:
+			m.raygen = m.raygen || word(i+4) == modelRayGen
 		case op == opExtension && n >= 2:
 			name := code[i+4 : i+4*n]
 			if k := strings.IndexByte(string(name), 0); k >= 0 {
@@ -220,11 +274,13 @@ func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 	seen := map[uint32]bool{}
 	extensions := map[string]bool{}
 	scopes := map[uint32]bool{}
+	raygenBallot := false // a raygen module that uses subgroup operations
 	for _, code := range modules {
 		m, err := readSPIRV(code)
 		if err != nil {
 			return nil, err
 		}
+		raygenBallot = raygenBallot || m.raygen && (slices.Contains(m.caps, capGroupNonUniform) || slices.Contains(m.caps, capGroupNonUniformBallot))
 		if m.version > maxSPIRVVersion {
 			return nil, fmt.Errorf("the shaders are SPIR-V %d.%d, newer than the 1.5 that Vulkan 1.2 consumes", m.version>>16&0xff, m.version>>8&0xff)
 		}
@@ -265,6 +321,9 @@ func pathRequirements(path string, modules [][]byte) ([]requirement, error) {
 		return nil, err
 	}
 	reqs = append(append(reqs, extReqs...), clockReqs...)
+	if raygenBallot {
+		reqs = append(reqs, subgroupBallotRaygen)
+	}
 	return reqs, nil
 }
 

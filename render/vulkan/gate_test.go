@@ -59,6 +59,61 @@ func TestGateReadsTheModules(t *testing.T) {
 	}
 }
 
+// TestGateReadsTheSortVariants: the sort's subgroup variants need the
+// subgroup ballots in compute shaders, and rt-sorted's in its raygen
+// besides (read from the module's entry point); a device whose subgroup
+// properties leave out the raygen stage (lavapipe's) runs rayquery's
+// variants and not rt-sorted's.
+func TestGateReadsTheSortVariants(t *testing.T) {
+	compute, raygen := subgroupBallot.name, subgroupBallotRaygen.name
+	for _, c := range []struct {
+		path   string
+		want   []string
+		absent []string
+	}{
+		{PathRayQuery, []string{compute}, []string{raygen}},
+		{PathRTSorted, []string{compute, raygen}, nil},
+	} {
+		mods, err := loadModules(subgroupSortNames(moduleNames(c.path, false)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs, err := pathRequirements(c.path, mods)
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		got := names(reqs)
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%s: no %s in %v", c.path, w, got)
+			}
+		}
+		for _, a := range c.absent {
+			if slices.Contains(got, a) {
+				t.Errorf("%s: %s required", c.path, a)
+			}
+		}
+		plain, err := modules(c.path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reqs, _ := pathRequirements(c.path, plain); slices.Contains(names(reqs), compute) {
+			t.Errorf("%s's plain modules need subgroup ballots", c.path)
+		}
+	}
+	var a arena
+	defer a.free()
+	s := newIn[subgroupSupport](&a)
+	setSubgroupSupport(s, &physicalDeviceSubgroupProperties{supportedStages: 0xf0, supportedOperations: 0x6ff}) // lavapipe's
+	if s.ballotCompute != 1 || s.ballotRaygen != 0 {
+		t.Errorf("lavapipe's subgroup properties read as %+v", *s)
+	}
+	setSubgroupSupport(s, &physicalDeviceSubgroupProperties{supportedStages: 0x3fff, supportedOperations: 0x7}) // no ballot
+	if s.ballotCompute != 0 || s.ballotRaygen != 0 {
+		t.Errorf("subgroup properties without ballots read as %+v", *s)
+	}
+}
+
 // module assembles a SPIR-V module: the header with a version, then
 // instructions given as their words.
 func module(version uint32, instructions ...[]uint32) []byte {

@@ -46,7 +46,11 @@ type keptScene struct {
 // pipelineMark moves past them.
 func (d *device) makePipelines(path string, clock bool) (*pipeline, *waveKernels, error) {
 	wave := path == PathRayQuery || path == PathRTSorted
-	if k := d.kernels[path]; wave && k != nil {
+	kernelKey := path
+	if plainWavefront() {
+		kernelKey += " plain"
+	}
+	if k := d.kernels[kernelKey]; wave && k != nil {
 		return nil, k, nil
 	}
 	if p := d.pipes[pipelineKey{path, clock}]; !wave && p != nil {
@@ -61,12 +65,12 @@ func (d *device) makePipelines(path string, clock bool) (*pipeline, *waveKernels
 		if d.kernels == nil {
 			d.kernels = map[string]*waveKernels{}
 		}
-		d.kernels[path] = k
+		d.kernels[kernelKey] = k
 		d.savePipelineCache()
 		d.pipelineMark = d.mark()
 		return nil, k, nil
 	}
-	p, err := d.newPipeline(path, clock)
+	p, err := d.newPipeline(path, pathShaders(path, clock))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -92,8 +92,7 @@ func pathShaders(path string, clock bool) pipelineShaders {
 // newPipeline creates a path's pipeline: stages in the order below (each
 // module once), groups the raygens, miss, shadow miss, then per hit group
 // (layout.Hit*) its radiance and shadow records.
-func (d *device) newPipeline(path string, clock bool) (_ *pipeline, err error) {
-	ps := pathShaders(path, clock)
+func (d *device) newPipeline(path string, ps pipelineShaders) (_ *pipeline, err error) {
 	if d.rtProps.maxRayRecursionDepth < ps.recursion {
 		return nil, fmt.Errorf("the device traces at most %d ray levels; shadow rays from closest-hit shaders need %d", d.rtProps.maxRayRecursionDepth, ps.recursion)
 	}

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -601,31 +602,39 @@ func TestSortNeverChangesTheImage(t *testing.T) {
 	}
 }
 
-// TestLaunchShapesNeverChangeTheImage: rt-sorted launches a bounce's live
-// paths only (vkCmdTraceRaysIndirectKHR, where the device has it) or every
-// path slot (SERTRACE_WAVEFRONT=plain); the image is the same to the bit.
-func TestLaunchShapesNeverChangeTheImage(t *testing.T) {
+// TestWavefrontVariantsNeverChangeTheImage: the wavefronts as the device
+// runs them (rt-sorted launched over a bounce's live paths only, by
+// vkCmdTraceRaysIndirectKHR; the sort's counts and scatter a subgroup's
+// key at a time) and as SERTRACE_WAVEFRONT=plain runs them (launches over
+// every path slot, an atomic a path) make the same image to the bit.
+func TestWavefrontVariantsNeverChangeTheImage(t *testing.T) {
 	sc := loadScene(t, "hairy-cornell")
-	d := vulkan.DeviceFor(t, vulkan.PathRTSorted)
-	if !d.TraceRaysIndirect {
-		t.Skipf("%s has no rayTracingPipelineTraceRaysIndirect: rt-sorted has one launch shape", d.Name)
-	}
-	r, err := render.ParseReorder("material")
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := render.Options{Width: 24, Height: 18, SPP: 4, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4}, Reorder: r}
-	live := renderOn(t, onPath(d, vulkan.PathRTSorted), sc, opts)
-	t.Setenv("SERTRACE_WAVEFRONT", "plain")
-	every := renderOn(t, onPath(d, vulkan.PathRTSorted), sc, opts)
-	lb, eb := live.Floats(render.LayerBeauty), every.Floats(render.LayerBeauty)
-	if m, _ := imageMean(live); !(m > 0) {
-		t.Fatalf("image mean %v: the test checks nothing", m)
-	}
-	for i := range lb {
-		if lb[i] != eb[i] {
-			t.Fatalf("beauty[%d]: launched over the live paths %v, over every slot %v", i, lb[i], eb[i])
-		}
+	for _, path := range []string{vulkan.PathRayQuery, vulkan.PathRTSorted} {
+		t.Run(path, func(t *testing.T) {
+			d := vulkan.DeviceFor(t, path)
+			indirect, subgroup := path == vulkan.PathRTSorted && d.TraceRaysIndirect, slices.Contains(d.SubgroupSort, path)
+			if !indirect && !subgroup {
+				t.Skipf("%s runs %s one way only (no indirect trace launches, no subgroup sort)", d.Name, path)
+			}
+			t.Logf("%s: indirect launches %v, subgroup sort %v", path, indirect, subgroup)
+			r, err := render.ParseReorder("material")
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := render.Options{Width: 24, Height: 18, SPP: 4, MaxDepth: 5, EnvColor: [3]float32{0.3, 0.35, 0.4}, Reorder: r}
+			made := renderOn(t, onPath(d, path), sc, opts)
+			if m, _ := imageMean(made); !(m > 0) {
+				t.Fatalf("image mean %v: the test checks nothing", m)
+			}
+			t.Setenv("SERTRACE_WAVEFRONT", "plain")
+			plain := renderOn(t, onPath(d, path), sc, opts)
+			mb, pb := made.Floats(render.LayerBeauty), plain.Floats(render.LayerBeauty)
+			for i := range mb {
+				if mb[i] != pb[i] {
+					t.Fatalf("beauty[%d]: %v, plain %v", i, mb[i], pb[i])
+				}
+			}
+		})
 	}
 }
 

@@ -1,8 +1,10 @@
 package vulkan
 
 import (
+	"cmp"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -31,8 +33,9 @@ type wavefront struct {
 type waveKernels struct {
 	layout    vk.PipelineLayout
 	modules   []vk.ShaderModule
-	pipelines map[string]vk.Pipeline
-	rt        *pipeline // rt-sorted's trace and shade raygens; nil on the ray-query path
+	pipelines map[string]vk.Pipeline // by the plain module's name, whichever variant it runs
+	rt        *pipeline              // rt-sorted's trace and shade raygens; nil on the ray-query path
+	subgroup  bool                   // the sort's subgroup variants (subgroupSortVariants)
 }
 
 // Stage times of a launch, summed over its bounces.
@@ -53,9 +56,16 @@ const (
 	raygenShade = 1
 )
 
-// newWaveKernels makes a wavefront path's pipelines.
+// newWaveKernels makes a wavefront path's pipelines: the sort's subgroup
+// variants where the device has them, unless SERTRACE_WAVEFRONT=plain.
 func (d *device) newWaveKernels(path string) (_ *waveKernels, err error) {
-	k := &waveKernels{pipelines: map[string]vk.Pipeline{}}
+	k := &waveKernels{pipelines: map[string]vk.Pipeline{}, subgroup: slices.Contains(d.info.SubgroupSort, path) && !plainWavefront()}
+	variant := func(name string) string {
+		if k.subgroup {
+			return cmp.Or(subgroupSortVariants[name], name)
+		}
+		return name
+	}
 	defer func() {
 		if err != nil {
 			k.destroy(d)
@@ -67,11 +77,15 @@ func (d *device) newWaveKernels(path string) (_ *waveKernels, err error) {
 	names := waveModules
 	if path == PathRayQuery {
 		names = append(append([]string{}, waveModules...), rayQueryModules...)
-	} else if k.rt, err = d.newPipeline(path, false); err != nil {
-		return nil, err
+	} else {
+		ps := pathShaders(path, false)
+		ps.raygens = []string{variant(ps.raygens[raygenTrace]), ps.raygens[raygenShade]}
+		if k.rt, err = d.newPipeline(path, ps); err != nil {
+			return nil, err
+		}
 	}
 	for _, name := range names {
-		m, err := d.shaderModule(name)
+		m, err := d.shaderModule(variant(name))
 		if err != nil {
 			return nil, err
 		}
@@ -101,8 +115,9 @@ func (k *waveKernels) destroy(d *device) {
 
 // plainWavefront says whether SERTRACE_WAVEFRONT=plain asks for the
 // wavefronts as they were before their launches and counts were made to
-// pay: rt-sorted's launches over every path slot. It makes the same image;
-// benchmarks measure what the rest gains by it.
+// pay: rt-sorted's launches over every path slot, and the sort's counts
+// and scatter one atomic a path. It makes the same image; benchmarks
+// measure what the rest gains by it.
 func plainWavefront() bool { return os.Getenv("SERTRACE_WAVEFRONT") == "plain" }
 
 // newWavefront makes a render's wavefront: the device's kernels, and

@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -24,8 +25,12 @@ func TestSortIsAPermutationGroupedByKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range []string{PathRayQuery, PathRTSorted} {
-		t.Run(path, func(t *testing.T) {
+	for _, run := range []string{PathRayQuery, PathRTSorted, PathRayQuery + "/plain", PathRTSorted + "/plain"} {
+		path, plain := strings.CutSuffix(run, "/plain")
+		t.Run(run, func(t *testing.T) {
+			if plain { // launches over every slot, an atomic a path (SERTRACE_WAVEFRONT=plain)
+				t.Setenv("SERTRACE_WAVEFRONT", "plain")
+			}
 			dev := deviceFor(t, path)
 			d, err := openDevice(path, dev.Index, true)
 			if err != nil {

@@ -30,10 +30,15 @@
 #      and at 1920x1080 (LARGE_S, 110 s; the layer off), each its own
 #      process, with the GPU time per sample per pixel from --stats
 #      (renders/, renders.txt);
-#   5. the reorder matrix on the GPU paths alone, in fewer rounds (MATRIX_S,
-#      90 s; matrix/, matrix.yaml): the emulator's predictions need no GPU
+#   5. the wavefronts as the device runs them (rt-sorted launched over the
+#      live paths, the sort's atomics one a key a subgroup holds) against
+#      SERTRACE_WAVEFRONT=plain (launches over every path slot, an atomic
+#      a path), sorted by material:16, on cornell and hairy-cornell
+#      (WAVE_S, 40 s; wave-1/, wave-0/, wave.txt);
+#   6. the reorder matrix on the GPU paths alone, in fewer rounds (MATRIX_S,
+#      60 s; matrix/, matrix.yaml): the emulator's predictions need no GPU
 #      and are in every earlier run;
-#   6. devices again (devices-after.txt: the bench keeps its own calibration).
+#   7. devices again (devices-after.txt: the bench keeps its own calibration).
 #
 # Optional, off by default since they do not fit beside the above: CACHE=1,
 # the pipeline builds cold, from sertrace's cache alone and warm per path
@@ -60,7 +65,8 @@ PATHS="ser rt rt-sorted rayquery"
 CAL_S=${CAL_S:-80} CAL_RES=${CAL_RES:-320x240} CAL_SPP=${CAL_SPP:-4} CAL_RUNS=${CAL_RUNS:-3}
 KEPT_S=${KEPT_S:-70} KEPT_REPEATS=${KEPT_REPEATS:-3}
 SMALL_S=${SMALL_S:-60} LARGE_S=${LARGE_S:-110}
-MATRIX_S=${MATRIX_S:-90} MATRIX_RES=${MATRIX_RES:-320x240} MATRIX_SPP=${MATRIX_SPP:-8} MATRIX_REPEATS=${MATRIX_REPEATS:-3}
+WAVE_S=${WAVE_S:-40}
+MATRIX_S=${MATRIX_S:-60} MATRIX_RES=${MATRIX_RES:-320x240} MATRIX_SPP=${MATRIX_SPP:-8} MATRIX_REPEATS=${MATRIX_REPEATS:-3}
 TESTS_S=${TESTS_S:-0}
 mkdir -p "$OUT"
 bin=$PWD/.gpu/sertrace
@@ -215,6 +221,41 @@ for size in $SIZES; do
 	pack
 done
 
+# The wavefronts as the device runs them against SERTRACE_WAVEFRONT=plain.
+wave_backends=""
+for p in rt-sorted rayquery; do offered "$p" && wave_backends="$wave_backends${wave_backends:+, }\"vulkan:$p\""; done
+if [ -n "$wave_backends" ] && step wavefront "$WAVE_S"; then
+	cat > "$R/wave.yaml" <<-EOF
+		# The wavefronts' launches and sort against their plain form: run.sh's step 5.
+		scenes: [$PWD/scenes/cornell.glb, $PWD/scenes/hairy-cornell.glb]
+		res: $MATRIX_RES
+		spp: $MATRIX_SPP
+		max_depth: 8
+		warmup: 1
+		repeats: $KEPT_REPEATS
+		reorder: ["material:16"]
+		backends: [$wave_backends]
+	EOF
+	deadline=$((SECONDS + limit))
+	for plain in 1 0; do
+		l=$(left_of "$deadline")
+		[ "$plain" = 0 ] || l=$((l / 2))
+		env=""
+		[ "$plain" = 0 ] || env=plain
+		SERTRACE_WAVEFRONT=$env timeout "$l" "$bin" bench "$R/wave.yaml" --out "$R/wave-$plain" > "$R/wave-$plain.log" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] || failed=$((failed + 1))
+		echo "wavefront plain=$plain: exit $rc"
+	done
+	if [ -f "$R/wave-1/results.csv" ] && [ -f "$R/wave-0/results.csv" ]; then
+		awk -F, 'FNR==1 {next} FILENAME ~ /wave-1/ {k[$1" "$3" "$4]=$6; next} ($1" "$3" "$4) in k {
+			printf "%-16s %-10s %-12s plain %8.3f ms  now %8.3f ms  plain/now %.3f\n", $1, $3, $4, k[$1" "$3" "$4], $6, k[$1" "$3" "$4]/$6}' \
+			"$R/wave-1/results.csv" "$R/wave-0/results.csv" | tee "$R/wave.txt"
+	fi
+	done_step wavefront
+	pack
+fi
+
 if step matrix "$MATRIX_S"; then
 	cat > "$R/matrix.yaml" <<-EOF
 		# The reorder matrix in one GPU call's worth of time: run.sh's step 5.
@@ -290,6 +331,8 @@ fi
 	cat "$R/renders.txt"
 	echo
 	cat "$R/kept.txt" 2>/dev/null
+	echo
+	cat "$R/wave.txt" 2>/dev/null
 } > "$R/summary.txt"
 pack
 cp "$R/summary.txt" "$OUT/"

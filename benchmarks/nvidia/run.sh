@@ -34,7 +34,10 @@
 #      live paths, the sort's atomics one a key a subgroup holds) against
 #      SERTRACE_WAVEFRONT=plain (launches over every path slot, an atomic
 #      a path), sorted by material:16, on cornell and hairy-cornell
-#      (WAVE_S, 40 s; wave-1/, wave-0/, wave.txt);
+#      (WAVE_S, 40 s; wave-1/, wave-0/, wave.txt). bench adds the unsorted
+#      cells: rayquery's is the same code in both runs, the control for
+#      what drifts between them (on this shared 2-core machine's lavapipe,
+#      0.73-0.87: nothing to read there);
 #   6. the reorder matrix on the GPU paths alone, in fewer rounds (MATRIX_S,
 #      60 s; matrix/, matrix.yaml): the emulator's predictions need no GPU
 #      and are in every earlier run;

@@ -35,7 +35,12 @@ uint hitSortKey(uint instance, uint events) {
 // fall on few counters (a scene's handful of materials), so most of a
 // subgroup shares one, and the atomics drop from one an invocation to
 // one a key. The counters end the same either way, and the values taken
-// are a permutation of the same ones.
+// are a permutation of the same ones. It assumes, as warp-aggregated
+// atomics do, that the invocations that enter the if below leave its
+// inner one together. Vulkan 1.2 promises no reconvergence; compilers
+// commonly reconverge at a structured merge, lavapipe's does, and
+// TestSortIsAPermutationGroupedByKey fails on a device where they do not.
+// VK_KHR_shader_maximal_reconvergence would make it a guarantee.
 uint takeCounter(uint at) {
 #ifdef SUBGROUP_SORT
     // Each round takes the counter of the lowest invocation still active;

@@ -251,7 +251,7 @@ if [ -n "$wave_backends" ] && step wavefront "$WAVE_S"; then
 		echo "wavefront plain=$plain: exit $rc"
 	done
 	if [ -f "$R/wave-1/results.csv" ] && [ -f "$R/wave-0/results.csv" ]; then
-		awk -F, 'FNR==1 {next} FILENAME ~ /wave-1/ {k[$1" "$3" "$4]=$6; next} ($1" "$3" "$4) in k {
+		awk -F, 'FNR==1 {next} FNR==NR {k[$1" "$3" "$4]=$6; next} ($1" "$3" "$4) in k && $6 > 0 {
 			printf "%-16s %-10s %-12s plain %8.3f ms  now %8.3f ms  plain/now %.3f\n", $1, $3, $4, k[$1" "$3" "$4], $6, k[$1" "$3" "$4]/$6}' \
 			"$R/wave-1/results.csv" "$R/wave-0/results.csv" | tee "$R/wave.txt"
 	fi
@@ -261,7 +261,7 @@ fi
 
 if step matrix "$MATRIX_S"; then
 	cat > "$R/matrix.yaml" <<-EOF
-		# The reorder matrix in one GPU call's worth of time: run.sh's step 5.
+		# The reorder matrix in one GPU call's worth of time: run.sh's step 6.
 		scenes: [$scenes_yaml]
 		res: $MATRIX_RES
 		spp: $MATRIX_SPP

@@ -24,7 +24,7 @@
 #   3. the kept-device check (KEPT_S, 70 s): cornell and hair on rt and
 #      rt-sorted, with one device kept across every cell (the default) and
 #      with a fresh device per cell (SERTRACE_KEEP_DEVICE=0), and each
-#      cell's ratio (kept-1/, kept-0/, kept.txt);
+#      cell's ratio (kept-kept/, kept-fresh/, kept.txt);
 #   4. every sample scene on every path the device offers at 320x240
 #      (SMALL_S, 60 s; the validation layer on: a message fails the render)
 #      and at 1920x1080 (LARGE_S, 110 s; the layer off), each its own
@@ -34,7 +34,7 @@
 #      live paths, the sort's atomics one a key a subgroup holds) against
 #      SERTRACE_WAVEFRONT=plain (launches over every path slot, an atomic
 #      a path), sorted by material:16, on cornell and hairy-cornell
-#      (WAVE_S, 40 s; wave-1/, wave-0/, wave.txt). bench adds the unsorted
+#      (WAVE_S, 40 s; wave-now/, wave-plain/, wave.txt). bench adds the unsorted
 #      cells: rayquery's is the same code in both runs, the control for
 #      what drifts between them (on this shared 2-core machine's lavapipe,
 #      0.73-0.87: nothing to read there);
@@ -119,6 +119,27 @@ step() {
 done_step() { echo "$1: $((SECONDS - stepstart)) s (limit $limit s)" | tee -a "$R/steps.txt"; }
 # left_of DEADLINE: seconds until DEADLINE (of $SECONDS), at least 0.
 left_of() { local l=$(($1 - SECONDS)); echo $((l > 0 ? l : 0)); }
+# bench_pair NAME VAR A LABEL_A B LABEL_B: within the step's limit, benches
+# $R/NAME.yaml with VAR=A (half what is left; into $R/NAME-LABEL_A/), then
+# with VAR=B (the rest; $R/NAME-LABEL_B/), and writes each cell's medians
+# and their ratio LABEL_B/LABEL_A ($R/NAME.txt).
+bench_pair() {
+	local name=$1 var=$2 deadline=$((SECONDS + limit)) l rc
+	local -a vals=("$3" "$5") labels=("$4" "$6")
+	for i in 0 1; do
+		l=$(left_of "$deadline")
+		[ "$i" = 1 ] || l=$((l / 2))
+		env "$var=${vals[$i]}" timeout "$l" "$bin" bench "$R/$name.yaml" --out "$R/$name-${labels[$i]}" > "$R/$name-${labels[$i]}.log" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] || failed=$((failed + 1))
+		echo "$name, $var=${vals[$i]}: exit $rc"
+	done
+	local fa=$R/$name-${labels[0]}/results.csv fb=$R/$name-${labels[1]}/results.csv
+	[ -f "$fa" ] && [ -f "$fb" ] || return 0
+	awk -F, -v a="${labels[0]}" -v b="${labels[1]}" 'FNR==1 {next} FNR==NR {k[$1" "$3" "$4]=$6; next} ($1" "$3" "$4) in k && k[$1" "$3" "$4] > 0 {
+		printf "%-18s %-10s %-12s %s %8.3f ms  %s %8.3f ms  %s/%s %.3f\n", $1, $3, $4, a, k[$1" "$3" "$4], b, $6, b, a, $6/k[$1" "$3" "$4]}' \
+		"$fa" "$fb" | tee "$R/$name.txt"
+}
 # field NAME FILE: a number field of a stats JSON.
 field() { grep -o "\"$1\": [0-9.e+-]*" "$2" 2>/dev/null | head -1 | awk '{print $2}'; }
 
@@ -169,21 +190,7 @@ if step kept "$KEPT_S"; then
 		reorder: [none]
 		backends: [$kept_backends]
 	EOF
-	deadline=$((SECONDS + limit))
-	for keep in 1 0; do
-		# the first gets half what is left, the second the rest
-		l=$(left_of "$deadline")
-		[ "$keep" = 0 ] || l=$((l / 2))
-		SERTRACE_KEEP_DEVICE=$keep timeout "$l" "$bin" bench "$R/kept.yaml" --out "$R/kept-$keep" > "$R/kept-$keep.log" 2>&1
-		rc=$?
-		[ "$rc" = 0 ] || failed=$((failed + 1))
-		echo "keep $keep: exit $rc"
-	done
-	if [ -f "$R/kept-1/results.csv" ] && [ -f "$R/kept-0/results.csv" ]; then
-		awk -F, 'FNR==1 {next} FILENAME ~ /kept-1/ {k[$1" "$3" "$4]=$6; next} ($1" "$3" "$4) in k {
-			printf "%-16s %-10s %-12s kept %8.3f ms  fresh %8.3f ms  fresh/kept %.3f\n", $1, $3, $4, k[$1" "$3" "$4], $6, $6/k[$1" "$3" "$4]}' \
-			"$R/kept-1/results.csv" "$R/kept-0/results.csv" | tee "$R/kept.txt"
-	fi
+	bench_pair kept SERTRACE_KEEP_DEVICE 1 kept 0 fresh
 	done_step kept
 	pack
 fi
@@ -239,22 +246,7 @@ if [ -n "$wave_backends" ] && step wavefront "$WAVE_S"; then
 		reorder: ["material:16"]
 		backends: [$wave_backends]
 	EOF
-	deadline=$((SECONDS + limit))
-	for plain in 1 0; do
-		l=$(left_of "$deadline")
-		[ "$plain" = 0 ] || l=$((l / 2))
-		env=""
-		[ "$plain" = 0 ] || env=plain
-		SERTRACE_WAVEFRONT=$env timeout "$l" "$bin" bench "$R/wave.yaml" --out "$R/wave-$plain" > "$R/wave-$plain.log" 2>&1
-		rc=$?
-		[ "$rc" = 0 ] || failed=$((failed + 1))
-		echo "wavefront plain=$plain: exit $rc"
-	done
-	if [ -f "$R/wave-1/results.csv" ] && [ -f "$R/wave-0/results.csv" ]; then
-		awk -F, 'FNR==1 {next} FNR==NR {k[$1" "$3" "$4]=$6; next} ($1" "$3" "$4) in k && $6 > 0 {
-			printf "%-16s %-10s %-12s plain %8.3f ms  now %8.3f ms  plain/now %.3f\n", $1, $3, $4, k[$1" "$3" "$4], $6, k[$1" "$3" "$4]/$6}' \
-			"$R/wave-1/results.csv" "$R/wave-0/results.csv" | tee "$R/wave.txt"
-	fi
+	bench_pair wave SERTRACE_WAVEFRONT "" now plain plain
 	done_step wavefront
 	pack
 fi

@@ -39,6 +39,15 @@ type keptScene struct {
 	acc      *accel
 }
 
+// kernelKey is where d.kernels keeps a wavefront path's kernels: by the
+// path, and by the form SERTRACE_WAVEFRONT asks for.
+func kernelKey(path string) string {
+	if plainWavefront() {
+		return path + " plain"
+	}
+	return path
+}
+
 // makePipelines returns the path's pipelines, made on first use: the
 // ray-tracing pipeline of ser and rt (with the clock variant's raygen or
 // not), or a wavefront's kernels. They are allocated before any scene:
@@ -46,11 +55,7 @@ type keptScene struct {
 // pipelineMark moves past them.
 func (d *device) makePipelines(path string, clock bool) (*pipeline, *waveKernels, error) {
 	wave := path == PathRayQuery || path == PathRTSorted
-	kernelKey := path
-	if plainWavefront() {
-		kernelKey += " plain"
-	}
-	if k := d.kernels[kernelKey]; wave && k != nil {
+	if k := d.kernels[kernelKey(path)]; wave && k != nil {
 		return nil, k, nil
 	}
 	if p := d.pipes[pipelineKey{path, clock}]; !wave && p != nil {
@@ -65,7 +70,7 @@ func (d *device) makePipelines(path string, clock bool) (*pipeline, *waveKernels
 		if d.kernels == nil {
 			d.kernels = map[string]*waveKernels{}
 		}
-		d.kernels[kernelKey] = k
+		d.kernels[kernelKey(path)] = k
 		d.savePipelineCache()
 		d.pipelineMark = d.mark()
 		return nil, k, nil

@@ -58,23 +58,23 @@ func TestDeviceKeptAcrossRenders(t *testing.T) {
 	}
 	first := renderWith(PathRTSorted, cornell)
 	d := idleDevice()
-	if d == nil || d.kernels[PathRTSorted] == nil || d.scene == nil || d.scene.sc != cornell {
+	if d == nil || d.kernels[kernelKey(PathRTSorted)] == nil || d.scene == nil || d.scene.sc != cornell {
 		t.Fatalf("the device was not kept with its kernels and scene: %+v", d)
 	}
-	kernels, acc, buffers, blocks := d.kernels[PathRTSorted], d.scene.acc, len(d.buffers), len(d.blocks)
+	kernels, acc, buffers, blocks := d.kernels[kernelKey(PathRTSorted)], d.scene.acc, len(d.buffers), len(d.blocks)
 	again := renderWith(PathRTSorted, cornell)
-	if idleDevice() != d || d.kernels[PathRTSorted] != kernels || d.scene.acc != acc {
+	if idleDevice() != d || d.kernels[kernelKey(PathRTSorted)] != kernels || d.scene.acc != acc {
 		t.Fatal("the second render of the scene did not reuse the device, its kernels and the scene's structures")
 	}
 	if len(d.buffers) != buffers || len(d.blocks) != blocks {
 		t.Fatalf("the device holds %d buffers in %d blocks after a render, %d in %d before", len(d.buffers), len(d.blocks), buffers, blocks)
 	}
 	renderWith(PathRTSorted, hair)
-	if d.scene.sc != hair || d.kernels[PathRTSorted] != kernels {
+	if d.scene.sc != hair || d.kernels[kernelKey(PathRTSorted)] != kernels {
 		t.Fatal("another scene did not replace the kept one, or the kernels were rebuilt")
 	}
 	onRT := renderWith(PathRT, cornell)
-	if idleDevice() != d || d.pipes[pipelineKey{PathRT, false}] == nil || d.kernels[PathRTSorted] != kernels {
+	if idleDevice() != d || d.pipes[pipelineKey{PathRT, false}] == nil || d.kernels[kernelKey(PathRTSorted)] != kernels {
 		t.Fatal("the rt path did not run on the kept device beside rt-sorted's kernels")
 	}
 	afterRT := renderWith(PathRTSorted, cornell)

@@ -135,16 +135,15 @@ func EmissiveTriangle(ls Lights, k int, bu, bv float32) (q, n, le scene.Vec3, do
 	if !t.OK {
 		return q, n, le, false, false
 	}
-	m := ls.InstanceMaterial(uint32(ls.LightEntry(k).Instance))
-	return t.P0.Add(t.E1.Scale(bu)).Add(t.E2.Scale(bv)), t.N, TriangleEmission(ls, k, bu, bv), ls.MaterialFlags(m)&layout.MatDoubleSided != 0, true
-}
-
-// TriangleEmission is the radiance that triangle light entry k emits at
-// barycentrics bu, bv: its material's emissive factor, times its
-// emissive texture where it has one.
-func TriangleEmission(ls Lights, k int, bu, bv float32) scene.Vec3 {
 	e := ls.LightEntry(k)
 	m := ls.InstanceMaterial(uint32(e.Instance))
+	return t.P0.Add(t.E1.Scale(bu)).Add(t.E2.Scale(bv)), t.N, TriangleEmission(ls, e, m, bu, bv), ls.MaterialFlags(m)&layout.MatDoubleSided != 0, true
+}
+
+// TriangleEmission is the radiance that triangle light entry e, of
+// material m, emits at barycentrics bu, bv: the material's emissive
+// factor, times its emissive texture where it has one.
+func TriangleEmission(ls Lights, e layout.LightEntry, m int32, bu, bv float32) scene.Vec3 {
 	le := ls.MaterialEmissive(m)
 	if tex := ls.MaterialEmissiveTex(m); tex.Texture >= 0 {
 		uv, _ := HitAttributes(ls, uint32(e.Instance), uint32(e.Index), bu, bv)
@@ -339,7 +338,7 @@ func SampleTriangle(ls Lights, out *LightSample, k int, sel float32, p scene.Vec
 	if !(dist > 0) || !(pdf > 0) || t.N.Dot(wi) == 0 {
 		return false
 	}
-	le := TriangleEmission(ls, k, bu, bv)
+	le := TriangleEmission(ls, e, m, bu, bv)
 	*out = LightSample{Wi: wi, Dist: dist, Radiance: le, Pdf: pdf, Group: ls.InstanceLightGroup(uint32(e.Instance))}
 	return true
 }
@@ -447,12 +446,13 @@ func ChildShare(n *layout.LightNode, p scene.Vec3) (pa float32, ok bool) {
 const LightTreeFlat = 16
 
 // flatWalk is one pass over a small tree's leaves at p, each weighed by
-// its LightImportance: it picks one in proportion with u (weighted
-// reservoir sampling: each light replaces the one kept with probability
-// its share of the weight so far, u rescaled at each choice) and reads
-// entry k's weight on the way (k < 0: none): the entry picked (−1 where
-// none can light p), its weight, k's and their sum. flatPick and flatPmf
-// both take it, so they see the same weights summed in the same order.
+// its LightImportance. With k < 0 it picks one in proportion with u
+// (weighted reservoir sampling: each light replaces the one kept with
+// probability its share of the weight so far, u rescaled at each
+// choice); else it reads entry k's weight on the way, and picks none:
+// the entry picked (−1 where none is, or none can light p), its weight,
+// k's and their sum. flatPick and flatPmf both take it, so they see the
+// same weights summed in the same order.
 func flatWalk(ls Lights, p scene.Vec3, u float32, k int) (picked int, kept, wk, sum float32) {
 	picked = -1
 	for i := range ls.LightNodeCount() {
@@ -470,8 +470,11 @@ func flatWalk(ls Lights, p scene.Vec3, u float32, k int) (picked int, kept, wk, 
 				continue
 			}
 			sum += w
-			if int(c.Next) == k {
-				wk = w
+			if k >= 0 {
+				if int(c.Next) == k {
+					wk = w
+				}
+				continue
 			}
 			share := w / sum
 			if u < share {
@@ -499,6 +502,9 @@ func flatPick(ls Lights, p scene.Vec3, u float32) (k int, pmf float32) {
 // flatPmf is the probability with which flatPick picks light entry k at
 // p.
 func flatPmf(ls Lights, k int, p scene.Vec3) float32 {
+	if k < 0 {
+		return 0
+	}
 	_, _, wk, sum := flatWalk(ls, p, 0, k)
 	if !(sum > 0) {
 		return 0

@@ -118,24 +118,25 @@ var subgroupSortVariants = map[string]string{
 	"rts_trace.rgen":    "rts_trace_subgroup.rgen",
 }
 
-// subgroupSortNames are names with the subgroup sort's variants in place
-// (nil where err is not).
-func subgroupSortNames(names []string, err error) []string {
+// subgroupSortName is module name's subgroup sort variant, or name where
+// it has none.
+func subgroupSortName(name string) string { return cmp.Or(subgroupSortVariants[name], name) }
+
+// subgroupSortModules are a wavefront path's modules with the subgroup
+// sort's variants in place.
+func subgroupSortModules(path string) ([][]byte, error) {
+	names, err := moduleNames(path, false)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	out := make([]string, len(names))
 	for i, n := range names {
-		out[i] = cmp.Or(subgroupSortVariants[n], n)
+		names[i] = subgroupSortName(n)
 	}
-	return out
+	return loadModules(names)
 }
 
 // loadModules are the embedded SPIR-V modules named.
 func loadModules(names []string) ([][]byte, error) {
-	if len(names) == 0 {
-		return nil, fmt.Errorf("no modules")
-	}
 	var mods [][]byte
 	for _, n := range names {
 		b, err := shaders.SPIRV(n)
@@ -288,7 +289,7 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 		if !d.status[p].Available {
 			continue
 		}
-		if mods, err := loadModules(subgroupSortNames(moduleNames(p, false))); err == nil {
+		if mods, err := subgroupSortModules(p); err == nil {
 			if reqs, err := pathRequirements(p, mods); err == nil && missing(reqs, d.exts, supported) == "" {
 				d.SubgroupSort = append(d.SubgroupSort, p)
 			}

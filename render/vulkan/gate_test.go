@@ -74,7 +74,7 @@ func TestGateReadsTheSortVariants(t *testing.T) {
 		{PathRayQuery, []string{compute}, []string{raygen}},
 		{PathRTSorted, []string{compute, raygen}, nil},
 	} {
-		mods, err := loadModules(subgroupSortNames(moduleNames(c.path, false)))
+		mods, err := subgroupSortModules(c.path)
 		if err != nil {
 			t.Fatal(err)
 		}

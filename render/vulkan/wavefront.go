@@ -1,7 +1,6 @@
 package vulkan
 
 import (
-	"cmp"
 	"fmt"
 	"os"
 	"slices"
@@ -25,7 +24,6 @@ type wavefront struct {
 	counters *buffer
 	times    vk.QueryPool
 	maxPaths int
-	indirect bool // rt-sorted's launches read their size from the counters
 }
 
 // waveKernels are a wavefront's pipelines, made once per device and kept
@@ -36,6 +34,7 @@ type waveKernels struct {
 	pipelines map[string]vk.Pipeline // by the plain module's name, whichever variant it runs
 	rt        *pipeline              // rt-sorted's trace and shade raygens; nil on the ray-query path
 	subgroup  bool                   // the sort's subgroup variants (subgroupSortVariants)
+	indirect  bool                   // rt-sorted's launches read their size from the counters
 }
 
 // Stage times of a launch, summed over its bounces.
@@ -56,13 +55,17 @@ const (
 	raygenShade = 1
 )
 
-// newWaveKernels makes a wavefront path's pipelines: the sort's subgroup
-// variants where the device has them, unless SERTRACE_WAVEFRONT=plain.
+// newWaveKernels makes a wavefront path's pipelines, and decides how they
+// run: the sort's subgroup variants and rt-sorted's indirect launches
+// where the device has them, unless SERTRACE_WAVEFRONT=plain (the kept
+// device keeps both forms: kernelKey).
 func (d *device) newWaveKernels(path string) (_ *waveKernels, err error) {
-	k := &waveKernels{pipelines: map[string]vk.Pipeline{}, subgroup: slices.Contains(d.info.SubgroupSort, path) && !plainWavefront()}
+	plain := plainWavefront()
+	k := &waveKernels{pipelines: map[string]vk.Pipeline{}, subgroup: slices.Contains(d.info.SubgroupSort, path) && !plain,
+		indirect: path == PathRTSorted && d.traceIndirect && !plain}
 	variant := func(name string) string {
 		if k.subgroup {
-			return cmp.Or(subgroupSortVariants[name], name)
+			return subgroupSortName(name)
 		}
 		return name
 	}
@@ -123,7 +126,7 @@ func plainWavefront() bool { return os.Getenv("SERTRACE_WAVEFRONT") == "plain" }
 // newWavefront makes a render's wavefront: the device's kernels, and
 // buffers for maxPaths paths a launch.
 func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (_ *wavefront, err error) {
-	w := &wavefront{waveKernels: kernels, maxPaths: maxPaths, indirect: kernels.rt != nil && d.traceIndirect && !plainWavefront()}
+	w := &wavefront{waveKernels: kernels, maxPaths: maxPaths}
 	defer func() {
 		if err != nil {
 			w.destroy(d)

@@ -3103,12 +3103,13 @@ float lightImportance(LightChild c, vec3 p) {
 }
 
 // flatWalk is one pass over a small tree's leaves at p, each weighed by
-// its LightImportance: it picks one in proportion with u (weighted
-// reservoir sampling: each light replaces the one kept with probability
-// its share of the weight so far, u rescaled at each choice) and reads
-// entry k's weight on the way (k < 0: none): the entry picked (−1 where
-// none can light p), its weight, k's and their sum. flatPick and flatPmf
-// both take it, so they see the same weights summed in the same order.
+// its LightImportance. With k < 0 it picks one in proportion with u
+// (weighted reservoir sampling: each light replaces the one kept with
+// probability its share of the weight so far, u rescaled at each
+// choice); else it reads entry k's weight on the way, and picks none:
+// the entry picked (−1 where none is, or none can light p), its weight,
+// k's and their sum. flatPick and flatPmf both take it, so they see the
+// same weights summed in the same order.
 void flatWalk(vec3 p, float u, int k, out int result0, out float result1, out float result2, out float result3) {
     int picked = 0;
     float kept = 0.0;
@@ -3131,8 +3132,11 @@ void flatWalk(vec3 p, float u, int k, out int result0, out float result1, out fl
                 continue;
             }
             sum += w;
-            if (int(c.next) == k) {
-                wk = w;
+            if (k >= 0) {
+                if (int(c.next) == k) {
+                    wk = w;
+                }
+                continue;
             }
             float share = w / sum;
             if (u < share) {
@@ -3156,6 +3160,9 @@ void flatWalk(vec3 p, float u, int k, out int result0, out float result1, out fl
 // flatPmf is the probability with which flatPick picks light entry k at
 // p.
 float flatPmf(int k, vec3 p) {
+    if (k < 0) {
+        return 0.0;
+    }
     int tmp1;
     float tmp2;
     float wk;
@@ -3549,12 +3556,10 @@ vec3 sphericalTriangleSample(vec3 a, vec3 b, vec3 c, float cosAtA, float cosAtB,
     return (b * z) + (tcp * sqrt32(1.0 - z * z));
 }
 
-// TriangleEmission is the radiance that triangle light entry k emits at
-// barycentrics bu, bv: its material's emissive factor, times its
-// emissive texture where it has one.
-vec3 triangleEmission(int k, float bu, float bv) {
-    LightEntry e = lightEntry(k);
-    int m = instanceMaterial(uint(e.instance));
+// TriangleEmission is the radiance that triangle light entry e, of
+// material m, emits at barycentrics bu, bv: the material's emissive
+// factor, times its emissive texture where it has one.
+vec3 triangleEmission(LightEntry e, int m, float bu, float bv) {
     vec3 le = materialEmissive(m);
     {
         TextureRef tex = materialEmissiveTex(m);
@@ -3647,7 +3652,7 @@ bool sampleTriangle(inout LightSample out_, int k, float sel, vec3 p, float u1, 
     if (!(dist > 0.0) || !(pdf > 0.0) || dotGo(t.n, wi) == 0.0) {
         return false;
     }
-    vec3 le = triangleEmission(k, bu, bv);
+    vec3 le = triangleEmission(e, m, bu, bv);
     out_ = LightSample(wi, dist, le, pdf, false, instanceLightGroup(uint(e.instance)));
     return true;
 }
@@ -3996,10 +4001,11 @@ void emissiveTriangle(int k, float bu, float bv, out vec3 result0, out vec3 resu
         result4 = false;
         return;
     }
-    int m = instanceMaterial(uint(lightEntry(k).instance));
+    LightEntry e = lightEntry(k);
+    int m = instanceMaterial(uint(e.instance));
     result0 = (t.p0 + (t.e1 * bu)) + (t.e2 * bv);
     result1 = t.n;
-    result2 = triangleEmission(k, bu, bv);
+    result2 = triangleEmission(e, m, bu, bv);
     result3 = (materialFlags(m) & 1u) != 0u;
     result4 = true;
     return;

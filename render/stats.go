@@ -16,6 +16,12 @@ type Stats struct {
 	GPUSeconds      float64 `json:"gpu_seconds,omitempty"`   // the launches' time by timestamp queries
 	Launches        int     `json:"launches,omitempty"`      // the GPU's launches (a pass is one or, where the device's memory holds fewer rows, several)
 	LaunchRows      int     `json:"launch_rows,omitempty"`   // the rows a launch holds at most
+	// LaunchThreads is the most invocations a launch traced with at once:
+	// its paths on the wavefronts, its paths over the sample batch on the
+	// rt and ser paths; SampleBatch that batch, the samples of a pixel one
+	// invocation traced one after another (the largest of the launches').
+	LaunchThreads int `json:"launch_threads,omitempty"`
+	SampleBatch   int `json:"sample_batch,omitempty"`
 	// Stages are the ray-query wavefront's GPU time per stage (trace, sort,
 	// shade), summed over bounces and launches.
 	Stages        map[string]float64 `json:"stage_seconds,omitempty"`

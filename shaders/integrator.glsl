@@ -25,14 +25,14 @@
 
 // The light a path adds, by light group (kernel.LightGroups), where the
 // render writes groups (Params.lightGroups); the kernel's AddGroupedLight
-// and AddShadowLight hand it over finite. The pipeline's raygen owns its
-// pixel and runs its samples one after another: the light goes straight
-// into the film's group layer (Params.groupsAt, group after group, 3
-// floats a pixel of the launch). The wavefronts' stages (PUSH_BOUNCE) have several samples
-// of a pixel in flight at once: into the slot of the path being shaded
-// (shadedPath, wave_shade.glsl's) in Params.groupLight (3 floats a group),
-// which wave_generate zeroes and wave_resolve adds to the film in sample
-// order.
+// and AddShadowLight hand it over finite. It goes into the path's slot in
+// Params.groupLight (3 floats a group), which the stage that starts the
+// path zeroes (wave_generate, or the pipeline's raygen) and wave_resolve
+// adds to the film in sample order. The wavefronts' stages (PUSH_BOUNCE)
+// know the slot of the path being shaded (shadedPath, wave_shade.glsl's);
+// the pipeline's closest-hit shaders find it from their invocation, which
+// traces paths launch index · Params.sampleBatch on, one sample after
+// another (raygen.rgen).
 #ifdef PUSH_BOUNCE
 uint shadedPath;
 #endif
@@ -41,16 +41,15 @@ void addGroupLight(inout Path p, uint group, vec3 l) {
         return;
     }
 #ifdef PUSH_BOUNCE
-    uint at = (shadedPath * P.lightGroups + group) * 3u;
-    FloatBuf dst = P.groupLight;
+    uint slot = shadedPath;
 #else
-    uint pixel = p.pixel - P.y0 * P.width; // the launch's
-    uint at = P.groupsAt + (group * P.width * P.height + pixel) * 3u;
-    FloatBuf dst = P.film;
+    uint batch = P.sampleBatch;
+    uint slot = (gl_LaunchIDEXT.y * gl_LaunchSizeEXT.x + gl_LaunchIDEXT.x) * batch + (p.sampleIndex - P.firstSample) % batch;
 #endif
-    dst.v[at] += l.x;
-    dst.v[at + 1u] += l.y;
-    dst.v[at + 2u] += l.z;
+    uint at = (slot * P.lightGroups + group) * 3u;
+    P.groupLight.v[at] += l.x;
+    P.groupLight.v[at + 1u] += l.y;
+    P.groupLight.v[at + 2u] += l.z;
 }
 
 // A shadow ray traced at once: its light added where nothing is in the way.

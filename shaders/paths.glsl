@@ -1,6 +1,7 @@
-// paths.glsl: a sample's path from the camera, and a pixel's sums of its
-// samples into the accumulation buffer, shared by the raygen shader and the
-// ray-query wavefront.
+// paths.glsl: a sample's path from the camera, the launch's sampled
+// pixels, and a pixel's sums of its samples into the accumulation buffer
+// (wave_resolve's, on every path), shared by the pipeline paths' raygen
+// and the wavefronts' stages.
 #ifndef PATHS_GLSL
 #define PATHS_GLSL
 

@@ -468,13 +468,17 @@ type Params struct {
 	AlbedoTable    uint64 `ref:"vec2"`
 	SRGBTable      uint64 `ref:"float"` // render.DecodeSRGB of every 8-bit code
 	Film           uint64 `ref:"float"`
-	Paths          uint64 `ref:"Path"` // the ray-query wavefront's buffers
-	Hits           uint64 `ref:"Hit"`
-	QueueA         uint64 `ref:"uint"`
-	QueueB         uint64 `ref:"uint"`
-	Sorted         uint64 `ref:"uint"`
-	Counters       uint64 `ref:"uint"`
-	// GroupLight is the wavefronts' light of each path by light group
+	// Paths holds each path of a launch, sample i % Samples of its
+	// sampled pixel i / Samples: the wavefronts' state between bounces,
+	// and on every path what wave_resolve sums into the film in sample
+	// order. Hits, the queues, Sorted and Counters are the wavefronts'.
+	Paths    uint64 `ref:"Path"`
+	Hits     uint64 `ref:"Hit"`
+	QueueA   uint64 `ref:"uint"`
+	QueueB   uint64 `ref:"uint"`
+	Sorted   uint64 `ref:"uint"`
+	Counters uint64 `ref:"uint"`
+	// GroupLight is each path's light by light group
 	// (LightGroups RGB triples a path); IDs each sample's FirstInstance,
 	// pixel-major (Cryptomatte).
 	GroupLight uint64 `ref:"float"`
@@ -509,7 +513,12 @@ type Params struct {
 	EnvTotal     float32
 	FilterN      uint32 // 0: box
 	FilterRadius float32
-	PathCount    uint32 // the wavefront's paths: pixels × samples of the launch
+	PathCount    uint32 // the launch's paths: sampled pixels × samples
+	// SampleBatch is how many of its paths (samples of one pixel) an
+	// invocation of the rt and ser paths' raygen traces one after another:
+	// 1 (a launch of pixels × samples invocations) up to Samples (one
+	// invocation a pixel), a divisor of Samples.
+	SampleBatch  uint32
 	KeyCount     uint32 // sort keys: shaders × coherence classes × KeyMaterials
 	KeyMaterials uint32 // the material hints a key tells apart: min(materials, 2^(the hint's material bits))
 	SortOn       uint32 // 1: shade in sort-key order

@@ -19,7 +19,7 @@ import (
 // Cryptomatte counts) are unchanged bit for bit, the others' are bit for
 // bit those of the same two passes with no pixel stopped, and the second
 // pass's rays are the sampled pixels' alone. The same in launches of a
-// few rows, where the wavefronts' launches of the pixels still sampling
+// few rows, where the launches of the pixels still sampling
 // take more rows, and fewer launches, than those of every pixel.
 func TestStoppedPixelsTakeNothing(t *testing.T) {
 	dev := deviceFor(t, PathRT)
@@ -37,11 +37,10 @@ func TestStoppedPixelsTakeNothing(t *testing.T) {
 		}
 		return (x/8+y/8)%2 == 0
 	}
-	for _, path := range []string{PathRT, PathRayQuery, PathRTSorted, PathSER} {
-		if !dev.Paths[path].Available {
-			continue
-		}
-		t.Run(path, func(t *testing.T) {
+	for _, c := range batchCases(dev) {
+		path := c.path
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(rtBatchVariable, c.batch)
 			defer func() { deviceMemoryForTests = 0 }()
 			b := Backend{Path: path, Device: dev.Index, Validation: os.Getenv("SERTRACE_VULKAN_VALIDATION") != "0"}
 			for _, fewRows := range []bool{false, true} {
@@ -117,8 +116,8 @@ func TestStoppedPixelsTakeNothing(t *testing.T) {
 				}
 				l0, l1 := launches[0][1]-launches[0][0], launches[1][1]-launches[1][0]
 				t.Logf("few rows %v: %d of %d pixels still sample; the second pass in %d launches (%d with every pixel sampling)", fewRows, active, got.Width*got.Height, l0, l1)
-				if wave := path == PathRayQuery || path == PathRTSorted; fewRows && wave && !(l0 < l1) {
-					t.Errorf("the wavefront launched the pixels still sampling in %d launches, every pixel in %d", l0, l1)
+				if fewRows && !(l0 < l1) {
+					t.Errorf("%s launched the pixels still sampling in %d launches, every pixel in %d", path, l0, l1)
 				}
 			}
 			if verr := ValidationErrors(); verr != nil {
@@ -136,12 +135,9 @@ func memoryForRows(opts render.Options, layers render.Layers, path string, rows 
 	opts.Layers = layers
 	groups, _ := renderExtras(opts)
 	_, _, floats := filmLayout(layers, false, 1, groups)
-	wave := path == PathRayQuery || path == PathRTSorted
+	wave := isWavefront(path)
 	maxPass := passSamples(opts, wave)
-	row := uint64(opts.Width) * (4*uint64(floats) + idBytes*uint64(maxPass) + activeBytes)
-	if wave {
-		row += uint64(opts.Width) * (wavePathBytes + groupBytes*uint64(groups)) * uint64(maxPass)
-	}
+	row := uint64(opts.Width) * (4*uint64(floats) + idBytes*uint64(maxPass) + activeBytes + slotBytes(wave, groups)*uint64(maxPass))
 	return uint64(rows)*row/9*10 + row
 }
 

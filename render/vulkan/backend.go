@@ -142,15 +142,12 @@ func (s *session) Pass(ctx context.Context, first, spp int, film *render.Film, p
 		return fmt.Errorf("render failed: internal error: the film has pixels that stopped sampling, which the session was not prepared for (Options.Adaptive)")
 	}
 	// Launches of the film's rows, as many as the buffers hold (the
-	// wavefronts' paths are the pixels sampled times the samples); the
-	// raygen adds Y0 to the launch's row.
+	// paths' slots are the pixels sampled times the samples); the
+	// shaders add Y0 to the launch's row.
 	if spp > r.maxPass {
 		return fmt.Errorf("render failed: internal error: a pass of %d samples a pixel in a session for passes of %d", spp, r.maxPass)
 	}
-	rows := r.plan.rows
-	if r.wave != nil {
-		rows = min(rows, r.plan.paths/(film.Width*spp))
-	}
+	rows := min(r.plan.rows, r.plan.paths/(film.Width*spp))
 	// A pass of several launches cut short keeps the launches done (a cut
 	// pass), but a slice's passes are whole (Options.WholePasses): its
 	// launches add to a film of their own, added to the slice's when the
@@ -214,6 +211,7 @@ func (s *session) Finish(stats *render.Stats) error {
 	}
 	stats.Rays = s.r.rays
 	stats.Launches, stats.LaunchRows = s.r.launches, s.r.plan.rows
+	stats.LaunchThreads, stats.SampleBatch = s.r.threads, s.r.batch
 	if s.b.Validation {
 		return ValidationErrors()
 	}
@@ -246,12 +244,19 @@ type renderer struct {
 	rays     render.RayCounts
 	tick     float64 // nanoseconds per timestamp tick
 	launches int
-	plan     launchPlan // the rows (and wavefront paths) a launch holds at most
+	plan     launchPlan // the rows and paths a launch holds at most
 	maxPass  int        // MaxPass
 	mark     memMark    // the device's allocations before the render's own
 	marked   bool
 	path     string
 	clock    bool // the raygen times pixels with the shader clock
+	// kernels resolve the launch's paths into the film (and, on the
+	// wavefronts, run their stages); batchAsked is SERTRACE_RT_BATCH
+	// (rtBatchAsked); batch and threads the largest sample batch and
+	// invocations of a launch so far (Stats).
+	kernels        *waveKernels
+	batchAsked     int
+	batch, threads int
 	// filmAt is where each layer the film buffer holds starts in it
 	// (Params.FilmAt, render.GPUFilmLayout), filmFloats its floats per pixel.
 	filmAt     [layout.FilmLayers]uint32
@@ -293,10 +298,14 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	// The clock variants time each pixel with the shader clock, for the
 	// GPU cost heatmap; the wavefronts have none.
 	r.clock = opts.GPUCost && (path == PathSER || path == PathRT) && d.info.ShaderClock
+	if r.batchAsked, err = rtBatchAsked(); err != nil {
+		return nil, err
+	}
 	pipe, kernels, err := d.makePipelines(path, r.clock)
 	if err != nil {
 		return nil, err
 	}
+	r.kernels = kernels
 	ks, err := d.sceneFor(sc, render.EnvironmentPower(opts.EnvMap, scene.V3(opts.EnvColor)), opts.LightSampler, opts.LightGroups)
 	if err != nil {
 		return nil, err
@@ -310,18 +319,21 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	groups, ids := renderExtras(opts)
 	r.groups = groups
 	_, _, floats := filmLayout(held, r.clock, 1, groups)
-	r.maxPass = passSamples(opts, kernels != nil)
-	if r.plan, err = d.planLaunches(opts, floats, kernels != nil, r.maxPass); err != nil {
+	wave := isWavefront(path)
+	r.maxPass = passSamples(opts, wave)
+	if r.plan, err = d.planLaunches(opts, floats, wave, r.maxPass); err != nil {
 		return nil, err
 	}
 	n := opts.Width * r.plan.rows // a launch's pixels at most
-	if kernels != nil {
+	if wave {
 		if r.wave, err = d.newWavefront(r, kernels, r.plan.paths); err != nil {
 			return nil, err
 		}
 		if Reorders(path, opts.Reorder) {
 			r.params.SortOn = 1
 		}
+	} else if err = d.newSlots(r, r.plan.paths, false); err != nil {
+		return nil, err
 	}
 	r.filmAt, r.groupsAt, r.filmFloats = filmLayout(held, r.clock, n, groups)
 	if r.film, err = d.newBuffer(uint64(4*r.filmFloats*n), 0, memReadback, false); err != nil {
@@ -441,9 +453,9 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 // stopped (adaptive sampling), the rows' pixels still sampling that do
 // not hold the pass already, listed for the shaders (Params.ActivePixels,
 // ActiveCount). The wavefronts trace the listed pixels alone, their sums
-// one after another in the buffers: their launch takes as many rows as
-// its pixels still sampling fill the buffers with (the read-back buffer's
-// pixels, the paths at spp samples). It returns the launch's rows.
+// one after another in the buffers: a launch takes as many rows as its
+// pixels still sampling fill the buffers with (the read-back buffer's
+// pixels, the paths' slots at spp samples). It returns the launch's rows.
 func (r *renderer) nextLaunch(film *render.Film, y, rows, spp int) int {
 	w := film.Width
 	r.spans, r.sampled, r.params.ActiveCount = r.spans[:0], 0, 0
@@ -457,10 +469,7 @@ func (r *renderer) nextLaunch(film *render.Film, y, rows, spp int) int {
 	}
 	capacity := w * r.plan.rows // the buffers' pixels
 	list := unsafe.Slice((*uint32)(unsafe.Pointer(&r.active.data[0])), capacity)
-	limit, fit := film.Height-y, min(capacity, r.plan.paths/max(spp, 1)) // the wavefronts': rows while the pixels fit
-	if r.wave == nil {
-		limit, fit = min(rows, limit), capacity
-	}
+	limit, fit := film.Height-y, min(capacity, r.plan.paths/max(spp, 1)) // rows while the pixels fit
 	h := 0
 	for ; h < limit; h++ {
 		px0 := (y + h) * w
@@ -491,16 +500,26 @@ func (r *renderer) nextLaunch(film *render.Film, y, rows, spp int) int {
 }
 
 // launch renders spp samples per pixel from sample first into the
-// accumulation buffer and returns the GPU time the trace took.
+// accumulation buffer, on the rt or ser path: the raygen traces the
+// launch's paths into their slots, a sample batch an invocation
+// (sampleBatch), and the resolve sums them into the film. It returns the
+// GPU time the two took.
 func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	d := r.d
-	r.params.FirstSample, r.params.Samples = uint32(first), uint32(spp)
+	paths := r.sampled * spp
+	if paths > r.plan.paths {
+		return 0, fmt.Errorf("render failed: internal error: a launch of %d paths in buffers for %d", paths, r.plan.paths)
+	}
+	batch := sampleBatch(spp, r.sampled, r.batchAsked, r.clock)
+	threads := paths / batch
+	r.batch, r.threads = max(r.batch, batch), max(r.threads, threads)
+	r.params.FirstSample, r.params.Samples, r.params.PathCount, r.params.SampleBatch = uint32(first), uint32(spp), uint32(paths), uint32(batch)
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
 	if err := d.begin(); err != nil {
 		return 0, err
 	}
 	vk.CmdFillBuffer(d.cmd, r.film.handle, 0, vk.DeviceSize(vk.WholeSize), 0)
-	d.barrier(stageTransfer, accessTransferWrite, stageRayTracing, accessShaderRead|accessShaderWrite)
+	d.barrier(stageTransfer, accessTransferWrite, stageRayTracing|stageComputeShader, accessShaderRead|accessShaderWrite)
 	d.resetQueryPool(r.times, 2)
 	vk.CmdBindPipeline(d.cmd, pipelineBindPointRayTracing, r.pipe.handle)
 	addr := r.pbuf.addr
@@ -510,12 +529,13 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	defer a.free()
 	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
 	regions[0], regions[1], regions[2], regions[3] = r.pipe.raygen, r.pipe.miss, r.pipe.hit, r.pipe.clb
-	// The rows, or as many of them as the listed pixels take (the raygen
-	// returns past them).
-	height := (uint32(r.sampled) + r.params.Width - 1) / r.params.Width
-	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], r.params.Width, height, 1)
+	// Rows of invocations (those past the last batch return).
+	width, height := traceRows(threads)
+	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], width, height, 1)
+	d.barrier(stageRayTracing, accessShaderWrite, stageComputeShader, accessShaderRead|accessShaderWrite)
+	r.kernels.dispatch(d, resolveModule, &wavefrontPush{params: addr}, r.sampled)
 	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageBottomOfPipeBit, r.times, 1)
-	d.barrier(stageRayTracing, accessShaderWrite, stageHost, accessHostRead)
+	d.barrier(stageRayTracing|stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
 		return 0, err
 	}
@@ -529,15 +549,11 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 // addTo adds the launch's sums to the film's rows from y, its sampled
 // pixels' (spans), and marks them done (a pass cut after it keeps them).
 func (r *renderer) addTo(film *render.Film, y int) {
-	// The launch's pixels; the buffer's layers are as far apart as the
-	// largest launch's, its light groups' as the launch's pixels in it:
-	// its rows' (the raygen writes each pixel's sums in its place), or
-	// the wavefronts' sampled pixels (their sums one after another).
-	n := int(r.params.Width * r.params.Height)
-	at := func(s span) int { return s.pixel }
-	if r.wave != nil {
-		n, at = r.sampled, func(s span) int { return s.k }
-	}
+	// The launch's sampled pixels, their sums one after another (the
+	// resolve's); the buffer's layers are as far apart as the largest
+	// launch's, its light groups' as the launch's sampled pixels.
+	n := r.sampled
+	at := func(s span) int { return s.k }
 	px0 := y * film.Width
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), len(r.film.data)/4)
 	r.runs = r.runs[:0]

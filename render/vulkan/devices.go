@@ -153,7 +153,7 @@ func moduleNames(path string, clock bool) ([]string, error) {
 	var names []string
 	switch path {
 	case PathSER, PathRT:
-		names = append([]string{raygenModule(path, clock)}, hitModules...)
+		names = append(append([]string{raygenModule(path, clock)}, hitModules...), resolveModule)
 	case PathRayQuery, PathRTSorted:
 		names = append(append([]string{}, waveModules...), rayQueryModules...)
 		if path == PathRTSorted {
@@ -178,7 +178,7 @@ var hitModules = []string{"miss.rmiss", "shadow.rmiss", "surface.rchit", "hair.r
 
 // waveModules are the compute stages both wavefronts run: new paths, the
 // counting sort's scan and scatter, the next bounce's counts, the resolve.
-var waveModules = []string{"wave_generate.comp", "wave_scan.comp", "wave_scatter.comp", "wave_advance.comp", "wave_resolve.comp"}
+var waveModules = []string{"wave_generate.comp", "wave_scan.comp", "wave_scatter.comp", "wave_advance.comp", resolveModule}
 
 // rayQueryModules trace and shade the ray-query path's bounces.
 var rayQueryModules = []string{"rq_trace.comp", "rq_shade.comp"}

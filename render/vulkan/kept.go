@@ -39,7 +39,7 @@ type keptScene struct {
 	acc      *accel
 }
 
-// kernelKey is where d.kernels keeps a wavefront path's kernels: by the
+// kernelKey is where d.kernels keeps a path's compute kernels: by the
 // path, and by the form SERTRACE_WAVEFRONT asks for.
 func kernelKey(path string) string {
 	if plainWavefront() {
@@ -50,43 +50,44 @@ func kernelKey(path string) string {
 
 // makePipelines returns the path's pipelines, made on first use: the
 // ray-tracing pipeline of ser and rt (with the clock variant's raygen or
-// not), or a wavefront's kernels. They are allocated before any scene:
-// a scene kept when a new path's pipelines are made is dropped first, and
-// pipelineMark moves past them.
+// not) and their resolve, or a wavefront's kernels. They are allocated
+// before any scene: a scene kept when a new path's pipelines are made is
+// dropped first, and pipelineMark moves past them.
 func (d *device) makePipelines(path string, clock bool) (*pipeline, *waveKernels, error) {
-	wave := path == PathRayQuery || path == PathRTSorted
-	if k := d.kernels[kernelKey(path)]; wave && k != nil {
-		return nil, k, nil
-	}
-	if p := d.pipes[pipelineKey{path, clock}]; !wave && p != nil {
-		return p, nil, nil
+	wave := isWavefront(path)
+	k, p := d.kernels[kernelKey(path)], d.pipes[pipelineKey{path, clock}]
+	if k != nil && (wave || p != nil) {
+		return p, k, nil
 	}
 	d.dropScene()
-	if wave {
-		k, err := d.newWaveKernels(path)
-		if err != nil {
+	var err error
+	if k == nil {
+		if k, err = d.newWaveKernels(path); err != nil {
 			return nil, nil, err
 		}
 		if d.kernels == nil {
 			d.kernels = map[string]*waveKernels{}
 		}
 		d.kernels[kernelKey(path)] = k
-		d.savePipelineCache()
-		d.pipelineMark = d.mark()
-		return nil, k, nil
 	}
-	p, err := d.newPipeline(path, pathShaders(path, clock))
-	if err != nil {
-		return nil, nil, err
+	if !wave && p == nil {
+		if p, err = d.newPipeline(path, pathShaders(path, clock)); err != nil {
+			return nil, nil, err
+		}
+		if d.pipes == nil {
+			d.pipes = map[pipelineKey]*pipeline{}
+		}
+		d.pipes[pipelineKey{path, clock}] = p
 	}
-	if d.pipes == nil {
-		d.pipes = map[pipelineKey]*pipeline{}
-	}
-	d.pipes[pipelineKey{path, clock}] = p
 	d.savePipelineCache()
 	d.pipelineMark = d.mark()
-	return p, nil, nil
+	return p, k, nil
 }
+
+// isWavefront says whether a path runs its paths a bounce at a time
+// (rayquery, rt-sorted) rather than each through its bounces in one
+// invocation (rt, ser).
+func isWavefront(path string) bool { return path == PathRayQuery || path == PathRTSorted }
 
 // sceneFor returns the device's buffers and structures of sc, uploading
 // and building them unless the last render's scene was sc with the same

@@ -2,7 +2,9 @@ package vulkan
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"unsafe"
 
 	vk "github.com/vulkan-go/vulkan"
@@ -14,9 +16,9 @@ import (
 // Launches. A pass is one launch where the device's memory holds the
 // film's rows at once, else several, each of as many rows as it holds
 // (Params.Y0 the first's image row). The render's own buffers are what
-// grows with the launch: the read-back buffer of its sums and, on the
-// wavefront paths, the paths and their hits, queues and sort, and under
-// adaptive sampling the list of the pixels still sampling. They are
+// grows with the launch: the read-back buffer of its sums, the slots of
+// its paths (on the wavefronts with their hits, queues and sort), and
+// under adaptive sampling the list of the pixels still sampling. They are
 // sized, after the scene's buffers and acceleration structures are
 // made, to the memory the device has left: VK_EXT_memory_budget's budget
 // less what the process uses where the device has it, else three
@@ -31,14 +33,23 @@ const memoryBudgetExtension = "VK_EXT_memory_budget"
 // for a render's own buffers in every heap (tests set it).
 var deviceMemoryForTests uint64
 
-// wavePathBytes are a wavefront path's bytes on the device: its state,
-// its hit, its slots in the two queues and in the sorted order.
-const wavePathBytes = uint64(unsafe.Sizeof(layout.Path{}) + unsafe.Sizeof(layout.Hit{}) + 3*4)
+// slotBytes are a path's bytes on the device, for a render of groups
+// light groups: on every path its state in its slot (layout.Path, which
+// wave_resolve sums into the film) and its light by group; on a
+// wavefront (wave) its hit too, and its slots in the two queues and in
+// the sorted order.
+func slotBytes(wave bool, groups int) uint64 {
+	b := uint64(unsafe.Sizeof(layout.Path{})) + groupBytes*uint64(groups)
+	if wave {
+		b += uint64(unsafe.Sizeof(layout.Hit{})) + 3*4
+	}
+	return b
+}
 
 // renderExtras are what a render of opts keeps beyond the film's layers
 // (opts.Layers): the light groups its film holds (render.GroupLayers; 0:
 // none), whose layers follow the others in the read-back buffer and whose
-// light the wavefronts keep per path (groupBytes a group), and whether it
+// light every path keeps in its slot (groupBytes a group), and whether it
 // counts Cryptomatte's coverage (render.CoverageLayers), whose IDs
 // buffer holds each path's first instance (idBytes), host-readable.
 func renderExtras(opts render.Options) (groups int, ids bool) {
@@ -67,8 +78,8 @@ func filmLayout(held render.Layers, clock bool, n, groups int) (at [layout.FilmL
 }
 
 // launchPlan is what a render's buffers hold: launches of rows rows at
-// most, and, on the wavefront paths, paths paths at most (rows' pixels
-// times the samples of a pass).
+// most, and paths paths at most (rows' pixels times the samples of a
+// pass), each in its slot.
 type launchPlan struct {
 	rows, paths int
 }
@@ -76,19 +87,20 @@ type launchPlan struct {
 // planLaunches sizes the launches of a render of opts into a read-back
 // buffer of filmFloats floats a pixel (filmLayout's, the light groups'
 // among them): the rows of its bands (or image), as many of them as the
-// device's memory left holds, and as the shaders index in 32 bits. wave
-// says whether the path is a wavefront, whose paths take passes of up to
-// maxPass samples (as do the IDs of a render that counts Cryptomatte's
-// coverage); a render that samples adaptively uploads a list of a
-// launch's pixels still sampling (activeBytes a pixel). It refuses, in
-// one line, a device that holds no launch of one row.
+// device's memory left holds, and as the shaders index in 32 bits. Every
+// path of a pass takes a slot (slotBytes; wave says whether the path is a
+// wavefront), a pass up to maxPass samples of a pixel (as do the IDs of a
+// render that counts Cryptomatte's coverage); a render that samples
+// adaptively uploads a list of a launch's pixels still sampling
+// (activeBytes a pixel). It refuses, in one line, a device that holds no
+// launch of one row.
 func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, maxPass int) (launchPlan, error) {
 	w := opts.Width
 	groups, ids := renderExtras(opts)
 	rows := min(bandRows(opts), render.MaxFilePixels/w)
-	// The film's floats and the wavefront's group light, indexed in 32 bits.
+	// The film's floats and the paths' group light, indexed in 32 bits.
 	rows = min(rows, int((1<<32-1)/(uint64(w)*uint64(filmFloats))))
-	if wave && groups > 0 {
+	if groups > 0 {
 		rows = min(rows, int((1<<32-1)/(uint64(w)*uint64(maxPass)*uint64(3*groups))))
 	}
 	if rows < 1 {
@@ -102,9 +114,7 @@ func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, ma
 	if opts.Adaptive.On() {
 		perPixel[d.heapOf(memUpload)] += activeBytes
 	}
-	if wave {
-		perPixel[d.heapOf(memDevice)] += (wavePathBytes + groupBytes*uint64(groups)) * uint64(maxPass)
-	}
+	perPixel[d.heapOf(memDevice)] += slotBytes(wave, groups) * uint64(maxPass)
 	for h, bytes := range perPixel {
 		// A tenth of what is left stays for the driver and the blocks'
 		// alignment.
@@ -117,11 +127,74 @@ func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, ma
 			rows = int(fit)
 		}
 	}
-	plan := launchPlan{rows: rows}
-	if wave {
-		plan.paths = rows * w * maxPass
+	return launchPlan{rows: rows, paths: rows * w * maxPass}, nil
+}
+
+// rtBatchVariable names the environment variable that sets the sample
+// batch of the rt and ser paths (sampleBatch), for benchmarks.
+const rtBatchVariable = "SERTRACE_RT_BATCH"
+
+// The sample batches SERTRACE_RT_BATCH asks for besides a number
+// (rtBatchAsked).
+const (
+	batchAuto  = -1
+	batchPixel = 0
+)
+
+// rtBatchAsked reads SERTRACE_RT_BATCH: the most samples of a pixel an
+// invocation of the rt and ser paths' raygen traces one after another
+// (a number), "pixel" (batchPixel: all of a launch's, one invocation a
+// pixel, as the paths launched before their batches, which benchmarks
+// measure the batches against) or, unset or "auto", batchAuto
+// (sampleBatch).
+func rtBatchAsked() (int, error) {
+	v := os.Getenv(rtBatchVariable)
+	switch v {
+	case "", "auto":
+		return batchAuto, nil
+	case "pixel":
+		return batchPixel, nil
 	}
-	return plan, nil
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a number of samples (1 or more), \"pixel\" or \"auto\"", rtBatchVariable, v)
+	}
+	return n, nil
+}
+
+// launchThreads is how many invocations the automatic sample batch gives
+// a launch of the rt and ser paths at least, where its paths allow: a few
+// times what a large GPU holds resident (an H100's 132 multiprocessors
+// hold 2,048 threads each, 270,336 in all), so that a small image still
+// fills it (320×240 is 76,800 pixels) and its slowest pixels do not leave
+// it idle at a launch's end.
+const launchThreads = 1 << 20
+
+// sampleBatch is the sample batch of a launch of pixels pixels at spp
+// samples (Params.SampleBatch), a divisor of spp: the largest not above
+// asked (rtBatchAsked), or spp for batchPixel. batchAuto takes the
+// largest that still makes launchThreads invocations, 1 where even that
+// makes fewer. (On lavapipe a batch of 1 costs nothing against one
+// invocation a pixel: 96×72, 8 spp, medians of 3, 4.96 s against 5.20.)
+// The clock variants time a pixel's samples in one invocation: spp.
+func sampleBatch(spp, pixels, asked int, clock bool) int {
+	switch {
+	case clock || asked == batchPixel:
+		return spp
+	case asked == batchAuto:
+		for b := spp; b > 1; b-- {
+			if spp%b == 0 && pixels*(spp/b) >= launchThreads {
+				return b
+			}
+		}
+		return 1
+	}
+	for b := min(asked, spp); b > 1; b-- {
+		if spp%b == 0 {
+			return b
+		}
+	}
+	return 1
 }
 
 // noRoomError is a render refused for the device's memory left

@@ -62,14 +62,11 @@ func TestLaunchesFitTheDevicesMemory(t *testing.T) {
 			t.Fatalf("%s: the whole render is black (%v)", path, sum)
 		}
 
-		// Memory for about 7 rows: each row's read-back sums and, on a
-		// wavefront, its paths for a pass's samples.
+		// Memory for about 7 rows: each row's read-back sums and its
+		// paths' slots for a pass's samples.
 		_, floats := render.GPUFilmLayout(layers, false, 1)
-		wave := path == PathRayQuery || path == PathRTSorted
-		row := uint64(opts.Width) * 4 * uint64(floats)
-		if wave {
-			row += uint64(opts.Width) * wavePathBytes * uint64(passSamples(opts, true))
-		}
+		wave := isWavefront(path)
+		row := uint64(opts.Width) * (4*uint64(floats) + slotBytes(wave, 0)*uint64(passSamples(opts, wave)))
 		deviceMemoryForTests = 7*row/9*10 + row
 		split := render.NewFilmOf(opts.Width, opts.Height, layers)
 		stats, err = render1(split)
@@ -188,7 +185,7 @@ func TestLaunchesStayWithinTheShadersIndex(t *testing.T) {
 	opts := render.Options{Width: 16384, Height: 16384}
 	for _, wave := range []bool{false, true} {
 		plan, err := d.planLaunches(opts, 6, wave, 1)
-		if err != nil || plan.rows != render.MaxFilePixels/opts.Width || wave && plan.paths != plan.rows*opts.Width {
+		if err != nil || plan.rows != render.MaxFilePixels/opts.Width || plan.paths != plan.rows*opts.Width {
 			t.Errorf("16384x16384, wavefront %v: launches of %d rows, %d paths (%v), want %d rows", wave, plan.rows, plan.paths, err, render.MaxFilePixels/opts.Width)
 		}
 	}

@@ -15,18 +15,18 @@ import (
 // Cryptomatte counts are the same, bit for bit, in one launch, in
 // launches of a few rows (the device's memory left holding 7, its groups
 // and IDs counted), completed after a device lost mid-pass, in a slice's
-// whole passes, and in bands of 16 rows, on every path: the launches'
-// pixel offsets place the groups and counts.
+// whole passes, and in bands of 16 rows, on every path (rt at one
+// invocation a pixel too): the launches' pixel offsets place the groups
+// and counts.
 func TestLightGroupsInLaunchesAndBands(t *testing.T) {
 	dev := deviceFor(t, PathRT)
 	sc, groups := bulbCornell(t, "lamp")
 	opts := render.Options{Width: 40, Height: 54, SPP: 4, MaxDepth: 6, Seed: 3, LightGroups: groups}
 	layers := render.BaseLayers | render.GroupLayers | render.CoverageLayers
-	for _, path := range []string{PathRT, PathRayQuery, PathRTSorted, PathSER} {
-		if !dev.Paths[path].Available {
-			continue
-		}
-		t.Run(path, func(t *testing.T) {
+	for _, c := range batchCases(dev) {
+		path := c.path
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(rtBatchVariable, c.batch)
 			defer func() { deviceMemoryForTests, loseDeviceAfter = 0, 0 }()
 			b := Backend{Path: path, Device: dev.Index, Validation: os.Getenv("SERTRACE_VULKAN_VALIDATION") != "0"}
 			renderWith := func(o render.Options, film *render.Film) (*render.Stats, error) {
@@ -60,12 +60,9 @@ func TestLightGroupsInLaunchesAndBands(t *testing.T) {
 			// Memory for about 7 rows, the groups' and IDs' bytes counted.
 			groupCount, _ := renderExtras(render.Options{Layers: layers, LightGroups: groups})
 			_, _, floats := filmLayout(layers, false, 1, groupCount)
-			wave := path == PathRayQuery || path == PathRTSorted
+			wave := isWavefront(path)
 			maxPass := passSamples(opts, wave)
-			row := uint64(opts.Width) * (4*uint64(floats) + idBytes*uint64(maxPass))
-			if wave {
-				row += uint64(opts.Width) * (wavePathBytes + groupBytes*uint64(groupCount)) * uint64(maxPass)
-			}
+			row := uint64(opts.Width) * (4*uint64(floats) + idBytes*uint64(maxPass) + slotBytes(wave, groupCount)*uint64(maxPass))
 			deviceMemoryForTests = 7*row/9*10 + row
 			split := newFilm()
 			stats, err := renderWith(opts, split)

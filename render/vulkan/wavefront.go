@@ -26,16 +26,22 @@ type wavefront struct {
 	maxPaths int
 }
 
-// waveKernels are a wavefront's pipelines, made once per device and kept
-// across its renders.
+// waveKernels are a path's compute pipelines, made once per device and
+// kept across its renders: a wavefront's stages, or, on the rt and ser
+// paths, the resolve alone (their raygen traces whole paths into the
+// slots that wave_resolve sums).
 type waveKernels struct {
 	layout    vk.PipelineLayout
 	modules   []vk.ShaderModule
 	pipelines map[string]vk.Pipeline // by the plain module's name, whichever variant it runs
-	rt        *pipeline              // rt-sorted's trace and shade raygens; nil on the ray-query path
+	rt        *pipeline              // rt-sorted's trace and shade raygens; nil on the other paths
 	subgroup  bool                   // the sort's subgroup variants (subgroupSortVariants)
 	indirect  bool                   // rt-sorted's launches read their size from the counters
 }
+
+// resolveModule sums each sampled pixel's paths, in sample order, into
+// the film: the last stage of every path's launch.
+const resolveModule = "wave_resolve.comp"
 
 // Stage times of a launch, summed over its bounces.
 type stageTimes struct {
@@ -55,10 +61,11 @@ const (
 	raygenShade = 1
 )
 
-// newWaveKernels makes a wavefront path's pipelines, and decides how they
-// run: the sort's subgroup variants and rt-sorted's indirect launches
-// where the device has them, unless SERTRACE_WAVEFRONT=plain (the kept
-// device keeps both forms: kernelKey).
+// newWaveKernels makes a path's compute pipelines (a wavefront's, or the
+// resolve of the rt and ser paths), and decides how a wavefront runs:
+// the sort's subgroup variants and rt-sorted's indirect launches where
+// the device has them, unless SERTRACE_WAVEFRONT=plain (the kept device
+// keeps both forms: kernelKey).
 func (d *device) newWaveKernels(path string) (_ *waveKernels, err error) {
 	plain := plainWavefront()
 	k := &waveKernels{pipelines: map[string]vk.Pipeline{}, subgroup: slices.Contains(d.info.SubgroupSort, path) && !plain,
@@ -78,9 +85,12 @@ func (d *device) newWaveKernels(path string) (_ *waveKernels, err error) {
 		return nil, err
 	}
 	names := waveModules
-	if path == PathRayQuery {
+	switch path {
+	case PathRT, PathSER:
+		names = []string{resolveModule}
+	case PathRayQuery:
 		names = append(append([]string{}, waveModules...), rayQueryModules...)
-	} else {
+	default:
 		ps := pathShaders(path, false)
 		ps.raygens = []string{variant(ps.raygens[raygenTrace]), ps.raygens[raygenShade]}
 		if k.rt, err = d.newPipeline(path, ps); err != nil {
@@ -123,6 +133,34 @@ func (k *waveKernels) destroy(d *device) {
 // measure what the rest gains by it.
 func plainWavefront() bool { return os.Getenv("SERTRACE_WAVEFRONT") == "plain" }
 
+// newSlots makes a render's slots for maxPaths paths a launch (slotBytes):
+// each path's state and, where the render writes light groups, its light
+// by group (integrator.glsl's addGroupLight); on a wavefront (wave) its
+// hit, its places in the two queues and in the sorted order.
+func (d *device) newSlots(r *renderer, maxPaths int, wave bool) error {
+	p := &r.params
+	type slots struct {
+		addr *uint64
+		size int
+	}
+	bufs := []slots{{&p.Paths, maxPaths * int(unsafe.Sizeof(layout.Path{}))}}
+	if r.groups > 0 {
+		bufs = append(bufs, slots{&p.GroupLight, maxPaths * groupBytes * r.groups})
+	}
+	if wave {
+		bufs = append(bufs, slots{&p.Hits, maxPaths * int(unsafe.Sizeof(layout.Hit{}))},
+			slots{&p.QueueA, 4 * maxPaths}, slots{&p.QueueB, 4 * maxPaths}, slots{&p.Sorted, 4 * maxPaths})
+	}
+	for _, b := range bufs {
+		buf, err := d.newBuffer(uint64(b.size), 0, memDevice, false)
+		if err != nil {
+			return err
+		}
+		*b.addr = buf.addr
+	}
+	return nil
+}
+
 // newWavefront makes a render's wavefront: the device's kernels, and
 // buffers for maxPaths paths a launch.
 func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (_ *wavefront, err error) {
@@ -137,23 +175,8 @@ func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (
 	keyCount, materialKeys := kernel.SortKeySpace(bits, flags, uint32(len(r.p.materials)))
 	p.KeyCount, p.KeyMaterials = keyCount, materialKeys
 	keys := int(keyCount)
-	bufs := []struct {
-		addr *uint64
-		size int
-	}{{&p.Paths, maxPaths * int(unsafe.Sizeof(layout.Path{}))}, {&p.Hits, maxPaths * int(unsafe.Sizeof(layout.Hit{}))},
-		{&p.QueueA, 4 * maxPaths}, {&p.QueueB, 4 * maxPaths}, {&p.Sorted, 4 * maxPaths}}
-	if r.groups > 0 { // each path's light by light group (integrator.glsl's addGroupLight)
-		bufs = append(bufs, struct {
-			addr *uint64
-			size int
-		}{&p.GroupLight, maxPaths * groupBytes * r.groups})
-	}
-	for _, b := range bufs {
-		buf, err := d.newBuffer(uint64(b.size), 0, memDevice, false)
-		if err != nil {
-			return nil, err
-		}
-		*b.addr = buf.addr
+	if err := d.newSlots(r, maxPaths, true); err != nil {
+		return nil, err
 	}
 	counters, err := d.newBuffer(uint64(4*(layout.CounterKeys+2*keys)), usageIndirect, memDevice, false)
 	if err != nil {
@@ -170,9 +193,9 @@ func (d *device) newWavefront(r *renderer, kernels *waveKernels, maxPaths int) (
 // dispatch runs a stage over n invocations, in groups laid out in 2D (one
 // dimension holds at most 65535 groups on many devices; rq_common.glsl's
 // flatIndex undoes the layout).
-func (w *wavefront) dispatch(d *device, name string, push *wavefrontPush, n int) {
-	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, w.pipelines[name])
-	vk.CmdPushConstants(d.cmd, w.layout, stageCompute, 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
+func (k *waveKernels) dispatch(d *device, name string, push *wavefrontPush, n int) {
+	vk.CmdBindPipeline(d.cmd, vk.PipelineBindPointCompute, k.pipelines[name])
+	vk.CmdPushConstants(d.cmd, k.layout, stageCompute, 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
 	x, y := groupsFor(n)
 	vk.CmdDispatch(d.cmd, x, y, 1)
 }
@@ -240,6 +263,7 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 		return 0, stageTimes{}, fmt.Errorf("render failed: internal error: a launch of %d paths in buffers for %d", paths, w.maxPaths)
 	}
 	r.params.FirstSample, r.params.Samples, r.params.PathCount = uint32(first), uint32(spp), uint32(paths)
+	r.threads = max(r.threads, paths)
 	copy(r.pbuf.data, unsafe.Slice((*byte)(unsafe.Pointer(&r.params)), unsafe.Sizeof(r.params)))
 	if err := d.begin(); err != nil {
 		return 0, stageTimes{}, err
@@ -264,7 +288,7 @@ func (w *wavefront) launch(r *renderer, first, spp int) (time.Duration, stageTim
 		w.shade(d, &push, paths)
 		stamp(q + 3)
 	}
-	w.dispatch(d, "wave_resolve.comp", &push, n)
+	w.dispatch(d, resolveModule, &push, n)
 	d.barrier(stageComputeShader, accessShaderWrite, stageHost, accessHostRead)
 	if err := d.submit(); err != nil {
 		return 0, stageTimes{}, err

@@ -492,6 +492,7 @@ struct Params {
     uint filterN;
     float filterRadius;
     uint pathCount;
+    uint sampleBatch;
     uint keyCount;
     uint keyMaterials;
     uint sortOn;

@@ -18,8 +18,9 @@ type Stats struct {
 	LaunchRows      int     `json:"launch_rows,omitempty"`   // the rows a launch holds at most
 	// LaunchThreads is the most invocations a launch traced with at once:
 	// its paths on the wavefronts, its paths over the sample batch on the
-	// rt and ser paths; SampleBatch that batch, the samples of a pixel one
-	// invocation traced one after another (the largest of the launches').
+	// rt and ser paths; SampleBatch the largest sample batch of the
+	// launches, the samples of a pixel one invocation traced one after
+	// another (the two may come from different launches).
 	LaunchThreads int `json:"launch_threads,omitempty"`
 	SampleBatch   int `json:"sample_batch,omitempty"`
 	// Stages are the ray-query wavefront's GPU time per stage (trace, sort,

@@ -1,7 +1,8 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// Wavefront stage 6: each sampled pixel sums its samples' paths, in sample
-// order, into the accumulation buffer (their light groups' too), and writes
+// The last stage of every path's launch (the wavefronts' sixth; rt and
+// ser's after their raygen): each sampled pixel sums its samples' paths,
+// in sample order, into the accumulation buffer (their light groups' too), and writes
 // what each sample saw first where the render counts it (Params.iDsOn).
 // The k-th sampled pixel's sums are the buffer's k-th (paths.glsl's
 // sampledPixel): the pixel's own where every pixel of the launch samples,

@@ -28,9 +28,9 @@ type Tracer interface {
 
 // LightGroups keeps, where a render writes light groups, the light that
 // reached the camera along each path by the group of lights that sent it
-// (render.LightGroups): the CPU per path of its tile, the GPU in the film
-// (the pipeline's raygen owns its pixel) or per path (the wavefronts). A
-// render without groups keeps nothing.
+// (render.LightGroups): the CPU per path of its tile, the GPU per path in
+// its slot, which the resolve sums into the film. A render without groups
+// keeps nothing.
 type LightGroups interface {
 	// AddGroupLight adds light l, finite, which AddLight or AddSplit has
 	// added to the path, to its group's (AddGroupedLight, AddShadowLight).

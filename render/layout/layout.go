@@ -142,8 +142,8 @@ const (
 	HintCoherence = 2 // Falcor-style coherence bits above it
 )
 
-// Film layers, each Width·Height floats (three for colours) in the
-// accumulation buffer: their names, and the index in Params.FilmAt of
+// Film layers, each a float a launch's sampled pixel (three for colours)
+// in the accumulation buffer: their names, and the index in Params.FilmAt of
 // where each starts. A render's buffer holds the layers its film holds (and
 // the cost and shadow-ray counts, which the ray statistics read), in this
 // order; FilmNone marks the others, which the shaders do not write.

@@ -45,8 +45,9 @@ func bandRows(opts render.Options) int {
 
 // maxLaunchPaths caps the samples of a pass of the ray-tracing pipeline
 // at about four million paths, a few tens of milliseconds on a GPU, so
-// that a desktop GPU's watchdog never fires; waveLaunchPaths the samples
-// of a pass of the wavefronts at about a million paths (216 MB of
+// that a desktop GPU's watchdog never fires (their slots are 772 MB, which
+// planLaunches fits to the device's memory in rows); waveLaunchPaths the
+// samples of a pass of the wavefronts at about a million paths (231 MB of
 // buffers), where the image has fewer pixels (a pass is at least a
 // sample of every pixel).
 const (
@@ -279,8 +280,7 @@ type renderer struct {
 
 // span is a run of a launch's sampled pixels: n pixels from pixel (an
 // index in the launch's rows), the first of them the launch's k-th
-// sampled pixel, whose IDs (and, on the wavefronts, sums) are the
-// buffers' k-th.
+// sampled pixel, whose IDs and sums are the buffers' k-th.
 type span struct{ pixel, k, n int }
 
 // newRenderer makes what a render needs on the device: the path's
@@ -298,8 +298,10 @@ func newRenderer(d *device, sc *scene.Scene, opts render.Options, path string) (
 	// The clock variants time each pixel with the shader clock, for the
 	// GPU cost heatmap; the wavefronts have none.
 	r.clock = opts.GPUCost && (path == PathSER || path == PathRT) && d.info.ShaderClock
-	if r.batchAsked, err = rtBatchAsked(); err != nil {
-		return nil, err
+	if !isWavefront(path) {
+		if r.batchAsked, err = rtBatchAsked(); err != nil {
+			return nil, err
+		}
 	}
 	pipe, kernels, err := d.makePipelines(path, r.clock)
 	if err != nil {
@@ -452,8 +454,8 @@ func (r *renderer) setParams(sc *scene.Scene) error {
 // their pixels, but those a cut pass holds already; or, where pixels have
 // stopped (adaptive sampling), the rows' pixels still sampling that do
 // not hold the pass already, listed for the shaders (Params.ActivePixels,
-// ActiveCount). The wavefronts trace the listed pixels alone, their sums
-// one after another in the buffers: a launch takes as many rows as its
+// ActiveCount). Every path traces the listed pixels alone, their sums one
+// after another in the buffers: a launch takes as many rows as its
 // pixels still sampling fill the buffers with (the read-back buffer's
 // pixels, the paths' slots at spp samples). It returns the launch's rows.
 func (r *renderer) nextLaunch(film *render.Film, y, rows, spp int) int {
@@ -529,8 +531,12 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	defer a.free()
 	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
 	regions[0], regions[1], regions[2], regions[3] = r.pipe.raygen, r.pipe.miss, r.pipe.hit, r.pipe.clb
-	// Rows of invocations (those past the last batch return).
-	width, height := traceRows(threads)
+	// Rows of a row of pixels' invocations where there is no list (so
+	// that a driver that tiles a launch in 2D tiles pixels near each
+	// other: one invocation a pixel is the image's rows), else of as many
+	// of the listed pixels'; those past the last batch return.
+	width := uint32(min(threads, int(r.params.Width)*spp/batch, maxTraceWidth))
+	height := (uint32(threads) + width - 1) / width
 	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], width, height, 1)
 	d.barrier(stageRayTracing, accessShaderWrite, stageComputeShader, accessShaderRead|accessShaderWrite)
 	r.kernels.dispatch(d, resolveModule, &wavefrontPush{params: addr}, r.sampled)
@@ -553,12 +559,11 @@ func (r *renderer) addTo(film *render.Film, y int) {
 	// resolve's); the buffer's layers are as far apart as the largest
 	// launch's, its light groups' as the launch's sampled pixels.
 	n := r.sampled
-	at := func(s span) int { return s.k }
 	px0 := y * film.Width
 	sums := unsafe.Slice((*float32)(unsafe.Pointer(&r.film.data[0])), len(r.film.data)/4)
 	r.runs = r.runs[:0]
 	for _, s := range r.spans {
-		r.runs = append(r.runs, render.PassRun{Pixel: px0 + s.pixel, From: at(s), N: s.n})
+		r.runs = append(r.runs, render.PassRun{Pixel: px0 + s.pixel, From: s.k, N: s.n})
 	}
 	for l, info := range render.FilmLayers {
 		g := info.GPU
@@ -581,7 +586,7 @@ func (r *renderer) addTo(film *render.Film, y int) {
 	var cost, shadow float64
 	for _, s := range r.spans {
 		film.MarkAheadRange(px0+s.pixel, px0+s.pixel+s.n)
-		c, sh := int(r.filmAt[layout.FilmCost])+at(s), int(r.filmAt[layout.FilmShadowRays])+at(s)
+		c, sh := int(r.filmAt[layout.FilmCost])+s.k, int(r.filmAt[layout.FilmShadowRays])+s.k
 		for i := range s.n {
 			cost += float64(sums[c+i])
 			shadow += float64(sums[sh+i])

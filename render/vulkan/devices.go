@@ -177,7 +177,8 @@ func moduleNames(path string, clock bool) ([]string, error) {
 var hitModules = []string{"miss.rmiss", "shadow.rmiss", "surface.rchit", "hair.rchit", "alpha.rahit", "sphere.rint", "swept.rint"}
 
 // waveModules are the compute stages both wavefronts run: new paths, the
-// counting sort's scan and scatter, the next bounce's counts, the resolve.
+// counting sort's scan and scatter, the next bounce's counts, the resolve
+// (which rt and ser run too).
 var waveModules = []string{"wave_generate.comp", "wave_scan.comp", "wave_scatter.comp", "wave_advance.comp", resolveModule}
 
 // rayQueryModules trace and shade the ray-query path's bounces.

@@ -39,9 +39,13 @@ type keptScene struct {
 	acc      *accel
 }
 
-// kernelKey is where d.kernels keeps a path's compute kernels: by the
-// path, and by the form SERTRACE_WAVEFRONT asks for.
+// kernelKey is where d.kernels keeps a path's compute kernels: a
+// wavefront's by the path, and by the form SERTRACE_WAVEFRONT asks for;
+// rt and ser share their resolve.
 func kernelKey(path string) string {
+	if !isWavefront(path) {
+		return "resolve"
+	}
 	if plainWavefront() {
 		return path + " plain"
 	}

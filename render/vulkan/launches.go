@@ -98,10 +98,13 @@ func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, ma
 	w := opts.Width
 	groups, ids := renderExtras(opts)
 	rows := min(bandRows(opts), render.MaxFilePixels/w)
-	// The film's floats and the paths' group light, indexed in 32 bits.
-	rows = min(rows, int((1<<32-1)/(uint64(w)*uint64(filmFloats))))
+	// The film's floats and the paths' group light, which the shaders
+	// index in 32 bits: below 2^31, since SPIR-V reads an access chain's
+	// index as signed (a negative constant one is invalid), and a driver
+	// may too.
+	rows = min(rows, int((1<<31-1)/(uint64(w)*uint64(filmFloats))))
 	if groups > 0 {
-		rows = min(rows, int((1<<32-1)/(uint64(w)*uint64(maxPass)*uint64(3*groups))))
+		rows = min(rows, int((1<<31-1)/(uint64(w)*uint64(maxPass)*uint64(3*groups))))
 	}
 	if rows < 1 {
 		return launchPlan{}, fmt.Errorf("the vulkan backend renders launches of at most %d pixels, less than a row of %d: use --backend cpu", render.MaxFilePixels, w)
@@ -133,6 +136,11 @@ func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, ma
 // rtBatchVariable names the environment variable that sets the sample
 // batch of the rt and ser paths (sampleBatch), for benchmarks.
 const rtBatchVariable = "SERTRACE_RT_BATCH"
+
+// maxTraceWidth is the widest launch of the rt and ser paths, within the
+// least maxComputeWorkGroupCount[0] × maxComputeWorkGroupSize[0] a device
+// may have (65,535 × 128), which bounds a ray-tracing launch's width.
+const maxTraceWidth = 1 << 22
 
 // The sample batches SERTRACE_RT_BATCH asks for besides a number
 // (rtBatchAsked).

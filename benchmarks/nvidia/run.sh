@@ -30,16 +30,19 @@
 #      and at 1920x1080 (LARGE_S, 110 s; the layer off), each its own
 #      process, with the GPU time per sample per pixel from --stats
 #      (renders/, renders.txt);
-#   5. the wavefronts as the device runs them (rt-sorted launched over the
-#      live paths, the sort's atomics one a key a subgroup holds) against
-#      SERTRACE_WAVEFRONT=plain (launches over every path slot, an atomic
-#      a path), sorted by material:16, on cornell and hairy-cornell
-#      (WAVE_S, 40 s; wave-now/, wave-plain/, wave.txt). bench adds the unsorted
-#      cells: rayquery's is the same code in both runs, the control for
-#      what drifts between them (on this shared 2-core machine's lavapipe,
-#      0.73-0.87: nothing to read there);
+#   5. the launches as the device runs them against their plain form, on
+#      cornell and hairy-cornell sorted by material:16 (WAVE_S, 50 s;
+#      wave-now/, wave-plain/, wave.txt): rt and ser a sample batch an
+#      invocation (automatic: launches of about a million invocations)
+#      against SERTRACE_RT_BATCH=pixel (one invocation a pixel); the
+#      wavefronts (rt-sorted launched over the live paths, the sort's
+#      atomics one a key a subgroup holds) against SERTRACE_WAVEFRONT=plain
+#      (launches over every path slot, an atomic a path). bench adds the
+#      unsorted cells: rayquery's is the same code in both runs, the
+#      control for what drifts between them (on this shared 2-core
+#      machine's lavapipe, 0.73-0.87: nothing to read there);
 #   6. the reorder matrix on the GPU paths alone, in fewer rounds (MATRIX_S,
-#      60 s; matrix/, matrix.yaml): the emulator's predictions need no GPU
+#      50 s; matrix/, matrix.yaml): the emulator's predictions need no GPU
 #      and are in every earlier run;
 #   7. devices again (devices-after.txt: the bench keeps its own calibration).
 #
@@ -54,9 +57,10 @@
 # beside it. Sizes: SIZES ("320x240 1920x1080"; the first is the one with
 # the validation layer), SPP (16), CAL_RES/CAL_SPP/CAL_RUNS (320x240, 4, 3),
 # MATRIX_RES/MATRIX_SPP/MATRIX_REPEATS (320x240, 8, 3), KEPT_REPEATS (3),
-# SCENES. On lavapipe, end to end in about two minutes:
+# SCENES. On lavapipe, end to end in about four minutes:
 #   SIZES="32x24 64x48" SPP=1 CAL_RES=16x12 CAL_SPP=1 CAL_RUNS=1 \
 #   MATRIX_RES=16x12 MATRIX_SPP=1 MATRIX_REPEATS=1 KEPT_REPEATS=1 bash benchmarks/nvidia/run.sh
+# (223 s there at 6657a2d, every step within its limit).
 set -uo pipefail
 shopt -s nullglob
 OUT=${OUT:-/tmp/sertrace-nvidia}
@@ -68,8 +72,8 @@ PATHS="ser rt rt-sorted rayquery"
 CAL_S=${CAL_S:-80} CAL_RES=${CAL_RES:-320x240} CAL_SPP=${CAL_SPP:-4} CAL_RUNS=${CAL_RUNS:-3}
 KEPT_S=${KEPT_S:-70} KEPT_REPEATS=${KEPT_REPEATS:-3}
 SMALL_S=${SMALL_S:-60} LARGE_S=${LARGE_S:-110}
-WAVE_S=${WAVE_S:-40}
-MATRIX_S=${MATRIX_S:-60} MATRIX_RES=${MATRIX_RES:-320x240} MATRIX_SPP=${MATRIX_SPP:-8} MATRIX_REPEATS=${MATRIX_REPEATS:-3}
+WAVE_S=${WAVE_S:-50}
+MATRIX_S=${MATRIX_S:-50} MATRIX_RES=${MATRIX_RES:-320x240} MATRIX_SPP=${MATRIX_SPP:-8} MATRIX_REPEATS=${MATRIX_REPEATS:-3}
 TESTS_S=${TESTS_S:-0}
 mkdir -p "$OUT"
 bin=$PWD/.gpu/sertrace
@@ -119,20 +123,22 @@ step() {
 done_step() { echo "$1: $((SECONDS - stepstart)) s (limit $limit s)" | tee -a "$R/steps.txt"; }
 # left_of DEADLINE: seconds until DEADLINE (of $SECONDS), at least 0.
 left_of() { local l=$(($1 - SECONDS)); echo $((l > 0 ? l : 0)); }
-# bench_pair NAME VAR A LABEL_A B LABEL_B: within the step's limit, benches
-# $R/NAME.yaml with VAR=A (half what is left; into $R/NAME-LABEL_A/), then
-# with VAR=B (the rest; $R/NAME-LABEL_B/), and writes each cell's medians
-# and their ratio LABEL_B/LABEL_A ($R/NAME.txt).
+# bench_pair NAME A LABEL_A B LABEL_B: within the step's limit, benches
+# $R/NAME.yaml with the environment A ("VAR=VALUE ...", no spaces in a
+# value; half what is left; into $R/NAME-LABEL_A/), then with B (the
+# rest; $R/NAME-LABEL_B/), and writes each cell's medians and their ratio
+# LABEL_B/LABEL_A ($R/NAME.txt).
 bench_pair() {
-	local name=$1 var=$2 deadline=$((SECONDS + limit)) l rc
-	local -a vals=("$3" "$5") labels=("$4" "$6")
+	local name=$1 deadline=$((SECONDS + limit)) l rc
+	local -a envs=("$2" "$4") labels=("$3" "$5")
 	for i in 0 1; do
 		l=$(left_of "$deadline")
 		[ "$i" = 1 ] || l=$((l / 2))
-		env "$var=${vals[$i]}" timeout "$l" "$bin" bench "$R/$name.yaml" --out "$R/$name-${labels[$i]}" > "$R/$name-${labels[$i]}.log" 2>&1
+		# shellcheck disable=SC2086 # the assignments are words
+		env ${envs[$i]} timeout "$l" "$bin" bench "$R/$name.yaml" --out "$R/$name-${labels[$i]}" > "$R/$name-${labels[$i]}.log" 2>&1
 		rc=$?
 		[ "$rc" = 0 ] || failed=$((failed + 1))
-		echo "$name, $var=${vals[$i]}: exit $rc"
+		echo "$name, ${envs[$i]}: exit $rc"
 	done
 	local fa=$R/$name-${labels[0]}/results.csv fb=$R/$name-${labels[1]}/results.csv
 	[ -f "$fa" ] && [ -f "$fb" ] || return 0
@@ -190,7 +196,7 @@ if step kept "$KEPT_S"; then
 		reorder: [none]
 		backends: [$kept_backends]
 	EOF
-	bench_pair kept SERTRACE_KEEP_DEVICE 1 kept 0 fresh
+	bench_pair kept SERTRACE_KEEP_DEVICE=1 kept SERTRACE_KEEP_DEVICE=0 fresh
 	done_step kept
 	pack
 fi
@@ -231,12 +237,12 @@ for size in $SIZES; do
 	pack
 done
 
-# The wavefronts as the device runs them against SERTRACE_WAVEFRONT=plain.
+# The launches as the device runs them against their plain form.
 wave_backends=""
-for p in rt-sorted rayquery; do offered "$p" && wave_backends="$wave_backends${wave_backends:+, }\"vulkan:$p\""; done
-if [ -n "$wave_backends" ] && step wavefront "$WAVE_S"; then
+for p in rt ser rt-sorted rayquery; do offered "$p" && wave_backends="$wave_backends${wave_backends:+, }\"vulkan:$p\""; done
+if [ -n "$wave_backends" ] && step launches "$WAVE_S"; then
 	cat > "$R/wave.yaml" <<-EOF
-		# The wavefronts' launches and sort against their plain form: run.sh's step 5.
+		# The paths' launches and sort against their plain form: run.sh's step 5.
 		scenes: [$PWD/scenes/cornell.glb, $PWD/scenes/hairy-cornell.glb]
 		res: $MATRIX_RES
 		spp: $MATRIX_SPP
@@ -246,8 +252,8 @@ if [ -n "$wave_backends" ] && step wavefront "$WAVE_S"; then
 		reorder: ["material:16"]
 		backends: [$wave_backends]
 	EOF
-	bench_pair wave SERTRACE_WAVEFRONT "" now plain plain
-	done_step wavefront
+	bench_pair wave "SERTRACE_WAVEFRONT= SERTRACE_RT_BATCH=" now "SERTRACE_WAVEFRONT=plain SERTRACE_RT_BATCH=pixel" plain
+	done_step launches
 	pack
 fi
 

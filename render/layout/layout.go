@@ -533,6 +533,7 @@ type Params struct {
 	// FilmAt[FilmX] is the float where layer FilmX starts in Film, or
 	// FilmNone where the render's film does not hold it.
 	FilmAt [FilmLayers]uint32
+	Pad    uint32 // to the structure's 8-byte alignment
 }
 
 // DenoiseFilter is the regression filter's image size, window radius and

@@ -366,6 +366,19 @@ type physicalDeviceSubgroupProperties struct {
 	quadOperationsInAllStages vkBool
 }
 
+type physicalDeviceMaintenance3Properties struct {
+	sType                   vk.StructureType
+	pNext                   unsafe.Pointer
+	maxPerSetDescriptors    uint32
+	maxMemoryAllocationSize uint64
+}
+
+type physicalDeviceMaintenance4Properties struct {
+	sType         vk.StructureType
+	pNext         unsafe.Pointer
+	maxBufferSize uint64
+}
+
 type physicalDeviceDriverProperties struct {
 	sType       vk.StructureType
 	pNext       unsafe.Pointer

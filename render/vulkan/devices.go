@@ -78,6 +78,10 @@ type Device struct {
 	driverInfo string        // the driver's version string ("580.159.04")
 	exts       map[string]bool
 	status     map[string]PathStatus // Paths, and the denoiser's compute shader
+	// maxBuffer is the largest buffer the device makes, and memory it
+	// allocates at once: maxMemoryAllocationSize (Vulkan 1.1), and
+	// maxBufferSize where it has Vulkan 1.3 (lavapipe's is 2 GiB).
+	maxBuffer uint64
 }
 
 // Best is the path auto takes on the device (Auto), or "".
@@ -244,11 +248,20 @@ func describe(in *instance, index int, pd vk.PhysicalDevice) Device {
 	tail := (*chained)(unsafe.Pointer(p2))
 	drv := chainIn[physicalDeviceDriverProperties](&a, &tail, stPhysicalDeviceDriverProperties)
 	subgroup := chainIn[physicalDeviceSubgroupProperties](&a, &tail, stPhysicalDeviceSubgroupProperties)
+	maint3 := chainIn[physicalDeviceMaintenance3Properties](&a, &tail, stPhysicalDeviceMaintenance3Properties)
+	var maint4 *physicalDeviceMaintenance4Properties
+	if props.ApiVersion >= vk.MakeVersion(1, 3, 0) {
+		maint4 = chainIn[physicalDeviceMaintenance4Properties](&a, &tail, stPhysicalDeviceMaintenance4Properties)
+	}
 	var ser *physicalDeviceRayTracingInvocationReorderProperties
 	if d.exts["VK_NV_ray_tracing_invocation_reorder"] {
 		ser = chainIn[physicalDeviceRayTracingInvocationReorderProperties](&a, &tail, stPhysicalDeviceRayTracingInvocationReorderProperties)
 	}
 	in.fn.getPhysicalDeviceProperties2(pd, p2)
+	d.maxBuffer = maint3.maxMemoryAllocationSize
+	if maint4 != nil && maint4.maxBufferSize > 0 {
+		d.maxBuffer = min(d.maxBuffer, maint4.maxBufferSize)
+	}
 	d.Driver = cString(drv.driverName[:])
 	if d.driverInfo = cString(drv.driverInfo[:]); d.driverInfo != "" {
 		d.Driver += " " + d.driverInfo

@@ -38,6 +38,8 @@ const (
 	stAccelerationStructureBuildSizesInfo                 vk.StructureType = 1000150020 // VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_SIZES_INFO_KHR
 	stPhysicalDeviceShaderClockFeatures                   vk.StructureType = 1000181000 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR
 	stPhysicalDeviceSubgroupProperties                    vk.StructureType = 1000094000 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES
+	stPhysicalDeviceMaintenance3Properties                vk.StructureType = 1000168000 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES
+	stPhysicalDeviceMaintenance4Properties                vk.StructureType = 1000413001 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES
 	stPhysicalDeviceDriverProperties                      vk.StructureType = 1000196000 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES
 	stBufferDeviceAddressInfo                             vk.StructureType = 1000244001 // VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO
 	stPhysicalDeviceRayTracingPipelineFeatures            vk.StructureType = 1000347000 // VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR

@@ -87,7 +87,8 @@ type launchPlan struct {
 // planLaunches sizes the launches of a render of opts into a read-back
 // buffer of filmFloats floats a pixel (filmLayout's, the light groups'
 // among them): the rows of its bands (or image), as many of them as the
-// device's memory left holds, and as the shaders index in 32 bits. Every
+// device's memory left holds, as its largest buffer holds (Device's
+// maxBuffer), and as the shaders index in 32 bits. Every
 // path of a pass takes a slot (slotBytes; wave says whether the path is a
 // wavefront), a pass up to maxPass samples of a pixel (as do the IDs of a
 // render that counts Cryptomatte's coverage); a render that samples
@@ -108,6 +109,20 @@ func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, ma
 	}
 	if rows < 1 {
 		return launchPlan{}, fmt.Errorf("the vulkan backend renders launches of at most %d pixels, less than a row of %d: use --backend cpu", render.MaxFilePixels, w)
+	}
+	// The largest buffer's bytes a pixel of a launch, within the largest
+	// buffer the device makes.
+	largest := max(4*uint64(filmFloats), uint64(unsafe.Sizeof(layout.Path{}))*uint64(maxPass), groupBytes*uint64(groups)*uint64(maxPass))
+	if ids {
+		largest = max(largest, idBytes*uint64(maxPass))
+	}
+	if limit := d.info.maxBuffer; limit > 0 {
+		if fit := limit / (uint64(w) * largest); fit < uint64(rows) {
+			if fit == 0 {
+				return launchPlan{}, fmt.Errorf("the device makes buffers of at most %s, less than a launch of one row of %d pixels takes: render it on the CPU (--backend cpu)", render.GiB(limit), w)
+			}
+			rows = int(fit)
+		}
 	}
 	// Each heap's bytes a pixel of a launch.
 	perPixel := map[uint32]uint64{d.heapOf(memReadback): 4 * uint64(filmFloats)}

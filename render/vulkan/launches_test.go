@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"sertrace/internal/longtest"
 	"sertrace/render"
+	"sertrace/render/layout"
 	"sertrace/scene"
 )
 
@@ -181,7 +183,7 @@ func TestLaunchesStayWithinTheShadersIndex(t *testing.T) {
 	}
 	defer d.destroy()
 	defer func() { deviceMemoryForTests = 0 }()
-	deviceMemoryForTests = 1 << 50
+	deviceMemoryForTests, d.info.maxBuffer = 1<<50, 1<<50 // the index alone limits
 	opts := render.Options{Width: 16384, Height: 16384}
 	for _, wave := range []bool{false, true} {
 		plan, err := d.planLaunches(opts, 6, wave, 1)
@@ -191,5 +193,19 @@ func TestLaunchesStayWithinTheShadersIndex(t *testing.T) {
 	}
 	if _, err := d.planLaunches(render.Options{Width: render.MaxFilePixels + 1, Height: 1}, 6, false, 1); err == nil || !strings.Contains(err.Error(), "use --backend cpu") {
 		t.Errorf("a row past the shaders' index: %v", err)
+	}
+	// Within the largest buffer the device makes: the paths' slots are
+	// the largest here (184 bytes a path).
+	d.info.maxBuffer = 1 << 30
+	slot := uint64(unsafe.Sizeof(layout.Path{}))
+	for _, wave := range []bool{false, true} {
+		plan, err := d.planLaunches(opts, 6, wave, 1)
+		if want := int((1 << 30) / (uint64(opts.Width) * slot)); err != nil || plan.rows != want || uint64(plan.paths)*slot > 1<<30 {
+			t.Errorf("16384x16384, wavefront %v, buffers of 1 GiB at most: launches of %d rows, %d paths (%v), want %d rows", wave, plan.rows, plan.paths, err, want)
+		}
+	}
+	d.info.maxBuffer = 1 << 20
+	if _, err := d.planLaunches(opts, 6, false, 1); err == nil || !strings.Contains(err.Error(), "buffers of at most") {
+		t.Errorf("a row past the largest buffer: %v", err)
 	}
 }

@@ -502,6 +502,7 @@ struct Params {
     uint iDsOn;
     uint activeCount;
     uint filmAt[29];
+    uint pad;
 };
 
 struct DenoiseFilter {

@@ -197,8 +197,8 @@ const launchThreads = 1 << 20
 // samples (Params.SampleBatch), a divisor of spp: the largest not above
 // asked (rtBatchAsked), or spp for batchPixel. batchAuto takes the
 // largest that still makes launchThreads invocations, 1 where even that
-// makes fewer. (On lavapipe a batch of 1 costs nothing against one
-// invocation a pixel: 96×72, 8 spp, medians of 3, 4.96 s against 5.20.)
+// makes fewer (which costs lavapipe nothing measurable:
+// benchmarks/results/lavapipe-mesa25-amd-epyc-2vcpu/sample-batch.md).
 // The clock variants time a pixel's samples in one invocation: spp.
 func sampleBatch(spp, pixels, asked int, clock bool) int {
 	switch {

@@ -25,6 +25,14 @@ Path newPath(uint x, uint y, uint sampleIndex) {
 uint sampledPixels() { return P.activeCount != 0u ? P.activeCount : P.width * P.height; }
 uint sampledPixel(uint k) { return P.activeCount != 0u ? P.activePixels.v[k] : k; }
 
+// startGroupLight zeroes the light by light group of the path in slot,
+// before it starts (integrator.glsl's addGroupLight adds to it).
+void startGroupLight(uint slot) {
+    for (uint at = slot * P.lightGroups * 3u; at < (slot + 1u) * P.lightGroups * 3u; at++) {
+        P.groupLight.v[at] = 0.0;
+    }
+}
+
 // addSample adds a path's sample to its pixel's sums over the launch.
 void addSample(inout PixelSample s, Path path) { pixelSampleAdd(s, sampleOf(path)); }
 

@@ -16,9 +16,5 @@ void main() {
     uint pixel = sampledPixel(i / P.samples);
     P.paths.v[i] = newPath(pixel % P.width, pixel / P.width, P.firstSample + i % P.samples);
     P.queueA.v[i] = i;
-    // The path's light by light group starts at 0 (integrator.glsl's
-    // addGroupLight).
-    for (uint k = i * P.lightGroups * 3u; k < (i + 1u) * P.lightGroups * 3u; k++) {
-        P.groupLight.v[k] = 0.0;
-    }
+    startGroupLight(i);
 }

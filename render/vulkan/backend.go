@@ -523,21 +523,15 @@ func (r *renderer) launch(first, spp int) (time.Duration, error) {
 	vk.CmdFillBuffer(d.cmd, r.film.handle, 0, vk.DeviceSize(vk.WholeSize), 0)
 	d.barrier(stageTransfer, accessTransferWrite, stageRayTracing|stageComputeShader, accessShaderRead|accessShaderWrite)
 	d.resetQueryPool(r.times, 2)
-	vk.CmdBindPipeline(d.cmd, pipelineBindPointRayTracing, r.pipe.handle)
-	addr := r.pbuf.addr
-	vk.CmdPushConstants(d.cmd, r.pipe.layout, stagesRayTracing, 0, 8, unsafe.Pointer(&addr))
 	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageTopOfPipeBit, r.times, 0)
-	var a arena // the regions, in C memory for the call
-	defer a.free()
-	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
-	regions[0], regions[1], regions[2], regions[3] = r.pipe.raygen, r.pipe.miss, r.pipe.hit, r.pipe.clb
 	// Rows of a row of pixels' invocations where there is no list (so
 	// that a driver that tiles a launch in 2D tiles pixels near each
 	// other: one invocation a pixel is the image's rows), else of as many
 	// of the listed pixels'; those past the last batch return.
 	width := uint32(min(threads, int(r.params.Width)*spp/batch, maxTraceWidth))
 	height := (uint32(threads) + width - 1) / width
-	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], width, height, 1)
+	addr := r.pbuf.addr
+	r.pipe.trace(d, 0, unsafe.Pointer(&addr), 8, width, height, 0)
 	d.barrier(stageRayTracing, accessShaderWrite, stageComputeShader, accessShaderRead|accessShaderWrite)
 	r.kernels.dispatch(d, resolveModule, &wavefrontPush{params: addr}, r.sampled)
 	vk.CmdWriteTimestamp(d.cmd, vk.PipelineStageBottomOfPipeBit, r.times, 1)

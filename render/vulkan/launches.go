@@ -33,17 +33,44 @@ const memoryBudgetExtension = "VK_EXT_memory_budget"
 // for a render's own buffers in every heap (tests set it).
 var deviceMemoryForTests uint64
 
-// slotBytes are a path's bytes on the device, for a render of groups
-// light groups: on every path its state in its slot (layout.Path, which
-// wave_resolve sums into the film) and its light by group; on a
-// wavefront (wave) its hit too, and its slots in the two queues and in
-// the sorted order.
-func slotBytes(wave bool, groups int) uint64 {
-	b := uint64(unsafe.Sizeof(layout.Path{})) + groupBytes*uint64(groups)
-	if wave {
-		b += uint64(unsafe.Sizeof(layout.Hit{})) + 3*4
+// slotBuffer is a buffer with a slot for every path of a launch: its
+// address in Params, and its bytes a path.
+type slotBuffer struct {
+	addr  *uint64
+	bytes uint64
+}
+
+// slotBuffers are the buffers of p's render that hold a slot a path, for
+// a render of groups light groups: on every path its state (layout.Path,
+// which wave_resolve sums into the film) and, with groups, its light by
+// group; on a wavefront (wave) its hit too, and its places in the two
+// queues and in the sorted order.
+func slotBuffers(p *layout.Params, wave bool, groups int) []slotBuffer {
+	bufs := []slotBuffer{{&p.Paths, uint64(unsafe.Sizeof(layout.Path{}))}}
+	if groups > 0 {
+		bufs = append(bufs, slotBuffer{&p.GroupLight, groupBytes * uint64(groups)})
 	}
-	return b
+	if wave {
+		bufs = append(bufs, slotBuffer{&p.Hits, uint64(unsafe.Sizeof(layout.Hit{}))},
+			slotBuffer{&p.QueueA, 4}, slotBuffer{&p.QueueB, 4}, slotBuffer{&p.Sorted, 4})
+	}
+	return bufs
+}
+
+// slotBytes are a path's bytes on the device (slotBuffers).
+func slotBytes(wave bool, groups int) (all uint64) {
+	for _, b := range slotBuffers(&layout.Params{}, wave, groups) {
+		all += b.bytes
+	}
+	return all
+}
+
+// largestSlot is a path's bytes in the largest of slotBuffers.
+func largestSlot(wave bool, groups int) (largest uint64) {
+	for _, b := range slotBuffers(&layout.Params{}, wave, groups) {
+		largest = max(largest, b.bytes)
+	}
+	return largest
 }
 
 // renderExtras are what a render of opts keeps beyond the film's layers
@@ -112,7 +139,7 @@ func (d *device) planLaunches(opts render.Options, filmFloats int, wave bool, ma
 	}
 	// The largest buffer's bytes a pixel of a launch, within the largest
 	// buffer the device makes.
-	largest := max(4*uint64(filmFloats), uint64(unsafe.Sizeof(layout.Path{}))*uint64(maxPass), groupBytes*uint64(groups)*uint64(maxPass))
+	largest := max(4*uint64(filmFloats), largestSlot(wave, groups)*uint64(maxPass))
 	if ids {
 		largest = max(largest, idBytes*uint64(maxPass))
 	}
@@ -196,28 +223,23 @@ const launchThreads = 1 << 20
 // sampleBatch is the sample batch of a launch of pixels pixels at spp
 // samples (Params.SampleBatch), a divisor of spp: the largest not above
 // asked (rtBatchAsked), or spp for batchPixel. batchAuto takes the
-// largest that still makes launchThreads invocations, 1 where even that
-// makes fewer (which costs lavapipe nothing measurable:
+// largest that still makes launchThreads invocations (pixels · spp /
+// batch), 1 where even that makes fewer (which costs lavapipe nothing
+// measurable:
 // benchmarks/results/lavapipe-mesa25-amd-epyc-2vcpu/sample-batch.md).
 // The clock variants time a pixel's samples in one invocation: spp.
 func sampleBatch(spp, pixels, asked int, clock bool) int {
 	switch {
 	case clock || asked == batchPixel:
-		return spp
+		asked = spp
 	case asked == batchAuto:
-		for b := spp; b > 1; b-- {
-			if spp%b == 0 && pixels*(spp/b) >= launchThreads {
-				return b
-			}
-		}
-		return 1
+		asked = pixels * spp / launchThreads
 	}
-	for b := min(asked, spp); b > 1; b-- {
-		if spp%b == 0 {
-			return b
-		}
+	b := max(1, min(asked, spp))
+	for spp%b != 0 {
+		b--
 	}
-	return 1
+	return b
 }
 
 // noRoomError is a render refused for the device's memory left

@@ -58,13 +58,13 @@ func (d *device) uploadScene(p *packed) (*sceneBuffers, error) {
 // raygen region per raygen stage (the render paths have one, rt-sorted's
 // wavefront two: trace and shade).
 type pipeline struct {
-	handle            vk.Pipeline
-	layout            vk.PipelineLayout
-	modules           []vk.ShaderModule
-	sbt               *buffer
-	raygens           []stridedDeviceAddressRegion
-	raygen, miss, hit stridedDeviceAddressRegion // raygen: raygens[0]
-	clb               stridedDeviceAddressRegion
+	handle    vk.Pipeline
+	layout    vk.PipelineLayout
+	modules   []vk.ShaderModule
+	sbt       *buffer
+	raygens   []stridedDeviceAddressRegion
+	miss, hit stridedDeviceAddressRegion
+	clb       stridedDeviceAddressRegion
 }
 
 // pipelineShaders are a pipeline's modules: its raygen stages, the radiance
@@ -220,10 +220,27 @@ func (d *device) newPipeline(path string, ps pipelineShaders) (_ *pipeline, err 
 	for i := range nRaygen {
 		p.raygens = append(p.raygens, stridedDeviceAddressRegion{sbt.addr + uint64(i)*raygenSize, raygenSize, raygenSize})
 	}
-	p.raygen = p.raygens[0]
 	p.miss = stridedDeviceAddressRegion{sbt.addr + missOff, stride, 2 * stride}
 	p.hit = stridedDeviceAddressRegion{sbt.addr + hitOff, stride, nHit * stride}
 	return p, nil
+}
+
+// trace records a launch of the pipeline's raygen stage raygen, its push
+// constant the size bytes at push: of width × height invocations, or,
+// where args is an address, of the size the three uint32s there hold
+// (vkCmdTraceRaysIndirectKHR).
+func (p *pipeline) trace(d *device, raygen int, push unsafe.Pointer, size uint32, width, height uint32, args uint64) {
+	vk.CmdBindPipeline(d.cmd, pipelineBindPointRayTracing, p.handle)
+	vk.CmdPushConstants(d.cmd, p.layout, stagesRayTracing, 0, size, push)
+	var a arena // the regions, in C memory for the call
+	defer a.free()
+	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
+	regions[0], regions[1], regions[2], regions[3] = p.raygens[raygen], p.miss, p.hit, p.clb
+	if args != 0 {
+		d.fn.cmdTraceRaysIndirect(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], args)
+		return
+	}
+	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], width, height, 1)
 }
 
 func (p *pipeline) destroy(d *device) {

@@ -133,26 +133,11 @@ func (k *waveKernels) destroy(d *device) {
 // measure what the rest gains by it.
 func plainWavefront() bool { return os.Getenv("SERTRACE_WAVEFRONT") == "plain" }
 
-// newSlots makes a render's slots for maxPaths paths a launch (slotBytes):
-// each path's state and, where the render writes light groups, its light
-// by group (integrator.glsl's addGroupLight); on a wavefront (wave) its
-// hit, its places in the two queues and in the sorted order.
+// newSlots makes a render's slotBuffers for maxPaths paths a launch (its
+// light by group: integrator.glsl's addGroupLight).
 func (d *device) newSlots(r *renderer, maxPaths int, wave bool) error {
-	p := &r.params
-	type slots struct {
-		addr *uint64
-		size int
-	}
-	bufs := []slots{{&p.Paths, maxPaths * int(unsafe.Sizeof(layout.Path{}))}}
-	if r.groups > 0 {
-		bufs = append(bufs, slots{&p.GroupLight, maxPaths * groupBytes * r.groups})
-	}
-	if wave {
-		bufs = append(bufs, slots{&p.Hits, maxPaths * int(unsafe.Sizeof(layout.Hit{}))},
-			slots{&p.QueueA, 4 * maxPaths}, slots{&p.QueueB, 4 * maxPaths}, slots{&p.Sorted, 4 * maxPaths})
-	}
-	for _, b := range bufs {
-		buf, err := d.newBuffer(uint64(b.size), 0, memDevice, false)
+	for _, b := range slotBuffers(&r.params, wave, r.groups) {
+		buf, err := d.newBuffer(b.bytes*uint64(maxPaths), 0, memDevice, false)
 		if err != nil {
 			return err
 		}
@@ -231,18 +216,12 @@ func (w *wavefront) barrier(d *device) {
 // without it over the launch's paths (those past the live count return at
 // once).
 func (w *wavefront) traceRays(d *device, raygen int, push *wavefrontPush, paths int) {
-	vk.CmdBindPipeline(d.cmd, pipelineBindPointRayTracing, w.rt.handle)
-	vk.CmdPushConstants(d.cmd, w.rt.layout, stagesRayTracing, 0, uint32(unsafe.Sizeof(*push)), unsafe.Pointer(push))
-	var a arena // the regions, in C memory for the call
-	defer a.free()
-	regions := sliceIn[stridedDeviceAddressRegion](&a, 4)
-	regions[0], regions[1], regions[2], regions[3] = w.rt.raygens[raygen], w.rt.miss, w.rt.hit, w.rt.clb
-	if w.indirect {
-		d.fn.cmdTraceRaysIndirect(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], w.counters.addr+4*layout.CounterTrace)
-		return
-	}
 	width, height := traceRows(paths)
-	d.fn.cmdTraceRays(d.cmd, &regions[0], &regions[1], &regions[2], &regions[3], width, height, 1)
+	args := uint64(0)
+	if w.indirect {
+		args = w.counters.addr + 4*layout.CounterTrace
+	}
+	w.rt.trace(d, raygen, unsafe.Pointer(push), uint32(unsafe.Sizeof(*push)), width, height, args)
 }
 
 // traceRows is wave_compute.glsl's traceRowsFor: the launch (width,
